@@ -1,0 +1,1 @@
+"""Agents (installed as ``coinche_rl.agents``)."""

@@ -1,0 +1,185 @@
+"""Cards, hands and their text notation.
+
+A card is an ``int`` in ``0..31``: ``card = suit * 8 + rank`` with
+
+* ``suit``: 0 spades ``S``, 1 hearts ``H``, 2 diamonds ``D``, 3 clubs ``C``;
+* ``rank``: 0..7 for ``7 8 9 T J Q K A`` (the natural order, used for sequences).
+
+A hand (any set of cards) is a ``uint32`` bit mask: bit ``card`` is set when the card is
+in the set. Suit ``s`` occupies bits ``8*s .. 8*s+7``, so ``(mask >> 8*s) & 0xFF`` is the
+rank mask of that suit.
+
+Text notation (RULES.md §1): a card is rank + suit, ``JH``, ``TS``; ``10S`` is accepted
+on input, as are lower-case letters. A hand is cards separated by spaces or commas.
+
+>>> parse_card("JH")
+12
+>>> format_card(12)
+'JH'
+>>> format_hand(parse_hand("AS 10s jh 7C"))
+'AS TS JH 7C'
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Iterator, List
+
+import numpy as np
+
+__all__ = [
+    "SUITS", "RANKS", "SUIT_NAMES", "RANK_NAMES", "N_CARDS", "FULL_DECK",
+    "SUIT_MASKS", "InvalidNotationError", "card", "card_suit", "card_rank", "card_bit",
+    "parse_card", "format_card", "parse_hand", "format_hand", "mask_of", "cards_of",
+    "popcount", "CardSet",
+]
+
+SUITS = "SHDC"
+RANKS = "789TJQKA"
+SUIT_NAMES = ("spades", "hearts", "diamonds", "clubs")
+RANK_NAMES = ("7", "8", "9", "10", "jack", "queen", "king", "ace")
+N_CARDS = 32
+FULL_DECK = 0xFFFFFFFF
+#: ``SUIT_MASKS[s]``: the eight cards of suit ``s`` as a mask.
+SUIT_MASKS = np.array([0xFF << (8 * s) for s in range(4)], dtype=np.uint32)
+
+
+class InvalidNotationError(ValueError):
+    """Text that is not valid card, hand, bid or action notation."""
+
+
+def card(rank: int, suit: int) -> int:
+    """The card of ``rank`` (0..7 for 7..A) and ``suit`` (0..3 for S H D C)."""
+    return suit * 8 + rank
+
+
+def card_suit(c: int) -> int:
+    return c >> 3
+
+
+def card_rank(c: int) -> int:
+    return c & 7
+
+
+def card_bit(c: int) -> int:
+    return 1 << c
+
+
+def parse_card(text: str) -> int:
+    """Parse ``'JH'``, ``'10s'``, ``'ts'`` into a card index.
+
+    :raises InvalidNotationError: naming the bad token.
+    """
+    t = text.strip().upper()
+    if t.startswith("10"):
+        t = "T" + t[2:]
+    if len(t) != 2 or t[0] not in RANKS or t[1] not in SUITS:
+        raise InvalidNotationError(
+            f"invalid card {text!r}: expected rank (7 8 9 T/10 J Q K A) + suit (S H D C), e.g. 'JH' or '10S'")
+    return SUITS.index(t[1]) * 8 + RANKS.index(t[0])
+
+
+def format_card(c: int) -> str:
+    """``12 -> 'JH'``."""
+    c = int(c)
+    if not 0 <= c < 32:
+        raise ValueError(f"card index out of range: {c!r} (expected 0..31)")
+    return RANKS[c & 7] + SUITS[c >> 3]
+
+
+def mask_of(cards: Iterable[int]) -> int:
+    """The mask of an iterable of card indices."""
+    m = 0
+    for c in cards:
+        m |= 1 << int(c)
+    return m
+
+
+def cards_of(mask: int) -> List[int]:
+    """The card indices of a mask, in increasing index order."""
+    mask = int(mask)
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def popcount(mask: int) -> int:
+    return bin(int(mask) & 0xFFFFFFFF).count("1")
+
+
+def parse_hand(text: str) -> int:
+    """Parse a space- or comma-separated list of cards into a mask.
+
+    Duplicate cards are an error. An empty string is the empty hand.
+
+    :raises InvalidNotationError: naming the bad or repeated token.
+    """
+    m = 0
+    for tok in text.replace(",", " ").split():
+        c = parse_card(tok)
+        if m >> c & 1:
+            raise InvalidNotationError(f"card {tok!r} appears twice in hand {text!r}")
+        m |= 1 << c
+    return m
+
+
+def format_hand(mask: int) -> str:
+    """Cards of a mask by suit (S H D C), in plain order within a suit (A 10 K Q J 9 8 7)."""
+    mask = int(mask)
+    parts = []
+    for s in range(4):
+        for r in _PLAIN_DESC:
+            c = s * 8 + r
+            if mask >> c & 1:
+                parts.append(format_card(c))
+    return " ".join(parts)
+
+
+_PLAIN_DESC = (7, 3, 6, 5, 4, 2, 1, 0)   # A T K Q J 9 8 7 as rank indices
+
+
+class CardSet:
+    """A read-only, printable view of a card mask (for people; kernels use the mask).
+
+    >>> CardSet.parse("KH QH 7S")
+    CardSet.parse('7S KH QH')
+    >>> len(CardSet.parse("KH QH 7S")), 'QH' in CardSet.parse("KH QH")
+    (3, True)
+    """
+
+    __slots__ = ("mask",)
+
+    def __init__(self, mask: int = 0):
+        self.mask = int(mask) & 0xFFFFFFFF
+
+    @classmethod
+    def parse(cls, text: str) -> "CardSet":
+        return cls(parse_hand(text))
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(cards_of(self.mask))
+
+    def __len__(self) -> int:
+        return popcount(self.mask)
+
+    def __contains__(self, item) -> bool:
+        c = parse_card(item) if isinstance(item, str) else int(item)
+        return bool(self.mask >> c & 1)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, CardSet) and other.mask == self.mask
+
+    def __hash__(self) -> int:
+        return hash(self.mask)
+
+    def __str__(self) -> str:
+        return format_hand(self.mask)
+
+    def __repr__(self) -> str:
+        return f"CardSet.parse({format_hand(self.mask)!r})"
+
+    def sorted_text(self) -> str:
+        """Cards in index order (suit S H D C, rank 7..A)."""
+        return " ".join(format_card(c) for c in cards_of(self.mask))

@@ -1,0 +1,996 @@
+"""The numba engine: one deal as a fixed-size int64 state vector, stepped by kernels.
+
+Everything that runs per card or per bid is here, in one module, because it is one
+call graph (numba caches per module and does not notice edits in other modules).
+Kernels take the state ``S`` (int64, shape ``(STATE_SIZE,)``), the rule vector ``P``
+(int64, :func:`coinche_rl.rules.params_vector`) and plain ints; they never raise and
+never allocate Python objects. Randomness comes in as a seed (splitmix64 streams).
+
+State layout (slots ``S_*``; all masks are 32-bit card masks held in int64):
+
+=====================  ====  ===========================================================
+slot                   size  meaning
+=====================  ====  ===========================================================
+``S_HAND``             4     cards still held by each seat
+``S_INIT_HAND``        4     hands as dealt
+``S_DEALER``           1     dealer seat
+``S_PHASE``            1     ``AUCTION`` 0, ``PLAY`` 1, ``DONE`` 2
+``S_CUR``              1     seat to act (-1 when done)
+``S_BID_VALUE``        1     highest bid value (0: none; 250 for capot)
+``S_BID_STRAIN``       1     its strain (0..5)
+``S_BID_SEAT``         1     its seat (-1: none)
+``S_CAPOT``            1     1 if the contract is a capot bid
+``S_COINCHE``          1     0, 1 coinched, 2 surcoinched
+``S_COINCHE_SEAT``     1     seat that coinched (-1)
+``S_PASSES``           1     passes in a row since the last bid or coinche
+``S_N_AUCTION``        1     auction actions so far
+``S_VOID``             1     1 if all four passed (void deal)
+``S_TRICK_NO``         1     current trick 0..7
+``S_LEADER``           1     leader of the current trick
+``S_TRICK_N``          1     cards in the current trick (0..3)
+``S_WIN_CARD``         1     card winning the current trick
+``S_WIN_SEAT``         1     seat that played it
+``S_PLAYED``           1     mask of cards played
+``S_POINTS``           2     card points won per team (raw, with dix de der)
+``S_TRICKS``           2     tricks won per team
+``S_SEAT_TRICKS``      4     tricks won per seat (générale)
+``S_DECL_PTS``         4     each seat's best combination of declarations (points)
+``S_DECL_KEY``         4     each seat's best single declaration (sort key)
+``S_DECL_CARDS``       4     cards used by each seat's declarations
+``S_DECL_LOW``         1     bit per seat: holds a carré of 7s or 8s
+``S_DECLARED``         1     bit per seat: has declared
+``S_DECL_DECIDED``     1     bit per seat: has made the declare choice
+``S_DECL_WINNER``      1     -2 unresolved, -1 nobody, else the team scoring declarations
+``S_TEAM_DECL``        2     declaration points scored per team
+``S_BELOTE_CARDS``     1     K and Q of every announced belote
+``S_BELOTE_SEATS``     1     bit per seat: holds a belote
+``S_BELOTE_DECIDED``   1     bit per seat: has made the belote choice
+``S_BELOTE_ON``        1     bit per seat: announces its belote
+``S_TEAM_BELOTE``      2     belote points per team
+``S_SCORE``            2     deal score per team (rounded)
+``S_RAW_SCORE``        2     deal score per team before rounding
+``S_MADE``             1     1 made, 0 failed (-1 not scored)
+``S_TOTAL``            2     totals used for the made conditions
+``S_CARD_POINTS``      2     final card points per team (dix de der, capot, AT scaling)
+``S_GENERALE``         1     seat that took all 8 tricks (-1)
+``S_TRICK_LEADERS``    8     leader of each trick
+``S_TRICK_WINNERS``    8     winner of each trick (-1 until played)
+``S_PLAYS``            32    cards in the order played
+``S_AUCTION``          64    auction action ids in order
+=====================  ====  ===========================================================
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from . import actions as A
+from . import rules as R
+
+# ------------------------------------------------------------------ state layout
+AUCTION, PLAY, DONE = 0, 1, 2
+
+S_HAND = 0
+S_INIT_HAND = 4
+S_DEALER = 8
+S_PHASE = 9
+S_CUR = 10
+S_BID_VALUE = 11
+S_BID_STRAIN = 12
+S_BID_SEAT = 13
+S_CAPOT = 14
+S_COINCHE = 15
+S_COINCHE_SEAT = 16
+S_PASSES = 17
+S_N_AUCTION = 18
+S_VOID = 19
+S_TRICK_NO = 20
+S_LEADER = 21
+S_TRICK_N = 22
+S_WIN_CARD = 23
+S_WIN_SEAT = 24
+S_PLAYED = 25
+S_POINTS = 26
+S_TRICKS = 28
+S_SEAT_TRICKS = 30
+S_DECL_PTS = 34
+S_DECL_KEY = 38
+S_DECL_CARDS = 42
+S_DECL_LOW = 46
+S_DECLARED = 47
+S_DECL_DECIDED = 48
+S_DECL_WINNER = 49
+S_TEAM_DECL = 50
+S_BELOTE_CARDS = 52
+S_BELOTE_SEATS = 53
+S_BELOTE_DECIDED = 54
+S_BELOTE_ON = 55
+S_TEAM_BELOTE = 56
+S_SCORE = 58
+S_RAW_SCORE = 60
+S_MADE = 62
+S_TOTAL = 63
+S_CARD_POINTS = 65
+S_GENERALE = 67
+S_TRICK_LEADERS = 68
+S_TRICK_WINNERS = 76
+S_PLAYS = 84
+S_AUCTION = 116
+MAX_AUCTION = 64
+STATE_SIZE = S_AUCTION + MAX_AUCTION   # 180
+
+# --------------------------------------------------------- constants for kernels
+PASS = A.PASS
+BID_BASE = A.BID_BASE
+CAPOT_BASE = A.CAPOT_BASE
+COINCHE = A.COINCHE
+SURCOINCHE = A.SURCOINCHE
+CARD_BASE = A.CARD_BASE
+DECLARE = A.DECLARE
+NO_DECLARE = A.NO_DECLARE
+BELOTE = A.BELOTE
+NO_BELOTE = A.NO_BELOTE
+N_ACTIONS = A.N_ACTIONS
+MIN_BID_VALUE = R.MIN_BID_VALUE
+N_BID_VALUES = R.N_BID_VALUES
+CAPOT_VALUE = R.CAPOT_VALUE
+NT = R.NT
+AT = R.AT
+
+CARD_ORDER = R.CARD_ORDER
+ABOVE = R.ABOVE
+TRUMP_SUIT_MASK = R.TRUMP_SUIT_MASK
+ALL_CARD_POINTS = R.ALL_CARD_POINTS
+SEQ_POINTS = R.SEQ_POINTS
+SEQ_KEY = R.SEQ_KEY
+SEQ_USED = R.SEQ_USED
+SEQ_POINTS_SHARE = R.SEQ_POINTS_SHARE
+SEQ_KEY_SHARE = R.SEQ_KEY_SHARE
+SEQ_USED_SHARE = R.SEQ_USED_SHARE
+CARRE_PTS = R.CARRE_PTS
+CARRE_KEYS = R.CARRE_KEYS
+
+P_NT_AT = R.P_NT_AT
+P_MIN_BID = R.P_MIN_BID
+P_MAX_BID = R.P_MAX_BID
+P_BID_STEP = R.P_BID_STEP
+P_CAPOT_AFTER_COINCHE = R.P_CAPOT_AFTER_COINCHE
+P_MULT_COINCHE = R.P_MULT_COINCHE
+P_MULT_SURCOINCHE = R.P_MULT_SURCOINCHE
+P_DECLARATIONS = R.P_DECLARATIONS
+P_DECL_SHARE = R.P_DECL_SHARE
+P_CARRE_LOW_CANCELS = R.P_CARRE_LOW_CANCELS
+P_OPTIONAL_DECLARE = R.P_OPTIONAL_DECLARE
+P_OPTIONAL_BELOTE = R.P_OPTIONAL_BELOTE
+P_BELOTE_TAKEABLE = R.P_BELOTE_TAKEABLE
+P_COUNT_BELOTE = R.P_COUNT_BELOTE
+P_COUNT_DECLARATIONS = R.P_COUNT_DECLARATIONS
+P_BID_ONLY = R.P_BID_ONLY
+P_FAIL_BASE = R.P_FAIL_BASE
+P_CARDS_PLUS_BID = R.P_CARDS_PLUS_BID
+P_AT_TABLE = R.P_AT_TABLE
+P_GENERALE_BONUS = R.P_GENERALE_BONUS
+P_MUST_UNDERTRUMP = R.P_MUST_UNDERTRUMP
+P_OVERTRUMP_PARTNER = R.P_OVERTRUMP_PARTNER
+P_ROUNDING = R.P_ROUNDING
+AT_SCALED_INDEX = R.AT_TABLE_NAMES.index("scaled")
+
+_DEBRUIJN = np.array([0, 1, 28, 2, 29, 14, 24, 3, 30, 22, 20, 15, 25, 17, 4, 8,
+                      31, 27, 13, 23, 21, 19, 16, 7, 26, 12, 18, 6, 11, 5, 10, 9],
+                     dtype=np.int64)
+
+
+# ------------------------------------------------------------------ bit helpers
+@njit(cache=True, inline="always")
+def popcount(x):
+    """Number of set bits of a 32-bit mask held in an int64."""
+    x = x - ((x >> 1) & 0x55555555)
+    x = (x & 0x33333333) + ((x >> 2) & 0x33333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F
+    return ((x * 0x01010101) & 0xFFFFFFFF) >> 24
+
+
+@njit(cache=True, inline="always")
+def lowest_card(m):
+    """Index of the lowest set bit of a non-zero 32-bit mask."""
+    low = m & -m
+    return _DEBRUIJN[((low * 0x077CB531) & 0xFFFFFFFF) >> 27]
+
+
+@njit(cache=True, inline="always")
+def nth_card(m, k):
+    """Index of the k-th (0-based) set bit of ``m``, counting from the lowest."""
+    for _ in range(k):
+        m &= m - 1
+    return lowest_card(m)
+
+
+# ------------------------------------------------------------------------- rng
+@njit(cache=True, inline="always")
+def rng_next(rng):
+    """splitmix64 step on ``rng`` (uint64 array of 1); returns a uint64."""
+    z = rng[0] + np.uint64(0x9E3779B97F4A7C15)
+    rng[0] = z
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True, inline="always")
+def rng_below(rng, n):
+    """Uniform int in ``0..n-1`` (n < 2**32)."""
+    return np.int64(((rng_next(rng) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
+
+
+@njit(cache=True)
+def rng_seed(rng, seed, stream):
+    """Seed ``rng`` for sub-stream ``stream`` of ``seed`` (independent of chunking)."""
+    rng[0] = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(stream) * np.uint64(0xD1B54A32D192ED03)
+    rng_next(rng)
+
+
+@njit(cache=True)
+def random_deal(rng, hands):
+    """Shuffle the 32 cards (Fisher-Yates) and fill ``hands`` (int64[4]) with 8 each."""
+    deck = np.arange(32)
+    for i in range(31, 0, -1):
+        j = rng_below(rng, i + 1)
+        t = deck[i]
+        deck[i] = deck[j]
+        deck[j] = t
+    for s in range(4):
+        m = 0
+        for k in range(8):
+            m |= 1 << deck[8 * s + k]
+        hands[s] = m
+
+
+# ------------------------------------------------------------------- card play
+@njit(cache=True, inline="always")
+def beats(c, w, strain):
+    """True when card ``c`` beats the card ``w`` currently winning the trick."""
+    if (c >> 3) == (w >> 3):
+        return CARD_ORDER[strain, c] > CARD_ORDER[strain, w]
+    return (TRUMP_SUIT_MASK[strain] >> c) & 1 == 1
+
+
+@njit(cache=True)
+def legal_cards(hand, n_in_trick, led_suit, win_card, partner_master, strain,
+                must_undertrump, overtrump_partner):
+    """Mask of the cards of ``hand`` that may be played (RULES.md §6).
+
+    ``n_in_trick`` cards are already in the trick, the first of suit ``led_suit``;
+    ``win_card`` is winning it, played by the partner when ``partner_master``.
+    """
+    if n_in_trick == 0:
+        return hand
+    insuit = hand & (0xFF << (8 * led_suit))
+    if strain < 4:
+        if insuit != 0:
+            if led_suit == strain:
+                if partner_master and not overtrump_partner:
+                    return insuit
+                up = insuit & ABOVE[strain, win_card]
+                if up != 0:
+                    return up
+            return insuit
+        if partner_master:
+            return hand
+        trumps = hand & (0xFF << (8 * strain))
+        if trumps == 0:
+            return hand
+        if (win_card >> 3) != strain:
+            return trumps
+        up = trumps & ABOVE[strain, win_card]
+        if up != 0:
+            return up
+        if must_undertrump:
+            return trumps
+        return hand
+    if insuit == 0:
+        return hand
+    if strain == AT:
+        up = insuit & ABOVE[AT, win_card]
+        if up != 0:
+            return up
+    return insuit
+
+
+# -------------------------------------------------------------- declarations
+@njit(cache=True)
+def hand_declarations(hand, strain, share):
+    """Best combination of declarations of one hand (RULES.md §5).
+
+    Returns ``(points, key, cards, low_carre)``: the points of the best combination of
+    non-overlapping declarations (every declaration when ``share``), the sort key of
+    its strongest declaration (0 if none), the cards it uses, and whether the hand holds
+    a carré of 7s or 8s.
+    """
+    low = 0
+    nc = 0
+    cr0 = -1
+    cr1 = -1
+    for r in range(8):
+        if (hand >> r) & 0x01010101 == 0x01010101:
+            if CARRE_PTS[strain, r] == 0:
+                low = 1
+            elif cr0 < 0:
+                cr0 = r
+                nc = 1
+            else:
+                cr1 = r
+                nc = 2
+    best_pts = 0
+    best_key = 0
+    best_used = 0
+    if share:
+        pts = 0
+        key = 0
+        used = 0
+        for k in range(nc):
+            r = cr0 if k == 0 else cr1
+            pts += CARRE_PTS[strain, r]
+            if CARRE_KEYS[strain, r] > key:
+                key = CARRE_KEYS[strain, r]
+            used |= 0x01010101 << r
+        for s in range(4):
+            m = (hand >> (8 * s)) & 0xFF
+            pts += SEQ_POINTS_SHARE[m]
+            k2 = SEQ_KEY_SHARE[m]
+            if k2 > 0 and s == strain:
+                k2 += 1
+            if k2 > key:
+                key = k2
+            used |= SEQ_USED_SHARE[m] << (8 * s)
+        return pts, key, used, low
+    for sub in range(1 << nc):
+        pts = 0
+        key = 0
+        removed = 0
+        for k in range(nc):
+            if (sub >> k) & 1:
+                r = cr0 if k == 0 else cr1
+                pts += CARRE_PTS[strain, r]
+                if CARRE_KEYS[strain, r] > key:
+                    key = CARRE_KEYS[strain, r]
+                removed |= 0x01010101 << r
+        rest = hand & ~removed
+        used = removed
+        for s in range(4):
+            m = (rest >> (8 * s)) & 0xFF
+            pts += SEQ_POINTS[m]
+            k2 = SEQ_KEY[m]
+            if k2 > 0 and s == strain:
+                k2 += 1
+            if k2 > key:
+                key = k2
+            used |= SEQ_USED[m] << (8 * s)
+        if pts > best_pts or (pts == best_pts and key > best_key):
+            best_pts = pts
+            best_key = key
+            best_used = used
+    return best_pts, best_key, best_used, low
+
+
+@njit(cache=True)
+def resolve_declarations(S, P):
+    """Decide which team scores its declarations (RULES.md §5); fills S_DECL_WINNER and
+    S_TEAM_DECL."""
+    S[S_TEAM_DECL] = 0
+    S[S_TEAM_DECL + 1] = 0
+    if P[P_DECLARATIONS] == 0:
+        S[S_DECL_WINNER] = -1
+        return
+    declared = S[S_DECLARED]
+    if P[P_CARRE_LOW_CANCELS] and (declared & S[S_DECL_LOW]) != 0:
+        S[S_DECL_WINNER] = -1
+        return
+    k0 = 0
+    k1 = 0
+    for seat in range(4):
+        if (declared >> seat) & 1:
+            k = S[S_DECL_KEY + seat]
+            if seat & 1:
+                if k > k1:
+                    k1 = k
+            elif k > k0:
+                k0 = k
+    if k0 == k1:
+        S[S_DECL_WINNER] = -1
+        return
+    t = 0 if k0 > k1 else 1
+    S[S_DECL_WINNER] = t
+    tot = 0
+    for seat in range(t, 4, 2):
+        if (declared >> seat) & 1:
+            tot += S[S_DECL_PTS + seat]
+    S[S_TEAM_DECL + t] = tot
+
+
+# -------------------------------------------------------------------- auction
+@njit(cache=True)
+def reset_state(S, hands, dealer):
+    """Start a deal: ``hands`` (int64[4]) dealt by ``dealer``; the auction begins."""
+    S[:] = 0
+    for s in range(4):
+        S[S_HAND + s] = hands[s]
+        S[S_INIT_HAND + s] = hands[s]
+    S[S_DEALER] = dealer
+    S[S_PHASE] = AUCTION
+    S[S_CUR] = (dealer + 1) % 4
+    S[S_BID_SEAT] = -1
+    S[S_COINCHE_SEAT] = -1
+    S[S_DECL_WINNER] = -2
+    S[S_MADE] = -1
+    S[S_GENERALE] = -1
+    S[S_WIN_SEAT] = -1
+    S[S_WIN_CARD] = -1
+    for i in range(8):
+        S[S_TRICK_LEADERS + i] = -1
+        S[S_TRICK_WINNERS + i] = -1
+    for i in range(32):
+        S[S_PLAYS + i] = -1
+    for i in range(MAX_AUCTION):
+        S[S_AUCTION + i] = -1
+
+
+@njit(cache=True)
+def _strain_allowed(P, strain):
+    return strain < 4 or P[P_NT_AT] != 0
+
+
+@njit(cache=True)
+def _pending_choice(S, P):
+    """0: none; 1: the seat to act must choose to declare or not; 2: belote or not."""
+    if S[S_PHASE] != PLAY or S[S_TRICK_NO] != 0:
+        return 0
+    seat = S[S_CUR]
+    bit = 1 << seat
+    if P[P_OPTIONAL_DECLARE] and (S[S_DECL_DECIDED] & bit) == 0:
+        if S[S_DECL_PTS + seat] > 0 or (P[P_CARRE_LOW_CANCELS] and (S[S_DECL_LOW] & bit) != 0):
+            return 1
+    if P[P_OPTIONAL_BELOTE] and (S[S_BELOTE_DECIDED] & bit) == 0 and (S[S_BELOTE_SEATS] & bit) != 0:
+        return 2
+    return 0
+
+
+@njit(cache=True)
+def legal_play_mask(S, P):
+    """Mask of the cards the seat to act may play (0 outside the play phase or while a
+    declare / belote choice is pending)."""
+    if S[S_PHASE] != PLAY or _pending_choice(S, P) != 0:
+        return 0
+    cur = S[S_CUR]
+    n = S[S_TRICK_N]
+    if n == 0:
+        return S[S_HAND + cur]
+    led = S[S_PLAYS + 4 * S[S_TRICK_NO]] >> 3
+    return legal_cards(S[S_HAND + cur], n, led, S[S_WIN_CARD],
+                       S[S_WIN_SEAT] == ((cur + 2) & 3), S[S_BID_STRAIN],
+                       P[P_MUST_UNDERTRUMP], P[P_OVERTRUMP_PARTNER])
+
+
+@njit(cache=True)
+def legal_actions_into(S, P, out):
+    """Fill ``out`` (uint8/bool, shape (N_ACTIONS,)) with the legal-action mask; return
+    the number of legal actions."""
+    out[:] = 0
+    phase = S[S_PHASE]
+    if phase == DONE:
+        return 0
+    cur = S[S_CUR]
+    if phase == PLAY:
+        pend = _pending_choice(S, P)
+        if pend == 1:
+            out[DECLARE] = 1
+            out[NO_DECLARE] = 1
+            return 2
+        if pend == 2:
+            out[BELOTE] = 1
+            out[NO_BELOTE] = 1
+            return 2
+        m = legal_play_mask(S, P)
+        cnt = 0
+        while m:
+            c = lowest_card(m)
+            out[CARD_BASE + c] = 1
+            cnt += 1
+            m &= m - 1
+        return cnt
+    # auction
+    out[PASS] = 1
+    cnt = 1
+    bid_seat = S[S_BID_SEAT]
+    coinche = S[S_COINCHE]
+    capot = S[S_CAPOT]
+    if coinche == 0:
+        if capot == 0:
+            lo = P[P_MIN_BID]
+            step = P[P_BID_STEP]
+            cur_val = S[S_BID_VALUE]
+            v = lo
+            while v <= P[P_MAX_BID]:
+                if v > cur_val:
+                    vi = (v - MIN_BID_VALUE) // 10
+                    for st in range(6):
+                        if _strain_allowed(P, st):
+                            out[BID_BASE + 6 * vi + st] = 1
+                            cnt += 1
+                v += step
+            for st in range(6):
+                if _strain_allowed(P, st):
+                    out[CAPOT_BASE + st] = 1
+                    cnt += 1
+        if bid_seat >= 0 and ((bid_seat ^ cur) & 1) == 1:
+            out[COINCHE] = 1
+            cnt += 1
+    elif coinche == 1:
+        if ((bid_seat ^ cur) & 1) == 0:
+            out[SURCOINCHE] = 1
+            cnt += 1
+        if P[P_CAPOT_AFTER_COINCHE] and capot == 0:
+            for st in range(6):
+                if _strain_allowed(P, st):
+                    out[CAPOT_BASE + st] = 1
+                    cnt += 1
+    return cnt
+
+
+@njit(cache=True)
+def is_legal(S, P, a):
+    """True when action id ``a`` is legal in state ``S``."""
+    if a < 0 or a >= N_ACTIONS:
+        return False
+    if S[S_PHASE] == PLAY and a >= CARD_BASE and a < CARD_BASE + 32 and _pending_choice(S, P) == 0:
+        return (legal_play_mask(S, P) >> (a - CARD_BASE)) & 1 == 1
+    out = np.zeros(N_ACTIONS, dtype=np.uint8)
+    legal_actions_into(S, P, out)
+    return out[a] == 1
+
+
+@njit(cache=True)
+def _start_play(S, P):
+    """Auction over: compute declarations and belotes, first trick led by the seat after
+    the dealer."""
+    S[S_PHASE] = PLAY
+    leader = (S[S_DEALER] + 1) % 4
+    S[S_LEADER] = leader
+    S[S_CUR] = leader
+    S[S_TRICK_NO] = 0
+    S[S_TRICK_N] = 0
+    S[S_TRICK_LEADERS] = leader
+    strain = S[S_BID_STRAIN]
+    if P[P_DECLARATIONS]:
+        share = P[P_DECL_SHARE]
+        for seat in range(4):
+            pts, key, used, low = hand_declarations(S[S_HAND + seat], strain, share)
+            S[S_DECL_PTS + seat] = pts
+            S[S_DECL_KEY + seat] = key
+            S[S_DECL_CARDS + seat] = used
+            if low:
+                S[S_DECL_LOW] |= 1 << seat
+    # belote: K and Q of a trump suit in one hand (every suit at AT, none at NT)
+    if strain != NT:
+        for seat in range(4):
+            h = S[S_HAND + seat]
+            for s in range(4):
+                if strain == AT or strain == s:
+                    kq = (1 << (8 * s + 5)) | (1 << (8 * s + 6))
+                    if h & kq == kq:
+                        S[S_BELOTE_SEATS] |= 1 << seat
+                        if P[P_OPTIONAL_BELOTE] == 0:
+                            S[S_BELOTE_ON] |= 1 << seat
+                            S[S_BELOTE_CARDS] |= kq
+                            S[S_TEAM_BELOTE + (seat & 1)] += 20
+
+
+@njit(cache=True)
+def _end_auction_void(S):
+    S[S_PHASE] = DONE
+    S[S_VOID] = 1
+    S[S_CUR] = -1
+    S[S_MADE] = -1
+
+
+@njit(cache=True)
+def apply_action(S, P, a):
+    """Apply action id ``a`` if it is legal; return 0, or 1 (and leave ``S`` unchanged)
+    when it is not."""
+    if not is_legal(S, P, a):
+        return 1
+    phase = S[S_PHASE]
+    cur = S[S_CUR]
+    if phase == AUCTION:
+        n = S[S_N_AUCTION]
+        if n < MAX_AUCTION:
+            S[S_AUCTION + n] = a
+        S[S_N_AUCTION] = n + 1
+        if a == PASS:
+            S[S_PASSES] += 1
+            if S[S_BID_SEAT] < 0:
+                if S[S_PASSES] == 4:
+                    _end_auction_void(S)
+                    return 0
+            elif S[S_PASSES] == 3:
+                _start_play(S, P)
+                return 0
+        elif a < CAPOT_BASE:
+            vi = (a - BID_BASE) // 6
+            S[S_BID_VALUE] = MIN_BID_VALUE + 10 * vi
+            S[S_BID_STRAIN] = (a - BID_BASE) % 6
+            S[S_BID_SEAT] = cur
+            S[S_PASSES] = 0
+        elif a < COINCHE:
+            S[S_BID_VALUE] = CAPOT_VALUE
+            S[S_BID_STRAIN] = a - CAPOT_BASE
+            S[S_BID_SEAT] = cur
+            S[S_CAPOT] = 1
+            S[S_COINCHE] = 0
+            S[S_COINCHE_SEAT] = -1
+            S[S_PASSES] = 0
+        elif a == COINCHE:
+            S[S_COINCHE] = 1
+            S[S_COINCHE_SEAT] = cur
+            S[S_PASSES] = 0
+        else:  # surcoinche ends the auction at once
+            S[S_COINCHE] = 2
+            _start_play(S, P)
+            return 0
+        S[S_CUR] = (cur + 1) % 4
+        return 0
+    # play phase
+    bit = 1 << cur
+    if a == DECLARE or a == NO_DECLARE:
+        S[S_DECL_DECIDED] |= bit
+        if a == DECLARE:
+            S[S_DECLARED] |= bit
+        return 0
+    if a == BELOTE or a == NO_BELOTE:
+        S[S_BELOTE_DECIDED] |= bit
+        if a == BELOTE:
+            S[S_BELOTE_ON] |= bit
+            h = S[S_HAND + cur]
+            strain = S[S_BID_STRAIN]
+            for s in range(4):
+                if strain == AT or strain == s:
+                    kq = (1 << (8 * s + 5)) | (1 << (8 * s + 6))
+                    if h & kq == kq:
+                        S[S_BELOTE_CARDS] |= kq
+                        S[S_TEAM_BELOTE + (cur & 1)] += 20
+        return 0
+    c = a - CARD_BASE
+    trick = S[S_TRICK_NO]
+    n = S[S_TRICK_N]
+    strain = S[S_BID_STRAIN]
+    if trick == 0 and P[P_DECLARATIONS] and P[P_OPTIONAL_DECLARE] == 0:
+        if S[S_DECL_PTS + cur] > 0 or (P[P_CARRE_LOW_CANCELS] and (S[S_DECL_LOW] & bit) != 0):
+            S[S_DECLARED] |= bit
+    if trick == 1 and n == 0:
+        resolve_declarations(S, P)
+    S[S_HAND + cur] &= ~(1 << c)
+    S[S_PLAYED] |= 1 << c
+    S[S_PLAYS + 4 * trick + n] = c
+    if n == 0 or beats(c, S[S_WIN_CARD], strain):
+        S[S_WIN_CARD] = c
+        S[S_WIN_SEAT] = cur
+    n += 1
+    if n < 4:
+        S[S_TRICK_N] = n
+        S[S_CUR] = (cur + 1) % 4
+        return 0
+    # trick complete
+    pts_table = ALL_CARD_POINTS[P[P_AT_TABLE], strain]
+    pts = 0
+    for i in range(4):
+        pts += pts_table[S[S_PLAYS + 4 * trick + i]]
+    w = S[S_WIN_SEAT]
+    t = w & 1
+    S[S_POINTS + t] += pts
+    S[S_TRICKS + t] += 1
+    S[S_SEAT_TRICKS + w] += 1
+    S[S_TRICK_WINNERS + trick] = w
+    S[S_TRICK_N] = 0
+    if trick == 7:
+        S[S_POINTS + t] += 10
+        score_deal(S, P)
+        return 0
+    S[S_TRICK_NO] = trick + 1
+    S[S_LEADER] = w
+    S[S_TRICK_LEADERS + trick + 1] = w
+    S[S_CUR] = w
+    S[S_WIN_SEAT] = -1
+    S[S_WIN_CARD] = -1
+    return 0
+
+
+@njit(cache=True)
+def round10(x, rounding):
+    """Nearest ten, halves up (85 -> 90, 84 -> 80), or ``x`` when rounding is off."""
+    if rounding == 0:
+        return x
+    return (x + 5) // 10 * 10
+
+
+@njit(cache=True)
+def score_deal(S, P):
+    """Score a finished deal (RULES.md §7-§8); fills the result slots and ends the deal."""
+    S[S_PHASE] = DONE
+    S[S_CUR] = -1
+    if S[S_DECL_WINNER] == -2:
+        resolve_declarations(S, P)
+    T = S[S_BID_SEAT] & 1
+    D = 1 - T
+    cp0 = S[S_POINTS]
+    cp1 = S[S_POINTS + 1]
+    capot_team = -1
+    if S[S_TRICKS] == 8:
+        capot_team = 0
+    elif S[S_TRICKS + 1] == 8:
+        capot_team = 1
+    strain = S[S_BID_STRAIN]
+    if strain == AT and P[P_AT_TABLE] == AT_SCALED_INDEX:
+        # trump table at every suit (258 with dix de der) scaled to 162; the takers'
+        # share is rounded half up and the defenders get the rest
+        if capot_team < 0:
+            cpT = S[S_POINTS + T]
+            sT = (cpT * 162 * 2 + 258) // (2 * 258)
+            if T == 0:
+                cp0 = sT
+                cp1 = 162 - sT
+            else:
+                cp1 = sT
+                cp0 = 162 - sT
+    if capot_team == 0:
+        cp0 = 252
+        cp1 = 0
+    elif capot_team == 1:
+        cp1 = 252
+        cp0 = 0
+    cp = np.empty(2, dtype=np.int64)
+    cp[0] = cp0
+    cp[1] = cp1
+    S[S_CARD_POINTS] = cp0
+    S[S_CARD_POINTS + 1] = cp1
+    bel0 = S[S_TEAM_BELOTE]
+    bel1 = S[S_TEAM_BELOTE + 1]
+    belT = bel0 if T == 0 else bel1
+    belD = bel1 if T == 0 else bel0
+    decT = S[S_TEAM_DECL + T]
+    decD = S[S_TEAM_DECL + D]
+    totT = cp[T]
+    totD = cp[D]
+    if P[P_COUNT_BELOTE]:
+        totT += belT
+        totD += belD
+    if P[P_COUNT_DECLARATIONS]:
+        totT += decT
+        totD += decD
+    S[S_TOTAL + T] = totT
+    S[S_TOTAL + D] = totD
+    all_T = capot_team == T
+    generale = -1
+    for seat in range(4):
+        if S[S_SEAT_TRICKS + seat] == 8:
+            generale = seat
+    S[S_GENERALE] = generale
+    capot_value = CAPOT_VALUE
+    if P[P_GENERALE_BONUS] > 0 and generale >= 0 and (generale & 1) == T:
+        capot_value = P[P_GENERALE_BONUS]
+    if S[S_CAPOT]:
+        cond1 = all_T
+        bid_val = capot_value
+    else:
+        cond1 = totT >= S[S_BID_VALUE]
+        bid_val = S[S_BID_VALUE]
+    made = cond1 and (P[P_BID_ONLY] != 0 or totT > totD)
+    coinche = S[S_COINCHE]
+    m = 1
+    if coinche == 1:
+        m = P[P_MULT_COINCHE]
+    elif coinche == 2:
+        m = P[P_MULT_SURCOINCHE]
+    base = P[P_FAIL_BASE]
+    if made:
+        if m == 1 or P[P_CARDS_PLUS_BID]:
+            sT = cp[T] + belT + decT + bid_val * m
+            sD = cp[D] + belD
+            if all_T:
+                sT += decD          # the defenders' declarations change hands
+            else:
+                sD += decD
+        else:
+            B = capot_value if all_T else base
+            sT = (B + decT + belT + decD + bid_val) * m
+            sD = belD
+    else:
+        extra = 0
+        sT = belT
+        if P[P_BELOTE_TAKEABLE]:
+            sT = 0
+            extra = belT
+        if P[P_CARDS_PLUS_BID]:
+            sD = base + bid_val * m + belD + decD + decT + extra
+        else:
+            sD = (base + decD + belD + decT + bid_val + extra) * m
+    S[S_MADE] = 1 if made else 0
+    S[S_RAW_SCORE + T] = sT
+    S[S_RAW_SCORE + D] = sD
+    S[S_SCORE + T] = round10(sT, P[P_ROUNDING])
+    S[S_SCORE + D] = round10(sD, P[P_ROUNDING])
+
+
+# ---------------------------------------------------------------------- match
+@njit(cache=True)
+def match_winner(totals, target, taker_team, made, tricks0, tricks1):
+    """Winner of a match after a deal (RULES.md §9): 0, 1, or -1 to play on.
+
+    ``totals``: match scores after the deal. A team reaches the target only if it was
+    neither the failing taker nor capot on this deal (the FFB belote special case: such
+    a team scores at most its belote, which alone cannot win the match). Both teams
+    over: the higher wins; equal, another deal.
+    """
+    ok0 = totals[0] >= target
+    ok1 = totals[1] >= target
+    if taker_team >= 0:
+        if taker_team == 0 and made == 0:
+            ok0 = False
+        if taker_team == 1 and made == 0:
+            ok1 = False
+        if tricks0 == 0:
+            ok0 = False
+        if tricks1 == 0:
+            ok1 = False
+    if ok0 and ok1:
+        if totals[0] > totals[1]:
+            return 0
+        if totals[1] > totals[0]:
+            return 1
+        return -1
+    if ok0:
+        return 0
+    if ok1:
+        return 1
+    return -1
+
+
+# ------------------------------------------------------------ batched simulation
+@njit(cache=True)
+def _random_action(S, P, rng, buf, pass_prob):
+    """A random legal action: cards uniformly; in the auction pass with probability
+    ``pass_prob`` (uniform over every legal action when ``pass_prob < 0``)."""
+    if S[S_PHASE] == PLAY:
+        m = legal_play_mask(S, P)
+        if m != 0:
+            return CARD_BASE + nth_card(m, rng_below(rng, popcount(m)))
+    cnt = legal_actions_into(S, P, buf)
+    if S[S_PHASE] == AUCTION and pass_prob >= 0.0:
+        u = (rng_next(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+        if u < pass_prob or cnt == 1:
+            return PASS
+        k = rng_below(rng, cnt - 1) + 1      # skip PASS (index 0)
+    else:
+        k = rng_below(rng, cnt)
+    for a in range(N_ACTIONS):
+        if buf[a]:
+            if k == 0:
+                return a
+            k -= 1
+    return -1
+
+
+@njit(cache=True)
+def play_out(S, P, rng, buf, pass_prob):
+    """Play random legal actions from ``S`` until the deal is over."""
+    while S[S_PHASE] != DONE:
+        a = _random_action(S, P, rng, buf, pass_prob)
+        apply_action(S, P, a)
+
+
+@njit(cache=True)
+def simulate_random_deals(P, n, seed, dealer, pass_prob, contract, out_scores, out_info):
+    """Play ``n`` random full deals; deal ``i`` uses sub-stream ``i`` of ``seed``.
+
+    ``contract`` (int64[4]): ``(value, strain, coinche, taker)`` to skip the auction with
+    that contract (value 250 = capot), or ``value < 0`` for a random legal auction.
+    Writes ``out_scores`` (int64, (n, 2): rounded deal scores per team) and ``out_info``
+    (int64, (n, 8): bid value (0 void), strain, coinche level, taker seat, made, card
+    points team 0, card points team 1, tricks team 0).
+    """
+    S = np.empty(STATE_SIZE, dtype=np.int64)
+    hands = np.empty(4, dtype=np.int64)
+    buf = np.zeros(N_ACTIONS, dtype=np.uint8)
+    rng = np.empty(1, dtype=np.uint64)
+    for i in range(n):
+        rng_seed(rng, seed, i)
+        random_deal(rng, hands)
+        d = dealer if dealer >= 0 else rng_below(rng, 4)
+        reset_state(S, hands, d)
+        if contract[0] >= 0:
+            set_contract(S, P, contract[0], contract[1], contract[2], contract[3])
+        play_out(S, P, rng, buf, pass_prob)
+        out_scores[i, 0] = S[S_SCORE]
+        out_scores[i, 1] = S[S_SCORE + 1]
+        out_info[i, 0] = 0 if S[S_VOID] else S[S_BID_VALUE]
+        out_info[i, 1] = S[S_BID_STRAIN]
+        out_info[i, 2] = S[S_COINCHE]
+        out_info[i, 3] = S[S_BID_SEAT]
+        out_info[i, 4] = S[S_MADE]
+        out_info[i, 5] = S[S_CARD_POINTS]
+        out_info[i, 6] = S[S_CARD_POINTS + 1]
+        out_info[i, 7] = S[S_TRICKS]
+
+
+@njit(cache=True)
+def set_contract(S, P, value, strain, coinche, taker):
+    """Skip the auction of a freshly reset state: the contract is ``value`` (250 for a
+    capot bid) in ``strain``, coinche level ``coinche`` (0, 1, 2), taken by ``taker``;
+    the auction record is left empty. Play starts as after a real auction."""
+    S[S_BID_VALUE] = value
+    S[S_BID_STRAIN] = strain
+    S[S_BID_SEAT] = taker
+    S[S_CAPOT] = 1 if value == CAPOT_VALUE else 0
+    S[S_COINCHE] = coinche
+    S[S_COINCHE_SEAT] = ((taker + 1) & 3) if coinche > 0 else -1
+    _start_play(S, P)
+
+
+@njit(cache=True)
+def random_playouts(S0, P, n, seed, pass_prob, out_scores):
+    """``n`` random playouts from state ``S0`` (not modified): rounded deal scores per
+    team into ``out_scores`` (int64, (n, 2)). Playout ``i`` uses sub-stream ``i``."""
+    S = np.empty(STATE_SIZE, dtype=np.int64)
+    buf = np.zeros(N_ACTIONS, dtype=np.uint8)
+    rng = np.empty(1, dtype=np.uint64)
+    for i in range(n):
+        rng_seed(rng, seed, i)
+        S[:] = S0
+        play_out(S, P, rng, buf, pass_prob)
+        out_scores[i, 0] = S[S_SCORE]
+        out_scores[i, 1] = S[S_SCORE + 1]
+
+
+@njit(cache=True)
+def random_play_phase(P, n, seed, strain, out_points):
+    """The play phase alone, as fast as the rules allow: ``n`` random deals, each played
+    with 32 uniformly random legal cards under ``strain`` (seat 0 leads); card points won
+    by team 0 (with dix de der) into ``out_points`` (int64, (n,)).
+
+    Uses the same :func:`legal_cards` and :func:`beats` as the state machine, without
+    auction, declarations or scoring.
+    """
+    hands = np.empty(4, dtype=np.int64)
+    rng = np.empty(1, dtype=np.uint64)
+    pts_table = ALL_CARD_POINTS[P[P_AT_TABLE], strain]
+    mu = P[P_MUST_UNDERTRUMP]
+    op = P[P_OVERTRUMP_PARTNER]
+    for i in range(n):
+        rng_seed(rng, seed, i)
+        random_deal(rng, hands)
+        leader = 0
+        pts0 = 0
+        for trick in range(8):
+            win_card = -1
+            win_seat = -1
+            led = 0
+            pts = 0
+            for k in range(4):
+                seat = (leader + k) & 3
+                m = legal_cards(hands[seat], k, led, win_card, win_seat == ((seat + 2) & 3),
+                                strain, mu, op)
+                c = nth_card(m, rng_below(rng, popcount(m)))
+                hands[seat] &= ~(1 << c)
+                pts += pts_table[c]
+                if k == 0:
+                    led = c >> 3
+                    win_card = c
+                    win_seat = seat
+                elif beats(c, win_card, strain):
+                    win_card = c
+                    win_seat = seat
+            if trick == 7:
+                pts += 10
+            if (win_seat & 1) == 0:
+                pts0 += pts
+            leader = win_seat
+        out_points[i] = pts0

@@ -1,0 +1,624 @@
+"""The game API: one deal (:class:`Deal`) and a match of deals (:class:`Match`).
+
+A :class:`Deal` is a thin Python object over the engine's fixed-size state vector
+(``coinche_rl.engine``): legality, play and scoring all run in the numba kernels; this
+module validates input, raises clear errors and translates to game terms.
+
+>>> deal = Deal("ffb", hands=["JH 9H AH TH KS QS 7D 8D", "JS 9S AS TS KH QH 7C 8C",
+...                           "JD 9D AD TD KC QC 7H 8H", "JC 9C AC TC KD QD 7S 8S"], dealer=3)
+>>> deal.current_player, deal.phase
+(0, 'auction')
+>>> for a in ["100H", "pass", "pass", "pass"]:
+...     deal.apply(a)
+>>> str(deal.contract)
+'100H by seat 0'
+>>> deal.apply("7C")
+Traceback (most recent call last):
+...
+coinche_rl.game.IllegalPlayError: illegal card '7C' for seat 0: the card is not in the hand (hand: KS QS AH TH JH 9H 8D 7D); legal: QS, KS, 9H, TH, JH, AH, 7D, 8D
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import actions as A
+from . import engine as E
+from .cards import SUIT_NAMES, cards_of, format_card, format_hand, parse_hand
+from .rules import (NT, AT, STRAIN_LONG_NAMES, STRAIN_NAMES, RuleSet, get_rules, params_vector)
+
+__all__ = ["Deal", "Match", "Contract", "TeamScore", "DealResult", "IllegalActionError",
+           "IllegalBidError", "IllegalPlayError", "deal_hands"]
+
+ActionLike = Union[int, str]
+PHASE_NAMES = ("auction", "play", "done")
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal in the current state (the state is left unchanged)."""
+
+
+class IllegalBidError(IllegalActionError):
+    """An auction action (pass, bid, capot, coinche, surcoinche) that is not legal now."""
+
+
+class IllegalPlayError(IllegalActionError):
+    """A card (or declare / belote choice) that is not legal now."""
+
+
+@dataclass(frozen=True)
+class Contract:
+    """The contract at the end of the auction (RULES.md §4).
+
+    ``value`` is 250 for a capot bid; ``coinche`` is 0, 1 (coinched) or 2 (surcoinched).
+    """
+    value: int
+    strain: int
+    capot: bool
+    coinche: int
+    taker: int
+
+    @property
+    def taker_team(self) -> int:
+        return self.taker & 1
+
+    @property
+    def bid_text(self) -> str:
+        return f"capot{STRAIN_NAMES[self.strain]}" if self.capot else f"{self.value}{STRAIN_NAMES[self.strain]}"
+
+    def __str__(self) -> str:
+        s = f"{self.bid_text} by seat {self.taker}"
+        if self.coinche == 1:
+            s += " coinched"
+        elif self.coinche == 2:
+            s += " surcoinched"
+        return s
+
+
+@dataclass(frozen=True)
+class TeamScore:
+    """One team's side of a deal's scoring breakdown (RULES.md §7-§8)."""
+    card_points: int      #: card points won, dix de der included (252 with capot)
+    dix_de_der: int       #: 10, 100 for capot, or 0
+    belote: int           #: belote points announced by the team
+    declarations: int     #: declaration points the team scored (0 if it lost them)
+    total: int            #: the total used for the made conditions
+    raw_score: int        #: deal score before rounding
+    score: int            #: deal score (rounded per the rule set)
+
+
+@dataclass(frozen=True)
+class DealResult:
+    """Outcome of a finished deal. ``contract`` is None and ``void`` True when all passed."""
+    contract: Optional[Contract]
+    void: bool
+    made: Optional[bool]
+    multiplier: int
+    teams: Tuple[TeamScore, TeamScore]
+    generale: Optional[int]
+
+    @property
+    def scores(self) -> Tuple[int, int]:
+        return (self.teams[0].score, self.teams[1].score)
+
+    def table(self) -> str:
+        """A readable scoring breakdown."""
+        if self.void:
+            return "void deal: all four passed, no points"
+        rows = [("card points", "card_points"), ("  of which dix de der", "dix_de_der"),
+                ("belote", "belote"), ("declarations", "declarations"),
+                ("total for the contract", "total"), ("deal score (raw)", "raw_score"),
+                ("deal score", "score")]
+        out = [f"contract: {self.contract}   {'made' if self.made else 'failed'}"
+               f"   multiplier x{self.multiplier}"
+               + (f"   générale by seat {self.generale}" if self.generale is not None else ""),
+               f"{'':26s}{'team 0':>8s}{'team 1':>8s}"]
+        for label, attr in rows:
+            out.append(f"{label:26s}{getattr(self.teams[0], attr):8d}{getattr(self.teams[1], attr):8d}")
+        return "\n".join(out)
+
+
+def deal_hands(rng: np.random.Generator) -> List[int]:
+    """Four random 8-card hands (masks) from a numpy Generator."""
+    perm = rng.permutation(32)
+    return [int(sum(1 << int(c) for c in perm[8 * s:8 * s + 8])) for s in range(4)]
+
+
+def _to_mask(h) -> int:
+    if isinstance(h, str):
+        return parse_hand(h)
+    return int(h)
+
+
+def _check_hands(hands: Sequence) -> List[int]:
+    if len(hands) != 4:
+        raise ValueError(f"expected 4 hands, got {len(hands)}")
+    masks = [_to_mask(h) for h in hands]
+    seen = 0
+    for s, m in enumerate(masks):
+        if m < 0 or m > 0xFFFFFFFF:
+            raise ValueError(f"hand of seat {s} is not a 32-bit card mask: {m!r}")
+        n = bin(m).count("1")
+        if n != 8:
+            raise ValueError(f"hand of seat {s} has {n} cards, expected 8: {format_hand(m)!r}")
+        if seen & m:
+            raise ValueError(f"card(s) {format_hand(seen & m)!r} dealt twice (seat {s})")
+        seen |= m
+    return masks
+
+
+class Deal:
+    """One deal: auction, declarations, card play and scoring.
+
+    :param rules: a preset name or a :class:`~coinche_rl.rules.RuleSet`.
+    :param hands: four hands (masks or text such as ``"JH 9H ..."``); random if omitted.
+    :param dealer: the dealer seat (0..3); random if omitted.
+    :param seed: seeds the random hands / dealer (same seed, same deal).
+    :raises ValueError: for malformed hands or a bad dealer.
+    """
+
+    __slots__ = ("rules", "_P", "_S", "_history")
+
+    def __init__(self, rules: Union[str, RuleSet] = "ffb", *, hands: Optional[Sequence] = None,
+                 dealer: Optional[int] = None, seed: Optional[int] = None):
+        self.rules = get_rules(rules)
+        self._P = params_vector(self.rules)
+        rng = np.random.default_rng(seed)
+        masks = _check_hands(hands) if hands is not None else deal_hands(rng)
+        if dealer is None:
+            dealer = int(rng.integers(4))
+        if isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < 4:
+            raise ValueError(f"dealer must be a seat 0..3, not {dealer!r}")
+        self._S = np.empty(E.STATE_SIZE, dtype=np.int64)
+        E.reset_state(self._S, np.array(masks, dtype=np.int64), int(dealer))
+        self._history: List[int] = []
+
+    @classmethod
+    def from_state(cls, rules: RuleSet, state: np.ndarray, history: Sequence[int] = ()) -> "Deal":
+        """Wrap a copy of an engine state vector (e.g. from a search)."""
+        d = cls.__new__(cls)
+        d.rules = get_rules(rules)
+        d._P = params_vector(d.rules)
+        d._S = np.array(state, dtype=np.int64, copy=True)
+        d._history = list(history)
+        return d
+
+    def with_contract(self, value: int, strain: int, *, taker: int, coinche: int = 0) -> "Deal":
+        """Skip the auction: play this contract (value 250 = capot). Returns ``self``.
+
+        :raises ValueError: if the auction has started or the contract is not allowed.
+        """
+        if self._history or self.phase != "auction":
+            raise ValueError("with_contract() needs a fresh deal (no action applied yet)")
+        if strain not in self.rules.allowed_strains:
+            raise ValueError(f"strain {strain!r} not allowed by rules {self.rules.name!r}")
+        if value != E.CAPOT_VALUE and value not in self.rules.bid_values:
+            raise ValueError(f"contract value {value!r} not in {self.rules.bid_values} (or 250 for capot)")
+        if coinche not in (0, 1, 2) or not 0 <= taker < 4:
+            raise ValueError(f"coinche must be 0, 1 or 2 and taker a seat 0..3 (got {coinche!r}, {taker!r})")
+        E.set_contract(self._S, self._P, value, strain, coinche, taker)
+        return self
+
+    # ------------------------------------------------------------------ state
+    @property
+    def state(self) -> np.ndarray:
+        """The engine state vector (read it, do not write it)."""
+        return self._S
+
+    @property
+    def params(self) -> np.ndarray:
+        return self._P
+
+    def clone(self) -> "Deal":
+        d = Deal.__new__(Deal)
+        d.rules = self.rules
+        d._P = self._P
+        d._S = self._S.copy()
+        d._history = list(self._history)
+        return d
+
+    def __eq__(self, other) -> bool:
+        return (isinstance(other, Deal) and self.rules == other.rules
+                and np.array_equal(self._S, other._S) and self._history == other._history)
+
+    def __repr__(self) -> str:
+        return (f"<Deal {self.rules.name} dealer={self.dealer} phase={self.phase} "
+                f"actions={len(self._history)}>")
+
+    @property
+    def dealer(self) -> int:
+        return int(self._S[E.S_DEALER])
+
+    @property
+    def phase(self) -> str:
+        return PHASE_NAMES[int(self._S[E.S_PHASE])]
+
+    @property
+    def is_terminal(self) -> bool:
+        return int(self._S[E.S_PHASE]) == E.DONE
+
+    @property
+    def is_void(self) -> bool:
+        return bool(self._S[E.S_VOID])
+
+    @property
+    def current_player(self) -> Optional[int]:
+        """Seat to act, or None when the deal is over."""
+        return None if self.is_terminal else int(self._S[E.S_CUR])
+
+    @property
+    def history(self) -> List[int]:
+        """Every action applied, in order."""
+        return list(self._history)
+
+    @property
+    def hands(self) -> List[int]:
+        """Cards still held, per seat (uint32 masks as ints)."""
+        return [int(self._S[E.S_HAND + s]) for s in range(4)]
+
+    @property
+    def initial_hands(self) -> List[int]:
+        return [int(self._S[E.S_INIT_HAND + s]) for s in range(4)]
+
+    @property
+    def auction(self) -> List[int]:
+        n = int(self._S[E.S_N_AUCTION])
+        return [int(a) for a in self._S[E.S_AUCTION:E.S_AUCTION + n]]
+
+    @property
+    def contract(self) -> Optional[Contract]:
+        """The contract once the auction is over (None before, and for a void deal)."""
+        if self.phase == "auction" or self.is_void:
+            return None
+        S = self._S
+        return Contract(int(S[E.S_BID_VALUE]), int(S[E.S_BID_STRAIN]), bool(S[E.S_CAPOT]),
+                        int(S[E.S_COINCHE]), int(S[E.S_BID_SEAT]))
+
+    @property
+    def highest_bid(self) -> Optional[Tuple[int, int, int]]:
+        """``(value, strain, seat)`` of the highest bid so far, or None."""
+        seat = int(self._S[E.S_BID_SEAT])
+        if seat < 0:
+            return None
+        return int(self._S[E.S_BID_VALUE]), int(self._S[E.S_BID_STRAIN]), seat
+
+    @property
+    def trick_number(self) -> int:
+        return int(self._S[E.S_TRICK_NO])
+
+    @property
+    def tricks(self) -> List[List[Tuple[int, int]]]:
+        """Tricks so far (the current one last, possibly partial) as ``[(seat, card), ...]``."""
+        S = self._S
+        out = []
+        for t in range(8):
+            leader = int(S[E.S_TRICK_LEADERS + t])
+            if leader < 0:
+                break
+            trick = []
+            for i in range(4):
+                c = int(S[E.S_PLAYS + 4 * t + i])
+                if c < 0:
+                    break
+                trick.append(((leader + i) % 4, c))
+            if trick or t == int(S[E.S_TRICK_NO]):
+                out.append(trick)
+        return [t for t in out if t]
+
+    @property
+    def trick_winners(self) -> List[int]:
+        return [int(w) for w in self._S[E.S_TRICK_WINNERS:E.S_TRICK_WINNERS + 8] if w >= 0]
+
+    @property
+    def current_trick(self) -> List[Tuple[int, int]]:
+        if self.phase != "play":
+            return []
+        S = self._S
+        t = int(S[E.S_TRICK_NO])
+        leader = int(S[E.S_LEADER])
+        return [((leader + i) % 4, int(S[E.S_PLAYS + 4 * t + i])) for i in range(int(S[E.S_TRICK_N]))]
+
+    @property
+    def plays(self) -> List[Tuple[int, int]]:
+        return [p for trick in self.tricks for p in trick]
+
+    @property
+    def card_points_won(self) -> Tuple[int, int]:
+        """Card points won so far per team (dix de der included once the deal is over)."""
+        return int(self._S[E.S_POINTS]), int(self._S[E.S_POINTS + 1])
+
+    @property
+    def tricks_won(self) -> Tuple[int, int]:
+        return int(self._S[E.S_TRICKS]), int(self._S[E.S_TRICKS + 1])
+
+    # ------------------------------------------------------- declarations, belote
+    def seat_declarations(self, seat: int) -> Tuple[int, int]:
+        """``(points, cards)`` of the seat's best combination of declarations (known from
+        the start of play; cards as a mask)."""
+        return int(self._S[E.S_DECL_PTS + seat]), int(self._S[E.S_DECL_CARDS + seat])
+
+    @property
+    def declared(self) -> List[bool]:
+        d = int(self._S[E.S_DECLARED])
+        return [bool(d >> s & 1) for s in range(4)]
+
+    @property
+    def declarations_resolved(self) -> bool:
+        return int(self._S[E.S_DECL_WINNER]) != -2
+
+    @property
+    def declaration_winner(self) -> Optional[int]:
+        """Team scoring its declarations once resolved (None: unresolved, tie or none)."""
+        w = int(self._S[E.S_DECL_WINNER])
+        return w if w >= 0 else None
+
+    @property
+    def team_declarations(self) -> Tuple[int, int]:
+        return int(self._S[E.S_TEAM_DECL]), int(self._S[E.S_TEAM_DECL + 1])
+
+    @property
+    def team_belote(self) -> Tuple[int, int]:
+        return int(self._S[E.S_TEAM_BELOTE]), int(self._S[E.S_TEAM_BELOTE + 1])
+
+    # ---------------------------------------------------------------- actions
+    def legal_action_mask(self) -> np.ndarray:
+        """Boolean mask over the whole action space (``coinche_rl.actions.N_ACTIONS``)."""
+        out = np.zeros(A.N_ACTIONS, dtype=np.uint8)
+        E.legal_actions_into(self._S, self._P, out)
+        return out.astype(bool)
+
+    def legal_actions(self) -> List[int]:
+        """Legal action ids, increasing."""
+        return [int(a) for a in np.flatnonzero(self.legal_action_mask())]
+
+    def legal_cards(self) -> int:
+        """Mask of the cards the seat to act may play (0 outside the play phase)."""
+        return int(E.legal_play_mask(self._S, self._P))
+
+    def is_legal(self, action: ActionLike) -> bool:
+        a = A.parse_action(action) if isinstance(action, str) else int(action)
+        return bool(E.is_legal(self._S, self._P, a))
+
+    def apply(self, action: ActionLike) -> None:
+        """Apply an action (id or text such as ``'90H'``, ``'pass'``, ``'JS'``).
+
+        :raises InvalidNotationError: for malformed text.
+        :raises IllegalBidError: for an auction action that is not legal now.
+        :raises IllegalPlayError: for a card or choice that is not legal now.
+        """
+        a = A.parse_action(action) if isinstance(action, str) else action
+        if isinstance(a, bool) or not isinstance(a, (int, np.integer)):
+            raise TypeError(f"action must be an action id or its text, not {action!r}")
+        a = int(a)
+        if E.apply_action(self._S, self._P, a) != 0:
+            raise self._illegal(a)
+        self._history.append(a)
+
+    def _illegal(self, a: int) -> IllegalActionError:
+        legal = ", ".join(A.action_to_str(x) for x in self.legal_actions()) or "none"
+        text = A.action_to_str(a) if 0 <= a < A.N_ACTIONS else repr(a)
+        if self.is_terminal:
+            return IllegalActionError(f"illegal action {text!r}: the deal is over")
+        seat = self.current_player
+        if self.phase == "auction":
+            return IllegalBidError(
+                f"illegal auction action {text!r} for seat {seat}: {self._bid_reason(a)}; legal: {legal}")
+        if A.is_card(a):
+            return IllegalPlayError(
+                f"illegal card {text!r} for seat {seat}: {self._card_reason(a - A.CARD_BASE)} "
+                f"(hand: {format_hand(self.hands[seat])}); legal: {legal}")
+        return IllegalPlayError(f"illegal action {text!r} for seat {seat} in the play phase; legal: {legal}")
+
+    def _bid_reason(self, a: int) -> str:
+        if not 0 <= a < A.N_ACTIONS:
+            return "not an action id"
+        hb = self.highest_bid
+        coinche = int(self._S[E.S_COINCHE])
+        if A.is_card(a) or a >= A.TAKE:
+            return "the auction is not over"
+        if A.is_bid(a) or A.is_capot(a):
+            strain = A.bid_strain(a)
+            if strain not in self.rules.allowed_strains:
+                return f"{STRAIN_LONG_NAMES[strain]} contracts are not allowed by rules {self.rules.name!r}"
+            if coinche:
+                return "the contract is coinched: no further bids"
+            if A.is_bid(a):
+                v = A.bid_value(a)
+                if v not in self.rules.bid_values:
+                    return f"bid values are {self.rules.min_bid}..{self.rules.max_bid} by {self.rules.bid_step}"
+                if hb is not None:
+                    return f"a bid must be higher than the current {hb[0] if not self._S[E.S_CAPOT] else 'capot'}"
+            return "capot has already been bid"
+        if a == A.COINCHE:
+            if hb is None:
+                return "there is no bid to coinche"
+            if coinche:
+                return "the contract is already coinched"
+            return "only the opponents of the bidder may coinche"
+        if a == A.SURCOINCHE:
+            return "only the coinched team may surcoinche, after a coinche"
+        return "not legal now"
+
+    def _card_reason(self, c: int) -> str:
+        seat = self.current_player
+        hand = self.hands[seat]
+        if not hand >> c & 1:
+            return "the card is not in the hand"
+        if self.legal_cards() == 0:
+            return "a declare / belote choice must be made first"
+        trick = self.current_trick
+        led = trick[0][1] >> 3
+        strain = int(self._S[E.S_BID_STRAIN])
+        legal = self.legal_cards()
+        if hand & (0xFF << 8 * led):
+            if legal & ~(0xFF << 8 * led) == 0 and (c >> 3) != led:
+                return f"must follow {SUIT_NAMES[led]}"
+            return f"must play higher in {SUIT_NAMES[led]} (overtrump)" if strain < 4 else \
+                f"must beat the winning card in {SUIT_NAMES[led]}"
+        if strain < 4 and legal & ~(0xFF << 8 * strain) == 0:
+            return f"void in {SUIT_NAMES[led]}: must trump ({SUIT_NAMES[strain]})" + \
+                (" higher than the trump in the trick" if legal != hand & (0xFF << 8 * strain) else "")
+        return "not legal now"
+
+    # ---------------------------------------------------------------- result
+    @property
+    def result(self) -> Optional[DealResult]:
+        """The scoring breakdown once the deal is over (None before)."""
+        if not self.is_terminal:
+            return None
+        S = self._S
+        if self.is_void:
+            zero = TeamScore(0, 0, 0, 0, 0, 0, 0)
+            return DealResult(None, True, None, 1, (zero, zero), None)
+        c = self.contract
+        mult = (1, self.rules.multipliers[0], self.rules.multipliers[1])[c.coinche]
+        last = int(S[E.S_TRICK_WINNERS + 7]) & 1
+        capot = int(S[E.S_TRICKS + last]) == 8
+        teams = []
+        for t in range(2):
+            teams.append(TeamScore(
+                card_points=int(S[E.S_CARD_POINTS + t]),
+                dix_de_der=(100 if capot else 10) if t == last else 0,
+                belote=int(S[E.S_TEAM_BELOTE + t]),
+                declarations=int(S[E.S_TEAM_DECL + t]),
+                total=int(S[E.S_TOTAL + t]),
+                raw_score=int(S[E.S_RAW_SCORE + t]),
+                score=int(S[E.S_SCORE + t])))
+        g = int(S[E.S_GENERALE])
+        return DealResult(c, False, bool(S[E.S_MADE]), mult, (teams[0], teams[1]), g if g >= 0 else None)
+
+    @property
+    def scores(self) -> Tuple[int, int]:
+        """Rounded deal scores per team (0, 0 until the deal is over)."""
+        return int(self._S[E.S_SCORE]), int(self._S[E.S_SCORE + 1])
+
+    def render(self) -> str:
+        """A readable text view of the deal so far."""
+        lines = [f"rules {self.rules.name}, dealer seat {self.dealer}, phase {self.phase}"]
+        for s in range(4):
+            lines.append(f"  seat {s} (team {s & 1}): {format_hand(self.hands[s])}")
+        if self.auction:
+            lines.append("  auction: " + " ".join(
+                f"{(self.dealer + 1 + i) % 4}:{A.action_to_str(a)}" for i, a in enumerate(self.auction)))
+        if self.contract:
+            lines.append(f"  contract: {self.contract}")
+        for i, trick in enumerate(self.tricks):
+            w = self.trick_winners[i] if i < len(self.trick_winners) else None
+            lines.append(f"  trick {i + 1}: " + " ".join(f"{s}:{format_card(c)}" for s, c in trick)
+                         + (f"  -> seat {w}" if w is not None else ""))
+        if self.is_terminal:
+            lines.append(self.result.table())
+        return "\n".join(lines)
+
+
+class Match:
+    """Deals played to the rule set's target, the dealer moving one seat each deal (§9).
+
+    Between deals the cards are shuffled, or, with ``shuffle_between_deals=False``,
+    gathered trick by trick, cut and dealt 3-2-3 from the seat after the dealer.
+
+    :param rules: a preset name or RuleSet; ``target`` overrides its target.
+    :param dealer: first dealer (random from ``seed`` if omitted).
+    :param seed: seeds every random choice of the match (deals, dealer, cuts).
+    """
+
+    def __init__(self, rules: Union[str, RuleSet] = "ffb", *, target: Optional[int] = None,
+                 dealer: Optional[int] = None, seed: Optional[int] = None, max_deals: int = 1000):
+        self.rules = get_rules(rules) if target is None else get_rules(rules, target=target)
+        self._rng = np.random.default_rng(seed)
+        if dealer is None:
+            dealer = int(self._rng.integers(4))
+        if not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < 4:
+            raise ValueError(f"dealer must be a seat 0..3, not {dealer!r}")
+        self.first_dealer = int(dealer)
+        self.max_deals = max_deals
+        self.scores = [0, 0]
+        self.deals: List[Deal] = []
+        self.winner: Optional[int] = None
+        self.deal = Deal(self.rules, hands=deal_hands(self._rng), dealer=self.first_dealer)
+
+    @property
+    def target(self) -> int:
+        return self.rules.target
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.winner is not None
+
+    @property
+    def current_player(self) -> Optional[int]:
+        return None if self.is_terminal else self.deal.current_player
+
+    def legal_actions(self) -> List[int]:
+        return [] if self.is_terminal else self.deal.legal_actions()
+
+    def legal_action_mask(self) -> np.ndarray:
+        if self.is_terminal:
+            return np.zeros(A.N_ACTIONS, dtype=bool)
+        return self.deal.legal_action_mask()
+
+    def apply(self, action: ActionLike) -> None:
+        """Apply an action to the current deal; a finished deal is scored and the next
+        one dealt. :raises IllegalActionError: as :meth:`Deal.apply`."""
+        if self.is_terminal:
+            raise IllegalActionError(f"illegal action {action!r}: the match is over (winner: team {self.winner})")
+        self.deal.apply(action)
+        if self.deal.is_terminal:
+            self._finish_deal()
+
+    def _finish_deal(self) -> None:
+        d = self.deal
+        self.deals.append(d)
+        s = d.scores
+        self.scores = [self.scores[0] + s[0], self.scores[1] + s[1]]
+        if not d.is_void:
+            c = d.contract
+            t = d.tricks_won
+            w = int(E.match_winner(np.array(self.scores, dtype=np.int64), self.rules.target,
+                                   c.taker_team, int(d.result.made), t[0], t[1]))
+            if w >= 0:
+                self.winner = w
+                return
+        if len(self.deals) >= self.max_deals:
+            raise RuntimeError(f"match not decided after {self.max_deals} deals")
+        dealer = (d.dealer + 1) % 4
+        if self.rules.shuffle_between_deals:
+            hands = deal_hands(self._rng)
+        else:
+            hands = gather_cut_deal(d, dealer, self._rng)
+        self.deal = Deal(self.rules, hands=hands, dealer=dealer)
+
+    def clone(self) -> "Match":
+        m = Match.__new__(Match)
+        m.rules, m.first_dealer, m.max_deals = self.rules, self.first_dealer, self.max_deals
+        m._rng = np.random.Generator(np.random.PCG64())
+        m._rng.bit_generator.state = self._rng.bit_generator.state
+        m.scores = list(self.scores)
+        m.deals = list(self.deals)
+        m.winner = self.winner
+        m.deal = self.deal.clone()
+        return m
+
+
+def gather_cut_deal(previous: Deal, dealer: int, rng: np.random.Generator) -> List[int]:
+    """No shuffle between deals: gather the previous deal's cards (tricks in the order
+    played; a void deal's hands seat by seat), cut the pack (each part at least 3 cards),
+    and deal 3-2-3 from the seat after ``dealer``."""
+    if previous.is_void:
+        pack = [c for s in range(4) for c in cards_of(previous.initial_hands[s])]
+    else:
+        pack = [c for _, c in previous.plays]
+    cut = int(rng.integers(3, 30))
+    pack = pack[cut:] + pack[:cut]
+    hands = [0, 0, 0, 0]
+    i = 0
+    for packet in (3, 2, 3):
+        for k in range(4):
+            seat = (dealer + 1 + k) % 4
+            for _ in range(packet):
+                hands[seat] |= 1 << pack[i]
+                i += 1
+    return hands

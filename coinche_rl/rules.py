@@ -1,0 +1,494 @@
+"""Rule tables and rule sets: the one source of truth for card order, card points,
+declaration values and every parameter of RULES.md §10.
+
+Strains (what a contract names):
+
+======  =====  ======================================
+value   name   meaning
+======  =====  ======================================
+0..3    S H D C  that suit is trump
+4       NT     sans atout: no trump
+5       AT     tout atout: every suit is trump
+======  =====  ======================================
+
+Tables are built at import from the short definitions below and shared by the numba
+kernels, the Python game API and the environments; nothing retypes them.
+
+>>> int(card_points_table(get_rules("ffb"))[HEARTS, 12])   # jack of hearts, hearts trump
+20
+>>> int(card_points_table(get_rules("ffb_sa_ta"))[AT].sum())
+152
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Dict, Mapping, Tuple
+
+import numpy as np
+
+from .cards import RANKS, SUITS
+
+# --------------------------------------------------------------------------- strains
+SPADES, HEARTS, DIAMONDS, CLUBS, NT, AT = range(6)
+N_STRAINS = 6
+STRAIN_NAMES = ("S", "H", "D", "C", "NT", "AT")
+STRAIN_LONG_NAMES = ("spades", "hearts", "diamonds", "clubs", "no trump", "all trump")
+
+# ranks by index: 0..7 = 7 8 9 T J Q K A
+R7, R8, R9, RT, RJ, RQ, RK, RA = range(8)
+
+#: order inside a trump suit, weakest first: 7 8 Q K 10 A 9 J
+TRUMP_ORDER_WEAK_FIRST = (R7, R8, RQ, RK, RT, RA, R9, RJ)
+#: order inside a plain suit (and at NT), weakest first: 7 8 9 J Q K 10 A
+PLAIN_ORDER_WEAK_FIRST = (R7, R8, R9, RJ, RQ, RK, RT, RA)
+
+#: card points by rank index (7 8 9 T J Q K A)
+TRUMP_POINTS = (0, 0, 14, 10, 20, 3, 4, 11)       # 62 per suit
+PLAIN_POINTS = (0, 0, 0, 10, 2, 3, 4, 11)         # 30 per suit
+NT_POINTS = (0, 0, 0, 10, 2, 3, 4, 19)            # 38 per suit
+AT_POINTS_TABLES = {
+    "ffb": (0, 0, 9, 5, 13, 2, 3, 6),             # J13 9 9 A6 T5 K3 Q2: 38 per suit
+    "vip": (0, 0, 9, 5, 14, 1, 3, 6),             # J14 9 9 A6 T5 K3 Q1: 38 per suit
+    "scaled": TRUMP_POINTS,                        # trump table, deal scaled by 162/258
+}
+DIX_DE_DER = 10
+CAPOT_DIX_DE_DER = 100
+CAPOT_VALUE = 250           # value of a capot contract for scoring
+BELOTE_POINTS = 20
+
+#: ``ORDER[r]``: strength of rank r inside a trump suit / a plain suit (0 weakest .. 7).
+TRUMP_RANK_ORDER = np.zeros(8, dtype=np.int64)
+PLAIN_RANK_ORDER = np.zeros(8, dtype=np.int64)
+for _i, _r in enumerate(TRUMP_ORDER_WEAK_FIRST):
+    TRUMP_RANK_ORDER[_r] = _i
+for _i, _r in enumerate(PLAIN_ORDER_WEAK_FIRST):
+    PLAIN_RANK_ORDER[_r] = _i
+
+
+def _build_order_tables():
+    """``CARD_ORDER[strain, card]``: strength of the card inside its own suit under the
+    strain (trump order for a trump suit and at AT, plain order otherwise);
+    ``TRUMP_SUIT_MASK[strain]``: cards that beat any non-trump card (none at NT and AT,
+    where only the led suit can win); ``ABOVE[strain, card]``: cards of the same suit
+    that beat ``card`` under the strain."""
+    order = np.zeros((N_STRAINS, 32), dtype=np.int64)
+    above = np.zeros((N_STRAINS, 32), dtype=np.int64)
+    trump_mask = np.zeros(N_STRAINS, dtype=np.int64)
+    for strain in range(N_STRAINS):
+        for c in range(32):
+            s, r = c >> 3, c & 7
+            trump_like = strain == AT or strain == s
+            order[strain, c] = TRUMP_RANK_ORDER[r] if trump_like else PLAIN_RANK_ORDER[r]
+        for c in range(32):
+            s = c >> 3
+            m = 0
+            for d in range(s * 8, s * 8 + 8):
+                if order[strain, d] > order[strain, c]:
+                    m |= 1 << d
+            above[strain, c] = m
+        if strain < 4:
+            trump_mask[strain] = 0xFF << (8 * strain)
+    return order, above, trump_mask
+
+
+CARD_ORDER, ABOVE, TRUMP_SUIT_MASK = _build_order_tables()
+
+# ------------------------------------------------------------------- declarations
+#: carré points by rank index (7 8 9 T J Q K A): suit contracts and AT / NT.
+CARRE_POINTS_SUIT = (0, 0, 150, 100, 200, 100, 100, 100)
+CARRE_POINTS_NT = (0, 0, 100, 150, 100, 100, 100, 200)
+SEQUENCE_POINTS = {3: 20, 4: 50, 5: 100}          # 5 or more: cent
+TIERCE, CINQUANTE, CENT, CARRE = 1, 2, 3, 4
+DECLARATION_NAMES = {TIERCE: "tierce", CINQUANTE: "cinquante", CENT: "cent", CARRE: "carré"}
+
+
+def sequence_points(length: int) -> int:
+    if length < 3:
+        return 0
+    return SEQUENCE_POINTS[min(length, 5)]
+
+
+def carre_points(rank: int, strain: int) -> int:
+    return (CARRE_POINTS_NT if strain == NT else CARRE_POINTS_SUIT)[rank]
+
+
+def _run_splits(lo: int, hi: int):
+    """All ways to cut the run of ranks lo..hi-1 into disjoint declared sequences
+    (length >= 3), as lists of (start, length)."""
+    n = hi - lo
+    if n < 3:
+        yield []
+        return
+    # first position either not used, or starts a sequence of length L
+    for rest in _run_splits(lo + 1, hi):
+        yield rest
+    for length in range(3, n + 1):
+        for rest in _run_splits(lo + length, hi):
+            yield [(lo, length)] + rest
+
+
+def _build_sequence_tables():
+    """For each 8-bit rank mask of one suit: the best set of sequences.
+
+    ``SEQ_POINTS[m]``, ``SEQ_KEY[m]`` (sort key of the best single sequence, 0 if none,
+    without the trump bit), ``SEQ_USED[m]`` (rank mask of the cards used) for the FFB rule
+    (a card counts in one declaration only: runs may be cut, the split that scores most is
+    taken, then the one whose best sequence ranks highest) and the ``_SHARE`` variants
+    (each maximal run is one declaration scored by its length).
+    """
+    pts = np.zeros(256, dtype=np.int64)
+    key = np.zeros(256, dtype=np.int64)
+    used = np.zeros(256, dtype=np.int64)
+    pts_s = np.zeros(256, dtype=np.int64)
+    key_s = np.zeros(256, dtype=np.int64)
+    used_s = np.zeros(256, dtype=np.int64)
+    for m in range(256):
+        runs = []
+        r = 0
+        while r < 8:
+            if m >> r & 1:
+                start = r
+                while r < 8 and m >> r & 1:
+                    r += 1
+                runs.append((start, r))
+            else:
+                r += 1
+        # combine per-run best splits (runs are independent)
+        total, bestkey, usedmask = 0, 0, 0
+        for lo, hi in runs:
+            cand = (0, 0, 0)
+            for split in _run_splits(lo, hi):
+                p = sum(sequence_points(L) for _, L in split)
+                k = max((sequence_key(L, s + L - 1) for s, L in split), default=0)
+                u = 0
+                for s, L in split:
+                    u |= ((1 << L) - 1) << s
+                if (p, k) > cand[:2]:
+                    cand = (p, k, u)
+            total += cand[0]
+            bestkey = max(bestkey, cand[1])
+            usedmask |= cand[2]
+        pts[m], key[m], used[m] = total, bestkey, usedmask
+        total, bestkey, usedmask = 0, 0, 0
+        for lo, hi in runs:
+            L = hi - lo
+            if L >= 3:
+                total += sequence_points(L)
+                bestkey = max(bestkey, sequence_key(L, hi - 1))
+                usedmask |= ((1 << L) - 1) << lo
+        pts_s[m], key_s[m], used_s[m] = total, bestkey, usedmask
+    return pts, key, used, pts_s, key_s, used_s
+
+
+# Declaration sort keys: larger is stronger (RULES.md §5). Carrés rank above every
+# sequence, by points then by plain rank order; sequences by length, then top card,
+# then trump (the trump bit is added by the kernel: key + 1).
+CARRE_KEY_BASE = 1 << 20
+SEQ_KEY_BASE = 1 << 10
+
+
+def sequence_key(length: int, top_rank: int) -> int:
+    """Sort key of a sequence (without the trump bit): length, then top card."""
+    return SEQ_KEY_BASE + length * 32 + top_rank * 2
+
+
+def carre_key(rank: int, strain: int) -> int:
+    return CARRE_KEY_BASE + carre_points(rank, strain) * 16 + int(PLAIN_RANK_ORDER[rank])
+
+
+(SEQ_POINTS, SEQ_KEY, SEQ_USED,
+ SEQ_POINTS_SHARE, SEQ_KEY_SHARE, SEQ_USED_SHARE) = _build_sequence_tables()
+#: ``CARRE_PTS[strain, rank]`` and ``CARRE_KEYS[strain, rank]`` (0 for 7s and 8s)
+CARRE_PTS = np.array([[carre_points(r, s) for r in range(8)] for s in range(N_STRAINS)],
+                     dtype=np.int64)
+CARRE_KEYS = np.array([[carre_key(r, s) if carre_points(r, s) else 0 for r in range(8)]
+                       for s in range(N_STRAINS)], dtype=np.int64)
+
+# ------------------------------------------------------------------------ rule sets
+_CHOICES = {
+    "family": ("coinche", "classic"),
+    "strains": ("suits", "suits_nt_at"),
+    "contract_counts": ("cards", "cards+belote", "cards+declarations",
+                        "cards+belote+declarations"),
+    "made_conditions": ("both", "bid_only"),
+    "coinche_scoring": ("ffb", "cards_plus_bid"),
+    "at_points": tuple(AT_POINTS_TABLES),
+    "rounding": ("nearest10", "none"),
+}
+
+
+class UnknownPresetError(ValueError):
+    """A rule-set preset name that does not exist."""
+
+
+class InvalidRulesError(ValueError):
+    """A rule-set parameter with a wrong type, an out-of-range value, or a contradiction."""
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """An immutable set of rule parameters (RULES.md §10), validated on construction.
+
+    >>> RuleSet().name, RuleSet().max_bid
+    ('ffb', 160)
+    >>> get_rules("ffb", target=2000).target
+    2000
+    >>> RuleSet(min_bid=170)
+    Traceback (most recent call last):
+    ...
+    coinche_rl.rules.InvalidRulesError: min_bid=170 must not exceed max_bid=160
+    """
+
+    #: preset this rule set was derived from (informational; records store it)
+    name: str = "ffb"
+    #: ``coinche`` (8 cards dealt, §4 auction) or ``classic`` (§11, the retourne)
+    family: str = "coinche"
+    #: ``suits`` or ``suits_nt_at`` (adds NT and AT contracts)
+    strains: str = "suits"
+    min_bid: int = 80
+    max_bid: int = 160
+    bid_step: int = 10
+    #: a capot bid is still allowed after a coinche (it cancels the coinche)
+    capot_after_coinche: bool = False
+    #: (coinche, surcoinche) multipliers
+    multipliers: Tuple[int, int] = (2, 4)
+    declarations: bool = True
+    #: a card may serve several declarations (each maximal run is one declaration)
+    declarations_share_cards: bool = False
+    #: a carré of 7s or 8s cancels every declaration of the deal
+    carre_low_cancels: bool = False
+    #: a player may decline to declare / to announce belote
+    optional_declare: bool = False
+    optional_belote: bool = False
+    #: belote goes to the defenders when its holders fail (default: imprenable)
+    belote_takeable: bool = False
+    #: which points count for the made conditions
+    contract_counts: str = "cards+belote+declarations"
+    #: ``both`` (total >= bid and > defenders) or ``bid_only`` (contrée)
+    made_conditions: str = "both"
+    #: base the defenders get on a failed contract (and the takers on a coinched make)
+    fail_base: int = 160
+    #: ``ffb`` or ``cards_plus_bid`` (card points + bid x multiplier)
+    coinche_scoring: str = "ffb"
+    #: AT point table: ``ffb`` 13/9/6/5/3/2, ``vip`` 14/9/6/5/3/1, ``scaled`` 162/258
+    at_points: str = "ffb"
+    #: value of a générale (one player takes all 8 tricks); 0 = no générale
+    generale_bonus: int = 0
+    must_undertrump: bool = False
+    overtrump_partner: bool = True
+    rounding: str = "nearest10"
+    target: int = 1000
+    shuffle_between_deals: bool = True
+
+    def __post_init__(self):
+        for fname, choices in _CHOICES.items():
+            v = getattr(self, fname)
+            if v not in choices:
+                raise InvalidRulesError(
+                    f"{fname}={v!r} is not valid: expected one of {', '.join(map(repr, choices))}")
+        for fname in ("min_bid", "max_bid", "bid_step", "fail_base", "generale_bonus", "target"):
+            v = getattr(self, fname)
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+                raise InvalidRulesError(f"{fname}={v!r} must be an integer")
+        for f in dataclasses.fields(self):
+            if f.type in ("bool", bool) and not isinstance(getattr(self, f.name), (bool, np.bool_)):
+                raise InvalidRulesError(f"{f.name}={getattr(self, f.name)!r} must be True or False")
+        if self.bid_step <= 0 or self.bid_step % 10:
+            raise InvalidRulesError(f"bid_step={self.bid_step} must be a positive multiple of 10")
+        if self.min_bid < 80 or self.min_bid % 10:
+            raise InvalidRulesError(f"min_bid={self.min_bid} must be a multiple of 10, at least 80")
+        if self.max_bid > MAX_BID_VALUE:
+            raise InvalidRulesError(
+                f"max_bid={self.max_bid} exceeds {MAX_BID_VALUE}, the largest value of the action encoding")
+        if self.min_bid > self.max_bid:
+            raise InvalidRulesError(f"min_bid={self.min_bid} must not exceed max_bid={self.max_bid}")
+        if (self.max_bid - self.min_bid) % self.bid_step:
+            raise InvalidRulesError(
+                f"max_bid={self.max_bid} is not reachable from min_bid={self.min_bid} in steps of {self.bid_step}")
+        m = self.multipliers
+        if (not isinstance(m, tuple) or len(m) != 2
+                or not all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in m)
+                or not 1 < m[0] < m[1]):
+            raise InvalidRulesError(
+                f"multipliers={m!r} must be a tuple (coinche, surcoinche) of integers with 1 < coinche < surcoinche")
+        if self.target <= 0:
+            raise InvalidRulesError(f"target={self.target} must be positive")
+        if self.fail_base not in (160, 162):
+            raise InvalidRulesError(f"fail_base={self.fail_base} must be 160 or 162")
+        if self.generale_bonus not in (0, 350):
+            raise InvalidRulesError(f"generale_bonus={self.generale_bonus} must be 0 (none) or 350")
+        if self.strains == "suits" and self.at_points != "ffb":
+            raise InvalidRulesError(
+                f"at_points={self.at_points!r} has no effect without AT contracts: set strains='suits_nt_at'")
+        if not self.declarations:
+            for opt in ("declarations_share_cards", "carre_low_cancels", "optional_declare"):
+                if getattr(self, opt):
+                    raise InvalidRulesError(f"{opt}=True contradicts declarations=False")
+            if "declarations" in self.contract_counts:
+                raise InvalidRulesError(
+                    f"contract_counts={self.contract_counts!r} counts declarations but declarations=False")
+        if self.family == "classic":
+            raise InvalidRulesError(
+                "family='classic' (the retourne and two rounds of prise, RULES.md §11) is "
+                "not available yet: use family='coinche'")
+
+    # ------------------------------------------------------------------ helpers
+    def replace(self, **overrides) -> "RuleSet":
+        """A copy with some parameters changed (validated).
+
+        :raises InvalidRulesError: for an unknown parameter name or a bad value.
+        """
+        names = {f.name for f in dataclasses.fields(self)}
+        bad = sorted(set(overrides) - names)
+        if bad:
+            raise InvalidRulesError(
+                f"unknown rule parameter(s) {', '.join(map(repr, bad))}: valid ones are {', '.join(sorted(names))}")
+        if "multipliers" in overrides and isinstance(overrides["multipliers"], list):
+            overrides["multipliers"] = tuple(overrides["multipliers"])
+        return dataclasses.replace(self, **overrides)
+
+    def overrides(self) -> Dict[str, object]:
+        """Parameters that differ from the preset named by ``self.name``."""
+        try:
+            base = PRESETS[self.name]
+        except KeyError:
+            base = RuleSet()
+        out = {}
+        for f in dataclasses.fields(self):
+            if f.name == "name":
+                continue
+            v = getattr(self, f.name)
+            if v != getattr(base, f.name):
+                out[f.name] = list(v) if isinstance(v, tuple) else v
+        return out
+
+    def to_dict(self) -> Dict[str, object]:
+        return {f.name: (list(getattr(self, f.name)) if isinstance(getattr(self, f.name), tuple)
+                         else getattr(self, f.name)) for f in dataclasses.fields(self)}
+
+    @property
+    def allowed_strains(self) -> Tuple[int, ...]:
+        return (0, 1, 2, 3) if self.strains == "suits" else (0, 1, 2, 3, NT, AT)
+
+    @property
+    def bid_values(self) -> Tuple[int, ...]:
+        return tuple(range(self.min_bid, self.max_bid + 1, self.bid_step))
+
+
+#: largest numeric bid value the action encoding holds (bids 80..180 by 10)
+MIN_BID_VALUE = 80
+MAX_BID_VALUE = 180
+N_BID_VALUES = (MAX_BID_VALUE - MIN_BID_VALUE) // 10 + 1
+
+_PRESETS: Dict[str, RuleSet] = {
+    "ffb": RuleSet(name="ffb"),
+    "ffb_sa_ta": RuleSet(name="ffb_sa_ta", strains="suits_nt_at"),
+}
+#: every preset by name (read-only)
+PRESETS: Mapping[str, RuleSet] = MappingProxyType(_PRESETS)
+
+
+def get_rules(rules="ffb", **overrides) -> RuleSet:
+    """A rule set from a preset name (or a RuleSet) plus parameter overrides.
+
+    >>> get_rules("ffb_sa_ta").strains
+    'suits_nt_at'
+    >>> get_rules("belotte")
+    Traceback (most recent call last):
+    ...
+    coinche_rl.rules.UnknownPresetError: unknown rule preset 'belotte': valid presets are 'ffb', 'ffb_sa_ta'
+
+    :raises UnknownPresetError: for an unknown name (the message lists the valid ones).
+    :raises InvalidRulesError: for a bad override.
+    """
+    if isinstance(rules, RuleSet):
+        base = rules
+    elif isinstance(rules, str):
+        try:
+            base = PRESETS[rules]
+        except KeyError:
+            raise UnknownPresetError(
+                f"unknown rule preset {rules!r}: valid presets are {', '.join(map(repr, PRESETS))}") from None
+    else:
+        raise TypeError(f"rules must be a preset name or a RuleSet, not {type(rules).__name__}")
+    return base.replace(**overrides) if overrides else base
+
+
+# ----------------------------------------------------- kernel parameter vectors
+# The kernels take a RuleSet as a small int64 vector; these are its slots.
+P_FAMILY, P_NT_AT, P_MIN_BID, P_MAX_BID, P_BID_STEP, P_CAPOT_AFTER_COINCHE, \
+    P_MULT_COINCHE, P_MULT_SURCOINCHE, P_DECLARATIONS, P_DECL_SHARE, P_CARRE_LOW_CANCELS, \
+    P_OPTIONAL_DECLARE, P_OPTIONAL_BELOTE, P_BELOTE_TAKEABLE, P_COUNT_BELOTE, \
+    P_COUNT_DECLARATIONS, P_BID_ONLY, P_FAIL_BASE, P_CARDS_PLUS_BID, P_AT_TABLE, \
+    P_GENERALE_BONUS, P_MUST_UNDERTRUMP, P_OVERTRUMP_PARTNER, P_ROUNDING, P_TARGET, \
+    P_SHUFFLE = range(26)
+N_PARAMS = 26
+
+
+def params_vector(rules: RuleSet) -> np.ndarray:
+    """The rule set as the int64 vector the kernels read (slots ``P_*``)."""
+    p = np.zeros(N_PARAMS, dtype=np.int64)
+    p[P_FAMILY] = 0 if rules.family == "coinche" else 1
+    p[P_NT_AT] = rules.strains == "suits_nt_at"
+    p[P_MIN_BID], p[P_MAX_BID], p[P_BID_STEP] = rules.min_bid, rules.max_bid, rules.bid_step
+    p[P_CAPOT_AFTER_COINCHE] = rules.capot_after_coinche
+    p[P_MULT_COINCHE], p[P_MULT_SURCOINCHE] = rules.multipliers
+    p[P_DECLARATIONS] = rules.declarations
+    p[P_DECL_SHARE] = rules.declarations_share_cards
+    p[P_CARRE_LOW_CANCELS] = rules.carre_low_cancels
+    p[P_OPTIONAL_DECLARE] = rules.optional_declare
+    p[P_OPTIONAL_BELOTE] = rules.optional_belote
+    p[P_BELOTE_TAKEABLE] = rules.belote_takeable
+    p[P_COUNT_BELOTE] = "belote" in rules.contract_counts
+    p[P_COUNT_DECLARATIONS] = "declarations" in rules.contract_counts
+    p[P_BID_ONLY] = rules.made_conditions == "bid_only"
+    p[P_FAIL_BASE] = rules.fail_base
+    p[P_CARDS_PLUS_BID] = rules.coinche_scoring == "cards_plus_bid"
+    p[P_AT_TABLE] = AT_TABLE_NAMES.index(rules.at_points)
+    p[P_GENERALE_BONUS] = rules.generale_bonus
+    p[P_MUST_UNDERTRUMP] = rules.must_undertrump
+    p[P_OVERTRUMP_PARTNER] = rules.overtrump_partner
+    p[P_ROUNDING] = rules.rounding == "nearest10"
+    p[P_TARGET] = rules.target
+    p[P_SHUFFLE] = rules.shuffle_between_deals
+    return p
+
+
+def card_points_table(rules: RuleSet) -> np.ndarray:
+    """``points[strain, card]`` (int64, shape (6, 32)) under the rule set's AT table."""
+    return ALL_CARD_POINTS[AT_TABLE_NAMES.index(rules.at_points)]
+
+
+def _build_card_points(at_table: str) -> np.ndarray:
+    at = AT_POINTS_TABLES[at_table]
+    t = np.zeros((N_STRAINS, 32), dtype=np.int64)
+    for strain in range(N_STRAINS):
+        for c in range(32):
+            s, r = c >> 3, c & 7
+            if strain == NT:
+                t[strain, c] = NT_POINTS[r]
+            elif strain == AT:
+                t[strain, c] = at[r]
+            else:
+                t[strain, c] = TRUMP_POINTS[r] if s == strain else PLAIN_POINTS[r]
+    return t
+
+
+AT_TABLE_NAMES = tuple(AT_POINTS_TABLES)
+#: ``ALL_CARD_POINTS[at_table, strain, card]``: card points for each AT table choice
+ALL_CARD_POINTS = np.stack([_build_card_points(n) for n in AT_TABLE_NAMES])
+
+
+def team(seat: int) -> int:
+    """Team of a seat: 0 for seats 0 and 2, 1 for seats 1 and 3."""
+    return seat & 1
+
+
+def strain_name(strain: int) -> str:
+    return STRAIN_NAMES[strain]
+
+
+assert len(SUITS) == 4 and len(RANKS) == 8

@@ -1,0 +1,1 @@
+"""Environments (installed as ``coinche_rl.envs``)."""
