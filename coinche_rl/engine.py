@@ -176,6 +176,11 @@ P_OVERTRUMP_PARTNER = R.P_OVERTRUMP_PARTNER
 P_ROUNDING = R.P_ROUNDING
 AT_SCALED_INDEX = R.AT_TABLE_NAMES.index("scaled")
 
+#: Decorator of the kernels that take arrays but never allocate: compiled without numba's
+#: reference counting, which otherwise costs ~30 ns of atomic increments and decrements
+#: per call (measured: 31 ns -> 0.4 ns for the declare/belote check).
+kernel = njit(cache=True, _nrt=False)
+
 _DEBRUIJN = np.array([0, 1, 28, 2, 29, 14, 24, 3, 30, 22, 20, 15, 25, 17, 4, 8,
                       31, 27, 13, 23, 21, 19, 16, 7, 26, 12, 18, 6, 11, 5, 10, 9],
                      dtype=np.int64)
@@ -207,7 +212,7 @@ def nth_card(m, k):
 
 
 # ------------------------------------------------------------------------- rng
-@njit(cache=True, inline="always")
+@kernel
 def rng_next(rng):
     """splitmix64 step on ``rng`` (uint64 array of 1); returns a uint64."""
     z = rng[0] + np.uint64(0x9E3779B97F4A7C15)
@@ -217,23 +222,25 @@ def rng_next(rng):
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True, inline="always")
+@kernel
 def rng_below(rng, n):
     """Uniform int in ``0..n-1`` (n < 2**32)."""
     return np.int64(((rng_next(rng) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
 
 
-@njit(cache=True)
+@kernel
 def rng_seed(rng, seed, stream):
     """Seed ``rng`` for sub-stream ``stream`` of ``seed`` (independent of chunking)."""
     rng[0] = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(stream) * np.uint64(0xD1B54A32D192ED03)
     rng_next(rng)
 
 
-@njit(cache=True)
-def random_deal(rng, hands):
-    """Shuffle the 32 cards (Fisher-Yates) and fill ``hands`` (int64[4]) with 8 each."""
-    deck = np.arange(32)
+@kernel
+def random_deal(rng, hands, deck):
+    """Shuffle the 32 cards (Fisher-Yates) and fill ``hands`` (int64[4]) with 8 each;
+    ``deck`` (int64[32]) is scratch space."""
+    for i in range(32):
+        deck[i] = i
     for i in range(31, 0, -1):
         j = rng_below(rng, i + 1)
         t = deck[i]
@@ -255,7 +262,7 @@ def beats(c, w, strain):
     return (TRUMP_SUIT_MASK[strain] >> c) & 1 == 1
 
 
-@njit(cache=True)
+@kernel
 def legal_cards(hand, n_in_trick, led_suit, win_card, partner_master, strain,
                 must_undertrump, overtrump_partner):
     """Mask of the cards of ``hand`` that may be played (RULES.md §6).
@@ -290,7 +297,7 @@ def legal_cards(hand, n_in_trick, led_suit, win_card, partner_master, strain,
         return hand
     if insuit == 0:
         return hand
-    if strain == AT:
+    if strain == AT and not (partner_master and not overtrump_partner):
         up = insuit & ABOVE[AT, win_card]
         if up != 0:
             return up
@@ -298,7 +305,7 @@ def legal_cards(hand, n_in_trick, led_suit, win_card, partner_master, strain,
 
 
 # -------------------------------------------------------------- declarations
-@njit(cache=True)
+@kernel
 def hand_declarations(hand, strain, share):
     """Best combination of declarations of one hand (RULES.md §5).
 
@@ -373,7 +380,7 @@ def hand_declarations(hand, strain, share):
     return best_pts, best_key, best_used, low
 
 
-@njit(cache=True)
+@kernel
 def resolve_declarations(S, P):
     """Decide which team scores its declarations (RULES.md §5); fills S_DECL_WINNER and
     S_TEAM_DECL."""
@@ -409,7 +416,7 @@ def resolve_declarations(S, P):
 
 
 # -------------------------------------------------------------------- auction
-@njit(cache=True)
+@kernel
 def reset_state(S, hands, dealer):
     """Start a deal: ``hands`` (int64[4]) dealt by ``dealer``; the auction begins."""
     S[:] = 0
@@ -435,12 +442,12 @@ def reset_state(S, hands, dealer):
         S[S_AUCTION + i] = -1
 
 
-@njit(cache=True)
+@kernel
 def _strain_allowed(P, strain):
     return strain < 4 or P[P_NT_AT] != 0
 
 
-@njit(cache=True)
+@kernel
 def _pending_choice(S, P):
     """0: none; 1: the seat to act must choose to declare or not; 2: belote or not."""
     if S[S_PHASE] != PLAY or S[S_TRICK_NO] != 0:
@@ -455,7 +462,7 @@ def _pending_choice(S, P):
     return 0
 
 
-@njit(cache=True)
+@kernel
 def legal_play_mask(S, P):
     """Mask of the cards the seat to act may play (0 outside the play phase or while a
     declare / belote choice is pending)."""
@@ -471,7 +478,7 @@ def legal_play_mask(S, P):
                        P[P_MUST_UNDERTRUMP], P[P_OVERTRUMP_PARTNER])
 
 
-@njit(cache=True)
+@kernel
 def legal_actions_into(S, P, out):
     """Fill ``out`` (uint8/bool, shape (N_ACTIONS,)) with the legal-action mask; return
     the number of legal actions."""
@@ -537,19 +544,54 @@ def legal_actions_into(S, P, out):
     return cnt
 
 
-@njit(cache=True)
+@kernel
+def _auction_is_legal(S, P, a):
+    """Legality of auction action ``a`` without building the whole mask."""
+    if a == PASS:
+        return True
+    cur = S[S_CUR]
+    bid_seat = S[S_BID_SEAT]
+    coinche = S[S_COINCHE]
+    capot = S[S_CAPOT]
+    if a < CAPOT_BASE:
+        if coinche != 0 or capot != 0:
+            return False
+        st = (a - BID_BASE) % 6
+        v = MIN_BID_VALUE + 10 * ((a - BID_BASE) // 6)
+        return (_strain_allowed(P, st) and v > S[S_BID_VALUE] and v >= P[P_MIN_BID]
+                and v <= P[P_MAX_BID] and (v - P[P_MIN_BID]) % P[P_BID_STEP] == 0)
+    if a < COINCHE:
+        if capot != 0 or not _strain_allowed(P, a - CAPOT_BASE):
+            return False
+        return coinche == 0 or (coinche == 1 and P[P_CAPOT_AFTER_COINCHE] != 0)
+    if a == COINCHE:
+        return coinche == 0 and bid_seat >= 0 and ((bid_seat ^ cur) & 1) == 1
+    if a == SURCOINCHE:
+        return coinche == 1 and ((bid_seat ^ cur) & 1) == 0
+    return False
+
+
+@kernel
 def is_legal(S, P, a):
     """True when action id ``a`` is legal in state ``S``."""
     if a < 0 or a >= N_ACTIONS:
         return False
-    if S[S_PHASE] == PLAY and a >= CARD_BASE and a < CARD_BASE + 32 and _pending_choice(S, P) == 0:
-        return (legal_play_mask(S, P) >> (a - CARD_BASE)) & 1 == 1
-    out = np.zeros(N_ACTIONS, dtype=np.uint8)
-    legal_actions_into(S, P, out)
-    return out[a] == 1
+    phase = S[S_PHASE]
+    if phase == AUCTION:
+        return _auction_is_legal(S, P, a)
+    if phase != PLAY:
+        return False
+    pend = _pending_choice(S, P)
+    if pend == 1:
+        return a == DECLARE or a == NO_DECLARE
+    if pend == 2:
+        return a == BELOTE or a == NO_BELOTE
+    if a < CARD_BASE or a >= CARD_BASE + 32:
+        return False
+    return (legal_play_mask(S, P) >> (a - CARD_BASE)) & 1 == 1
 
 
-@njit(cache=True)
+@kernel
 def _start_play(S, P):
     """Auction over: compute declarations and belotes, first trick led by the seat after
     the dealer."""
@@ -585,7 +627,7 @@ def _start_play(S, P):
                             S[S_TEAM_BELOTE + (seat & 1)] += 20
 
 
-@njit(cache=True)
+@kernel
 def _end_auction_void(S):
     S[S_PHASE] = DONE
     S[S_VOID] = 1
@@ -593,12 +635,19 @@ def _end_auction_void(S):
     S[S_MADE] = -1
 
 
-@njit(cache=True)
+@kernel
 def apply_action(S, P, a):
     """Apply action id ``a`` if it is legal; return 0, or 1 (and leave ``S`` unchanged)
     when it is not."""
     if not is_legal(S, P, a):
         return 1
+    return apply_legal_action(S, P, a)
+
+
+@kernel
+def apply_legal_action(S, P, a):
+    """Apply action id ``a``, known to be legal (no check: callers that drew ``a`` from
+    the legal set use this). Returns 0."""
     phase = S[S_PHASE]
     cur = S[S_CUR]
     if phase == AUCTION:
@@ -704,7 +753,7 @@ def apply_action(S, P, a):
     return 0
 
 
-@njit(cache=True)
+@kernel
 def round10(x, rounding):
     """Nearest ten, halves up (85 -> 90, 84 -> 80), or ``x`` when rounding is off."""
     if rounding == 0:
@@ -712,7 +761,7 @@ def round10(x, rounding):
     return (x + 5) // 10 * 10
 
 
-@njit(cache=True)
+@kernel
 def score_deal(S, P):
     """Score a finished deal (RULES.md §7-§8); fills the result slots and ends the deal."""
     S[S_PHASE] = DONE
@@ -733,8 +782,8 @@ def score_deal(S, P):
         # trump table at every suit (258 with dix de der) scaled to 162; the takers'
         # share is rounded half up and the defenders get the rest
         if capot_team < 0:
-            cpT = S[S_POINTS + T]
-            sT = (cpT * 162 * 2 + 258) // (2 * 258)
+            rawT = S[S_POINTS + T]
+            sT = (rawT * 162 * 2 + 258) // (2 * 258)
             if T == 0:
                 cp0 = sT
                 cp1 = 162 - sT
@@ -747,9 +796,8 @@ def score_deal(S, P):
     elif capot_team == 1:
         cp1 = 252
         cp0 = 0
-    cp = np.empty(2, dtype=np.int64)
-    cp[0] = cp0
-    cp[1] = cp1
+    cpT = cp0 if T == 0 else cp1
+    cpD = cp1 if T == 0 else cp0
     S[S_CARD_POINTS] = cp0
     S[S_CARD_POINTS + 1] = cp1
     bel0 = S[S_TEAM_BELOTE]
@@ -758,8 +806,8 @@ def score_deal(S, P):
     belD = bel1 if T == 0 else bel0
     decT = S[S_TEAM_DECL + T]
     decD = S[S_TEAM_DECL + D]
-    totT = cp[T]
-    totD = cp[D]
+    totT = cpT
+    totD = cpD
     if P[P_COUNT_BELOTE]:
         totT += belT
         totD += belD
@@ -793,8 +841,8 @@ def score_deal(S, P):
     base = P[P_FAIL_BASE]
     if made:
         if m == 1 or P[P_CARDS_PLUS_BID]:
-            sT = cp[T] + belT + decT + bid_val * m
-            sD = cp[D] + belD
+            sT = cpT + belT + decT + bid_val * m
+            sD = cpD + belD
             if all_T:
                 sT += decD          # the defenders' declarations change hands
             else:
@@ -821,7 +869,7 @@ def score_deal(S, P):
 
 
 # ---------------------------------------------------------------------- match
-@njit(cache=True)
+@kernel
 def match_winner(totals, target, taker_team, made, tricks0, tricks1):
     """Winner of a match after a deal (RULES.md §9): 0, 1, or -1 to play on.
 
@@ -855,7 +903,7 @@ def match_winner(totals, target, taker_team, made, tricks0, tricks1):
 
 
 # ------------------------------------------------------------ batched simulation
-@njit(cache=True)
+@kernel
 def _random_action(S, P, rng, buf, pass_prob):
     """A random legal action: cards uniformly; in the auction pass with probability
     ``pass_prob`` (uniform over every legal action when ``pass_prob < 0``)."""
@@ -879,12 +927,12 @@ def _random_action(S, P, rng, buf, pass_prob):
     return -1
 
 
-@njit(cache=True)
+@kernel
 def play_out(S, P, rng, buf, pass_prob):
     """Play random legal actions from ``S`` until the deal is over."""
     while S[S_PHASE] != DONE:
         a = _random_action(S, P, rng, buf, pass_prob)
-        apply_action(S, P, a)
+        apply_legal_action(S, P, a)
 
 
 @njit(cache=True)
@@ -899,11 +947,12 @@ def simulate_random_deals(P, n, seed, dealer, pass_prob, contract, out_scores, o
     """
     S = np.empty(STATE_SIZE, dtype=np.int64)
     hands = np.empty(4, dtype=np.int64)
+    deck = np.empty(32, dtype=np.int64)
     buf = np.zeros(N_ACTIONS, dtype=np.uint8)
     rng = np.empty(1, dtype=np.uint64)
     for i in range(n):
         rng_seed(rng, seed, i)
-        random_deal(rng, hands)
+        random_deal(rng, hands, deck)
         d = dealer if dealer >= 0 else rng_below(rng, 4)
         reset_state(S, hands, d)
         if contract[0] >= 0:
@@ -921,7 +970,7 @@ def simulate_random_deals(P, n, seed, dealer, pass_prob, contract, out_scores, o
         out_info[i, 7] = S[S_TRICKS]
 
 
-@njit(cache=True)
+@kernel
 def set_contract(S, P, value, strain, coinche, taker):
     """Skip the auction of a freshly reset state: the contract is ``value`` (250 for a
     capot bid) in ``strain``, coinche level ``coinche`` (0, 1, 2), taken by ``taker``;
@@ -960,13 +1009,14 @@ def random_play_phase(P, n, seed, strain, out_points):
     auction, declarations or scoring.
     """
     hands = np.empty(4, dtype=np.int64)
+    deck = np.empty(32, dtype=np.int64)
     rng = np.empty(1, dtype=np.uint64)
     pts_table = ALL_CARD_POINTS[P[P_AT_TABLE], strain]
     mu = P[P_MUST_UNDERTRUMP]
     op = P[P_OVERTRUMP_PARTNER]
     for i in range(n):
         rng_seed(rng, seed, i)
-        random_deal(rng, hands)
+        random_deal(rng, hands, deck)
         leader = 0
         pts0 = 0
         for trick in range(8):

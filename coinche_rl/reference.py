@@ -26,13 +26,13 @@ from typing import NamedTuple
 
 from .actions import (BELOTE, COINCHE, DECLARE, NO_BELOTE, NO_DECLARE, PASS, SURCOINCHE,
                       action_card, bid_action, bid_strain, bid_value, capot_action,
-                      card_action, is_bid, is_capot, is_card)
+                      card_action, is_bid, is_capot)
 from .cards import RANKS, cards_of
 from .rules import AT, NT, RuleSet
 
 __all__ = ["card_points", "card_strength", "trick_winner", "legal_cards", "Declaration",
            "hand_declarations", "declaration_rank", "has_low_carre", "belote_pairs",
-           "ReferenceDeal", "match_winner", "round_score"]
+           "ReferenceDeal", "score_deal", "match_winner", "round_score"]
 
 # ----------------------------------------------------------------- §2 cards and points
 # Rank letters follow coinche_rl.cards: rank index 0..7 is "789TJQKA"[index].
@@ -536,9 +536,10 @@ class ReferenceDeal:
         for trick, winner in zip(self.tricks, self.trick_winners):
             cp[_team(winner)] += sum(card_points(c, strain, rules) for _, c in trick)
         last_team = _team(self.trick_winners[-1])
-        teams = {_team(w) for w in self.trick_winners}
-        if len(teams) == 1:                        # capot: 252 / 0
-            cp[last_team] += CAPOT_DIX_DE_DER
+        if all(_team(w) == last_team for w in self.trick_winners):
+            # capot: 252 / 0 (152 + dix de der 100), whatever the AT table
+            cp = [0, 0]
+            cp[last_team] = 152 + CAPOT_DIX_DE_DER
             return cp
         cp[last_team] += DIX_DE_DER
         if strain == AT and rules.at_points == "scaled":
@@ -549,40 +550,48 @@ class ReferenceDeal:
         return cp
 
     def _score(self) -> dict:
-        """§8 deal scoring, as parameterised by the rule set."""
-        rules, c = self.rules, self.contract
-        T = _team(c["taker"])
-        D = 1 - T
-        cp = self._card_points()
-        bel = list(self.team_belote_points)
-        dec = list(self.team_declaration_points)
-        counted = [cp[t] + (bel[t] if "belote" in rules.contract_counts else 0)
-                   + (dec[t] if "declarations" in rules.contract_counts else 0) for t in (0, 1)]
-        seats = set(self.trick_winners)
-        generale = self.trick_winners[0] if len(seats) == 1 else None
-        all_T = all(_team(w) == T for w in self.trick_winners)
-        capot_value = CAPOT_VALUE
-        if rules.generale_bonus > 0 and generale is not None and _team(generale) == T:
-            capot_value = rules.generale_bonus
-        cond1 = all_T if c["capot"] else counted[T] >= c["value"]
-        made = cond1 and (rules.made_conditions == "bid_only" or counted[T] > counted[D])
-        bid_val = capot_value if c["capot"] else c["value"]
-        m = 1 if c["coinche"] == 0 else rules.multipliers[c["coinche"] - 1]
-        base = rules.fail_base
-        raw = [0, 0]
-        if made and (m == 1 or rules.coinche_scoring == "cards_plus_bid"):
-            raw[T] = cp[T] + bel[T] + dec[T] + bid_val * m + (dec[D] if all_T else 0)
-            raw[D] = cp[D] + bel[D] + (0 if all_T else dec[D])
-        elif made:                                  # coinched, FFB scoring
-            raw[T] = ((capot_value if all_T else base) + dec[T] + bel[T] + dec[D] + bid_val) * m
-            raw[D] = bel[D]
-        else:                                       # chute
-            extra = bel[T] if rules.belote_takeable else 0
-            raw[T] = 0 if rules.belote_takeable else bel[T]
-            if rules.coinche_scoring == "cards_plus_bid":
-                raw[D] = base + bid_val * m + bel[D] + dec[D] + dec[T] + extra
-            else:
-                raw[D] = (base + dec[D] + bel[D] + dec[T] + bid_val + extra) * m
-        score = [round_score(x) for x in raw] if rules.rounding == "nearest10" else list(raw)
-        return {"made": made, "card_points": cp, "totals": counted, "raw": raw,
-                "score": score, "multiplier": m, "generale": generale}
+        return score_deal(self.rules, self.contract, self.trick_winners, self._card_points(),
+                          self.team_belote_points, self.team_declaration_points)
+
+
+def score_deal(rules: RuleSet, contract: dict, trick_winners: list[int], cp: list[int],
+               bel: list[int], dec: list[int]) -> dict:
+    """§8 deal scoring, as parameterised by the rule set.
+
+    ``contract`` as :attr:`ReferenceDeal.contract`; ``trick_winners``: the 8 winning
+    seats; ``cp``: final card points per team (with dix de der, capot and AT scaling
+    applied); ``bel`` / ``dec``: belote and resolved declaration points per team.
+    Returns the ``result`` dict of :class:`ReferenceDeal`.
+    """
+    c = contract
+    T = _team(c["taker"])
+    D = 1 - T
+    counted = [cp[t] + (bel[t] if "belote" in rules.contract_counts else 0)
+               + (dec[t] if "declarations" in rules.contract_counts else 0) for t in (0, 1)]
+    generale = trick_winners[0] if len(set(trick_winners)) == 1 else None
+    all_T = all(_team(w) == T for w in trick_winners)
+    capot_value = CAPOT_VALUE
+    if rules.generale_bonus > 0 and generale is not None and _team(generale) == T:
+        capot_value = rules.generale_bonus
+    cond1 = all_T if c["capot"] else counted[T] >= c["value"]
+    made = cond1 and (rules.made_conditions == "bid_only" or counted[T] > counted[D])
+    bid_val = capot_value if c["capot"] else c["value"]
+    m = 1 if c["coinche"] == 0 else rules.multipliers[c["coinche"] - 1]
+    base = rules.fail_base
+    raw = [0, 0]
+    if made and (m == 1 or rules.coinche_scoring == "cards_plus_bid"):
+        raw[T] = cp[T] + bel[T] + dec[T] + bid_val * m + (dec[D] if all_T else 0)
+        raw[D] = cp[D] + bel[D] + (0 if all_T else dec[D])
+    elif made:                                      # coinched, FFB scoring
+        raw[T] = ((capot_value if all_T else base) + dec[T] + bel[T] + dec[D] + bid_val) * m
+        raw[D] = bel[D]
+    else:                                           # chute
+        extra = bel[T] if rules.belote_takeable else 0
+        raw[T] = 0 if rules.belote_takeable else bel[T]
+        if rules.coinche_scoring == "cards_plus_bid":
+            raw[D] = base + bid_val * m + bel[D] + dec[D] + dec[T] + extra
+        else:
+            raw[D] = (base + dec[D] + bel[D] + dec[T] + bid_val + extra) * m
+    score = [round_score(x) for x in raw] if rules.rounding == "nearest10" else list(raw)
+    return {"made": made, "card_points": list(cp), "totals": counted, "raw": raw,
+            "score": score, "multiplier": m, "generale": generale}

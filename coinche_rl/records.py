@@ -1,0 +1,303 @@
+"""Game records: a documented JSON format for a deal and a match, save / load / replay.
+
+Deal record (``"format": "coinche-rl/deal"``, version 1)::
+
+    {
+      "format": "coinche-rl/deal", "version": 1,
+      "rules": {"preset": "ffb", "overrides": {"target": 2000}},
+      "dealer": 3,
+      "hands": ["KS QS AH TH JH 9H 8D 7D", ...],      # as dealt, seat 0..3
+      "contract_given": null,                          # or {"value", "strain", "coinche", "taker"}
+                                                       #   when the auction was skipped
+      "auction": ["pass", "100H", "pass", ...],        # from the seat after the dealer
+      "plays": ["JH", "7H", ...],                      # cards (and declare / belote choices)
+      "contract": {"value": 100, "strain": "H", "capot": false, "coinche": 0, "taker": 0},
+      "declarations": {"seats": [{"seat": 0, "points": 20, "cards": "AH KH QH", "declared": true}, ...],
+                       "winner": 0},                   # team scoring them, null for nobody
+      "belote": [20, 0],
+      "result": {"void": false, "made": true, "multiplier": 1, "generale": null,
+                 "teams": [{"card_points": 98, "dix_de_der": 10, "belote": 20, "declarations": 0,
+                            "total": 118, "raw_score": 218, "score": 220}, {...}],
+                 "scores": [220, 60]}
+    }
+
+Match record (``"format": "coinche-rl/match"``): ``rules``, ``first_dealer``, ``deals``
+(deal records without their own ``rules``), ``scores`` (match totals) and ``winner``.
+
+Replaying a record applies every action through the engine and compares every stored
+derived field (contract, declarations, belote, result, match scores and winner) with what
+the engine computes. Any difference or illegal action raises :class:`RecordError`
+naming the first bad field.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Dict, List, Optional, Union
+
+from . import actions as A
+from .cards import InvalidNotationError, format_hand, parse_hand
+from .game import Deal, IllegalActionError, Match
+from .rules import STRAIN_NAMES, InvalidRulesError, RuleSet, UnknownPresetError, get_rules
+from . import engine as E
+
+import numpy as np
+
+__all__ = ["RecordError", "deal_to_record", "match_to_record", "replay_deal", "replay_match",
+           "replay", "save_record", "load_record", "DEAL_FORMAT", "MATCH_FORMAT", "VERSION"]
+
+DEAL_FORMAT = "coinche-rl/deal"
+MATCH_FORMAT = "coinche-rl/match"
+VERSION = 1
+
+
+class RecordError(ValueError):
+    """A malformed, illegal or inconsistent record; the message names the first bad field."""
+
+
+# ------------------------------------------------------------------------ write
+def _rules_record(rules: RuleSet) -> Dict[str, Any]:
+    return {"preset": rules.name, "overrides": rules.overrides()}
+
+
+def _contract_record(c) -> Optional[Dict[str, Any]]:
+    if c is None:
+        return None
+    return {"value": c.value, "strain": STRAIN_NAMES[c.strain], "capot": c.capot,
+            "coinche": c.coinche, "taker": c.taker}
+
+
+def _derived(deal: Deal) -> Dict[str, Any]:
+    """The fields of a record that replay recomputes and checks."""
+    out: Dict[str, Any] = {"contract": _contract_record(deal.contract)}
+    if deal.phase != "auction" and not deal.is_void:
+        seats = []
+        for s in range(4):
+            pts, cards = deal.seat_declarations(s)
+            seats.append({"seat": s, "points": pts, "cards": format_hand(cards),
+                          "declared": deal.declared[s]})
+        out["declarations"] = {"seats": seats, "winner": deal.declaration_winner}
+        out["belote"] = list(deal.team_belote)
+    res = deal.result
+    if res is not None:
+        out["result"] = {
+            "void": res.void, "made": res.made, "multiplier": res.multiplier,
+            "generale": res.generale,
+            "teams": [dict(card_points=t.card_points, dix_de_der=t.dix_de_der, belote=t.belote,
+                           declarations=t.declarations, total=t.total, raw_score=t.raw_score,
+                           score=t.score) for t in res.teams],
+            "scores": list(res.scores)}
+    return out
+
+
+def deal_to_record(deal: Deal, *, include_rules: bool = True) -> Dict[str, Any]:
+    """The JSON-ready record of a deal (finished or not)."""
+    n_auction = len(deal.auction)
+    given = None
+    if deal.phase != "auction" and n_auction == 0 and not deal.is_void:
+        c = deal.contract
+        given = {"value": c.value, "strain": STRAIN_NAMES[c.strain], "coinche": c.coinche, "taker": c.taker}
+    hist = deal.history
+    rec: Dict[str, Any] = {"format": DEAL_FORMAT, "version": VERSION}
+    if include_rules:
+        rec["rules"] = _rules_record(deal.rules)
+    rec.update({
+        "dealer": deal.dealer,
+        "hands": [format_hand(h) for h in deal.initial_hands],
+        "contract_given": given,
+        "auction": [A.action_to_str(a) for a in hist[:n_auction]],
+        "plays": [A.action_to_str(a) for a in hist[n_auction:]],
+    })
+    rec.update(_derived(deal))
+    return rec
+
+
+def match_to_record(match: Match) -> Dict[str, Any]:
+    deals = list(match.deals)
+    if not match.is_terminal and match.deal.history:
+        deals.append(match.deal)
+    return {"format": MATCH_FORMAT, "version": VERSION, "rules": _rules_record(match.rules),
+            "first_dealer": match.first_dealer,
+            "deals": [deal_to_record(d, include_rules=False) for d in deals],
+            "scores": list(match.scores), "winner": match.winner}
+
+
+def save_record(record_or_game, path: str) -> None:
+    """Write a record (or a Deal / Match, converted) as JSON."""
+    rec = record_or_game
+    if isinstance(rec, Deal):
+        rec = deal_to_record(rec)
+    elif isinstance(rec, Match):
+        rec = match_to_record(rec)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(rec, f, indent=1, ensure_ascii=False)
+        f.write("\n")
+
+
+def load_record(path: str) -> Dict[str, Any]:
+    """Read a JSON record. :raises RecordError: if the file is not valid JSON."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            rec = json.load(f)
+    except json.JSONDecodeError as e:
+        raise RecordError(f"{path}: not valid JSON: {e}") from None
+    except OSError as e:
+        raise RecordError(f"{path}: cannot read: {e.strerror}") from None
+    if not isinstance(rec, dict):
+        raise RecordError(f"{path}: a record must be a JSON object, not {type(rec).__name__}")
+    return rec
+
+
+# ----------------------------------------------------------------------- replay
+def _need(rec: Dict[str, Any], key: str, typ, where: str):
+    if key not in rec:
+        raise RecordError(f"{where}{key}: missing field")
+    v = rec[key]
+    if not isinstance(v, typ) or (typ is int and isinstance(v, bool)):
+        tn = typ.__name__ if isinstance(typ, type) else "/".join(t.__name__ for t in typ)
+        raise RecordError(f"{where}{key}: expected {tn}, got {v!r}")
+    return v
+
+
+def _rules_from(rec: Dict[str, Any], where: str) -> RuleSet:
+    r = _need(rec, "rules", dict, where)
+    preset = _need(r, "preset", str, where + "rules.")
+    overrides = r.get("overrides", {})
+    if not isinstance(overrides, dict):
+        raise RecordError(f"{where}rules.overrides: expected an object, got {overrides!r}")
+    try:
+        return get_rules(preset, **overrides)
+    except (UnknownPresetError, InvalidRulesError) as e:
+        raise RecordError(f"{where}rules: {e}") from None
+
+
+def _compare(stored: Any, computed: Any, where: str) -> None:
+    if isinstance(computed, dict):
+        if not isinstance(stored, dict):
+            raise RecordError(f"{where}: expected an object, got {stored!r}")
+        for k, v in computed.items():
+            if k not in stored:
+                raise RecordError(f"{where}.{k}: missing field (replay gives {v!r})")
+            _compare(stored[k], v, f"{where}.{k}")
+    elif isinstance(computed, list):
+        if not isinstance(stored, list) or len(stored) != len(computed):
+            raise RecordError(f"{where}: stored {stored!r}, replay gives {computed!r}")
+        for i, (s, c) in enumerate(zip(stored, computed)):
+            _compare(s, c, f"{where}[{i}]")
+    elif stored != computed or type(stored) is not type(computed) and not (
+            isinstance(stored, (int, float)) and isinstance(computed, int) and not isinstance(stored, bool)):
+        raise RecordError(f"{where}: stored {stored!r}, replay gives {computed!r}")
+
+
+def replay_deal(rec: Dict[str, Any], rules: Optional[RuleSet] = None, *, where: str = "",
+                check: bool = True) -> Deal:
+    """Rebuild a deal from its record, checking every action and every stored result.
+
+    :raises RecordError: naming the first malformed, illegal or inconsistent field.
+    """
+    if not isinstance(rec, dict):
+        raise RecordError(f"{where or 'record'}: expected an object, got {type(rec).__name__}")
+    if rules is None:
+        fmt = rec.get("format")
+        if fmt != DEAL_FORMAT:
+            raise RecordError(f"{where}format: expected {DEAL_FORMAT!r}, got {fmt!r}")
+        if rec.get("version") != VERSION:
+            raise RecordError(f"{where}version: expected {VERSION}, got {rec.get('version')!r}")
+        rules = _rules_from(rec, where)
+    dealer = _need(rec, "dealer", int, where)
+    if not 0 <= dealer < 4:
+        raise RecordError(f"{where}dealer: expected a seat 0..3, got {dealer!r}")
+    hands = _need(rec, "hands", list, where)
+    if len(hands) != 4 or not all(isinstance(h, str) for h in hands):
+        raise RecordError(f"{where}hands: expected 4 hand strings, got {hands!r}")
+    try:
+        masks = [parse_hand(h) for h in hands]
+        deal = Deal(rules, hands=masks, dealer=dealer)
+    except (InvalidNotationError, ValueError) as e:
+        raise RecordError(f"{where}hands: {e}") from None
+    given = rec.get("contract_given")
+    if given is not None:
+        try:
+            strain = STRAIN_NAMES.index(given["strain"])
+            deal.with_contract(int(given["value"]), strain, taker=int(given["taker"]),
+                               coinche=int(given.get("coinche", 0)))
+        except (KeyError, TypeError, ValueError) as e:
+            raise RecordError(f"{where}contract_given: {e}") from None
+    for key in ("auction", "plays"):
+        seq = _need(rec, key, list, where)
+        for i, text in enumerate(seq):
+            field = f"{where}{key}[{i}]"
+            if not isinstance(text, str):
+                raise RecordError(f"{field}: expected an action string, got {text!r}")
+            if key == "auction" and deal.phase != "auction":
+                raise RecordError(f"{field}: {text!r} after the end of the auction")
+            if key == "plays" and deal.phase == "auction":
+                raise RecordError(f"{field}: {text!r} before the end of the auction "
+                                  f"(the auction list stops too early)")
+            try:
+                deal.apply(text)
+            except (InvalidNotationError, IllegalActionError) as e:
+                raise RecordError(f"{field}: {e}") from None
+    if check:
+        computed = _derived(deal)
+        for k, v in computed.items():
+            if k not in rec:
+                if deal.is_terminal:
+                    raise RecordError(f"{where}{k}: missing field (replay gives {v!r})")
+                continue
+            _compare(rec[k], v, f"{where}{k}")
+    return deal
+
+
+def replay_match(rec: Dict[str, Any], *, check: bool = True) -> Dict[str, Any]:
+    """Replay a match record: every deal, dealer rotation, scores and the winner.
+
+    Returns ``{"rules", "deals", "scores", "winner"}``. :raises RecordError:.
+    """
+    if rec.get("format") != MATCH_FORMAT:
+        raise RecordError(f"format: expected {MATCH_FORMAT!r}, got {rec.get('format')!r}")
+    if rec.get("version") != VERSION:
+        raise RecordError(f"version: expected {VERSION}, got {rec.get('version')!r}")
+    rules = _rules_from(rec, "")
+    first = _need(rec, "first_dealer", int, "")
+    deal_recs = _need(rec, "deals", list, "")
+    scores = [0, 0]
+    winner = None
+    deals = []
+    for i, drec in enumerate(deal_recs):
+        where = f"deals[{i}]."
+        if winner is not None:
+            raise RecordError(f"deals[{i}]: a deal after the end of the match (team {winner} won)")
+        deal = replay_deal(drec, rules, where=where, check=check)
+        expected_dealer = (first + i) % 4
+        if deal.dealer != expected_dealer:
+            raise RecordError(f"{where}dealer: expected {expected_dealer} (rotation from "
+                              f"first_dealer {first}), got {deal.dealer}")
+        deals.append(deal)
+        if not deal.is_terminal:
+            if i != len(deal_recs) - 1:
+                raise RecordError(f"deals[{i}]: unfinished deal before the last one")
+            break
+        s = deal.scores
+        scores = [scores[0] + s[0], scores[1] + s[1]]
+        if not deal.is_void:
+            t = deal.tricks_won
+            w = int(E.match_winner(np.array(scores, dtype=np.int64), rules.target,
+                                   deal.contract.taker_team, int(deal.result.made), t[0], t[1]))
+            winner = w if w >= 0 else None
+    if check:
+        _compare(rec.get("scores"), scores, "scores")
+        if rec.get("winner") != winner:
+            raise RecordError(f"winner: stored {rec.get('winner')!r}, replay gives {winner!r}")
+    return {"rules": rules, "deals": deals, "scores": scores, "winner": winner}
+
+
+def replay(rec_or_path: Union[str, Dict[str, Any]]) -> Union[Deal, Dict[str, Any]]:
+    """Replay a deal or match record (or a path to one)."""
+    rec = load_record(rec_or_path) if isinstance(rec_or_path, str) else rec_or_path
+    fmt = rec.get("format")
+    if fmt == DEAL_FORMAT:
+        return replay_deal(rec)
+    if fmt == MATCH_FORMAT:
+        return replay_match(rec)
+    raise RecordError(f"format: expected {DEAL_FORMAT!r} or {MATCH_FORMAT!r}, got {fmt!r}")
