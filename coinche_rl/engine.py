@@ -904,35 +904,184 @@ def match_winner(totals, target, taker_team, made, tricks0, tricks1):
 
 # ------------------------------------------------------------ batched simulation
 @kernel
-def _random_action(S, P, rng, buf, pass_prob):
-    """A random legal action: cards uniformly; in the auction pass with probability
-    ``pass_prob`` (uniform over every legal action when ``pass_prob < 0``)."""
-    if S[S_PHASE] == PLAY:
-        m = legal_play_mask(S, P)
-        if m != 0:
-            return CARD_BASE + nth_card(m, rng_below(rng, popcount(m)))
-    cnt = legal_actions_into(S, P, buf)
-    if S[S_PHASE] == AUCTION and pass_prob >= 0.0:
-        u = (rng_next(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
-        if u < pass_prob or cnt == 1:
-            return PASS
-        k = rng_below(rng, cnt - 1) + 1      # skip PASS (index 0)
-    else:
-        k = rng_below(rng, cnt)
-    for a in range(N_ACTIONS):
-        if buf[a]:
-            if k == 0:
-                return a
-            k -= 1
+def _auction_flags(S, P):
+    """``(bids_open, capot_ok, coinche_ok, surcoinche_ok, n_strains)`` for the seat to
+    act in the auction."""
+    cur = S[S_CUR]
+    bid_seat = S[S_BID_SEAT]
+    coinche = S[S_COINCHE]
+    capot = S[S_CAPOT]
+    ns = 6 if P[P_NT_AT] != 0 else 4
+    bids_open = coinche == 0 and capot == 0
+    capot_ok = capot == 0 and (coinche == 0 or (coinche == 1 and P[P_CAPOT_AFTER_COINCHE] != 0))
+    coinche_ok = coinche == 0 and bid_seat >= 0 and ((bid_seat ^ cur) & 1) == 1
+    surcoinche_ok = coinche == 1 and ((bid_seat ^ cur) & 1) == 0
+    return bids_open, capot_ok, coinche_ok, surcoinche_ok, ns
+
+
+@kernel
+def auction_legal_count(S, P):
+    """Number of legal auction actions (pass included), without building the mask."""
+    bids_open, capot_ok, coinche_ok, surcoinche_ok, ns = _auction_flags(S, P)
+    cnt = 1
+    if bids_open:
+        v = P[P_MIN_BID]
+        while v <= P[P_MAX_BID]:
+            if v > S[S_BID_VALUE]:
+                cnt += ns
+            v += P[P_BID_STEP]
+    if capot_ok:
+        cnt += ns
+    if coinche_ok:
+        cnt += 1
+    if surcoinche_ok:
+        cnt += 1
+    return cnt
+
+
+@kernel
+def auction_legal_nth(S, P, k):
+    """The ``k``-th legal auction action in increasing id order (0 is pass)."""
+    if k == 0:
+        return PASS
+    k -= 1
+    bids_open, capot_ok, coinche_ok, surcoinche_ok, ns = _auction_flags(S, P)
+    if bids_open:
+        v = P[P_MIN_BID]
+        while v <= P[P_MAX_BID]:
+            if v > S[S_BID_VALUE]:
+                if k < ns:
+                    return BID_BASE + 6 * ((v - MIN_BID_VALUE) // 10) + k
+                k -= ns
+            v += P[P_BID_STEP]
+    if capot_ok:
+        if k < ns:
+            return CAPOT_BASE + k
+        k -= ns
+    if coinche_ok:
+        if k == 0:
+            return COINCHE
+        k -= 1
+    if surcoinche_ok and k == 0:
+        return SURCOINCHE
     return -1
 
 
 @kernel
-def play_out(S, P, rng, buf, pass_prob):
-    """Play random legal actions from ``S`` until the deal is over."""
+def _random_action(S, P, rng, buf, pass_prob):
+    """A random legal action: cards uniformly; in the auction pass with probability
+    ``pass_prob`` and otherwise any other legal action uniformly (uniform over every
+    legal action when ``pass_prob < 0``)."""
+    phase = S[S_PHASE]
+    if phase == PLAY:
+        m = legal_play_mask(S, P)
+        if m != 0:
+            return CARD_BASE + nth_card(m, rng_below(rng, popcount(m)))
+        cnt = legal_actions_into(S, P, buf)    # a declare / belote choice
+        k = rng_below(rng, cnt)
+        for a in range(N_ACTIONS):
+            if buf[a]:
+                if k == 0:
+                    return a
+                k -= 1
+        return -1
+    cnt = auction_legal_count(S, P)
+    if pass_prob >= 0.0:
+        u = (rng_next(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+        if u < pass_prob or cnt == 1:
+            return PASS
+        return auction_legal_nth(S, P, rng_below(rng, cnt - 1) + 1)
+    return auction_legal_nth(S, P, rng_below(rng, cnt))
+
+
+@kernel
+def play_out_stepwise(S, P, rng, buf, pass_prob):
+    """Play random legal actions from ``S`` until the deal is over, one
+    :func:`apply_legal_action` at a time."""
     while S[S_PHASE] != DONE:
         a = _random_action(S, P, rng, buf, pass_prob)
         apply_legal_action(S, P, a)
+
+
+@kernel
+def play_out(S, P, rng, buf, pass_prob):
+    """Play random legal actions from ``S`` until the deal is over.
+
+    Draws exactly the same random numbers, and leaves exactly the same final state, as
+    :func:`play_out_stepwise` (tested), but once the declarations are resolved (first
+    card of trick 2) the remaining cards are played by :func:`_play_cards_fast`.
+    """
+    while S[S_PHASE] != DONE:
+        if S[S_PHASE] == PLAY and S[S_DECL_WINNER] != -2:
+            _play_cards_fast(S, P, rng)
+            return
+        a = _random_action(S, P, rng, buf, pass_prob)
+        apply_legal_action(S, P, a)
+
+
+@kernel
+def _play_cards_fast(S, P, rng):
+    """Random legal cards to the end of the deal, trick state in local variables.
+
+    Precondition: play phase with the declarations already resolved, so no declare /
+    belote choice and no declaration event remains. Writes every slot that
+    :func:`apply_legal_action` would, then scores the deal with :func:`score_deal`.
+    """
+    strain = S[S_BID_STRAIN]
+    mu = P[P_MUST_UNDERTRUMP]
+    op = P[P_OVERTRUMP_PARTNER]
+    pts_table = ALL_CARD_POINTS[P[P_AT_TABLE], strain]
+    trick = S[S_TRICK_NO]
+    n = S[S_TRICK_N]
+    cur = S[S_CUR]
+    win_card = S[S_WIN_CARD]
+    win_seat = S[S_WIN_SEAT]
+    played = S[S_PLAYED]
+    led = 0
+    if n > 0:
+        led = S[S_PLAYS + 4 * trick] >> 3
+    while True:
+        hand = S[S_HAND + cur]
+        m = legal_cards(hand, n, led, win_card, win_seat == ((cur + 2) & 3), strain, mu, op)
+        c = nth_card(m, rng_below(rng, popcount(m)))
+        S[S_HAND + cur] = hand & ~(1 << c)
+        played |= 1 << c
+        S[S_PLAYS + 4 * trick + n] = c
+        if n == 0:
+            led = c >> 3
+            win_card = c
+            win_seat = cur
+        elif beats(c, win_card, strain):
+            win_card = c
+            win_seat = cur
+        n += 1
+        if n < 4:
+            cur = (cur + 1) & 3
+            continue
+        base = S_PLAYS + 4 * trick
+        pts = (pts_table[S[base]] + pts_table[S[base + 1]] + pts_table[S[base + 2]]
+               + pts_table[S[base + 3]])
+        t = win_seat & 1
+        S[S_POINTS + t] += pts
+        S[S_TRICKS + t] += 1
+        S[S_SEAT_TRICKS + win_seat] += 1
+        S[S_TRICK_WINNERS + trick] = win_seat
+        n = 0
+        if trick == 7:
+            S[S_POINTS + t] += 10
+            S[S_PLAYED] = played
+            S[S_TRICK_N] = 0
+            S[S_WIN_CARD] = win_card
+            S[S_WIN_SEAT] = win_seat
+            score_deal(S, P)
+            return
+        trick += 1
+        cur = win_seat
+        S[S_TRICK_LEADERS + trick] = win_seat
+        S[S_TRICK_NO] = trick
+        S[S_LEADER] = win_seat
+        win_card = -1
+        win_seat = -1
 
 
 @njit(cache=True)
