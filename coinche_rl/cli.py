@@ -171,8 +171,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Optional[List[str]] = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if getattr(args, "deals", 1) < 0:
-        parser.error(f"--deals must be >= 0, got {args.deals}")
+    if getattr(args, "deals", 1) < 1:
+        parser.error(f"--deals must be at least 1, got {args.deals}")
     try:
         return args.func(args)
     except (InvalidRulesError, UnknownPresetError) as e:

@@ -38,7 +38,7 @@ from typing import Any, Dict, List, Optional, Union
 from . import actions as A
 from .cards import InvalidNotationError, format_hand, parse_hand
 from .game import Deal, IllegalActionError, Match
-from .rules import STRAIN_NAMES, InvalidRulesError, RuleSet, UnknownPresetError, get_rules
+from .rules import PRESETS, STRAIN_NAMES, InvalidRulesError, RuleSet, UnknownPresetError, get_rules
 from . import engine as E
 
 import numpy as np
@@ -57,7 +57,11 @@ class RecordError(ValueError):
 
 # ------------------------------------------------------------------------ write
 def _rules_record(rules: RuleSet) -> Dict[str, Any]:
-    return {"preset": rules.name, "overrides": rules.overrides()}
+    """``{"preset", "overrides"}``; a rule set whose name is not a preset is stored as
+    ``ffb`` plus its differences, its name among the overrides."""
+    if rules.name in PRESETS:
+        return {"preset": rules.name, "overrides": rules.overrides()}
+    return {"preset": "ffb", "overrides": {"name": rules.name, **rules.overrides()}}
 
 
 def _contract_record(c) -> Optional[Dict[str, Any]]:
@@ -141,6 +145,8 @@ def load_record(path: str) -> Dict[str, Any]:
             rec = json.load(f)
     except json.JSONDecodeError as e:
         raise RecordError(f"{path}: not valid JSON: {e}") from None
+    except UnicodeDecodeError as e:
+        raise RecordError(f"{path}: not UTF-8 text (byte {e.start}): a record is a JSON file") from None
     except OSError as e:
         raise RecordError(f"{path}: cannot read: {e.strerror}") from None
     if not isinstance(rec, dict):
@@ -210,10 +216,15 @@ def replay_deal(rec: Dict[str, Any], rules: Optional[RuleSet] = None, *, where: 
     hands = _need(rec, "hands", list, where)
     if len(hands) != 4 or not all(isinstance(h, str) for h in hands):
         raise RecordError(f"{where}hands: expected 4 hand strings, got {hands!r}")
+    masks = []
+    for seat, h in enumerate(hands):
+        try:
+            masks.append(parse_hand(h))
+        except InvalidNotationError as e:
+            raise RecordError(f"{where}hands[{seat}]: {e}") from None
     try:
-        masks = [parse_hand(h) for h in hands]
         deal = Deal(rules, hands=masks, dealer=dealer)
-    except (InvalidNotationError, ValueError) as e:
+    except ValueError as e:
         raise RecordError(f"{where}hands: {e}") from None
     given = rec.get("contract_given")
     if given is not None:
@@ -254,6 +265,8 @@ def replay_match(rec: Dict[str, Any], *, check: bool = True) -> Dict[str, Any]:
 
     Returns ``{"rules", "deals", "scores", "winner"}``. :raises RecordError:.
     """
+    if not isinstance(rec, dict):
+        raise RecordError(f"record: expected an object, got {type(rec).__name__}")
     if rec.get("format") != MATCH_FORMAT:
         raise RecordError(f"format: expected {MATCH_FORMAT!r}, got {rec.get('format')!r}")
     if rec.get("version") != VERSION:
@@ -268,11 +281,11 @@ def replay_match(rec: Dict[str, Any], *, check: bool = True) -> Dict[str, Any]:
         where = f"deals[{i}]."
         if winner is not None:
             raise RecordError(f"deals[{i}]: a deal after the end of the match (team {winner} won)")
-        deal = replay_deal(drec, rules, where=where, check=check)
         expected_dealer = (first + i) % 4
-        if deal.dealer != expected_dealer:
+        if isinstance(drec, dict) and drec.get("dealer") != expected_dealer:
             raise RecordError(f"{where}dealer: expected {expected_dealer} (rotation from "
-                              f"first_dealer {first}), got {deal.dealer}")
+                              f"first_dealer {first}), got {drec.get('dealer')!r}")
+        deal = replay_deal(drec, rules, where=where, check=check)
         deals.append(deal)
         if not deal.is_terminal:
             if i != len(deal_recs) - 1:
@@ -295,6 +308,8 @@ def replay_match(rec: Dict[str, Any], *, check: bool = True) -> Dict[str, Any]:
 def replay(rec_or_path: Union[str, Dict[str, Any]]) -> Union[Deal, Dict[str, Any]]:
     """Replay a deal or match record (or a path to one)."""
     rec = load_record(rec_or_path) if isinstance(rec_or_path, str) else rec_or_path
+    if not isinstance(rec, dict):
+        raise RecordError(f"record: expected an object, got {type(rec).__name__}")
     fmt = rec.get("format")
     if fmt == DEAL_FORMAT:
         return replay_deal(rec)

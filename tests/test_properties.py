@@ -37,9 +37,9 @@ presets = st.sampled_from(PRESETS)
 #: probability of passing in the auction (None: uniform over every legal action)
 pass_probs = st.sampled_from([None, 0.3, 0.6, 0.85])
 
-FAST = settings(max_examples=40, deadline=None,
+FAST = settings(max_examples=100, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow])
-FEW = settings(max_examples=15, deadline=None,
+FEW = settings(max_examples=25, deadline=None,
                suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -221,6 +221,45 @@ def test_deal_record_roundtrip(seed, preset, policy_seed, pass_prob, stop, force
     assert again == deal
     assert again.history == deal.history
     assert deal_to_record(again) == rec
+
+
+#: rule variants: every parameter a record must carry through its overrides
+variant_rules = st.fixed_dictionaries({
+    "capot_after_coinche": st.booleans(),
+    "multipliers": st.sampled_from([(2, 4), (2, 3)]),
+    "declarations_share_cards": st.booleans(),
+    "carre_low_cancels": st.booleans(),
+    "optional_declare": st.booleans(),
+    "optional_belote": st.booleans(),
+    "belote_takeable": st.booleans(),
+    "contract_counts": st.sampled_from(["cards", "cards+belote", "cards+declarations",
+                                        "cards+belote+declarations"]),
+    "made_conditions": st.sampled_from(["both", "bid_only"]),
+    "fail_base": st.sampled_from([160, 162]),
+    "coinche_scoring": st.sampled_from(["ffb", "cards_plus_bid"]),
+    "at_points": st.sampled_from(["ffb", "vip", "scaled"]),
+    "generale_bonus": st.sampled_from([0, 350]),
+    "must_undertrump": st.booleans(),
+    "overtrump_partner": st.booleans(),
+    "rounding": st.sampled_from(["nearest10", "none"]),
+    "max_bid": st.sampled_from([160, 180]),
+    "target": st.sampled_from([500, 1000, 2000]),
+}).map(lambda over: get_rules("ffb_sa_ta", **over))
+
+
+@FEW
+@given(rules=variant_rules, seed=seeds, policy_seed=seeds, pass_prob=pass_probs)
+def test_deal_record_roundtrip_rule_variants(rules, seed, policy_seed, pass_prob):
+    """Records carry every override (optional declare / belote choices included) and
+    replay to the same deal; the card invariants hold under every variant."""
+    deal = Deal(rules, seed=seed)
+    play_checked(deal, np.random.default_rng(policy_seed), pass_prob)
+    if not deal.is_void:
+        check_finished(deal)
+    rec = json.loads(json.dumps(deal_to_record(deal)))
+    again = replay_deal(rec)
+    assert again.rules == rules
+    assert again == deal
 
 
 @FEW

@@ -1,0 +1,279 @@
+"""Numba's on-disk cache must survive a read-only install (coinche_rl/_numba_cache.py).
+
+End to end, in subprocesses: the package imported from a read-only copy with a
+read-only home and no NUMBA_CACHE_DIR picks a writable fallback folder and runs a
+kernel; an unusable explicit NUMBA_CACHE_DIR falls back too; a usable one is kept, and a
+second process with the same folder loads the kernels from the cache.
+
+Tests run as root in CI, and root ignores file permissions, so "read-only" is then
+simulated with paths that nobody can create: a folder under a regular *file*
+(``<file>/sub``). The package's ``__pycache__`` becomes a regular file, and HOME a path
+under a file. As a non-root user the copy is also ``chmod -R a-w``.
+
+Unit tests call ``ensure_writable_cache()`` in-process with the environment, the temp
+folder and numba's live config monkeypatched (and restored).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from coinche_rl import _numba_cache as NC
+
+REPO = Path(__file__).resolve().parents[1]
+IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
+UID = os.getuid() if hasattr(os, "getuid") else "user"
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX permissions and paths")
+
+#: run in the child: probe the read-only premise, import, run a kernel, report
+CHILD = r"""
+import json, os, sys, glob
+probe = {}
+for name, folder in (("pkg", sys.argv[1]), ("home", os.path.expanduser("~/.cache"))):
+    try:
+        os.makedirs(folder, exist_ok=True)
+        with open(os.path.join(folder, ".probe"), "w"):
+            pass
+        probe[name] = True
+    except OSError:
+        probe[name] = False
+env_before = os.environ.get("NUMBA_CACHE_DIR")
+import coinche_rl
+env_after = os.environ.get("NUMBA_CACHE_DIR")
+import numba.core.config as cfg
+from coinche_rl import engine as E
+from coinche_rl.simulate import simulate_deals
+r = simulate_deals(10, seed=1)
+st = E.simulate_random_deals.stats
+print(json.dumps({
+    "file": coinche_rl.__file__, "probe": probe, "env_before": env_before,
+    "env_after": env_after, "cfg": cfg.CACHE_DIR, "n": len(r),
+    "cp": r.card_points.sum(axis=1).tolist(), "played": (r.value > 0).tolist(),
+    "cache_path": st.cache_path, "hits": sum(st.cache_hits.values()),
+    "misses": sum(st.cache_misses.values()),
+}))
+"""
+
+
+def _make_unwritable_dir(base: Path, name: str) -> Path:
+    """A folder path nobody can create, root included: under a regular file."""
+    blocker = base / f"{name}-is-a-file"
+    blocker.write_text("not a folder\n")
+    return blocker / "sub"
+
+
+def _chmod_tree(path: Path, writable: bool) -> None:
+    for root, dirs, files in os.walk(path):
+        for p in [root] + [os.path.join(root, f) for f in files]:
+            if os.path.islink(p):
+                continue
+            mode = os.stat(p).st_mode
+            mode = mode | stat.S_IWUSR if writable else mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)
+            os.chmod(p, mode)
+
+
+def run_child(env_over: dict, pythonpath: Path, pkg_dir: Path, cwd: Path) -> dict:
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("NUMBA_CACHE_DIR", "XDG_CACHE_HOME", "PYTHONPATH", "TMPDIR")}
+    env["PYTHONPATH"] = str(pythonpath)
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env.update(env_over)
+    r = subprocess.run([sys.executable, "-c", CHILD, str(pkg_dir / "__pycache__")],
+                       capture_output=True, text=True, env=env, cwd=str(cwd), timeout=600)
+    assert r.returncode == 0, f"child failed:\nstdout:\n{r.stdout}\nstderr:\n{r.stderr}"
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def _check_kernel_ran(out: dict) -> None:
+    assert out["n"] == 10
+    for cp, played in zip(out["cp"], out["played"]):
+        if played:
+            assert cp in (162, 252)
+
+
+def _index_files(folder: str) -> list:
+    return sorted(Path(folder).rglob("*.nbi"))
+
+
+# ------------------------------------------------------- read-only install
+@pytest.fixture(scope="module")
+def readonly_install(tmp_path_factory):
+    """A read-only copy of coinche_rl/, a read-only HOME and a private TMPDIR."""
+    base = tmp_path_factory.mktemp("ro")
+    site = base / "site"
+    site.mkdir()
+    pkg = site / "coinche_rl"
+    shutil.copytree(REPO / "coinche_rl", pkg,
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.nbi", "*.nbc"))
+    if IS_ROOT:
+        # root can write anywhere: make __pycache__ impossible to create
+        (pkg / "__pycache__").write_text("a file, so no folder can be made here\n")
+        home = _make_unwritable_dir(base, "home")
+    else:
+        home = base / "home"
+        home.mkdir()
+    tmpdir = base / "tmp"
+    tmpdir.mkdir()
+    _chmod_tree(site, writable=False)
+    if not IS_ROOT:
+        os.chmod(home, 0o555)
+    yield {"site": site, "pkg": pkg, "home": home, "tmp": tmpdir, "base": base}
+    _chmod_tree(site, writable=True)
+    if not IS_ROOT:
+        os.chmod(home, 0o755)
+
+
+def test_readonly_install_falls_back_to_writable_cache(readonly_install):
+    ro = readonly_install
+    out = run_child({"HOME": str(ro["home"]), "TMPDIR": str(ro["tmp"])},
+                    ro["site"], ro["pkg"], ro["base"])
+    # the child imported the read-only copy, and the premise holds: neither the
+    # package's __pycache__ nor the user cache folder can be written
+    assert Path(out["file"]).resolve().parent == ro["pkg"].resolve()
+    assert out["probe"] == {"pkg": False, "home": False}
+    assert out["env_before"] is None
+    expected = os.path.join(str(ro["tmp"]), f"coinche-rl-numba-cache-{UID}")
+    assert out["env_after"] == expected
+    assert out["cfg"] == expected
+    assert out["cache_path"].startswith(expected)
+    _check_kernel_ran(out)
+    assert _index_files(expected), "no numba cache index (*.nbi) in the fallback folder"
+
+
+def test_unusable_explicit_cache_dir_falls_back(readonly_install, tmp_path):
+    ro = readonly_install
+    bad = _make_unwritable_dir(tmp_path, "cache")
+    out = run_child({"HOME": str(ro["home"]), "TMPDIR": str(ro["tmp"]),
+                     "NUMBA_CACHE_DIR": str(bad)}, ro["site"], ro["pkg"], ro["base"])
+    assert out["env_before"] == str(bad)
+    assert out["env_after"] != str(bad)
+    assert out["env_after"].startswith(str(ro["tmp"]))
+    assert out["cfg"] == out["env_after"]
+    assert out["cache_path"].startswith(out["env_after"])
+    assert not Path(str(bad)).exists()
+    _check_kernel_ran(out)
+
+
+# ----------------------------------------------------- usable explicit folder
+@pytest.fixture(scope="module")
+def explicit_cache(tmp_path_factory):
+    """One process run with a fresh, usable NUMBA_CACHE_DIR (the normal install)."""
+    base = tmp_path_factory.mktemp("explicit")
+    cache = base / "numba-cache"
+    out = run_child({"NUMBA_CACHE_DIR": str(cache), "TMPDIR": str(base)}, REPO,
+                    REPO / "coinche_rl", base)
+    return cache, out
+
+
+def test_usable_explicit_cache_dir_is_kept(explicit_cache):
+    cache, out = explicit_cache
+    assert Path(out["file"]).resolve().parent == (REPO / "coinche_rl").resolve()
+    assert out["env_before"] == out["env_after"] == str(cache)
+    assert out["cfg"] == str(cache)
+    assert out["cache_path"].startswith(str(cache))
+    _check_kernel_ran(out)
+    # first run in a fresh folder: compiled, then written to the cache
+    assert out["misses"] >= 1
+    assert _index_files(str(cache)), "no *.nbi index files after the first run"
+    assert list(Path(cache).rglob("*.nbc")), "no *.nbc data files after the first run"
+
+
+def test_second_process_reuses_the_cache(explicit_cache):
+    cache, first = explicit_cache
+    before = {p: p.stat().st_mtime_ns for p in Path(cache).rglob("*.nbi")}
+    assert before
+    out = run_child({"NUMBA_CACHE_DIR": str(cache), "TMPDIR": str(cache.parent)}, REPO,
+                    REPO / "coinche_rl", cache.parent)
+    assert out["env_after"] == str(cache)
+    assert out["cache_path"] == first["cache_path"]
+    _check_kernel_ran(out)
+    assert out["hits"] >= 1 and out["misses"] == 0, out
+    assert out["cp"] == first["cp"]
+    # nothing new had to be compiled and indexed for this kernel
+    after = {p: p.stat().st_mtime_ns for p in Path(cache).rglob("*.nbi")}
+    assert set(after) == set(before)
+
+
+# ------------------------------------------------------------------ unit level
+@pytest.fixture
+def isolated(monkeypatch, tmp_path):
+    """No NUMBA_CACHE_DIR, a private temp folder, numba's live config restored."""
+    import numba.core.config as cfg
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    monkeypatch.setattr(cfg, "CACHE_DIR", cfg.CACHE_DIR)
+    return tmp
+
+
+def test_writable_probe(tmp_path):
+    assert NC._writable(str(tmp_path / "new" / "folder"))
+    assert (tmp_path / "new" / "folder").is_dir()
+    assert list((tmp_path / "new" / "folder").iterdir()) == []     # probe removed
+    assert not NC._writable(str(_make_unwritable_dir(tmp_path, "x")))
+
+
+def test_unit_explicit_usable_kept(isolated, monkeypatch, tmp_path):
+    folder = tmp_path / "mine"
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(folder))
+    assert NC.ensure_writable_cache() == str(folder)
+    assert os.environ["NUMBA_CACHE_DIR"] == str(folder)
+
+
+def test_unit_explicit_unusable_falls_back(isolated, monkeypatch, tmp_path):
+    import numba.core.config as cfg
+    bad = _make_unwritable_dir(tmp_path, "cache")
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(bad))
+    got = NC.ensure_writable_cache()
+    assert got == NC.fallback_cache_dir()
+    assert got.startswith(str(isolated))
+    assert os.environ["NUMBA_CACHE_DIR"] == got and cfg.CACHE_DIR == got
+    assert NC._writable(got)
+
+
+def test_unit_package_writable_keeps_numba_default(isolated, monkeypatch, tmp_path):
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    monkeypatch.setattr(NC, "_PKG_DIR", str(pkg))
+    assert NC.ensure_writable_cache() is None
+    assert "NUMBA_CACHE_DIR" not in os.environ
+
+
+def test_unit_package_readonly_falls_back(isolated, monkeypatch, tmp_path):
+    import numba.core.config as cfg
+    monkeypatch.setattr(NC, "_PKG_DIR", str(_make_unwritable_dir(tmp_path, "pkg")))
+    got = NC.ensure_writable_cache()
+    assert got == os.path.join(str(isolated), f"coinche-rl-numba-cache-{UID}")
+    assert os.environ["NUMBA_CACHE_DIR"] == got and cfg.CACHE_DIR == got
+    assert os.path.isdir(got)
+
+
+def test_unit_package_readonly_via_writable_patch(isolated, monkeypatch):
+    """Same as above with ``_writable`` patched to refuse only the package folder."""
+    real = NC._writable
+    pkg_cache = os.path.join(NC._PKG_DIR, "__pycache__")
+    monkeypatch.setattr(NC, "_writable", lambda f: f != pkg_cache and real(f))
+    got = NC.ensure_writable_cache()
+    assert got == NC.fallback_cache_dir() and got.startswith(str(isolated))
+
+
+def test_unit_fallback_unusable_uses_fresh_temp_folder(isolated, monkeypatch, tmp_path):
+    monkeypatch.setattr(NC, "_PKG_DIR", str(_make_unwritable_dir(tmp_path, "pkg")))
+    # the usual fallback folder is taken by a regular file
+    Path(NC.fallback_cache_dir()).write_text("in the way\n")
+    got = NC.ensure_writable_cache()
+    assert got != NC.fallback_cache_dir()
+    assert os.path.basename(got).startswith("coinche-rl-numba-cache-")
+    assert got.startswith(str(isolated)) and os.path.isdir(got)
+    assert os.environ["NUMBA_CACHE_DIR"] == got
