@@ -174,6 +174,7 @@ P_GENERALE_BONUS = R.P_GENERALE_BONUS
 P_MUST_UNDERTRUMP = R.P_MUST_UNDERTRUMP
 P_OVERTRUMP_PARTNER = R.P_OVERTRUMP_PARTNER
 P_ROUNDING = R.P_ROUNDING
+P_BID_LADDER = R.P_BID_LADDER
 AT_SCALED_INDEX = R.AT_TABLE_NAMES.index("scaled")
 
 #: Decorator of the kernels that take arrays but never allocate: compiled without numba's
@@ -318,16 +319,18 @@ def hand_declarations(hand, strain, share):
     nc = 0
     cr0 = -1
     cr1 = -1
-    for r in range(8):
-        if (hand >> r) & 0x01010101 == 0x01010101:
-            if CARRE_PTS[strain, r] == 0:
-                low = 1
-            elif cr0 < 0:
-                cr0 = r
-                nc = 1
-            else:
-                cr1 = r
-                nc = 2
+    carres = hand & (hand >> 8) & (hand >> 16) & (hand >> 24) & 0xFF   # ranks held 4 times
+    while carres:
+        r = lowest_card(carres)
+        carres &= carres - 1
+        if CARRE_PTS[strain, r] == 0:
+            low = 1
+        elif cr0 < 0:
+            cr0 = r
+            nc = 1
+        else:
+            cr1 = r
+            nc = 2
     best_pts = 0
     best_key = 0
     best_used = 0
@@ -419,7 +422,8 @@ def resolve_declarations(S, P):
 @kernel
 def reset_state(S, hands, dealer):
     """Start a deal: ``hands`` (int64[4]) dealt by ``dealer``; the auction begins."""
-    S[:] = 0
+    for k in range(STATE_SIZE):
+        S[k] = 0
     for s in range(4):
         S[S_HAND + s] = hands[s]
         S[S_INIT_HAND + s] = hands[s]
@@ -513,18 +517,14 @@ def legal_actions_into(S, P, out):
     capot = S[S_CAPOT]
     if coinche == 0:
         if capot == 0:
-            lo = P[P_MIN_BID]
-            step = P[P_BID_STEP]
-            cur_val = S[S_BID_VALUE]
-            v = lo
-            while v <= P[P_MAX_BID]:
-                if v > cur_val:
-                    vi = (v - MIN_BID_VALUE) // 10
-                    for st in range(6):
-                        if _strain_allowed(P, st):
-                            out[BID_BASE + 6 * vi + st] = 1
-                            cnt += 1
-                v += step
+            values = open_bid_values(S, P)
+            while values:
+                vi = lowest_card(values)
+                values &= values - 1
+                for st in range(6):
+                    if _strain_allowed(P, st):
+                        out[BID_BASE + 6 * vi + st] = 1
+                        cnt += 1
             for st in range(6):
                 if _strain_allowed(P, st):
                     out[CAPOT_BASE + st] = 1
@@ -557,9 +557,8 @@ def _auction_is_legal(S, P, a):
         if coinche != 0 or capot != 0:
             return False
         st = (a - BID_BASE) % 6
-        v = MIN_BID_VALUE + 10 * ((a - BID_BASE) // 6)
-        return (_strain_allowed(P, st) and v > S[S_BID_VALUE] and v >= P[P_MIN_BID]
-                and v <= P[P_MAX_BID] and (v - P[P_MIN_BID]) % P[P_BID_STEP] == 0)
+        vi = (a - BID_BASE) // 6
+        return _strain_allowed(P, st) and (open_bid_values(S, P) >> vi) & 1 == 1
     if a < COINCHE:
         if capot != 0 or not _strain_allowed(P, a - CAPOT_BASE):
             return False
@@ -920,16 +919,23 @@ def _auction_flags(S, P):
 
 
 @kernel
+def open_bid_values(S, P):
+    """Mask of the numeric bids still open: bit i = value ``80 + 10 i`` is on the rule
+    set's ladder and above the current bid."""
+    ladder = P[P_BID_LADDER]
+    cur_val = S[S_BID_VALUE]
+    if cur_val >= MIN_BID_VALUE:
+        ladder &= ~((2 << ((cur_val - MIN_BID_VALUE) // 10)) - 1)
+    return ladder
+
+
+@kernel
 def auction_legal_count(S, P):
     """Number of legal auction actions (pass included), without building the mask."""
     bids_open, capot_ok, coinche_ok, surcoinche_ok, ns = _auction_flags(S, P)
     cnt = 1
     if bids_open:
-        v = P[P_MIN_BID]
-        while v <= P[P_MAX_BID]:
-            if v > S[S_BID_VALUE]:
-                cnt += ns
-            v += P[P_BID_STEP]
+        cnt += ns * popcount(open_bid_values(S, P))
     if capot_ok:
         cnt += ns
     if coinche_ok:
@@ -947,13 +953,17 @@ def auction_legal_nth(S, P, k):
     k -= 1
     bids_open, capot_ok, coinche_ok, surcoinche_ok, ns = _auction_flags(S, P)
     if bids_open:
-        v = P[P_MIN_BID]
-        while v <= P[P_MAX_BID]:
-            if v > S[S_BID_VALUE]:
-                if k < ns:
-                    return BID_BASE + 6 * ((v - MIN_BID_VALUE) // 10) + k
-                k -= ns
-            v += P[P_BID_STEP]
+        values = open_bid_values(S, P)
+        nb = ns * popcount(values)
+        if k < nb:
+            if ns == 4:
+                j = k >> 2
+                st = k & 3
+            else:
+                j = k // 6
+                st = k - 6 * j
+            return BID_BASE + 6 * nth_card(values, j) + st
+        k -= nb
     if capot_ok:
         if k < ns:
             return CAPOT_BASE + k
@@ -985,13 +995,38 @@ def _random_action(S, P, rng, buf, pass_prob):
                     return a
                 k -= 1
         return -1
-    cnt = auction_legal_count(S, P)
+    # auction: count the legal actions, draw one, and find it, sharing the flags
+    bids_open, capot_ok, coinche_ok, surcoinche_ok, ns = _auction_flags(S, P)
+    values = open_bid_values(S, P) if bids_open else 0
+    nb = ns * popcount(values)
+    cnt = 1 + nb + (ns if capot_ok else 0) + (1 if coinche_ok else 0) + (1 if surcoinche_ok else 0)
     if pass_prob >= 0.0:
         u = (rng_next(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
         if u < pass_prob or cnt == 1:
             return PASS
-        return auction_legal_nth(S, P, rng_below(rng, cnt - 1) + 1)
-    return auction_legal_nth(S, P, rng_below(rng, cnt))
+        k = rng_below(rng, cnt - 1)
+    else:
+        k = rng_below(rng, cnt) - 1
+        if k < 0:
+            return PASS
+    if k < nb:
+        if ns == 4:
+            j = k >> 2
+            st = k & 3
+        else:
+            j = k // 6
+            st = k - 6 * j
+        return BID_BASE + 6 * nth_card(values, j) + st
+    k -= nb
+    if capot_ok:
+        if k < ns:
+            return CAPOT_BASE + k
+        k -= ns
+    if coinche_ok:
+        if k == 0:
+            return COINCHE
+        k -= 1
+    return SURCOINCHE
 
 
 @kernel
@@ -1008,11 +1043,12 @@ def play_out(S, P, rng, buf, pass_prob):
     """Play random legal actions from ``S`` until the deal is over.
 
     Draws exactly the same random numbers, and leaves exactly the same final state, as
-    :func:`play_out_stepwise` (tested), but once the declarations are resolved (first
-    card of trick 2) the remaining cards are played by :func:`_play_cards_fast`.
+    :func:`play_out_stepwise` (tested), but the cards are played by
+    :func:`_play_cards_fast` once no declare / belote choice can come up any more.
     """
+    no_choices = P[P_OPTIONAL_DECLARE] == 0 and P[P_OPTIONAL_BELOTE] == 0
     while S[S_PHASE] != DONE:
-        if S[S_PHASE] == PLAY and S[S_DECL_WINNER] != -2:
+        if S[S_PHASE] == PLAY and (no_choices or S[S_TRICK_NO] >= 1):
             _play_cards_fast(S, P, rng)
             return
         a = _random_action(S, P, rng, buf, pass_prob)
@@ -1023,10 +1059,13 @@ def play_out(S, P, rng, buf, pass_prob):
 def _play_cards_fast(S, P, rng):
     """Random legal cards to the end of the deal, trick state in local variables.
 
-    Precondition: play phase with the declarations already resolved, so no declare /
-    belote choice and no declaration event remains. Writes every slot that
-    :func:`apply_legal_action` would, then scores the deal with :func:`score_deal`.
+    Precondition: play phase, and no declare / belote choice can come up (the options
+    are off, or the first trick is over). Writes every slot that
+    :func:`apply_legal_action` would (automatic declaring in the first trick, resolution
+    at the first card of the second), then scores the deal with :func:`score_deal`.
     """
+    auto_declare = P[P_DECLARATIONS] != 0 and P[P_OPTIONAL_DECLARE] == 0
+    low_cancels = P[P_CARRE_LOW_CANCELS] != 0
     strain = S[S_BID_STRAIN]
     mu = P[P_MUST_UNDERTRUMP]
     op = P[P_OVERTRUMP_PARTNER]
@@ -1041,6 +1080,13 @@ def _play_cards_fast(S, P, rng):
     if n > 0:
         led = S[S_PLAYS + 4 * trick] >> 3
     while True:
+        if trick <= 1:
+            if trick == 0:
+                if auto_declare and (S[S_DECL_PTS + cur] > 0 or
+                                     (low_cancels and (S[S_DECL_LOW] >> cur) & 1 != 0)):
+                    S[S_DECLARED] |= 1 << cur
+            elif n == 0:
+                resolve_declarations(S, P)
         hand = S[S_HAND + cur]
         m = legal_cards(hand, n, led, win_card, win_seat == ((cur + 2) & 3), strain, mu, op)
         c = nth_card(m, rng_below(rng, popcount(m)))
@@ -1142,7 +1188,8 @@ def random_playouts(S0, P, n, seed, pass_prob, out_scores):
     rng = np.empty(1, dtype=np.uint64)
     for i in range(n):
         rng_seed(rng, seed, i)
-        S[:] = S0
+        for k in range(STATE_SIZE):
+            S[k] = S0[k]
         play_out(S, P, rng, buf, pass_prob)
         out_scores[i, 0] = S[S_SCORE]
         out_scores[i, 1] = S[S_SCORE + 1]

@@ -424,8 +424,8 @@ P_FAMILY, P_NT_AT, P_MIN_BID, P_MAX_BID, P_BID_STEP, P_CAPOT_AFTER_COINCHE, \
     P_OPTIONAL_DECLARE, P_OPTIONAL_BELOTE, P_BELOTE_TAKEABLE, P_COUNT_BELOTE, \
     P_COUNT_DECLARATIONS, P_BID_ONLY, P_FAIL_BASE, P_CARDS_PLUS_BID, P_AT_TABLE, \
     P_GENERALE_BONUS, P_MUST_UNDERTRUMP, P_OVERTRUMP_PARTNER, P_ROUNDING, P_TARGET, \
-    P_SHUFFLE = range(26)
-N_PARAMS = 26
+    P_SHUFFLE, P_BID_LADDER = range(27)
+N_PARAMS = 27
 
 
 def params_vector(rules: RuleSet) -> np.ndarray:
@@ -454,6 +454,8 @@ def params_vector(rules: RuleSet) -> np.ndarray:
     p[P_ROUNDING] = rules.rounding == "nearest10"
     p[P_TARGET] = rules.target
     p[P_SHUFFLE] = rules.shuffle_between_deals
+    # bit i set: the numeric bid MIN_BID_VALUE + 10 * i is on the rule set's ladder
+    p[P_BID_LADDER] = sum(1 << ((v - MIN_BID_VALUE) // 10) for v in rules.bid_values)
     return p
 
 

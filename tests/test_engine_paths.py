@@ -56,3 +56,24 @@ def test_auction_nth_legal_enumerates_the_legal_mask(preset):
             checked += 1
             deal.apply(0 if rng.random() < 0.5 else legal[int(rng.integers(len(legal)))])
     assert checked > 1000
+
+
+def test_random_auction_actions_are_legal_and_cover_the_legal_set():
+    """The rollouts' auction draw only returns legal actions, and every legal action
+    comes up (uniform mode)."""
+    rules = get_rules("ffb_sa_ta", capot_after_coinche=True)
+    P = params_vector(rules)
+    buf = np.zeros(N_ACTIONS, dtype=np.uint8)
+    rng = np.zeros(1, np.uint64)
+    E.rng_seed(rng, 3, 0)
+    seen = set()
+    for i in range(300):
+        deal = Deal(rules, seed=i)
+        while deal.phase == "auction":
+            legal = set(deal.legal_actions())
+            for pp in (-1.0, 0.5):
+                a = int(E._random_action(deal.state, P, rng, buf, pp))
+                assert a in legal
+                seen.add(a)
+            deal.apply(a)
+    assert len(seen) > 60     # bids of every strain and level, capots, coinche, surcoinche
