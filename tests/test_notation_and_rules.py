@@ -287,7 +287,8 @@ def test_params_vector_defaults():
                 R.P_FAIL_BASE: 160, R.P_CARDS_PLUS_BID: 0,
                 R.P_AT_TABLE: R.AT_TABLE_NAMES.index("ffb"), R.P_GENERALE_BONUS: 0,
                 R.P_MUST_UNDERTRUMP: 0, R.P_OVERTRUMP_PARTNER: 1, R.P_ROUNDING: 1,
-                R.P_TARGET: 1000, R.P_SHUFFLE: 1}
+                R.P_TARGET: 1000, R.P_SHUFFLE: 1,
+                R.P_BID_LADDER: 0b111111111}      # 80..160 by 10: value indices 0..8
     assert len(expected) == R.N_PARAMS
     for slot, v in expected.items():
         assert p[slot] == v, slot
@@ -400,3 +401,13 @@ def test_deal_accepts_masks_and_text_alike():
     b = Deal("ffb", hands=[parse_hand(h) for h in HANDS], dealer=3)
     assert a == b
     assert [format_hand(h) for h in a.initial_hands] == [format_hand(parse_hand(h)) for h in HANDS]
+
+
+@pytest.mark.parametrize("overrides, ladder", [
+    ({}, [80, 90, 100, 110, 120, 130, 140, 150, 160]),
+    ({"bid_step": 20}, [80, 100, 120, 140, 160]),
+    ({"min_bid": 90, "max_bid": 180, "bid_step": 30}, [90, 120, 150, 180]),
+])
+def test_params_vector_bid_ladder_lists_the_legal_values(overrides, ladder):
+    p = params_vector(get_rules("ffb", **overrides))
+    assert [80 + 10 * i for i in range(11) if p[R.P_BID_LADDER] >> i & 1] == ladder
