@@ -303,7 +303,8 @@ def test_params_vector_reflects_each_switch(overrides, slot, value):
     changed = set(np.flatnonzero(p != base).tolist())
     assert changed <= {s for o, s, _ in PARAM_CASES if o == overrides} | {
         R.P_MULT_COINCHE, R.P_MULT_SURCOINCHE, R.P_COUNT_BELOTE, R.P_COUNT_DECLARATIONS,
-        R.P_NT_AT, R.P_AT_TABLE, R.P_DECLARATIONS}
+        R.P_NT_AT, R.P_AT_TABLE, R.P_DECLARATIONS} | (
+        {R.P_BID_LADDER} if set(overrides) & {"min_bid", "max_bid", "bid_step"} else set())
     if overrides:
         assert changed, overrides
 
