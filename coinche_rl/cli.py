@@ -34,7 +34,7 @@ def _rules_arg(name: str):
 def summary_table(res, seconds: float) -> str:
     """A text summary of a :class:`~coinche_rl.simulate.SimulationResult`."""
     n = len(res)
-    played = res.value > 0
+    played = res.played
     lines = [f"{n:,} random deals in {seconds:.2f} s ({n / max(seconds, 1e-9):,.0f} deals/s, one core)",
              f"void deals (all passed): {np.mean(~played):.1%}", ""]
     lines.append(f"{'contract':14s}{'deals':>9s}{'share':>8s}{'made':>8s}{'takers':>9s}{'defenders':>11s}")
@@ -48,11 +48,13 @@ def summary_table(res, seconds: float) -> str:
         sc = res.scores[sel]
         takers = np.where(tt == 0, sc[:, 0], sc[:, 1]).mean()
         defenders = np.where(tt == 0, sc[:, 1], sc[:, 0]).mean()
-        lines.append(f"{label:14s}{k:9,d}{k / n:8.1%}{res.made[sel].mean():8.1%}{takers:9.1f}{defenders:11.1f}")
+        lines.append(f"{label:14s}{k:9,d}{k / n:8.1%}{(res.made[sel] == 1).mean():8.1%}{takers:9.1f}{defenders:11.1f}")
 
     for lo, hi, label in ((80, 100, "80-100"), (110, 130, "110-130"), (140, 180, "140-180"),
                           (250, 250, "capot")):
         row(label, played & (res.value >= lo) & (res.value <= hi))
+    if (res.made == 2).any():
+        row("litige", played & (res.made == 2))
     for s in sorted(set(res.strain[played].tolist())):
         row(f"strain {STRAIN_NAMES[s]}", played & (res.strain == s))
     row("coinched", played & (res.coinche == 1))

@@ -56,8 +56,14 @@ slot                   size  meaning
 ``S_TRICK_LEADERS``    8     leader of each trick
 ``S_TRICK_WINNERS``    8     winner of each trick (-1 until played)
 ``S_PLAYS``            32    cards in the order played
-``S_AUCTION``          64    auction action ids in order
+``S_AUCTION``          64    auction action ids in order (the prise in the classic family)
+``S_RETOURNE``         1     classic: the turned-up card (-1 in the coinche family)
+``S_PRISE_ROUND``      1     classic: prise round (1 or 2)
+``S_LITIGE``           1     classic: the takers' total held aside after a litige (else 0)
+``S_DECK``             32    classic: the cards in dealing order (-1 in the coinche family)
 =====================  ====  ===========================================================
+
+``S_MADE`` is 1 (made), 0 (failed / dedans) or 2 (classic litige), -1 before scoring.
 """
 
 from __future__ import annotations
@@ -118,7 +124,11 @@ S_TRICK_WINNERS = 76
 S_PLAYS = 84
 S_AUCTION = 116
 MAX_AUCTION = 64
-STATE_SIZE = S_AUCTION + MAX_AUCTION   # 180
+S_RETOURNE = 180          # classic family: the turned-up card
+S_PRISE_ROUND = 181       # classic family: prise round 1 or 2
+S_LITIGE = 182            # classic family: the takers' points held aside on a litige
+S_DECK = 183              # classic family: the 32 cards in dealing order
+STATE_SIZE = S_DECK + 32  # 215
 
 # --------------------------------------------------------- constants for kernels
 PASS = A.PASS
@@ -127,6 +137,8 @@ CAPOT_BASE = A.CAPOT_BASE
 COINCHE = A.COINCHE
 SURCOINCHE = A.SURCOINCHE
 CARD_BASE = A.CARD_BASE
+TAKE = A.TAKE
+NAME_BASE = A.NAME_BASE
 DECLARE = A.DECLARE
 NO_DECLARE = A.NO_DECLARE
 BELOTE = A.BELOTE
@@ -151,6 +163,7 @@ SEQ_USED_SHARE = R.SEQ_USED_SHARE
 CARRE_PTS = R.CARRE_PTS
 CARRE_KEYS = R.CARRE_KEYS
 
+P_FAMILY = R.P_FAMILY
 P_NT_AT = R.P_NT_AT
 P_MIN_BID = R.P_MIN_BID
 P_MAX_BID = R.P_MAX_BID
@@ -421,12 +434,19 @@ def resolve_declarations(S, P):
 # -------------------------------------------------------------------- auction
 @kernel
 def reset_state(S, hands, dealer):
-    """Start a deal: ``hands`` (int64[4]) dealt by ``dealer``; the auction begins."""
-    for k in range(STATE_SIZE):
-        S[k] = 0
+    """Start a coinche-family deal: ``hands`` (int64[4]) dealt by ``dealer``; the auction
+    begins."""
+    _clear_state(S, dealer)
     for s in range(4):
         S[S_HAND + s] = hands[s]
         S[S_INIT_HAND + s] = hands[s]
+
+
+@kernel
+def _clear_state(S, dealer):
+    """Every slot to its value before the deal, hands empty."""
+    for k in range(STATE_SIZE):
+        S[k] = 0
     S[S_DEALER] = dealer
     S[S_PHASE] = AUCTION
     S[S_CUR] = (dealer + 1) % 4
@@ -444,6 +464,61 @@ def reset_state(S, hands, dealer):
         S[S_PLAYS + i] = -1
     for i in range(MAX_AUCTION):
         S[S_AUCTION + i] = -1
+    S[S_RETOURNE] = -1
+    for i in range(32):
+        S[S_DECK + i] = -1
+
+
+@kernel
+def reset_classic(S, deck, dealer):
+    """Start a classic-family deal (RULES.md §11) from ``deck`` (int64[32], the cards in
+    dealing order): 3 then 2 cards to each seat from the one after ``dealer``, the next
+    card turned up (the retourne); the other 11 wait for the end of the prise."""
+    _clear_state(S, dealer)
+    i = 0
+    for packet in (3, 2):
+        for k in range(4):
+            seat = (dealer + 1 + k) & 3
+            for _ in range(packet):
+                S[S_HAND + seat] |= 1 << deck[i]
+                i += 1
+    for s in range(4):
+        S[S_INIT_HAND + s] = S[S_HAND + s]
+    S[S_RETOURNE] = deck[20]
+    S[S_PRISE_ROUND] = 1
+    for k in range(32):
+        S[S_DECK + k] = deck[k]
+
+
+@kernel
+def _classic_distribute(S):
+    """End of the prise: the taker receives the retourne and 2 cards, every other seat
+    3, from the seat after the dealer on (the remaining 11 cards in dealing order)."""
+    taker = S[S_BID_SEAT]
+    S[S_HAND + taker] |= 1 << S[S_RETOURNE]
+    i = 21
+    for k in range(4):
+        seat = (S[S_DEALER] + 1 + k) & 3
+        n = 2 if seat == taker else 3
+        for _ in range(n):
+            S[S_HAND + seat] |= 1 << S[S_DECK + i]
+            i += 1
+    for s in range(4):
+        S[S_INIT_HAND + s] = S[S_HAND + s]
+
+
+@kernel
+def prise_options(S, P):
+    """Classic prise: mask of the legal actions besides pass, bit ``a - TAKE`` for action
+    ``a`` (round 1: take; round 2: name another suit, or NT / AT when allowed)."""
+    if S[S_PRISE_ROUND] == 1:
+        return 1
+    m = 0
+    rs = S[S_RETOURNE] >> 3
+    for st in range(6):
+        if st != rs and _strain_allowed(P, st):
+            m |= 2 << st
+    return m
 
 
 @kernel
@@ -512,6 +587,14 @@ def legal_actions_into(S, P, out):
     # auction
     out[PASS] = 1
     cnt = 1
+    if P[P_FAMILY] != 0:
+        m = prise_options(S, P)
+        while m:
+            b = lowest_card(m)
+            m &= m - 1
+            out[TAKE + b] = 1
+            cnt += 1
+        return cnt
     bid_seat = S[S_BID_SEAT]
     coinche = S[S_COINCHE]
     capot = S[S_CAPOT]
@@ -577,6 +660,12 @@ def is_legal(S, P, a):
         return False
     phase = S[S_PHASE]
     if phase == AUCTION:
+        if P[P_FAMILY] != 0:
+            if a == PASS:
+                return True
+            return a >= TAKE and a < DECLARE and (prise_options(S, P) >> (a - TAKE)) & 1 == 1
+        if a >= TAKE:
+            return False
         return _auction_is_legal(S, P, a)
     if phase != PLAY:
         return False
@@ -654,6 +743,9 @@ def apply_legal_action(S, P, a):
         if n < MAX_AUCTION:
             S[S_AUCTION + n] = a
         S[S_N_AUCTION] = n + 1
+        if P[P_FAMILY] != 0:
+            _apply_prise(S, P, a)
+            return 0
         if a == PASS:
             S[S_PASSES] += 1
             if S[S_BID_SEAT] < 0:
@@ -753,6 +845,27 @@ def apply_legal_action(S, P, a):
 
 
 @kernel
+def _apply_prise(S, P, a):
+    """Classic prise (RULES.md §11): take the retourne's suit, name a strain, or pass."""
+    cur = S[S_CUR]
+    if a == PASS:
+        S[S_PASSES] += 1
+        if S[S_PASSES] == 4:
+            if S[S_PRISE_ROUND] == 1:
+                S[S_PRISE_ROUND] = 2
+                S[S_PASSES] = 0
+            else:
+                _end_auction_void(S)
+                return
+        S[S_CUR] = (cur + 1) & 3
+        return
+    S[S_BID_STRAIN] = (S[S_RETOURNE] >> 3) if a == TAKE else a - NAME_BASE
+    S[S_BID_SEAT] = cur
+    _classic_distribute(S)
+    _start_play(S, P)
+
+
+@kernel
 def round10(x, rounding):
     """Nearest ten, halves up (85 -> 90, 84 -> 80), or ``x`` when rounding is off."""
     if rounding == 0:
@@ -805,6 +918,9 @@ def score_deal(S, P):
     belD = bel1 if T == 0 else bel0
     decT = S[S_TEAM_DECL + T]
     decD = S[S_TEAM_DECL + D]
+    if P[P_FAMILY] != 0:
+        _score_classic(S, P, T, cpT, cpD, belT, belD, decT, decD, capot_team)
+        return
     totT = cpT
     totD = cpD
     if P[P_COUNT_BELOTE]:
@@ -868,6 +984,61 @@ def score_deal(S, P):
 
 
 # ---------------------------------------------------------------------- match
+@kernel
+def _score_classic(S, P, T, cpT, cpD, belT, belD, decT, decD, capot_team):
+    """Classic-family scoring (RULES.md §11): takers above the defenders: each team
+    scores its own total; below: *dedans*, the defenders score 162 (252 when the takers
+    are capot) + all declarations + their belote, the takers keep their belote; equal:
+    *litige*, the defenders score their total and the takers' total is held aside
+    (``S_LITIGE``) for the winner of the next deal. A capot team loses its declarations."""
+    D = 1 - T
+    if capot_team == T:
+        S[S_TEAM_DECL + D] = 0
+        decD = 0
+    elif capot_team == D:
+        S[S_TEAM_DECL + T] = 0
+        decT = 0
+    fullT = cpT + belT + decT
+    fullD = cpD + belD + decD
+    totT = cpT
+    totD = cpD
+    if P[P_COUNT_BELOTE]:
+        totT += belT
+        totD += belD
+    if P[P_COUNT_DECLARATIONS]:
+        totT += decT
+        totD += decD
+    S[S_TOTAL + T] = totT
+    S[S_TOTAL + D] = totD
+    generale = -1
+    for seat in range(4):
+        if S[S_SEAT_TRICKS + seat] == 8:
+            generale = seat
+    S[S_GENERALE] = generale
+    if totT > totD:
+        S[S_MADE] = 1
+        sT = fullT
+        sD = fullD
+    elif totT < totD:
+        S[S_MADE] = 0
+        extra = 0
+        sT = belT
+        if P[P_BELOTE_TAKEABLE]:
+            sT = 0
+            extra = belT
+        base = P[P_FAIL_BASE] + (90 if capot_team == D else 0)
+        sD = base + decT + decD + belD + extra
+    else:
+        S[S_MADE] = 2
+        sT = 0
+        sD = fullD
+        S[S_LITIGE] = fullT
+    S[S_RAW_SCORE + T] = sT
+    S[S_RAW_SCORE + D] = sD
+    S[S_SCORE + T] = round10(sT, P[P_ROUNDING])
+    S[S_SCORE + D] = round10(sD, P[P_ROUNDING])
+
+
 @kernel
 def match_winner(totals, target, taker_team, made, tricks0, tricks1):
     """Winner of a match after a deal (RULES.md §9): 0, 1, or -1 to play on.
@@ -995,6 +1166,18 @@ def _random_action(S, P, rng, buf, pass_prob):
                     return a
                 k -= 1
         return -1
+    if P[P_FAMILY] != 0:
+        m = prise_options(S, P)
+        cnt = 1 + popcount(m)
+        if pass_prob >= 0.0:
+            u = (rng_next(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+            if u < pass_prob:
+                return PASS
+            return TAKE + nth_card(m, rng_below(rng, cnt - 1))
+        k = rng_below(rng, cnt)
+        if k == 0:
+            return PASS
+        return TAKE + nth_card(m, k - 1)
     # auction: count the legal actions, draw one, and find it, sharing the flags
     bids_open, capot_ok, coinche_ok, surcoinche_ok, ns = _auction_flags(S, P)
     values = open_bid_values(S, P) if bids_open else 0
@@ -1137,8 +1320,8 @@ def simulate_random_deals(P, n, seed, dealer, pass_prob, contract, out_scores, o
     ``contract`` (int64[4]): ``(value, strain, coinche, taker)`` to skip the auction with
     that contract (value 250 = capot), or ``value < 0`` for a random legal auction.
     Writes ``out_scores`` (int64, (n, 2): rounded deal scores per team) and ``out_info``
-    (int64, (n, 8): bid value (0 void), strain, coinche level, taker seat, made, card
-    points team 0, card points team 1, tricks team 0).
+    (int64, (n, 9): bid value (0 void or classic), strain, coinche level, taker seat,
+    made (``S_MADE``), card points team 0, card points team 1, tricks team 0, void).
     """
     S = np.empty(STATE_SIZE, dtype=np.int64)
     hands = np.empty(4, dtype=np.int64)
@@ -1149,7 +1332,10 @@ def simulate_random_deals(P, n, seed, dealer, pass_prob, contract, out_scores, o
         rng_seed(rng, seed, i)
         random_deal(rng, hands, deck)
         d = dealer if dealer >= 0 else rng_below(rng, 4)
-        reset_state(S, hands, d)
+        if P[P_FAMILY] != 0:
+            reset_classic(S, deck, d)
+        else:
+            reset_state(S, hands, d)
         if contract[0] >= 0:
             set_contract(S, P, contract[0], contract[1], contract[2], contract[3])
         play_out(S, P, rng, buf, pass_prob)
@@ -1163,13 +1349,23 @@ def simulate_random_deals(P, n, seed, dealer, pass_prob, contract, out_scores, o
         out_info[i, 5] = S[S_CARD_POINTS]
         out_info[i, 6] = S[S_CARD_POINTS + 1]
         out_info[i, 7] = S[S_TRICKS]
+        out_info[i, 8] = S[S_VOID]
 
 
 @kernel
 def set_contract(S, P, value, strain, coinche, taker):
     """Skip the auction of a freshly reset state: the contract is ``value`` (250 for a
     capot bid) in ``strain``, coinche level ``coinche`` (0, 1, 2), taken by ``taker``;
-    the auction record is left empty. Play starts as after a real auction."""
+    the auction record is left empty. Play starts as after a real auction.
+
+    Classic family: ``value`` and ``coinche`` must be 0; the taker receives the retourne
+    and the remaining cards are dealt as after a real prise."""
+    if P[P_FAMILY] != 0:
+        S[S_BID_STRAIN] = strain
+        S[S_BID_SEAT] = taker
+        _classic_distribute(S)
+        _start_play(S, P)
+        return
     S[S_BID_VALUE] = value
     S[S_BID_STRAIN] = strain
     S[S_BID_SEAT] = taker

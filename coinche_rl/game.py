@@ -27,7 +27,7 @@ import numpy as np
 
 from . import actions as A
 from . import engine as E
-from .cards import SUIT_NAMES, cards_of, format_card, format_hand, parse_hand
+from .cards import SUIT_NAMES, cards_of, format_card, format_hand, parse_card, parse_hand
 from .rules import (NT, AT, STRAIN_LONG_NAMES, STRAIN_NAMES, RuleSet, get_rules, params_vector)
 
 __all__ = ["Deal", "Match", "Contract", "TeamScore", "DealResult", "IllegalActionError",
@@ -67,6 +67,8 @@ class Contract:
 
     @property
     def bid_text(self) -> str:
+        if self.value == 0:          # classic prise: a trump, no value
+            return STRAIN_NAMES[self.strain]
         return f"capot{STRAIN_NAMES[self.strain]}" if self.capot else f"{self.value}{STRAIN_NAMES[self.strain]}"
 
     def __str__(self) -> str:
@@ -92,13 +94,19 @@ class TeamScore:
 
 @dataclass(frozen=True)
 class DealResult:
-    """Outcome of a finished deal. ``contract`` is None and ``void`` True when all passed."""
+    """Outcome of a finished deal. ``contract`` is None and ``void`` True when all passed.
+
+    Classic family: ``litige`` is True on a tie (``made`` is then False) and
+    ``litige_points`` the takers' total held aside for the winner of the next deal.
+    """
     contract: Optional[Contract]
     void: bool
     made: Optional[bool]
     multiplier: int
     teams: Tuple[TeamScore, TeamScore]
     generale: Optional[int]
+    litige: bool = False
+    litige_points: int = 0
 
     @property
     def scores(self) -> Tuple[int, int]:
@@ -112,12 +120,16 @@ class DealResult:
                 ("belote", "belote"), ("declarations", "declarations"),
                 ("total for the contract", "total"), ("deal score (raw)", "raw_score"),
                 ("deal score", "score")]
-        out = [f"contract: {self.contract}   {'made' if self.made else 'failed'}"
+        outcome = "litige" if self.litige else ("made" if self.made else "failed")
+        out = [f"contract: {self.contract}   {outcome}"
                f"   multiplier x{self.multiplier}"
                + (f"   générale by seat {self.generale}" if self.generale is not None else ""),
                f"{'':26s}{'team 0':>8s}{'team 1':>8s}"]
         for label, attr in rows:
             out.append(f"{label:26s}{getattr(self.teams[0], attr):8d}{getattr(self.teams[1], attr):8d}")
+        if self.litige:
+            out.append(f"litige: {self.litige_points} points of the takers held aside for the "
+                       f"winner of the next deal")
         return "\n".join(out)
 
 
@@ -125,6 +137,40 @@ def deal_hands(rng: np.random.Generator) -> List[int]:
     """Four random 8-card hands (masks) from a numpy Generator."""
     perm = rng.permutation(32)
     return [int(sum(1 << int(c) for c in perm[8 * s:8 * s + 8])) for s in range(4)]
+
+
+def deal_deck(rng: np.random.Generator) -> List[int]:
+    """A random dealing order of the 32 cards from a numpy Generator."""
+    return [int(c) for c in rng.permutation(32)]
+
+
+def deck_from(deck) -> List[int]:
+    """A dealing order from 32 card ints or their text (``"JH 9H ..."``).
+
+    :raises ValueError: unless it holds each of the 32 cards once.
+    """
+    if isinstance(deck, str):
+        cards = [parse_card(t) for t in deck.replace(",", " ").split()]
+    else:
+        cards = [int(c) for c in deck]
+    if sorted(cards) != list(range(32)):
+        missing = sorted(set(range(32)) - set(cards))
+        raise ValueError(f"a deck must hold each of the 32 cards once (got {len(cards)} cards"
+                         + (f"; missing {format_hand(sum(1 << c for c in missing))}" if missing else "") + ")")
+    return cards
+
+
+def hands_from_deck(deck: Sequence[int], dealer: int) -> List[int]:
+    """Deal 3-2-3 from the seat after ``dealer`` (coinche family)."""
+    hands = [0, 0, 0, 0]
+    i = 0
+    for packet in (3, 2, 3):
+        for k in range(4):
+            seat = (dealer + 1 + k) % 4
+            for _ in range(packet):
+                hands[seat] |= 1 << deck[i]
+                i += 1
+    return hands
 
 
 def _to_mask(h) -> int:
@@ -154,26 +200,40 @@ class Deal:
     """One deal: auction, declarations, card play and scoring.
 
     :param rules: a preset name or a :class:`~coinche_rl.rules.RuleSet`.
-    :param hands: four hands (masks or text such as ``"JH 9H ..."``); random if omitted.
+    :param hands: four hands (masks or text such as ``"JH 9H ..."``), coinche family only.
+    :param deck: the 32 cards in dealing order (ints or text): dealt 3-2-3 in the coinche
+        family; 3+2, the retourne, and the rest after the prise in the classic family.
     :param dealer: the dealer seat (0..3); random if omitted.
-    :param seed: seeds the random hands / dealer (same seed, same deal).
-    :raises ValueError: for malformed hands or a bad dealer.
+    :param seed: seeds the random deal / dealer when neither hands nor deck is given
+        (same seed, same deal).
+    :raises ValueError: for malformed hands or deck, or a bad dealer.
     """
 
     __slots__ = ("rules", "_P", "_S", "_history")
 
     def __init__(self, rules: Union[str, RuleSet] = "ffb", *, hands: Optional[Sequence] = None,
-                 dealer: Optional[int] = None, seed: Optional[int] = None):
+                 deck=None, dealer: Optional[int] = None, seed: Optional[int] = None):
         self.rules = get_rules(rules)
         self._P = params_vector(self.rules)
+        classic = self.rules.family == "classic"
+        if hands is not None and deck is not None:
+            raise ValueError("give either hands or deck, not both")
+        if hands is not None and classic:
+            raise ValueError("a classic-family deal starts from a deck (deck=32 cards in dealing "
+                             "order): its hands depend on who takes the retourne")
         rng = np.random.default_rng(seed)
-        masks = _check_hands(hands) if hands is not None else deal_hands(rng)
+        if hands is None:
+            deck = deck_from(deck) if deck is not None else deal_deck(rng)
         if dealer is None:
             dealer = int(rng.integers(4))
         if isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < 4:
             raise ValueError(f"dealer must be a seat 0..3, not {dealer!r}")
         self._S = np.empty(E.STATE_SIZE, dtype=np.int64)
-        E.reset_state(self._S, np.array(masks, dtype=np.int64), int(dealer))
+        if classic:
+            E.reset_classic(self._S, np.array(deck, dtype=np.int64), int(dealer))
+        else:
+            masks = _check_hands(hands) if hands is not None else hands_from_deck(deck, int(dealer))
+            E.reset_state(self._S, np.array(masks, dtype=np.int64), int(dealer))
         self._history: List[int] = []
 
     @classmethod
@@ -195,6 +255,14 @@ class Deal:
             raise ValueError("with_contract() needs a fresh deal (no action applied yet)")
         if strain not in self.rules.allowed_strains:
             raise ValueError(f"strain {strain!r} not allowed by rules {self.rules.name!r}")
+        if self.rules.family == "classic":
+            if value not in (0, None) or coinche:
+                raise ValueError("a classic-family contract has no value and no coinche: "
+                                 "use with_contract(0, strain, taker=seat)")
+            if not 0 <= taker < 4:
+                raise ValueError(f"taker must be a seat 0..3, not {taker!r}")
+            E.set_contract(self._S, self._P, 0, strain, 0, taker)
+            return self
         if value != E.CAPOT_VALUE and value not in self.rules.bid_values:
             raise ValueError(f"contract value {value!r} not in {self.rules.bid_values} (or 250 for capot)")
         if coinche not in (0, 1, 2) or not 0 <= taker < 4:
@@ -261,7 +329,26 @@ class Deal:
 
     @property
     def initial_hands(self) -> List[int]:
+        """Hands as dealt (classic family: 5 cards during the prise, then the 8 after)."""
         return [int(self._S[E.S_INIT_HAND + s]) for s in range(4)]
+
+    @property
+    def retourne(self) -> Optional[int]:
+        """Classic family: the turned-up card (None in the coinche family)."""
+        c = int(self._S[E.S_RETOURNE])
+        return c if c >= 0 else None
+
+    @property
+    def deck(self) -> Optional[List[int]]:
+        """Classic family: the 32 cards in dealing order (None in the coinche family)."""
+        if int(self._S[E.S_DECK]) < 0:
+            return None
+        return [int(c) for c in self._S[E.S_DECK:E.S_DECK + 32]]
+
+    @property
+    def prise_round(self) -> Optional[int]:
+        """Classic family: the round of the prise (1 or 2), None in the coinche family."""
+        return int(self._S[E.S_PRISE_ROUND]) if self.rules.family == "classic" else None
 
     @property
     def auction(self) -> List[int]:
@@ -417,8 +504,21 @@ class Deal:
             return "not an action id"
         hb = self.highest_bid
         coinche = int(self._S[E.S_COINCHE])
-        if A.is_card(a) or a >= A.TAKE:
+        if A.is_card(a) or a >= A.DECLARE:
             return "the auction is not over"
+        if self.rules.family == "classic":
+            if a == A.TAKE:
+                return "take is only possible in the first round of the prise"
+            if A.NAME_BASE <= a < A.DECLARE:
+                st = a - A.NAME_BASE
+                if self.prise_round == 1:
+                    return "naming a trump is only possible in the second round (first round: take or pass)"
+                if st == self.retourne >> 3:
+                    return "the retourne's suit was refused in the first round: name another"
+                return f"{STRAIN_LONG_NAMES[st]} is not allowed by rules {self.rules.name!r}"
+            return "the classic prise has no bids: take, name a trump, or pass"
+        if a >= A.TAKE:
+            return "take and name belong to the classic prise, not to the coinche auction"
         if A.is_bid(a) or A.is_capot(a):
             strain = A.bid_strain(a)
             if strain not in self.rules.allowed_strains:
@@ -475,6 +575,8 @@ class Deal:
             return DealResult(None, True, None, 1, (zero, zero), None)
         c = self.contract
         mult = (1, self.rules.multipliers[0], self.rules.multipliers[1])[c.coinche]
+        if self.rules.family == "classic":
+            mult = 1
         last = int(S[E.S_TRICK_WINNERS + 7]) & 1
         capot = int(S[E.S_TRICKS + last]) == 8
         teams = []
@@ -488,7 +590,9 @@ class Deal:
                 raw_score=int(S[E.S_RAW_SCORE + t]),
                 score=int(S[E.S_SCORE + t])))
         g = int(S[E.S_GENERALE])
-        return DealResult(c, False, bool(S[E.S_MADE]), mult, (teams[0], teams[1]), g if g >= 0 else None)
+        made = int(S[E.S_MADE])
+        return DealResult(c, False, made == 1, mult, (teams[0], teams[1]), g if g >= 0 else None,
+                          litige=made == 2, litige_points=int(S[E.S_LITIGE]))
 
     @property
     def scores(self) -> Tuple[int, int]:
@@ -498,8 +602,11 @@ class Deal:
     def render(self) -> str:
         """A readable text view of the deal so far."""
         lines = [f"rules {self.rules.name}, dealer seat {self.dealer}, phase {self.phase}"]
+        shown = self.initial_hands if self.is_terminal else self.hands
         for s in range(4):
-            lines.append(f"  seat {s} (team {s & 1}): {format_hand(self.hands[s])}")
+            lines.append(f"  seat {s} (team {s & 1}): {format_hand(shown[s])}")
+        if self.retourne is not None:
+            lines.append(f"  retourne: {format_card(self.retourne)}")
         if self.auction:
             lines.append("  auction: " + " ".join(
                 f"{(self.dealer + 1 + i) % 4}:{A.action_to_str(a)}" for i, a in enumerate(self.auction)))
@@ -536,9 +643,11 @@ class Match:
         self.first_dealer = int(dealer)
         self.max_deals = max_deals
         self.scores = [0, 0]
+        #: classic family: litige points held aside for the winner of the next deal
+        self.pot = 0
         self.deals: List[Deal] = []
         self.winner: Optional[int] = None
-        self.deal = Deal(self.rules, hands=deal_hands(self._rng), dealer=self.first_dealer)
+        self.deal = Deal(self.rules, deck=deal_deck(self._rng), dealer=self.first_dealer)
 
     @property
     def target(self) -> int:
@@ -572,24 +681,17 @@ class Match:
     def _finish_deal(self) -> None:
         d = self.deal
         self.deals.append(d)
-        s = d.scores
-        self.scores = [self.scores[0] + s[0], self.scores[1] + s[1]]
-        if not d.is_void:
-            c = d.contract
-            t = d.tricks_won
-            w = int(E.match_winner(np.array(self.scores, dtype=np.int64), self.rules.target,
-                                   c.taker_team, int(d.result.made), t[0], t[1]))
-            if w >= 0:
-                self.winner = w
-                return
+        self.scores, self.pot, self.winner = score_into_match(self.scores, self.pot, d)
+        if self.winner is not None:
+            return
         if len(self.deals) >= self.max_deals:
             raise RuntimeError(f"match not decided after {self.max_deals} deals")
         dealer = (d.dealer + 1) % 4
         if self.rules.shuffle_between_deals:
-            hands = deal_hands(self._rng)
+            deck = deal_deck(self._rng)
         else:
-            hands = gather_cut_deal(d, dealer, self._rng)
-        self.deal = Deal(self.rules, hands=hands, dealer=dealer)
+            deck = gather_and_cut(d, self._rng)
+        self.deal = Deal(self.rules, deck=deck, dealer=dealer)
 
     def clone(self) -> "Match":
         m = Match.__new__(Match)
@@ -597,28 +699,47 @@ class Match:
         m._rng = np.random.Generator(np.random.PCG64())
         m._rng.bit_generator.state = self._rng.bit_generator.state
         m.scores = list(self.scores)
+        m.pot = self.pot
         m.deals = list(self.deals)
         m.winner = self.winner
         m.deal = self.deal.clone()
         return m
 
 
-def gather_cut_deal(previous: Deal, dealer: int, rng: np.random.Generator) -> List[int]:
-    """No shuffle between deals: gather the previous deal's cards (tricks in the order
-    played; a void deal's hands seat by seat), cut the pack (each part at least 3 cards),
-    and deal 3-2-3 from the seat after ``dealer``."""
-    if previous.is_void:
-        pack = [c for s in range(4) for c in cards_of(previous.initial_hands[s])]
+def score_into_match(scores: Sequence[int], pot: int, deal: "Deal"):
+    """Add a finished deal to the match: returns ``(scores, pot, winner)``.
+
+    Classic family: a litige puts the takers' points in the pot; the next deal that is
+    not a litige nor void gives the pot to its winner (the takers if made, else the
+    defenders). Then RULES.md §9 (:func:`coinche_rl.engine.match_winner`) decides.
+    """
+    s = deal.scores
+    scores = [scores[0] + s[0], scores[1] + s[1]]
+    if deal.is_void:
+        return scores, pot, None
+    res = deal.result
+    taker_team = deal.contract.taker_team
+    if res.litige:
+        pot += res.litige_points
+    elif pot:
+        scores[taker_team if res.made else 1 - taker_team] += pot
+        pot = 0
+    t = deal.tricks_won
+    w = int(E.match_winner(np.array(scores, dtype=np.int64), deal.rules.target,
+                           taker_team, int(res.made), t[0], t[1]))
+    return scores, pot, (w if w >= 0 else None)
+
+
+def gather_and_cut(previous: Deal, rng: np.random.Generator) -> List[int]:
+    """No shuffle between deals: the previous deal's cards gathered (tricks in the order
+    played; a void deal's cards seat by seat as dealt) and cut (each part at least 3
+    cards). Returns the dealing order of the next deal."""
+    if previous.is_void or not previous.plays:
+        if previous.deck is not None:
+            pack = list(previous.deck)
+        else:
+            pack = [c for s in range(4) for c in cards_of(previous.initial_hands[s])]
     else:
         pack = [c for _, c in previous.plays]
     cut = int(rng.integers(3, 30))
-    pack = pack[cut:] + pack[:cut]
-    hands = [0, 0, 0, 0]
-    i = 0
-    for packet in (3, 2, 3):
-        for k in range(4):
-            seat = (dealer + 1 + k) % 4
-            for _ in range(packet):
-                hands[seat] |= 1 << pack[i]
-                i += 1
-    return hands
+    return pack[cut:] + pack[:cut]

@@ -36,8 +36,8 @@ import json
 from typing import Any, Dict, List, Optional, Union
 
 from . import actions as A
-from .cards import InvalidNotationError, format_hand, parse_hand
-from .game import Deal, IllegalActionError, Match
+from .cards import InvalidNotationError, format_card, format_hand, parse_hand
+from .game import Deal, IllegalActionError, Match, score_into_match
 from .rules import PRESETS, STRAIN_NAMES, InvalidRulesError, RuleSet, UnknownPresetError, get_rules
 from . import engine as E
 
@@ -73,7 +73,11 @@ def _contract_record(c) -> Optional[Dict[str, Any]]:
 
 def _derived(deal: Deal) -> Dict[str, Any]:
     """The fields of a record that replay recomputes and checks."""
-    out: Dict[str, Any] = {"contract": _contract_record(deal.contract)}
+    out: Dict[str, Any] = {}
+    if deal.deck is not None:          # classic family: the hands follow from the deck
+        out["hands"] = [format_hand(h) for h in deal.initial_hands]
+        out["retourne"] = format_card(deal.retourne)
+    out["contract"] = _contract_record(deal.contract)
     if deal.phase != "auction" and not deal.is_void:
         seats = []
         for s in range(4):
@@ -91,6 +95,8 @@ def _derived(deal: Deal) -> Dict[str, Any]:
                            declarations=t.declarations, total=t.total, raw_score=t.raw_score,
                            score=t.score) for t in res.teams],
             "scores": list(res.scores)}
+        if res.litige:
+            out["result"]["litige_points"] = res.litige_points
     return out
 
 
@@ -105,6 +111,8 @@ def deal_to_record(deal: Deal, *, include_rules: bool = True) -> Dict[str, Any]:
     rec: Dict[str, Any] = {"format": DEAL_FORMAT, "version": VERSION}
     if include_rules:
         rec["rules"] = _rules_record(deal.rules)
+    if deal.deck is not None:
+        rec["deck"] = " ".join(format_card(c) for c in deal.deck)
     rec.update({
         "dealer": deal.dealer,
         "hands": [format_hand(h) for h in deal.initial_hands],
@@ -123,7 +131,7 @@ def match_to_record(match: Match) -> Dict[str, Any]:
     return {"format": MATCH_FORMAT, "version": VERSION, "rules": _rules_record(match.rules),
             "first_dealer": match.first_dealer,
             "deals": [deal_to_record(d, include_rules=False) for d in deals],
-            "scores": list(match.scores), "winner": match.winner}
+            "scores": list(match.scores), "pot": match.pot, "winner": match.winner}
 
 
 def save_record(record_or_game, path: str) -> None:
@@ -213,6 +221,13 @@ def replay_deal(rec: Dict[str, Any], rules: Optional[RuleSet] = None, *, where: 
     dealer = _need(rec, "dealer", int, where)
     if not 0 <= dealer < 4:
         raise RecordError(f"{where}dealer: expected a seat 0..3, got {dealer!r}")
+    if rules.family == "classic":
+        deck = _need(rec, "deck", str, where)
+        try:
+            deal = Deal(rules, deck=deck, dealer=dealer)
+        except ValueError as e:
+            raise RecordError(f"{where}deck: {e}") from None
+        return _replay_actions(deal, rec, where, check)
     hands = _need(rec, "hands", list, where)
     if len(hands) != 4 or not all(isinstance(h, str) for h in hands):
         raise RecordError(f"{where}hands: expected 4 hand strings, got {hands!r}")
@@ -226,8 +241,14 @@ def replay_deal(rec: Dict[str, Any], rules: Optional[RuleSet] = None, *, where: 
         deal = Deal(rules, hands=masks, dealer=dealer)
     except ValueError as e:
         raise RecordError(f"{where}hands: {e}") from None
+    return _replay_actions(deal, rec, where, check)
+
+
+def _replay_actions(deal: Deal, rec: Dict[str, Any], where: str, check: bool) -> Deal:
     given = rec.get("contract_given")
     if given is not None:
+        if not isinstance(given, dict):
+            raise RecordError(f"{where}contract_given: expected an object or null, got {given!r}")
         try:
             strain = STRAIN_NAMES.index(given["strain"])
             deal.with_contract(int(given["value"]), strain, taker=int(given["taker"]),
@@ -275,6 +296,7 @@ def replay_match(rec: Dict[str, Any], *, check: bool = True) -> Dict[str, Any]:
     first = _need(rec, "first_dealer", int, "")
     deal_recs = _need(rec, "deals", list, "")
     scores = [0, 0]
+    pot = 0
     winner = None
     deals = []
     for i, drec in enumerate(deal_recs):
@@ -291,18 +313,14 @@ def replay_match(rec: Dict[str, Any], *, check: bool = True) -> Dict[str, Any]:
             if i != len(deal_recs) - 1:
                 raise RecordError(f"deals[{i}]: unfinished deal before the last one")
             break
-        s = deal.scores
-        scores = [scores[0] + s[0], scores[1] + s[1]]
-        if not deal.is_void:
-            t = deal.tricks_won
-            w = int(E.match_winner(np.array(scores, dtype=np.int64), rules.target,
-                                   deal.contract.taker_team, int(deal.result.made), t[0], t[1]))
-            winner = w if w >= 0 else None
+        scores, pot, winner = score_into_match(scores, pot, deal)
     if check:
         _compare(rec.get("scores"), scores, "scores")
+        if rec.get("pot", 0) != pot:
+            raise RecordError(f"pot: stored {rec.get('pot')!r}, replay gives {pot!r}")
         if rec.get("winner") != winner:
             raise RecordError(f"winner: stored {rec.get('winner')!r}, replay gives {winner!r}")
-    return {"rules": rules, "deals": deals, "scores": scores, "winner": winner}
+    return {"rules": rules, "deals": deals, "scores": scores, "pot": pot, "winner": winner}
 
 
 def replay(rec_or_path: Union[str, Dict[str, Any]]) -> Union[Deal, Dict[str, Any]]:

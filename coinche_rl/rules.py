@@ -331,9 +331,10 @@ class RuleSet:
                 raise InvalidRulesError(
                     f"contract_counts={self.contract_counts!r} counts declarations but declarations=False")
         if self.family == "classic":
-            raise InvalidRulesError(
-                "family='classic' (the retourne and two rounds of prise, RULES.md §11) is "
-                "not available yet: use family='coinche'")
+            if self.capot_after_coinche:
+                raise InvalidRulesError("capot_after_coinche=True needs family='coinche': "
+                                        "the classic prise has no bids, capot or coinche")
+
 
     # ------------------------------------------------------------------ helpers
     def replace(self, **overrides) -> "RuleSet":
@@ -383,9 +384,16 @@ MIN_BID_VALUE = 80
 MAX_BID_VALUE = 180
 N_BID_VALUES = (MAX_BID_VALUE - MIN_BID_VALUE) // 10 + 1
 
+_CLASSIC = dict(family="classic", declarations=False, contract_counts="cards+belote",
+                fail_base=162, rounding="none", must_undertrump=True, target=1000)
 _PRESETS: Dict[str, RuleSet] = {
     "ffb": RuleSet(name="ffb"),
     "ffb_sa_ta": RuleSet(name="ffb_sa_ta", strains="suits_nt_at"),
+    "classic": RuleSet(name="classic", **_CLASSIC),
+    "classic_declarations": RuleSet(name="classic_declarations", **{
+        **_CLASSIC, "declarations": True, "contract_counts": "cards+belote+declarations"}),
+    "vip_classic": RuleSet(name="vip_classic", **{
+        **_CLASSIC, "strains": "suits_nt_at", "at_points": "vip", "target": 501}),
 }
 #: every preset by name (read-only)
 PRESETS: Mapping[str, RuleSet] = MappingProxyType(_PRESETS)

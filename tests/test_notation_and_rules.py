@@ -157,7 +157,7 @@ def test_action_ids_and_encoding():
     (dict(declarations=False), ["contract_counts", "declarations"]),
     (dict(at_points="vip"), ["at_points", "strains"]),
     (dict(at_points="scaled", strains="suits"), ["at_points"]),
-    (dict(family="classic"), ["classic"]),
+    (dict(family="classic", capot_after_coinche=True), ["capot_after_coinche", "classic"]),
 ])
 def test_ruleset_validation(kwargs, names):
     with pytest.raises(InvalidRulesError) as ei:

@@ -23,7 +23,7 @@ from coinche_rl.records import deal_to_record, match_to_record, replay_deal, rep
 from coinche_rl.rules import AT, NT, get_rules
 from coinche_rl.simulate import random_play_phase, random_playouts, simulate_deals
 
-PRESETS = ("ffb", "ffb_sa_ta")
+PRESETS = ("ffb", "ffb_sa_ta", "classic", "classic_declarations", "vip_classic")
 #: rule sets under which every strain of the set is forced with ``with_contract``
 STRAIN_RULES = {
     "ffb": get_rules("ffb"),
@@ -61,6 +61,13 @@ def check_conservation(deal: Deal) -> None:
     hands = deal.hands
     played = played_mask(deal)
     union = played
+    if deal.deck is not None and deal.contract is None:   # prise running, or void
+        # classic prise: 5 cards each, the retourne and 11 cards still to deal
+        assert deal.retourne == deal.deck[20]
+        assert all(popcount(h) == 5 for h in hands)
+        assert mask_of(deal.deck[20:]) & (hands[0] | hands[1] | hands[2] | hands[3]) == 0
+        assert union | hands[0] | hands[1] | hands[2] | hands[3] | mask_of(deal.deck[20:]) == FULL_DECK
+        return
     for s, h in enumerate(hands):
         assert h & played == 0, f"seat {s} still holds a played card"
         for t in range(s + 1, 4):
@@ -141,7 +148,8 @@ def test_random_deal_invariants(seed, preset, policy_seed, pass_prob):
     assert n == len(deal.history)
     if deal.is_void:
         assert deal.result.void and deal.scores == (0, 0) and deal.plays == []
-        assert deal.auction == [A.PASS] * 4
+        # coinche: four passes; classic: four passes in each round of the prise
+        assert deal.auction == [A.PASS] * (8 if deal.rules.family == "classic" else 4)
     else:
         check_finished(deal)
         assert len(deal.history) == len(deal.auction) + 32
@@ -210,8 +218,11 @@ def test_deal_record_roundtrip(seed, preset, policy_seed, pass_prob, stop, force
     rng = np.random.default_rng(policy_seed)
     if forced:
         rules = deal.rules
-        deal.with_contract(int(rng.choice(rules.bid_values)), int(rng.choice(rules.allowed_strains)),
-                           taker=int(rng.integers(4)), coinche=int(rng.integers(3)))
+        if rules.family == "classic":
+            deal.with_contract(0, int(rng.choice(rules.allowed_strains)), taker=int(rng.integers(4)))
+        else:
+            deal.with_contract(int(rng.choice(rules.bid_values)), int(rng.choice(rules.allowed_strains)),
+                               taker=int(rng.integers(4)), coinche=int(rng.integers(3)))
     play_checked(deal, rng, pass_prob, max_steps=stop)
     rec = deal_to_record(deal)
     # the record is plain JSON
@@ -401,12 +412,16 @@ def test_simulated_card_points(seed, preset, contract):
     if contract:
         rng = np.random.default_rng(seed)
         strain = int(rng.choice(rules.allowed_strains))
-        value = int(rng.choice(rules.bid_values + (250,)))
-        c = (value, strain, int(rng.integers(3)), int(rng.integers(4)))
+        if rules.family == "classic":
+            c = (0, strain, 0, int(rng.integers(4)))
+        else:
+            value = int(rng.choice(rules.bid_values + (250,)))
+            c = (value, strain, int(rng.integers(3)), int(rng.integers(4)))
     else:
         c = None
     res = simulate_deals(300, rules=rules, seed=seed, contract=c)
-    played = res.value > 0
+    played = res.played
+    assert np.array_equal(played, res.made != -1)
     if c is not None:
         assert played.all()
         assert (res.value == c[0]).all() and (res.strain == c[1]).all()
@@ -416,7 +431,7 @@ def test_simulated_card_points(seed, preset, contract):
     assert np.all(total[played & capot] == 252)
     assert np.all(total[played & ~capot] == 162)
     assert np.all(res.card_points[~played] == 0)
-    assert set(np.unique(res.made[played]).tolist()) <= {0, 1}
+    assert set(np.unique(res.made[played]).tolist()) <= ({0, 1, 2} if rules.family == "classic" else {0, 1})
     assert np.all(res.made[~played] == -1)
 
 
