@@ -137,13 +137,17 @@ def _random_game(args, match: bool):
 
 
 def cmd_presets(args) -> int:
+    if args.markdown:
+        from .rules import presets_markdown
+        print(presets_markdown())
+        return 0
     names = list(PRESETS)
     fields = list(PRESETS[names[0]].to_dict())
-    print(f"{'parameter':24s}" + "".join(f"{n:>14s}" for n in names))
+    print(f"{'parameter':24s}" + "".join(f"{n:>22s}" for n in names))
     for f in fields:
         if f == "name":
             continue
-        print(f"{f:24s}" + "".join(f"{str(PRESETS[n].to_dict()[f]):>14s}" for n in names))
+        print(f"{f:24s}" + "".join(f"{str(PRESETS[n].to_dict()[f]):>22s}" for n in names))
     return 0
 
 
@@ -166,6 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
         g.add_argument("-o", "--output")
         g.set_defaults(func=lambda a, m=match: _random_game(a, m))
     pr = sub.add_parser("presets", help="list rule presets and their parameters")
+    pr.add_argument("--markdown", action="store_true", help="print the table as markdown")
     pr.set_defaults(func=cmd_presets)
     return p
 

@@ -181,7 +181,8 @@ P_COUNT_BELOTE = R.P_COUNT_BELOTE
 P_COUNT_DECLARATIONS = R.P_COUNT_DECLARATIONS
 P_BID_ONLY = R.P_BID_ONLY
 P_FAIL_BASE = R.P_FAIL_BASE
-P_CARDS_PLUS_BID = R.P_CARDS_PLUS_BID
+P_COINCHE_SCORING = R.P_COINCHE_SCORING
+SCORING_FFB, SCORING_CARDS_PLUS_BID, SCORING_ALL_PLUS_BID = 0, 1, 2
 P_AT_TABLE = R.P_AT_TABLE
 P_GENERALE_BONUS = R.P_GENERALE_BONUS
 P_MUST_UNDERTRUMP = R.P_MUST_UNDERTRUMP
@@ -875,7 +876,8 @@ def round10(x, rounding):
 
 @kernel
 def score_deal(S, P):
-    """Score a finished deal (RULES.md §7-§8); fills the result slots and ends the deal."""
+    """Score a finished deal (RULES.md §7-§8, §11 for the classic family); fills the
+    result slots and ends the deal."""
     S[S_PHASE] = DONE
     S[S_CUR] = -1
     if S[S_DECL_WINNER] == -2:
@@ -889,25 +891,29 @@ def score_deal(S, P):
         capot_team = 0
     elif S[S_TRICKS + 1] == 8:
         capot_team = 1
+    generale = -1
+    for seat in range(4):
+        if S[S_SEAT_TRICKS + seat] == 8:
+            generale = seat
+    S[S_GENERALE] = generale
     strain = S[S_BID_STRAIN]
-    if strain == AT and P[P_AT_TABLE] == AT_SCALED_INDEX:
+    if strain == AT and P[P_AT_TABLE] == AT_SCALED_INDEX and capot_team < 0:
         # trump table at every suit (258 with dix de der) scaled to 162; the takers'
         # share is rounded half up and the defenders get the rest
-        if capot_team < 0:
-            rawT = S[S_POINTS + T]
-            sT = (rawT * 162 * 2 + 258) // (2 * 258)
-            if T == 0:
-                cp0 = sT
-                cp1 = 162 - sT
-            else:
-                cp1 = sT
-                cp0 = 162 - sT
-    if capot_team == 0:
-        cp0 = 252
-        cp1 = 0
-    elif capot_team == 1:
-        cp1 = 252
-        cp0 = 0
+        sT = (S[S_POINTS + T] * 162 * 2 + 258) // (2 * 258)
+        cp0 = sT if T == 0 else 162 - sT
+        cp1 = 162 - cp0
+    if capot_team >= 0:
+        cp0 = 252 if capot_team == 0 else 0
+        cp1 = 252 - cp0
+    # générale: one player of the takers won every trick; the deal's cards count
+    # generale_bonus (350) for the takers instead of a capot's 252
+    gen_T = P[P_GENERALE_BONUS] > 0 and generale >= 0 and (generale & 1) == T
+    if gen_T:
+        if T == 0:
+            cp0 = P[P_GENERALE_BONUS]
+        else:
+            cp1 = P[P_GENERALE_BONUS]
     cpT = cp0 if T == 0 else cp1
     cpD = cp1 if T == 0 else cp0
     S[S_CARD_POINTS] = cp0
@@ -932,17 +938,9 @@ def score_deal(S, P):
     S[S_TOTAL + T] = totT
     S[S_TOTAL + D] = totD
     all_T = capot_team == T
-    generale = -1
-    for seat in range(4):
-        if S[S_SEAT_TRICKS + seat] == 8:
-            generale = seat
-    S[S_GENERALE] = generale
-    capot_value = CAPOT_VALUE
-    if P[P_GENERALE_BONUS] > 0 and generale >= 0 and (generale & 1) == T:
-        capot_value = P[P_GENERALE_BONUS]
     if S[S_CAPOT]:
         cond1 = all_T
-        bid_val = capot_value
+        bid_val = CAPOT_VALUE
     else:
         cond1 = totT >= S[S_BID_VALUE]
         bid_val = S[S_BID_VALUE]
@@ -954,28 +952,45 @@ def score_deal(S, P):
     elif coinche == 2:
         m = P[P_MULT_SURCOINCHE]
     base = P[P_FAIL_BASE]
+    scoring = P[P_COINCHE_SCORING]
+    takeable = P[P_BELOTE_TAKEABLE] != 0
     if made:
-        if m == 1 or P[P_CARDS_PLUS_BID]:
+        if m == 1 or scoring == SCORING_CARDS_PLUS_BID:
             sT = cpT + belT + decT + bid_val * m
             sD = cpD + belD
             if all_T:
                 sT += decD          # the defenders' declarations change hands
             else:
                 sD += decD
-        else:
-            B = capot_value if all_T else base
+        elif scoring == SCORING_FFB:
+            B = base
+            if gen_T:
+                B = P[P_GENERALE_BONUS]
+            elif all_T:
+                B = CAPOT_VALUE
             sT = (B + decT + belT + decD + bid_val) * m
             sD = belD
+        else:   # all_plus_bid: the takers take the base and every other point
+            B = base
+            if gen_T:
+                B = P[P_GENERALE_BONUS]
+            elif all_T:
+                B = 252
+            sT = B + bid_val * m + belT + decT + decD
+            sD = belD
+            if takeable:
+                sT += belD
+                sD = 0
     else:
         extra = 0
         sT = belT
-        if P[P_BELOTE_TAKEABLE]:
+        if takeable:
             sT = 0
             extra = belT
-        if P[P_CARDS_PLUS_BID]:
-            sD = base + bid_val * m + belD + decD + decT + extra
-        else:
+        if scoring == SCORING_FFB:
             sD = (base + decD + belD + decT + bid_val + extra) * m
+        else:
+            sD = base + bid_val * m + belD + decD + decT + extra
     S[S_MADE] = 1 if made else 0
     S[S_RAW_SCORE + T] = sT
     S[S_RAW_SCORE + D] = sD
@@ -983,14 +998,14 @@ def score_deal(S, P):
     S[S_SCORE + D] = round10(sD, P[P_ROUNDING])
 
 
-# ---------------------------------------------------------------------- match
 @kernel
 def _score_classic(S, P, T, cpT, cpD, belT, belD, decT, decD, capot_team):
     """Classic-family scoring (RULES.md §11): takers above the defenders: each team
     scores its own total; below: *dedans*, the defenders score 162 (252 when the takers
     are capot) + all declarations + their belote, the takers keep their belote; equal:
-    *litige*, the defenders score their total and the takers' total is held aside
-    (``S_LITIGE``) for the winner of the next deal. A capot team loses its declarations."""
+    *litige*, the defenders score their total, the takers their belote, and the rest of
+    the takers' total is held aside (``S_LITIGE``) for the winner of the next deal. A
+    capot team loses its declarations."""
     D = 1 - T
     if capot_team == T:
         S[S_TEAM_DECL + D] = 0
@@ -1010,11 +1025,6 @@ def _score_classic(S, P, T, cpT, cpD, belT, belD, decT, decD, capot_team):
         totD += decD
     S[S_TOTAL + T] = totT
     S[S_TOTAL + D] = totD
-    generale = -1
-    for seat in range(4):
-        if S[S_SEAT_TRICKS + seat] == 8:
-            generale = seat
-    S[S_GENERALE] = generale
     if totT > totD:
         S[S_MADE] = 1
         sT = fullT
@@ -1029,10 +1039,12 @@ def _score_classic(S, P, T, cpT, cpD, belT, belD, decT, decD, capot_team):
         base = P[P_FAIL_BASE] + (90 if capot_team == D else 0)
         sD = base + decT + decD + belD + extra
     else:
+        # litige: the takers keep their belote (it stays with its team, RULES.md §5);
+        # their other points wait for the winner of the next deal
         S[S_MADE] = 2
-        sT = 0
+        sT = belT
         sD = fullD
-        S[S_LITIGE] = fullT
+        S[S_LITIGE] = fullT - belT
     S[S_RAW_SCORE + T] = sT
     S[S_RAW_SCORE + D] = sD
     S[S_SCORE + T] = round10(sT, P[P_ROUNDING])
@@ -1040,20 +1052,20 @@ def _score_classic(S, P, T, cpT, cpD, belT, belD, decT, decD, capot_team):
 
 
 @kernel
-def match_winner(totals, target, taker_team, made, tricks0, tricks1):
+def match_winner(totals, target, taker_team, made, tricks0, tricks1, belote_cannot_win):
     """Winner of a match after a deal (RULES.md §9): 0, 1, or -1 to play on.
 
-    ``totals``: match scores after the deal. A team reaches the target only if it was
-    neither the failing taker nor capot on this deal (the FFB belote special case: such
-    a team scores at most its belote, which alone cannot win the match). Both teams
+    ``totals``: match scores after the deal. With ``belote_cannot_win`` (FFB), a team
+    reaches the target only if it was neither the failing taker nor capot on this deal:
+    such a team scores at most its belote, which alone cannot win the match. Both teams
     over: the higher wins; equal, another deal.
     """
     ok0 = totals[0] >= target
     ok1 = totals[1] >= target
-    if taker_team >= 0:
-        if taker_team == 0 and made == 0:
+    if taker_team >= 0 and belote_cannot_win:
+        if taker_team == 0 and made != 1:
             ok0 = False
-        if taker_team == 1 and made == 0:
+        if taker_team == 1 and made != 1:
             ok1 = False
         if tricks0 == 0:
             ok0 = False

@@ -687,10 +687,16 @@ class Match:
         if len(self.deals) >= self.max_deals:
             raise RuntimeError(f"match not decided after {self.max_deals} deals")
         dealer = (d.dealer + 1) % 4
-        if self.rules.shuffle_between_deals:
+        n_void = 0
+        for prev in reversed(self.deals):
+            if not prev.is_void:
+                break
+            n_void += 1
+        reshuffle = self.rules.reshuffle_after_voids
+        if self.rules.shuffle_between_deals or (reshuffle and n_void and n_void % reshuffle == 0):
             deck = deal_deck(self._rng)
         else:
-            deck = gather_and_cut(d, self._rng)
+            deck = gather_and_cut(d, self._rng, self.rules.min_cut)
         self.deal = Deal(self.rules, deck=deck, dealer=dealer)
 
     def clone(self) -> "Match":
@@ -725,15 +731,16 @@ def score_into_match(scores: Sequence[int], pot: int, deal: "Deal"):
         scores[taker_team if res.made else 1 - taker_team] += pot
         pot = 0
     t = deal.tricks_won
+    made = 2 if res.litige else int(res.made)
     w = int(E.match_winner(np.array(scores, dtype=np.int64), deal.rules.target,
-                           taker_team, int(res.made), t[0], t[1]))
+                           taker_team, made, t[0], t[1], int(deal.rules.belote_cannot_win)))
     return scores, pot, (w if w >= 0 else None)
 
 
-def gather_and_cut(previous: Deal, rng: np.random.Generator) -> List[int]:
+def gather_and_cut(previous: Deal, rng: np.random.Generator, min_cut: int = 3) -> List[int]:
     """No shuffle between deals: the previous deal's cards gathered (tricks in the order
-    played; a void deal's cards seat by seat as dealt) and cut (each part at least 3
-    cards). Returns the dealing order of the next deal."""
+    played; a void deal's cards seat by seat as dealt) and cut (each part at least
+    ``min_cut`` cards). Returns the dealing order of the next deal."""
     if previous.is_void or not previous.plays:
         if previous.deck is not None:
             pack = list(previous.deck)
@@ -741,5 +748,5 @@ def gather_and_cut(previous: Deal, rng: np.random.Generator) -> List[int]:
             pack = [c for s in range(4) for c in cards_of(previous.initial_hands[s])]
     else:
         pack = [c for _, c in previous.plays]
-    cut = int(rng.integers(3, 30))
+    cut = int(rng.integers(min_cut, 33 - min_cut))
     return pack[cut:] + pack[:cut]

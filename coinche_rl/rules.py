@@ -214,7 +214,7 @@ _CHOICES = {
     "contract_counts": ("cards", "cards+belote", "cards+declarations",
                         "cards+belote+declarations"),
     "made_conditions": ("both", "bid_only"),
-    "coinche_scoring": ("ffb", "cards_plus_bid"),
+    "coinche_scoring": ("ffb", "cards_plus_bid", "all_plus_bid"),
     "at_points": tuple(AT_POINTS_TABLES),
     "rounding": ("nearest10", "none"),
 }
@@ -271,17 +271,27 @@ class RuleSet:
     made_conditions: str = "both"
     #: base the defenders get on a failed contract (and the takers on a coinched make)
     fail_base: int = 160
-    #: ``ffb`` or ``cards_plus_bid`` (card points + bid x multiplier)
+    #: ``ffb`` ((base + everything) x multiplier), ``cards_plus_bid`` (card points + bid x
+    #: multiplier), ``all_plus_bid`` (coinched and made: base + bid x multiplier + every
+    #: belote and declaration to the takers; colver)
     coinche_scoring: str = "ffb"
     #: AT point table: ``ffb`` 13/9/6/5/3/2, ``vip`` 14/9/6/5/3/1, ``scaled`` 162/258
     at_points: str = "ffb"
-    #: value of a générale (one player takes all 8 tricks); 0 = no générale
+    #: card value of a générale (one player of the takers takes all 8 tricks) instead of
+    #: the capot's 252; 0 = no générale
     generale_bonus: int = 0
     must_undertrump: bool = False
     overtrump_partner: bool = True
     rounding: str = "nearest10"
     target: int = 1000
     shuffle_between_deals: bool = True
+    #: FFB §9: a team that failed or was capot cannot win the match on that deal (its
+    #: belote alone must not make it win)
+    belote_cannot_win: bool = True
+    #: gather-cut-deal: after this many void deals in a row, shuffle (0: never)
+    reshuffle_after_voids: int = 0
+    #: gather-cut-deal: each part of the cut holds at least this many cards
+    min_cut: int = 3
 
     def __post_init__(self):
         for fname, choices in _CHOICES.items():
@@ -289,7 +299,8 @@ class RuleSet:
             if v not in choices:
                 raise InvalidRulesError(
                     f"{fname}={v!r} is not valid: expected one of {', '.join(map(repr, choices))}")
-        for fname in ("min_bid", "max_bid", "bid_step", "fail_base", "generale_bonus", "target"):
+        for fname in ("min_bid", "max_bid", "bid_step", "fail_base", "generale_bonus", "target",
+                      "reshuffle_after_voids", "min_cut"):
             v = getattr(self, fname)
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
                 raise InvalidRulesError(f"{fname}={v!r} must be an integer")
@@ -316,6 +327,10 @@ class RuleSet:
                 f"multipliers={m!r} must be a tuple (coinche, surcoinche) of integers with 1 < coinche < surcoinche")
         if self.target <= 0:
             raise InvalidRulesError(f"target={self.target} must be positive")
+        if not 1 <= self.min_cut <= 16:
+            raise InvalidRulesError(f"min_cut={self.min_cut} must be in 1..16 (cards in each part of the cut)")
+        if self.reshuffle_after_voids < 0:
+            raise InvalidRulesError(f"reshuffle_after_voids={self.reshuffle_after_voids} must be >= 0")
         if self.fail_base not in (160, 162):
             raise InvalidRulesError(f"fail_base={self.fail_base} must be 160 or 162")
         if self.generale_bonus not in (0, 350):
@@ -331,9 +346,15 @@ class RuleSet:
                 raise InvalidRulesError(
                     f"contract_counts={self.contract_counts!r} counts declarations but declarations=False")
         if self.family == "classic":
-            if self.capot_after_coinche:
-                raise InvalidRulesError("capot_after_coinche=True needs family='coinche': "
-                                        "the classic prise has no bids, capot or coinche")
+            # the classic prise has no bids, capot or coinche: those switches must keep
+            # their defaults, so that a rule set never carries a setting with no effect
+            base = RuleSet()
+            for opt in ("capot_after_coinche", "min_bid", "max_bid", "bid_step", "multipliers",
+                        "made_conditions", "coinche_scoring", "generale_bonus"):
+                if getattr(self, opt) != getattr(base, opt):
+                    raise InvalidRulesError(
+                        f"{opt}={getattr(self, opt)!r} needs family='coinche': the classic prise "
+                        f"has no bids, capot or coinche (keep the default {getattr(base, opt)!r})")
 
 
     # ------------------------------------------------------------------ helpers
@@ -385,10 +406,28 @@ MAX_BID_VALUE = 180
 N_BID_VALUES = (MAX_BID_VALUE - MIN_BID_VALUE) // 10 + 1
 
 _CLASSIC = dict(family="classic", declarations=False, contract_counts="cards+belote",
-                fail_base=162, rounding="none", must_undertrump=True, target=1000)
+                fail_base=162, rounding="none", must_undertrump=True, target=1000,
+                belote_cannot_win=False)
 _PRESETS: Dict[str, RuleSet] = {
     "ffb": RuleSet(name="ffb"),
     "ffb_sa_ta": RuleSet(name="ffb_sa_ta", strains="suits_nt_at"),
+    "funbelote": RuleSet(name="funbelote", strains="suits_nt_at", capot_after_coinche=True,
+                         generale_bonus=350, overtrump_partner=False, target=1501),
+    "coinche_x3": RuleSet(name="coinche_x3", strains="suits_nt_at", multipliers=(2, 3),
+                          declarations_share_cards=True, carre_low_cancels=True,
+                          optional_declare=True, contract_counts="cards", made_conditions="bid_only",
+                          fail_base=162, coinche_scoring="cards_plus_bid", target=1000),
+    "ludiclub_coinche": RuleSet(name="ludiclub_coinche", strains="suits_nt_at", at_points="scaled",
+                                optional_belote=True, target=3000, shuffle_between_deals=False,
+                                reshuffle_after_voids=4, min_cut=2),
+    "ludiclub_contree": RuleSet(name="ludiclub_contree", strains="suits_nt_at", at_points="scaled",
+                                declarations=False, optional_belote=True,
+                                contract_counts="cards+belote", made_conditions="bid_only",
+                                target=3000, shuffle_between_deals=False,
+                                reshuffle_after_voids=4, min_cut=2),
+    "colver": RuleSet(name="colver", multipliers=(2, 3), declarations=False, belote_takeable=True,
+                      contract_counts="cards+belote", made_conditions="bid_only", fail_base=162,
+                      coinche_scoring="all_plus_bid", target=2000, belote_cannot_win=False),
     "classic": RuleSet(name="classic", **_CLASSIC),
     "classic_declarations": RuleSet(name="classic_declarations", **{
         **_CLASSIC, "declarations": True, "contract_counts": "cards+belote+declarations"}),
@@ -397,6 +436,41 @@ _PRESETS: Dict[str, RuleSet] = {
 }
 #: every preset by name (read-only)
 PRESETS: Mapping[str, RuleSet] = MappingProxyType(_PRESETS)
+
+
+#: where each preset comes from (RULES.md §10, files in shared/seeds/)
+PRESET_SOURCES: Mapping[str, str] = MappingProxyType({
+    "ffb": "FFB official rules (seed 000, first part)",
+    "ffb_sa_ta": "FFB, variant Sans Atout / Tout Atout (000, §11)",
+    "funbelote": "FunBelote (000, later part)",
+    "coinche_x3": "'3e mode' (000) and vipbelote coinche (004)",
+    "ludiclub_coinche": "Ludiclub, coinche with declarations (003)",
+    "ludiclub_contree": "Ludiclub, contrée without declarations (003)",
+    "colver": "the colver engine (PyPI colver, docs/RULES.md)",
+    "classic": "classic belote (002)",
+    "classic_declarations": "classic belote with declarations (002 option, 004)",
+    "vip_classic": "vipbelote classic with NT/AT in round 2 (004)",
+})
+
+
+def presets_markdown() -> str:
+    """The table of every preset and every parameter value (docs/presets.md holds it;
+    a test keeps the two equal)."""
+    names = list(PRESETS)
+
+    def cell(v):
+        if isinstance(v, bool):
+            return "T" if v else "F"
+        if isinstance(v, tuple):
+            return "(" + ",".join(map(str, v)) + ")"
+        return str(v)
+
+    lines = ["| parameter | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]
+    for f in dataclasses.fields(RuleSet):
+        if f.name == "name":
+            continue
+        lines.append(f"| {f.name} | " + " | ".join(cell(getattr(PRESETS[n], f.name)) for n in names) + " |")
+    return "\n".join(lines)
 
 
 def get_rules(rules="ffb", **overrides) -> RuleSet:
@@ -430,7 +504,7 @@ def get_rules(rules="ffb", **overrides) -> RuleSet:
 P_FAMILY, P_NT_AT, P_MIN_BID, P_MAX_BID, P_BID_STEP, P_CAPOT_AFTER_COINCHE, \
     P_MULT_COINCHE, P_MULT_SURCOINCHE, P_DECLARATIONS, P_DECL_SHARE, P_CARRE_LOW_CANCELS, \
     P_OPTIONAL_DECLARE, P_OPTIONAL_BELOTE, P_BELOTE_TAKEABLE, P_COUNT_BELOTE, \
-    P_COUNT_DECLARATIONS, P_BID_ONLY, P_FAIL_BASE, P_CARDS_PLUS_BID, P_AT_TABLE, \
+    P_COUNT_DECLARATIONS, P_BID_ONLY, P_FAIL_BASE, P_COINCHE_SCORING, P_AT_TABLE, \
     P_GENERALE_BONUS, P_MUST_UNDERTRUMP, P_OVERTRUMP_PARTNER, P_ROUNDING, P_TARGET, \
     P_SHUFFLE, P_BID_LADDER = range(27)
 N_PARAMS = 27
@@ -454,7 +528,7 @@ def params_vector(rules: RuleSet) -> np.ndarray:
     p[P_COUNT_DECLARATIONS] = "declarations" in rules.contract_counts
     p[P_BID_ONLY] = rules.made_conditions == "bid_only"
     p[P_FAIL_BASE] = rules.fail_base
-    p[P_CARDS_PLUS_BID] = rules.coinche_scoring == "cards_plus_bid"
+    p[P_COINCHE_SCORING] = _CHOICES["coinche_scoring"].index(rules.coinche_scoring)
     p[P_AT_TABLE] = AT_TABLE_NAMES.index(rules.at_points)
     p[P_GENERALE_BONUS] = rules.generale_bonus
     p[P_MUST_UNDERTRUMP] = rules.must_undertrump

@@ -116,4 +116,4 @@ def warmup() -> None:
     d = Deal(seed=0)
     d.legal_actions()
     random_playouts(d, 2)
-    E.match_winner(np.zeros(2, dtype=np.int64), 1000, 0, 1, 4, 4)
+    E.match_winner(np.zeros(2, dtype=np.int64), 1000, 0, 1, 4, 4, 1)

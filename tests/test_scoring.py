@@ -339,9 +339,15 @@ def test_conditions_use_unrounded_totals():
 
 
 # ----------------------------------------------------------------- match
-def winner(totals, taker_team, made, tricks0, tricks1, target=1000):
+def winner(totals, taker_team, made, tricks0, tricks1, target=1000, belote_cannot_win=1):
     return int(E.match_winner(np.array(totals, dtype=np.int64), target, taker_team, made,
-                              tricks0, tricks1))
+                              tricks0, tricks1, belote_cannot_win))
+
+
+def test_match_winner_without_the_belote_rule():
+    """belote_cannot_win=False (colver, classic): a failing team over the target wins."""
+    assert winner([1010, 500], 0, 0, 0, 8) == -1
+    assert winner([1010, 500], 0, 0, 0, 8, belote_cannot_win=0) == 0
 
 
 def test_match_winner_one_team_over_target():
