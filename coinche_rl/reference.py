@@ -1,10 +1,11 @@
-"""A slow, readable reference implementation of one deal of the coinche family.
+"""A slow, readable reference implementation of one deal, coinche and classic families.
 
 This module is a test oracle: it is written directly from ``RULES.md`` (sections 2 and
-4-9) and deliberately shares no table or logic with the numba engine
-(``coinche_rl.engine``) nor with the precomputed tables of ``coinche_rl.rules``. Only the
-conventions are imported: the card numbering (``coinche_rl.cards``), the action ids
-(``coinche_rl.actions``) and the :class:`~coinche_rl.rules.RuleSet` parameters.
+4-9, and section 11 for the classic family) and deliberately shares no table or logic
+with the numba engine (``coinche_rl.engine``) nor with the precomputed tables of
+``coinche_rl.rules``. Only the conventions are imported: the card numbering
+(``coinche_rl.cards``), the action ids (``coinche_rl.actions``) and the
+:class:`~coinche_rl.rules.RuleSet` parameters.
 
 Everything here favours obviousness over speed: card orders are strings, points are
 dicts, declarations are found by brute force.
@@ -18,21 +19,39 @@ Decisions taken where RULES.md leaves room (see also the project brief):
   resolved when the first card of the second trick is played (§5).
 * At AT, ``overtrump_partner=False`` also lets a player follow suit without beating his
   partner's winning card (at AT every lead is a trump lead).
+
+Classic family (§11), decisions of the project:
+
+* Dealt from a deck (32 cards in dealing order), dealer ``d``: a packet of 3 to each
+  seat from ``d+1`` around, then a packet of 2 each (``deck[0:20]``); ``deck[20]`` is
+  the retourne. During the prise the hands (and ``initial_hands``) hold 5 cards.
+* Prise round 1 from ``d+1``: TAKE (the retourne's suit is trump) or PASS. Four passes:
+  round 2 from ``d+1``: NAME a suit other than the retourne's (plus NT and AT when the
+  rule set has them) or PASS. Four passes again: void deal.
+* After the prise the taker receives the retourne, then ``deck[21:32]`` is dealt from
+  ``d+1`` around, one packet per seat: 2 cards to the taker, 3 to every other seat.
+* Contract ``{"value": 0, "strain", "capot": False, "coinche": 0, "taker"}``; play,
+  declarations and belote exactly as in the coinche family.
+* Scoring replaces §8: see :func:`score_classic`. A team that won no trick loses its
+  declarations (``team_declaration_points`` shows 0 for it) before anything is counted.
+  Litige (docs/presets.md §8.4 item 5): the takers keep their belote; only their cards
+  and declarations are held aside (``result["litige_points"]``, never rounded).
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple
 
-from .actions import (BELOTE, COINCHE, DECLARE, NO_BELOTE, NO_DECLARE, PASS, SURCOINCHE,
-                      action_card, bid_action, bid_strain, bid_value, capot_action,
-                      card_action, is_bid, is_capot)
+from .actions import (BELOTE, COINCHE, DECLARE, NAME_BASE, NO_BELOTE, NO_DECLARE, PASS,
+                      SURCOINCHE, TAKE, action_card, bid_action, bid_strain, bid_value,
+                      capot_action, card_action, is_bid, is_capot)
 from .cards import RANKS, cards_of
 from .rules import AT, NT, RuleSet
 
 __all__ = ["card_points", "card_strength", "trick_winner", "legal_cards", "Declaration",
            "hand_declarations", "declaration_rank", "has_low_carre", "belote_pairs",
-           "ReferenceDeal", "score_deal", "match_winner", "round_score"]
+           "ReferenceDeal", "score_deal", "score_classic", "match_winner", "round_score",
+           "deal_packets"]
 
 # ----------------------------------------------------------------- §2 cards and points
 # Rank letters follow coinche_rl.cards: rank index 0..7 is "789TJQKA"[index].
@@ -287,17 +306,18 @@ def round_score(x: int) -> int:
 
 
 def match_winner(totals: list[int], target: int, taker_team: int | None, made: bool,
-                 tricks: list[int]) -> int | None:
+                 tricks: list[int], belote_cannot_win: bool = True) -> int | None:
     """The team that wins the match after a deal, or None (play on), §9.
 
     ``totals``: match scores after the deal; ``tricks``: tricks won by each team on this
     deal. A team that failed its contract, or won no trick (capot), on this deal cannot
     reach the target on it (FFB special case); ``taker_team`` None (void deal): no
-    exception. Both reach: the higher wins, equal: None.
+    exception. ``belote_cannot_win`` False (colver, classic): no such exception. Both
+    reach: the higher wins, equal: None.
     """
     reached = []
     for t in (0, 1):
-        excluded = taker_team is not None and (
+        excluded = belote_cannot_win and taker_team is not None and (
             (t == taker_team and not made) or tricks[t] == 0)
         reached.append(totals[t] >= target and not excluded)
     if reached[0] and reached[1]:
@@ -312,20 +332,61 @@ def match_winner(totals: list[int], target: int, taker_team: int | None, made: b
 
 
 # ----------------------------------------------------------------- one deal
-class ReferenceDeal:
-    """One deal of the coinche family, from the auction (§4) to the score (§8).
+def deal_packets(deck: list[int], dealer: int, packets: tuple[int, ...],
+                 start: int = 0) -> tuple[list[int], int]:
+    """Deal ``deck[start:]`` in rounds of packets: for each packet size, a packet to every
+    seat in playing order from the seat after ``dealer``. Returns the four hand masks and
+    the index of the next undealt card."""
+    hands = [0, 0, 0, 0]
+    i = start
+    for size in packets:
+        for k in range(1, 5):
+            seat = (dealer + k) % 4
+            for _ in range(size):
+                hands[seat] |= 1 << deck[i]
+                i += 1
+    return hands, i
 
-    ``hands``: four 8-card masks (seat order); ``dealer``: the dealer's seat. Drive it
-    with :meth:`legal_actions` and :meth:`apply`; read the public attributes.
+
+class ReferenceDeal:
+    """One deal, from the auction (§4) or the prise (§11) to the score (§8 / §11).
+
+    Coinche family: ``hands`` (four 8-card masks, seat order), or ``deck`` (the 32 cards
+    in dealing order, dealt 3-2-3 from the seat after the dealer). Classic family:
+    ``ReferenceDeal(rules, None, dealer, deck=deck)``. ``dealer``: the dealer's seat.
+    Drive it with :meth:`legal_actions` and :meth:`apply`; read the public attributes.
     """
 
-    def __init__(self, rules: RuleSet, hands: list[int], dealer: int):
-        if len(hands) != 4 or any(len(cards_of(h)) != 8 for h in hands):
-            raise ValueError("hands must be four masks of 8 cards")
-        if hands[0] | hands[1] | hands[2] | hands[3] != 0xFFFFFFFF:
-            raise ValueError("the four hands must hold the 32 cards")
+    def __init__(self, rules: RuleSet, hands: list[int] | None, dealer: int, *,
+                 deck: list[int] | None = None):
         self.rules = rules
         self.dealer = dealer
+        self.classic = rules.family == "classic"
+        self.deck: list[int] | None = None
+        self.retourne: int | None = None       # classic: the turned-up card
+        self.prise_round: int | None = None    # classic: 1 or 2 (the round of the prise)
+        if deck is not None:
+            if hands is not None:
+                raise ValueError("give hands or deck, not both")
+            deck = [int(c) for c in deck]
+            if sorted(deck) != list(range(32)):
+                raise ValueError("a deck must hold each of the 32 cards once")
+            self.deck = deck
+        if self.classic:
+            if deck is None:
+                raise ValueError("a classic-family deal is built from a deck")
+            hands, _ = deal_packets(deck, dealer, (3, 2))
+            self.retourne = deck[20]
+            self.prise_round = 1
+        else:
+            if deck is not None:
+                hands, _ = deal_packets(deck, dealer, (3, 2, 3))
+            if hands is None:
+                raise ValueError("give hands or deck")
+            if len(hands) != 4 or any(len(cards_of(h)) != 8 for h in hands):
+                raise ValueError("hands must be four masks of 8 cards")
+            if hands[0] | hands[1] | hands[2] | hands[3] != 0xFFFFFFFF:
+                raise ValueError("the four hands must hold the 32 cards")
         self.initial_hands = [int(h) for h in hands]
         self.hands = list(self.initial_hands)
         self.phase = "auction"
@@ -355,6 +416,8 @@ class ReferenceDeal:
     def legal_actions(self) -> list[int]:
         """Sorted legal action ids of the seat to act ([] when the deal is done)."""
         if self.phase == "auction":
+            if self.classic:
+                return sorted(self._prise_actions())
             return sorted(self._auction_actions())
         if self.phase == "play":
             choice = self._pending_choice(self.current_player)
@@ -391,6 +454,14 @@ class ReferenceDeal:
                 actions.update(capot_action(s) for s in strains)
         return actions
 
+    def _prise_actions(self) -> set[int]:
+        """§11: round 1, take the retourne's suit or pass; round 2, name another strain
+        (the other suits, plus NT and AT when the rule set has them) or pass."""
+        if self.prise_round == 1:
+            return {PASS, TAKE}
+        refused = _suit(self.retourne)
+        return {PASS} | {NAME_BASE + s for s in self.rules.allowed_strains if s != refused}
+
     def _pending_choice(self, seat: int) -> str | None:
         """The optional declare / belote choice owed before the seat's first card."""
         if self.phase != "play" or len(cards_of(self.hands[seat])) != 8:
@@ -422,7 +493,10 @@ class ReferenceDeal:
             raise ValueError(f"illegal action {action!r} in phase {self.phase!r}")
         self.history.append(action)
         if self.phase == "auction":
-            self._apply_auction(action)
+            if self.classic:
+                self._apply_prise(action)
+            else:
+                self._apply_auction(action)
         else:
             self._apply_play(action)
 
@@ -451,14 +525,48 @@ class ReferenceDeal:
             return
         self.current_player = (seat + 1) % 4
 
-    def _start_play(self) -> None:
-        b = self.bid
-        self.contract = {"value": b["value"], "strain": b["strain"], "capot": b["capot"],
-                         "coinche": self.coinche, "taker": b["seat"]}
+    def _apply_prise(self, action: int) -> None:
+        seat = self.current_player
+        if action == PASS:
+            self.passes_in_row += 1
+            if self.passes_in_row == 4:
+                self.passes_in_row = 0
+                if self.prise_round == 2:
+                    self.void, self.phase, self.current_player = True, "done", None
+                    return
+                self.prise_round = 2
+                self.current_player = (self.dealer + 1) % 4
+                return
+            self.current_player = (seat + 1) % 4
+            return
+        strain = _suit(self.retourne) if action == TAKE else action - NAME_BASE
+        # distribution: the retourne to the taker, then one packet per seat from the
+        # seat after the dealer: 2 cards to the taker, 3 to each other seat
+        hands = list(self.hands)
+        hands[seat] |= 1 << self.retourne
+        i = 21
+        for k in range(1, 5):
+            s = (self.dealer + k) % 4
+            for _ in range(2 if s == seat else 3):
+                hands[s] |= 1 << self.deck[i]
+                i += 1
+        assert i == 32 and all(len(cards_of(h)) == 8 for h in hands)
+        self.initial_hands = list(hands)
+        self.hands = list(hands)
+        self._start_play({"value": 0, "strain": strain, "capot": False, "coinche": 0,
+                          "taker": seat})
+
+    def _start_play(self, contract: dict | None = None) -> None:
+        if contract is None:
+            b = self.bid
+            contract = {"value": b["value"], "strain": b["strain"], "capot": b["capot"],
+                        "coinche": self.coinche, "taker": b["seat"]}
+        self.contract = contract
         self.phase = "play"
         self.current_player = (self.dealer + 1) % 4
         for seat in range(4):
-            pts, decls = hand_declarations(self.initial_hands[seat], b["strain"], self.rules)
+            pts, decls = hand_declarations(self.initial_hands[seat], contract["strain"],
+                                           self.rules)
             self.seat_declaration_points[seat] = pts
             self.seat_declarations[seat] = decls
 
@@ -493,6 +601,10 @@ class ReferenceDeal:
         self.current_player = winner
         if len(self.trick_winners) == 8:
             self._resolve_declarations()
+            if self.classic:                       # §11: a capot team loses its declarations
+                for t in (0, 1):
+                    if not any(_team(w) == t for w in self.trick_winners):
+                        self.team_declaration_points[t] = 0
             self.phase, self.current_player = "done", None
             self.result = self._score()
 
@@ -537,9 +649,14 @@ class ReferenceDeal:
             cp[_team(winner)] += sum(card_points(c, strain, rules) for _, c in trick)
         last_team = _team(self.trick_winners[-1])
         if all(_team(w) == last_team for w in self.trick_winners):
-            # capot: 252 / 0 (152 + dix de der 100), whatever the AT table
+            # capot: 252 / 0 (152 + dix de der 100), whatever the AT table; a générale
+            # (one taker won every trick) counts rules.generale_bonus instead (docs/presets.md §2.3)
             cp = [0, 0]
             cp[last_team] = 152 + CAPOT_DIX_DE_DER
+            one_seat = len(set(self.trick_winners)) == 1
+            if (rules.generale_bonus and one_seat
+                    and last_team == _team(self.contract["taker"])):
+                cp[last_team] = rules.generale_bonus
             return cp
         cp[last_team] += DIX_DE_DER
         if strain == AT and rules.at_points == "scaled":
@@ -550,6 +667,10 @@ class ReferenceDeal:
         return cp
 
     def _score(self) -> dict:
+        if self.classic:
+            return score_classic(self.rules, self.contract, self.trick_winners,
+                                 self._card_points(), self.team_belote_points,
+                                 self.team_declaration_points)
         return score_deal(self.rules, self.contract, self.trick_winners, self._card_points(),
                           self.team_belote_points, self.team_declaration_points)
 
@@ -570,28 +691,81 @@ def score_deal(rules: RuleSet, contract: dict, trick_winners: list[int], cp: lis
                + (dec[t] if "declarations" in rules.contract_counts else 0) for t in (0, 1)]
     generale = trick_winners[0] if len(set(trick_winners)) == 1 else None
     all_T = all(_team(w) == T for w in trick_winners)
-    capot_value = CAPOT_VALUE
-    if rules.generale_bonus > 0 and generale is not None and _team(generale) == T:
-        capot_value = rules.generale_bonus
+    # a générale by the takers: its value replaces the capot's wherever the deal's cards
+    # are counted (docs/presets.md §2.3); a capot *bid* stays worth 250
+    gen_T = rules.generale_bonus > 0 and generale is not None and _team(generale) == T
     cond1 = all_T if c["capot"] else counted[T] >= c["value"]
     made = cond1 and (rules.made_conditions == "bid_only" or counted[T] > counted[D])
-    bid_val = capot_value if c["capot"] else c["value"]
+    bid_val = CAPOT_VALUE if c["capot"] else c["value"]
     m = 1 if c["coinche"] == 0 else rules.multipliers[c["coinche"] - 1]
     base = rules.fail_base
     raw = [0, 0]
     if made and (m == 1 or rules.coinche_scoring == "cards_plus_bid"):
         raw[T] = cp[T] + bel[T] + dec[T] + bid_val * m + (dec[D] if all_T else 0)
         raw[D] = cp[D] + bel[D] + (0 if all_T else dec[D])
-    elif made:                                      # coinched, FFB scoring
-        raw[T] = ((capot_value if all_T else base) + dec[T] + bel[T] + dec[D] + bid_val) * m
+    elif made and rules.coinche_scoring == "ffb":   # coinched, FFB scoring
+        b = rules.generale_bonus if gen_T else (CAPOT_VALUE if all_T else base)
+        raw[T] = (b + dec[T] + bel[T] + dec[D] + bid_val) * m
         raw[D] = bel[D]
+    elif made:                                      # coinched, all_plus_bid (colver)
+        b = rules.generale_bonus if gen_T else (152 + CAPOT_DIX_DE_DER if all_T else base)
+        raw[T] = b + bid_val * m + bel[T] + dec[T] + dec[D]
+        raw[D] = bel[D]
+        if rules.belote_takeable:                   # every belote goes to the winners
+            raw[T] += bel[D]
+            raw[D] = 0
     else:                                           # chute
         extra = bel[T] if rules.belote_takeable else 0
         raw[T] = 0 if rules.belote_takeable else bel[T]
-        if rules.coinche_scoring == "cards_plus_bid":
+        if rules.coinche_scoring in ("cards_plus_bid", "all_plus_bid"):
             raw[D] = base + bid_val * m + bel[D] + dec[D] + dec[T] + extra
         else:
             raw[D] = (base + dec[D] + bel[D] + dec[T] + bid_val + extra) * m
     score = [round_score(x) for x in raw] if rules.rounding == "nearest10" else list(raw)
     return {"made": made, "card_points": list(cp), "totals": counted, "raw": raw,
-            "score": score, "multiplier": m, "generale": generale}
+            "score": score, "multiplier": m, "generale": generale,
+            "litige": False, "litige_points": 0}
+
+
+def score_classic(rules: RuleSet, contract: dict, trick_winners: list[int], cp: list[int],
+                  bel: list[int], dec: list[int]) -> dict:
+    """§11 deal scoring of the classic family (arguments as :func:`score_deal`; ``dec``
+    already without the declarations of a team that won no trick).
+
+    The takers' total (cards + dix de der, plus belote / declarations as
+    ``rules.contract_counts`` says) greater than the defenders': each team scores its own
+    full total (cards + belote + declarations). Smaller (*dedans*): the takers keep their
+    belote (unless ``belote_takeable``: it goes to the defenders), the defenders score
+    ``fail_base`` (+ 90 when the takers won no trick: 252 for 162) plus every declaration
+    and their own belote. Equal (*litige*): the defenders score their full total, the
+    takers their belote only (imprenable, as when dedans); the takers' other points
+    (cards and declarations) are held aside for the next deal (``litige_points``).
+    """
+    T = _team(contract["taker"])
+    D = 1 - T
+    counted = [cp[t] + (bel[t] if "belote" in rules.contract_counts else 0)
+               + (dec[t] if "declarations" in rules.contract_counts else 0) for t in (0, 1)]
+    full = [cp[t] + bel[t] + dec[t] for t in (0, 1)]
+    generale = trick_winners[0] if len(set(trick_winners)) == 1 else None
+    takers_won_none = not any(_team(w) == T for w in trick_winners)
+    raw = [0, 0]
+    litige = False
+    litige_points = 0
+    if counted[T] > counted[D]:
+        made = True
+        raw = list(full)
+    elif counted[T] < counted[D]:
+        made = False
+        extra = bel[T] if rules.belote_takeable else 0
+        raw[T] = 0 if rules.belote_takeable else bel[T]
+        raw[D] = (rules.fail_base + (90 if takers_won_none else 0)
+                  + dec[T] + dec[D] + bel[D] + extra)
+    else:
+        made, litige = False, True
+        raw[D] = full[D]
+        raw[T] = bel[T]                     # the belote is never held aside
+        litige_points = cp[T] + dec[T]
+    score = [round_score(x) for x in raw] if rules.rounding == "nearest10" else list(raw)
+    return {"made": made, "card_points": list(cp), "totals": counted, "raw": raw,
+            "score": score, "multiplier": 1, "generale": generale,
+            "litige": litige, "litige_points": litige_points}

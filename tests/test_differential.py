@@ -1,7 +1,8 @@
 """Differential tests: random deals played through the numba engine (via the game API)
 and the pure-Python reference (``coinche_rl.reference``) side by side, comparing at
 every step the seat to act and the legal action set, after every trick the winner, and
-at the end the declarations, belote and every scoring figure.
+at the end the declarations, belote and every scoring figure. The classic family (§11)
+is dealt from a deck: the prise (retourne, rounds, distribution) is compared as well.
 
 ``COINCHE_SOAK=N`` (``make soak``) raises the number of deals per rule set to N.
 """
@@ -14,12 +15,25 @@ import numpy as np
 import pytest
 
 from coinche_rl import actions as A
-from coinche_rl.game import Deal, deal_hands
+from coinche_rl.game import Deal, deal_deck, deal_hands
 from coinche_rl.reference import ReferenceDeal
 from coinche_rl.rules import get_rules
 
 N_DEALS = 5000            # per preset in CI (the issue's floor)
 N_VARIANT_DEALS = 800     # per random rule variant
+N_CLASSIC_DEALS = 3000    # per classic-family preset
+N_CLASSIC_VARIANT_DEALS = 250   # per classic rule variant (fixed and random)
+CLASSIC_PRESETS = ("classic", "classic_declarations", "vip_classic")
+#: classic variants always covered, whatever the random draws
+CLASSIC_FIXED_VARIANTS = (
+    ("classic", {"must_undertrump": False}),
+    ("classic_declarations", {"optional_declare": True, "optional_belote": True,
+                              "declarations_share_cards": True, "belote_takeable": True}),
+    ("classic", {"strains": "suits_nt_at", "at_points": "scaled", "rounding": "nearest10",
+                 "fail_base": 160}),
+    ("vip_classic", {"declarations": True, "contract_counts": "cards+belote+declarations",
+                     "carre_low_cancels": True, "overtrump_partner": False}),
+)
 
 #: parameters whose every value the variant sets draw from
 VARIANT_CHOICES = {
@@ -33,7 +47,7 @@ VARIANT_CHOICES = {
     "contract_counts": ["cards", "cards+belote", "cards+declarations", "cards+belote+declarations"],
     "made_conditions": ["both", "bid_only"],
     "fail_base": [160, 162],
-    "coinche_scoring": ["ffb", "cards_plus_bid"],
+    "coinche_scoring": ["ffb", "cards_plus_bid", "all_plus_bid"],
     "at_points": ["ffb", "vip", "scaled"],
     "generale_bonus": [0, 350],
     "must_undertrump": [False, True],
@@ -50,21 +64,73 @@ def random_variant(rng: np.random.Generator):
     return get_rules("ffb_sa_ta", **over)
 
 
-def play_both(rules, seed: int, pass_prob: float) -> tuple:
-    """Play one random deal in both implementations, asserting agreement at each step."""
+def random_classic_variant(rng: np.random.Generator):
+    """A classic-family rule set with random options (valid combinations only)."""
+    base = CLASSIC_PRESETS[int(rng.integers(len(CLASSIC_PRESETS)))]
+    pick = lambda values: values[int(rng.integers(len(values)))]
+    over = {
+        "must_undertrump": pick([False, True]),
+        "overtrump_partner": pick([True, False]),
+        "optional_belote": pick([False, True]),
+        "belote_takeable": pick([False, True]),
+        "rounding": pick(["nearest10", "none"]),
+        "fail_base": pick([160, 162]),
+        "declarations": pick([False, True]),
+    }
+    strains = pick(["suits", "suits_nt_at"])
+    over["strains"] = strains
+    over["at_points"] = pick(["ffb", "vip", "scaled"]) if strains == "suits_nt_at" else "ffb"
+    if over["declarations"]:
+        over["optional_declare"] = pick([False, True])
+        over["declarations_share_cards"] = pick([False, True])
+        over["carre_low_cancels"] = pick([False, True])
+        over["contract_counts"] = pick(["cards", "cards+belote", "cards+declarations",
+                                        "cards+belote+declarations"])
+    else:
+        over["optional_declare"] = over["declarations_share_cards"] = False
+        over["carre_low_cancels"] = False
+        over["contract_counts"] = pick(["cards", "cards+belote"])
+    return get_rules(base, **over)
+
+
+def play_both(rules, seed: int, pass_prob: float, from_deck: bool = False) -> tuple:
+    """Play one random deal in both implementations, asserting agreement at each step.
+
+    The classic family (and the coinche family with ``from_deck``) is dealt from a
+    random deck; otherwise from four random hands."""
     rng = np.random.default_rng(seed)
-    hands = deal_hands(rng)
-    dealer = int(rng.integers(4))
-    deal = Deal(rules, hands=hands, dealer=dealer)
-    ref = ReferenceDeal(rules, hands, dealer)
-    where = f"rules={rules.name} seed={seed}"
+    classic = rules.family == "classic"
+    if classic or from_deck:
+        deck = deal_deck(rng)
+        dealer = int(rng.integers(4))
+        deal = Deal(rules, deck=deck, dealer=dealer)
+        ref = ReferenceDeal(rules, None, dealer, deck=deck)
+    else:
+        hands = deal_hands(rng)
+        dealer = int(rng.integers(4))
+        deal = Deal(rules, hands=hands, dealer=dealer)
+        ref = ReferenceDeal(rules, hands, dealer)
+    def where():
+        return (f"rules={rules.name} {rules.overrides()} seed={seed} "
+                f"history={[A.action_to_str(a) for a in deal.history]}")
+
     started_play = False
+    if classic:
+        assert deal.retourne == ref.retourne, where()
+    else:
+        assert deal.retourne is None and deal.prise_round is None, where()
     while True:
-        assert deal.phase == ref.phase, where
-        assert deal.current_player == ref.current_player, where
+        assert deal.phase == ref.phase, where()
+        assert deal.current_player == ref.current_player, where()
+        if classic:
+            assert deal.prise_round == ref.prise_round, where()
+            assert deal.retourne == ref.retourne, where()
+        if deal.phase != "done":
+            assert deal.initial_hands == ref.initial_hands, where()
+            assert deal.hands == ref.hands, where()
         legal = deal.legal_actions()
         assert legal == ref.legal_actions(), (
-            f"{where} history={[A.action_to_str(a) for a in deal.history]}: engine "
+            f"{where()}: engine "
             f"{[A.action_to_str(a) for a in legal]} vs reference "
             f"{[A.action_to_str(a) for a in ref.legal_actions()]}")
         if deal.phase == "play" and not started_play:
@@ -72,8 +138,9 @@ def play_both(rules, seed: int, pass_prob: float) -> tuple:
             c = deal.contract
             rc = ref.contract
             assert (c.value, c.strain, c.capot, c.coinche, c.taker) == (
-                rc["value"], rc["strain"], rc["capot"], rc["coinche"], rc["taker"]), where
-            assert [deal.seat_declarations(s)[0] for s in range(4)] == ref.seat_declaration_points, where
+                rc["value"], rc["strain"], rc["capot"], rc["coinche"], rc["taker"]), where()
+            assert ([deal.seat_declarations(s)[0] for s in range(4)]
+                    == ref.seat_declaration_points), where()
         if deal.is_terminal:
             break
         if legal[0] == A.PASS and len(legal) > 1 and rng.random() >= pass_prob:
@@ -84,25 +151,29 @@ def play_both(rules, seed: int, pass_prob: float) -> tuple:
             a = legal[int(rng.integers(len(legal)))]
         deal.apply(a)
         ref.apply(a)
-        assert deal.trick_winners == ref.trick_winners, where
+        assert deal.trick_winners == ref.trick_winners, where()
         if deal.phase == "play":
-            assert deal.declarations_resolved == ref.declarations_resolved, where
-    assert deal.is_void == ref.void, where
+            assert deal.declarations_resolved == ref.declarations_resolved, where()
+    assert deal.is_void == ref.void, where()
     if deal.is_void:
         assert deal.scores == (0, 0)
+        assert ref.result is None
         return deal, ref
-    assert deal.declared == ref.declared, where
-    assert deal.declaration_winner == ref.declaration_winner, where
-    assert list(deal.team_declarations) == ref.team_declaration_points, where
-    assert list(deal.team_belote) == ref.team_belote_points, where
+    assert deal.initial_hands == ref.initial_hands, where()
+    assert deal.declared == ref.declared, where()
+    assert deal.declaration_winner == ref.declaration_winner, where()
+    assert list(deal.team_declarations) == ref.team_declaration_points, where()
+    assert list(deal.team_belote) == ref.team_belote_points, where()
     res, rr = deal.result, ref.result
-    assert res.made == rr["made"], where
-    assert res.multiplier == rr["multiplier"], where
-    assert res.generale == rr["generale"], where
-    assert [t.card_points for t in res.teams] == rr["card_points"], where
-    assert [t.total for t in res.teams] == rr["totals"], where
-    assert [t.raw_score for t in res.teams] == rr["raw"], where
-    assert list(res.scores) == rr["score"], where
+    assert res.made == rr["made"], where()
+    assert res.litige == rr["litige"], where()
+    assert res.litige_points == rr["litige_points"], where()
+    assert res.multiplier == rr["multiplier"], where()
+    assert res.generale == rr["generale"], where()
+    assert [t.card_points for t in res.teams] == rr["card_points"], where()
+    assert [t.total for t in res.teams] == rr["totals"], where()
+    assert [t.raw_score for t in res.teams] == rr["raw"], where()
+    assert list(res.scores) == rr["score"], where()
     return deal, ref
 
 
@@ -128,12 +199,70 @@ def test_engine_matches_reference_on_random_deals(preset):
     assert made > 100 and failed > 100 and void > 10
 
 
+OTHER_COINCHE_PRESETS = ("funbelote", "coinche_x3", "ludiclub_coinche", "ludiclub_contree", "colver")
+N_OTHER_PRESET_DEALS = 1500
+
+
+@pytest.mark.parametrize("preset", OTHER_COINCHE_PRESETS)
+def test_engine_matches_reference_on_other_coinche_presets(preset):
+    rules = get_rules(preset)
+    made = failed = 0
+    for i in range(N_OTHER_PRESET_DEALS):
+        deal, _ = play_both(rules, seed=9_000_000 + 10_000 * OTHER_COINCHE_PRESETS.index(preset) + i,
+                            pass_prob=(0.5, 0.75, 0.9)[i % 3])
+        if not deal.is_void:
+            made += deal.result.made
+            failed += not deal.result.made
+    assert made > 50 and failed > 50
+
+
 def test_engine_matches_reference_on_random_rule_variants():
     rng = np.random.default_rng(2026)
     for v in range(12):
         rules = random_variant(rng)
         for i in range(N_VARIANT_DEALS):
             play_both(rules, seed=50_000 * (v + 1) + i, pass_prob=0.7)
+
+
+def test_engine_matches_reference_dealing_coinche_from_a_deck():
+    """The coinche family dealt 3-2-3 from a deck in both implementations."""
+    for preset in ("ffb", "ffb_sa_ta"):
+        for i in range(300):
+            play_both(get_rules(preset), seed=90_000 + i, pass_prob=0.7, from_deck=True)
+
+
+@pytest.mark.parametrize("preset", CLASSIC_PRESETS)
+def test_engine_matches_reference_on_classic_presets(preset):
+    rules = get_rules(preset)
+    made = dedans = litige = litige_belote = void = round2 = capot = 0
+    for i in range(N_CLASSIC_DEALS):
+        seed = 3_000_000 + 100_000 * CLASSIC_PRESETS.index(preset) + i
+        deal, ref = play_both(rules, seed=seed, pass_prob=0.6)
+        round2 += ref.prise_round == 2
+        if deal.is_void:
+            void += 1
+            continue
+        res = deal.result
+        if res.litige:
+            litige += 1
+            litige_belote += ref.team_belote_points[deal.contract.taker_team] > 0
+        elif res.made:
+            made += 1
+        else:
+            dedans += 1
+        capot += 0 in deal.tricks_won
+    # the random policy reaches every outcome, so the comparison covered them all
+    assert made > 300 and dedans > 300 and void > 30 and round2 > 300 and capot > 10
+    assert litige > 10 and litige_belote > 0
+
+
+def test_engine_matches_reference_on_random_classic_rule_variants():
+    rng = np.random.default_rng(2027)
+    variants = [get_rules(name, **kw) for name, kw in CLASSIC_FIXED_VARIANTS]
+    variants += [random_classic_variant(rng) for _ in range(6)]
+    for v, rules in enumerate(variants):
+        for i in range(N_CLASSIC_VARIANT_DEALS):
+            play_both(rules, seed=8_000_000 + 10_000 * v + i, pass_prob=0.6)
 
 
 @pytest.mark.soak

@@ -4,12 +4,13 @@ import random
 
 import pytest
 
-from coinche_rl.actions import (BELOTE, COINCHE, DECLARE, NO_BELOTE, NO_DECLARE, PASS,
-                                SURCOINCHE, bid_action, capot_action, card_action, is_card)
+from coinche_rl.actions import (BELOTE, COINCHE, DECLARE, NAME_BASE, NO_BELOTE, NO_DECLARE,
+                                PASS, SURCOINCHE, TAKE, bid_action, capot_action, card_action,
+                                is_card)
 from coinche_rl.cards import cards_of, parse_card, parse_hand
 from coinche_rl.reference import (ReferenceDeal, belote_pairs, card_points, declaration_rank,
-                                  hand_declarations, legal_cards, match_winner, score_deal,
-                                  trick_winner)
+                                  hand_declarations, legal_cards, match_winner, score_classic,
+                                  score_deal, trick_winner)
 from coinche_rl.rules import AT, NT, get_rules
 
 S, H, D, C = range(4)
@@ -348,8 +349,10 @@ def test_scoring_variants():
     assert not r["made"] and r["raw"] == [0, 160 + 50 + 100]
     r = _score([100, 62], dec=(50, 0))
     assert r["made"] and r["raw"] == [250, 62]
-    r = _score([252, 0], capot=True, winners=[0] * 8, generale_bonus=350)
-    assert r["made"] and r["generale"] == 0 and r["raw"] == [252 + 350, 0]
+    # générale (docs/presets.md §2.3): the cards count 350 (given here as cp), the capot
+    # bid stays worth 250
+    r = _score([350, 0], capot=True, winners=[0] * 8, generale_bonus=350)
+    assert r["made"] and r["generale"] == 0 and r["raw"] == [350 + 250, 0]
     r = _score([252, 0], capot=True, winners=[0, 2] * 4, coinche=2)
     assert r["made"] and r["generale"] is None and r["raw"] == [(250 + 250) * 4, 0]
     r = _score([252, 0], winners=[0, 2] * 4, dec=(0, 20))   # unbid capot: decl change hands
@@ -426,3 +429,186 @@ def test_illegal_action_leaves_state():
     with pytest.raises(ValueError):
         deal.apply(COINCHE)
     assert deal.history == [] and deal.current_player == 1
+
+
+# ------------------------------------------------------------------ classic family (§11)
+CLASSIC = get_rules("classic")
+CLASSIC_DECL = get_rules("classic_declarations")
+VIP = get_rules("vip_classic")
+
+
+def _mask(cards):
+    return sum(1 << c for c in cards)
+
+
+def test_coinche_family_dealt_3_2_3_from_a_deck():
+    deal = ReferenceDeal(FFB, None, 0, deck=list(range(32)))   # seats 1, 2, 3, 0
+    assert deal.initial_hands == [_mask([9, 10, 11, 18, 19, 29, 30, 31]),
+                                  _mask([0, 1, 2, 12, 13, 20, 21, 22]),
+                                  _mask([3, 4, 5, 14, 15, 23, 24, 25]),
+                                  _mask([6, 7, 8, 16, 17, 26, 27, 28])]
+    assert deal.retourne is None and deal.prise_round is None
+    with pytest.raises(ValueError):
+        ReferenceDeal(FFB, None, 0, deck=list(range(31)) + [0])
+    with pytest.raises(ValueError):
+        ReferenceDeal(CLASSIC, [0xFF, 0xFF00, 0xFF0000, 0xFF000000], 0)   # classic needs a deck
+
+
+def test_classic_prise_round_1_take_and_distribution():
+    # dealer 1: packets go to seats 2, 3, 0, 1; deck[20] = card 20 (7D) is the retourne
+    deal = ReferenceDeal(CLASSIC, None, 1, deck=list(range(32)))
+    assert deal.retourne == 20 and deal.prise_round == 1 and deal.phase == "auction"
+    assert deal.current_player == 2
+    assert deal.initial_hands == deal.hands == [_mask([6, 7, 8, 16, 17]),
+                                                _mask([9, 10, 11, 18, 19]),
+                                                _mask([0, 1, 2, 12, 13]),
+                                                _mask([3, 4, 5, 14, 15])]
+    assert deal.legal_actions() == [PASS, TAKE]
+    with pytest.raises(ValueError):
+        deal.apply(NAME_BASE + H)                         # naming waits for round 2
+    deal.apply(PASS)                                      # seat 2
+    deal.apply(TAKE)                                      # seat 3 takes diamonds
+    assert deal.phase == "play" and deal.prise_round == 1
+    assert deal.contract == {"value": 0, "strain": D, "capot": False, "coinche": 0, "taker": 3}
+    # the taker gets the retourne; then from seat 2: 3 cards, taker 2, 3, 3
+    assert deal.initial_hands == [_mask([6, 7, 8, 16, 17, 26, 27, 28]),
+                                  _mask([9, 10, 11, 18, 19, 29, 30, 31]),
+                                  _mask([0, 1, 2, 12, 13, 21, 22, 23]),
+                                  _mask([3, 4, 5, 14, 15, 20, 24, 25])]
+    assert deal.current_player == 2                        # the seat after the dealer leads
+    assert all(is_card(a) for a in deal.legal_actions())
+
+
+def test_classic_prise_round_2_and_void():
+    deal = ReferenceDeal(CLASSIC, None, 1, deck=list(range(32)))   # retourne 7D
+    _auction(deal, PASS, PASS, PASS, PASS)
+    assert deal.prise_round == 2 and deal.current_player == 2 and deal.phase == "auction"
+    assert deal.legal_actions() == [PASS, NAME_BASE + S, NAME_BASE + H, NAME_BASE + C]
+    with pytest.raises(ValueError):
+        deal.apply(TAKE)
+    _auction(deal, PASS, PASS, PASS, PASS)
+    assert deal.void and deal.phase == "done" and deal.result is None
+    assert deal.current_player is None
+    # vip_classic: NT and AT are offered too; seat 0 names NT after two passes
+    deal = ReferenceDeal(VIP, None, 1, deck=list(range(32)))
+    _auction(deal, PASS, PASS, PASS, PASS)
+    assert deal.legal_actions() == [PASS] + [NAME_BASE + s for s in (S, H, C, NT, AT)]
+    _auction(deal, PASS, PASS, NAME_BASE + NT)
+    assert deal.contract == {"value": 0, "strain": NT, "capot": False, "coinche": 0, "taker": 0}
+    assert deal.prise_round == 2
+    assert deal.initial_hands == [_mask([6, 7, 8, 16, 17, 20, 27, 28]),
+                                  _mask([9, 10, 11, 18, 19, 29, 30, 31]),
+                                  _mask([0, 1, 2, 12, 13, 21, 22, 23]),
+                                  _mask([3, 4, 5, 14, 15, 24, 25, 26])]
+
+
+def _classic(cp, bel=(0, 0), dec=(0, 0), winners=None, taker=0, **kw):
+    rules = get_rules("classic_declarations", **kw)
+    contract = {"value": 0, "strain": H, "capot": False, "coinche": 0, "taker": taker}
+    return score_classic(rules, contract, winners or [0, 1] * 4, list(cp), list(bel), list(dec))
+
+
+def test_classic_scoring():
+    r = _classic([100, 62], bel=(20, 0), dec=(50, 0))          # made: each its own total
+    assert r["made"] and not r["litige"] and r["raw"] == [170, 62] and r["totals"] == [170, 62]
+    r = _classic([75, 87], bel=(20, 0), dec=(0, 20))           # 95 < 107: dedans
+    assert not r["made"] and not r["litige"]
+    assert r["raw"] == [20, 162 + 20] and r["score"] == r["raw"]   # takers keep their belote
+    r = _classic([75, 87], bel=(20, 0), dec=(0, 20), belote_takeable=True)
+    assert r["raw"] == [0, 162 + 20 + 20]
+    r = _classic([90, 72], bel=(0, 20), dec=(20, 50))          # 110 < 142: all declarations
+    assert r["raw"] == [0, 162 + 20 + 50 + 20]
+    r = _classic([90, 72], dec=(20, 50), contract_counts="cards+belote")  # 90 > 72: made
+    assert r["made"] and r["raw"] == [110, 122]
+    r = _classic([0, 252], bel=(20, 0), winners=[1, 3] * 4)    # takers capot: 252
+    assert r["raw"] == [20, 252] and r["generale"] is None
+    r = _classic([0, 252], winners=[3] * 8, fail_base=160)
+    assert r["raw"] == [0, 250] and r["generale"] == 3
+    r = _classic([105, 57], bel=(20, 0), rounding="nearest10")
+    assert r["raw"] == [125, 57] and r["score"] == [130, 60] and r["multiplier"] == 1
+    r = _classic([70, 92], taker=1, bel=(0, 20))               # takers are team 1
+    assert r["made"] and r["raw"] == [70, 112]
+
+
+def test_classic_litige():
+    """Tie: the defenders score their total, the takers keep only their belote; the
+    takers' cards and declarations are held aside (docs/presets.md §8.4 item 5)."""
+    r = _classic([71, 91], bel=(20, 0))                        # 91 = 91
+    assert r["litige"] and not r["made"]
+    assert r["raw"] == [20, 91] and r["litige_points"] == 71
+    r = _classic([71, 91], bel=(20, 0), belote_takeable=True)  # not a failure: kept too
+    assert r["litige"] and r["raw"] == [20, 91]
+    r = _classic([81, 101], dec=(20, 0))                        # declarations held aside
+    assert r["litige"] and r["raw"] == [0, 101] and r["litige_points"] == 101
+    r = _classic([81, 81], bel=(20, 0), dec=(0, 20), contract_counts="cards")   # 81 = 81
+    assert r["litige"] and r["raw"] == [20, 101] and r["litige_points"] == 81
+    r = _classic([81, 81], bel=(20, 0), contract_counts="cards", taker=1)
+    assert r["litige"] and r["raw"] == [101, 0] and r["litige_points"] == 81
+    r = _classic([71, 91], bel=(20, 0), rounding="nearest10")  # held points not rounded
+    assert r["score"] == [20, 90] and r["litige_points"] == 71
+    r = _classic([82, 80])
+    assert not r["litige"] and r["litige_points"] == 0
+    # the coinche family never has a litige
+    assert _score([81, 81])["litige"] is False and _score([81, 81])["litige_points"] == 0
+
+
+# dealer 3 (packets to seats 0, 1, 2, 3), retourne JH, seat 0 takes: seat 0 ends with all
+# eight hearts (a cent of 8, 120, and belote) and wins every trick; seat 1 holds a tierce.
+CAPOT_DECK = ("7H 8H 9H  7S 8S 9S  TS QS AS  JS KS 9D   TH QH  8D JD  7D QD  TD AD   JH"
+              "  KH AH  KD 7C 9C  TC QC AC  8C JC KC")
+
+
+@pytest.mark.parametrize("optional, decl_points, winner, raw", [
+    (False, [120, 0], 0, [252 + 20 + 120, 0]),     # team 0's cent wins the declarations
+    (True, [0, 0], 1, [252 + 20, 0]),              # seat 0 declines: team 1's tierce wins,
+])                                                 # then team 1 is capot and loses it
+def test_classic_capot_team_loses_its_declarations(optional, decl_points, winner, raw):
+    rules = get_rules("classic_declarations", optional_declare=optional)
+    deck = [parse_card(t) for t in CAPOT_DECK.split()]
+    deal = ReferenceDeal(rules, None, 3, deck=deck)
+    assert deal.retourne == parse_card("JH")
+    deal.apply(TAKE)
+    assert deal.initial_hands[0] == parse_hand("7H 8H 9H TH JH QH KH AH")
+    assert deal.initial_hands[1] == parse_hand("7S 8S 9S 8D JD KD 7C 9C")
+    assert deal.seat_declaration_points == [120, 20, 0, 0]
+    if optional:
+        assert deal.legal_actions() == [DECLARE, NO_DECLARE]
+        deal.apply(NO_DECLARE)
+    rng = random.Random(11)
+    while len(deal.tricks) < 2:                     # up to the first card of trick 2
+        la = deal.legal_actions()
+        deal.apply(DECLARE if DECLARE in la else rng.choice(la))
+    assert deal.declarations_resolved and deal.declaration_winner == winner
+    assert deal.team_declaration_points == ([120, 0] if winner == 0 else [0, 20])
+    _play_out(deal, rng)
+    assert deal.trick_winners == [0] * 8
+    assert deal.team_declaration_points == decl_points
+    r = deal.result
+    assert r["made"] and r["card_points"] == [252, 0] and r["raw"] == raw
+    assert r["generale"] == 0 and not r["litige"]
+
+
+def test_classic_random_deals_keep_card_points():
+    rng = random.Random(2)
+    outcomes = set()
+    for rules in (CLASSIC, CLASSIC_DECL, VIP):
+        for _ in range(60):
+            deck = list(range(32))
+            rng.shuffle(deck)
+            deal = ReferenceDeal(rules, None, rng.randrange(4), deck=deck)
+            while deal.phase != "done":
+                if deal.phase == "auction":
+                    assert all(len(cards_of(h)) == 5 for h in deal.hands)
+                deal.apply(rng.choice(deal.legal_actions()))
+            if deal.void:
+                outcomes.add("void")
+                continue
+            r = deal.result
+            outcomes.add("litige" if r["litige"] else "made" if r["made"] else "dedans")
+            capot = len({w % 2 for w in deal.trick_winners}) == 1
+            assert sum(r["card_points"]) == (252 if capot else 162)
+            assert r["score"] == r["raw"] and r["multiplier"] == 1
+            if r["made"]:
+                assert r["raw"] == [r["card_points"][t] + deal.team_belote_points[t]
+                                    + deal.team_declaration_points[t] for t in (0, 1)]
+    assert {"made", "dedans"} <= outcomes
