@@ -12,6 +12,8 @@ Figures (best of ``--repeats`` timed runs after a warm-up; single thread):
   like-for-like counterpart of ``colver.Env.deal(...).rollout(n)``.
 * ``play_rollouts_per_s``: the same from the start of the card play (contract 90 hearts),
   counterpart of colver's rollout after ``set_contract`` + ``set_phase_playing``.
+* ``colver_rules_rollouts_per_s``: ``rollouts_per_s`` under the ``colver`` preset (the
+  colver engine's own rules: no declarations), and ``same_rules_ratio_vs_colver``.
 * ``compile_s``: import + compiling every kernel with an empty numba cache (subprocess).
 * ``warm_start_s``: import + loading every kernel from the cache (subprocess).
 * ``colver_rollouts_per_s`` / ``colver_play_rollouts_per_s`` and the ratios
@@ -117,13 +119,18 @@ def main(argv=None) -> dict:
 
     fresh = Deal("ffb", dealer=0, seed=1)
     rollouts = best_rate(lambda k: random_playouts(fresh, k, seed=1, pass_prob=None), n_roll, args.repeats)
+    same_rules = Deal("colver", dealer=0, seed=1)      # the colver engine's own rules
+    rollouts_colver_rules = best_rate(
+        lambda k: random_playouts(same_rules, k, seed=1, pass_prob=None), n_roll, args.repeats)
     in_play = Deal("ffb", dealer=0, seed=1).with_contract(90, 1, taker=0)
     play_rollouts = best_rate(lambda k: random_playouts(in_play, k, seed=1), n_roll, args.repeats)
     c_auction, c_play = colver_rates(n_roll, args.repeats)
-    print(f"rollouts/s from the auction {rollouts:12,.0f}   from the play {play_rollouts:12,.0f}")
+    print(f"rollouts/s from the auction {rollouts:12,.0f}   from the play {play_rollouts:12,.0f}"
+          f"   from the auction under preset 'colver' {rollouts_colver_rules:12,.0f}")
     if c_auction is not None:
         print(f"colver rollouts/s from the auction {c_auction:12,.0f}   from the play {c_play:12,.0f}")
-        print(f"ratio (coinche-rl / colver): auction {rollouts / c_auction:.2f}x, play {play_rollouts / c_play:.2f}x")
+        print(f"ratio (coinche-rl / colver): auction {rollouts / c_auction:.2f}x, play {play_rollouts / c_play:.2f}x, "
+              f"auction with identical rules (preset 'colver') {rollouts_colver_rules / c_auction:.2f}x")
     else:
         print("colver not installed: no side-by-side figure (pip install colver)")
 
@@ -141,6 +148,8 @@ def main(argv=None) -> dict:
         "colver_play_rollouts_per_s": None if c_play is None else round(c_play),
         "ratio_vs_colver": None if c_auction is None else round(rollouts / c_auction, 2),
         "play_ratio_vs_colver": None if c_play is None else round(play_rollouts / c_play, 2),
+        "colver_rules_rollouts_per_s": round(rollouts_colver_rules),
+        "same_rules_ratio_vs_colver": None if c_auction is None else round(rollouts_colver_rules / c_auction, 2),
         "presets": per_preset,
     }
     print(json.dumps(result))
