@@ -20,10 +20,10 @@ from coinche_rl.cards import (FULL_DECK, cards_of, format_card, format_hand, mas
                               parse_card, parse_hand, popcount)
 from coinche_rl.game import Deal, Match
 from coinche_rl.records import deal_to_record, match_to_record, replay_deal, replay_match
-from coinche_rl.rules import AT, NT, get_rules
+from coinche_rl.rules import AT, NT, PRESETS as ALL_PRESETS, get_rules
 from coinche_rl.simulate import random_play_phase, random_playouts, simulate_deals
 
-PRESETS = ("ffb", "ffb_sa_ta", "classic", "classic_declarations", "vip_classic")
+PRESETS = tuple(ALL_PRESETS)     # every preset of RULES.md §10
 #: rule sets under which every strain of the set is forced with ``with_contract``
 STRAIN_RULES = {
     "ffb": get_rules("ffb"),
@@ -131,7 +131,11 @@ def check_finished(deal: Deal) -> None:
     res = deal.result
     cp = res.teams[0].card_points + res.teams[1].card_points
     capot = 8 in deal.tricks_won
-    assert cp == (252 if capot else 162), (cp, deal.tricks_won, deal.contract)
+    if res.generale is not None and deal.rules.generale_bonus and \
+            res.generale & 1 == deal.contract.taker_team:
+        assert cp == deal.rules.generale_bonus     # funbelote's générale: 350
+    else:
+        assert cp == (252 if capot else 162), (cp, deal.tricks_won, deal.contract)
     ddd = [t.dix_de_der for t in res.teams]
     last_team = winners[7] & 1
     assert ddd[last_team] == (100 if capot else 10) and ddd[1 - last_team] == 0
@@ -152,7 +156,9 @@ def test_random_deal_invariants(seed, preset, policy_seed, pass_prob):
         assert deal.auction == [A.PASS] * (8 if deal.rules.family == "classic" else 4)
     else:
         check_finished(deal)
-        assert len(deal.history) == len(deal.auction) + 32
+        choices = sum(a in (A.DECLARE, A.NO_DECLARE, A.BELOTE, A.NO_BELOTE) for a in deal.history)
+        assert choices == 0 or deal.rules.optional_declare or deal.rules.optional_belote
+        assert len(deal.history) == len(deal.auction) + 32 + choices
 
 
 @FAST
@@ -428,7 +434,9 @@ def test_simulated_card_points(seed, preset, contract):
         assert (res.coinche == c[2]).all() and (res.taker == c[3]).all()
     total = res.card_points.sum(axis=1)
     capot = (res.tricks0 == 0) | (res.tricks0 == 8)
-    assert np.all(total[played & capot] == 252)
+    # a capot is 252 (funbelote: 350 when one taker won every trick, a générale)
+    capot_totals = {252, rules.generale_bonus} if rules.generale_bonus else {252}
+    assert set(np.unique(total[played & capot]).tolist()) <= capot_totals
     assert np.all(total[played & ~capot] == 162)
     assert np.all(res.card_points[~played] == 0)
     assert set(np.unique(res.made[played]).tolist()) <= ({0, 1, 2} if rules.family == "classic" else {0, 1})
