@@ -1133,20 +1133,29 @@ def auction_legal_nth(S, P, k):
     """The ``k``-th legal auction action in increasing id order (0 is pass)."""
     if k == 0:
         return PASS
-    k -= 1
     bids_open, capot_ok, coinche_ok, surcoinche_ok, ns = _auction_flags(S, P)
-    if bids_open:
-        values = open_bid_values(S, P)
-        nb = ns * popcount(values)
-        if k < nb:
-            if ns == 4:
-                j = k >> 2
-                st = k & 3
-            else:
-                j = k // 6
-                st = k - 6 * j
-            return BID_BASE + 6 * nth_card(values, j) + st
-        k -= nb
+    values = open_bid_values(S, P) if bids_open else 0
+    n_other = ns * popcount(values) + (ns if capot_ok else 0) + (1 if coinche_ok else 0) \
+        + (1 if surcoinche_ok else 0)
+    if k > n_other:
+        return -1
+    return _auction_kth_other(k - 1, values, ns, capot_ok, coinche_ok)
+
+
+@njit(cache=True, inline="always")
+def _auction_kth_other(k, values, ns, capot_ok, coinche_ok):
+    """The ``k``-th legal auction action other than pass, in increasing id order: the
+    open bids (``values`` x ``ns`` strains), the capots, coinche, surcoinche."""
+    nb = ns * popcount(values)
+    if k < nb:
+        if ns == 4:
+            j = k >> 2
+            st = k & 3
+        else:
+            j = k // 6
+            st = k - 6 * j
+        return BID_BASE + 6 * nth_card(values, j) + st
+    k -= nb
     if capot_ok:
         if k < ns:
             return CAPOT_BASE + k
@@ -1155,9 +1164,7 @@ def auction_legal_nth(S, P, k):
         if k == 0:
             return COINCHE
         k -= 1
-    if surcoinche_ok and k == 0:
-        return SURCOINCHE
-    return -1
+    return SURCOINCHE
 
 
 @kernel
@@ -1204,24 +1211,7 @@ def _random_action(S, P, rng, buf, pass_prob):
         k = rng_below(rng, cnt) - 1
         if k < 0:
             return PASS
-    if k < nb:
-        if ns == 4:
-            j = k >> 2
-            st = k & 3
-        else:
-            j = k // 6
-            st = k - 6 * j
-        return BID_BASE + 6 * nth_card(values, j) + st
-    k -= nb
-    if capot_ok:
-        if k < ns:
-            return CAPOT_BASE + k
-        k -= ns
-    if coinche_ok:
-        if k == 0:
-            return COINCHE
-        k -= 1
-    return SURCOINCHE
+    return _auction_kth_other(k, values, ns, capot_ok, coinche_ok)
 
 
 @kernel
