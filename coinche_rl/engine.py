@@ -924,9 +924,15 @@ def score_deal(S, P):
     belD = bel1 if T == 0 else bel0
     decT = S[S_TEAM_DECL + T]
     decD = S[S_TEAM_DECL + D]
-    if P[P_FAMILY] != 0:
-        _score_classic(S, P, T, cpT, cpD, belT, belD, decT, decD, capot_team)
-        return
+    classic = P[P_FAMILY] != 0
+    if classic:
+        # classic family: a team that won no trick loses its declarations (§11)
+        if capot_team == T:
+            S[S_TEAM_DECL + D] = 0
+            decD = 0
+        elif capot_team == D:
+            S[S_TEAM_DECL + T] = 0
+            decT = 0
     totT = cpT
     totD = cpD
     if P[P_COUNT_BELOTE]:
@@ -937,6 +943,9 @@ def score_deal(S, P):
         totD += decD
     S[S_TOTAL + T] = totT
     S[S_TOTAL + D] = totD
+    if classic:
+        _score_classic(S, P, T, cpT, cpD, belT, belD, decT, decD, totT, totD, capot_team)
+        return
     all_T = capot_team == T
     if S[S_CAPOT]:
         cond1 = all_T
@@ -999,32 +1008,17 @@ def score_deal(S, P):
 
 
 @kernel
-def _score_classic(S, P, T, cpT, cpD, belT, belD, decT, decD, capot_team):
+def _score_classic(S, P, T, cpT, cpD, belT, belD, decT, decD, totT, totD, capot_team):
     """Classic-family scoring (RULES.md §11): takers above the defenders: each team
     scores its own total; below: *dedans*, the defenders score 162 (252 when the takers
     are capot) + all declarations + their belote, the takers keep their belote; equal:
     *litige*, the defenders score their total, the takers their belote, and the rest of
     the takers' total is held aside (``S_LITIGE``) for the winner of the next deal. A
-    capot team loses its declarations."""
+    capot team has already lost its declarations (``decT`` / ``decD``); ``totT`` /
+    ``totD`` are the totals for the comparison."""
     D = 1 - T
-    if capot_team == T:
-        S[S_TEAM_DECL + D] = 0
-        decD = 0
-    elif capot_team == D:
-        S[S_TEAM_DECL + T] = 0
-        decT = 0
     fullT = cpT + belT + decT
     fullD = cpD + belD + decD
-    totT = cpT
-    totD = cpD
-    if P[P_COUNT_BELOTE]:
-        totT += belT
-        totD += belD
-    if P[P_COUNT_DECLARATIONS]:
-        totT += decT
-        totD += decD
-    S[S_TOTAL + T] = totT
-    S[S_TOTAL + D] = totD
     if totT > totD:
         S[S_MADE] = 1
         sT = fullT
