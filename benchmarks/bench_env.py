@@ -1,0 +1,186 @@
+"""Environment throughput on one core: the PettingZoo AEC env, the single-agent
+Gymnasium adapter, and two reference points.
+
+Figures (best of ``--repeats`` timed runs after a warm-up; single thread; uniformly
+random legal actions everywhere):
+
+* ``aec_steps_per_s``: ``coinche_v0.env(rules="ffb")`` with its default wrappers, the
+  usual ``agent_iter`` / ``last`` / ``step`` loop, one deal per episode, counting
+  ``env.step`` calls (including the final ``None`` steps of finished agents).
+* ``single_agent_steps_per_s``: ``gymnasium.make("coinche_rl/Coinche-v0")``, seat 0
+  against random legal play, counting the learner's ``step`` calls.
+* ``pz_connect_four_steps_per_s``: PettingZoo's ``classic.connect_four_v3`` in the same
+  loop, for scale (null when it cannot be imported: it needs ``pygame``).
+* ``colver_py_steps_per_s``: the colver engine driven from Python one action at a time
+  (``colver.Env.deal(seed=i)``, then ``env.step(random.choice(env.legal_actions()))``
+  until ``env.phase() == 2``), counting steps: a compiled engine behind a Python loop,
+  without observations (null when colver is not installed).
+* ``vector_steps_per_s``: null: the numba vector environment is not written yet.
+* ``aec_vs_connect_four`` / ``aec_vs_colver_py``: ``aec_steps_per_s`` over the other
+  figure (null when that side is missing).
+
+Usage: ``python benchmarks/bench_env.py [--quick] [--repeats K]``. The last line of
+output is one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_engine import machine  # noqa: E402
+
+
+def best_rate(fn, repeats: int) -> float:
+    """Steps per second of ``fn()`` (which returns its step count): best of ``repeats``."""
+    best = 0.0
+    for _ in range(repeats):
+        t = time.perf_counter()
+        n = fn()
+        best = max(best, n / (time.perf_counter() - t))
+    return best
+
+
+def aec_loop(make_env, episodes: int, seed: int = 0) -> int:
+    """Random legal play through an AEC env for ``episodes`` episodes; env.step calls."""
+    env = make_env()
+    rng = np.random.default_rng(seed)
+    steps = 0
+    for ep in range(episodes):
+        env.reset(seed=seed + ep)
+        for agent in env.agent_iter():
+            obs, reward, termination, truncation, info = env.last()
+            if termination or truncation:
+                action = None
+            else:
+                legal = np.flatnonzero(obs["action_mask"])
+                action = int(legal[rng.integers(len(legal))])
+            env.step(action)
+            steps += 1
+    env.close()
+    return steps
+
+
+def coinche_aec(episodes: int):
+    from coinche_rl.envs import coinche_v0
+    return lambda: aec_loop(lambda: coinche_v0.env(rules="ffb"), episodes)
+
+
+def single_agent(episodes: int):
+    import gymnasium
+    import coinche_rl.envs.single_agent  # noqa: F401  (registers the id)
+
+    def run() -> int:
+        env = gymnasium.make("coinche_rl/Coinche-v0", rules="ffb", seat=0)
+        rng = np.random.default_rng(0)
+        steps = 0
+        for ep in range(episodes):
+            env.reset(seed=ep)
+            done = False
+            while not done:
+                legal = np.flatnonzero(env.unwrapped.action_masks())
+                _, _, done, _, _ = env.step(int(legal[rng.integers(len(legal))]))
+                steps += 1
+        env.close()
+        return steps
+    return run
+
+
+def connect_four(episodes: int):
+    """The connect-four loop, or (None, reason) when PettingZoo's classic envs are missing."""
+    try:
+        from pettingzoo.classic import connect_four_v3
+    except ImportError as exc:          # it imports pygame
+        return None, f"{type(exc).__name__}: {exc}"
+    return (lambda: aec_loop(connect_four_v3.env, episodes)), None
+
+
+def colver_py(deals: int):
+    try:
+        import colver
+    except ImportError as exc:
+        return None, f"{type(exc).__name__}: {exc}"
+
+    def run() -> int:
+        rnd = random.Random(0)
+        steps = 0
+        for i in range(deals):
+            env = colver.Env.deal(seed=i)
+            while env.phase() != 2:
+                env.step(rnd.choice(env.legal_actions()))
+                steps += 1
+        return steps
+    return run, None
+
+
+def ratio(a, b):
+    return None if a is None or b is None else round(a / b, 3)
+
+
+def main(argv=None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="fewer episodes (a few seconds)")
+    ap.add_argument("--repeats", type=int, default=3)
+    args = ap.parse_args(argv)
+    n_deals = 100 if args.quick else 1_000          # coinche deals (AEC and single-agent)
+    n_c4 = 200 if args.quick else 2_000             # connect-four games
+    n_colver = 2_000 if args.quick else 20_000      # colver deals
+
+    print(f"machine: {machine()}")
+    aec_loop_fn = coinche_aec(n_deals)
+    aec_loop_fn()                                   # warm-up (numba cache, imports)
+    aec = best_rate(aec_loop_fn, args.repeats)
+    print(f"AEC coinche_v0.env (default wrappers), env.step calls/s  {aec:12,.0f}")
+
+    sa_fn = single_agent(n_deals)
+    sa_fn()
+    sa = best_rate(sa_fn, args.repeats)
+    print(f"single-agent Gymnasium adapter, learner steps/s          {sa:12,.0f}")
+
+    c4_fn, why = connect_four(n_c4)
+    c4 = None
+    if c4_fn is None:
+        print(f"PettingZoo connect_four_v3: unavailable ({why}); figure null")
+    else:
+        c4_fn()
+        c4 = best_rate(c4_fn, args.repeats)
+        print(f"PettingZoo connect_four_v3, env.step calls/s             {c4:12,.0f}")
+
+    cv_fn, why = colver_py(n_colver)
+    cv = None
+    if cv_fn is None:
+        print(f"colver: unavailable ({why}); figure null")
+    else:
+        cv_fn()
+        cv = best_rate(cv_fn, args.repeats)
+        print(f"colver Python step loop (no observations), steps/s        {cv:12,.0f}")
+
+    print("vector env: not written yet (the numba vector environment comes next); figure null")
+    r_c4, r_cv = ratio(aec, c4), ratio(aec, cv)
+    print(f"AEC vs connect_four: {'n/a' if r_c4 is None else f'{r_c4:.3f}x'}   "
+          f"AEC vs colver Python loop: {'n/a' if r_cv is None else f'{r_cv:.3f}x'}")
+
+    result = {
+        "machine": machine(),
+        "quick": args.quick,
+        "aec_steps_per_s": round(aec),
+        "single_agent_steps_per_s": round(sa),
+        "pz_connect_four_steps_per_s": None if c4 is None else round(c4),
+        "colver_py_steps_per_s": None if cv is None else round(cv),
+        "vector_steps_per_s": None,
+        "aec_vs_connect_four": r_c4,
+        "aec_vs_colver_py": r_cv,
+    }
+    print(json.dumps(result))
+    return result
+
+
+if __name__ == "__main__":
+    main()
