@@ -1234,6 +1234,19 @@ def play_out(S, P, rng, buf, pass_prob):
         apply_legal_action(S, P, a)
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def _random_card(rng, hand, seat, n, led, win_card, win_seat, strain, mu, op):
+    """One uniformly random legal card of ``hand`` for ``seat``, the ``n``-th card of the
+    trick; returns ``(card, led suit, winning card, winning seat)`` after it."""
+    m = legal_cards(hand, n, led, win_card, win_seat == ((seat + 2) & 3), strain, mu, op)
+    c = nth_card(m, rng_below(rng, popcount(m)))
+    if n == 0:
+        return c, c >> 3, c, seat
+    if beats(c, win_card, strain):
+        return c, led, c, seat
+    return c, led, win_card, win_seat
+
+
 @kernel
 def _play_cards_fast(S, P, rng):
     """Random legal cards to the end of the deal, trick state in local variables.
@@ -1267,18 +1280,11 @@ def _play_cards_fast(S, P, rng):
             elif n == 0:
                 resolve_declarations(S, P)
         hand = S[S_HAND + cur]
-        m = legal_cards(hand, n, led, win_card, win_seat == ((cur + 2) & 3), strain, mu, op)
-        c = nth_card(m, rng_below(rng, popcount(m)))
+        c, led, win_card, win_seat = _random_card(rng, hand, cur, n, led, win_card, win_seat,
+                                                  strain, mu, op)
         S[S_HAND + cur] = hand & ~(1 << c)
         played |= 1 << c
         S[S_PLAYS + 4 * trick + n] = c
-        if n == 0:
-            led = c >> 3
-            win_card = c
-            win_seat = cur
-        elif beats(c, win_card, strain):
-            win_card = c
-            win_seat = cur
         n += 1
         if n < 4:
             cur = (cur + 1) & 3
@@ -1414,18 +1420,10 @@ def random_play_phase(P, n, seed, strain, out_points):
             pts = 0
             for k in range(4):
                 seat = (leader + k) & 3
-                m = legal_cards(hands[seat], k, led, win_card, win_seat == ((seat + 2) & 3),
-                                strain, mu, op)
-                c = nth_card(m, rng_below(rng, popcount(m)))
+                c, led, win_card, win_seat = _random_card(rng, hands[seat], seat, k, led, win_card,
+                                                          win_seat, strain, mu, op)
                 hands[seat] &= ~(1 << c)
                 pts += pts_table[c]
-                if k == 0:
-                    led = c >> 3
-                    win_card = c
-                    win_seat = seat
-                elif beats(c, win_card, strain):
-                    win_card = c
-                    win_seat = seat
             if trick == 7:
                 pts += 10
             if (win_seat & 1) == 0:
