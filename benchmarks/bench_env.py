@@ -124,6 +124,19 @@ def ratio(a, b):
     return None if a is None or b is None else round(a / b, 3)
 
 
+def optional_rate(label: str, fn_why, repeats: int):
+    """Rate of a peer's loop ``(fn, why)``, or None (printed with the reason) when the
+    peer is unavailable."""
+    fn, why = fn_why
+    if fn is None:
+        print(f"{label.split(',')[0]}: unavailable ({why}); figure null")
+        return None
+    fn()
+    rate = best_rate(fn, repeats)
+    print(f"{label} {rate:12,.0f}")
+    return rate
+
+
 def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="fewer episodes (a few seconds)")
@@ -144,23 +157,10 @@ def main(argv=None) -> dict:
     sa = best_rate(sa_fn, args.repeats)
     print(f"single-agent Gymnasium adapter, learner steps/s          {sa:12,.0f}")
 
-    c4_fn, why = connect_four(n_c4)
-    c4 = None
-    if c4_fn is None:
-        print(f"PettingZoo connect_four_v3: unavailable ({why}); figure null")
-    else:
-        c4_fn()
-        c4 = best_rate(c4_fn, args.repeats)
-        print(f"PettingZoo connect_four_v3, env.step calls/s             {c4:12,.0f}")
-
-    cv_fn, why = colver_py(n_colver)
-    cv = None
-    if cv_fn is None:
-        print(f"colver: unavailable ({why}); figure null")
-    else:
-        cv_fn()
-        cv = best_rate(cv_fn, args.repeats)
-        print(f"colver Python step loop (no observations), steps/s        {cv:12,.0f}")
+    c4 = optional_rate("PettingZoo connect_four_v3, env.step calls/s            ",
+                       connect_four(n_c4), args.repeats)
+    cv = optional_rate("colver Python step loop (no observations), steps/s       ",
+                       colver_py(n_colver), args.repeats)
 
     print("vector env: not written yet (the numba vector environment comes next); figure null")
     r_c4, r_cv = ratio(aec, c4), ratio(aec, cv)

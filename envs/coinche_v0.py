@@ -346,4 +346,4 @@ class raw_env(AECEnv, EzPickle):
         return None
 
     def close(self):
-        pass
+        """Nothing to release: the env holds no window, file or process."""
