@@ -265,7 +265,7 @@ def test_illegal_card_in_plays(deal_rec):
         if illegal:
             break
     else:
-        pytest.skip("no play with an illegal card in hand")
+        pytest.fail("the fixture deal has no play where the seat holds an illegal card: pick another seed")
     card = format_card((illegal & -illegal).bit_length() - 1)
     deal_rec["plays"][i] = card
     msg = raises_record_error(deal_rec, f"plays[{i}]", card)
