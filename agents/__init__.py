@@ -1,1 +1,9 @@
-"""Agents (installed as ``coinche_rl.agents``)."""
+"""Agents (installed as ``coinche_rl.agents``): the interface every bot follows
+(:mod:`.base`), the spec-string registry (:mod:`.registry`) and the bots."""
+
+from .base import Agent, PlayerView, play_deal
+from .registry import (AgentSpecError, Param, available_agents, describe_agents, make_agent,
+                       register_agent)
+
+__all__ = ["Agent", "PlayerView", "play_deal", "AgentSpecError", "Param", "available_agents",
+           "describe_agents", "make_agent", "register_agent"]

@@ -1,0 +1,176 @@
+"""The agents' interface (``coinche_rl.agents.base``).
+
+Every bot, from ``random`` to ``pimc``, is an :class:`Agent`. The same object plays in a
+PettingZoo loop, behind the single-agent adapter and in the tournaments; the harness
+that seats it follows one protocol:
+
+1. ``agent.reset(seat, rules, seed)`` before each deal: its seat, the rule set, and a
+   seed for its own random stream (tournaments key it by deal and seat, so both seatings
+   of a duplicate pair share it);
+2. ``agent.observe(seat, action)`` for every **public** event of the deal, in order, its
+   own actions included: each auction (prise) action and each card. The other seats'
+   optional declare / belote choices are private and are not shown (RULES.md §5; their
+   public effects, the cards shown and the belote announced, are in the information set);
+3. ``agent.act(view) -> action id`` when it is the agent's turn. ``view`` is a
+   :class:`PlayerView`: the legal-action mask, the seat's
+   :class:`~coinche_rl.envs.infoset.InformationSet` (computed on first use), and the
+   *public state*, the engine state vector with everything the seat cannot know zeroed
+   (:func:`coinche_rl.envs.kernels.public_state`), which numba bots read directly.
+
+An agent never sees the deal itself, so it cannot read hidden cards. :func:`play_deal`
+runs the protocol for one deal; :mod:`coinche_rl.agents.registry` builds agents from
+spec strings such as ``"heuristic"`` or ``"pimc:worlds=32"``.
+
+>>> from coinche_rl.game import Deal
+>>> from coinche_rl.agents import make_agent
+>>> deal = Deal("ffb", seed=7, dealer=0)
+>>> agents = [make_agent("random") for _ in range(4)]
+>>> result = play_deal(deal, agents, seeds=[1, 2, 3, 4])
+>>> deal.is_terminal and result.scores == deal.scores
+True
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+import numpy as np
+
+from ..actions import BELOTE, DECLARE, NO_BELOTE, NO_DECLARE, N_ACTIONS
+from ..game import Deal, DealResult
+from ..rules import RuleSet
+
+__all__ = ["Agent", "PlayerView", "play_deal", "PRIVATE_ACTIONS"]
+
+#: actions other seats do not see (optional declare / belote choices)
+PRIVATE_ACTIONS = frozenset((DECLARE, NO_DECLARE, BELOTE, NO_BELOTE))
+
+
+class PlayerView:
+    """What the seat to act is given: ``seat``, ``rules``, ``legal`` (bool mask over the
+    118 actions), ``public_state`` (int64 state vector, hidden parts zeroed),
+    ``information_set`` (lazy), and ``match`` (``{"scores", "target", "pot"}`` in a
+    match, else None).
+
+    Build one with :meth:`from_deal`; it keeps the deal private and hands out only what
+    the seat may know.
+    """
+
+    __slots__ = ("seat", "rules", "legal", "match", "_deal", "_info", "_public")
+
+    def __init__(self, deal: Deal, seat: int, match: Optional[dict] = None):
+        self.seat = int(seat)
+        self.rules: RuleSet = deal.rules
+        self.legal = deal.legal_action_mask()
+        self.match = match
+        self._deal = deal
+        self._info = None
+        self._public = None
+
+    @classmethod
+    def from_deal(cls, deal: Deal, match: Optional[dict] = None) -> "PlayerView":
+        """The view of the seat to act in ``deal`` (not terminal)."""
+        seat = deal.current_player
+        if seat is None:
+            raise ValueError("the deal is over: nobody is to act")
+        return cls(deal, seat, match)
+
+    @property
+    def legal_actions(self):
+        """The legal action ids, ascending."""
+        return np.flatnonzero(self.legal)
+
+    @property
+    def information_set(self):
+        """The seat's :class:`~coinche_rl.envs.infoset.InformationSet` (cached)."""
+        if self._info is None:
+            from ..envs.infoset import information_set
+            self._info = information_set(self._deal, self.seat)
+        return self._info
+
+    @property
+    def public_state(self) -> np.ndarray:
+        """The engine state with every hidden part zeroed (a fresh copy, cached)."""
+        if self._public is None:
+            from ..envs.kernels import public_state
+            self._public = public_state(self._deal.state, self._deal.params, self.seat)
+        return self._public
+
+    @property
+    def params(self) -> np.ndarray:
+        """The rule parameter vector (``coinche_rl.rules.params_vector``)."""
+        return self._deal.params
+
+
+class Agent:
+    """Base class of every agent (see the module docstring).
+
+    Subclasses implement :meth:`act`; :meth:`reset` stores ``seat``, ``rules`` and a
+    seeded ``numpy.random.Generator`` in ``self.rng``; :meth:`observe` does nothing.
+
+    ``numba_bot`` is the id of an equivalent numba kernel (``coinche_rl.agents.numba_bots``)
+    or None: tournaments between numba bots only run entirely in numba, with the same
+    choices as through :meth:`act`.
+    """
+
+    #: the registry name (set by the registry when built from a spec)
+    name: str = "agent"
+    #: spec string this agent was built from
+    spec: str = "agent"
+    #: id of the equivalent numba bot, or None
+    numba_bot: Optional[int] = None
+
+    def __init__(self):
+        self.seat = 0
+        self.rules: Optional[RuleSet] = None
+        self.rng = np.random.default_rng(0)
+        self.seed = 0
+
+    def reset(self, seat: int, rules: RuleSet, seed: int) -> None:
+        """Prepare for a new deal at ``seat`` under ``rules``, random stream ``seed``."""
+        self.seat = int(seat)
+        self.rules = rules
+        self.seed = int(seed)
+        self.rng = np.random.default_rng(self.seed)
+
+    def observe(self, seat: int, action: int) -> None:
+        """A public event: ``seat`` took ``action`` (default: ignored)."""
+
+    def act(self, view: PlayerView) -> int:
+        """The action id to take (must be legal in ``view.legal``)."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.spec!r}>"
+
+
+def play_deal(deal: Deal, agents: Sequence[Agent], seeds: Sequence[int],
+              match: Optional[dict] = None) -> DealResult:
+    """Play ``deal`` to its end with ``agents[seat]`` at each seat (the protocol of the
+    module docstring); ``seeds[seat]`` seeds each agent's stream.
+
+    :raises coinche_rl.game.IllegalActionError: an agent chose an illegal action (the
+        message names the agent and the legal actions).
+    """
+    if len(agents) != 4 or len(seeds) != 4:
+        raise ValueError("play_deal needs 4 agents and 4 seeds, one per seat")
+    for seat, (agent, seed) in enumerate(zip(agents, seeds)):
+        agent.reset(seat, deal.rules, int(seed))
+    while not deal.is_terminal:
+        view = PlayerView.from_deal(deal, match)
+        seat = view.seat
+        a = int(agents[seat].act(view))
+        if not (0 <= a < N_ACTIONS and view.legal[a]):
+            from ..game import IllegalActionError
+            from ..actions import action_to_str
+            legal = ", ".join(action_to_str(int(x)) for x in view.legal_actions)
+            raise IllegalActionError(
+                f"agent {agents[seat]!r} at seat {seat} chose the illegal action "
+                f"{a!r}; legal: {legal}")
+        deal.apply(a)
+        if a in PRIVATE_ACTIONS:
+            agents[seat].observe(seat, a)
+        else:
+            for agent in agents:
+                agent.observe(seat, a)
+    return deal.result
