@@ -15,9 +15,18 @@ random legal actions everywhere):
   (``colver.Env.deal(seed=i)``, then ``env.step(random.choice(env.legal_actions()))``
   until ``env.phase() == 2``), counting steps: a compiled engine behind a Python loop,
   without observations (null when colver is not installed).
-* ``vector_steps_per_s``: null: the numba vector environment is not written yet.
-* ``aec_vs_connect_four`` / ``aec_vs_colver_py``: ``aec_steps_per_s`` over the other
-  figure (null when that side is missing).
+* ``aec_raw_steps_per_s``: the same loop over ``coinche_v0.raw_env`` (no wrappers), to
+  show what PettingZoo's wrappers cost per step.
+* ``vector_steps_per_s``: ``VectorCoinche(4096)`` (every seat driven by the caller):
+  agent-steps per second of ``step`` (apply one action in each game, autoreset, and the
+  observation and legal mask of the next seat to act), timed alone; the random legal
+  actions are drawn by a small numba kernel between steps, whose time is excluded and
+  reported with it as ``vector_steps_per_s_with_picker``.
+* ``vector_learner_steps_per_s``: ``CoincheVectorEnv(4096, copy=False)``, a learning
+  seat against random opponents played inside numba: learner steps per second (each
+  also steps about three opponent actions).
+* ``aec_vs_connect_four`` / ``aec_vs_colver_py`` / ``vector_vs_colver_py``: ratios of
+  the figures (null when a side is missing).
 
 Usage: ``python benchmarks/bench_env.py [--quick] [--repeats K]``. The last line of
 output is one JSON object.
@@ -33,6 +42,7 @@ import sys
 import time
 
 import numpy as np
+from numba import njit
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_engine import machine  # noqa: E402
@@ -120,6 +130,64 @@ def colver_py(deals: int):
     return run, None
 
 
+@njit(cache=True)
+def pick_random_legal(masks, out, seed):
+    """A uniformly random legal action per row of ``masks`` (an LCG: the agent's cost,
+    kept tiny and out of the env's timing)."""
+    x = seed
+    for i in range(masks.shape[0]):
+        n = 0
+        for a in range(masks.shape[1]):
+            n += masks[i, a]
+        x = (x * 6364136223846793005 + 1442695040888963407) & 0x7FFFFFFFFFFFFFFF
+        k = (x >> 20) % n
+        for a in range(masks.shape[1]):
+            if masks[i, a]:
+                if k == 0:
+                    out[i] = a
+                    break
+                k -= 1
+
+
+def vector_rates(batch: int, steps: int):
+    """(env-only agent-steps/s, agent-steps/s with the picker) of ``VectorCoinche``."""
+    from coinche_rl.envs.vector import VectorCoinche
+    venv = VectorCoinche(batch, rules="ffb", seed=1)
+    ts = venv.reset()
+    acts = np.zeros(batch, dtype=np.int64)
+    for k in range(20):                                 # warm-up, compiles
+        pick_random_legal(ts.action_mask, acts, k)
+        ts = venv.step(acts)
+    env_time = 0.0
+    t0 = time.perf_counter()
+    for k in range(steps):
+        pick_random_legal(ts.action_mask, acts, k + 100)
+        t = time.perf_counter()
+        ts = venv.step(acts)
+        env_time += time.perf_counter() - t
+    total = time.perf_counter() - t0
+    return batch * steps / env_time, batch * steps / total
+
+
+def learner_rate(batch: int, steps: int) -> float:
+    """Learner steps/s of ``CoincheVectorEnv`` against random opponents (env time only)."""
+    from coinche_rl.envs.vector import CoincheVectorEnv
+    env = CoincheVectorEnv(batch, seat=0, seed=1, copy=False)
+    env.reset()
+    acts = np.zeros(batch, dtype=np.int64)
+    masks = env._b.masks
+    for k in range(10):
+        pick_random_legal(masks, acts, k)
+        env.step(acts)
+    env_time = 0.0
+    for k in range(steps):
+        pick_random_legal(masks, acts, k + 100)
+        t = time.perf_counter()
+        env.step(acts)
+        env_time += time.perf_counter() - t
+    return batch * steps / env_time
+
+
 def ratio(a, b):
     return None if a is None or b is None else round(a / b, 3)
 
@@ -162,10 +230,28 @@ def main(argv=None) -> dict:
     cv = optional_rate("colver Python step loop (no observations), steps/s       ",
                        colver_py(n_colver), args.repeats)
 
-    print("vector env: not written yet (the numba vector environment comes next); figure null")
+    raw_fn = lambda: aec_loop(lambda: __import__("coinche_rl.envs.coinche_v0",  # noqa: E731
+                                                 fromlist=["x"]).raw_env(rules="ffb"), n_deals)
+    raw_fn()
+    aec_raw = best_rate(raw_fn, args.repeats)
+    print(f"AEC coinche_v0.raw_env (no wrappers), env.step calls/s   {aec_raw:12,.0f}")
+
+    batch = 4096
+    v_steps = 20 if args.quick else 200
+    best = (0.0, 0.0)
+    for _ in range(args.repeats):
+        best = max(best, vector_rates(batch, v_steps))
+    vec, vec_pick = best
+    print(f"vector env, batch {batch}, agent-steps/s (env only)     {vec:12,.0f}")
+    print(f"vector env, batch {batch}, agent-steps/s with the picker {vec_pick:12,.0f}")
+    lrn = max(learner_rate(batch, v_steps) for _ in range(args.repeats))
+    print(f"vector learner env, batch {batch}, learner steps/s      {lrn:12,.0f}")
+
     r_c4, r_cv = ratio(aec, c4), ratio(aec, cv)
+    r_vec = ratio(vec, cv)
     print(f"AEC vs connect_four: {'n/a' if r_c4 is None else f'{r_c4:.3f}x'}   "
-          f"AEC vs colver Python loop: {'n/a' if r_cv is None else f'{r_cv:.3f}x'}")
+          f"AEC vs colver Python loop: {'n/a' if r_cv is None else f'{r_cv:.3f}x'}   "
+          f"vector vs colver Python loop: {'n/a' if r_vec is None else f'{r_vec:.1f}x'}")
 
     result = {
         "machine": machine(),
@@ -174,9 +260,14 @@ def main(argv=None) -> dict:
         "single_agent_steps_per_s": round(sa),
         "pz_connect_four_steps_per_s": None if c4 is None else round(c4),
         "colver_py_steps_per_s": None if cv is None else round(cv),
-        "vector_steps_per_s": None,
+        "aec_raw_steps_per_s": round(aec_raw),
+        "vector_batch": batch,
+        "vector_steps_per_s": round(vec),
+        "vector_steps_per_s_with_picker": round(vec_pick),
+        "vector_learner_steps_per_s": round(lrn),
         "aec_vs_connect_four": r_c4,
         "aec_vs_colver_py": r_cv,
+        "vector_vs_colver_py": r_vec,
     }
     print(json.dumps(result))
     return result

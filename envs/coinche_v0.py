@@ -38,9 +38,11 @@ illegal_action="raise", illegal_penalty=1000.0, render_mode=None)``
 ## Observation Space
 
 A dictionary: `'observation'`, a float32 vector of `observation.OBSERVATION_SIZE` (620)
-built by `coinche_rl.envs.observation.encode` **only** from the agent's information set
-(`coinche_rl.envs.infoset`, leak-free) and, in match mode, the public match score; and
-`'action_mask'`. Seats are relative to the observer. The named slices (hand, dealer,
+built **only** from the agent's information set (`coinche_rl.envs.infoset`, leak-free)
+and, in match mode, the public match score: `coinche_rl.envs.observation.encode` is the
+readable definition, and the env computes the identical vector from the engine state
+with the numba kernel `coinche_rl.envs.kernels.encode_into` (tested equal at every step
+of random games, every preset); and `'action_mask'`. Seats are relative to the observer. The named slices (hand, dealer,
 phase, bids, coinche, contract, declarations, belote, cards played with seat and trick,
 current trick, points, match, rule switches, voids, ceilings) are documented in
 `observation.LAYOUT` and the table of the `observation` module;
@@ -54,7 +56,8 @@ centralized critics); `env.unwrapped.game` the `Deal` (deal mode) or `Match`.
 
 `'action_mask'` (int8, shape (118,)) marks the legal actions of the agent to act; it is
 all zeros for the other agents and once the episode is over. It is mirrored in
-`infos[agent]["action_mask"]`.
+`infos[agent]["action_mask"]`. The mask arrays are read-only (one array per step,
+shared by the observation and the infos); copy one to modify it.
 
 ## Action Space
 
@@ -110,14 +113,19 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 from ..actions import N_ACTIONS
+from ..engine import legal_actions_into
 from ..game import Deal, Match
 from ..rules import RuleSet, get_rules
 from . import observation as O
 from .infoset import InformationSet, information_set
+from .kernels import ObservationEncoder
 
 __all__ = ["env", "raw_env", "parallel_env"]
 
 AGENTS = tuple(f"player_{i}" for i in range(4))
+#: the mask of an agent not to act (read-only, shared)
+_NO_ACTIONS = np.zeros(N_ACTIONS, dtype=np.int8)
+_NO_ACTIONS.setflags(write=False)
 
 
 def env(**kwargs):
@@ -148,8 +156,11 @@ class TeamTerminateIllegalWrapper(wrappers.TerminateIllegalWrapper):
             raw._penalize_team(agent)
 
 
+_SEATS = {a: i for i, a in enumerate(AGENTS)}
+
+
 def _seat(agent: str) -> int:
-    return int(agent.rsplit("_", 1)[1])
+    return _SEATS[agent]
 
 
 class raw_env(AECEnv, EzPickle):
@@ -191,10 +202,13 @@ class raw_env(AECEnv, EzPickle):
             "action_mask": spaces.Box(low=0, high=1, shape=(N_ACTIONS,), dtype=np.int8),
         })
         self._action_space = spaces.Discrete(N_ACTIONS)
+        self._encoder = ObservationEncoder(self.rules)
         self.observation_spaces = dict.fromkeys(self.possible_agents, self._observation_space)
         self.action_spaces = dict.fromkeys(self.possible_agents, self._action_space)
         self._rng = np.random.default_rng()
         self.game = None
+        self._deal = None
+        self._live_mask = _NO_ACTIONS
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent):
@@ -223,18 +237,33 @@ class raw_env(AECEnv, EzPickle):
         return {"scores": tuple(m.scores), "target": m.target, "pot": m.pot}
 
     def _mask(self, agent: str) -> np.ndarray:
-        if (not self.agents or agent != self.agent_selection or self.terminations.get(agent, True)
-                or self.truncations.get(agent, False)):
-            return np.zeros(N_ACTIONS, dtype=np.int8)
-        return self.deal.legal_action_mask().astype(np.int8)
+        if agent == self.agent_selection:
+            return self._live_mask
+        return _NO_ACTIONS
 
     def observe(self, agent: str):
-        obs = O.encode(information_set(self.deal, _seat(agent)), self._match_info())
+        # the numba encoder, identical to O.encode(information_set(...)) (tested)
+        obs = self._encoder.encode(self._deal.state, _SEATS[agent], self._match_info())
         return {"observation": obs, "action_mask": self._mask(agent)}
 
     def _update_infos(self):
+        """Refresh the legal mask of the agent to act (one engine call per step; the
+        arrays handed out are read-only, so they can be shared) and the infos of the
+        agents whose mask changed."""
+        agent = self.agent_selection
+        live = _NO_ACTIONS
+        if self.agents and not (self.terminations.get(agent, True)
+                                or self.truncations.get(agent, False)):
+            live = np.zeros(N_ACTIONS, dtype=np.int8)
+            legal_actions_into(self._deal.state, self._deal.params, live)
+            live.setflags(write=False)
+        self._live_mask = live
+        infos = self.infos
         for a in self.agents:
-            self.infos[a] = {"action_mask": self._mask(a)}
+            mask = live if a == agent else _NO_ACTIONS
+            info = infos.get(a)
+            if info is None or info.get("action_mask") is not mask or len(info) != 1:
+                infos[a] = {"action_mask": mask}
 
     # ------------------------------------------------------------------ reset
     def reset(self, seed: Optional[int] = None, options: Optional[dict] = None):
@@ -265,6 +294,7 @@ class raw_env(AECEnv, EzPickle):
             if not kw:
                 kw = {"seed": int(self._rng.integers(2 ** 62))}
             self.game = Deal(self.rules, dealer=int(dealer), **kw)
+        self._deal = self.deal
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -323,6 +353,7 @@ class raw_env(AECEnv, EzPickle):
             self.agent_selection = AGENTS[(_seat(agent) + 1) % 4]
         else:
             self.agent_selection = AGENTS[self.game.current_player]
+        self._deal = self.deal
         self._accumulate_rewards()
         self._update_infos()
         if self.render_mode == "human":

@@ -25,6 +25,8 @@ import numpy as np
 from numba import njit
 
 from .. import engine as E
+from ..engine import (_random_action, apply_legal_action, is_legal, legal_actions_into,
+                      random_deal, reset_classic, reset_state, rng_below)
 from ..engine import (CARD_ORDER, S_AUCTION, S_BELOTE_CARDS, S_BELOTE_DECIDED,
                       S_BELOTE_ON, S_BELOTE_SEATS, S_BID_SEAT, S_BID_STRAIN, S_BID_VALUE,
                       S_CAPOT, S_COINCHE, S_CUR, S_DEALER, S_DECK, S_DECL_CARDS,
@@ -249,9 +251,17 @@ def encode_into(S, P, seat, cpt, rules_vec, match, out):
     into ``out`` (float32 of ``OBSERVATION_SIZE``).
 
     ``cpt``: ``card_points_table(rules)`` (int64[6, 32]); ``rules_vec``: the ``rules``
-    slice (float32[10], :meth:`ObservationEncoder`); ``match``: float64[5] = (flag,
-    team-0 score, team-1 score, target, pot), flag 0 in deal mode.
+    slice (float32[10], :func:`rules_vector`); ``match``: float64[5] = (flag, team-0
+    score, team-1 score, target, pot), flag 0 in deal mode.
     """
+    voids = np.empty(4, dtype=np.int64)
+    ceil = np.empty((4, 4), dtype=np.int64)
+    _encode(S, P, seat, cpt, rules_vec, match, out, voids, ceil)
+
+
+@kernel
+def _encode(S, P, seat, cpt, rules_vec, match, out, voids, ceil):
+    """:func:`encode_into` with scratch arrays ``voids`` int64[4], ``ceil`` int64[4, 4]."""
     for k in range(N_OBS):
         out[k] = 0.0
     me = seat
@@ -382,10 +392,11 @@ def encode_into(S, P, seat, cpt, rules_vec, match, out):
         out[O_MATCH + 2] = match[2 - team] / target
         out[O_MATCH + 3] = target / 1000.0
         out[O_MATCH + 4] = match[4] / 162.0
+        for k in range(O_MATCH, O_MATCH + 5):
+            if out[k] < 0.0:
+                out[k] = 0.0
     for k in range(10):
         out[O_RULES + k] = rules_vec[k]
-    voids = np.empty(4, dtype=np.int64)
-    ceil = np.empty((4, 4), dtype=np.int64)
     if has_contract:
         infer_play(S, P, strain, voids, ceil)
     else:
@@ -398,12 +409,167 @@ def encode_into(S, P, seat, cpt, rules_vec, match, out):
         for s in range(4):
             out[O_VOIDS + 4 * r + s] = float((voids[p] >> s) & 1)
             out[O_CEILINGS + 4 * r + s] = ceil[p, s] / float(NO_CEILING)
-    for k in range(N_OBS):
-        v = out[k]
-        if v < 0.0:
-            out[k] = 0.0
-        elif v > HIGH[k]:
+    # every slice is in range by construction except the match ratios (clipped as
+    # observation.encode clips them)
+    for k in range(O_MATCH, O_MATCH + 5):
+        if out[k] > HIGH[k]:
             out[k] = HIGH[k]
+
+
+# ------------------------------------------------------------------ vector env
+@kernel
+def new_deal(S, P, rng, dealer, hands, deck):
+    """A fresh random deal into ``S`` from the stream ``rng``: ``dealer`` is the seat,
+    or -1 for a random one (drawn after the cards)."""
+    random_deal(rng, hands, deck)
+    d = dealer if dealer >= 0 else rng_below(rng, 4)
+    if P[E.P_FAMILY] != 0:
+        reset_classic(S, deck, d)
+    else:
+        reset_state(S, hands, d)
+
+
+@kernel
+def next_dealer(S, dealer):
+    """The dealer of the next deal: ``dealer`` if fixed (0..3), -1 random, -2 rotate
+    (the seat after the last deal's dealer)."""
+    if dealer == -2:
+        return (S[S_DEALER] + 1) & 3
+    return dealer
+
+
+@kernel
+def first_illegal(states, P, actions, active):
+    """Index of the first active game whose action is illegal, or -1."""
+    for i in range(states.shape[0]):
+        if active[i] and not is_legal(states[i], P, actions[i]):
+            return i
+    return -1
+
+
+@kernel
+def deal_rewards(S, seat, raw):
+    """Reward of ``seat`` for the finished deal ``S``: its team's score minus the
+    other's, or its team's score when ``raw``."""
+    t = seat & 1
+    if raw:
+        return float(S[E.S_SCORE + t])
+    return float(S[E.S_SCORE + t] - S[E.S_SCORE + 1 - t])
+
+
+@kernel
+def vector_observe(states, P, cpt, rules_vec, match, obs, masks, cur, voids, ceil):
+    """Observation (of the seat to act), mask and seat to act of every game."""
+    for i in range(states.shape[0]):
+        S = states[i]
+        seat = S[S_CUR] if S[S_PHASE] != DONE else 0
+        cur[i] = seat
+        _encode(S, P, seat, cpt, rules_vec, match, obs[i], voids, ceil)
+        legal_actions_into(S, P, masks[i])
+
+
+@kernel
+def vector_step(states, P, actions, rngs, dealer, raw, cpt, rules_vec, match, obs, masks,
+                cur, rewards, terminated, final_scores, hands, deck, voids, ceil):
+    """One action in every game (legal: checked by :func:`first_illegal`), then the
+    observation of the seat to act. A finished deal gives ``rewards[i, seat]`` to all
+    four seats, ``terminated[i] = 1``, its ``final_scores[i]``, and is replaced at once
+    by a new deal from the game's stream ``rngs[i:i + 1]`` (same-step autoreset)."""
+    for i in range(states.shape[0]):
+        S = states[i]
+        apply_legal_action(S, P, actions[i])
+        for s in range(4):
+            rewards[i, s] = 0.0
+        terminated[i] = 0
+        if S[S_PHASE] == DONE:
+            terminated[i] = 1
+            final_scores[i, 0] = S[E.S_SCORE]
+            final_scores[i, 1] = S[E.S_SCORE + 1]
+            for s in range(4):
+                rewards[i, s] = deal_rewards(S, s, raw)
+            new_deal(S, P, rngs[i:i + 1], next_dealer(S, dealer), hands, deck)
+        seat = S[S_CUR]
+        cur[i] = seat
+        _encode(S, P, seat, cpt, rules_vec, match, obs[i], voids, ceil)
+        legal_actions_into(S, P, masks[i])
+
+
+@kernel
+def _opponents_random(S, P, seat, rng, buf, pass_prob):
+    """Random actions for the other seats until ``seat`` acts or the deal ends."""
+    while S[S_PHASE] != DONE and S[S_CUR] != seat:
+        apply_legal_action(S, P, _random_action(S, P, rng, buf, pass_prob))
+
+
+@kernel
+def learner_settle(states, P, seat, rngs, dealer, raw, use_random, pass_prob, cpt,
+                   rules_vec, match, obs, final_obs, masks, rewards, terminated, hands,
+                   deck, voids, ceil, buf):
+    """After the learner's actions (and, without ``use_random``, the other seats'
+    actions played by the caller until none is pending): with ``use_random`` the other
+    seats play random actions; a finished deal adds the learner's reward, sets
+    ``terminated``, writes the learner's ``final_obs`` and is replaced by a new deal.
+    Returns the number of games whose new deal waits for another seat (the caller
+    plays them, then settles again); with ``use_random`` always 0 and every game ends
+    with the learner to act, whose observation and mask are written."""
+    waiting = 0
+    for i in range(states.shape[0]):
+        S = states[i]
+        rng = rngs[i:i + 1]
+        if use_random:
+            _opponents_random(S, P, seat, rng, buf, pass_prob)
+        while S[S_PHASE] == DONE:
+            rewards[i] += deal_rewards(S, seat, raw)
+            terminated[i] = 1
+            _encode(S, P, seat, cpt, rules_vec, match, final_obs[i], voids, ceil)
+            new_deal(S, P, rng, next_dealer(S, dealer), hands, deck)
+            if use_random:
+                _opponents_random(S, P, seat, rng, buf, pass_prob)
+        if S[S_CUR] != seat:
+            waiting += 1
+        else:
+            _encode(S, P, seat, cpt, rules_vec, match, obs[i], voids, ceil)
+            legal_actions_into(S, P, masks[i])
+    return waiting
+
+
+@kernel
+def others_to_act(states, seat, idx):
+    """Indices of the games (not over) where a seat other than ``seat`` is to act, into
+    ``idx``; returns how many."""
+    k = 0
+    for i in range(states.shape[0]):
+        S = states[i]
+        if S[S_PHASE] != DONE and S[S_CUR] != seat:
+            idx[k] = i
+            k += 1
+    return k
+
+
+@kernel
+def public_states_of(states, P, idx, k, out, seats):
+    """Public states (:func:`public_state_into`) of the seat to act in games
+    ``idx[:k]``, into ``out[:k]``, and those seats into ``seats[:k]``."""
+    for j in range(k):
+        S = states[idx[j]]
+        seats[j] = S[S_CUR]
+        public_state_into(S, P, S[S_CUR], out[j])
+
+
+@kernel
+def apply_at(states, P, idx, k, actions):
+    """Apply ``actions[j]`` to game ``idx[j]`` for ``j < k`` (legality checked before)."""
+    for j in range(k):
+        apply_legal_action(states[idx[j]], P, actions[j])
+
+
+@kernel
+def first_illegal_at(states, P, idx, k, actions):
+    """The first ``j < k`` whose action is illegal in game ``idx[j]``, or -1."""
+    for j in range(k):
+        if not is_legal(states[idx[j]], P, actions[j]):
+            return j
+    return -1
 
 
 def rules_vector(rules: RuleSet) -> np.ndarray:

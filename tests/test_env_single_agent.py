@@ -193,3 +193,19 @@ def test_reset_options_and_redeal_after_void():
     obs, info = env.reset(seed=5)
     assert calls["n"] == 1 and info["action_mask"].any() and not env.game.is_terminal
     assert env.aec.agent_selection == "player_0"
+
+
+def test_a_short_maskable_ppo_run_when_sb3_contrib_is_installed():
+    sb3_contrib = pytest.importorskip("sb3_contrib", reason="optional: pip install sb3-contrib")
+    env = gymnasium.make("coinche_rl/Coinche-v0", rules="ffb")
+    model = sb3_contrib.MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1,
+                                    seed=0)
+    model.learn(total_timesteps=128)
+    obs, info = env.reset(seed=1)
+    for _ in range(5):
+        mask = env.unwrapped.action_masks()
+        action, _ = model.predict(obs, action_masks=mask, deterministic=True)
+        assert mask[int(action)]
+        obs, reward, done, truncated, info = env.step(int(action))
+        if done:
+            break
