@@ -19,7 +19,13 @@ from coinche_rl.envs.infoset import information_set
 from coinche_rl.game import Deal
 from coinche_rl.rules import PRESETS
 
-from test_infoset import CHOICES, actors, other_world, public_events, random_trace
+from test_infoset import actors, other_world, random_trace, replay_and_compare
+
+
+def same_public_state(b, a_now, seat):
+    pa = K.public_state(a_now.state, a_now.params, seat)
+    pb = K.public_state(b.state, b.params, seat)
+    assert np.array_equal(pa, pb), np.flatnonzero(pa != pb)
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
@@ -77,25 +83,10 @@ def test_public_state_is_equal_for_deals_with_the_same_public_history(preset):
                 b = other_world(trace[-1], trace[k], seat, rng)
                 if b is None:
                     continue
-                for i, a in enumerate(actions):
-                    if a in CHOICES and who[i] != seat:
-                        continue
-                    while (b.phase == "play" and b.current_player != seat
-                           and all(x in CHOICES for x in b.legal_actions())):
-                        legal = b.legal_actions()
-                        b.apply(legal[rng.integers(len(legal))])
-                    if not b.is_legal(a):
-                        break
-                    b.apply(a)
-                    a_now = trace[i + 1]
-                    if public_events(b) != public_events(a_now):
-                        break
-                    pa = K.public_state(a_now.state, a_now.params, seat)
-                    pb = K.public_state(b.state, b.params, seat)
-                    assert np.array_equal(pa, pb), np.flatnonzero(pa != pb)
-                    compared += 1
-                    differing += b.hands != a_now.hands
-    assert compared > 200 and differing > 100, (compared, differing)
+                differing += replay_and_compare(trace, actions, who, b, seat, rng,
+                                                check=same_public_state)
+                compared += 1
+    assert compared > 40 and differing > 100, (compared, differing)
 
 
 @pytest.mark.parametrize("preset", ["ffb", "classic", "ffb_sa_ta"])

@@ -199,11 +199,16 @@ def other_world(a_final, a_step, seat, rng):
     return Deal(a_final.rules, hands=hands, dealer=a_final.dealer)
 
 
-def replay_and_compare(trace, actions, who, b, seat, rng):
+def same_information_set(b, a_now, seat):
+    assert information_set(b, seat) == information_set(a_now, seat)
+
+
+def replay_and_compare(trace, actions, who, b, seat, rng, check=same_information_set):
     """Replay A's public actions (and the seat's own choices) on B while B agrees with A
-    on every public event; at each step the seat's information sets must be equal.
-    Other seats' private choices are skipped in A and drawn at random in B. Returns the
-    number of steps compared where B's hidden hands differed from A's."""
+    on every public event; at each step ``check(b, a_now, seat)`` asserts what the seat
+    sees is equal (by default its information sets). Other seats' private choices are
+    skipped in A and drawn at random in B. Returns the number of steps compared where
+    B's hidden hands differed from A's."""
     differing = 0
     for i, a in enumerate(actions):
         if a in CHOICES and who[i] != seat:
@@ -218,7 +223,7 @@ def replay_and_compare(trace, actions, who, b, seat, rng):
         a_now = trace[i + 1]
         if public_events(b) != public_events(a_now):
             break
-        assert information_set(b, seat) == information_set(a_now, seat)
+        check(b, a_now, seat)
         if b.hands != a_now.hands:
             differing += 1
     return differing
