@@ -36,15 +36,16 @@ IS-MCTS weights its re-deals by beliefs built from the actions it observes; but 
 opponents' hands ("it reads all four hands ... not a fair opponent").
 ``tests/test_colver_bots.py`` confirms it: in colver, the heuristic and maxi card
 choices change with the cards the seat cannot see, the bidders' and the rule player's
-never do. So this adapter never gives colver the real deal. Before each decision it draws the unseen cards
-uniformly among the deals consistent with the seat's
-:class:`~coinche_rl.envs.infoset.InformationSet` (:func:`sample_world`: own hand, cards
-played, voids, trump ceilings, belote cards), rebuilds that deal in a colver ``Env``
-with the real dealer, replays the public history into it (and into the colver bot's
-``observe``), and asks the bot. For the information-set bots the sampled cards change
-nothing; the perfect-information players become one-world determinizations, which is
-what they can honestly be. A decision with one legal action is taken without asking
-colver.
+never do. So this adapter never gives colver the real deal. Before each decision it
+draws the unseen cards uniformly among the deals consistent with the seat's
+:class:`~coinche_rl.envs.infoset.InformationSet` (own hand, cards played, voids, trump
+ceilings, belote cards) with the project's exact sampler,
+:class:`~coinche_rl.agents.sampler.WorldSampler`; rebuilds that deal in a colver
+``Env`` with the real dealer, replays the public history into it (and into the colver
+bot's ``observe``), and asks the bot. For the information-set bots the sampled cards
+change nothing; the perfect-information players become one-world determinizations,
+which is what they can honestly be. A decision with one legal action is taken without
+asking colver.
 
 **Actions.** :func:`to_colver_action` / :func:`from_colver_action` translate between
 our ids (``coinche_rl.actions``) and colver's: 43 auction actions (0 pass, 1..36 bid
@@ -52,7 +53,8 @@ our ids (``coinche_rl.actions``) and colver's: 43 auction actions (0 pass, 1..36
 32 cards, whose ranks colver orders 7 8 9 J Q K 10 A inside each suit (ours:
 7 8 9 T J Q K A; the suits are S H D C in both).
 
-**Determinism.** The sampled worlds come from the agent's seeded stream, and the
+**Determinism.** The sampled worlds come from the agent's seeded stream (each decision
+draws a seed from it for :meth:`~coinche_rl.agents.sampler.WorldSampler.sample`), and the
 heuristic, maxi and rule players are deterministic, so those agents repeat their
 choices given the same seeds. colver's IS-MCTS searches for a wall-clock budget
 (``ms`` with 8 cards in hand, scaled down by colver with the cards left), so its choices
@@ -71,23 +73,22 @@ coinche_rl.agents.colver_bots.ColverRulesError: colver plays only the rules of t
 
 from __future__ import annotations
 
-from functools import lru_cache
-from math import comb
-from typing import Dict, List, Optional, Tuple
+from typing import List, Optional
 
 import numpy as np
 
 from ..actions import (BID_BASE, CAPOT_BASE, CARD_BASE, COINCHE, PASS, SURCOINCHE, TAKE,
                        action_to_str, bid_action, bid_strain, bid_value, parse_action)
-from ..cards import cards_of, popcount
+from ..cards import cards_of
 from ..rules import PRESETS, RuleSet, get_rules
 from .base import Agent, PlayerView
 from .registry import Param, register_agent
+from .sampler import WorldSampler
 
 __all__ = ["ColverAgent", "ColverNotInstalledError", "ColverRulesError", "ColverActionError",
            "BID_STRATEGIES", "PLAY_METHODS", "PLAY_RULE_FIELDS", "COLVER_BIDDING",
            "COLVER_PLAYING", "to_colver_card", "from_colver_card", "to_colver_action",
-           "from_colver_action", "check_rules", "count_worlds", "sample_world", "import_colver"]
+           "from_colver_action", "check_rules", "import_colver"]
 
 #: colver's phase numbers (``Env.phase()``)
 COLVER_BIDDING, COLVER_PLAYING = 0, 1
@@ -233,110 +234,6 @@ def check_rules(rules) -> RuleSet:
     return rules
 
 
-# ----------------------------------------------------------------------------- worlds
-def _world_problem(info) -> Tuple[List[int], List[int], List[Tuple[Tuple[int, ...], List[int]]]]:
-    """The other seats, how many unseen cards each still needs, and the unseen cards
-    grouped by the set of those seats that may hold them."""
-    others = [s for s in range(4) if s != info.seat]
-    pool = info.unknown_cards
-    need = [info.hand_sizes[s] - popcount(info.known[s]) for s in others]
-    if any(n < 0 for n in need) or sum(need) != popcount(pool):
-        raise ValueError(
-            f"seat {info.seat} cannot complete the hands: {popcount(pool)} unseen cards for "
-            f"{sum(need)} free places (worlds need every card dealt: the coinche family, or "
-            f"the classic family after the prise)")
-    groups: Dict[Tuple[int, ...], List[int]] = {}
-    for c in cards_of(pool):
-        who = tuple(i for i, s in enumerate(others) if info.possible[s] >> c & 1)
-        if not who:
-            raise ValueError(f"card {c} is unseen by seat {info.seat} but no other seat may "
-                             f"hold it: the information set is inconsistent")
-        groups.setdefault(who, []).append(c)
-    return others, need, sorted(groups.items())
-
-
-def _splits(n: int, who: Tuple[int, ...], caps: Tuple[int, ...]):
-    """Ways to put ``n`` cards into the seats ``who`` (indices into ``caps``) within
-    their capacities: ``(parts, multinomial)``."""
-    if len(who) == 1:
-        if n <= caps[who[0]]:
-            yield (n,), 1
-        return
-    if len(who) == 2:
-        for k in range(max(0, n - caps[who[1]]), min(n, caps[who[0]]) + 1):
-            yield (k, n - k), comb(n, k)
-        return
-    for k0 in range(min(n, caps[who[0]]) + 1):
-        for k1 in range(max(0, n - k0 - caps[who[2]]), min(n - k0, caps[who[1]]) + 1):
-            yield (k0, k1, n - k0 - k1), comb(n, k0) * comb(n - k0, k1)
-
-
-def _counter(groups):
-    sizes = [(who, len(cards)) for who, cards in groups]
-
-    @lru_cache(maxsize=None)
-    def count(g: int, caps: Tuple[int, int, int]) -> int:
-        if g == len(sizes):
-            return 1 if caps == (0, 0, 0) else 0
-        who, n = sizes[g]
-        total = 0
-        for parts, ways in _splits(n, who, caps):
-            rest = list(caps)
-            for i, k in zip(who, parts):
-                rest[i] -= k
-            total += ways * count(g + 1, tuple(rest))
-        return total
-    return count
-
-
-def count_worlds(info) -> int:
-    """How many deals of the unseen cards agree with ``info`` (an
-    :class:`~coinche_rl.envs.infoset.InformationSet`): one per way to give each other
-    seat its size in cards it may hold, with its known cards."""
-    _, need, groups = _world_problem(info)
-    return _counter(groups)(0, tuple(need))
-
-
-def sample_world(info, rng: np.random.Generator) -> Tuple[int, int, int, int]:
-    """Four hands (masks) drawn uniformly among those :func:`count_worlds` counts: the
-    seat's own hand, and for each other seat its known cards plus unseen cards it may
-    hold. ``info.is_consistent`` accepts every result.
-
-    :raises ValueError: the information set admits no world (or not every card is dealt).
-    """
-    others, need, groups = _world_problem(info)
-    count = _counter(groups)
-    caps = tuple(need)
-    total = count(0, caps)
-    if total == 0:
-        raise ValueError(f"no deal of the unseen cards agrees with seat {info.seat}'s "
-                         f"information set")
-    hands = [int(info.known[s]) for s in range(4)]
-    hands[info.seat] = int(info.hand)
-    for g, (who, cards) in enumerate(groups):
-        options = []
-        for parts, ways in _splits(len(cards), who, caps):
-            rest = list(caps)
-            for i, k in zip(who, parts):
-                rest[i] -= k
-            w = ways * count(g + 1, tuple(rest))
-            if w:
-                options.append((w, parts, tuple(rest)))
-        r = int(rng.integers(sum(w for w, _, _ in options)))
-        for w, parts, rest in options:
-            if r < w:
-                break
-            r -= w
-        order = [cards[i] for i in rng.permutation(len(cards))]
-        start = 0
-        for i, k in zip(who, parts):
-            for c in order[start:start + k]:
-                hands[others[i]] |= 1 << c
-            start += k
-        caps = rest
-    return tuple(hands)
-
-
 # ------------------------------------------------------------------------------ agent
 class ColverAgent(Agent):
     """A colver bot at our table (see the module docstring).
@@ -400,8 +297,8 @@ class ColverAgent(Agent):
                 f"seat {self.seat}: the actions passed to observe() ({len(self._observed)}) "
                 f"are not the deal's public history ({len(history)}): call observe() for "
                 f"every public action, or never")
-        world = sample_world(info, self.rng)
-        dealt = list(world)
+        world = WorldSampler(info).sample(1, int(self.rng.integers(2 ** 63)))[0]
+        dealt = [int(h) for h in world]
         for trick in info.tricks:
             for p, c in trick:
                 dealt[p] |= 1 << c

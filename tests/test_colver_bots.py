@@ -1,17 +1,17 @@
 """colver's bots as agents (``coinche_rl.agents.colver_bots``).
 
-Runs without colver: the action maps (every kind, round trips), the rule check, the world
-sampler (exact counts against brute force, uniformity, consistency) and the error that
-names ``pip install colver``. With colver installed (an optional extra, not a
+Runs without colver: the action maps (every kind, round trips), the rule check and the
+error that names ``pip install colver``. With colver installed (an optional extra, not a
 dependency): the maps against colver's own action and card names, a differential of
-legal actions and scores between the two engines, full deals through ``play_deal`` with
-every colver bot at every seat, reproducibility, and that the bots' choices do not depend
-on cards their seat cannot see.
+legal actions and scores between the two engines, that the deal handed to colver is a
+world drawn by ``agents.sampler.WorldSampler`` from the agent's seeded stream (the
+sampler's exactness and uniformity are tested in ``tests/test_sampler.py``), full deals
+through ``play_deal`` with every colver bot at every seat, reproducibility, and that the
+bots' choices do not depend on cards their seat cannot see.
 """
 
 import doctest
 import itertools
-import math
 import sys
 
 import numpy as np
@@ -21,9 +21,10 @@ from coinche_rl import actions as A
 from coinche_rl.agents import (AgentSpecError, available_agents, describe_agents, make_agent,
                                play_deal)
 from coinche_rl.agents import colver_bots as CB
+from coinche_rl.agents import sampler as SM
 from coinche_rl.agents.base import PlayerView
 from coinche_rl.agents.random_agent import RandomAgent
-from coinche_rl.cards import cards_of, popcount
+from coinche_rl.cards import cards_of
 from coinche_rl.envs.infoset import information_set
 from coinche_rl.game import Deal
 from coinche_rl.rules import PRESETS, get_rules
@@ -135,99 +136,6 @@ def test_only_the_colver_play_rules_are_accepted():
         CB.check_rules(get_rules("colver", overtrump_partner=False))
 
 
-# ------------------------------------------------------------------ world sampler
-def brute_force_worlds(info):
-    """Every deal of the unseen cards that ``info.is_consistent`` accepts."""
-    others = [s for s in range(4) if s != info.seat]
-    pool = cards_of(info.unknown_cards)
-    worlds = set()
-    for owners in itertools.product(range(3), repeat=len(pool)):
-        hands = [int(info.known[s]) for s in range(4)]
-        hands[info.seat] = info.hand
-        for c, i in zip(pool, owners):
-            hands[others[i]] |= 1 << c
-        if info.is_consistent(hands):
-            worlds.add(tuple(hands))
-    return worlds
-
-
-def unconstrained(info):
-    """Worlds if only the hand sizes (and known cards) counted: a multinomial."""
-    need = [info.hand_sizes[s] - popcount(info.known[s]) for s in range(4) if s != info.seat]
-    n, total = sum(need), 1
-    for k in need:
-        total *= math.comb(n, k)
-        n -= k
-    return total
-
-
-def late_positions(n, seed, max_unknown=9):
-    rng = np.random.default_rng(seed)
-    found = []
-    while len(found) < n:
-        d = random_trace("colver", rng, stop=None)
-        if d.is_void:
-            continue
-        # the same deal, replayed to a late point of the play
-        cut = len(d.auction) + int(rng.integers(18, 27))
-        e = Deal("colver", hands=d.initial_hands, dealer=d.dealer)
-        for a in d.history[:cut]:
-            e.apply(a)
-        for seat in range(4):
-            info = information_set(e, seat)
-            if popcount(info.unknown_cards) <= max_unknown:
-                found.append((e, info))
-    return found[:n]
-
-
-def test_world_count_and_sampling_match_brute_force():
-    seen_restricted = 0
-    for deal, info in late_positions(12, seed=3):
-        worlds = brute_force_worlds(info)
-        assert CB.count_worlds(info) == len(worlds) > 0
-        assert tuple(deal.hands) in worlds
-        if len(worlds) < unconstrained(info):
-            seen_restricted += 1
-        rng = np.random.default_rng(1)
-        for _ in range(30):
-            w = CB.sample_world(info, rng)
-            assert w in worlds and info.is_consistent(w)
-    assert seen_restricted >= 6          # voids / ceilings really constrained most cases
-
-
-def test_sampling_is_uniform_over_the_consistent_worlds():
-    # a position with a few dozen worlds, some cards restricted to one or two seats
-    for deal, info in late_positions(40, seed=11, max_unknown=8):
-        worlds = brute_force_worlds(info)
-        if 6 <= len(worlds) <= 60 and len(worlds) < unconstrained(info):
-            break
-    else:
-        pytest.fail("no suitable position in the fixture")
-    rng = np.random.default_rng(5)
-    n = 200 * len(worlds)
-    counts = dict.fromkeys(worlds, 0)
-    for _ in range(n):
-        counts[CB.sample_world(info, rng)] += 1
-    expected = n / len(worlds)
-    chi2 = sum((k - expected) ** 2 / expected for k in counts.values())
-    dof = len(worlds) - 1
-    assert chi2 < dof + 6 * (2 * dof) ** 0.5 + 10, (chi2, dof)
-
-
-def test_worlds_at_the_start_and_during_the_auction():
-    d = Deal("colver", seed=4, dealer=1)
-    info = information_set(d, 2)
-    assert CB.count_worlds(info) == 735471 * 12870   # 24!/(8!)^3 = C(24,8) * C(16,8)
-    w = CB.sample_world(info, np.random.default_rng(0))
-    assert w[2] == d.hands[2] and info.is_consistent(w)
-
-
-def test_classic_prise_has_no_complete_world():
-    d = Deal("classic", seed=1, dealer=0)
-    with pytest.raises(ValueError, match="every card dealt"):
-        CB.sample_world(information_set(d, 1), np.random.default_rng(0))
-
-
 # ------------------------------------------------------------------ registry, no colver
 def test_registered_with_documented_parameters():
     names = available_agents()
@@ -302,6 +210,54 @@ def test_the_engines_agree_on_legal_actions_and_scores():
     assert steps > 3000 and played > 100
 
 
+def positions(n, seed):
+    """``n`` (deal, seat to act) pairs with a choice to make, in the auction and the play."""
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < n:
+        d = random_trace("colver", rng, stop=int(rng.integers(1, 40)))
+        if not d.is_terminal and len(d.legal_actions()) > 1:
+            out.append((d, d.current_player))
+    return out
+
+
+@needs_colver
+def test_colver_is_given_a_world_drawn_by_the_sampler_from_the_agents_stream(monkeypatch):
+    drawn = []
+
+    class Recording(SM.WorldSampler):
+        __slots__ = ()
+
+        def sample(self, n, seed=0, **kw):
+            worlds = super().sample(n, seed, **kw)
+            drawn.append((seed, tuple(int(h) for h in worlds[0])))
+            return worlds
+
+    monkeypatch.setattr(CB, "WorldSampler", Recording)
+    seeds = {}
+    phases = set()
+    for salt in (0, 0, 3):
+        drawn.clear()
+        for k, (d, seat) in enumerate(positions(16, seed=13)):
+            agent = make_agent(f"colver:rule:seed={salt}")
+            agent.reset(seat, d.rules, 40 + k)
+            info = information_set(d, seat)
+            for rep in range(2):
+                env = agent._world_env(info)
+                seed, world = drawn[-1]
+                # colver holds the drawn world (the unplayed cards), at the real position
+                held = tuple(sum(1 << CB.from_colver_card(x) for x in h) for h in env.get_hands())
+                assert held == world and info.is_consistent(world)
+                assert world[seat] == d.hands[seat]
+                assert env.current_player() == seat
+            assert drawn[-1][0] != drawn[-2][0]      # the stream moves on between decisions
+            phases.add(d.phase)
+        seeds[salt] = seeds.get(salt, []) + [[s for s, _ in drawn]]
+    assert phases == {"auction", "play"}
+    assert seeds[0][0] == seeds[0][1]                 # same seeds, same worlds
+    assert seeds[3][0] != seeds[0][0]                 # the agent's seed salts the stream
+
+
 @needs_colver
 @pytest.mark.parametrize("spec", BOTS)
 def test_full_deals_legal_at_every_seat(spec):
@@ -362,8 +318,8 @@ def other_deal_same_view(deal, seat, rng):
     """A deal with the same public history and the same cards for ``seat`` but other
     hidden cards (drawn from the seat's information set), at the same point."""
     info = information_set(deal, seat)
-    for _ in range(20):
-        world = CB.sample_world(info, rng)
+    for w in SM.WorldSampler(info).sample(20, int(rng.integers(2 ** 63))):
+        world = tuple(int(h) for h in w)
         if world != tuple(deal.hands):
             break
     else:
@@ -452,7 +408,8 @@ def test_colvers_heuristic_and_maxi_play_read_hidden_cards_its_bidders_and_rule_
         if d.is_terminal or len(d.legal_actions()) < 2:
             continue
         info = information_set(d, d.current_player)
-        envs = [env_for(d, CB.sample_world(info, rng)) for _ in range(4)]
+        worlds = SM.WorldSampler(info).sample(4, int(rng.integers(2 ** 63)))
+        envs = [env_for(d, [int(h) for h in w]) for w in worlds]
         counts[d.phase] += 1
         players = play_players if d.phase == "play" else {"bid:" + b: f for b, f in bidders.items()}
         for name, choose in players.items():
