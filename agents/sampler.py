@@ -81,7 +81,7 @@ import numpy as np
 from numba import njit
 
 from ..cards import format_hand, parse_card, parse_hand, popcount
-from ..engine import kernel
+from ..engine import kernel, rng_next, rng_seed
 from ..envs.infoset import ALL_CARDS, NO_CEILING, InformationSet
 from ..rules import RuleSet, get_rules
 
@@ -136,25 +136,11 @@ def new_table() -> np.ndarray:
 
 
 # ------------------------------------------------------------------ kernels
-# The random stream is the engine's splitmix64 (``coinche_rl.engine.rng_next`` /
-# ``rng_seed``, the same numbers for the same seed), restated here so that this call
-# graph lives in one module (numba's cache does not follow edits across modules).
-@kernel
-def _rng_next(rng):
-    """splitmix64 step on ``rng`` (uint64 array of 1); returns a uint64."""
-    z = rng[0] + np.uint64(0x9E3779B97F4A7C15)
-    rng[0] = z
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
-@kernel
-def seed_rng(rng, seed, stream):
-    """Seed ``rng`` (uint64[1]) for sub-stream ``stream`` of ``seed``, exactly as
-    ``coinche_rl.engine.rng_seed`` does."""
-    rng[0] = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(stream) * np.uint64(0xD1B54A32D192ED03)
-    _rng_next(rng)
+# The random stream is the engine's splitmix64: one definition, imported (the engine's
+# kernels are the base of every numba call graph of the project).
+_rng_next = rng_next
+#: seed ``rng`` (uint64[1]) for sub-stream ``stream`` of ``seed``: ``engine.rng_seed``
+seed_rng = rng_seed
 
 
 @kernel
