@@ -12,13 +12,14 @@ $(BIN)/python:
 # Reinstall when the package metadata or the pinned versions change.
 $(STAMP): $(BIN)/python pyproject.toml constraints.txt
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -c constraints.txt -e '.[dev]'
+	$(BIN)/python -m pip install -q -c constraints.txt -e '.[dev,arena,ray]'
 	touch $(STAMP)
 
 venv: $(STAMP)
 
+# A duplicate tournament: random against heuristic and every other registered agent.
 demo: $(STAMP)
-	$(BIN)/coinche-rl demo
+	$(BIN)/coinche-rl tournament
 
 # A fresh numba cache for every test run: numba does not notice edits in other
 # modules, so a stale cache could hide a change.
@@ -26,7 +27,7 @@ test: $(STAMP)
 	NUMBA_CACHE_DIR=$$(mktemp -d) $(BIN)/python -m pytest -q
 
 bench: $(STAMP)
-	$(BIN)/python benchmarks/bench_engine.py --quick
+	$(BIN)/coinche-rl bench
 
 soak: $(STAMP)
 	COINCHE_SOAK=1000000 NUMBA_CACHE_DIR=$$(mktemp -d) $(BIN)/python -m pytest -q -m soak tests

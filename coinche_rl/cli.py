@@ -7,6 +7,18 @@
     coinche-rl random-deal [--seed S] [--rules R] [-o FILE] # a random deal record
     coinche-rl random-match [--seed S] [--rules R] [-o FILE]
     coinche-rl presets                                      # rule presets and parameters
+    coinche-rl tournament [--agents SPEC ...] [--format duplicate|rotating|knockout]
+                          [--deals N] [--preset P] [--seed S] [--out FILE] [--plot FILE]
+                          [--backend serial|pool|ray] [--workers N] [--address ADDR]
+    coinche-rl replay RESULTS.jsonl --pair I                # replay one duplicate deal pair
+    coinche-rl agents                                       # registered agents, parameters
+    coinche-rl warmup                                       # compile every numba kernel
+    coinche-rl bench [engine|env|arena ...] [--full]        # the benchmark scripts
+
+``tournament`` with no option plays ``random`` against ``heuristic`` and every other
+registered agent that can play the preset (a duplicate round robin on a built-in deal
+set, :mod:`coinche_rl.arena`), with a progress bar and the results table. With ``--out``
+it appends one JSON line per finished deal pair and resumes from what the file holds.
 
 Errors print ``coinche-rl: error: ...`` on stderr and exit non-zero.
 """
@@ -79,7 +91,54 @@ def cmd_demo(args) -> int:
     return 0
 
 
+def _is_results_file(path: str) -> bool:
+    """A tournament results file (JSON lines starting with a ``run`` line)?"""
+    if path.endswith(".jsonl"):
+        return True
+    try:
+        with open(path, "rb") as f:
+            first = f.readline(4096)
+        return json.loads(first).get("type") == "run"
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def cmd_replay_pair(args) -> int:
+    from .arena import ArenaError, replay_pair
+    from .records import RecordError
+    if args.pair is None:
+        print(f"coinche-rl: error: {args.file} is a tournament results file: give the deal "
+              f"pair to replay with --pair I", file=sys.stderr)
+        return 2
+    try:
+        deals, row, cfg = replay_pair(args.file, args.pair, args.run)
+    except (ArenaError, RecordError, OSError) as e:
+        print(f"coinche-rl: error: {e}", file=sys.stderr)
+        return 1
+    x, y = cfg["x"], cfg["y"]
+    print(f"{args.file}: run {row['run']}, deal pair {args.pair} (rules {cfg['rules']['preset']}, "
+          f"seed {cfg['seed']}{', frozen contract ' + cfg['frozen'] if cfg['frozen'] else ''})")
+    ok = True
+    for t, deal in enumerate(deals):
+        seats = (x[0], y[0], x[1], y[1]) if t == 0 else (y[0], x[0], y[1], x[1])
+        print(f"\nseating {t + 1}: " + ", ".join(f"seat {s} {spec}" for s, spec in enumerate(seats)))
+        print(deal.render())
+        xs, ys = (deal.scores if t == 0 else deal.scores[::-1])
+        if [xs, ys] != row["scores"][t]:
+            ok = False
+            print(f"MISMATCH: replayed scores (X, Y) = ({xs}, {ys}), stored {row['scores'][t]}")
+    print(f"\nmargin X - Y per deal: {row['margin']:+g}")
+    if not ok:
+        print("coinche-rl: error: the replay through the Python agents differs from the stored "
+              "row", file=sys.stderr)
+        return 1
+    print("stored scores reproduced")
+    return 0
+
+
 def cmd_replay(args) -> int:
+    if args.pair is not None or _is_results_file(args.file):
+        return cmd_replay_pair(args)
     from .records import RecordError, load_record, replay_deal, replay_match, DEAL_FORMAT, MATCH_FORMAT
     try:
         rec = load_record(args.file)
@@ -151,6 +210,189 @@ def cmd_presets(args) -> int:
     return 0
 
 
+# ------------------------------------------------------------------ tournaments
+def _fill(agents: List[str], n: int) -> List[str]:
+    """``agents`` repeated in turn to ``n`` players."""
+    return [agents[i % len(agents)] for i in range(n)]
+
+
+def cmd_tournament(args) -> int:
+    from . import arena
+    from .agents import AgentSpecError
+    rules = args.preset
+    progress = not args.no_progress
+    try:
+        if args.agents:
+            agents = list(args.agents)
+        else:
+            agents, skipped = arena.default_roster(rules)
+            for line in skipped:
+                print(f"(not in the default roster: {line})", file=sys.stderr)
+        print(f"coinche-rl tournament: {args.format}, rules {rules.name!r}, seed {args.seed}, "
+              f"backend {args.backend}" + (f" x{args.workers}" if args.workers else "")
+              + f", agents: {', '.join(agents)}", flush=True)
+        t0 = time.perf_counter()
+        arena.warmup()
+        print(f"(kernels ready in {time.perf_counter() - t0:.1f} s: compiled on the first run, "
+              f"then loaded from the numba cache)", flush=True)
+        common = dict(seed=args.seed, backend=args.backend, workers=args.workers, out=args.out,
+                      address=args.address, progress=progress, fast=not args.no_numba)
+        t0 = time.perf_counter()
+        if args.format == "knockout":
+            players = agents if len(agents) in (8, 16) else _fill(agents, args.players)
+            result = arena.run_knockout(players, args.tournaments,
+                                        preset=rules if args.preset_given else "vip_classic",
+                                        target=args.target if args.target else 501,
+                                        max_deals=args.max_deals, **common)
+        elif args.format == "rotating":
+            players = agents if len(agents) >= 4 else _fill(agents, 4)
+            result = arena.run_rotating(players, args.deals, preset=rules,
+                                        frozen_contract=args.frozen_contract, **common)
+        else:
+            distinct = list(dict.fromkeys(agents))
+            if len(distinct) < 2:
+                result = arena.run_duplicate(distinct[0], distinct[0], args.deals, preset=rules,
+                                             match=args.match, target=args.target,
+                                             frozen_contract=args.frozen_contract, **common)
+            else:
+                result = arena.run_round_robin(distinct, args.deals, preset=rules,
+                                               match=args.match, target=args.target,
+                                               frozen_contract=args.frozen_contract,
+                                               python_deals=args.python_deals, **common)
+        seconds = time.perf_counter() - t0
+        arena.print_summary(result)
+        if args.format == "duplicate" and hasattr(result, "matchups") and not args.match:
+            capped = [m for m in result.matchups if m.n < args.deals]
+            if capped:
+                print(f"(matchups with an agent that has no numba kernel play --python-deals "
+                      f"{args.python_deals} deal pairs)")
+        print(f"done in {seconds:.1f} s" + (f"; results in {args.out} (run again to resume)"
+                                             if args.out else ""))
+        if args.plot:
+            arena.plot_results(result, args.plot)
+            print(f"plot written to {args.plot}")
+    except KeyboardInterrupt:
+        print("\ninterrupted" + (f": the finished deal pairs are in {args.out}; the same command "
+                                 f"resumes" if args.out else ""), file=sys.stderr)
+        return 130
+    except (AgentSpecError, arena.ArenaError) as e:
+        print(f"coinche-rl: error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def cmd_agents(args) -> int:
+    from .agents import describe_agents
+    print(describe_agents())
+    return 0
+
+
+#: modules whose warmup() compiles kernels, in dependency order (absent ones are skipped)
+WARMUP_MODULES = ("coinche_rl.simulate", "coinche_rl.envs.kernels", "coinche_rl.envs.vector",
+                  "coinche_rl.solver", "coinche_rl.agents.numba_bots", "coinche_rl.agents.sampler",
+                  "coinche_rl.arena")
+
+
+def cmd_warmup(args) -> int:
+    import importlib
+    total = time.perf_counter()
+    for name in WARMUP_MODULES:
+        try:
+            mod = importlib.import_module(name)
+        except ModuleNotFoundError as e:
+            if e.name == name:
+                print(f"{name:32s} not present")
+                continue
+            raise
+        fn = getattr(mod, "warmup", None)
+        if fn is None:
+            print(f"{name:32s} no kernels to warm")
+            continue
+        t0 = time.perf_counter()
+        fn()
+        print(f"{name:32s} ready in {time.perf_counter() - t0:6.2f} s", flush=True)
+    print(f"every kernel compiled or loaded from the numba cache in "
+          f"{time.perf_counter() - total:.1f} s")
+    return 0
+
+
+BENCHMARKS = {"engine": "bench_engine.py", "env": "bench_env.py", "arena": "bench_arena.py"}
+
+
+def cmd_bench(args) -> int:
+    import subprocess
+    from pathlib import Path
+    folder = Path(__file__).resolve().parents[1] / "benchmarks"
+    if not folder.is_dir():
+        print("coinche-rl: error: the benchmark scripts live in benchmarks/ of a source "
+              "checkout, which this installation does not have", file=sys.stderr)
+        return 2
+    bad = [n for n in args.names if n not in BENCHMARKS]
+    if bad:
+        print(f"coinche-rl: error: unknown benchmark {bad[0]!r}: expected "
+              f"{', '.join(BENCHMARKS)}", file=sys.stderr)
+        return 2
+    names = args.names or [n for n, f in BENCHMARKS.items() if (folder / f).exists()]
+    status = 0
+    for name in names:
+        script = folder / BENCHMARKS[name]
+        if not script.exists():
+            print(f"coinche-rl: error: {script} does not exist", file=sys.stderr)
+            return 2
+        cmd = [sys.executable, str(script)] + ([] if args.full else ["--quick"])
+        print("$ " + " ".join(cmd), flush=True)
+        if args.dry_run:
+            continue
+        rc = subprocess.call(cmd)
+        if rc:
+            print(f"coinche-rl: error: {script.name} exited with status {rc}", file=sys.stderr)
+            status = 1
+    return status
+
+
+def _add_tournament(sub) -> None:
+    t = sub.add_parser(
+        "tournament", help="duplicate tournaments between agents, with ratings",
+        description="Duplicate tournaments (coinche_rl.arena). With no option: random, "
+                    "heuristic and every other registered agent that can play the preset, "
+                    "in a duplicate round robin on a built-in deal set.")
+    t.add_argument("--agents", nargs="+", metavar="SPEC",
+                   help="agent specs such as random, heuristic, pimc:worlds=32 (default: the "
+                        "registered agents; see coinche-rl agents)")
+    t.add_argument("--format", choices=("duplicate", "rotating", "knockout"), default="duplicate",
+                   help="duplicate: a round robin of duplicate matchups (default); rotating: "
+                        "every split of every four players into partnerships; knockout: the "
+                        "vipbelote individual knockout (seed 004)")
+    t.add_argument("--deals", type=int, default=10_000,
+                   help="deals of the deal set per matchup, each played in both seatings "
+                        "(match pairs with --match; default 10000)")
+    t.add_argument("--python-deals", type=int, default=200,
+                   help="deal cap of the matchups with an agent that has no numba kernel "
+                        "(default 200)")
+    t.add_argument("--match", action="store_true",
+                   help="play pairs of matches to the preset's target (match win rates)")
+    t.add_argument("--target", type=int, help="match target (default: the preset's; knockout 501)")
+    t.add_argument("--frozen-contract", nargs="?", const="longest", choices=("longest", "uniform"),
+                   help="skip the auction: a contract drawn per deal, the same in both seatings")
+    t.add_argument("--preset", "--rules", dest="preset", type=_rules_arg, default=None,
+                   help="rule preset (default ffb; knockout: vip_classic)")
+    t.add_argument("--seed", type=int, default=0, help="deal set seed (default 0)")
+    t.add_argument("--out", help="append results to this JSON-lines file, resuming from it")
+    t.add_argument("--plot", help="write a PNG of the margins and the ratings")
+    t.add_argument("--backend", choices=("serial", "pool", "ray"), default="serial")
+    t.add_argument("--workers", type=int, help="processes (pool) or CPUs (local Ray)")
+    t.add_argument("--address", help="address of an existing Ray cluster (--backend ray)")
+    t.add_argument("--tournaments", type=int, default=100, help="knockout: tournaments (default 100)")
+    t.add_argument("--players", type=int, choices=(8, 16), default=16,
+                   help="knockout: players, the agents repeated in turn (default 16)")
+    t.add_argument("--max-deals", type=int, default=7, help="knockout: deals per game at most (7)")
+    t.add_argument("--no-progress", action="store_true", help="no progress bar")
+    t.add_argument("--no-numba", action="store_true",
+                   help="play through the Python agents even where numba kernels exist (slower; "
+                        "the same results, a cross-check)")
+    t.set_defaults(func=cmd_tournament)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="coinche-rl", description="coinche-rl: Coinche research toolkit")
     sub = p.add_subparsers(dest="command", required=True)
@@ -161,7 +403,10 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--pass-prob", type=float, default=0.6)
     d.set_defaults(func=cmd_demo)
     r = sub.add_parser("replay", help="replay a deal or match record, checking every action and score")
-    r.add_argument("file")
+    r.add_argument("file", help="a deal or match record (JSON), or a tournament results file "
+                                "(JSON lines, with --pair)")
+    r.add_argument("--pair", type=int, help="results file: the deal pair to replay")
+    r.add_argument("--run", help="results file: the run id, when it holds several")
     r.set_defaults(func=cmd_replay)
     for name, match in (("random-deal", False), ("random-match", True)):
         g = sub.add_parser(name, help=f"play a random {'match' if match else 'deal'} and write its record")
@@ -172,6 +417,17 @@ def build_parser() -> argparse.ArgumentParser:
     pr = sub.add_parser("presets", help="list rule presets and their parameters")
     pr.add_argument("--markdown", action="store_true", help="print the table as markdown")
     pr.set_defaults(func=cmd_presets)
+    _add_tournament(sub)
+    a = sub.add_parser("agents", help="list the registered agents and their parameters")
+    a.set_defaults(func=cmd_agents)
+    w = sub.add_parser("warmup", help="compile every numba kernel (or load it from the cache)")
+    w.set_defaults(func=cmd_warmup)
+    b = sub.add_parser("bench", help="run the benchmark scripts of benchmarks/ (--quick)")
+    b.add_argument("names", nargs="*", metavar="NAME",
+                   help=f"which: {', '.join(BENCHMARKS)} (default: all)")
+    b.add_argument("--full", action="store_true", help="full size instead of --quick")
+    b.add_argument("--dry-run", action="store_true", help="print the commands only")
+    b.set_defaults(func=cmd_bench)
     return p
 
 
@@ -180,6 +436,16 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = parser.parse_args(argv)
     if getattr(args, "deals", 1) < 1:
         parser.error(f"--deals must be at least 1, got {args.deals}")
+    if args.command == "tournament":
+        for opt in ("python_deals", "tournaments", "max_deals", "workers"):
+            v = getattr(args, opt)
+            if v is not None and v < 1:
+                parser.error(f"--{opt.replace('_', '-')} must be at least 1, got {v}")
+        args.preset_given = args.preset is not None
+        if args.preset is None:
+            args.preset = get_rules("ffb")
+        if args.address and args.backend != "ray":
+            parser.error("--address is for --backend ray")
     try:
         return args.func(args)
     except (InvalidRulesError, UnknownPresetError) as e:

@@ -1,0 +1,514 @@
+"""The arena (``coinche_rl.arena``) and its statistics (``coinche_rl.ratings``): deal
+sets, duplicate matchups (deals, matches, frozen contracts), round robins and the
+individual formats with their ratings, executors, results files and resume."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from coinche_rl import arena
+from coinche_rl import engine as E
+from coinche_rl.agents import AgentSpecError, make_agent, play_deal
+from coinche_rl.arena import (ArenaError, DealSet, ResultsFileError, format_summary,
+                              plot_results, replay_pair, run_duplicate, run_knockout,
+                              run_rotating, run_round_robin)
+from coinche_rl.game import Deal
+from coinche_rl.ratings import (ELO_SCALE, RatingsError, elo_win_probability, fit_bradley_terry,
+                                fit_points, mean_ci, t_cdf, t_quantile, team_design)
+from coinche_rl.ratings import _t_quantile_expansion, _t_quantile_series
+from coinche_rl.rules import TRUMP_POINTS, get_rules
+
+def _has_bots() -> bool:
+    try:
+        return all(make_agent(s).numba_bot is not None for s in ("random", "heuristic"))
+    except AgentSpecError:          # no heuristic registered
+        return False
+
+
+HAS_BOTS = _has_bots()
+needs_bots = pytest.mark.skipif(not HAS_BOTS, reason="the numba bots are not available")
+
+
+# ================================================================ statistics
+@pytest.mark.parametrize("df, value", [(1, 12.706204736), (2, 4.302652730), (3, 3.182446305),
+                                       (5, 2.570581836), (10, 2.228138852), (30, 2.042272456),
+                                       (100, 1.983971519), (1000, 1.962339081),
+                                       (200, 1.971896224)])
+def test_t_quantile_975_known_values(df, value):
+    assert t_quantile(0.975, df) == pytest.approx(value, abs=2e-9)
+
+
+@pytest.mark.parametrize("p, df, value", [(0.995, 4, 4.604094871), (0.95, 7, 1.894578605),
+                                          (0.9, 1, 3.077683537), (0.999, 20, 3.551808343),
+                                          (0.025, 12, -2.178812830)])
+def test_t_quantile_other_levels(p, df, value):
+    assert t_quantile(p, df) == pytest.approx(value, abs=2e-9)
+
+
+def test_t_series_and_expansion_agree_at_the_switch():
+    for df in (250, 300, 301, 400):
+        for p in (0.9, 0.975, 0.995):
+            assert _t_quantile_series(p, df) == pytest.approx(_t_quantile_expansion(p, df), abs=1e-9)
+
+
+def test_t_cdf_properties():
+    assert t_cdf(0.0, 5) == 0.5
+    for df in (1, 2, 7, 30):
+        for t in (0.3, 1.0, 2.5):
+            assert t_cdf(t, df) + t_cdf(-t, df) == pytest.approx(1.0, abs=1e-14)
+            assert t_cdf(t_quantile(0.8, df), df) == pytest.approx(0.8, abs=1e-12)
+    assert t_quantile(0.975, math.inf) == pytest.approx(1.959963985, abs=1e-9)
+    with pytest.raises(RatingsError, match="positive integer"):
+        t_quantile(0.975, 0)
+    with pytest.raises(RatingsError, match="0 < p < 1"):
+        t_quantile(1.0, 5)
+
+
+def test_mean_ci_known_values():
+    e = mean_ci([1, 2, 3, 4, 5])
+    assert e.mean == 3.0 and e.n == 5
+    assert e.sd == pytest.approx(math.sqrt(2.5))
+    assert e.half_width == pytest.approx(2.776445105 * math.sqrt(2.5) / math.sqrt(5), abs=1e-9)
+    assert (e.lo, e.hi) == (pytest.approx(3 - e.half_width), pytest.approx(3 + e.half_width))
+    assert e.excludes(0.0) and not e.excludes(3.5)
+    e90 = mean_ci([2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0], level=0.90)
+    assert e90.half_width == pytest.approx(1.894578605 * e90.sd / math.sqrt(8), abs=1e-9)
+    assert mean_ci([7.0]).half_width == math.inf
+    assert mean_ci([3.0, 3.0, 3.0]).half_width == 0.0
+    with pytest.raises(RatingsError):
+        mean_ci([])
+
+
+def test_fit_points_recovers_a_noise_free_team_model():
+    rng = np.random.default_rng(1)
+    truth = np.array([30.0, 10.0, -5.0, -15.0, -20.0])
+    truth -= truth.mean()
+    teams1, teams2 = [], []
+    for _ in range(40):
+        a, b, c, d = rng.permutation(5)[:4]
+        teams1.append((a, b))
+        teams2.append((c, d))
+    X = team_design(teams1, teams2, 5)
+    r = fit_points(X, X @ truth, rng.uniform(1, 4, len(X)), [f"p{i}" for i in range(5)])
+    assert np.allclose(r.rating, truth, atol=1e-9)
+    assert r.rating.sum() == pytest.approx(0.0, abs=1e-9)
+    assert r.order()[0] == 0 and r["p4"] == pytest.approx(truth[4])
+
+
+def test_fit_points_head_to_head_is_half_the_margin():
+    X = team_design([(0,)], [(1,)], 2)
+    r = fit_points(X, [40.0], [25.0], ["a", "b"])
+    assert r.rating.tolist() == pytest.approx([20.0, -20.0])
+    assert r.se.tolist() == pytest.approx([2.5, 2.5])           # half the margin's se (5)
+    assert r.half_width[0] == pytest.approx(1.959963985 * 2.5)
+
+
+def test_bradley_terry_two_players_known_values():
+    X = team_design([(0,)], [(1,)], 2)
+    r = fit_bradley_terry(X, [75.0], [100.0], ["a", "b"])
+    diff = r.rating[0] - r.rating[1]
+    assert diff == pytest.approx(400 * math.log10(3), abs=0.5)     # the weak prior moves it a little
+    se_diff = ELO_SCALE / math.sqrt(100 * 0.75 * 0.25)
+    assert r.se[0] == pytest.approx(se_diff / 2, rel=0.01)
+    assert elo_win_probability(diff) == pytest.approx(0.75, abs=1e-3)
+    # a clean sweep stays finite thanks to the prior
+    sweep = fit_bradley_terry(X, [50.0], [50.0], ["a", "b"])
+    assert np.isfinite(sweep.rating).all() and sweep.rating[0] > 500
+
+
+def test_bradley_terry_team_model_recovers_strengths():
+    truth = np.array([200.0, 50.0, -100.0, -150.0])
+    truth -= truth.mean()
+    t1, t2, w, g = [], [], [], []
+    for split in (((0, 1), (2, 3)), ((0, 2), (1, 3)), ((0, 3), (1, 2))):
+        t1.append(split[0])
+        t2.append(split[1])
+        diff = truth[list(split[0])].mean() - truth[list(split[1])].mean()
+        g.append(1e6)
+        w.append(1e6 * elo_win_probability(diff))
+    for i in range(4):                 # head-to-head rows pin every player
+        j = (i + 1) % 4
+        t1.append((i,))
+        t2.append((j,))
+        g.append(1e6)
+        w.append(1e6 * elo_win_probability(truth[i] - truth[j]))
+    r = fit_bradley_terry(team_design(t1, t2, 4), w, g, list("abcd"))
+    assert np.allclose(r.rating, truth, atol=0.5)
+
+
+def test_rating_inputs_rejected():
+    X = team_design([(0,)], [(1,)], 2)
+    with pytest.raises(RatingsError, match="0 <= wins <= games"):
+        fit_bradley_terry(X, [5.0], [3.0], ["a", "b"])
+    with pytest.raises(RatingsError, match="at least two"):
+        fit_points(np.zeros((1, 1)), [0.0], [1.0], ["a"])
+    with pytest.raises(RatingsError, match="player index"):
+        team_design([(0, 5)], [(1,)], 2)
+
+
+# ==================================================================== deal sets
+def test_deal_set_is_a_function_of_rules_seed_index():
+    ds = DealSet("ffb", seed=11)
+    states, seeds = ds.states(range(12))
+    again, seeds2 = DealSet("ffb", seed=11).states([7, 3])
+    assert (again == states[[7, 3]]).all() and (seeds2 == seeds[[7, 3]]).all()
+    other, _ = DealSet("ffb", seed=12).states(range(12))
+    assert not (other[:, E.S_HAND] == states[:, E.S_HAND]).all()
+    assert (seeds >= 0).all() and len(np.unique(seeds)) == seeds.size
+    assert set(states[:, E.S_DEALER].tolist()) <= {0, 1, 2, 3}
+
+
+@pytest.mark.parametrize("preset", ["ffb", "ffb_sa_ta", "classic", "coinche_x3"])
+@pytest.mark.parametrize("frozen", [False, "longest", "uniform"])
+def test_deal_set_equals_game_deals(preset, frozen):
+    ds = DealSet(preset, seed=5, frozen_contract=frozen)
+    states, _ = ds.states(range(25))
+    decks, dealers = ds.decks(range(25))
+    for i in range(25):
+        deal = Deal(preset, deck=decks[i], dealer=int(dealers[i]))
+        if frozen:
+            c = Deal.from_state(preset, states[i]).contract
+            deal.with_contract(c.value, c.strain, taker=c.taker)
+        assert (deal.state == states[i]).all()
+        assert ds.deal(i) == Deal.from_state(preset, states[i])
+
+
+def test_frozen_contracts_follow_their_rule():
+    rules = get_rules("ffb")
+    states, _ = DealSet(rules, seed=2, frozen_contract=True).states(range(200))
+    for S in states:
+        d = Deal.from_state(rules, S)
+        c = d.contract
+        assert d.phase == "play" and c.value == rules.min_bid and c.coinche == 0
+        hand = d.initial_hands[c.taker]
+
+        def key(suit):
+            cards = [r for r in range(8) if hand >> (8 * suit + r) & 1]
+            return (len(cards), sum(TRUMP_POINTS[r] for r in cards), -suit)
+        assert c.strain == max(range(4), key=key)
+    takers = [Deal.from_state(rules, S).contract.taker for S in states]
+    assert set(takers) == {0, 1, 2, 3}
+    classic, _ = DealSet("classic", seed=2, frozen_contract=True).states(range(30))
+    for S in classic:
+        assert S[E.S_BID_STRAIN] == S[E.S_RETOURNE] >> 3 and S[E.S_PHASE] == E.PLAY
+    uniform, _ = DealSet("ffb_sa_ta", seed=2, frozen_contract="uniform").states(range(300))
+    assert set(uniform[:, E.S_BID_STRAIN].tolist()) == set(range(6))
+    # the frozen deal set keeps the cards and the agents' seeds of the auction deal set
+    plain, seeds = DealSet(rules, seed=2).states(range(200))
+    assert (plain[:, E.S_INIT_HAND] == states[:, E.S_INIT_HAND]).all()
+    assert (seeds == DealSet(rules, seed=2, frozen_contract=True).states(range(200))[1]).all()
+
+
+def test_deal_set_bad_arguments():
+    with pytest.raises(ArenaError, match="seed must be a non-negative integer"):
+        DealSet("ffb", seed=-1)
+    with pytest.raises(ArenaError, match="frozen_contract='best'"):
+        DealSet("ffb", frozen_contract="best")
+
+
+# ==================================================================== duplicate
+def test_identical_agents_give_exactly_zero():
+    for spec in ("random", "heuristic") if HAS_BOTS else ("random",):
+        for frozen in (False, True):
+            r = run_duplicate(spec, spec, 300, seed=9, frozen_contract=frozen)
+            assert r.n == 300 and (r.margins == 0).all()
+            assert r.mean == 0.0 and r.ci95 == 0.0 and r.win_rate == 0.5 and r.draws == 300
+    py = run_duplicate("random", "random", 30, seed=9, fast=False)
+    assert (py.margins == 0).all()
+    m = run_duplicate("random", "random", 20, seed=9, match=True, target=300)
+    assert m.mean == 0.0 and m.win_rate == 0.5 and (m.won.sum(axis=1) == 1).all()
+
+
+def test_seatings_are_the_play_deal_protocol():
+    """Pair i: seating 1 is X, Y, X, Y at seats 0..3, seating 2 the other way round, with
+    the seeds of (deal, seat) in both; scores are stored from X's and Y's side."""
+    r = run_duplicate("heuristic" if HAS_BOTS else "random", "random", 6, seed=4, fast=False)
+    ds = DealSet("ffb", seed=4)
+    for k in range(6):
+        for t, specs in enumerate(((r.x[0], "random", r.x[1], "random"),
+                                   ("random", r.x[0], "random", r.x[1]))):
+            deal = ds.deal(k)
+            play_deal(deal, [make_agent(s) for s in specs], ds.seeds(k))
+            sx, sy = deal.scores if t == 0 else deal.scores[::-1]
+            assert r.scores[k, t].tolist() == [sx, sy]
+            c = deal.contract
+            if c is not None:
+                assert r.contracts[k, t, :3].tolist() == [c.value, c.strain, c.taker]
+    assert r.margins[0] == ((r.scores[0, 0, 0] - r.scores[0, 0, 1])
+                            + (r.scores[0, 1, 0] - r.scores[0, 1, 1])) / 2
+
+
+@needs_bots
+@pytest.mark.parametrize("preset, frozen, match", [("ffb", False, False), ("ffb", "longest", False),
+                                                   ("classic", False, False), ("ffb", False, True)])
+def test_numba_and_python_paths_agree(preset, frozen, match):
+    kw = dict(preset=preset, seed=6, frozen_contract=frozen, match=match,
+              target=400 if match else None)
+    n = 4 if match else 12
+    fast = run_duplicate("heuristic", ("random", "heuristic"), n, **kw)
+    slow = run_duplicate("heuristic", ("random", "heuristic"), n, fast=False, **kw)
+    assert (fast.scores == slow.scores).all()
+    if match:
+        assert (fast.deals == slow.deals).all() and (fast.won == slow.won).all()
+    else:
+        assert (fast.contracts == slow.contracts).all()
+
+
+@needs_bots
+def test_heuristic_beats_random():
+    r = run_duplicate("heuristic", "random", 2000, seed=1)
+    assert r.mean > 40 and r.estimate.excludes(0.0) and r.win_rate > 0.9
+    assert r.paired_sd > 0 and r.wins + r.draws + r.losses == r.n
+    frozen = run_duplicate("heuristic", "random", 2000, seed=1, frozen_contract=True)
+    assert frozen.mean > 0 and frozen.estimate.excludes(0.0)
+    m = run_duplicate("heuristic", "random", 10, seed=1, match=True)
+    assert m.win_rate == 1.0 and m.mean > 0
+    s = m.summary()
+    assert s["match"] and s["n"] == 10 and json.dumps(s)
+
+
+def test_match_rows_are_consistent():
+    r = run_duplicate("random", ("random", "random"), 6, seed=3, match=True, target=300)
+    for k in range(r.n):
+        for t in range(2):
+            x, y = r.scores[k, t]
+            assert r.deals[k, t] >= 1 and max(x, y) >= 300
+            assert r.won[k, t] in (0, 1)
+    assert r.rows[0]["type"] == "match" and r.rows[0]["i"] == 0
+
+
+def test_bad_specs_and_arguments_are_rejected():
+    with pytest.raises(AgentSpecError, match=r"unknown agent 'randm'; available: .*random"):
+        run_duplicate("randm", "random", 10)
+    with pytest.raises(AgentSpecError, match="has no parameter 'foo'"):
+        run_duplicate("random:foo=1", "random", 10)
+    with pytest.raises(AgentSpecError, match="malformed"):
+        run_duplicate("random:=3", "random", 10)
+    with pytest.raises(ArenaError, match="positive integer"):
+        run_duplicate("random", "random", 0)
+    with pytest.raises(ArenaError, match="unknown backend 'gpu'"):
+        run_duplicate("random", "random", 10, backend="gpu")
+    with pytest.raises(ArenaError, match="workers must be a positive integer"):
+        run_duplicate("random", "random", 10, backend="pool", workers=0)
+    with pytest.raises(ArenaError, match="a team is an agent spec or a pair"):
+        run_duplicate(("random", "random", "random"), "random", 10)
+    with pytest.raises(ArenaError, match="spec string"):
+        run_duplicate(make_agent("random"), "random", 10)
+    with pytest.raises(ArenaError, match="at least two agents"):
+        run_round_robin(["random"], 10)
+    with pytest.raises(ArenaError, match="at least 4 players"):
+        run_rotating(["random"] * 3, 10)
+    with pytest.raises(ArenaError, match=r"4 \* 2\*\*k players"):
+        run_knockout(["random"] * 6, 1)
+    with pytest.raises(ValueError, match="unknown rule preset"):
+        run_duplicate("random", "random", 10, preset="nosuch")
+
+
+# ================================================================ tournaments
+@needs_bots
+def test_round_robin_ratings():
+    t = run_round_robin(["random", "heuristic", "heuristic:coinche=false"], 400, seed=2)
+    assert t.kind == "round_robin" and len(t.matchups) == 3
+    assert t.points.rating.sum() == pytest.approx(0.0, abs=1e-6)
+    assert t.points["random"] < min(t.points["heuristic"], t.points["heuristic:coinche=false"])
+    assert t.elo["random"] < min(t.elo["heuristic"], t.elo["heuristic:coinche=false"])
+    assert (t.points.se > 0).all() and (t.elo.se > 0).all()
+    two = run_round_robin(["random", "heuristic"], 300, seed=2)
+    m = two.matchups[0]
+    assert two.points["random"] == pytest.approx(m.mean / 2, abs=1e-6)
+    assert two.points.half_width[0] == pytest.approx(1.959963985 * m.estimate.se / 2, rel=1e-6)
+    text = format_summary(t)
+    assert "heuristic:coinche=false" in text and "Elo" in text and "points/deal" in text
+
+
+@needs_bots
+def test_rotating_partners_separate_players():
+    t = run_rotating(["heuristic", "random", "heuristic", "random"], 300, seed=3)
+    assert t.kind == "rotating" and len(t.matchups) == 3
+    assert t.names == ["heuristic#1", "random#1", "heuristic#2", "random#2"]
+    # heuristic#1 + random#1 against heuristic#2 + random#2 seats the same specs in the
+    # same places in both seatings: its margin is exactly 0, and the fit keeps that row
+    m0 = t.matchups[0]
+    assert m0.x == ("heuristic", "random") == m0.y and (m0.margins == 0).all()
+    p = t.points
+    assert p["heuristic#1"] + p["random#1"] == pytest.approx(p["heuristic#2"] + p["random#2"], abs=1e-6)
+    assert p.rating.sum() == pytest.approx(0.0, abs=1e-6)
+    assert min(p["heuristic#1"], p["heuristic#2"]) > 0 > max(p["random#1"], p["random#2"])
+    assert min(t.elo["heuristic#1"], t.elo["heuristic#2"]) > max(t.elo["random#1"], t.elo["random#2"])
+    assert "rotating partners" in format_summary(t, use_rich=False)
+
+
+@needs_bots
+def test_knockout_structure():
+    players = ["heuristic", "random"] * 8
+    k = run_knockout(players, 3, seed=5)
+    assert k.rules.name == "vip_classic" and k.rules.target == 501 and len(k.rows) == 3
+    for row in k.rows:
+        assert [len(r) for r in row["rounds"]] == [4, 2, 1]
+        alive = set(range(16))
+        for games in row["rounds"]:
+            seated = [p for g in games for p in g["seats"]]
+            assert sorted(seated) == sorted(alive)
+            winners = set()
+            for g in games:
+                w = g["winner"]
+                assert g["deals"] >= 1
+                if g["deals"] > k.max_deals:          # only a tie after 7 deals plays on
+                    assert max(g["scores"]) < 501
+                winners |= {g["seats"][w], g["seats"][w + 2]}
+            alive = winners
+        assert set(row["champions"]) == alive
+        final = row["rounds"][-1][0]
+        assert set(row["champions"]) | set(row["finalists"]) == set(final["seats"])
+    assert sum(k.title_share(s) for s in k.specs) == pytest.approx(1.0)
+    assert k.elo["heuristic"] > k.elo["random"]
+    eight = run_knockout(players[:8], 2, seed=5)
+    assert [len(r) for r in eight.rows[0]["rounds"]] == [2, 1]
+    assert "Knockout" in format_summary(eight)
+
+
+def test_knockout_rejects_bad_max_deals():
+    with pytest.raises(ArenaError, match="max_deals"):
+        run_knockout(["random"] * 8, 1, max_deals=0)
+
+
+# ================================================================== executors
+@pytest.fixture(scope="module")
+def ray_local():
+    ray = pytest.importorskip("ray")
+    import logging
+    started = not ray.is_initialized()
+    if started:
+        ray.init(num_cpus=2, include_dashboard=False, logging_level=logging.WARNING,
+                 log_to_driver=False)
+    yield ray
+    if started:
+        ray.shutdown()
+
+
+_AGENTS = ("heuristic", "random") if HAS_BOTS else ("random", ("random", "random"))
+_KW = dict(seed=8, chunk=40)
+
+
+@pytest.fixture(scope="module")
+def serial_result():
+    return run_duplicate(*_AGENTS, 120, **_KW)
+
+
+def _same(a, b):
+    assert (a.index == b.index).all()
+    assert (a.scores == b.scores).all() and (a.contracts == b.contracts).all()
+
+
+def test_serial_and_pool_agree(serial_result):
+    _same(serial_result, run_duplicate(*_AGENTS, 120, backend="pool", workers=2, **_KW))
+
+
+def test_serial_and_ray_agree(serial_result, ray_local):
+    _same(serial_result, run_duplicate(*_AGENTS, 120, backend="ray", workers=2, **_KW))
+    players = ["random", "heuristic"] * 4 if HAS_BOTS else ["random"] * 8
+    ko_serial = run_knockout(players, 2, seed=1)
+    ko_ray = run_knockout(players, 2, seed=1, backend="ray")
+    assert ko_serial.rows == ko_ray.rows
+
+
+# ===================================================================== resume
+class _Stop(Exception):
+    pass
+
+
+def test_resume_after_an_interrupted_run(tmp_path):
+    out = tmp_path / "r.jsonl"
+    full = run_duplicate("heuristic" if HAS_BOTS else "random", "random", 90, seed=7, chunk=20)
+
+    def stop_after_two_chunks(done, total):
+        if done >= 40:
+            raise _Stop
+    with pytest.raises(_Stop):
+        run_duplicate(full.x[0], "random", 90, seed=7, chunk=20, out=out,
+                      progress=stop_after_two_chunks)
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert lines[0]["type"] == "run" and lines[0]["config"]["x"] == list(full.x)
+    assert sorted(r["i"] for r in lines[1:]) == list(range(40))
+    resumed = run_duplicate(full.x[0], "random", 90, seed=7, chunk=20, out=out)
+    assert resumed.new == 50 and resumed.n == 90
+    assert (resumed.scores == full.scores).all() and (resumed.contracts == full.contracts).all()
+    rows = [json.loads(line) for line in out.read_text().splitlines()[1:]]
+    assert sorted(r["i"] for r in rows) == list(range(90))
+    assert rows[0]["margin"] == full.margins[rows[0]["i"]]
+    again = run_duplicate(full.x[0], "random", 90, seed=7, out=out)
+    assert again.new == 0 and (again.scores == full.scores).all()
+    # more deals later: only the new ones are played
+    more = run_duplicate(full.x[0], "random", 100, seed=7, out=out)
+    assert more.new == 10 and (more.scores[:90] == full.scores).all()
+
+
+def test_half_written_last_line_is_dropped(tmp_path):
+    out = tmp_path / "r.jsonl"
+    ref = run_duplicate("random", "random", 12, seed=2, out=out)
+    text = out.read_text()
+    out.write_text(text + text.splitlines()[-1][:25])          # a line cut by kill -9
+    again = run_duplicate("random", "random", 12, seed=2, out=out)
+    assert again.new == 0 and (again.scores == ref.scores).all()
+    assert out.read_text() == text
+    lines = text.splitlines()
+    out.write_text("\n".join(lines[:3] + ["{not json"] + lines[3:]) + "\n")
+    with pytest.raises(ResultsFileError, match=r"r\.jsonl:4: not a JSON line"):
+        run_duplicate("random", "random", 12, seed=2, out=out)
+    out.write_text(json.dumps({"type": "what"}) + "\n")
+    with pytest.raises(ResultsFileError, match="expected a 'run' line"):
+        run_duplicate("random", "random", 12, seed=2, out=out)
+
+
+@needs_bots
+def test_several_runs_share_a_file_and_replay(tmp_path):
+    out = tmp_path / "rr.jsonl"
+    t = run_round_robin(["random", "heuristic"], 20, seed=1, out=out)
+    run_duplicate("random", "random", 5, seed=1, out=out)
+    store = arena.load_results(out)
+    assert len(store.runs) == 2
+    with pytest.raises(ResultsFileError, match="holds 2 deal-pair runs"):
+        replay_pair(out, 0)
+    deals, row, cfg = replay_pair(out, 3, run=t.matchups[0].run)
+    for k, deal in enumerate(deals):
+        assert list(deal.scores if k == 0 else deal.scores[::-1]) == row["scores"][k]
+    with pytest.raises(ResultsFileError, match="has no finished pair 99"):
+        replay_pair(out, 99, run=t.matchups[0].run)
+    k = run_knockout(["random"] * 8, 2, seed=4, out=out)
+    k2 = run_knockout(["random"] * 8, 2, seed=4, out=out)
+    assert k2.rows == k.rows and len(arena.load_results(out).runs) == 3
+
+
+# ============================================================= tables, plots
+def test_summary_and_plots(tmp_path):
+    pytest.importorskip("matplotlib")
+    r = run_duplicate("random", ("random", "random"), 30, seed=1)
+    plain = format_summary(r, use_rich=False)
+    assert "random" in plain and "deal pairs" in plain and "+0.00" in plain
+    pytest.importorskip("rich")
+    assert "paired sd" in format_summary(r, use_rich=True)
+    for name, result in (("d.png", r), ("k.png", run_knockout(["random"] * 8, 2, seed=1))):
+        fig = plot_results(result, tmp_path / name)
+        assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert len(fig.axes) == 2
+
+
+def test_default_roster_puts_random_and_heuristic_first():
+    roster, skipped = arena.default_roster("ffb")
+    assert roster[0] == "random"
+    if HAS_BOTS:
+        assert roster[1] == "heuristic"
+    for line in skipped:
+        assert ":" in line
+
+
+def test_module_doctests():
+    import doctest
+
+    from coinche_rl import ratings
+    assert doctest.testmod(arena).failed == 0
+    assert doctest.testmod(ratings).failed == 0
