@@ -32,10 +32,13 @@ round).
 
 **Executors.** ``backend="serial"`` plays in this process; ``"pool"`` in ``workers``
 spawned processes (the numba cache is warmed first, so workers load instead of
-compiling); ``"ray"`` as Ray tasks on a local instance or, with ``address``, an existing
-cluster (``pip install coinche-rl[ray]``; every node needs coinche-rl installed). Work is
-split in chunks of deal indices, and every result depends only on the indices, so the
-same seeds give the same results with every executor.
+compiling; the pool is kept for later calls until :func:`shutdown_pool` or exit; a
+script that uses it needs the ``if __name__ == "__main__":`` guard of spawned
+processes); ``"ray"`` as Ray tasks on a local instance (started with ``workers`` CPUs
+and left running) or, with ``address``, an existing cluster (``pip install
+coinche-rl[ray]``; every node needs coinche-rl installed). Work is split in chunks of
+deal indices, and every result depends only on the indices, so the same seeds give the
+same results with every executor.
 
 **Results files.** With ``out=PATH`` every finished deal pair (match pair, knockout
 tournament) is appended to a JSON-lines file and flushed: a line ``{"type": "run", "run":
@@ -75,7 +78,7 @@ from .rules import PRESETS, STRAIN_NAMES, TRUMP_POINTS, RuleSet, get_rules, para
 __all__ = ["ArenaError", "ResultsFileError", "DealSet", "DuplicateResult", "TournamentResult",
            "KnockoutResult", "run_duplicate", "run_round_robin", "run_rotating", "run_knockout",
            "default_roster", "format_summary", "print_summary", "plot_results", "replay_pair",
-           "load_results", "warmup", "BACKENDS", "FROZEN_MODES"]
+           "load_results", "warmup", "shutdown_pool", "BACKENDS", "FROZEN_MODES"]
 
 BACKENDS = ("serial", "pool", "ray")
 #: ``frozen_contract`` values: how the contract of a frozen-auction deal is drawn
@@ -505,6 +508,38 @@ def _chunks(indices: np.ndarray, size: int):
 
 
 _RAY_TASK = None
+_POOL = None
+
+
+def _pool(n: int):
+    """The process pool of ``n`` spawned workers, started on first use and kept for the
+    next calls (:func:`shutdown_pool` stops it; it stops at exit)."""
+    global _POOL
+    if _POOL is not None and _POOL[0] != n:
+        shutdown_pool()
+    if _POOL is None:
+        import atexit
+        import multiprocessing as mp
+        from concurrent.futures import ProcessPoolExecutor
+        warmup()                      # fill the numba cache before the workers load it
+        ex = ProcessPoolExecutor(max_workers=n, mp_context=mp.get_context("spawn"))
+        if not _POOL_ATEXIT:
+            atexit.register(shutdown_pool)
+            _POOL_ATEXIT.append(True)
+        _POOL = (n, ex)
+    return _POOL[1]
+
+
+_POOL_ATEXIT: list = []
+
+
+def shutdown_pool() -> None:
+    """Stop the worker processes of ``backend="pool"`` (they are otherwise kept between
+    calls, so that a series of tournaments starts them once)."""
+    global _POOL
+    if _POOL is not None:
+        _POOL[1].shutdown(wait=True, cancel_futures=True)
+        _POOL = None
 
 
 def _execute(tasks: list, backend: str, workers: Optional[int], address: Optional[str],
@@ -518,19 +553,20 @@ def _execute(tasks: list, backend: str, workers: Optional[int], address: Optiona
             on_done(t, _run_task(t))
         return
     if backend == "pool":
-        import multiprocessing as mp
-        from concurrent.futures import ProcessPoolExecutor, as_completed
-        warmup()                      # fill the numba cache before the workers load it
-        n = workers or os.cpu_count() or 1
-        with ProcessPoolExecutor(max_workers=n, mp_context=mp.get_context("spawn")) as ex:
-            futures = {ex.submit(_run_task_in_worker, t): t for t in tasks}
-            try:
-                for f in as_completed(futures):
-                    on_done(futures[f], f.result())
-            except BaseException:
-                for f in futures:
-                    f.cancel()
-                raise
+        from concurrent.futures import as_completed
+        from concurrent.futures.process import BrokenProcessPool
+        ex = _pool(workers or os.cpu_count() or 1)
+        futures = {ex.submit(_run_task_in_worker, t): t for t in tasks}
+        try:
+            for f in as_completed(futures):
+                on_done(futures[f], f.result())
+        except BrokenProcessPool:
+            shutdown_pool()
+            raise
+        except BaseException:
+            for f in futures:
+                f.cancel()
+            raise
         return
     if backend == "ray":
         try:
@@ -747,6 +783,8 @@ class DuplicateResult:
     deals: Optional[np.ndarray] = None
     seconds: float = 0.0
     new: int = 0
+    played: int = 0
+    wall_seconds: float = 0.0
     margins: np.ndarray = field(init=False)
     estimate: Estimate = field(init=False)
 
@@ -816,12 +854,12 @@ class DuplicateResult:
 
     @property
     def deals_per_s(self) -> float:
-        """Deals played per second of compute in this call (both seatings counted;
-        summed over workers, so it is a per-core figure)."""
-        if not self.new or self.seconds <= 0:
+        """Deals played per second of compute in this call (both seatings counted; the
+        time is summed over workers, so it is a per-core figure; NaN when nothing new
+        was played)."""
+        if not self.played or self.seconds <= 0:
             return math.nan
-        played = 2 * self.new if not self.match else int(self.deals.sum())
-        return played / self.seconds
+        return self.played / self.seconds
 
     @property
     def rows(self) -> List[dict]:
@@ -1002,6 +1040,7 @@ def _run_matchups(pairs: Sequence[Tuple[Tuple[str, str], Tuple[str, str]]], ns: 
     parts: Dict[str, list] = {run: [] for run in runs}
     secs = {run: 0.0 for run in runs}
     new = {run: 0 for run in runs}
+    played = {run: 0 for run in runs}
     tasks = []
     n_workers = 1 if backend == "serial" else (workers or os.cpu_count() or 1)
     have = 0
@@ -1032,14 +1071,17 @@ def _run_matchups(pairs: Sequence[Tuple[Tuple[str, str], Tuple[str, str]]], ns: 
         parts[run].append(res)
         secs[run] += res["seconds"]
         new[run] += len(res["index"])
+        played[run] += int(res["deals"].sum()) if kind == "match" else 2 * len(res["index"])
         if store is not None:
             store.append((_pair_rows if kind == "pair" else _match_rows)(run, res))
         bar.advance(len(res["index"]))
 
+    t0 = time.perf_counter()
     try:
         _execute(tasks, backend, workers, address, on_done)
     finally:
         bar.close()
+    wall = time.perf_counter() - t0
     keys = ("index", "dealer", "scores") + (("contracts",) if kind == "pair" else ("won", "deals"))
     results = []
     for run, (x, y), n in zip(ids, pairs, ns):
@@ -1052,7 +1094,7 @@ def _run_matchups(pairs: Sequence[Tuple[Tuple[str, str], Tuple[str, str]]], ns: 
             x=tuple(x), y=tuple(y), rules=rules, seed=seed, frozen=frozen, match=match, run=run,
             index=arrays["index"], dealer=arrays["dealer"], scores=arrays["scores"],
             contracts=arrays.get("contracts"), won=arrays.get("won"), deals=arrays.get("deals"),
-            seconds=secs[run], new=new[run]))
+            seconds=secs[run], new=new[run], played=played[run], wall_seconds=wall))
     return results
 
 

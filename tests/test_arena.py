@@ -405,7 +405,13 @@ def _same(a, b):
 
 
 def test_serial_and_pool_agree(serial_result):
-    _same(serial_result, run_duplicate(*_AGENTS, 120, backend="pool", workers=2, **_KW))
+    try:
+        _same(serial_result, run_duplicate(*_AGENTS, 120, backend="pool", workers=2, **_KW))
+        # the pool is kept: a second call reuses its workers
+        again = run_duplicate(*_AGENTS, 60, backend="pool", workers=2, seed=8, chunk=7)
+        assert (again.scores == serial_result.scores[:60]).all()
+    finally:
+        arena.shutdown_pool()
 
 
 def test_serial_and_ray_agree(serial_result, ray_local):
