@@ -226,8 +226,12 @@ def cmd_tournament(args) -> int:
             agents = list(args.agents)
         else:
             agents, skipped = arena.default_roster(rules)
-            for line in skipped:
-                print(f"(not in the default roster: {line})", file=sys.stderr)
+            if skipped:
+                names = ", ".join(line.split(": ", 1)[0] for line in skipped)
+                reason = skipped[0].split(": ", 1)[1]
+                reason = reason if len(reason) <= 150 else reason[:147] + "..."
+                print(f"(left out of the default roster, unable to play these rules here: "
+                      f"{names}; e.g. {reason})", file=sys.stderr)
         print(f"coinche-rl tournament: {args.format}, rules {rules.name!r}, seed {args.seed}, "
               f"backend {args.backend}" + (f" x{args.workers}" if args.workers else "")
               + f", agents: {', '.join(agents)}", flush=True)
