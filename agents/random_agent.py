@@ -1,19 +1,22 @@
-"""The ``random`` agent: a uniformly random legal action from its own seeded stream."""
+"""The ``random`` agent: a uniformly random legal action from its own seeded stream.
+
+It is the numba bot :data:`~coinche_rl.agents.numba_bots.BOT_RANDOM` behind the agent
+interface: :meth:`act` draws from the seat's splitmix64 stream (seeded by ``reset``),
+exactly as :func:`~coinche_rl.agents.numba_bots.play_deals` does for that seat.
+"""
 
 from __future__ import annotations
 
-from .base import Agent, PlayerView
+from .numba_bots import BOT_RANDOM, NumbaBotAgent
 from .registry import register_agent
 
 __all__ = ["RandomAgent"]
 
 
-class RandomAgent(Agent):
+class RandomAgent(NumbaBotAgent):
     """Uniform over the legal actions, drawn from ``self.rng`` (seeded by ``reset``)."""
 
-    def act(self, view: PlayerView) -> int:
-        legal = view.legal_actions
-        return int(legal[self.rng.integers(len(legal))])
+    numba_bot = BOT_RANDOM
 
 
 register_agent("random", RandomAgent, {}, "uniformly random legal action")

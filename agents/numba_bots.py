@@ -1,0 +1,1159 @@
+"""Numba bots (``coinche_rl.agents.numba_bots``): ``random``, the rule-based ``heuristic``,
+and :func:`play_deals`, which plays whole deals with a numba bot at every seat.
+
+A numba bot is a pure function of what its seat may know: :func:`bot_action` reads the
+seat's own hand (and its own declare / belote status) and the public slots of the
+engine state (dealer, auction, contract, retourne, the cards played with their trick
+leaders, the current trick) and nothing else, so it returns the same action on the raw state as on
+:func:`coinche_rl.envs.kernels.public_state` (``tests/test_numba_bots.py`` checks this,
+and that permuting the other seats' hidden cards changes nothing). The Python agents
+(:class:`RandomAgent`, :class:`HeuristicAgent`) call the same kernel on
+``view.public_state``, with the same seeded stream, so a deal played through
+:func:`coinche_rl.agents.base.play_deal` and one played by :func:`play_deals` make the
+same choices and end in the same state: tournaments between numba bots only run
+entirely in numba.
+
+**random** (:data:`BOT_RANDOM`): uniform over the legal actions
+(``engine._random_action`` with ``pass_prob < 0``), drawn from the seat's splitmix64
+stream.
+
+**heuristic** (:data:`BOT_HEURISTIC`): a rule-based player, deterministic (it draws no
+random numbers).
+
+*Knowledge* (from the public record only): the cards played; the suits each seat showed
+void in; the trump *ceilings* a seat revealed by not overtrumping when it had to
+(RULES.md §6, the inferences of :mod:`coinche_rl.envs.infoset`); from these, the cards
+each other seat may hold, its hand size, and hence, by counting (hypergeometric
+estimates), the chance that a seat still to play can beat a given card, by following
+higher or by trumping.
+
+*Card play*: every legal card is scored by ``V * (2 p - 1) - keep``, where ``V`` is the
+points the trick will hold (cards on the table, the card itself, a few points for the
+cards still to come, the dix de der on the last trick), ``p`` the chance that the trick
+ends with our side, and ``keep`` what the card is worth in hand (trumps by strength, a
+master card, the guard of a ten). This one rule gives the classic principles: play a
+master; charge points on a trick the partner holds for sure (*charger*); give the least
+when the opponents hold the trick (no waste); win cheaply as the last to play; ruff
+with the smallest trump; don't trump a worthless trick with a good trump. On top of it,
+at the lead: the taker's side draws trumps while the defenders may hold some (the
+master trump, else a small one from two or more); defenders avoid leading trumps and
+lead the suit their partner bid; a singleton is led when holding trumps (to ruff
+later); a suit guarded by a ten whose ace is out is not opened; with two cards left
+and no trump with the defenders, the master trump is kept for the last trick (dix de
+der). Signals (appels) are not played: a tried version lost points in self-play.
+
+*Bidding* (coinche family): the hand is valued in each strain as the points its team
+is expected to take with an average partner: a linear model on the trumps (J, 9, A, 10,
+small trumps, length), side aces and tens, voids and singletons (NT: aces, guarded
+tens, long suits; AT: jacks, nines, aces), fitted by least squares on deals played by
+this bot (:func:`fit_hand_values`; the constants :data:`HAND_COEF` and
+:data:`HAND_SIGMA` are its output), plus the belote and a share of the declarations
+when the preset counts them. Conventions with the partner: a bid of ``v`` in a strain
+shows a team total of about ``v + SHOWN_MARGIN`` given what the partner had shown, so
+the partner reads how much the bidder's hand holds above an average one and raises
+when his own hand adds to it (support: aces, the trump jack and nine, ruffs); the
+opponents' bids in a strain count against it. A bid (value, strain, or capot) is made
+when its expected score difference (a normal model of the team total with the fitted
+spread, the preset's scoring) beats passing; the highest such bid is chosen. Coinche
+when the opponents' contract is likely to fail given the defensive strength of the hand
+(strength in their trump suit, aces; any likely trick against a capot); surcoinche when
+the contract is very likely made. Classic family (prise): take the retourne's suit in
+round 1, or name the best other strain in round 2 (NT / AT when allowed), when the same
+model on the five cards and the retourne gives a positive expectation. Declarations
+are declared whenever the hand holds some (unless it also holds a carré of 7s or 8s
+that would cancel them all, ``carre_low_cancels``); the belote is always announced.
+
+The constants (``SHOWN_MARGIN``, ``COINCHE_P_FAIL``, ``PRISE_BONUS``, the keep values,
+the lead bonuses) were tuned in duplicate self-play, each change kept only when it
+won against the previous version with its 95% interval clear of 0, and
+``aggression=0`` beats ``aggression=-10`` and ``+10`` under every preset tried.
+Measured with :func:`duplicate_margin` (20,000 deal pairs): against ``random`` the
+heuristic wins about 1,270 points per deal under ``ffb`` (random bids and coinches
+wildly) and 67 under ``classic``; with the auction frozen, its card play alone takes
+about 29 card points per deal more than random play, and 16 more than a greedy player
+(win with the highest card, else play the lowest).
+
+The heuristic's parameters travel inside the bot id (:func:`heuristic_bot`): bits 0-7
+are the bot kind, bits 8-15 a signed bidding offset in points, bit 16 switches coinche
+and surcoinche off. The default heuristic is plainly :data:`BOT_HEURISTIC`.
+
+>>> from coinche_rl.game import Deal
+>>> from coinche_rl.agents import make_agent, play_deal
+>>> import numpy as np
+>>> deal = Deal("ffb", seed=3, dealer=0)
+>>> states = deal.state[None, :].copy()
+>>> bots = np.array([BOT_HEURISTIC, BOT_RANDOM, BOT_HEURISTIC, BOT_RANDOM])
+>>> seeds = np.array([[11, 12, 13, 14]])
+>>> play_deals(deal.params, states, bots, seeds)
+0
+>>> agents = [make_agent(s) for s in ("heuristic", "random", "heuristic", "random")]
+>>> result = play_deal(deal, agents, seeds=[11, 12, 13, 14])
+>>> bool((deal.state == states[0]).all())
+True
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Dict, Union
+
+import numpy as np
+from numba import njit
+
+from ..actions import N_ACTIONS
+from ..engine import (_pending_choice, _random_action, apply_legal_action, beats,
+                      hand_declarations, is_legal, kernel, legal_play_mask, lowest_card,
+                      open_bid_values, popcount, prise_options, random_deal, reset_classic,
+                      reset_state, rng_below, rng_seed, set_contract)
+from ..engine import (ABOVE, ALL_CARD_POINTS, AT, AUCTION, BELOTE, BID_BASE, CAPOT_BASE,
+                      CAPOT_VALUE, CARD_BASE, CARD_ORDER, COINCHE, DECLARE, DONE, MAX_AUCTION,
+                      NO_DECLARE, NT, PASS, P_AT_TABLE, P_BID_ONLY, P_CARRE_LOW_CANCELS,
+                      P_COUNT_BELOTE, P_COUNT_DECLARATIONS, P_DECLARATIONS, P_DECL_SHARE,
+                      P_FAIL_BASE, P_FAMILY, P_MUST_UNDERTRUMP, P_NT_AT, P_OVERTRUMP_PARTNER,
+                      S_AUCTION, S_BID_SEAT, S_BID_STRAIN, S_BID_VALUE, S_CAPOT, S_CARD_POINTS,
+                      S_COINCHE, S_CUR, S_DEALER, S_DECL_LOW, S_DECL_PTS, S_HAND, S_N_AUCTION,
+                      S_PHASE, S_PLAYED, S_PLAYS, S_RETOURNE, S_SCORE, S_TRICK_LEADERS,
+                      S_TRICK_N, S_TRICK_NO, S_WIN_CARD, S_WIN_SEAT, STATE_SIZE, SURCOINCHE,
+                      TAKE, TRUMP_SUIT_MASK)
+from ..rules import RuleSet, get_rules, params_vector
+from .base import Agent, PlayerView
+from .registry import Param, register_agent
+
+__all__ = ["BOT_RANDOM", "BOT_HEURISTIC", "BOT_NAMES", "bot_action", "play_deals",
+           "heuristic_bot", "bot_kind", "bot_name", "NumbaBotAgent", "HeuristicAgent",
+           "deal_states", "duplicate_margin", "fit_hand_values", "HAND_COEF", "HAND_SIGMA",
+           "warmup"]
+
+BOT_RANDOM = 0
+BOT_HEURISTIC = 1
+BOT_NAMES = ("random", "heuristic")
+
+_KIND_MASK = 0xFF
+_NO_COINCHE_BIT = 1 << 16
+_FULL = 0xFFFFFFFF
+
+
+def heuristic_bot(aggression: int = 0, coinche: bool = True) -> int:
+    """The bot id of a heuristic with these parameters (``heuristic_bot() ==
+    BOT_HEURISTIC``).
+
+    :param aggression: points added to the bot's estimate of its side's total in the
+        auction, -100..100 (positive: bids higher and more often, coinches more readily
+        and surcoinches more; negative: more cautious).
+    :param coinche: whether the bot may coinche and surcoinche.
+    :raises ValueError: for an out-of-range aggression.
+
+    >>> heuristic_bot(), heuristic_bot(aggression=-10) == BOT_HEURISTIC
+    (1, False)
+    >>> bot_name(heuristic_bot(aggression=20, coinche=False))
+    'heuristic:aggression=20,coinche=false'
+    """
+    if isinstance(aggression, bool) or not isinstance(aggression, (int, np.integer)) \
+            or not -100 <= aggression <= 100:
+        raise ValueError(f"aggression must be an integer in -100..100, not {aggression!r}")
+    return BOT_HEURISTIC | ((int(aggression) & 0xFF) << 8) | (0 if coinche else _NO_COINCHE_BIT)
+
+
+def bot_kind(bot: int) -> int:
+    """The bot kind (:data:`BOT_RANDOM`, :data:`BOT_HEURISTIC`) of a bot id."""
+    return int(bot) & _KIND_MASK
+
+
+def bot_name(bot: int) -> str:
+    """The spec string of a bot id (``"random"``, ``"heuristic:aggression=20"``).
+
+    :raises ValueError: for an unknown bot kind.
+    """
+    kind = bot_kind(bot)
+    if kind >= len(BOT_NAMES):
+        raise ValueError(f"unknown numba bot id {bot!r}: its kind {kind} is not one of "
+                         f"{', '.join(f'{i} ({n})' for i, n in enumerate(BOT_NAMES))}")
+    name = BOT_NAMES[kind]
+    if kind != BOT_HEURISTIC:
+        return name
+    agg = (int(bot) >> 8) & 0xFF
+    agg = agg - 256 if agg >= 128 else agg
+    parts = []
+    if agg:
+        parts.append(f"aggression={agg}")
+    if int(bot) & _NO_COINCHE_BIT:
+        parts.append("coinche=false")
+    return name + (":" + ",".join(parts) if parts else "")
+
+
+@njit(cache=True, inline="always")
+def _aggression(bot):
+    off = (bot >> 8) & 0xFF
+    if off >= 128:
+        off -= 256
+    return off
+
+
+# ================================================================ hand model (bidding)
+# Feature kinds: the strain family and how many cards are known (8 dealt; classic: the
+# five cards and the retourne).
+K_SUIT, K_NT, K_AT, K_SUIT6, K_NT6, K_AT6 = range(6)
+N_FEATURES = 12
+#: team points of an average partnership (half of the 162)
+AVG_TEAM = 81.0
+#: a bid of ``v`` is read as showing a team total of about ``v + SHOWN_MARGIN`` (the
+#: convention by which the bot reads its partner's and the opponents' bids; tuned in
+#: self-play, and close to what its own bids show: its takers' totals, belote and
+#: declarations included, average 37 above the bid under ``ffb``)
+SHOWN_MARGIN = 35.0
+#: coinche when the opponents' contract fails with at least this probability
+COINCHE_P_FAIL = 0.6
+
+#: ``HAND_COEF[kind]``: intercept then the weights of the 12 features of
+#: :func:`_hand_features` (card points of the taker's team, dix de der and capot
+#: included, with an average partner). Fitted by :func:`fit_hand_values` (least squares,
+#: 60,000 deals per kind played by this bot: suits under ``ffb``, NT / AT under
+#: ``ffb_sa_ta``, six known cards under ``vip_classic``).
+HAND_COEF = np.array([
+    # suit: 1, J, 9, A, 10, small trumps, trumps > 3, J+9, side A, side A+10,
+    #       side 10 guarded, voids, singletons
+    [39.0, 30.8, 19.2, 14.3, 12.4, 10.1, 5.4, 4.6, 13.1, 3.5, 3.6, 8.2, 0.7],
+    # NT: 1, A, A+10, 10 guarded, K with A, long suit run, voids, K guarded, Q, J, -, -, -
+    [55.5, 18.6, 6.7, 6.6, 2.1, 0.8, 1.8, 3.2, 0.2, 0.1, 0.0, 0.0, 0.0],
+    # AT: 1, J, 9, 9 with J, A, 10, long (>3), J alone, A with J or 9, K, -, -, -
+    [54.2, 16.8, 6.1, 1.2, 2.3, 1.3, -0.6, 0.2, 2.6, 0.2, 0.0, 0.0, 0.0],
+    # the same three with six known cards (classic family)
+    [49.7, 30.8, 20.3, 14.9, 13.2, 10.3, 4.4, 3.5, 11.5, 3.2, 3.6, 2.9, 0.5],
+    [66.4, 16.3, 6.5, 5.6, 1.1, 3.2, 0.2, 2.7, -0.2, -0.4, 0.0, 0.0, 0.0],
+    [62.1, 15.6, 6.1, 0.8, 2.3, 1.3, -0.9, 0.2, 1.9, 0.3, 0.0, 0.0, 0.0],
+], dtype=np.float64)
+#: points added to the classic prise estimate (tuned in duplicate self-play: +5..+10
+#: beat 0 by about 2.5 points per deal under ``classic`` and ``vip_classic``)
+PRISE_BONUS = 7.0
+#: residual standard deviation of each fit (the spread of the team total around it)
+HAND_SIGMA = np.array([35.2, 31.7, 37.0, 37.3, 33.2, 37.4], dtype=np.float64)
+
+
+@kernel
+def _hand_features(h, strain):
+    """The 12 features of hand ``h`` (card mask, 5 to 8 cards) for ``strain`` (0..5):
+    see :data:`HAND_COEF` for their meaning by strain family."""
+    f0 = f1 = f2 = f3 = f4 = f5 = f6 = f7 = f8 = f9 = f10 = f11 = 0
+    if strain < 4:
+        trm = (h >> (8 * strain)) & 0xFF
+        J = (trm >> 4) & 1
+        N9 = (trm >> 2) & 1
+        A_ = (trm >> 7) & 1
+        T_ = (trm >> 3) & 1
+        ntr = popcount(trm)
+        f0 = J
+        f1 = N9
+        f2 = A_
+        f3 = T_
+        f4 = ntr - J - N9 - A_ - T_
+        f5 = ntr - 3 if ntr > 3 else 0
+        f6 = J & N9
+        for s in range(4):
+            if s == strain:
+                continue
+            m = (h >> (8 * s)) & 0xFF
+            n = popcount(m)
+            if n == 0:
+                f10 += 1
+                continue
+            if n == 1:
+                f11 += 1
+            a = (m >> 7) & 1
+            t = (m >> 3) & 1
+            f7 += a
+            if a and t:
+                f8 += 1
+            elif t and n >= 2:
+                f9 += 1
+        return f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11
+    if strain == NT:
+        for s in range(4):
+            m = (h >> (8 * s)) & 0xFF
+            n = popcount(m)
+            if n == 0:
+                f5 += 1
+                continue
+            a = (m >> 7) & 1
+            t = (m >> 3) & 1
+            k = (m >> 6) & 1
+            f0 += a
+            if a and t:
+                f1 += 1
+            elif t and n >= 2:
+                f2 += 1
+            if k and a:
+                f3 += 1
+            elif k and n >= 3:
+                f6 += 1
+            if a and t and n > 3:
+                f4 += n - 3
+            f7 += (m >> 5) & 1
+            f8 += (m >> 4) & 1
+        return f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11
+    # AT
+    for s in range(4):
+        m = (h >> (8 * s)) & 0xFF
+        n = popcount(m)
+        j = (m >> 4) & 1
+        n9 = (m >> 2) & 1
+        a = (m >> 7) & 1
+        f0 += j
+        f1 += n9
+        if j and n9:
+            f2 += 1
+        f3 += a
+        f4 += (m >> 3) & 1
+        if n > 3:
+            f5 += n - 3
+        if j and n == 1:
+            f6 += 1
+        if a and (j or n9):
+            f7 += 1
+        f8 += (m >> 6) & 1
+    return f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11
+
+
+@kernel
+def _feature_kind(strain, known_cards):
+    base = K_SUIT if strain < 4 else (K_NT if strain == NT else K_AT)
+    if known_cards < 8:
+        base += 3
+    return base
+
+
+@kernel
+def _card_estimate(h, strain, known_cards):
+    """Expected card points of the team (average partner) with ``h`` in ``strain``."""
+    kind = _feature_kind(strain, known_cards)
+    f = _hand_features(h, strain)
+    e = HAND_COEF[kind, 0]
+    for k in range(N_FEATURES):
+        e += HAND_COEF[kind, k + 1] * f[k]
+    return e
+
+
+@kernel
+def _belote_points(h, strain):
+    """Belote points held by ``h`` under ``strain`` (K + Q of a trump suit)."""
+    if strain == NT:
+        return 0
+    pts = 0
+    for s in range(4):
+        if strain == AT or strain == s:
+            kq = (1 << (8 * s + 5)) | (1 << (8 * s + 6))
+            if h & kq == kq:
+                pts += 20
+    return pts
+
+
+@kernel
+def _own_estimate(h, strain, known_cards, P):
+    """The team total for the made conditions, with ``h`` and an average partner:
+    card points, the belote, and half the hand's declarations, as the preset counts
+    them."""
+    e = _card_estimate(h, strain, known_cards)
+    if P[P_COUNT_BELOTE]:
+        e += _belote_points(h, strain)
+    if P[P_DECLARATIONS] and P[P_COUNT_DECLARATIONS]:
+        pts, key, used, low = hand_declarations(h, strain, P[P_DECL_SHARE])
+        if not (low and P[P_CARRE_LOW_CANCELS]):
+            e += 0.5 * pts
+    return e
+
+
+@njit(cache=True, inline="always")
+def _phi(x):
+    """Standard normal distribution function."""
+    return 0.5 * (1.0 + math.erf(x * 0.7071067811865476))
+
+
+@kernel
+def _bid_ev(E, need, value, sigma, P):
+    """Expected score difference (takers minus defenders) of a contract worth ``value``
+    that needs a total ``need``, the team total ~ N(E, sigma): made, the takers score
+    their total and the bid, the defenders the rest; failed, the defenders score the
+    fail base and the bid."""
+    p = _phi((E - need + 0.5) / sigma)
+    made = 2.0 * max(E, need) - 162.0 + value
+    fail = -(P[P_FAIL_BASE] + value)
+    return p * made + (1.0 - p) * fail
+
+
+@kernel
+def _strain_allowed(P, strain):
+    return strain < 4 or P[P_NT_AT] != 0
+
+
+@kernel
+def _shown(S, seat, strain):
+    """What the auction shows for ``strain``, read by ``seat``: ``(partner, opponents)``,
+    how much the partner's hand holds above an average one by the convention (a bid of
+    ``v`` shows a team total ``v + SHOWN_MARGIN`` given what its partner had shown), and
+    the most any opponent showed in the strain."""
+    dealer = S[S_DEALER]
+    n = min(S[S_N_AUCTION], MAX_AUCTION)
+    me = 0.0
+    partner = 0.0
+    opp = 0.0
+    for i in range(n):
+        a = S[S_AUCTION + i]
+        if a < BID_BASE or a >= CAPOT_BASE:
+            continue
+        if (a - BID_BASE) % 6 != strain:
+            continue
+        v = 80.0 + 10.0 * ((a - BID_BASE) // 6)
+        b = (dealer + 1 + i) & 3
+        if b == seat:
+            me = v + SHOWN_MARGIN - AVG_TEAM - partner
+        elif b == (seat ^ 2):
+            partner = v + SHOWN_MARGIN - AVG_TEAM - me
+        else:
+            x = v + SHOWN_MARGIN - AVG_TEAM
+            if x > opp:
+                opp = x
+    return partner, opp
+
+
+@kernel
+def _team_estimate(S, P, seat, h, strain, known_cards, agg):
+    """The team total in ``strain``: the hand's own estimate, plus what the partner
+    showed in the strain, minus what the opponents showed in it (their trumps are not
+    ours), plus the aggression offset."""
+    e = _own_estimate(h, strain, known_cards, P)
+    partner, opp = _shown(S, seat, strain)
+    return e + partner - opp + agg
+
+
+@kernel
+def _need(P, value):
+    """Total the takers need for a numeric contract ``value``."""
+    if P[P_BID_ONLY] != 0:
+        return float(value)
+    return max(float(value), 82.0)
+
+
+@kernel
+def _likely_trick(h, strain):
+    """Whether ``h`` holds a likely trick against a capot in ``strain``."""
+    if strain < 4:
+        if (h >> (8 * strain + 4)) & 1:
+            return True
+        tr = (h >> (8 * strain)) & 0xFF
+        if (tr >> 2) & 1 and popcount(tr) >= 2:
+            return True
+        for s in range(4):
+            if s != strain and (h >> (8 * s + 7)) & 1:
+                return True
+        return False
+    top = 7 if strain == NT else 4       # A at NT, J at AT
+    for s in range(4):
+        if (h >> (8 * s + top)) & 1:
+            return True
+    return False
+
+
+@kernel
+def _auction_action(S, P, seat, bot):
+    """The heuristic's auction action (coinche family)."""
+    h = S[S_HAND + seat]
+    agg = float(_aggression(bot))
+    may_coinche = (bot & _NO_COINCHE_BIT) == 0
+    bid_seat = S[S_BID_SEAT]
+    coinche = S[S_COINCHE]
+    capot = S[S_CAPOT]
+    ours = bid_seat >= 0 and ((bid_seat ^ seat) & 1) == 0
+    cur_strain = S[S_BID_STRAIN]
+    cur_value = S[S_BID_VALUE]
+    if coinche == 1:
+        # our contract was coinched: surcoinche when very likely made
+        if ours and may_coinche:
+            E = _team_estimate(S, P, seat, h, cur_strain, 8, agg) - 15.0
+            sig = HAND_SIGMA[_feature_kind(cur_strain, 8)]
+            if capot:
+                p = 0.0
+            else:
+                p = _phi((E - _need(P, cur_value) + 0.5) / sig)
+            if p > 0.8:
+                return SURCOINCHE
+        return PASS
+    # opponents hold the contract: coinche?
+    if bid_seat >= 0 and not ours and may_coinche:
+        if capot:
+            if _likely_trick(h, cur_strain):
+                return COINCHE
+        else:
+            mine = _own_estimate(h, cur_strain, 8, P) - AVG_TEAM
+            partner, opp = _shown(S, seat, cur_strain)
+            # the takers showed their total; my strength in their strain (and my
+            # partner's, if he bid it) comes off it
+            mu = cur_value + SHOWN_MARGIN - 0.8 * mine - 0.5 * partner - agg
+            sig = HAND_SIGMA[_feature_kind(cur_strain, 8)]
+            p_fail = 1.0 - _phi((mu - _need(P, cur_value) + 0.5) / sig)
+            if p_fail > COINCHE_P_FAIL:
+                return COINCHE
+    if capot:
+        return PASS
+    # the best bid by expected score, against the current contract's (ours) or 0
+    baseline = 0.0
+    if ours:
+        E0 = _team_estimate(S, P, seat, h, cur_strain, 8, agg)
+        sig0 = HAND_SIGMA[_feature_kind(cur_strain, 8)]
+        baseline = _bid_ev(E0, _need(P, cur_value), float(cur_value), sig0, P)
+    values = open_bid_values(S, P)
+    best_a = PASS
+    best_ev = baseline + 5.0
+    for st in range(6):
+        if not _strain_allowed(P, st):
+            continue
+        E = _team_estimate(S, P, seat, h, st, 8, agg)
+        sig = HAND_SIGMA[_feature_kind(st, 8)]
+        m = values
+        while m:
+            vi = lowest_card(m)
+            m &= m - 1
+            v = 80 + 10 * vi
+            if v > E + 10.0:
+                break
+            ev = _bid_ev(E, _need(P, v), float(v), sig, P)
+            if ev > best_ev:
+                best_ev = ev
+                best_a = BID_BASE + 6 * vi + st
+        # capot: only with an overwhelming estimate
+        if E >= 200.0:
+            ev = _phi((E - 215.0) / sig) * (2.0 * 252.0 - 162.0 + CAPOT_VALUE) - \
+                (1.0 - _phi((E - 215.0) / sig)) * (P[P_FAIL_BASE] + CAPOT_VALUE)
+            if ev > best_ev:
+                best_ev = ev
+                best_a = CAPOT_BASE + st
+    return best_a
+
+
+@kernel
+def _prise_action(S, P, seat, bot):
+    """The heuristic's prise (classic family): take, name a strain, or pass."""
+    h = S[S_HAND + seat]
+    ret = S[S_RETOURNE]
+    known = h | (1 << ret)
+    n_known = popcount(known)
+    agg = float(_aggression(bot))
+    opts = prise_options(S, P)
+    best_a = PASS
+    best_ev = 0.0
+    for b in range(7):
+        if not (opts >> b) & 1:
+            continue
+        st = (ret >> 3) if b == 0 else b - 1
+        E = _own_estimate(known, st, n_known, P) + PRISE_BONUS + agg
+        sig = HAND_SIGMA[_feature_kind(st, n_known)]
+        p = _phi((E - 81.5) / sig)
+        ev = p * (2.0 * max(E, 82.0) - 162.0) - (1.0 - p) * (P[P_FAIL_BASE] + 20.0)
+        if ev > best_ev:
+            best_ev = ev
+            best_a = TAKE + b
+    return best_a
+
+
+# ==================================================================== card play
+@kernel
+def _cap(caps, p, v):
+    cur = (caps >> (4 * p)) & 15
+    if v < cur:
+        caps = (caps & ~(15 << (4 * p))) | (v << (4 * p))
+    return caps
+
+
+@kernel
+def _knowledge(S, P, strain):
+    """``(voids, caps)`` from the cards played: bit ``4 p + s`` of ``voids`` when seat
+    ``p`` showed void in suit ``s``; nibble ``p`` of ``caps``: in a suit contract, seat
+    ``p`` holds no trump of strength >= it (8: nothing known)."""
+    voids = 0
+    caps = 0x8888
+    mu = P[P_MUST_UNDERTRUMP] != 0
+    op = P[P_OVERTRUMP_PARTNER] != 0
+    tn = S[S_TRICK_NO]
+    for t in range(tn + 1):
+        ncards = 4 if t < tn else S[S_TRICK_N]
+        leader = S[S_TRICK_LEADERS + t]
+        w = -1
+        ws = -1
+        led = 0
+        for k in range(ncards):
+            c = S[S_PLAYS + 4 * t + k]
+            p = (leader + k) & 3
+            if k == 0:
+                led = c >> 3
+                w = c
+                ws = p
+                continue
+            suit = c >> 3
+            pm = ws == (p ^ 2)
+            if strain < 4:
+                wo = CARD_ORDER[strain, w]
+                lower = CARD_ORDER[strain, c] < wo
+                if suit != led:
+                    voids |= 1 << (4 * p + led)
+                    if not pm:
+                        w_trump = (w >> 3) == strain
+                        if suit == strain:
+                            if w_trump and lower:
+                                caps = _cap(caps, p, wo)
+                        elif (not w_trump) or mu:
+                            voids |= 1 << (4 * p + strain)
+                        else:
+                            caps = _cap(caps, p, wo)
+                elif led == strain and lower and not (pm and not op):
+                    caps = _cap(caps, p, wo)
+            elif suit != led:
+                voids |= 1 << (4 * p + led)
+            if beats(c, w, strain):
+                w = c
+                ws = p
+    return voids, caps
+
+
+@kernel
+def _possible(unk, voids, caps, p, strain):
+    """Cards of ``unk`` that seat ``p`` may hold."""
+    m = unk
+    vs = (voids >> (4 * p)) & 15
+    for s in range(4):
+        if (vs >> s) & 1:
+            m &= ~(0xFF << (8 * s))
+    if strain < 4:
+        cap = (caps >> (4 * p)) & 15
+        if cap < 8:
+            for r in range(8):
+                c = 8 * strain + r
+                if CARD_ORDER[strain, c] >= cap:
+                    m &= ~(1 << c)
+    return m
+
+
+@kernel
+def _hand_size(S, p):
+    """Cards seat ``p`` still holds (public: 8 minus the cards it played)."""
+    tn = S[S_TRICK_NO]
+    n = S[S_TRICK_N]
+    played = tn
+    leader = S[S_TRICK_LEADERS + tn]
+    if ((p - leader) & 3) < n:
+        played += 1
+    return 8 - played
+
+
+@kernel
+def _p_miss(U, k, h):
+    """Probability that ``h`` cards drawn among ``U`` miss ``k`` given ones."""
+    if k <= 0:
+        return 1.0
+    if U - k < h:
+        return 0.0
+    p = 1.0
+    for i in range(h):
+        p *= (U - k - i) / (U - i)
+    return p
+
+
+@kernel
+def _p_beat(poss, h, w, led, strain):
+    """Chance that a seat that may hold ``poss`` (``h`` cards) beats ``w``, the card
+    winning a trick of suit ``led``: a higher card of the suit, or a trump when void."""
+    U = popcount(poss)
+    if U == 0 or h <= 0:
+        return 0.0
+    if U < h:
+        h = U
+    ledm = 0xFF << (8 * led)
+    k_led = popcount(poss & ledm)
+    hi = popcount(poss & ABOVE[strain, w])
+    if (w >> 3) == led:
+        p = 1.0 - _p_miss(U, hi, h)
+        if strain < 4 and led != strain:
+            tr = popcount(poss & TRUMP_SUIT_MASK[strain])
+            if tr > 0:
+                p += _p_miss(U, k_led, h) * (1.0 - _p_miss(U - k_led, tr, h))
+        return min(p, 1.0)
+    if hi == 0:
+        return 0.0
+    return _p_miss(U, k_led, h) * (1.0 - _p_miss(U - k_led, hi, h))
+
+
+@kernel
+def _is_master(c, unk, strain):
+    """No card outside the hand beats ``c`` in its own suit."""
+    return (unk & ABOVE[strain, c]) == 0
+
+
+@kernel
+def _keep_value(c, hand, unk, strain):
+    """What card ``c`` is worth kept in hand (points-like units)."""
+    s = c >> 3
+    master = _is_master(c, unk, strain)
+    if strain == AT or (strain < 4 and s == strain):
+        k = 5.2 + 2.6 * CARD_ORDER[strain, c]
+        if master:
+            k += 10.4
+        return k
+    k = 0.0
+    if master and (unk & (0xFF << (8 * s))) != 0:
+        k += 9.1
+    # the last guard of a ten whose ace is out
+    t = 8 * s + 3
+    a = 8 * s + 7
+    if c != t and (hand >> t) & 1 and (unk >> a) & 1 and popcount(hand & (0xFF << (8 * s))) == 2:
+        k += 7.8
+    return k
+
+
+@kernel
+def _top(m, strain):
+    """The strongest card of mask ``m`` (by strength within its suit)."""
+    best = -1
+    bo = -1
+    while m:
+        c = lowest_card(m)
+        m &= m - 1
+        o = CARD_ORDER[strain, c]
+        if o > bo:
+            bo = o
+            best = c
+    return best
+
+
+@kernel
+def _bottom(m, strain, pts):
+    """The weakest card of ``m``: fewest points, then lowest strength."""
+    best = -1
+    bk = 1 << 30
+    while m:
+        c = lowest_card(m)
+        m &= m - 1
+        k = pts[c] * 16 + CARD_ORDER[strain, c]
+        if k < bk:
+            bk = k
+            best = c
+    return best
+
+
+@kernel
+def _play_card(S, P, seat):
+    """The heuristic's card (see the module docstring)."""
+    legal = legal_play_mask(S, P)
+    if legal & (legal - 1) == 0:
+        return lowest_card(legal)
+    strain = S[S_BID_STRAIN]
+    pts = ALL_CARD_POINTS[P[P_AT_TABLE], strain]
+    hand = S[S_HAND + seat]
+    unk = _FULL & ~S[S_PLAYED] & ~hand
+    voids, caps = _knowledge(S, P, strain)
+    partner = seat ^ 2
+    o1 = (seat + 1) & 3
+    o3 = (seat + 3) & 3
+    poss_p = _possible(unk, voids, caps, partner, strain)
+    poss_1 = _possible(unk, voids, caps, o1, strain)
+    poss_3 = _possible(unk, voids, caps, o3, strain)
+    h_p = _hand_size(S, partner)
+    h_1 = _hand_size(S, o1)
+    h_3 = _hand_size(S, o3)
+    tn = S[S_TRICK_NO]
+    n = S[S_TRICK_N]
+    tm = TRUMP_SUIT_MASK[strain]
+    we_take = ((S[S_BID_SEAT] ^ seat) & 1) == 0
+    last_bonus = 10.0 if tn == 7 else 0.0
+    if n == 0:
+        return _lead(S, seat, hand, unk, strain, pts, tm, we_take, poss_p, poss_1, poss_3,
+                     h_p, h_1, h_3, tn, last_bonus)
+    leader = S[S_TRICK_LEADERS + tn]
+    led = S[S_PLAYS + 4 * tn] >> 3
+    w = S[S_WIN_CARD]
+    ws = S[S_WIN_SEAT]
+    on_table = 0.0
+    for k in range(n):
+        on_table += pts[S[S_PLAYS + 4 * tn + k]]
+    rest = 3 - n                     # players after me
+    best = -1
+    best_ev = -1e18
+    m = legal
+    while m:
+        c = lowest_card(m)
+        m &= m - 1
+        if beats(c, w, strain):
+            wc = c
+            us = True
+        else:
+            wc = w
+            us = ((ws ^ seat) & 1) == 0
+        if us:                       # the opponents after me must not beat it
+            p_us = 1.0
+            if rest >= 1:
+                p_us *= 1.0 - _p_beat(poss_1, h_1, wc, led, strain)
+            if rest == 3:
+                p_us *= 1.0 - _p_beat(poss_3, h_3, wc, led, strain)
+        else:
+            p_us = 0.0
+            if rest >= 2:            # the partner plays after me
+                p_us = _p_beat(poss_p, h_p, wc, led, strain)
+                if rest == 3:
+                    p_us *= 0.6
+        V = on_table + pts[c] + 3.0 * rest + last_bonus
+        ev = V * (2.0 * p_us - 1.0) - _keep_value(c, hand, unk, strain)
+        if strain < 4 and (c >> 3) == strain and led != strain and not us:
+            ev -= 2.0
+        if ev > best_ev + 1e-9:
+            best_ev = ev
+            best = c
+    return best
+
+
+@kernel
+def _lead(S, seat, hand, unk, strain, pts, tm, we_take, poss_p, poss_1, poss_3, h_p, h_1,
+          h_3, tn, last_bonus):
+    """The heuristic's lead."""
+    opp_poss = poss_1 | poss_3
+    my_tr = hand & tm
+    pbid = _partner_suits(S, seat)
+    # two cards left: keep a sure winner for the last trick (dix de der)
+    if popcount(hand) == 2 and (opp_poss & tm) == 0:
+        c0 = lowest_card(hand)
+        c1 = lowest_card(hand & (hand - 1))
+        s0 = _master_trump(c0, unk, strain)
+        s1 = _master_trump(c1, unk, strain)
+        if s0 and not s1:
+            return c1
+        if s1 and not s0:
+            return c0
+    # the taker's side draws trumps while the defenders may hold some
+    if strain < 4 and we_take and my_tr != 0 and (opp_poss & tm) != 0:
+        top = _top(my_tr, strain)
+        if _is_master(top, unk, strain):
+            return top
+        if popcount(my_tr) >= 2:
+            return _bottom(my_tr, strain, pts)
+    best = -1
+    best_ev = -1e18
+    m = hand
+    while m:
+        c = lowest_card(m)
+        m &= m - 1
+        s = c >> 3
+        p_no = (1.0 - _p_beat(poss_1, h_1, c, s, strain)) * \
+            (1.0 - _p_beat(poss_3, h_3, c, s, strain))
+        V = pts[c] + 6.0 + last_bonus
+        ev = V * (2.0 * p_no - 1.0) - _keep_value(c, hand, unk, strain)
+        suit_m = hand & (0xFF << (8 * s))
+        if not we_take and (pbid >> s) & 1 and not (strain < 4 and s == strain):
+            ev += 6.0
+        if strain < 4 and s == strain:
+            if not we_take and hand != my_tr:
+                ev -= 10.0
+        else:
+            # a singleton when holding trumps: ruff later
+            if my_tr != 0 and popcount(suit_m) == 1 and not _is_master(c, unk, strain):
+                ev += 3.0
+            # do not open a suit guarded by a ten whose ace is out
+            t = 8 * s + 3
+            if c != t and (hand >> t) & 1 and (unk >> (8 * s + 7)) & 1:
+                ev -= 5.0
+        if ev > best_ev + 1e-9:
+            best_ev = ev
+            best = c
+    return best
+
+
+@kernel
+def _master_trump(c, unk, strain):
+    """Card ``c`` is the best trump left (suit contract): it wins any trick, whoever
+    leads."""
+    return strain < 4 and (c >> 3) == strain and _is_master(c, unk, strain)
+
+
+@kernel
+def _partner_suits(S, seat):
+    """Suit bits of the suits the partner bid (coinche-family auction)."""
+    m = 0
+    partner = seat ^ 2
+    for i in range(min(S[S_N_AUCTION], MAX_AUCTION)):
+        a = S[S_AUCTION + i]
+        if ((S[S_DEALER] + 1 + i) & 3) == partner and a >= BID_BASE and a < CAPOT_BASE:
+            st = (a - BID_BASE) % 6
+            if st < 4:
+                m |= 1 << st
+    return m
+
+
+# ==================================================================== the bots
+@kernel
+def _heuristic_action(S, P, seat, bot):
+    phase = S[S_PHASE]
+    if phase == AUCTION:
+        if P[P_FAMILY] != 0:
+            return _prise_action(S, P, seat, bot)
+        return _auction_action(S, P, seat, bot)
+    pend = _pending_choice(S, P)
+    if pend == 1:
+        low = (S[S_DECL_LOW] >> seat) & 1
+        if S[S_DECL_PTS + seat] > 0 and not (low and P[P_CARRE_LOW_CANCELS]):
+            return DECLARE
+        return NO_DECLARE
+    if pend == 2:
+        return BELOTE
+    return CARD_BASE + _play_card(S, P, seat)
+
+
+@kernel
+def bot_action(bot, S, P, seat, rng, buf):
+    """The action of numba bot ``bot`` (a bot id: :data:`BOT_RANDOM`,
+    :data:`BOT_HEURISTIC` or :func:`heuristic_bot`) for ``seat``, the seat to act in
+    state ``S`` (int64[STATE_SIZE]; the raw state or the seat's public state give the
+    same action). ``rng``: uint64[1], the seat's splitmix64 stream (the random bot draws
+    from it; the heuristic does not); ``buf``: uint8[N_ACTIONS] scratch space. Returns
+    an action id, always legal."""
+    kind = bot & _KIND_MASK
+    if kind == BOT_HEURISTIC:
+        return _heuristic_action(S, P, seat, bot)
+    return _random_action(S, P, rng, buf, -1.0)
+
+
+@njit(cache=True)
+def play_deals(P, states, bots, seeds):
+    """Play ``states`` (int64[N, STATE_SIZE], engine states in the auction or the play)
+    to their end **in place**, numba bot ``bots[seat]`` (int64[4]) at each seat. At the
+    start of deal ``i`` each seat's stream is seeded ``rng_seed(rng, seeds[i, seat], 0)``
+    (``seeds``: int64[N, 4]), as :meth:`NumbaBotAgent.reset` does. Returns 0, or
+    ``i + 1`` when a bot chose an illegal action in deal ``i`` (which is then left
+    unfinished and the rest unplayed; never expected)."""
+    rngs = np.empty((4, 1), dtype=np.uint64)
+    buf = np.zeros(N_ACTIONS, dtype=np.uint8)
+    for i in range(states.shape[0]):
+        S = states[i]
+        for s in range(4):
+            rng_seed(rngs[s], seeds[i, s], 0)
+        while S[S_PHASE] != DONE:
+            cur = S[S_CUR]
+            a = bot_action(bots[cur], S, P, cur, rngs[cur], buf)
+            if not is_legal(S, P, a):
+                return i + 1
+            apply_legal_action(S, P, a)
+    return 0
+
+
+# ============================================================= deals and measurement
+@njit(cache=True)
+def _deal_states(P, n, seed, dealer, out):
+    """Fill ``out`` (int64[n, STATE_SIZE]) with fresh deals: deal ``i`` from sub-stream
+    ``i`` of ``seed``, dealt by ``dealer`` (random when < 0)."""
+    hands = np.empty(4, dtype=np.int64)
+    deck = np.empty(32, dtype=np.int64)
+    rng = np.empty(1, dtype=np.uint64)
+    for i in range(n):
+        rng_seed(rng, seed, i)
+        random_deal(rng, hands, deck)
+        d = dealer if dealer >= 0 else rng_below(rng, 4)
+        if P[P_FAMILY] != 0:
+            reset_classic(out[i], deck, d)
+        else:
+            reset_state(out[i], hands, d)
+
+
+def deal_states(rules: Union[str, RuleSet] = "ffb", n: int = 1, seed: int = 0,
+                dealer: int = -1) -> np.ndarray:
+    """``n`` fresh engine states (int64[n, STATE_SIZE]) for :func:`play_deals`: uniformly
+    random deals (sub-stream ``i`` of ``seed`` for deal ``i``), dealt by ``dealer`` or a
+    random seat when ``dealer`` is -1.
+
+    >>> deal_states("classic", 2, seed=1).shape
+    (2, 215)
+    """
+    if not isinstance(n, (int, np.integer)) or n < 0:
+        raise ValueError(f"n must be a non-negative number of deals, not {n!r}")
+    if dealer not in (-1, 0, 1, 2, 3):
+        raise ValueError(f"dealer must be a seat 0..3 or -1 (random), not {dealer!r}")
+    P = params_vector(get_rules(rules))
+    out = np.empty((int(n), STATE_SIZE), dtype=np.int64)
+    _deal_states(P, int(n), int(seed), int(dealer), out)
+    return out
+
+
+def _team_diff(states: np.ndarray) -> np.ndarray:
+    return (states[:, S_SCORE] - states[:, S_SCORE + 1]).astype(np.float64)
+
+
+def duplicate_margin(bot_a: int, bot_b: int, rules: Union[str, RuleSet] = "ffb",
+                     n_deals: int = 10000, seed: int = 0) -> Dict[str, float]:
+    """Duplicate comparison of two numba bots: each of ``n_deals`` random deals is played
+    twice, ``bot_a`` at seats 0 and 2 then at seats 1 and 3 (same deal, same dealer,
+    same per-seat seeds). For each pair, the margin is the mean over the two seatings of
+    ``bot_a``'s team score minus ``bot_b``'s.
+
+    Returns a dict: ``margin`` (mean per deal, points), ``ci95`` (half-width of its 95%
+    confidence interval, normal approximation), ``sd`` (standard deviation of the
+    per-pair margins), ``pairs``, ``deals_per_s`` (both seatings, all four seats in
+    numba, timed around :func:`play_deals` only; warm the kernels first).
+
+    >>> r = duplicate_margin(BOT_HEURISTIC, BOT_HEURISTIC, n_deals=50, seed=1)
+    >>> r["margin"], r["sd"]
+    (0.0, 0.0)
+    """
+    rules = get_rules(rules)
+    P = params_vector(rules)
+    s1 = deal_states(rules, n_deals, seed)
+    s2 = s1.copy()
+    seeds = np.random.default_rng(seed).integers(0, 2 ** 62, size=(n_deals, 4), dtype=np.int64)
+    t0 = time.perf_counter()
+    bad1 = play_deals(P, s1, np.array([bot_a, bot_b, bot_a, bot_b], dtype=np.int64), seeds)
+    bad2 = play_deals(P, s2, np.array([bot_b, bot_a, bot_b, bot_a], dtype=np.int64), seeds)
+    elapsed = time.perf_counter() - t0
+    if bad1 or bad2:
+        raise RuntimeError(f"a bot chose an illegal action (deal {max(bad1, bad2) - 1})")
+    pair = (_team_diff(s1) - _team_diff(s2)) / 2.0
+    n = len(pair)
+    sd = float(pair.std(ddof=1)) if n > 1 else 0.0
+    return {"margin": float(pair.mean()) if n else 0.0,
+            "ci95": 1.96 * sd / math.sqrt(n) if n else 0.0,
+            "sd": sd, "pairs": n,
+            "deals_per_s": 2 * n / elapsed if elapsed > 0 else float("inf")}
+
+
+# ================================================================== calibration
+@njit(cache=True)
+def _calibration_deals(P, n, seed, kind, X, y):
+    """Deals for :func:`fit_hand_values`: contract at a strain of ``kind`` for a random
+    taker, played by the heuristic at every seat; ``X[i]`` the taker's known-card
+    features, ``y[i]`` its team's card points."""
+    hands = np.empty(4, dtype=np.int64)
+    deck = np.empty(32, dtype=np.int64)
+    rng = np.empty(1, dtype=np.uint64)
+    S = np.empty(STATE_SIZE, dtype=np.int64)
+    classic = P[P_FAMILY] != 0
+    for i in range(n):
+        rng_seed(rng, seed, i)
+        random_deal(rng, hands, deck)
+        d = rng_below(rng, 4)
+        taker = rng_below(rng, 4)
+        if classic:
+            reset_classic(S, deck, d)
+            known = S[S_HAND + taker] | (1 << S[S_RETOURNE])
+        else:
+            reset_state(S, hands, d)
+            known = S[S_HAND + taker]
+        base = kind % 3
+        if base == K_NT:
+            st = NT
+        elif base == K_AT:
+            st = AT
+        elif classic and rng_below(rng, 2) == 0:
+            st = S[S_RETOURNE] >> 3
+        elif rng_below(rng, 2) == 0:
+            st = rng_below(rng, 4)
+        else:                               # the suit the hand is strongest in
+            st = 0
+            best = -1
+            for s in range(4):
+                m = (known >> (8 * s)) & 0xFF
+                sc = 6 * ((m >> 4) & 1) + 4 * ((m >> 2) & 1) + 2 * popcount(m)
+                if sc > best:
+                    best = sc
+                    st = s
+        set_contract(S, P, 0 if classic else 80, st, 0, taker)
+        f = _hand_features(known, st)
+        for k in range(N_FEATURES):
+            X[i, k] = f[k]
+        while S[S_PHASE] != DONE:
+            cur = S[S_CUR]
+            apply_legal_action(S, P, _heuristic_action(S, P, cur, BOT_HEURISTIC))
+        y[i] = S[S_CARD_POINTS + (taker & 1)]
+
+
+def fit_hand_values(kind: int, n: int = 60000, seed: int = 0):
+    """Refit one row of :data:`HAND_COEF` / :data:`HAND_SIGMA` (how they were made):
+    least squares of the taker team's card points on the taker's known-card features,
+    over ``n`` deals played by the heuristic (``kind``: 0 suit, 1 NT, 2 AT with 8 cards
+    under ``ffb`` / ``ffb_sa_ta``; 3-5 the same with the five cards and the retourne
+    under ``vip_classic``). Returns ``(coef, sigma)``: intercept and 12 weights, and
+    the residual standard deviation."""
+    if kind not in range(6):
+        raise ValueError(f"kind must be 0..5 (suit, NT, AT; +3 for six known cards), not {kind!r}")
+    rules = "vip_classic" if kind >= 3 else ("ffb" if kind == K_SUIT else "ffb_sa_ta")
+    P = params_vector(get_rules(rules))
+    X = np.zeros((n, N_FEATURES), dtype=np.float64)
+    y = np.zeros(n, dtype=np.float64)
+    _calibration_deals(P, n, seed, kind, X, y)
+    used = np.flatnonzero(X.std(axis=0) > 0)
+    A = np.column_stack([np.ones(n), X[:, used]])
+    sol, *_ = np.linalg.lstsq(A, y, rcond=None)
+    coef = np.zeros(N_FEATURES + 1)
+    coef[0] = sol[0]
+    coef[1 + used] = sol[1:]
+    sigma = float(np.std(y - A @ sol))
+    return coef, sigma
+
+
+# ================================================================ Python agents
+def _int64(seed: int) -> int:
+    """``seed`` as the int64 the kernels see (two's complement of its low 64 bits)."""
+    s = int(seed) % (1 << 64)
+    return s - (1 << 64) if s >= (1 << 63) else s
+
+
+class NumbaBotAgent(Agent):
+    """An agent that plays numba bot :attr:`numba_bot` through :func:`bot_action` on the
+    seat's public state. :meth:`reset` seeds ``self.rng`` (uint64[1], a splitmix64
+    stream, not a numpy Generator) with ``rng_seed(rng, seed, 0)``, as
+    :func:`play_deals` seeds each seat."""
+
+    numba_bot = BOT_RANDOM
+
+    def __init__(self, bot: int = None):
+        super().__init__()
+        if bot is not None:
+            bot_name(bot)                   # validates the kind
+            self.numba_bot = int(bot)
+        self._buf = np.zeros(N_ACTIONS, dtype=np.uint8)
+        self.rng = np.zeros(1, dtype=np.uint64)
+        rng_seed(self.rng, 0, 0)
+
+    def reset(self, seat: int, rules: RuleSet, seed: int) -> None:
+        self.seat = int(seat)
+        self.rules = rules
+        self.seed = int(seed)
+        self.rng = np.zeros(1, dtype=np.uint64)
+        rng_seed(self.rng, _int64(seed), 0)
+
+    def act(self, view: PlayerView) -> int:
+        return int(bot_action(self.numba_bot, view.public_state, view.params, view.seat,
+                              self.rng, self._buf))
+
+
+class HeuristicAgent(NumbaBotAgent):
+    """The rule-based heuristic (module docstring); ``aggression`` and ``coinche`` as in
+    :func:`heuristic_bot`."""
+
+    def __init__(self, aggression: int = 0, coinche: bool = True):
+        super().__init__(heuristic_bot(aggression, coinche))
+        self.aggression = int(aggression)
+        self.coinche = bool(coinche)
+
+
+register_agent("heuristic", HeuristicAgent, {
+    "aggression": Param(int, 0, "points added to its side's estimated total in the auction "
+                        "(positive: bids and coinches more readily; negative: more "
+                        "cautious)", min=-100, max=100),
+    "coinche": Param(bool, True, "whether it may coinche and surcoinche"),
+}, "rule-based player in numba: hand-valuation bidding with partner conventions, "
+   "trump drawing, masters, charging, no waste")
+
+
+def warmup() -> None:
+    """Compile (or load from the cache) :func:`bot_action`, :func:`play_deals` and the
+    measurement kernels."""
+    for rules in ("ffb", "classic"):
+        P = params_vector(get_rules(rules))
+        states = deal_states(rules, 2, seed=0)
+        bots = np.array([BOT_HEURISTIC, BOT_RANDOM, BOT_HEURISTIC, BOT_RANDOM], dtype=np.int64)
+        play_deals(P, states, bots, np.zeros((2, 4), dtype=np.int64))
+        S = deal_states(rules, 1, seed=1)[0]
+        rng = np.zeros(1, dtype=np.uint64)
+        buf = np.zeros(N_ACTIONS, dtype=np.uint8)
+        bot_action(BOT_HEURISTIC, S, P, int(S[S_CUR]), rng, buf)
