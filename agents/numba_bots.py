@@ -207,9 +207,10 @@ COINCHE_P_FAIL = 0.6
 
 #: ``HAND_COEF[kind]``: intercept then the weights of the 12 features of
 #: :func:`_hand_features` (card points of the taker's team, dix de der and capot
-#: included, with an average partner). Fitted by :func:`fit_hand_values` (least squares,
-#: 60,000 deals per kind played by this bot: suits under ``ffb``, NT / AT under
-#: ``ffb_sa_ta``, six known cards under ``vip_classic``).
+#: included, with an average partner). Output of ``fit_hand_values(kind, 60000,
+#: seed=kind)`` rounded to 0.1 (least squares on deals played by this bot: suits under
+#: ``ffb``, NT / AT under ``ffb_sa_ta``, six known cards under ``vip_classic``); refit
+#: when the card play changes.
 HAND_COEF = np.array([
     # suit: 1, J, 9, A, 10, small trumps, trumps > 3, J+9, side A, side A+10,
     #       side 10 guarded, voids, singletons
