@@ -106,7 +106,10 @@ class Agent:
     """Base class of every agent (see the module docstring).
 
     Subclasses implement :meth:`act`; :meth:`reset` stores ``seat``, ``rules`` and a
-    seeded ``numpy.random.Generator`` in ``self.rng``; :meth:`observe` does nothing.
+    seeded ``numpy.random.Generator`` in ``self.rng`` (numba bots keep the engine's
+    splitmix64 stream there instead, a ``uint64[1]`` seeded by ``engine.rng_seed``, so
+    that their numba and Python paths draw the same numbers); :meth:`observe` does
+    nothing.
 
     ``numba_bot`` is the id of an equivalent numba kernel (``coinche_rl.agents.numba_bots``)
     or None: tournaments between numba bots only run entirely in numba, with the same
