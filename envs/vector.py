@@ -56,7 +56,7 @@ from ..rules import RuleSet, get_rules
 from . import kernels as K
 from . import observation as O
 
-__all__ = ["VectorCoinche", "VectorStep", "CoincheVectorEnv"]
+__all__ = ["VectorCoinche", "VectorStep", "CoincheVectorEnv", "warmup"]
 
 #: ``opponents(public_states int64[k, STATE_SIZE], params, seats int64[k]) -> int64[k]``
 BatchPolicy = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
@@ -364,3 +364,25 @@ class CoincheVectorEnv(VectorEnv):
 
     def close_extras(self, **kwargs):
         """Nothing to release."""
+
+
+def warmup() -> None:
+    """Compile the vector kernels (cached on disk): a few steps of both envs."""
+    venv = VectorCoinche(2, seed=0)
+    ts = venv.reset()
+    for _ in range(3):
+        ts = venv.step(ts.action_mask.argmax(axis=1))
+    env = CoincheVectorEnv(2, seed=0)
+    env.reset()
+    env.step(env.action_masks().argmax(axis=1))
+    env = CoincheVectorEnv(2, seed=0, opponents=lambda S, P, seats: _first_legal(S, P))
+    env.reset()
+
+
+def _first_legal(states, params):
+    out = np.zeros(len(states), dtype=np.int64)
+    mask = np.zeros(N_ACTIONS, dtype=np.uint8)
+    for j, S in enumerate(states):
+        E.legal_actions_into(S, params, mask)
+        out[j] = int(np.flatnonzero(mask)[0])
+    return out

@@ -227,3 +227,7 @@ def test_pass_prob_opponents_reach_the_play_more_often():
         env.reset()
         return int((env.states[:, E.S_BID_VALUE] <= 100).sum())
     assert contracts(0.9) > contracts(None)
+
+
+def test_warmup_runs():
+    V.warmup()
