@@ -14,6 +14,15 @@
     coinche-rl agents                                       # registered agents, parameters
     coinche-rl warmup                                       # compile every numba kernel
     coinche-rl bench [engine|env|arena ...] [--full]        # the benchmark scripts
+    coinche-rl evaluate "JH 9H AH TH 7S 8D KC QC" [--seat 0] [--dealer 3] [--samples 500]
+                        [--preset ffb] [--seed 0] [--method both|dd|heuristic] [--strains H,S]
+                        [--holds 2:AS] [--lacks 1:JS] [--auction "80H pass"] [--json]
+
+``evaluate`` is the Monte Carlo hand evaluation of :mod:`coinche_rl.agents.evaluation`:
+for each strain, the team's expected card points under double-dummy and heuristic play,
+the probability of making each bid (80 ... 160, capot) and the expected deal score, and
+the suggested bid (the highest contract with a positive expected score); ``--json``
+prints the arrays.
 
 ``tournament`` with no option plays ``random`` against ``heuristic`` and every other
 registered agent that can play the preset (a duplicate round robin on a built-in deal
@@ -294,7 +303,7 @@ def cmd_agents(args) -> int:
 #: modules whose warmup() compiles kernels, in dependency order (absent ones are skipped)
 WARMUP_MODULES = ("coinche_rl.simulate", "coinche_rl.envs.kernels", "coinche_rl.envs.vector",
                   "coinche_rl.solver", "coinche_rl.agents.numba_bots", "coinche_rl.agents.sampler",
-                  "coinche_rl.arena")
+                  "coinche_rl.agents.evaluation", "coinche_rl.arena")
 
 
 def cmd_warmup(args) -> int:
@@ -318,6 +327,100 @@ def cmd_warmup(args) -> int:
     print(f"every kernel compiled or loaded from the numba cache in "
           f"{time.perf_counter() - total:.1f} s")
     return 0
+
+
+# ------------------------------------------------------------------ hand evaluation
+def _seat_cards(text: str, option: str):
+    """``"2:AS KS"`` -> ``(2, "AS KS")`` (a seat, a colon, its cards)."""
+    seat, sep, cards = text.partition(":")
+    if not sep or seat.strip() not in ("0", "1", "2", "3") or not cards.strip():
+        raise ValueError(f"{option} {text!r}: expected SEAT:CARDS with a seat 0..3, e.g. "
+                         f"{option} '2:AS KS'")
+    return int(seat), cards.replace(",", " ")
+
+
+def cmd_evaluate(args) -> int:
+    import os
+    from .agents.evaluation import EvaluationError, evaluate_hand
+    try:
+        holds, lacks = {}, {}
+        for option, items, out in (("--holds", args.holds, holds), ("--lacks", args.lacks, lacks)):
+            for text in items or ():
+                seat, cards = _seat_cards(text, option)
+                out[seat] = (out[seat] + " " + cards) if seat in out else cards
+    except ValueError as e:
+        print(f"coinche-rl: error: {e}", file=sys.stderr)
+        return 2
+    threads = args.threads or max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                                  else (os.cpu_count() or 1))
+    progress = not args.no_progress and sys.stderr.isatty()
+    try:
+        ev = evaluate_hand(args.preset, args.seat, args.hand, args.dealer, samples=args.samples,
+                           seed=args.seed, strains=args.strains, method=args.method,
+                           holds=holds or None, lacks=lacks or None, auction=args.auction or (),
+                           progress=progress, coinche=args.coinche, retourne=args.retourne,
+                           min_suit_length=args.min_suit_length, threads=threads)
+    except EvaluationError as e:
+        print(f"coinche-rl: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
+    if args.json:
+        print(json.dumps(ev.to_dict()))
+        return 0
+    print(f"coinche-rl evaluate: Monte Carlo evaluation, method {args.method}")
+    print(ev.table())
+    n_contracts = len(ev.strains) * len(ev.levels)
+    for m, label in (("dd", "double-dummy"), ("heuristic", "heuristic play")):
+        if m in ev.seconds:
+            sec = ev.seconds[m]
+            print(f"{label}: {ev.samples} worlds x {len(ev.strains)} strains x {len(ev.levels)} "
+                  f"levels ({ev.samples * n_contracts} contracts) in {sec:.2f} s "
+                  f"({ev.samples / max(sec, 1e-9):,.1f} worlds/s, {threads} thread"
+                  f"{'s' if threads > 1 else ''})")
+    return 0
+
+
+def _add_evaluate(sub) -> None:
+    e = sub.add_parser(
+        "evaluate", help="Monte Carlo evaluation of a hand: P(make) and expected score by bid",
+        description="Monte Carlo hand evaluation (coinche_rl.agents.evaluation): uniformly "
+                    "random deals of the other cards; in each, every strain and bid level "
+                    "played out double-dummy (the exact solver) and by the heuristic bot at "
+                    "all four seats, scored by the engine, as if the seat's team took the "
+                    "contract now.")
+    e.add_argument("hand", help="the seat's cards, e.g. 'JH 9H AH TH 7S 8D KC QC' (classic "
+                                "family: 5 cards with --retourne during the prise, or 8)")
+    e.add_argument("--seat", type=int, default=0, help="the seat holding the hand, 0..3 "
+                                                       "(default 0)")
+    e.add_argument("--dealer", type=int, default=3,
+                   help="the dealer, 0..3 (default 3: seat 0 leads the first trick)")
+    e.add_argument("--samples", type=int, default=500, help="random deals (default 500)")
+    e.add_argument("--preset", "--rules", dest="preset", type=_rules_arg, default=get_rules("ffb"),
+                   help="rule preset (default ffb)")
+    e.add_argument("--seed", type=int, default=0, help="seed of the deals (default 0)")
+    e.add_argument("--method", choices=("both", "dd", "heuristic"), default="both",
+                   help="dd: double-dummy play; heuristic: the heuristic bot at every seat; "
+                        "both (default)")
+    e.add_argument("--strains", help="strains to evaluate, e.g. H,S (default: every strain of "
+                                     "the preset)")
+    e.add_argument("--holds", action="append", metavar="SEAT:CARDS",
+                   help="cards a seat is known to hold, e.g. 2:AS (repeatable)")
+    e.add_argument("--lacks", action="append", metavar="SEAT:CARDS",
+                   help="cards a seat is known not to hold, e.g. '1:JS 9S' (repeatable)")
+    e.add_argument("--auction", help="the auction so far, from the seat after the dealer, "
+                                     "e.g. '80H pass'")
+    e.add_argument("--min-suit-length", type=int, default=0,
+                   help="every other seat that bid a suit in --auction holds at least this "
+                        "many cards of it (default 0: no inference)")
+    e.add_argument("--coinche", type=int, default=0, choices=(0, 1, 2),
+                   help="evaluate coinched (1) or surcoinched (2) contracts")
+    e.add_argument("--retourne", help="classic family: the turned-up card, e.g. 8H")
+    e.add_argument("--threads", type=int, help="threads (default: every core)")
+    e.add_argument("--json", action="store_true", help="print the results as JSON")
+    e.add_argument("--no-progress", action="store_true", help="no progress bar")
+    e.set_defaults(func=cmd_evaluate)
 
 
 BENCHMARKS = {"engine": "bench_engine.py", "env": "bench_env.py", "arena": "bench_arena.py"}
@@ -422,6 +525,7 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("--markdown", action="store_true", help="print the table as markdown")
     pr.set_defaults(func=cmd_presets)
     _add_tournament(sub)
+    _add_evaluate(sub)
     a = sub.add_parser("agents", help="list the registered agents and their parameters")
     a.set_defaults(func=cmd_agents)
     w = sub.add_parser("warmup", help="compile every numba kernel (or load it from the cache)")
@@ -440,6 +544,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = parser.parse_args(argv)
     if getattr(args, "deals", 1) < 1:
         parser.error(f"--deals must be at least 1, got {args.deals}")
+    if args.command == "evaluate":
+        if args.samples < 1:
+            parser.error(f"--samples must be at least 1, got {args.samples}")
+        if args.threads is not None and args.threads < 1:
+            parser.error(f"--threads must be at least 1, got {args.threads}")
     if args.command == "tournament":
         for opt in ("python_deals", "tournaments", "max_deals", "workers"):
             v = getattr(args, opt)

@@ -1,0 +1,1077 @@
+"""Monte Carlo hand evaluation (``coinche_rl.agents.evaluation``): how much is this hand
+worth as a contract, in each strain, at each bid level?
+
+:func:`evaluate_hand` draws ``samples`` uniformly random *worlds* (deals of the other
+24 cards that agree with the seat's hand and the extra constraints:
+:meth:`~coinche_rl.agents.sampler.WorldSampler.from_hand`), puts the contract in the
+seat's hands in every world, strain and level (as ``Deal(...).with_contract(value,
+strain, taker=seat)`` does: no coinche unless asked, the first trick led by the seat
+after the dealer), plays the deal out and scores it with the engine. Two ways to play:
+
+``"dd"`` (double-dummy)
+    every hand known, best play by all four seats (:mod:`coinche_rl.solver`). Per world
+    and strain, one solve of the ``"points"`` objective for the seat's team gives
+    :attr:`HandEvaluation.dd_points` (the card points the takers end with, as
+    ``S_CARD_POINTS``); then one solve of the ``"score"`` objective per level gives the
+    deal score difference (takers minus defenders) of that contract under best play:
+    exactly :func:`coinche_rl.solver.solve` on that position (the solver keeps its table
+    from one level to the next, so that the extra levels cost almost nothing).
+    Whether the contract is *made* comes from the same best play: the score objective
+    is a non-decreasing function of the takers' extended card outcome ``E`` (card
+    points, capot, générale; the solver's docstring), whose minimax is the points
+    solve's, so the engine's :func:`~coinche_rl.engine.score_deal` on a finished deal
+    with that outcome says made / failed at every level (when the takers score 0 card
+    points, one more solve for the defenders tells a capot from a deal where the takers
+    won only pointless tricks). Presets with optional declarations or belotes decide
+    those choices inside the score solves; for the made flag every declaration is
+    declared and every belote announced (for every preset this changes no made flag:
+    a belote always helps its team, and where declarations are optional the contract
+    counts card points only).
+``"heuristic"``
+    the rule-based numba bot (:mod:`coinche_rl.agents.numba_bots`) at all four seats,
+    each level played separately (:func:`~coinche_rl.agents.numba_bots.play_deals`),
+    scored by the engine. The bot sees only what its seat may know.
+``"both"`` (default)
+    both; the double-dummy results are the primary ones.
+
+Per strain and level, :attr:`HandEvaluation.p_make` is the share of the worlds where
+the contract is made and :attr:`HandEvaluation.expected_score` the mean deal score
+difference for the seat's team (``S_SCORE[team] - S_SCORE[other team]``), by the
+primary method (``p_make_dd`` / ``p_make_heur`` etc. hold each method's). Levels are
+the preset's bid values and 250 for a capot (``ffb``: 80, 90, ..., 160, 250). The
+classic family has no bid values: its single level is ``0``, "take" (the seat takes
+in that strain; ``p_make`` counts a litige as not made).
+
+:attr:`HandEvaluation.suggested_bid` is the *highest* contract whose expected deal
+score is positive (the PIMC bidding rule: bid as high as still pays), among those the
+seat may bid after the auction so far; at that level, the strain with the highest
+expected score. ``None`` when no contract has a positive expectation.
+
+The auction so far (``auction``: action ids or their text, in order from the seat after
+the dealer) is replayed through the engine, which rejects an illegal or finished
+auction. The evaluation is always "as if this seat's team took the contract now": the
+hypothetical contracts are played with an empty auction record (the heuristic bot's
+partner conventions do not apply), and :attr:`HandEvaluation.legal` marks the
+contracts the seat may still bid (higher than the current bid, no bid after a coinche
+unless a capot is allowed, the prise round in the classic family). With
+``min_suit_length=k`` the auction also constrains the worlds: every other seat that
+bid a suit (numeric or capot bid in S, H, D or C) holds at least ``k`` cards of it;
+the worlds are then drawn by exact rejection (uniform over the worlds that satisfy
+every constraint). With the default ``k=0`` the auction does not change the worlds.
+
+Classic family: ``hand`` has 5 cards with ``retourne=`` (the prise: the taker
+receives the retourne and 2 cards, the others 3, from a uniformly shuffled stock) or
+8 cards (the deal after the prise; ``retourne`` is then the card of the hand that was
+turned up, by default its lowest card).
+
+Speed: the solver's points solve dominates (tens of ms per world and strain on one
+core, see :func:`evaluation_throughput`); ``threads`` runs worlds on that many cores
+(the kernels release the GIL; results do not depend on it). The heuristic evaluation
+is thousands of worlds per second.
+
+>>> ev = evaluate_hand("ffb", 0, "JH 9H AH TH 7S 8D KC QC", dealer=3, samples=4,
+...                    strains="H", method="heuristic")
+>>> ev.levels.tolist()
+[80, 90, 100, 110, 120, 130, 140, 150, 160, 250]
+>>> ev.p_make.shape, ev.heur_points.shape
+((1, 10), (1, 4))
+>>> bool(np.all(np.diff(ev.p_make, axis=1) <= 0))      # harder as the level rises
+True
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+
+import numpy as np
+from numba import njit
+
+from .. import actions as A
+from ..cards import InvalidNotationError, format_hand, parse_card, parse_hand
+from ..engine import (ALL_CARD_POINTS, AT, P_AT_TABLE, P_CARRE_LOW_CANCELS, P_DECLARATIONS,
+                      P_GENERALE_BONUS, P_OPTIONAL_BELOTE, P_OPTIONAL_DECLARE,
+                      S_BELOTE_DECIDED, S_BELOTE_SEATS, S_BID_STRAIN, S_CARD_POINTS, S_CUR,
+                      S_DECL_DECIDED, S_DECL_LOW, S_DECL_PTS, S_DECLARED, S_MADE, S_POINTS,
+                      S_PRISE_ROUND, S_RETOURNE, S_SCORE, S_SEAT_TRICKS, S_TRICKS, STATE_SIZE,
+                      apply_legal_action, is_legal, kernel, lowest_card,
+                      reset_classic, reset_state, rng_below, rng_seed, score_deal, set_contract)
+from ..rules import AT_TABLE_NAMES, STRAIN_NAMES, RuleSet, get_rules, params_vector
+from ..solver import C_KEEP, C_NPAIRS, POINTS, SCORE, W_MONO, Solver, solve_into
+from .numba_bots import BOT_HEURISTIC, play_deals
+from .sampler import NoConsistentWorld, SamplerError, WorldSampler
+
+__all__ = ["EvaluationError", "HandEvaluation", "evaluate_hand", "contract_levels", "suggest_bid",
+           "evaluation_throughput", "warmup", "METHODS", "CAPOT", "TAKE_LEVEL"]
+
+#: the evaluation methods
+METHODS = ("dd", "heuristic", "both")
+#: level of a capot contract
+CAPOT = 250
+#: the single level of the classic family ("take")
+TAKE_LEVEL = 0
+_AT_SCALED = AT_TABLE_NAMES.index("scaled")
+# outcome kinds of a double-dummy deal, from the takers' side
+_K_CAPOT_AGAINST, _K_NORMAL, _K_CAPOT, _K_GENERALE = -1, 0, 1, 2
+
+
+class EvaluationError(ValueError):
+    """A hand, seat, strain, method, constraint or auction that the evaluation cannot use."""
+
+
+# ====================================================================== kernels
+@kernel
+def _start(S, P, hands, deck, classic, dealer, value, strain, coinche, taker):
+    """``S`` = a fresh deal of ``hands`` (coinche family) or ``deck`` (classic family)
+    dealt by ``dealer``, with the contract (``value``, ``strain``, ``coinche``) taken by
+    ``taker``: the engine's ``Deal(...).with_contract``."""
+    if classic:
+        reset_classic(S, deck, dealer)
+        set_contract(S, P, 0, strain, 0, taker)
+    else:
+        reset_state(S, hands, dealer)
+        set_contract(S, P, value, strain, coinche, taker)
+
+
+@kernel
+def _raw_total(P, strain):
+    """Raw card points of a deal in ``strain`` with the dix de der (162; 258 for the
+    ``scaled`` AT table)."""
+    t = 10
+    for c in range(32):
+        t += ALL_CARD_POINTS[P[P_AT_TABLE], strain, c]
+    return t
+
+
+@kernel
+def _outcome(P, strain, p, capot_against):
+    """The takers' outcome ``(kind, raw points)`` from their double-dummy card points
+    ``p`` (the ``points`` objective, ``S_CARD_POINTS``)."""
+    raw = _raw_total(P, strain)
+    if capot_against:
+        return _K_CAPOT_AGAINST, 0
+    if P[P_GENERALE_BONUS] > 0 and p == P[P_GENERALE_BONUS]:
+        return _K_GENERALE, raw
+    if p == 252:
+        return _K_CAPOT, raw
+    if strain == AT and P[P_AT_TABLE] == _AT_SCALED:
+        # the engine scales the takers' raw points r to (324 r + 258) // 516: any r
+        # with that image scores the same; take the smallest
+        for r in range(raw + 1):
+            if (r * 324 + 258) // 516 == p:
+                return _K_NORMAL, r
+    return _K_NORMAL, p
+
+
+@kernel
+def _score_outcome(S, Z, P, taker, kind, e):
+    """Score the deal ``S`` (a fresh contract, first trick not started) as if it ended
+    with the takers' outcome ``(kind, e)``: a synthetic finished deal ``Z`` scored by
+    :func:`engine.score_deal`, every declaration declared and every belote announced.
+    Returns ``(made, score difference for the takers)``."""
+    for k in range(STATE_SIZE):
+        Z[k] = S[k]
+    for seat in range(4):
+        bit = 1 << seat
+        has_decl = Z[S_DECL_PTS + seat] > 0 or (P[P_CARRE_LOW_CANCELS] != 0
+                                                 and (Z[S_DECL_LOW] & bit) != 0)
+        if P[P_DECLARATIONS] != 0 and has_decl:
+            if P[P_OPTIONAL_DECLARE] != 0:
+                if (Z[S_DECL_DECIDED] & bit) == 0:
+                    Z[S_CUR] = seat
+                    apply_legal_action(Z, P, A.DECLARE)
+            else:
+                Z[S_DECLARED] |= bit
+        if (P[P_OPTIONAL_BELOTE] != 0 and (Z[S_BELOTE_SEATS] & bit) != 0
+                and (Z[S_BELOTE_DECIDED] & bit) == 0):
+            Z[S_CUR] = seat
+            apply_legal_action(Z, P, A.BELOTE)
+    T = taker & 1
+    D = 1 - T
+    raw = _raw_total(P, Z[S_BID_STRAIN])
+    for s in range(4):
+        Z[S_SEAT_TRICKS + s] = 0
+    if kind == _K_CAPOT_AGAINST:
+        Z[S_POINTS + T] = 0
+        Z[S_POINTS + D] = raw
+        Z[S_TRICKS + T] = 0
+        Z[S_TRICKS + D] = 8
+        Z[S_SEAT_TRICKS + D] = 4
+        Z[S_SEAT_TRICKS + D + 2] = 4
+    elif kind == _K_NORMAL:
+        Z[S_POINTS + T] = e
+        Z[S_POINTS + D] = raw - e
+        Z[S_TRICKS + T] = 4
+        Z[S_TRICKS + D] = 4
+        for s in range(4):
+            Z[S_SEAT_TRICKS + s] = 2
+    else:
+        Z[S_POINTS + T] = raw
+        Z[S_POINTS + D] = 0
+        Z[S_TRICKS + T] = 8
+        Z[S_TRICKS + D] = 0
+        if kind == _K_CAPOT:
+            Z[S_SEAT_TRICKS + T] = 4
+            Z[S_SEAT_TRICKS + T + 2] = 4
+        else:
+            Z[S_SEAT_TRICKS + taker] = 8
+    score_deal(Z, P)
+    return Z[S_MADE], Z[S_SCORE + T] - Z[S_SCORE + D]
+
+
+@kernel
+def _exact_solve(W, S, P, objective, team):
+    """:func:`solver.solve_into` in a workspace that keeps its table between calls.
+
+    The kept table is exact for the solver's ``E`` search, which every call uses when
+    the objective is a non-decreasing function of ``E`` (every preset, the solver's
+    tests). Were some objective not, the solver searches it directly, and such entries
+    belong to one contract level: the call is then repeated with a fresh table."""
+    v = solve_into(W, S, P, objective, team)
+    mono = True
+    for vec in range(1 << W[C_NPAIRS]):
+        if W[W_MONO + vec] == 0:
+            mono = False
+    if not mono:
+        keep = W[C_KEEP]
+        W[C_KEEP] = 0
+        v = solve_into(W, S, P, objective, team)
+        W[C_KEEP] = keep
+    return v
+
+
+@njit(cache=True, nogil=True)
+def _dd_chunk(W, P, hands, decks, classic, seat, dealer, strains, levels, coinche, first,
+              last, out_pts, out_score, out_made, out_synth):
+    """Double-dummy evaluation of worlds ``first..last-1``: ``out_pts[j, i]`` the
+    takers' card points in strain ``strains[j]``, ``out_score[j, l, i]`` the score
+    objective at ``levels[l]``, ``out_made[j, l, i]`` (``S_MADE`` of that outcome) and
+    ``out_synth[j, l, i]`` (its score difference, equal to ``out_score`` whenever the
+    rules leave no declare / belote choice). ``W``: a solver workspace kept between
+    calls (``Solver(keep_table=True).W``)."""
+    S = np.empty(STATE_SIZE, dtype=np.int64)
+    Z = np.empty(STATE_SIZE, dtype=np.int64)
+    T = seat & 1
+    for i in range(first, last):
+        for j in range(strains.shape[0]):
+            st = strains[j]
+            _start(S, P, hands[i], decks[i], classic, dealer, levels[0], st, coinche, seat)
+            p = _exact_solve(W, S, P, POINTS, T)
+            out_pts[j, i] = p
+            against = False
+            if p == 0:
+                # no card point: capot (every trick to the defenders) or pointless tricks
+                against = _exact_solve(W, S, P, POINTS, 1 - T) == 252
+            kind, e = _outcome(P, st, p, against)
+            for lv in range(levels.shape[0]):
+                _start(S, P, hands[i], decks[i], classic, dealer, levels[lv], st, coinche, seat)
+                out_score[j, lv, i] = _exact_solve(W, S, P, SCORE, T)
+                made, diff = _score_outcome(S, Z, P, seat, kind, e)
+                out_made[j, lv, i] = made
+                out_synth[j, lv, i] = diff
+
+
+@njit(cache=True, nogil=True)
+def _heur_chunk(P, hands, decks, classic, seat, dealer, strains, levels, coinche, first,
+                last, out_pts, out_score, out_made):
+    """Heuristic play (the numba bot at all four seats) of worlds ``first..last-1``,
+    every strain and level: ``out_pts[j, i]`` the takers' card points at the first
+    level, ``out_score[j, l, i]`` the score difference, ``out_made[j, l, i]``
+    ``S_MADE``. Returns 0, or 1 + the world where a bot went wrong (never expected)."""
+    n = last - first
+    states = np.empty((n, STATE_SIZE), dtype=np.int64)
+    bots = np.full(4, BOT_HEURISTIC, dtype=np.int64)
+    seeds = np.zeros((n, 4), dtype=np.int64)
+    T = seat & 1
+    for j in range(strains.shape[0]):
+        for lv in range(levels.shape[0]):
+            for k in range(n):
+                _start(states[k], P, hands[first + k], decks[first + k], classic, dealer,
+                       levels[lv], strains[j], coinche, seat)
+            r = play_deals(P, states, bots, seeds)
+            if r != 0:
+                return first + r
+            for k in range(n):
+                out_score[j, lv, first + k] = states[k, S_SCORE + T] - states[k, S_SCORE + 1 - T]
+                out_made[j, lv, first + k] = states[k, S_MADE]
+                if lv == 0:
+                    out_pts[j, first + k] = states[k, S_CARD_POINTS + T]
+    return 0
+
+
+@njit(cache=True)
+def _classic_decks(worlds, prise, retourne, taker, dealer, seed, out):
+    """Decks (``out``: int64[n, 32], dealing order) that deal the worlds of a classic
+    prise: ``prise`` - ``worlds`` int64[n, 5] (5-card hands, the 11 undealt cards last),
+    the stock shuffled from stream ``2**40 + i`` of ``seed``; else ``worlds`` int64[n, 4]
+    (8-card hands after the prise, ``taker`` holding ``retourne``): each seat's lowest
+    cards dealt first."""
+    rng = np.empty(1, dtype=np.uint64)
+    first5 = np.empty(4, dtype=np.int64)
+    rest = np.empty(4, dtype=np.int64)
+    stock = np.empty(11, dtype=np.int64)
+    for i in range(worlds.shape[0]):
+        for s in range(4):
+            h = worlds[i, s]
+            if not prise:
+                if s == taker:
+                    h &= ~(1 << retourne)
+                f = 0
+                m = h
+                for _ in range(5):
+                    low = m & -m
+                    f |= low
+                    m &= m - 1
+                first5[s] = f
+                rest[s] = h & ~f
+            else:
+                first5[s] = h
+        k = 0
+        for packet in (3, 2):
+            for j in range(4):
+                s = (dealer + 1 + j) & 3
+                for _ in range(packet):
+                    c = lowest_card(first5[s])
+                    first5[s] &= ~(1 << c)
+                    out[i, k] = c
+                    k += 1
+        out[i, 20] = retourne
+        k = 21
+        if prise:
+            m = worlds[i, 4]
+            n = 0
+            while m:
+                stock[n] = lowest_card(m)
+                n += 1
+                m &= m - 1
+            rng_seed(rng, seed, np.int64(1 << 40) + i)
+            for a in range(10, 0, -1):
+                b = rng_below(rng, a + 1)
+                t = stock[a]
+                stock[a] = stock[b]
+                stock[b] = t
+            for a in range(11):
+                out[i, 21 + a] = stock[a]
+        else:
+            for j in range(4):
+                s = (dealer + 1 + j) & 3
+                m = rest[s]
+                while m:
+                    out[i, k] = lowest_card(m)
+                    k += 1
+                    m &= m - 1
+
+
+# ====================================================================== results
+def contract_levels(rules: Union[str, RuleSet]) -> np.ndarray:
+    """The levels an evaluation reports: the preset's bid values and 250 (capot) in the
+    coinche family; ``[0]`` ("take") in the classic family.
+
+    >>> contract_levels("ffb").tolist()
+    [80, 90, 100, 110, 120, 130, 140, 150, 160, 250]
+    >>> contract_levels("classic").tolist()
+    [0]
+    """
+    r = get_rules(rules)
+    if r.family == "classic":
+        return np.array([TAKE_LEVEL], dtype=np.int64)
+    return np.array(list(r.bid_values) + [CAPOT], dtype=np.int64)
+
+
+def _level_name(v: int) -> str:
+    return "take" if v == TAKE_LEVEL else "capot" if v == CAPOT else str(int(v))
+
+
+def _bid_name(value: int, strain: int) -> str:
+    if value == TAKE_LEVEL:
+        return f"take {STRAIN_NAMES[strain]}"
+    if value == CAPOT:
+        return f"capot{STRAIN_NAMES[strain]}"
+    return f"{value}{STRAIN_NAMES[strain]}"
+
+
+def _frozen(a):
+    if a is None:
+        return None
+    a = np.asarray(a)
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class HandEvaluation:
+    """The result of :func:`evaluate_hand` (plain numpy arrays, read-only).
+
+    ``S`` strains, ``L`` levels, ``N`` worlds; "team" is the seat's team, the takers.
+
+    :ivar strains: strain ids evaluated (tuple of ``S``)
+    :ivar levels: int64[L], the contract levels (:func:`contract_levels`)
+    :ivar legal: bool[S, L], the contracts the seat may bid after the auction so far
+    :ivar hands: int64[N, 4], each world's four 8-card hands as played (classic: after
+        the distribution to the taker)
+    :ivar decks: int64[N, 32], classic family: each world's deck in dealing order
+        (``Deal(rules, deck=decks[i], dealer=dealer)``); None in the coinche family
+    :ivar dd_points: float64[S, N], the team's card points under double-dummy play
+        (None without ``"dd"``)
+    :ivar heur_points: float64[S, N], the same under heuristic play (at the first level)
+        (None without ``"heuristic"``)
+    :ivar dd_scores / heur_scores: int64[S, L, N], the deal score difference
+        (team minus opponents) of each contract in each world
+    :ivar dd_made / heur_made: int64[S, L, N], ``S_MADE`` (1 made, 0 failed, 2 litige)
+    :ivar p_make_dd, expected_score_dd, p_make_heur, expected_score_heur: float64[S, L]
+    :ivar p_make, expected_score: float64[S, L] by the primary method (:attr:`primary`)
+    :ivar suggested_bid: ``(value, strain)``: the highest legal contract with a positive
+        expected score (the best strain at that level), or None
+    :ivar seconds: wall time of each method, e.g. ``{"dd": 12.3, "heuristic": 0.2}``
+    """
+
+    rules: RuleSet
+    seat: int
+    dealer: int
+    hand: int
+    samples: int
+    seed: int
+    method: str
+    auction: Tuple[int, ...]
+    coinche: int
+    retourne: Optional[int]
+    strains: Tuple[int, ...]
+    levels: np.ndarray
+    legal: np.ndarray
+    hands: np.ndarray
+    decks: Optional[np.ndarray]
+    dd_points: Optional[np.ndarray]
+    heur_points: Optional[np.ndarray]
+    dd_scores: Optional[np.ndarray]
+    heur_scores: Optional[np.ndarray]
+    dd_made: Optional[np.ndarray]
+    heur_made: Optional[np.ndarray]
+    p_make_dd: Optional[np.ndarray]
+    expected_score_dd: Optional[np.ndarray]
+    p_make_heur: Optional[np.ndarray]
+    expected_score_heur: Optional[np.ndarray]
+    p_make: np.ndarray
+    expected_score: np.ndarray
+    suggested_bid: Optional[Tuple[int, int]]
+    seconds: Dict[str, float] = field(default_factory=dict)
+
+    @property
+    def primary(self) -> str:
+        """The method behind :attr:`p_make` and :attr:`expected_score`."""
+        return "dd" if self.dd_scores is not None else "heuristic"
+
+    @property
+    def team(self) -> int:
+        return self.seat & 1
+
+    @property
+    def best_bid(self) -> Optional[Tuple[int, int]]:
+        """``(value, strain)`` with the highest expected score among the legal contracts
+        (whatever its sign), or None when no contract is legal."""
+        ev = np.where(self.legal, self.expected_score, -np.inf)
+        if not self.legal.any():
+            return None
+        j, lv = np.unravel_index(int(np.argmax(ev)), ev.shape)
+        return int(self.levels[lv]), int(self.strains[j])
+
+    def strain_index(self, strain: Union[int, str]) -> int:
+        """Row of ``strain`` (an id or a name such as ``"H"``) in the arrays."""
+        s = _strain_id(strain)
+        if s not in self.strains:
+            raise EvaluationError(f"strain {strain!r} was not evaluated: the strains are "
+                                  f"{', '.join(STRAIN_NAMES[x] for x in self.strains)}")
+        return self.strains.index(s)
+
+    def __repr__(self) -> str:
+        bid = "none" if self.suggested_bid is None else _bid_name(*self.suggested_bid)
+        return (f"<HandEvaluation {self.rules.name} seat={self.seat} hand={format_hand(self.hand)!r} "
+                f"samples={self.samples} method={self.method} suggested={bid}>")
+
+    # ------------------------------------------------------------ rendering
+    def table(self) -> str:
+        """A text table: mean card points by method, then P(make) and the expected deal
+        score by level and strain for each method, then the suggested bid."""
+        names = [STRAIN_NAMES[s] for s in self.strains]
+        lv = [_level_name(v) for v in self.levels]
+        auction = " ".join(A.action_to_str(a) for a in self.auction) or "none"
+        out = [f"seat {self.seat} (team {self.team}) holding {format_hand(self.hand)}, "
+               f"dealer {self.dealer}, rules {self.rules.name!r}, auction: {auction}",
+               f"{self.samples} worlds (seed {self.seed}), the seat's team taking"
+               + (f", coinche level {self.coinche}" if self.coinche else "")
+               + (f", retourne {format_hand(1 << self.retourne)}" if self.retourne is not None
+                  else "")]
+        out.append("")
+        cols = []
+        if self.dd_points is not None:
+            cols.append(("DD", self.dd_points))
+        if self.heur_points is not None:
+            cols.append(("heuristic", self.heur_points))
+        out.append("card points of the team (mean over the worlds)")
+        out.append("strain" + "".join(f"{c:>11s}" for c, _ in cols))
+        for j, n in enumerate(names):
+            out.append(f"{n:6s}" + "".join(f"{a[j].mean():11.1f}" for _, a in cols))
+        blocks = []
+        if self.p_make_dd is not None:
+            blocks.append(("double-dummy", self.p_make_dd, self.expected_score_dd))
+        if self.p_make_heur is not None:
+            blocks.append(("heuristic play", self.p_make_heur, self.expected_score_heur))
+        width = max(6, max(len(x) for x in lv) + 1)
+        for label, pm, es in blocks:
+            out.append("")
+            out.append(f"P(make), {label}" + ("  (* : not biddable after the auction)"
+                                              if not self.legal.all() else ""))
+            out.append("strain" + "".join(f"{x:>{width}s}" for x in lv))
+            for j, n in enumerate(names):
+                out.append(f"{n:6s}" + "".join(
+                    f"{pm[j, k]:>{width - 1}.2f}{' ' if self.legal[j, k] else '*'}"
+                    for k in range(len(lv))))
+            out.append(f"expected deal score (team - opponents), {label}")
+            out.append("strain" + "".join(f"{x:>{width}s}" for x in lv))
+            for j, n in enumerate(names):
+                out.append(f"{n:6s}" + "".join(f"{es[j, k]:>{width}.0f}" for k in range(len(lv))))
+        out.append("")
+        if self.suggested_bid is None:
+            out.append(f"suggested bid: pass (no contract has a positive expected score, "
+                       f"{'double-dummy' if self.primary == 'dd' else 'heuristic play'})")
+        else:
+            v, s = self.suggested_bid
+            j, k = self.strains.index(s), int(np.flatnonzero(self.levels == v)[0])
+            out.append(f"suggested bid: {_bid_name(v, s)} (the highest contract with a positive "
+                       f"expected score, {'double-dummy' if self.primary == 'dd' else 'heuristic play'}: "
+                       f"{self.expected_score[j, k]:+.1f}, P(make) {self.p_make[j, k]:.2f})")
+        return "\n".join(out)
+
+    def to_dict(self) -> Dict[str, object]:
+        """Everything as JSON-ready values (lists of numbers; None where not computed)."""
+        def lst(a):
+            return None if a is None else a.tolist()
+        return {
+            "rules": self.rules.name, "seat": self.seat, "team": self.team,
+            "dealer": self.dealer, "hand": format_hand(self.hand), "samples": self.samples,
+            "seed": self.seed, "method": self.method, "primary": self.primary,
+            "auction": [A.action_to_str(a) for a in self.auction], "coinche": self.coinche,
+            "retourne": None if self.retourne is None else format_hand(1 << self.retourne),
+            "strains": [STRAIN_NAMES[s] for s in self.strains],
+            "levels": self.levels.tolist(), "legal": self.legal.tolist(),
+            "dd_points_mean": None if self.dd_points is None else self.dd_points.mean(1).tolist(),
+            "heur_points_mean": None if self.heur_points is None
+            else self.heur_points.mean(1).tolist(),
+            "p_make": lst(self.p_make), "expected_score": lst(self.expected_score),
+            "p_make_dd": lst(self.p_make_dd), "expected_score_dd": lst(self.expected_score_dd),
+            "p_make_heur": lst(self.p_make_heur),
+            "expected_score_heur": lst(self.expected_score_heur),
+            "suggested_bid": None if self.suggested_bid is None else {
+                "value": self.suggested_bid[0], "strain": STRAIN_NAMES[self.suggested_bid[1]],
+                "text": _bid_name(*self.suggested_bid)},
+            "dd_points": lst(self.dd_points), "heur_points": lst(self.heur_points),
+            "seconds": dict(self.seconds),
+        }
+
+
+def suggest_bid(levels: np.ndarray, strains: Sequence[int], expected: np.ndarray,
+                legal: np.ndarray) -> Optional[Tuple[int, int]]:
+    """The highest legal level with a positive expected score, and at that level the
+    strain with the highest one (the first strain on a tie); None when there is none."""
+    ok = legal & (expected > 0)
+    if not ok.any():
+        return None
+    k = max(np.flatnonzero(ok.any(axis=0)), key=lambda i: levels[i])
+    rows = np.flatnonzero(ok[:, k])
+    j = rows[int(np.argmax(expected[rows, k]))]
+    return int(levels[k]), int(strains[j])
+
+
+# ====================================================================== input checks
+def _strain_id(s) -> int:
+    if isinstance(s, str):
+        t = s.strip().upper()
+        t = {"SA": "NT", "TA": "AT"}.get(t, t)
+        if t not in STRAIN_NAMES:
+            raise EvaluationError(f"unknown strain {s!r}: expected one of {', '.join(STRAIN_NAMES)}")
+        return STRAIN_NAMES.index(t)
+    if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or not 0 <= s < 6:
+        raise EvaluationError(f"strain {s!r} must be 0..5 or a name ({', '.join(STRAIN_NAMES)})")
+    return int(s)
+
+
+def _strains(rules: RuleSet, strains) -> Tuple[int, ...]:
+    allowed = rules.allowed_strains
+    if strains is None:
+        return tuple(allowed)
+    if isinstance(strains, str):
+        strains = [x for x in strains.replace(",", " ").split() if x]
+    elif isinstance(strains, (int, np.integer)):
+        strains = [strains]
+    out = []
+    for s in strains:
+        sid = _strain_id(s)
+        if sid not in allowed:
+            raise EvaluationError(f"strain {STRAIN_NAMES[sid]} is not allowed by rules "
+                                  f"{rules.name!r}: allowed: {', '.join(STRAIN_NAMES[x] for x in allowed)}")
+        if sid not in out:
+            out.append(sid)
+    if not out:
+        raise EvaluationError("strains is empty: name at least one strain, or None for all")
+    return tuple(out)
+
+
+def _hand_mask(hand) -> int:
+    if isinstance(hand, str):
+        try:
+            return parse_hand(hand)
+        except InvalidNotationError as e:
+            raise EvaluationError(f"hand: {e} (expected cards such as 'JH 9H AH TH 7S 8D KC QC')") from None
+    if isinstance(hand, (int, np.integer)) and not isinstance(hand, bool):
+        h = int(hand)
+        if not 0 <= h <= 0xFFFFFFFF:
+            raise EvaluationError(f"hand: {h!r} is not a 32-bit card mask")
+        return h
+    try:
+        cards = list(hand)
+    except TypeError:
+        raise EvaluationError(f"hand must be a card mask, text such as 'JH 9H AH' or a list "
+                              f"of cards, not {hand!r}") from None
+    m = 0
+    for c in cards:
+        if isinstance(c, str):
+            try:
+                c = parse_card(c)
+            except InvalidNotationError as e:
+                raise EvaluationError(f"hand: {e}") from None
+        if isinstance(c, bool) or not isinstance(c, (int, np.integer)) or not 0 <= c < 32:
+            raise EvaluationError(f"hand: {c!r} is not a card (0..31 or text such as 'JH')")
+        if m >> int(c) & 1:
+            raise EvaluationError(f"hand: card {format_hand(1 << int(c))!r} appears twice")
+        m |= 1 << int(c)
+    return m
+
+
+def _seat(v, name: str) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= v < 4:
+        raise EvaluationError(f"{name} must be a seat 0..3, not {v!r}")
+    return int(v)
+
+
+def _auction_ids(auction) -> Tuple[int, ...]:
+    if auction is None:
+        return ()
+    if isinstance(auction, str):
+        auction = [t for t in auction.replace(",", " ").split() if t]
+    out = []
+    for k, a in enumerate(auction):
+        if isinstance(a, str):
+            try:
+                a = A.parse_action(a)
+            except InvalidNotationError as e:
+                raise EvaluationError(f"auction[{k}]: {e}") from None
+        if isinstance(a, bool) or not isinstance(a, (int, np.integer)) or not 0 <= a < A.N_ACTIONS:
+            raise EvaluationError(f"auction[{k}]: {a!r} is not an action id 0..{A.N_ACTIONS - 1} "
+                                  f"or text such as '80H' or 'pass'")
+        out.append(int(a))
+    return tuple(out)
+
+
+def _replay_auction(rules: RuleSet, seat: int, dealer: int, auction: Tuple[int, ...],
+                    hands: np.ndarray, deck: Optional[np.ndarray], strains, levels) -> np.ndarray:
+    """Replay ``auction`` on one world (bids do not depend on the hidden cards) and
+    return ``legal`` (bool[S, L]): the contracts ``seat`` may bid now."""
+    from ..game import Deal, IllegalActionError
+    d = (Deal(rules, deck=[int(c) for c in deck], dealer=dealer) if deck is not None
+         else Deal(rules, hands=[int(h) for h in hands], dealer=dealer))
+    for k, a in enumerate(auction):
+        if d.phase != "auction":
+            raise EvaluationError(f"auction[{k}] {A.action_to_str(a)!r}: the auction ended "
+                                  f"before it ({str(d.contract) if d.contract else 'all passed'})")
+        try:
+            d.apply(a)
+        except IllegalActionError as e:
+            raise EvaluationError(f"auction[{k}]: {e}") from None
+    if d.phase != "auction":
+        raise EvaluationError(
+            "the auction is over (" + (str(d.contract) if d.contract else "every seat passed")
+            + "): evaluate a hand before the auction ends (give the actions so far)")
+    S = d.state.copy()
+    S[S_CUR] = seat
+    P = d.params
+    legal = np.zeros((len(strains), len(levels)), dtype=bool)
+    classic = rules.family == "classic"
+    for j, st in enumerate(strains):
+        for k, v in enumerate(levels):
+            if classic:
+                if S[S_PRISE_ROUND] == 1:   # round 1 takes the retourne's suit
+                    a = A.TAKE if st == int(S[S_RETOURNE]) >> 3 else -1
+                else:
+                    a = A.NAME_BASE + st
+            elif v == CAPOT:
+                a = A.capot_action(st)
+            else:
+                a = A.bid_action(int(v), st)
+            legal[j, k] = a >= 0 and bool(is_legal(S, P, a))
+    return legal
+
+
+# ====================================================================== workspaces
+_POOL: List[np.ndarray] = []
+_POOL_LOCK = threading.Lock()
+#: solver table size of the kept workspaces (2**17 buckets: 8 MiB each)
+TT_BITS = 17
+
+
+def _take_workspaces(n: int) -> List[np.ndarray]:
+    with _POOL_LOCK:
+        out = [_POOL.pop() for _ in range(min(n, len(_POOL)))]
+    while len(out) < n:
+        out.append(Solver(TT_BITS, keep_table=True).W)
+    return out
+
+
+def _give_back(ws: List[np.ndarray]) -> None:
+    with _POOL_LOCK:
+        _POOL.extend(ws)
+        del _POOL[8:]
+
+
+# ====================================================================== progress
+class _Progress:
+    """A progress display: a rich bar on stderr when rich is installed (the ``arena``
+    extra), else a plain line every 10%; or a callable ``fn(method, done, total)``."""
+
+    def __init__(self, spec, totals: Dict[str, int]):
+        self.fn = spec if callable(spec) else None
+        self.on = bool(spec)
+        self.totals = totals
+        self.done = {k: 0 for k in totals}
+        self.last = {k: -1 for k in totals}
+        self.rich = None
+        if self.on and self.fn is None:
+            try:
+                from rich.console import Console
+                from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                                           TimeElapsedColumn, TimeRemainingColumn)
+                self.rich = Progress(TextColumn("{task.description}"), BarColumn(),
+                                     MofNCompleteColumn(), TextColumn("worlds"),
+                                     TimeElapsedColumn(), TimeRemainingColumn(),
+                                     console=Console(stderr=True), transient=False)
+                self.tasks = {k: self.rich.add_task(f"evaluate {k:9s}", total=v)
+                              for k, v in totals.items()}
+                self.rich.start()
+            except ImportError:
+                self.rich = None
+
+    def advance(self, method: str, n: int) -> None:
+        if not self.on:
+            return
+        self.done[method] += n
+        d, t = self.done[method], self.totals[method]
+        if self.fn is not None:
+            self.fn(method, d, t)
+        elif self.rich is not None:
+            self.rich.update(self.tasks[method], completed=d)
+        else:
+            tenth = d * 10 // max(t, 1)
+            if tenth != self.last[method]:
+                self.last[method] = tenth
+                print(f"evaluate {method}: {d}/{t} worlds", file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        if self.rich is not None:
+            self.rich.stop()
+
+
+# ====================================================================== the evaluation
+def _check_int(v, name: str, lo: int, hi: Optional[int] = None) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo or (hi is not None and v > hi):
+        rng = f"{lo}..{hi}" if hi is not None else f">= {lo}"
+        raise EvaluationError(f"{name} must be an int {rng}, not {v!r}")
+    return int(v)
+
+
+def _bid_constraints(rules: RuleSet, seat: int, dealer: int, auction: Tuple[int, ...],
+                     k: int) -> Dict[Tuple[int, int], int]:
+    """``{(bidder, suit): k}`` for every other seat that bid a suit."""
+    out: Dict[Tuple[int, int], int] = {}
+    if k <= 0 or rules.family == "classic":
+        return out
+    for i, a in enumerate(auction):
+        bidder = (dealer + 1 + i) % 4
+        if bidder != seat and (A.is_bid(a) or A.is_capot(a)) and A.bid_strain(a) < 4:
+            out[(bidder, A.bid_strain(a))] = k
+    return out
+
+
+_POP8 = np.array([bin(i).count("1") for i in range(256)], dtype=np.int64)
+
+
+def _draw_worlds(sampler: WorldSampler, n: int, seed: int, stock: bool,
+                 constraints: Dict[Tuple[int, int], int]) -> np.ndarray:
+    """``n`` uniform worlds; with ``constraints`` the first ``n`` of the sampler's stream
+    (seed ``seed``) that satisfy them (exact rejection: uniform over those worlds)."""
+    if not constraints:
+        return sampler.sample(n, seed, stock=stock)
+    want = n
+    tries = max(4 * n, 64)
+    while True:
+        w = sampler.sample(tries, seed, stock=stock)
+        ok = np.ones(len(w), dtype=bool)
+        for (bidder, suit), k in constraints.items():
+            ok &= _POP8[(w[:, bidder] >> (8 * suit)) & 0xFF] >= k
+        good = w[ok]
+        if len(good) >= want:
+            return good[:want].copy()
+        if tries >= 2000 * max(n, 1):
+            raise EvaluationError(
+                f"min_suit_length: only {len(good)} of {tries} worlds give every bidder the "
+                f"suit length asked ({', '.join(f'seat {b} {k}+ {STRAIN_NAMES[s]}' for (b, s), k in constraints.items())}): "
+                f"lower min_suit_length")
+        tries *= 4
+
+
+def evaluate_hand(rules: Union[str, RuleSet], seat: int, hand, dealer: int, samples: int = 500,
+                  seed: int = 0, strains=None, method: str = "both", holds=None, lacks=None,
+                  auction: Sequence = (), progress: Union[bool, Callable] = False, *,
+                  coinche: int = 0, retourne=None, min_suit_length: int = 0,
+                  threads: int = 1) -> HandEvaluation:
+    """Monte Carlo evaluation of ``hand`` held by ``seat`` as the contract of its team
+    (see the module docstring).
+
+    :param rules: a preset name or a :class:`~coinche_rl.rules.RuleSet`.
+    :param seat: the seat holding ``hand`` (0..3), the taker of every contract.
+    :param hand: a card mask, text such as ``"JH 9H AH TH 7S 8D KC QC"`` or a list of
+        cards: 8 cards (classic family: 5 during the prise with ``retourne``, or 8).
+    :param dealer: the dealer (0..3); the seat after the dealer leads the first trick.
+    :param samples: number of worlds (drawn uniformly, independently).
+    :param seed: the worlds depend only on ``(seed, their index)`` and the constraints.
+    :param strains: strain ids or names (``"H,S"``); default every strain of the rules.
+    :param method: ``"dd"``, ``"heuristic"`` or ``"both"``.
+    :param holds: ``{seat: cards}`` each seat is known to hold (e.g. ``{2: "AS"}``).
+    :param lacks: ``{seat: cards}`` each seat is known not to hold.
+    :param auction: the auction so far (action ids or text, in order from the seat after
+        the dealer; or one string ``"80H pass"``), replayed and checked by the engine.
+    :param progress: True for a progress bar (rich when installed, else plain lines on
+        stderr), or a callable ``fn(method, done, total)``.
+    :param coinche: coinche level of every evaluated contract (0, 1 coinched, 2
+        surcoinched; coinche family).
+    :param retourne: classic family: the turned-up card (see the module docstring).
+    :param min_suit_length: every other seat that bid a suit holds at least this many
+        cards of it (0: the auction does not constrain the worlds).
+    :param threads: worlds evaluated on this many threads at once (the numba kernels
+        release the GIL); the results do not depend on it.
+    :raises EvaluationError: for a bad argument, impossible ``holds`` / ``lacks`` or an
+        illegal or finished auction (the message says what is wrong and what would be
+        right).
+    :raises UnknownPresetError: for an unknown preset name (lists the valid ones).
+    """
+    try:
+        rules = get_rules(rules)
+    except TypeError as e:
+        raise EvaluationError(str(e)) from None
+    seat = _seat(seat, "seat")
+    dealer = _seat(dealer, "dealer")
+    samples = _check_int(samples, "samples", 1)
+    seed = _check_int(seed, "seed", 0, 2 ** 63 - 1)
+    coinche = _check_int(coinche, "coinche", 0, 2)
+    threads = _check_int(threads, "threads", 1, 256)
+    min_suit_length = _check_int(min_suit_length, "min_suit_length", 0, 8)
+    if method not in METHODS:
+        raise EvaluationError(f"method {method!r} is not valid: expected one of "
+                              f"{', '.join(map(repr, METHODS))}")
+    classic = rules.family == "classic"
+    if classic and coinche:
+        raise EvaluationError("the classic family has no coinche: leave coinche=0")
+    hand_m = _hand_mask(hand)
+    n_cards = bin(hand_m).count("1")
+    strains_t = _strains(rules, strains)
+    levels = contract_levels(rules)
+    auction_t = _auction_ids(auction)
+    ret = None
+    if retourne is not None:
+        if isinstance(retourne, str):
+            try:
+                retourne = parse_card(retourne)
+            except InvalidNotationError as e:
+                raise EvaluationError(f"retourne: {e}") from None
+        ret = _check_int(retourne, "retourne", 0, 31)
+    if classic:
+        if n_cards not in (5, 8):
+            raise EvaluationError(
+                f"hand {format_hand(hand_m)!r} has {n_cards} cards: a classic-family hand has "
+                f"5 cards (the prise, with retourne=) or 8 (the deal after the prise)")
+        prise = n_cards == 5
+        if prise and ret is None:
+            raise EvaluationError("a 5-card classic hand needs the retourne (retourne='JH'): "
+                                  "the taker receives it")
+        if prise and hand_m >> ret & 1:
+            raise EvaluationError(f"the retourne {format_hand(1 << ret)!r} is in the 5-card hand")
+        if not prise:
+            if ret is None:
+                ret = (hand_m & -hand_m).bit_length() - 1
+            elif not hand_m >> ret & 1:
+                raise EvaluationError(f"retourne {format_hand(1 << ret)!r}: after the prise the "
+                                      f"taker holds the retourne, and it is not in the hand "
+                                      f"{format_hand(hand_m)!r}")
+            if auction_t:
+                raise EvaluationError("an 8-card classic hand is the deal after the prise: give "
+                                      "no auction (or the 5-card hand with retourne= and the "
+                                      "prise so far)")
+    else:
+        if n_cards != 8:
+            raise EvaluationError(
+                f"hand {format_hand(hand_m)!r} has {n_cards} cards: a {rules.name!r} hand has "
+                f"8 cards, e.g. 'JH 9H AH TH 7S 8D KC QC'")
+        if ret is not None:
+            raise EvaluationError("retourne is for the classic family only")
+        prise = False
+    try:
+        sampler = WorldSampler.from_hand(rules, seat, hand_m, dealer,
+                                         retourne=ret if prise else None, holds=holds,
+                                         lacks=lacks)
+        if sampler.count == 0:
+            raise NoConsistentWorld("no deal satisfies the hand and the holds / lacks constraints")
+        constraints = _bid_constraints(rules, seat, dealer, auction_t, min_suit_length)
+        worlds = _draw_worlds(sampler, samples, seed, prise, constraints)
+    except SamplerError as e:
+        raise EvaluationError(str(e)) from None
+    P = params_vector(rules)
+    if classic:
+        decks = np.empty((samples, 32), dtype=np.int64)
+        _classic_decks(worlds, prise, ret, seat, dealer, np.uint64(seed), decks)
+        hands = np.zeros((samples, 4), dtype=np.int64)
+    else:
+        decks = np.zeros((samples, 32), dtype=np.int64)
+        hands = np.ascontiguousarray(worlds[:, :4])
+    if classic and not prise:   # after the prise: the seat took, in any strain
+        legal = np.ones((len(strains_t), len(levels)), dtype=bool)
+    else:
+        legal = _replay_auction(rules, seat, dealer, auction_t, hands[0],
+                                decks[0] if classic else None, strains_t, levels)
+    if classic:   # the four hands as played (the taker receives the retourne)
+        S = np.empty(STATE_SIZE, dtype=np.int64)
+        for i in range(samples):
+            _start(S, P, hands[i], decks[i], True, dealer, 0, strains_t[0], 0, seat)
+            hands[i] = S[:4]
+    st = np.array(strains_t, dtype=np.int64)
+    ns, nl = len(st), len(levels)
+    do_dd = method in ("dd", "both")
+    do_h = method in ("heuristic", "both")
+    totals = {}
+    if do_dd:
+        totals["dd"] = samples
+    if do_h:
+        totals["heuristic"] = samples
+    bar = _Progress(progress, totals)
+    seconds: Dict[str, float] = {}
+    res = {}
+    try:
+        if do_h:
+            t0 = time.perf_counter()
+            pts = np.zeros((ns, samples), dtype=np.int64)
+            sc = np.zeros((ns, nl, samples), dtype=np.int64)
+            mk = np.zeros((ns, nl, samples), dtype=np.int64)
+            chunk = 128
+
+            def run_h(a):
+                b = min(a + chunk, samples)
+                r = _heur_chunk(P, hands, decks, classic, seat, dealer, st, levels, coinche,
+                                a, b, pts, sc, mk)
+                if r:
+                    raise RuntimeError(f"the heuristic bot chose an illegal action in world {r - 1}")
+                return b - a
+            _run_chunks(run_h, range(0, samples, chunk), threads, lambda n: bar.advance("heuristic", n))
+            seconds["heuristic"] = time.perf_counter() - t0
+            res["heur"] = (pts.astype(np.float64), sc, mk)
+        if do_dd:
+            t0 = time.perf_counter()
+            pts = np.zeros((ns, samples), dtype=np.int64)
+            sc = np.zeros((ns, nl, samples), dtype=np.int64)
+            mk = np.zeros((ns, nl, samples), dtype=np.int64)
+            syn = np.zeros((ns, nl, samples), dtype=np.int64)
+            n_thr = min(threads, samples)
+            chunk = max(1, min(8, math.ceil(samples / (4 * n_thr))))
+            workspaces = _take_workspaces(n_thr)
+            free = list(workspaces)
+            lock = threading.Lock()
+
+            def run_dd(a):
+                with lock:
+                    W = free.pop()
+                try:
+                    b = min(a + chunk, samples)
+                    _dd_chunk(W, P, hands, decks, classic, seat, dealer, st, levels, coinche,
+                              a, b, pts, sc, mk, syn)
+                finally:
+                    with lock:
+                        free.append(W)
+                return b - a
+            try:
+                _run_chunks(run_dd, range(0, samples, chunk), n_thr,
+                            lambda n: bar.advance("dd", n))
+            finally:
+                _give_back(workspaces)
+            seconds["dd"] = time.perf_counter() - t0
+            res["dd"] = (pts.astype(np.float64), sc, mk)
+    finally:
+        bar.close()
+
+    def summary(key):
+        if key not in res:
+            return None, None, None, None, None
+        pts, sc, mk = res[key]
+        return pts, sc, mk, (mk == 1).mean(axis=2), sc.mean(axis=2)
+
+    dpts, dsc, dmk, dp, de = summary("dd")
+    hpts, hsc, hmk, hp, he = summary("heur")
+    p_make, exp = (dp, de) if do_dd else (hp, he)
+    return HandEvaluation(
+        rules=rules, seat=seat, dealer=dealer, hand=hand_m, samples=samples, seed=seed,
+        method=method, auction=auction_t, coinche=coinche, retourne=ret, strains=strains_t,
+        levels=_frozen(levels), legal=_frozen(legal), hands=_frozen(hands),
+        decks=_frozen(decks) if classic else None,
+        dd_points=_frozen(dpts), heur_points=_frozen(hpts), dd_scores=_frozen(dsc),
+        heur_scores=_frozen(hsc), dd_made=_frozen(dmk), heur_made=_frozen(hmk),
+        p_make_dd=_frozen(dp), expected_score_dd=_frozen(de), p_make_heur=_frozen(hp),
+        expected_score_heur=_frozen(he), p_make=p_make, expected_score=exp,
+        suggested_bid=suggest_bid(levels, strains_t, exp, legal), seconds=seconds)
+
+
+def _run_chunks(fn, starts, threads: int, done: Callable[[int], None]) -> None:
+    """``fn(start)`` for every chunk start, on ``threads`` threads; ``done(n)`` after
+    each chunk (in this thread)."""
+    starts = list(starts)
+    if threads <= 1 or len(starts) <= 1:
+        for a in starts:
+            done(fn(a))
+        return
+    with ThreadPoolExecutor(max_workers=threads) as ex:
+        futures = [ex.submit(fn, a) for a in starts]
+        try:
+            for f in futures:
+                done(f.result())
+        except BaseException:
+            for f in futures:
+                f.cancel()
+            raise
+
+
+# ====================================================================== benchmark, warmup
+def evaluation_throughput(method: str = "dd", rules: str = "ffb", samples: int = 40, *,
+                          hand: str = "JH 9H AH TH 7S 8D KC QC", seed: int = 0,
+                          threads: int = 1) -> float:
+    """Worlds per second of :func:`evaluate_hand` (every strain of ``rules``, every
+    level) for one method, kernels warm (benchmark key ``evaluation_<method>_worlds_per_s``)."""
+    evaluate_hand(rules, 0, hand, 3, samples=2, seed=seed + 1, method=method, threads=threads)
+    t = time.perf_counter()
+    evaluate_hand(rules, 0, hand, 3, samples=samples, seed=seed, method=method, threads=threads)
+    return samples / (time.perf_counter() - t)
+
+
+def warmup() -> None:
+    """Compile (or load from the numba cache) every kernel of this module."""
+    evaluate_hand("ffb", 0, "JH 9H AH TH 7S 8D KC QC", 3, samples=1, strains="H")
+    evaluate_hand("classic", 0, "JH 9H AH TH 7S", 3, samples=1, strains="H", retourne="8H")
+    evaluate_hand("classic", 0, "JH 9H AH TH 7S 8D KC QC", 3, samples=1, strains="H")

@@ -1,0 +1,105 @@
+"""``coinche-rl evaluate``: the Monte Carlo hand evaluation on the command line (text and
+JSON output, the same numbers as the Python API, clear errors)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from coinche_rl.agents.evaluation import evaluate_hand
+from coinche_rl.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+HAND = "JH 9H AH TH 7S 8D KC QC"
+
+
+def test_text_output(capsys):
+    assert main(["evaluate", HAND, "--samples", "3", "--strains", "H,C", "--seed", "2"]) == 0
+    out = capsys.readouterr().out
+    for text in ("card points of the team", "P(make), double-dummy", "P(make), heuristic play",
+                 "expected deal score", "suggested bid:", "worlds/s", "capot"):
+        assert text in out
+    lines = out.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("P(make), double-dummy"))
+    assert lines[header + 1].split() == ["strain", "80", "90", "100", "110", "120", "130", "140",
+                                         "150", "160", "capot"]
+    assert lines[header + 2].split()[0] == "H" and lines[header + 3].split()[0] == "C"
+
+
+def test_json_equals_the_python_api(capsys):
+    args = ["evaluate", HAND, "--seat", "1", "--dealer", "0", "--samples", "4", "--seed", "5",
+            "--method", "heuristic", "--preset", "ffb_sa_ta", "--holds", "3:AS", "--holds",
+            "3:KS", "--lacks", "2:JS,9S", "--auction", "80D", "--json"]
+    assert main(args) == 0
+    d = json.loads(capsys.readouterr().out)
+    ev = evaluate_hand("ffb_sa_ta", 1, HAND, 0, samples=4, seed=5, method="heuristic",
+                       holds={3: "AS KS"}, lacks={2: "JS 9S"}, auction=["80D"])
+    assert d["strains"] == ["S", "H", "D", "C", "NT", "AT"]
+    assert d["levels"] == ev.levels.tolist() and d["primary"] == "heuristic"
+    np.testing.assert_allclose(d["p_make"], ev.p_make)
+    np.testing.assert_allclose(d["expected_score"], ev.expected_score)
+    np.testing.assert_allclose(d["heur_points"], ev.heur_points)
+    assert d["dd_points"] is None and d["p_make_dd"] is None
+    assert d["auction"] == ["80D"] and d["legal"][0][0] is False
+    assert d["suggested_bid"] == (None if ev.suggested_bid is None else {
+        "value": ev.suggested_bid[0], "strain": "SHDC"[ev.suggested_bid[1]] if ev.suggested_bid[1] < 4
+        else ("NT", "AT")[ev.suggested_bid[1] - 4], "text": d["suggested_bid"]["text"]})
+
+
+def test_classic_prise(capsys):
+    assert main(["evaluate", "JH 9H AH TH 7S", "--preset", "classic", "--retourne", "8H",
+                 "--samples", "2", "--method", "heuristic", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["levels"] == [0] and d["retourne"] == "8H"
+    assert d["legal"] == [[False], [True], [False], [False]]
+
+
+@pytest.mark.parametrize("args,message", [
+    (["JH 9H AH"], "has 3 cards: a 'ffb' hand has 8 cards, e.g."),
+    (["JH 9H AH TH 7S 8D KC 1C"], "hand: "),
+    ([HAND, "--seat", "5"], "seat must be a seat 0..3, not 5"),
+    ([HAND, "--dealer", "9"], "dealer must be a seat 0..3, not 9"),
+    ([HAND, "--strains", "NT"], "strain NT is not allowed by rules 'ffb'"),
+    ([HAND, "--holds", "AS"], "expected SEAT:CARDS"),
+    ([HAND, "--holds", "2:JH"], "holds[2]"),
+    ([HAND, "--auction", "80H 80S"], "auction[1]"),
+    ([HAND, "--auction", "80H pass pass pass"], "the auction is over"),
+    (["JH 9H AH TH 7S", "--preset", "classic"], "needs the retourne"),
+])
+def test_errors(args, message, capsys):
+    assert main(["evaluate", *args, "--samples", "2", "--method", "heuristic"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("coinche-rl: error: ") and message in err
+
+
+@pytest.mark.parametrize("args,message", [
+    ([HAND, "--preset", "belotte"], "unknown rule preset 'belotte': valid presets are"),
+    ([HAND, "--samples", "0"], "--samples must be at least 1"),
+    ([HAND, "--method", "mc"], "invalid choice: 'mc'"),
+    ([HAND, "--threads", "0"], "--threads must be at least 1"),
+])
+def test_argument_errors(args, message, capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["evaluate", *args])
+    assert e.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_as_a_subprocess():
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    r = subprocess.run([sys.executable, "-m", "coinche_rl.cli", "evaluate", HAND, "--samples", "2",
+                        "--method", "heuristic", "--strains", "H", "--json"], capture_output=True,
+                       text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["strains"] == ["H"] and len(d["heur_points"][0]) == 2
+    r = subprocess.run([sys.executable, "-m", "coinche_rl.cli", "evaluate", "JH 9H"],
+                       capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 2 and "has 2 cards" in r.stderr
