@@ -1,0 +1,666 @@
+"""Perfect-information Monte Carlo (PIMC): the ``pimc`` agent (``coinche_rl.agents.pimc``).
+
+**Card play.** At each card the seat draws ``N`` worlds (deals of the hidden cards
+consistent with its information set, uniformly, with the exact sampler of
+:mod:`coinche_rl.agents.sampler`), solves every legal card exactly in every world with
+the double-dummy solver (:mod:`coinche_rl.solver`, objective ``"score"``: the deal score
+difference for the seat's team), and plays the card with the best total over the worlds.
+When the information set allows at most ``N`` worlds, every one of them is solved once
+(so with a single world left PIMC plays exactly the solver's best card). Ties, frequent
+because equivalent cards (a sequence, two small cards of a suit) have equal values, go to
+the *cheapest* card: fewest card points under the strain, then lowest strength, then the
+lowest card id. This is the classic determinization approach of Ginsberg's GIB for
+bridge (M. Ginsberg, *GIB: Imperfect information in a computationally challenging game*,
+JAIR 14, 2001), with its known limits: it plays every world as if it would later learn
+the hidden cards (strategy fusion), and it never plays to gather or hide information.
+
+**World states.** The solver needs a full engine state. :func:`world_state_into` builds
+it, in numba, from the seat's public state (:func:`coinche_rl.envs.kernels.public_state`)
+and the world's hands, *exactly as the engine would hold it had those been the real
+hands*:
+
+* ``S_HAND`` = the world's hands; ``S_INIT_HAND`` = the world's hands plus the cards each
+  seat played (the hands the play started with; the classic family's dealing order,
+  ``S_DECK``, is not rebuilt: nothing after the deal reads it);
+* declarations (``P_DECLARATIONS``): every other seat's best combination
+  (:func:`coinche_rl.engine.hand_declarations` of its starting hand, as
+  ``engine._start_play`` computes it), its carré of 7s / 8s bit, and, for the seats that
+  already played in the first trick, whether they declared: automatically when the rules
+  say so; under ``optional_declare`` a seat's choice is private until the resolution, and
+  the world assumes the sensible one (declare when the hand holds declarations, unless it
+  also holds a cancelling carré of 7s / 8s). After the resolution the public values (the
+  scoring team's shown declarations, the team totals) are kept as they are;
+* belote: the holders of K and Q of a trump suit (``S_BELOTE_SEATS``); the automatic
+  belote (``S_BELOTE_ON``, ``S_BELOTE_CARDS``, ``S_TEAM_BELOTE``) as ``_start_play`` sets
+  it; under ``optional_belote``, an announced belote stays announced, a holder who played
+  a K or Q of its pair without announcing chose not to, a holder who has not played yet
+  in the first trick still has to choose (the solver treats pending choices as moves),
+  and a holder whose choice is not public yet is assumed to have announced.
+
+``tests/test_pimc.py`` checks on random positions of every preset family (with random
+private choices) that the state built from the *true* hands is the true state, slot for
+slot, apart from ``S_DECK`` and the private choices the world had to assume (and that
+solving it gives the same value).
+
+**Own choices.** A declare / belote choice of the seat itself is decided like a card: by
+the solver's values summed over the worlds (with ties toward declaring / announcing).
+
+**Bidding** (coinche and surcoinche included) uses the Monte Carlo hand evaluation of
+:mod:`coinche_rl.agents.evaluation` (``bid_samples`` double-dummy deals of the seat's
+hand): the seat bids the highest legal contract whose expected deal score for its team is
+positive (``bid_margin`` above 0), or passes; it coinches an opponents' contract when the
+opponents' expected total falls short of their bid by more than ``coinche_margin``
+points, and surcoinches its own team's coinched contract when the team's expected total
+beats the bid by more than ``coinche_margin``. In the classic family's prise it takes
+(round 1) or names (round 2) the strain with the best positive expected score.
+
+**Determinism.** Decision ``k`` of a deal draws its worlds from splitmix64 stream ``k``
+of the seed given to :meth:`~coinche_rl.agents.base.Agent.reset`: the same seed gives the
+same choices in every executor.
+
+>>> from coinche_rl.game import Deal
+>>> from coinche_rl.agents import make_agent, play_deal
+>>> deal = Deal("ffb", seed=4, dealer=3).with_contract(90, 1, taker=0)
+>>> agents = [make_agent("pimc:worlds=4"), make_agent("heuristic")] * 2
+>>> result = play_deal(deal, agents, seeds=[1, 2, 3, 4])
+>>> deal.is_terminal
+True
+"""
+
+from __future__ import annotations
+
+import time
+from typing import List, Optional
+
+import numpy as np
+
+from ..actions import (BID_BASE, CAPOT_BASE, CARD_BASE, COINCHE, N_ACTIONS, NAME_BASE, PASS,
+                       SURCOINCHE, TAKE)
+from ..engine import (ALL_CARD_POINTS, AT, CAPOT_VALUE, CARD_ORDER, NT, PLAY, P_AT_TABLE,
+                      P_CARRE_LOW_CANCELS, P_DECL_SHARE, P_DECLARATIONS, P_OPTIONAL_BELOTE,
+                      P_OPTIONAL_DECLARE, S_BELOTE_CARDS, S_BELOTE_DECIDED, S_BELOTE_ON,
+                      S_AUCTION, S_BELOTE_SEATS, S_BID_SEAT, S_BID_STRAIN, S_BID_VALUE,
+                      S_DEALER, S_DECL_CARDS, S_N_AUCTION, S_RETOURNE, S_DECL_DECIDED, S_DECL_KEY,
+                      S_DECL_LOW, S_DECL_PTS, S_DECL_WINNER, S_DECLARED, S_HAND, S_INIT_HAND,
+                      S_PHASE, S_PLAYS, S_TEAM_BELOTE, S_TRICK_LEADERS, S_TRICK_N, S_TRICK_NO,
+                      STATE_SIZE, hand_declarations, kernel, rng_seed)
+from ..rules import RuleSet
+from ..solver import C_KEEP, OBJECTIVES, POINTS, SCORE, move_values_into, new_workspace
+from .base import Agent, PlayerView
+from .registry import Param, register_agent
+from .sampler import build_table, new_table, sample_into, unrank_into
+
+__all__ = ["PIMCAgent", "PIMCError", "world_state_into", "world_state", "pimc_sums_into",
+           "choose_action", "pimc_world_ms", "pimc_decision_ms", "benchmark_positions",
+           "warmup"]
+
+
+class PIMCError(ValueError):
+    """A PIMC parameter or a position the agent cannot work on."""
+
+
+# ================================================================== world states
+@kernel
+def _played_by(S, seat):
+    """Mask of the cards ``seat`` has played so far."""
+    m = 0
+    for t in range(8):
+        leader = S[S_TRICK_LEADERS + t]
+        if leader < 0:
+            break
+        for i in range(4):
+            c = S[S_PLAYS + 4 * t + i]
+            if c < 0:
+                break
+            if ((leader + i) & 3) == seat:
+                m |= np.int64(1) << c
+    return m
+
+
+@kernel
+def _played_first_trick(S, p):
+    """True when seat ``p`` has played its card of the first trick (so has made its
+    declare / belote choices)."""
+    if S[S_TRICK_NO] > 0:
+        return True
+    return ((p - S[S_TRICK_LEADERS]) & 3) < S[S_TRICK_N]
+
+
+@kernel
+def assumed_declare(pts, low, P):
+    """The private declare choice a world assumes for another seat (``optional_declare``):
+    declare when the hand holds declarations, unless it also holds a carré of 7s or 8s
+    that would cancel every declaration (``carre_low_cancels``)."""
+    return pts > 0 and not (P[P_CARRE_LOW_CANCELS] != 0 and low != 0)
+
+
+@kernel
+def _belote_pairs(h, strain):
+    """``(mask, count)`` of the K + Q pairs of trump suits held in ``h``."""
+    pairs = 0
+    n = 0
+    if strain == NT:
+        return pairs, n
+    for s in range(4):
+        if strain == AT or strain == s:
+            kq = (np.int64(1) << (8 * s + 5)) | (np.int64(1) << (8 * s + 6))
+            if h & kq == kq:
+                pairs |= kq
+                n += 1
+    return pairs, n
+
+
+@kernel
+def world_state_into(pub, P, seat, hands, out):
+    """The engine state of one world (see the module docstring): ``pub`` is ``seat``'s
+    public state in the card play, ``hands`` (int64[4]) the world's hands now (the
+    seat's own included); the state is written into ``out`` (int64[STATE_SIZE])."""
+    for k in range(STATE_SIZE):
+        out[k] = pub[k]
+    strain = pub[S_BID_STRAIN]
+    for p in range(4):
+        if p != seat:
+            out[S_HAND + p] = hands[p]
+            out[S_INIT_HAND + p] = hands[p] | _played_by(pub, p)
+    # declarations (engine._start_play, apply_legal_action's automatic declaring)
+    if P[P_DECLARATIONS] != 0:
+        w = pub[S_DECL_WINNER]
+        shown = 0
+        if w >= 0:
+            shown = pub[S_DECLARED] & ((1 << w) | (1 << (w + 2)))
+        optional = P[P_OPTIONAL_DECLARE] != 0
+        for p in range(4):
+            if p == seat:
+                continue
+            bit = np.int64(1) << p
+            pts, key, used, low = hand_declarations(out[S_INIT_HAND + p], strain, P[P_DECL_SHARE])
+            if low:
+                out[S_DECL_LOW] |= bit
+            if shown & bit:
+                has = True              # shown: its public (real) declarations are kept
+            else:
+                out[S_DECL_PTS + p] = pts
+                out[S_DECL_KEY + p] = key
+                out[S_DECL_CARDS + p] = used
+                has = pts > 0 or (P[P_CARRE_LOW_CANCELS] != 0 and low != 0)
+            if has and _played_first_trick(pub, p):
+                if optional:
+                    out[S_DECL_DECIDED] |= bit
+                    if (shown & bit) == 0 and assumed_declare(pts, low, P):
+                        out[S_DECLARED] |= bit
+                else:
+                    out[S_DECLARED] |= bit
+    # belote (engine._start_play; the BELOTE action under optional_belote)
+    seats = 0
+    on = 0
+    decided = 0
+    cards = 0
+    tb0 = 0
+    tb1 = 0
+    optional_b = P[P_OPTIONAL_BELOTE] != 0
+    for p in range(4):
+        pairs, npairs = _belote_pairs(out[S_INIT_HAND + p], strain)
+        if npairs == 0:
+            continue
+        bit = np.int64(1) << p
+        seats |= bit
+        if p == seat:
+            is_on = (pub[S_BELOTE_ON] & bit) != 0
+            dec = (pub[S_BELOTE_DECIDED] & bit) != 0
+        elif not optional_b:
+            is_on = True
+            dec = False
+        elif pub[S_BELOTE_ON] & bit:
+            is_on = True                # announced as its first card was played
+            dec = True
+        elif not _played_first_trick(pub, p):
+            is_on = False               # still to choose: a move for the solver
+            dec = False
+        else:
+            dec = True
+            # played a card of its pair without announcing: it declined; else assumed
+            is_on = (_played_by(pub, p) & pairs) == 0
+        if dec:
+            decided |= bit
+        if is_on:
+            on |= bit
+            cards |= pairs
+            if p & 1:
+                tb1 += 20 * npairs
+            else:
+                tb0 += 20 * npairs
+    out[S_BELOTE_SEATS] = seats
+    out[S_BELOTE_ON] = on
+    out[S_BELOTE_DECIDED] = decided
+    out[S_BELOTE_CARDS] = cards
+    out[S_TEAM_BELOTE] = tb0
+    out[S_TEAM_BELOTE + 1] = tb1
+
+
+def world_state(public_state: np.ndarray, params: np.ndarray, seat: int, hands) -> np.ndarray:
+    """A new array: :func:`world_state_into` of ``public_state`` for ``seat`` and the
+    four ``hands`` (masks).
+
+    :raises PIMCError: outside the card play, or with hands that do not keep the seat's
+        own hand.
+    """
+    pub = np.asarray(public_state, dtype=np.int64)
+    if pub.shape != (STATE_SIZE,) or pub[S_PHASE] != PLAY:
+        raise PIMCError("world_state needs the public state of a seat in the card play "
+                        f"(an int64 vector of {STATE_SIZE} slots with S_PHASE = PLAY)")
+    h = np.asarray([int(x) for x in hands], dtype=np.int64)
+    if h.shape != (4,) or h[seat] != pub[S_HAND + seat]:
+        raise PIMCError("hands must be 4 card masks, the seat's own hand at its place")
+    out = np.empty(STATE_SIZE, dtype=np.int64)
+    world_state_into(pub, np.asarray(params, dtype=np.int64), int(seat), h, out)
+    return out
+
+
+# ================================================================== card play
+@kernel
+def pimc_sums_into(W, table, pub, P, seat, n_worlds, exhaustive, rng, objective, team,
+                   hands, Sw, out_a, out_v, sums):
+    """The PIMC loop: ``n_worlds`` worlds of the sampler ``table`` (world ``j`` for
+    ``j < n_worlds`` when ``exhaustive``, else uniform draws from ``rng``), each turned into
+    a state (:func:`world_state_into`) and solved (:func:`coinche_rl.solver.move_values_into`,
+    ``objective`` for ``team``); ``sums[a]`` (int64[N_ACTIONS], zeroed here) receives the
+    total value of action ``a``. ``hands`` (int64[4]), ``Sw`` (int64[STATE_SIZE]),
+    ``out_a`` and ``out_v`` (int64[32]) are scratch; on return ``out_a[:k]`` holds the
+    ``k`` legal actions (the return value; -1 when the table has no world)."""
+    for a in range(sums.shape[0]):
+        sums[a] = 0
+    k = 0
+    for j in range(n_worlds):
+        if exhaustive:
+            unrank_into(table, j, hands)
+        elif not sample_into(table, rng, hands):
+            return -1
+        world_state_into(pub, P, seat, hands, Sw)
+        k = move_values_into(W, Sw, P, objective, team, out_a, out_v)
+        for i in range(k):
+            sums[out_a[i]] += out_v[i]
+    return k
+
+
+@kernel
+def choose_action(sums, actions, k, strain, at_table):
+    """The action of ``actions[:k]`` with the largest ``sums[a]``; among equal totals a
+    declare / belote announcement before its refusal, and the cheapest card: fewest card
+    points under ``strain``, then lowest strength, then lowest id."""
+    best = -1
+    for i in range(k):
+        a = actions[i]
+        if best < 0 or sums[a] > sums[best]:
+            best = a
+        elif sums[a] == sums[best]:
+            if a >= CARD_BASE and a < CARD_BASE + 32 and best >= CARD_BASE and best < CARD_BASE + 32:
+                c = a - CARD_BASE
+                b = best - CARD_BASE
+                pc = ALL_CARD_POINTS[at_table, strain, c]
+                pb = ALL_CARD_POINTS[at_table, strain, b]
+                if pc < pb or (pc == pb and (CARD_ORDER[strain, c] < CARD_ORDER[strain, b] or (
+                        CARD_ORDER[strain, c] == CARD_ORDER[strain, b] and c < b))):
+                    best = a
+            elif a < best:
+                best = a            # DECLARE before NO_DECLARE, BELOTE before NO_BELOTE
+    return best
+
+
+# ================================================================== the agent
+#: ``bid_rule`` values: the legal contract with the best expected score, or the highest
+#: one whose expected score is positive
+BID_RULES = ("best", "highest")
+
+
+def _check_int(v, name: str, lo: int, hi: Optional[int] = None) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo or (hi is not None and v > hi):
+        raise PIMCError(f"{name}={v!r} must be an int " + (f"in {lo}..{hi}" if hi is not None else f">= {lo}"))
+    return int(v)
+
+
+def _check_choice(v, name: str, choices) -> str:
+    if v not in choices:
+        raise PIMCError(f"{name}={v!r} must be one of {', '.join(map(repr, choices))}")
+    return v
+
+
+def _int64(seed: int) -> int:
+    """``seed`` as the int64 the kernels see (two's complement of its low 64 bits)."""
+    s = int(seed) % (1 << 64)
+    return s - (1 << 64) if s >= (1 << 63) else s
+
+
+class PIMCAgent(Agent):
+    """The PIMC player (see the module docstring and the registry's parameters)."""
+
+    def __init__(self, worlds: int = 32, objective: str = "score", bid_samples: int = 16,
+                 bid_method: str = "dd", bid_rule: str = "best", bid_margin: float = 0.0,
+                 coinche_margin: float = 20.0, coinche_length: int = 4, seed: int = 0,
+                 tt_bits: int = 17):
+        super().__init__()
+        _check_int(worlds, "worlds", 1)
+        _check_int(bid_samples, "bid_samples", 1)
+        _check_int(coinche_length, "coinche_length", 0, 8)
+        _check_int(seed, "seed", 0)
+        _check_int(tt_bits, "tt_bits", 10, 26)
+        _check_choice(objective, "objective", tuple(OBJECTIVES))
+        _check_choice(bid_method, "bid_method", ("dd", "heuristic"))
+        _check_choice(bid_rule, "bid_rule", BID_RULES)
+        self.worlds = int(worlds)
+        self.objective = objective
+        self.bid_samples = int(bid_samples)
+        self.bid_method = bid_method
+        self.bid_rule = bid_rule
+        self.bid_margin = float(bid_margin)
+        self.coinche_margin = float(coinche_margin)
+        self.coinche_length = int(coinche_length)
+        self.extra_seed = int(seed)
+        self._obj = OBJECTIVES[objective]
+        self._W = new_workspace(tt_bits)
+        # keep the transposition table between solves: its entries are exact values of
+        # (remaining hands, leader, history flag), valid for every world and decision
+        # while the strain, rules and team stay (the solver starts a new table otherwise)
+        self._W[C_KEEP] = 1
+        self._table = new_table()
+        self._rng = np.zeros(1, dtype=np.uint64)
+        self._hands = np.zeros(4, dtype=np.int64)
+        self._Sw = np.zeros(STATE_SIZE, dtype=np.int64)
+        self._a = np.zeros(32, dtype=np.int64)
+        self._v = np.zeros(32, dtype=np.int64)
+        self._sums = np.zeros(N_ACTIONS, dtype=np.int64)
+        self._decisions = 0
+        self._stream_seed = 0
+        self._eval = None
+        self._coinche_cache = {}
+        #: worlds solved at the last card decision (0 when it had one legal action)
+        self.last_worlds = 0
+
+    def reset(self, seat: int, rules: RuleSet, seed: int) -> None:
+        super().reset(seat, rules, seed)
+        # the reset seed, mixed with the ``seed`` parameter (0 leaves it as it is)
+        self._stream_seed = _int64(int(seed) + self.extra_seed * 0x9E3779B97F4A7C15)
+        self._decisions = 0
+        self._eval = None
+        self._coinche_cache = {}
+        self.last_worlds = 0
+
+    def _stream(self) -> np.ndarray:
+        """The splitmix64 stream of this decision (stream ``k`` of the reset seed)."""
+        self._decisions += 1
+        rng_seed(self._rng, self._stream_seed, self._decisions)
+        return self._rng
+
+    def act(self, view: PlayerView) -> int:
+        legal = np.flatnonzero(view.legal)
+        rng = self._stream()
+        if len(legal) == 1:
+            self.last_worlds = 0
+            return int(legal[0])
+        pub = view.public_state
+        if pub[S_PHASE] == PLAY:
+            return self._play(view, pub, rng)
+        return self._auction(view, pub, legal)
+
+    # ------------------------------------------------------------ card play
+    def card_values(self, view: PlayerView, rng: Optional[np.ndarray] = None):
+        """``(actions, totals, n_worlds)``: the legal actions, their values summed over
+        the worlds solved, and how many worlds (the PIMC evaluation behind :meth:`act`)."""
+        pub = view.public_state
+        if rng is None:
+            rng = np.zeros(1, dtype=np.uint64)
+            rng_seed(rng, self._stream_seed, 0)
+        info = view.information_set
+        seat = view.seat
+        count = build_table(self._table, seat, np.array(info.hand_sizes, dtype=np.int64),
+                            np.array(info.known, dtype=np.int64),
+                            np.array(info.possible, dtype=np.int64), np.int64(info.played))
+        if count <= 0:
+            raise PIMCError(f"no world is consistent with the information set of seat {seat}")
+        n = min(self.worlds, int(count))
+        team = seat & 1
+        k = pimc_sums_into(self._W, self._table, pub, view.params, seat, n, count <= self.worlds,
+                           rng, self._obj, team, self._hands, self._Sw, self._a, self._v,
+                           self._sums)
+        actions = self._a[:k].copy()
+        return actions, self._sums[actions].copy(), n
+
+    def _play(self, view: PlayerView, pub: np.ndarray, rng: np.ndarray) -> int:
+        actions, totals, n = self.card_values(view, rng)
+        self.last_worlds = n
+        a = choose_action(self._sums, self._a, len(actions), pub[S_BID_STRAIN],
+                          view.params[P_AT_TABLE])
+        return int(a)
+
+    # ------------------------------------------------------------ auction
+    def _evaluate(self, view: PlayerView, pub: np.ndarray, strains=None, auction=(),
+                  min_suit_length: int = 0):
+        """:func:`coinche_rl.agents.evaluation.evaluate_hand` of the seat's hand (the
+        worlds from this deal's evaluation seed)."""
+        from .evaluation import evaluate_hand
+        classic = view.rules.family == "classic"
+        return evaluate_hand(view.rules, view.seat, int(pub[S_HAND + view.seat]),
+                             int(pub[S_DEALER]), samples=self.bid_samples,
+                             seed=(self._stream_seed ^ _EVAL_SALT) & (2 ** 63 - 1),
+                             strains=strains, method=self.bid_method, auction=auction,
+                             retourne=int(pub[S_RETOURNE]) if classic else None,
+                             min_suit_length=min_suit_length)
+
+    def hand_evaluation(self, view: PlayerView):
+        """The evaluation of the seat's hand behind its bids: every strain, the worlds
+        not constrained by the auction; computed at the seat's first auction decision
+        of the deal and kept (the hand does not change during the auction)."""
+        if self._eval is None:
+            self._eval = self._evaluate(view, view.public_state)
+        return self._eval
+
+    def _auction(self, view: PlayerView, pub: np.ndarray, legal: np.ndarray) -> int:
+        legal_set = set(int(a) for a in legal)
+        ev = self.hand_evaluation(view)
+        if view.rules.family == "classic":
+            return self._prise(ev, legal_set, int(pub[S_RETOURNE]) >> 3)
+        seat = view.seat
+        value = int(pub[S_BID_VALUE])
+        strain = int(pub[S_BID_STRAIN])
+        bidder = int(pub[S_BID_SEAT])
+        if COINCHE in legal_set and self._coinche(view, pub, value, strain):
+            return COINCHE
+        if SURCOINCHE in legal_set and strain in ev.strains:
+            margin = _team_points(ev, strain).mean() - value
+            if margin > self.coinche_margin:
+                return SURCOINCHE
+        baseline = self.bid_margin
+        if bidder >= 0 and (bidder & 1) == (seat & 1) and strain in ev.strains:
+            # the partner holds the contract: outbid it only when that is worth more
+            k = int(np.flatnonzero(ev.levels == value)[0])
+            baseline = max(baseline, float(ev.expected_score[ev.strains.index(strain), k]))
+        best, best_key = PASS, None
+        for a in legal_set:
+            if BID_BASE <= a < CAPOT_BASE:
+                v, st = 80 + 10 * ((a - BID_BASE) // 6), (a - BID_BASE) % 6
+            elif CAPOT_BASE <= a < COINCHE:
+                v, st = CAPOT_VALUE, a - CAPOT_BASE
+            else:
+                continue
+            if st not in ev.strains:
+                continue
+            es = float(ev.expected_score[ev.strains.index(st), int(np.flatnonzero(ev.levels == v)[0])])
+            if es <= baseline:
+                continue
+            key = (es, v, -st) if self.bid_rule == "best" else (v, es, -st)
+            if best_key is None or key > best_key:
+                best, best_key = a, key
+        return best
+
+    def _coinche(self, view: PlayerView, pub: np.ndarray, value: int, strain: int) -> bool:
+        """Whether the opponents' contract (``value`` in ``strain``) is expected to fail
+        by more than ``coinche_margin``: the worlds give the contract's bidder at least
+        ``coinche_length`` cards of a suit it bid, and the opponents' expected card
+        points (double-dummy or heuristic play) are compared with the bid."""
+        auction = tuple(int(a) for a in pub[S_AUCTION:S_AUCTION + int(pub[S_N_AUCTION])])
+        key = (strain, auction)
+        ev = self._coinche_cache.get(key)
+        if ev is None:
+            from .evaluation import EvaluationError
+            try:
+                ev = self._evaluate(view, pub, strains=[strain], auction=auction,
+                                    min_suit_length=self.coinche_length)
+            except EvaluationError:
+                # the length asked is too rare among the worlds: drop the condition
+                ev = self._evaluate(view, pub, strains=[strain], auction=auction)
+            self._coinche_cache[key] = ev
+        ours = _team_points(ev, strain)
+        theirs = np.where(ours <= 0, 252.0, np.where(ours >= 252, 0.0, 162.0 - ours))
+        return value - theirs.mean() > self.coinche_margin
+
+    def _prise(self, ev, legal_set, retourne_suit: int) -> int:
+        """Classic prise: take (round 1) or name (round 2) the legal strain with the best
+        expected score, when it beats ``bid_margin``."""
+        best, best_es = PASS, self.bid_margin
+        for a in sorted(legal_set):
+            if a == TAKE:
+                st = retourne_suit
+            elif NAME_BASE <= a < NAME_BASE + 6:
+                st = a - NAME_BASE
+            else:
+                continue
+            if st not in ev.strains:
+                continue
+            es = float(ev.expected_score[ev.strains.index(st), 0])
+            if es > best_es:
+                best, best_es = a, es
+        return best
+
+
+_EVAL_SALT = 0x3C6EF372FE94F82B
+
+
+def _team_points(ev, strain: int) -> np.ndarray:
+    """The team's card points in ``strain`` in each world of the evaluation ``ev``
+    (double-dummy when computed, else heuristic play)."""
+    pts = ev.dd_points if ev.dd_points is not None else ev.heur_points
+    return pts[ev.strains.index(strain)]
+
+
+register_agent("pimc", PIMCAgent, {
+    "worlds": Param(int, 32, "worlds (deals of the hidden cards) solved per card; every world "
+                    "once when the information set allows at most this many", min=1, max=4096),
+    "objective": Param(str, "score", "what the solver maximises in each world: 'score' (the deal "
+                       "score difference for the team) or 'points' (its card points)",
+                       choices=("score", "points")),
+    "bid_samples": Param(int, 16, "deals of the hand evaluation behind the auction decisions",
+                         min=1, max=4096),
+    "bid_method": Param(str, "dd", "how the hand evaluation plays its deals: 'dd' (the solver) "
+                        "or 'heuristic' (the heuristic bot, far faster)",
+                        choices=("dd", "heuristic")),
+    "bid_rule": Param(str, "best", "'best': bid the legal contract with the best expected deal "
+                      "score; 'highest': the highest one whose expected score is positive (both "
+                      "only above bid_margin, and above the partner's contract's)",
+                      choices=BID_RULES),
+    "bid_margin": Param(float, 0.0, "a contract is bid only when its expected deal score "
+                        "exceeds this (points)"),
+    "coinche_margin": Param(float, 20.0, "coinche when the opponents' expected card points fall "
+                            "short of their bid by more than this; surcoinche when the team's "
+                            "exceed its bid by more than this"),
+    "coinche_length": Param(int, 4, "for the coinche decision, worlds give the opponents' "
+                            "bidders at least this many cards of each suit they bid (0: no "
+                            "condition)", min=0, max=8),
+    "seed": Param(int, 0, "mixed with the per-deal seed: the stream of sampled worlds", min=0),
+    "tt_bits": Param(int, 17, "the solver's transposition table holds 2**tt_bits buckets (32 "
+                     "bytes each), kept between decisions", min=10, max=26),
+}, "perfect-information Monte Carlo: every legal card solved exactly (double dummy) in "
+   "sampled worlds; bids, coinches and the prise from Monte Carlo hand evaluation")
+
+
+# ================================================================== benchmarks, warmup
+def benchmark_positions(n_positions: int, preset: str = "ffb", seed: int = 0,
+                        trick: int = 1) -> List:
+    """``n_positions`` card-play positions of the ``trick``-th trick (1 = the first): a
+    random deal and dealer, a contract of 80 in a random allowed strain by a random
+    taker (the classic family: that strain, no value), then random legal actions up to
+    a random place in that trick (the opening lead included). Returns Deals."""
+    from ..game import Deal
+    from ..rules import get_rules
+    rules = get_rules(preset)
+    _check_int(trick, "trick", 1, 8)
+    rng = np.random.default_rng(seed)
+    strains = sorted(rules.allowed_strains)
+    out = []
+    while len(out) < n_positions:
+        d = Deal(rules, seed=int(rng.integers(2 ** 31)), dealer=int(rng.integers(4)))
+        st = strains[int(rng.integers(len(strains)))]
+        d.with_contract(0 if rules.family == "classic" else 80, st, taker=int(rng.integers(4)))
+        cards = 4 * (trick - 1) + int(rng.integers(4))
+        while not d.is_terminal and int(d.state[S_TRICK_NO]) * 4 + int(d.state[S_TRICK_N]) < cards:
+            legal = d.legal_actions()
+            d.apply(int(legal[int(rng.integers(len(legal)))]))
+        if not d.is_terminal:
+            out.append(d)
+    return out
+
+
+def pimc_world_ms(n_positions: int = 40, seed: int = 0, preset: str = "ffb",
+                  trick: int = 1) -> List[float]:
+    """Milliseconds to solve one world (the exact value of every legal action) at
+    :func:`benchmark_positions` of the ``trick``-th trick, one world sampled from the
+    information set of the seat to act; a fresh table each time (benchmark key
+    ``pimc_world_ms``: the median)."""
+    from ..solver import C_KEEP as _KEEP
+    positions = benchmark_positions(n_positions, preset, seed, trick)
+    W = new_workspace(17)
+    W[_KEEP] = 0
+    a = np.zeros(32, dtype=np.int64)
+    v = np.zeros(32, dtype=np.int64)
+    sums = np.zeros(N_ACTIONS, dtype=np.int64)
+    rng = np.zeros(1, dtype=np.uint64)
+    table = new_table()
+    hands = np.zeros(4, dtype=np.int64)
+    Sw = np.zeros(STATE_SIZE, dtype=np.int64)
+    out = []
+    for i, d in enumerate(positions):
+        view = PlayerView.from_deal(d)
+        info = view.information_set
+        build_table(table, view.seat, np.array(info.hand_sizes, dtype=np.int64),
+                    np.array(info.known, dtype=np.int64), np.array(info.possible, dtype=np.int64),
+                    np.int64(info.played))
+        rng_seed(rng, seed, i)
+        pub = view.public_state
+        t = time.perf_counter()
+        pimc_sums_into(W, table, pub, view.params, view.seat, 1, False, rng, SCORE,
+                       view.seat & 1, hands, Sw, a, v, sums)
+        out.append(1000 * (time.perf_counter() - t))
+    return out
+
+
+def pimc_decision_ms(n_positions: int = 20, worlds: int = 32, seed: int = 0,
+                     preset: str = "ffb", trick: int = 1) -> List[float]:
+    """Milliseconds of one PIMC decision (``pimc:worlds=<worlds>``'s :meth:`act`, from the
+    view to the card: information set, sampler table, ``worlds`` solves) at
+    :func:`benchmark_positions` of the ``trick``-th trick, one agent keeping its table
+    between positions as in play (benchmark key ``pimc32_decision_ms``: the median)."""
+    positions = benchmark_positions(n_positions, preset, seed, trick)
+    agent = PIMCAgent(worlds=worlds)
+    out = []
+    for i, d in enumerate(positions):
+        view = PlayerView.from_deal(d)
+        agent.reset(view.seat, d.rules, seed + i)
+        t = time.perf_counter()
+        agent.act(view)
+        out.append(1000 * (time.perf_counter() - t))
+    return out
+
+
+def warmup() -> None:
+    """Compile (or load from the numba cache) the kernels of this module (the card-play
+    loop with the sampler's and the solver's kernels)."""
+    from ..game import Deal
+    for preset in ("ffb", "coinche_x3"):
+        d = Deal(preset, seed=0, dealer=3).with_contract(80, 1, taker=0)
+        for _ in range(28):
+            d.apply(int(d.legal_actions()[0]))
+        agent = PIMCAgent(worlds=2, tt_bits=10)
+        agent.reset(d.current_player, d.rules, 0)
+        agent.act(PlayerView.from_deal(d))
+        agent.card_values(PlayerView.from_deal(d))
+    from ..envs.kernels import public_state
+    seat = d.current_player
+    world_state(public_state(d.state, d.params, seat), d.params, seat, d.hands)
