@@ -82,13 +82,12 @@ True
 from __future__ import annotations
 
 import math
-import os
 import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 from numba import njit
@@ -545,7 +544,7 @@ class HandEvaluation:
             out.append(f"suggested bid: {_bid_name(v, s)} (the highest contract with a positive "
                        f"expected score, {'double-dummy' if self.primary == 'dd' else 'heuristic play'}: "
                        f"{self.expected_score[j, k]:+.1f}, P(make) {self.p_make[j, k]:.2f})")
-        return "\n".join(out)
+        return "\n".join(line.rstrip() for line in out)
 
     def to_dict(self) -> Dict[str, object]:
         """Everything as JSON-ready values (lists of numbers; None where not computed)."""

@@ -375,8 +375,9 @@ def cmd_evaluate(args) -> int:
     for m, label in (("dd", "double-dummy"), ("heuristic", "heuristic play")):
         if m in ev.seconds:
             sec = ev.seconds[m]
-            print(f"{label}: {ev.samples} worlds x {len(ev.strains)} strains x {len(ev.levels)} "
-                  f"levels ({ev.samples * n_contracts} contracts) in {sec:.2f} s "
+            ns, nl = len(ev.strains), len(ev.levels)
+            print(f"{label}: {ev.samples} worlds x {ns} strain{'s' if ns > 1 else ''} x {nl} "
+                  f"level{'s' if nl > 1 else ''} ({ev.samples * n_contracts} contracts) in {sec:.2f} s "
                   f"({ev.samples / max(sec, 1e-9):,.1f} worlds/s, {threads} thread"
                   f"{'s' if threads > 1 else ''})")
     return 0

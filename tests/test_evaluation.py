@@ -92,12 +92,16 @@ def test_dd_made_is_a_positive_score_under_ffb(ev_ffb):
     np.testing.assert_array_equal(ev_ffb.heur_made == 1, ev_ffb.heur_scores > 0)
 
 
-def test_dd_made_follows_the_principal_variation(solver):
-    """Play one best line (score objective) to the end: its S_MADE is dd_made."""
-    ev = evaluate_hand("colver", 1, "JS 9S AS TS KH 8D 7C 8C", 0, samples=1, seed=4,
-                       strains="S", method="dd")
+@pytest.mark.parametrize("rules,hand,strain", [
+    ("colver", "JS 9S AS TS KH 8D 7C 8C", 0),
+    ("coinche_x3", "JS 9S AS TS KS QS JD JC", 0),     # optional declarations, carré of jacks
+])
+def test_dd_made_follows_the_principal_variation(solver, rules, hand, strain):
+    """Play one best line (score objective, declare choices included) to the end: its
+    S_MADE is dd_made."""
+    ev = evaluate_hand(rules, 1, hand, 0, samples=1, seed=4, strains=[strain], method="dd")
     for k in (0, 4, 8):
-        d = _deal(ev, 0, int(ev.levels[k]), 0)
+        d = _deal(ev, 0, int(ev.levels[k]), strain)
         v = solver.solve(d, "score", team=1)
         assert v == ev.dd_scores[0, k, 0]
         while not d.is_terminal:
@@ -112,6 +116,8 @@ def test_dd_made_follows_the_principal_variation(solver):
     ("funbelote", "JH 9H AH TH KH QH 8H 7H", {"strains": "H,NT"}),   # générale (350)
     (get_rules("ffb_sa_ta", at_points="scaled"), "JS 9S JH 9H JD AD TC 8C", {"strains": "AT"}),
     ("colver", HAND, {"strains": "H,S"}),
+    ("ludiclub_coinche", "JH 9H AH TH KH QH 7S 8D", {"strains": "H,AT,NT"}),  # optional belote
+    ("ludiclub_contree", "KS QS KH QH KD QD 7C 8C", {"strains": "AT,S"}),
     ("classic", "JH 9H AH TH 7S", {"retourne": "8H", "strains": "H,C"}),
     ("classic_declarations", HAND, {"strains": "H"}),
     ("vip_classic", "JH 9H AH TH 7S", {"retourne": "KC", "strains": "C,NT,AT"}),
@@ -315,6 +321,11 @@ def test_progress_callable_and_plain_text(monkeypatch, capsys):
     monkeypatch.setitem(__import__("sys").modules, "rich.console", None)
     evaluate_hand("ffb", 0, HAND, 3, samples=3, strains="H", method="heuristic", progress=True)
     assert "evaluate heuristic: 3/3 worlds" in capsys.readouterr().err
+
+
+def test_module_doctests():
+    import doctest
+    assert doctest.testmod(EV).failed == 0
 
 
 # ------------------------------------------------------------------ errors
