@@ -1,0 +1,1673 @@
+"""Exact double-dummy (DD) solver: every hand known, best play by all four seats.
+
+Given an engine state in the card play (any strain, any rule set, possibly mid-trick,
+possibly with a declare / belote choice still to make in the first trick), the solver
+returns the exact minimax value of the position and of every legal action, for one of
+two objectives:
+
+``"points"``
+    The card points a team ends the deal with, exactly as :func:`engine.score_deal`
+    writes them into ``S_CARD_POINTS``: cards won plus dix de der, 252 for a capot, the
+    rule set's générale value when one taker wins all eight tricks, the ``scaled`` AT
+    table brought back to 162. Points already won count (so values of different moves
+    compare directly).
+``"score"``
+    The deal score difference ``S_SCORE[team] - S_SCORE[other team]`` after
+    :func:`engine.score_deal` (contract made or failed, multiplier, belote,
+    declarations, rounding): what a PIMC player should maximise. In the classic family a
+    litige scores what ``S_SCORE`` holds (the takers' points held aside for the next
+    deal count for nobody).
+
+Values are for ``team`` (default: the team of the seat to act).
+
+How the search works (and why it is exact)
+------------------------------------------
+Cards are renumbered inside the solver as ``suit * 8 + strength`` under the strain, so
+"beats", "the cards above" and "the next lower card" are bit operations; the legal-card
+rules (RULES.md §6) are restated on these ids and tested equal to
+:func:`engine.legal_cards` for every strain and option.
+
+The search maximises, for one team ``X``, the *extended outcome* ``E``: the raw card
+points of ``X`` (dix de der included) plus 90 when ``X`` takes every trick, plus the
+générale extra when one seat of the takers does (taker team only), minus 1 when ``X``
+takes no trick (so that being capot ranks below scoring 0 points with a trick). ``E``
+is additive over tricks apart from those end bonuses, which depend on the history only
+through a small flag (all past tricks won by the leader's team / by the leader alone),
+so the value of the remaining tricks is a function of (remaining hands, leader, flag):
+the transposition table (TT) stores intervals ``[lo, hi]`` of that value at trick
+boundaries, never anything inexact.
+
+Both objectives are functions ``f(E)`` once the declarations and belotes are fixed: the
+solver builds ``f`` by running :func:`engine.score_deal` on synthetic finished deals
+(one per value of ``E``), so it can never disagree with the engine. When ``f`` is
+non-decreasing (checked on every call), ``max``/``min`` commute with it and the value
+is ``f`` of the ``E``-minimax. The search then only needs ``f``'s level of each node:
+alpha and beta are snapped to the edges of ``f``'s plateaus (*levels*), which makes
+coarse objectives (a coinched contract: made or failed) much cheaper to solve than the
+card points. A non-decreasing ``f`` is proved for every preset by the tests; were it to
+fail for some rule set, the solver switches to a direct search of the objective (a
+slower exact search whose table also keys the points already won).
+
+Declare / belote choices still to make in the first trick change ``f`` and are moves of
+the seat that makes them: for the score objective the first trick is searched with them
+as moves (one ``f`` per combination of choices, built once), the rest of the deal with
+the ``E`` search. For the points objective they change nothing, and every choice action
+gets the value of the position.
+
+Search enhancements (option bits ``OPT_*``): principal-variation search; the
+transposition table's best move first; killer leads (the last two leads that caused a
+cut-off, per trick and leader); a static move order (a follower gives points to a
+winning partner, else wins the trick, else throws its cheapest card; a lead is ranked by
+the trick it makes when the followers play that way); equivalent cards (same hand, same
+points, no card in play between them) searched once; sure-trump bounds (the top trumps
+held by one team are its points); the last two tricks solved by a dedicated loop. The
+history heuristic is implemented but off by default: on top of the static order it
+doubled the nodes (killer moves inside a trick also cost nodes, so only leads use
+them). None of them changes a value: the tests compare the results with every
+enhancement off, with pseudo-random move orders and with the direct search.
+
+Entry points: :class:`Solver` (owns a reusable workspace: TT, killers, history),
+:func:`solve` and :func:`move_values` (one-off, a shared default solver), and the numba
+kernels :func:`solve_into` / :func:`move_values_into` for a PIMC loop written in numba
+(allocate the workspace once with :func:`new_workspace`; ``W[C_KEEP] = 1`` keeps the
+table between calls, valid while the strain, rules and team stay the same).
+
+>>> from coinche_rl.game import Deal
+>>> deal = Deal("ffb", dealer=3, seed=5).with_contract(90, 1, taker=0)
+>>> actions, values = move_values(deal)          # seat 0 to lead, values for team 0
+>>> int(values.max()) == solve(deal)
+True
+"""
+
+from __future__ import annotations
+
+from typing import Tuple, Union
+
+import numpy as np
+from numba import njit
+
+from . import actions as A
+from . import engine as E
+from .engine import (ALL_CARD_POINTS, AT, CARD_ORDER, P_AT_TABLE, P_CARRE_LOW_CANCELS,
+                     P_DECLARATIONS, P_GENERALE_BONUS, P_MUST_UNDERTRUMP, P_OPTIONAL_BELOTE,
+                     P_OPTIONAL_DECLARE, P_OVERTRUMP_PARTNER, PLAY, S_BELOTE_DECIDED,
+                     S_BELOTE_SEATS, S_BID_SEAT, S_BID_STRAIN, S_CARD_POINTS, S_CUR,
+                     S_DECL_DECIDED, S_DECL_LOW, S_DECL_PTS, S_DECLARED,
+                     S_HAND, S_LEADER, S_PHASE, S_PLAYS, S_POINTS, S_SCORE, S_SEAT_TRICKS,
+                     S_TRICK_N, S_TRICK_NO, S_TRICK_WINNERS, S_TRICKS, S_WIN_CARD,
+                     S_WIN_SEAT, STATE_SIZE, apply_legal_action, kernel, lowest_card,
+                     popcount, score_deal)
+
+__all__ = ["Solver", "SolverError", "solve", "move_values", "solve_into", "move_values_into",
+           "new_workspace", "warmup", "OBJECTIVES", "POINTS", "SCORE"]
+
+#: objective codes of the kernels
+POINTS, SCORE = 0, 1
+OBJECTIVES = {"points": POINTS, "score": SCORE}
+
+
+class SolverError(ValueError):
+    """A position or an argument the solver cannot work on (outside the card play, a bad
+    objective or team, a workspace of the wrong size)."""
+
+
+# ------------------------------------------------------------------ internal card ids
+def _build_perm():
+    perm = np.zeros((6, 32), dtype=np.int64)
+    inv = np.zeros((6, 32), dtype=np.int64)
+    for strain in range(6):
+        for c in range(32):
+            i = (c >> 3) * 8 + int(CARD_ORDER[strain, c])
+            perm[strain, c] = i
+            inv[strain, i] = c
+    return perm, inv
+
+
+#: ``PERM[strain, card]``: the solver's id of an engine card; ``INV`` the way back
+PERM, INV = _build_perm()
+#: ``IPTS[at_table, strain, id]``: card points by solver id
+IPTS = np.zeros(ALL_CARD_POINTS.shape, dtype=np.int64)
+for _t in range(ALL_CARD_POINTS.shape[0]):
+    for _s in range(6):
+        for _i in range(32):
+            IPTS[_t, _s, _i] = ALL_CARD_POINTS[_t, _s, INV[_s, _i]]
+_HIGH8 = np.array([-1] + [int(v).bit_length() - 1 for v in range(1, 256)], dtype=np.int64)
+
+# ------------------------------------------------------------------ workspace layout
+# One int64 array holds everything a solve needs (a single kernel argument):
+C_STRAIN, C_MU, C_OP, C_AT, C_X, C_CB, C_GB, C_GEN, C_TTMASK, C_NODES, C_EMAX, C_SIG, \
+    C_OPT, C_NPAIRS, C_ACTIVE, C_RAWTOT, C_KEEP = range(17)
+W_H = 24            # 4 hands (solver ids)
+W_PAIR = 32         # pending choices of the first trick: (seat, kind) x 8
+W_KILL = 64         # 2 killer leads per (trick, leader)
+W_HIST = 128        # history score per (seat, card)
+W_MV = 256          # ordered moves, 8 per card position
+DOM = 512           # extended-outcome domain: E + 1 in 0..DOM-1
+W_TOP = 512         # top of E's level (active map)
+W_BOT = W_TOP + DOM  # bottom of E's level
+W_BASE = W_BOT + DOM  # the root state, automatic declarations completed
+W_SCR = W_BASE + 256  # the root state with one combination of the pending choices
+W_SC2 = W_SCR + 256  # a synthetic finished deal
+MAX_PAIRS = 8       # pending (seat, declare / belote) choices at most
+W_MONO = W_SC2 + 256  # 1 when f of the combination is non-decreasing
+W_MAP = W_MONO + (1 << MAX_PAIRS)  # f for each combination of the pending choices
+W_TT = W_MAP + (1 << MAX_PAIRS) * DOM
+TT_WORDS = 8        # a bucket: 2 entries of (key1, key2, key3, data)
+
+#: Search options (bits; the values never depend on them, only the speed):
+#: killer leads, history heuristic, principal-variation search, equivalent cards, the
+#: two-trick endgame loop, the transposition table, static move ordering, sure-trump
+#: bounds; OPT_DIRECT forces the direct search of the objective and OPT_SHUFFLE orders
+#: the moves pseudo-randomly (both for tests).
+OPT_KILLERS, OPT_HISTORY, OPT_PVS, OPT_EQUIV, OPT_TWO, OPT_TT, OPT_DIRECT, OPT_ORDER, \
+    OPT_SURE, OPT_SHUFFLE = 1, 2, 4, 8, 16, 32, 64, 128, 256, 512
+#: the default: everything that makes the search faster (history is slower: off)
+OPT_DEFAULT = OPT_KILLERS | OPT_PVS | OPT_EQUIV | OPT_TWO | OPT_TT | OPT_ORDER | OPT_SURE
+OPT_MAX = 1023
+
+INF = 30000
+OFF = 32768
+CAPOT_BONUS = 90    # E of a capot: all the points + 90 (= 252 with the 162-point tables)
+
+
+def new_workspace(tt_bits: int = 17) -> np.ndarray:
+    """A solver workspace (int64 array) with a TT of ``2 ** tt_bits`` buckets of two
+    entries (``tt_bits=17``: 8 MiB). Reuse it across solves: the kernels keep what
+    they learnt while the strain, rules and team stay the same."""
+    if not 10 <= tt_bits <= 26:
+        raise SolverError(f"tt_bits={tt_bits} must be in 10..26 (a TT of 2**tt_bits buckets)")
+    W = np.zeros(W_TT + TT_WORDS * (1 << tt_bits), dtype=np.int64)
+    W[C_TTMASK] = (1 << tt_bits) - 1
+    W[C_OPT] = OPT_DEFAULT
+    W[C_SIG] = -1
+    W[W_KILL:W_KILL + 64] = -1
+    return W
+
+
+# ------------------------------------------------------------------ card play on solver ids
+@njit(cache=True, _nrt=False)
+def _above(w):
+    """Cards of ``w``'s suit stronger than ``w``."""
+    return (0xFF << (8 * (w >> 3))) & ~((2 << w) - 1) & 0xFFFFFFFF
+
+
+@njit(cache=True, _nrt=False)
+def _beats(c, w, strain):
+    """``c`` beats the card ``w`` winning the trick (solver ids)."""
+    if (c >> 3) == (w >> 3):
+        return c > w
+    return strain < 4 and (c >> 3) == strain
+
+
+@njit(cache=True, _nrt=False)
+def _legal(hand, n, led, win, partner_master, strain, mu, op):
+    """RULES.md §6 on solver ids: the decisions of :func:`engine.legal_cards`."""
+    if n == 0:
+        return hand
+    insuit = hand & (0xFF << (8 * led))
+    if strain < 4:
+        if insuit != 0:
+            if led == strain:
+                if partner_master and not op:
+                    return insuit
+                up = insuit & _above(win)
+                if up != 0:
+                    return up
+            return insuit
+        if partner_master:
+            return hand
+        trumps = hand & (0xFF << (8 * strain))
+        if trumps == 0:
+            return hand
+        if (win >> 3) != strain:
+            return trumps
+        up = trumps & _above(win)
+        if up != 0:
+            return up
+        if mu:
+            return trumps
+        return hand
+    if insuit == 0:
+        return hand
+    if strain == AT and not (partner_master and not op):
+        up = insuit & _above(win)
+        if up != 0:
+            return up
+    return insuit
+
+
+@kernel
+def legal_ids(hand, n, led, win, partner_master, strain, mu, op):
+    """:func:`_legal` as a callable kernel (for the differential tests)."""
+    return _legal(hand, n, led, win, partner_master, strain, mu, op)
+
+
+@njit(cache=True, _nrt=False)
+def _new_flag(flag, leader, w):
+    """History flag after a trick led by ``leader`` and won by ``w``: 3 no trick yet,
+    2 every trick won by the (new) leader, 1 by the leader's team, 0 shared."""
+    if flag == 3:
+        return 2
+    if flag == 2:
+        if w == leader:
+            return 2
+        return 1 if (w & 1) == (leader & 1) else 0
+    if flag == 1:
+        return 1 if (w & 1) == (leader & 1) else 0
+    return 0
+
+
+@njit(cache=True, _nrt=False)
+def _end_bonus(W, nf, w):
+    """Capot / générale adjustment of ``E`` when the deal ends with flag ``nf``, the
+    last trick won by ``w``."""
+    if nf == 0:
+        return 0
+    if (w & 1) == W[C_X]:
+        if nf == 2:
+            return W[C_CB] + W[C_GB]
+        return W[C_CB]
+    return -1
+
+
+@njit(cache=True, _nrt=False)
+def _highest(m):
+    """Highest set bit of a non-zero 32-bit mask."""
+    r = 0
+    if m >> 16:
+        m >>= 16
+        r = 16
+    if m >> 8:
+        m >>= 8
+        r += 8
+    return r + _HIGH8[m]
+
+
+@njit(cache=True, _nrt=False)
+def _top(W, e):
+    """Largest ``E`` in the level of ``e`` (active map)."""
+    if e < -1 or e > W[C_EMAX]:
+        return e
+    return W[W_TOP + e + 1]
+
+
+@njit(cache=True, _nrt=False)
+def _bot(W, e):
+    """Smallest ``E`` in the level of ``e`` (active map)."""
+    if e < -1 or e > W[C_EMAX]:
+        return e
+    return W[W_BOT + e + 1]
+
+
+@njit(cache=True, _nrt=False)
+def _last_of(c0, c1, c2, c3, leader, strain):
+    """Winning seat of a trick of cards ``c0..c3`` played from ``leader`` on."""
+    w = c0
+    ws = leader
+    if _beats(c1, w, strain):
+        w = c1
+        ws = (leader + 1) & 3
+    if _beats(c2, w, strain):
+        w = c2
+        ws = (leader + 2) & 3
+    if _beats(c3, w, strain):
+        ws = (leader + 3) & 3
+    return ws
+
+
+@njit(cache=True, _nrt=False)
+def _last_trick(W, leader, flag, rem):
+    """Value of the last trick (one card in each hand)."""
+    strain = W[C_STRAIN]
+    h = W_H
+    k = leader
+    ws = _last_of(lowest_card(W[h + k]), lowest_card(W[h + ((k + 1) & 3)]),
+                  lowest_card(W[h + ((k + 2) & 3)]), lowest_card(W[h + ((k + 3) & 3)]),
+                  leader, strain)
+    v = rem + 10 if (ws & 1) == W[C_X] else 0
+    return v + _end_bonus(W, _new_flag(flag, leader, ws), ws)
+
+
+@njit(cache=True, _nrt=False)
+def _two_tricks(W, leader, flag, rem, alpha, beta):
+    """Value of a trick boundary with two cards in each hand: every play of the next
+    trick (the last one is forced), alpha-beta inside (fail-soft)."""
+    W[C_NODES] += 1
+    strain = W[C_STRAIN]
+    X = W[C_X]
+    mu = W[C_MU]
+    op = W[C_OP]
+    prow = W[C_AT] * 6 + strain
+    s0 = leader
+    s1 = (leader + 1) & 3
+    s2 = (leader + 2) & 3
+    s3 = (leader + 3) & 3
+    h0 = W[W_H + s0]
+    h1 = W[W_H + s1]
+    h2 = W[W_H + s2]
+    h3 = W[W_H + s3]
+    tot = rem + 10
+    max0 = (s0 & 1) == X
+    best0 = -INF if max0 else INF
+    a0 = alpha
+    b0 = beta
+    m0 = h0
+    while m0:
+        c0 = lowest_card(m0)
+        m0 &= m0 - 1
+        led = c0 >> 3
+        p0 = IPTS.flat[prow * 32 + c0]
+        best1 = INF if max0 else -INF
+        a1 = a0
+        b1 = b0
+        m1 = _legal(h1, 1, led, c0, False, strain, mu, op)
+        while m1:
+            c1 = lowest_card(m1)
+            m1 &= m1 - 1
+            p1 = p0 + IPTS.flat[prow * 32 + c1]
+            if _beats(c1, c0, strain):
+                w1 = c1
+                ws1 = s1
+            else:
+                w1 = c0
+                ws1 = s0
+            best2 = -INF if max0 else INF
+            a2 = a1
+            b2 = b1
+            m2 = _legal(h2, 2, led, w1, ws1 == s0, strain, mu, op)
+            while m2:
+                c2 = lowest_card(m2)
+                m2 &= m2 - 1
+                p2 = p1 + IPTS.flat[prow * 32 + c2]
+                if _beats(c2, w1, strain):
+                    w2 = c2
+                    ws2 = s2
+                else:
+                    w2 = w1
+                    ws2 = ws1
+                best3 = INF if max0 else -INF
+                a3 = a2
+                b3 = b2
+                m3 = _legal(h3, 3, led, w2, ws2 == s1, strain, mu, op)
+                while m3:
+                    c3 = lowest_card(m3)
+                    m3 &= m3 - 1
+                    p3 = p2 + IPTS.flat[prow * 32 + c3]
+                    ws3 = ws2
+                    if _beats(c3, w2, strain):
+                        ws3 = s3
+                    r0 = lowest_card(h0 & ~(1 << c0))
+                    r1 = lowest_card(h1 & ~(1 << c1))
+                    r2 = lowest_card(h2 & ~(1 << c2))
+                    r3 = lowest_card(h3 & ~(1 << c3))
+                    k = (ws3 - leader) & 3
+                    if k == 0:
+                        wl = _last_of(r0, r1, r2, r3, ws3, strain)
+                    elif k == 1:
+                        wl = _last_of(r1, r2, r3, r0, ws3, strain)
+                    elif k == 2:
+                        wl = _last_of(r2, r3, r0, r1, ws3, strain)
+                    else:
+                        wl = _last_of(r3, r0, r1, r2, ws3, strain)
+                    v = 0
+                    if (ws3 & 1) == X:
+                        v = p3
+                    if (wl & 1) == X:
+                        v += tot - p3
+                    v += _end_bonus(W, _new_flag(_new_flag(flag, leader, ws3), ws3, wl), wl)
+                    if max0:
+                        if v < best3:
+                            best3 = v
+                            if v < b3:
+                                b3 = v
+                                if a3 >= b3:
+                                    break
+                    elif v > best3:
+                        best3 = v
+                        if v > a3:
+                            a3 = v
+                            if a3 >= b3:
+                                break
+                v = best3
+                if max0:
+                    if v > best2:
+                        best2 = v
+                        if v > a2:
+                            a2 = v
+                            if a2 >= b2:
+                                break
+                elif v < best2:
+                    best2 = v
+                    if v < b2:
+                        b2 = v
+                        if a2 >= b2:
+                            break
+            v = best2
+            if max0:
+                if v < best1:
+                    best1 = v
+                    if v < b1:
+                        b1 = v
+                        if a1 >= b1:
+                            break
+            elif v > best1:
+                best1 = v
+                if v > a1:
+                    a1 = v
+                    if a1 >= b1:
+                        break
+        v = best1
+        if max0:
+            if v > best0:
+                best0 = v
+                if v > a0:
+                    a0 = v
+                    if a0 >= b0:
+                        break
+        elif v < best0:
+            best0 = v
+            if v < b0:
+                b0 = v
+                if a0 >= b0:
+                    break
+    return best0
+
+
+@njit(cache=True, _nrt=False)
+def _tt_bucket(W, k1, k2, k3):
+    h = k1 * 0x1E3779B97F4A7C15 + k2 * 0x42B2AE3D27D4EB4F + k3 * 0x165667B19E3779F9
+    h ^= h >> 29
+    h *= 0x3C6EF372FE94F82B
+    h ^= h >> 32
+    return W_TT + (h & W[C_TTMASK]) * TT_WORDS
+
+
+@njit(cache=True, _nrt=False)
+def _tt_store(W, k1, k2, k3, depth, lo, hi, best_c):
+    """Store the interval ``[lo, hi]`` of a position (intersected with what the entry
+    already holds for the same key)."""
+    b = _tt_bucket(W, k1, k2, k3)
+    p = -1
+    for e in range(2):
+        q = b + 4 * e
+        if W[q] == k1 and W[q + 1] == k2 and W[q + 2] == k3:
+            p = q
+            d = W[q + 3]
+            olo = (d & 0xFFFF) - OFF
+            ohi = ((d >> 16) & 0xFFFF) - OFF
+            if olo > lo:
+                lo = olo
+            if ohi < hi:
+                hi = ohi
+            if best_c < 0:
+                best_c = ((d >> 32) & 0xFF) - 1
+            break
+    if p < 0:
+        # first slot keeps the deeper of the two positions, the second is always replaced
+        p = b + 4
+        g = W[C_GEN]
+        if (W[b + 2] >> 24) != g or ((W[b + 3] >> 40) & 0xFF) <= depth:
+            if (W[b + 2] >> 24) == g:
+                W[b + 4] = W[b]
+                W[b + 5] = W[b + 1]
+                W[b + 6] = W[b + 2]
+                W[b + 7] = W[b + 3]
+            p = b
+    W[p] = k1
+    W[p + 1] = k2
+    W[p + 2] = k3
+    W[p + 3] = (lo + OFF) | ((hi + OFF) << 16) | ((best_c + 1) << 32) | (depth << 40)
+
+
+@njit(cache=True, _nrt=False)
+def _follow_key(x, px, n, win, pm, strain):
+    """Static ordering key of a card ``x`` (worth ``px``) played ``n``-th in a trick
+    that ``win`` is winning (held by the partner when ``pm``): give points to a winning
+    partner, win the trick (with the most points when last to play, else with the
+    strongest card), or throw the card worth least."""
+    if pm:
+        return 100 + px
+    if _beats(x, win, strain):
+        if n == 3:
+            return 300 + px
+        return 200 + (x & 7)
+    return 50 - px
+
+
+@njit(cache=True, _nrt=False)
+def _lead_key(W, cur, c, strain, prow):
+    """Static ordering key of the lead ``c``: the trick played out with the followers'
+    ordering keys as their choice; won tricks first (by points), lost ones last."""
+    w = c
+    ws = cur
+    led = c >> 3
+    pts = IPTS.flat[prow + c]
+    mu = W[C_MU]
+    op = W[C_OP]
+    for k in range(1, 4):
+        s = (cur + k) & 3
+        pm = ws == ((s + 2) & 3)
+        m = _legal(W[W_H + s], k, led, w, pm, strain, mu, op)
+        best = -1
+        x = -1
+        while m:
+            y = lowest_card(m)
+            m &= m - 1
+            sc = _follow_key(y, IPTS.flat[prow + y], k, w, pm, strain)
+            if sc > best:
+                best = sc
+                x = y
+        pts += IPTS.flat[prow + x]
+        if _beats(x, w, strain):
+            w = x
+            ws = s
+    if (ws & 1) == (cur & 1):
+        return 512 + pts
+    return 256 - pts
+
+
+@njit(cache=True, _nrt=False)
+def _sure_bounds(W, strain, X, rem, lo, hi):
+    """Tighter bounds at a trick boundary of a suit contract: the top trumps held by one
+    team win the tricks they fall in, so their points are that team's for sure (and
+    the other team cannot take every trick)."""
+    inhand = W[W_H] | W[W_H + 1] | W[W_H + 2] | W[W_H + 3]
+    tm = (inhand >> (8 * strain)) & 0xFF
+    if tm == 0:
+        return lo, hi
+    tprow = (W[C_AT] * 6 + strain) * 32 + 8 * strain
+    team02 = W[W_H] | W[W_H + 2]
+    top_team = -1
+    sure = 0
+    while tm:
+        b = _HIGH8[tm]
+        tm &= ~(1 << b)
+        t = 0 if (team02 >> (8 * strain + b)) & 1 else 1
+        if top_team < 0:
+            top_team = t
+        elif t != top_team:
+            break
+        sure += IPTS.flat[tprow + b]
+    if top_team == X:
+        if sure > lo:
+            lo = sure
+    else:
+        h2 = rem + 10 - sure
+        if h2 < hi:
+            hi = h2
+    return lo, hi
+
+
+@njit(cache=True, _nrt=False)
+def _ab(W, leader, n, led, win, wseat, tpts, flag, rem, past, alpha, beta):
+    """Alpha-beta value (fail-soft, in ``E`` minus ``past``) of the remaining tricks.
+
+    The trick in progress was led by ``leader`` (suit ``led``), ``n`` cards played
+    worth ``tpts``, ``win`` (seat ``wseat``) winning it; ``rem``: points of the cards in
+    hand; ``past``: ``E`` already secured (the window and the levels are on
+    ``past + value``). Windows must be level-aligned (``alpha`` a level top, ``beta`` a
+    level bottom): the result then has the level of the true value when inside the
+    window, and bounds it by its level otherwise.
+    """
+    W[C_NODES] += 1
+    Z0 = np.int64(0)
+    M1 = np.int64(-1)
+    strain = W[C_STRAIN]
+    X = W[C_X]
+    opt = W[C_OPT]
+    cur = (leader + n) & 3
+    tt_on = False
+    k1 = Z0
+    k2 = Z0
+    k3 = Z0
+    tt_best = M1
+    ncards = Z0
+    if n == 0:
+        ncards = popcount(W[W_H + leader])
+        if ncards <= 2:
+            if ncards == 1:
+                return _last_trick(W, leader, flag, rem)
+            if opt & OPT_TWO:
+                return _two_tricks(W, leader, flag, rem, alpha, beta)
+        # trivial bounds: every remaining point, the end bonuses still possible
+        hi = rem + 10
+        lo = Z0
+        if flag != 0:
+            if flag == 3 or (leader & 1) == X:
+                hi += W[C_CB]
+                if flag >= 2:
+                    hi += W[C_GB]
+            if flag == 3 or (leader & 1) != X:
+                lo = M1
+        if strain < 4 and (opt & OPT_SURE):
+            lo, hi = _sure_bounds(W, strain, X, rem, lo, hi)
+        if hi <= alpha:
+            return hi
+        if lo >= beta:
+            return lo
+        if (opt & OPT_TT) and ncards >= 3:
+            tt_on = True
+            k1 = W[W_H] | (W[W_H + 1] << 32)
+            k2 = W[W_H + 2] | (W[W_H + 3] << 32)
+            k3 = leader | (flag << 2) | (W[C_GEN] << 24)
+            b = _tt_bucket(W, k1, k2, k3)
+            for e in range(2):
+                p = b + 4 * e
+                if W[p] == k1 and W[p + 1] == k2 and W[p + 2] == k3:
+                    d = W[p + 3]
+                    tlo = (d & 0xFFFF) - OFF
+                    thi = ((d >> 16) & 0xFFFF) - OFF
+                    tt_best = ((d >> 32) & 0xFF) - 1
+                    if tlo >= beta:
+                        return tlo
+                    if thi <= alpha:
+                        return thi
+                    if tlo == thi or _top(W, past + tlo) >= past + thi:
+                        return tlo
+                    break
+    h = W[W_H + cur]
+    if n == 0:
+        legal = h
+    else:
+        legal = _legal(h, n, led, win, wseat == ((cur + 2) & 3), strain, W[C_MU], W[C_OP])
+    inhand = W[W_H] | W[W_H + 1] | W[W_H + 2] | W[W_H + 3]
+    prow = (W[C_AT] * 6 + strain) * 32
+    cand = legal
+    if opt & OPT_EQUIV:
+        # equivalent cards: same hand, adjacent among the cards in play, same points
+        present = inhand
+        if n > 0:
+            present |= 1 << win
+        cand = 0
+        m = legal
+        while m:
+            c = lowest_card(m)
+            m &= m - 1
+            below = present & (0xFF << (8 * (c >> 3))) & ((1 << c) - 1)
+            if below != 0:
+                d = _highest(below)
+                if (legal >> d) & 1 and IPTS.flat[prow + d] == IPTS.flat[prow + c]:
+                    continue
+            cand |= 1 << c
+    maxnode = (cur & 1) == X
+    a0 = alpha
+    b0 = beta
+    best = -INF if maxnode else INF
+    best_c = M1
+    rc = popcount(inhand)
+    pos = 32 - rc
+    kslot = W_KILL + 2 * (pos + leader)
+    kl0 = M1
+    kl1 = M1
+    if n == 0 and (opt & OPT_KILLERS):
+        kl0 = W[kslot]
+        kl1 = W[kslot + 1]
+    pvs = (opt & OPT_PVS) != 0
+    mv = W_MV + 8 * pos
+    nmv = -1               # ordered moves not computed yet
+    first = True
+    while cand:
+        if tt_best >= 0 and (cand >> tt_best) & 1:
+            c = tt_best
+        elif kl0 >= 0 and (cand >> kl0) & 1:
+            c = kl0
+        elif kl1 >= 0 and (cand >> kl1) & 1:
+            c = kl1
+        else:
+            if nmv < 0:
+                # ordering keys of the remaining candidates, computed once
+                nmv = 0
+                pm = wseat == ((cur + 2) & 3)
+                m = cand
+                while m:
+                    x = lowest_card(m)
+                    m &= m - 1
+                    key = Z0
+                    if opt & OPT_ORDER:
+                        if n == 0:
+                            key = _lead_key(W, cur, x, strain, prow)
+                        else:
+                            key = _follow_key(x, IPTS.flat[prow + x], n, win, pm, strain)
+                    if opt & OPT_HISTORY:
+                        key = key * 65536 + W[W_HIST + cur * 32 + x]
+                    if opt & OPT_SHUFFLE:
+                        key = ((x + 1) * 0x2545F491 * (W[C_NODES] | 1)) >> 7 & 0xFFFF
+                    W[mv + nmv] = (key << 5) | x
+                    nmv += 1
+            bk = M1
+            bi = 0
+            for i in range(nmv):
+                if W[mv + i] > bk:
+                    bk = W[mv + i]
+                    bi = i
+            c = bk & 31
+            W[mv + bi] = M1
+            if (cand >> c) & 1 == 0:
+                continue
+        cand &= ~(1 << c)
+        bit = 1 << c
+        W[W_H + cur] = h & ~bit
+        pc = IPTS.flat[prow + c]
+        if n == 0:
+            nled = c >> 3
+            nwin = c
+            nws = cur
+        elif _beats(c, win, strain):
+            nled = led
+            nwin = c
+            nws = cur
+        else:
+            nled = led
+            nwin = win
+            nws = wseat
+        ntp = tpts + pc
+        nrem = rem - pc
+        if first or not pvs:
+            ca = alpha
+            cb = beta
+        elif maxnode:
+            ca = alpha
+            cb = alpha + 1
+        else:
+            ca = beta - 1
+            cb = beta
+        # the child: the next card of this trick, or the first of the next trick
+        vt = Z0
+        if n == 3:
+            if (nws & 1) == X:
+                vt = ntp
+            nf = _new_flag(flag, leader, nws)
+            cl = nws
+            cn = Z0
+            nled = Z0
+            nwin = M1
+            nws = M1
+            ntp = Z0
+        else:
+            nf = flag
+            cl = leader
+            cn = n + 1
+        if n == 3 and (inhand & ~bit) == 0:
+            v = vt + (10 if (cl & 1) == X else 0) + _end_bonus(W, nf, cl)
+        else:
+            while True:
+                v = vt + _ab(W, cl, cn, nled, nwin, nws, ntp, nf, nrem, past + vt, ca - vt, cb - vt)
+                if (ca != alpha or cb != beta) and v > alpha and v < beta:
+                    ca = alpha      # a null-window test failed inside the window: search it
+                    cb = beta
+                    continue
+                break
+        W[W_H + cur] = h
+        first = False
+        if maxnode:
+            if v > best:
+                best = v
+                best_c = c
+                if v > alpha:
+                    alpha = _top(W, past + v) - past
+                    if alpha >= beta:
+                        break
+        else:
+            if v < best:
+                best = v
+                best_c = c
+                if v < beta:
+                    beta = _bot(W, past + v) - past
+                    if alpha >= beta:
+                        break
+    if (maxnode and best >= b0) or (not maxnode and best <= a0):
+        if n == 0 and W[kslot] != best_c:
+            W[kslot + 1] = W[kslot]
+            W[kslot] = best_c
+        W[W_HIST + cur * 32 + best_c] += rc * rc
+    if tt_on:
+        if best <= a0:
+            _tt_store(W, k1, k2, k3, ncards, -INF, _top(W, past + best) - past, best_c)
+        elif best >= b0:
+            _tt_store(W, k1, k2, k3, ncards, _bot(W, past + best) - past, INF, best_c)
+        else:
+            _tt_store(W, k1, k2, k3, ncards, _bot(W, past + best) - past,
+                      _top(W, past + best) - past, best_c)
+    return best
+
+
+@njit(cache=True, _nrt=False)
+def _play_child(W, leader, n, led, win, wseat, tpts, flag, rem, past, c, alpha, beta):
+    """Value (``E`` minus ``past``) of the position after the seat to act plays ``c``
+    (solver id), searched with the window ``(alpha, beta)``."""
+    Z0 = np.int64(0)
+    M1 = np.int64(-1)
+    strain = W[C_STRAIN]
+    X = W[C_X]
+    cur = (leader + n) & 3
+    h = W[W_H + cur]
+    bit = 1 << c
+    inhand = W[W_H] | W[W_H + 1] | W[W_H + 2] | W[W_H + 3]
+    W[W_H + cur] = h & ~bit
+    pc = IPTS.flat[(W[C_AT] * 6 + strain) * 32 + c]
+    if n == 0:
+        nled = c >> 3
+        nwin = c
+        nws = cur
+    elif _beats(c, win, strain):
+        nled = led
+        nwin = c
+        nws = cur
+    else:
+        nled = led
+        nwin = win
+        nws = wseat
+    ntp = tpts + pc
+    nrem = rem - pc
+    if n == 3:
+        vt = ntp if (nws & 1) == X else Z0
+        nf = _new_flag(flag, leader, nws)
+        if (inhand & ~bit) == 0:
+            v = vt + (10 if (nws & 1) == X else 0) + _end_bonus(W, nf, nws)
+        else:
+            v = vt + _ab(W, nws, Z0, Z0, M1, M1, Z0, nf, nrem, past + vt, alpha - vt, beta - vt)
+    else:
+        v = _ab(W, leader, n + 1, nled, nwin, nws, ntp, flag, nrem, past, alpha, beta)
+    W[W_H + cur] = h
+    return v
+
+
+@njit(cache=True, _nrt=False)
+def _equiv_rep(W, c, legal, present, prow):
+    """The lowest card equivalent to ``c`` (same hand, same points, no card in play
+    between them)."""
+    while True:
+        below = present & (0xFF << (8 * (c >> 3))) & ((1 << c) - 1)
+        if below == 0:
+            return c
+        d = _highest(below)
+        if (legal >> d) & 1 and IPTS.flat[prow + d] == IPTS.flat[prow + c]:
+            c = d
+        else:
+            return c
+
+
+@njit(cache=True, _nrt=False)
+def _root_values(W, leader, n, led, win, wseat, tpts, flag, rem, past, out_c, out_v):
+    """``E`` of every legal card at the root (solver ids into ``out_c``, level
+    representatives of ``E`` into ``out_v``); returns how many. Equivalent cards share
+    one search."""
+    strain = W[C_STRAIN]
+    cur = (leader + n) & 3
+    h = W[W_H + cur]
+    if n == 0:
+        legal = h
+    else:
+        legal = _legal(h, n, led, win, wseat == ((cur + 2) & 3), strain, W[C_MU], W[C_OP])
+    present = W[W_H] | W[W_H + 1] | W[W_H + 2] | W[W_H + 3]
+    if n > 0:
+        present |= 1 << win
+    prow = (W[C_AT] * 6 + strain) * 32
+    k = 0
+    m = legal
+    lo = np.int64(-2) - past
+    hi = np.int64(INF - 1) - past
+    while m:
+        c = lowest_card(m)
+        m &= m - 1
+        r = c
+        if W[C_OPT] & OPT_EQUIV:
+            r = _equiv_rep(W, c, legal, present, prow)
+        v = np.int64(0)
+        done = False
+        if r != c:
+            for j in range(k):
+                if out_c[j] == r:
+                    v = out_v[j]
+                    done = True
+                    break
+        if not done:
+            v = past + _play_child(W, leader, n, led, win, wseat, tpts, flag, rem, past, c, lo, hi)
+        out_c[k] = c
+        out_v[k] = v
+        k += 1
+    return k
+
+
+# ------------------------------------------------------------------ the objective map f(E)
+
+@njit(cache=True, _nrt=False)
+def _copy_state(W, src, dst):
+    for i in range(STATE_SIZE):
+        W[dst + i] = W[src + i]
+
+
+@njit(cache=True, _nrt=False)
+def _fill_map(W, P, X, objective, vec):
+    """``f`` for one combination ``vec`` of the pending choices: ``W[W_MAP + vec * DOM
+    + E + 1]`` = the objective for team ``X`` when the deal ends with extended outcome
+    ``E``, from :func:`engine.score_deal` on synthetic finished deals. Returns 1 when
+    ``f`` is non-decreasing, else 0."""
+    # the state with this combination of choices made
+    _copy_state(W, W_BASE, W_SCR)
+    scr = W[W_SCR:W_SCR + STATE_SIZE]
+    for j in range(W[C_NPAIRS]):
+        seat = W[W_PAIR + 2 * j]
+        kind = W[W_PAIR + 2 * j + 1]
+        yes = (vec >> j) & 1
+        scr[S_CUR] = seat
+        if kind == 0:
+            apply_legal_action(scr, P, A.DECLARE if yes else A.NO_DECLARE)
+        else:
+            apply_legal_action(scr, P, A.BELOTE if yes else A.NO_BELOTE)
+    out = W_MAP + vec * DOM
+    rawtot = W[C_RAWTOT]
+    emax = W[C_EMAX]
+    sc = W[W_SC2:W_SC2 + STATE_SIZE]
+    Y = 1 - X
+    last = -INF
+    for e in range(-1, emax + 1):
+        kind = -1
+        if e <= rawtot:
+            kind = 0
+        elif e == rawtot + W[C_CB]:
+            kind = 1
+        elif e == emax and W[C_GB] > 0:
+            kind = 2
+        if kind < 0:
+            W[out + e + 1] = W[out + e]       # unreachable: the step below
+            continue
+        _copy_state(W, W_SCR, W_SC2)
+        for s in range(4):
+            sc[S_SEAT_TRICKS + s] = 0
+        if e == -1:
+            sc[S_POINTS + X] = 0
+            sc[S_POINTS + Y] = rawtot
+            sc[S_TRICKS + X] = 0
+            sc[S_TRICKS + Y] = 8
+            sc[S_SEAT_TRICKS + Y] = 4
+            sc[S_SEAT_TRICKS + Y + 2] = 4
+        elif kind == 0:
+            sc[S_POINTS + X] = e
+            sc[S_POINTS + Y] = rawtot - e
+            sc[S_TRICKS + X] = 4
+            sc[S_TRICKS + Y] = 4
+            for s in range(4):
+                sc[S_SEAT_TRICKS + s] = 2
+        else:
+            sc[S_POINTS + X] = rawtot
+            sc[S_POINTS + Y] = 0
+            sc[S_TRICKS + X] = 8
+            sc[S_TRICKS + Y] = 0
+            if kind == 1:
+                sc[S_SEAT_TRICKS + X] = 4
+                sc[S_SEAT_TRICKS + X + 2] = 4
+            else:
+                sc[S_SEAT_TRICKS + X] = 8
+        score_deal(sc, P)
+        if objective == POINTS:
+            val = sc[S_CARD_POINTS + X]
+        else:
+            val = sc[S_SCORE + X] - sc[S_SCORE + Y]
+        W[out + e + 1] = val
+    mono = 1
+    for i in range(1, emax + 2):
+        if W[out + i] < W[out + i - 1]:
+            mono = 0
+    return mono
+
+
+@njit(cache=True, _nrt=False)
+def _activate(W, vec):
+    """Make ``vec``'s map the active one: level tops and bottoms of ``E``."""
+    if W[C_ACTIVE] == vec:
+        return
+    W[C_ACTIVE] = vec
+    base = W_MAP + vec * DOM
+    n = W[C_EMAX] + 2
+    i = 0
+    while i < n:
+        j = i
+        while j + 1 < n and W[base + j + 1] == W[base + i]:
+            j += 1
+        for t in range(i, j + 1):
+            W[W_BOT + t] = i - 1
+            W[W_TOP + t] = j - 1
+        i = j + 1
+
+
+@njit(cache=True, _nrt=False)
+def _fval(W, vec, e):
+    """``f(E)`` of combination ``vec`` (``E`` clamped to the domain)."""
+    if e < -1:
+        e = -1
+    if e > W[C_EMAX]:
+        e = W[C_EMAX]
+    return W[W_MAP + vec * DOM + e + 1]
+
+
+@njit(cache=True, _nrt=False)
+def _e_window(W, vec, a, b):
+    """``E`` window equivalent to the objective window ``(a, b)``: the largest ``E``
+    with ``f(E) <= a`` (or below the domain) and the smallest with ``f(E) >= b``."""
+    base = W_MAP + vec * DOM
+    n = W[C_EMAX] + 2
+    ea = np.int64(-INF)
+    eb = np.int64(INF)
+    for i in range(n):
+        v = W[base + i]
+        if v <= a:
+            ea = i - 1
+        if v >= b and eb == INF:
+            eb = i - 1
+    return ea, eb
+
+
+# ------------------------------------------------------------------ direct search of f
+@njit(cache=True, _nrt=False)
+def _ds(W, leader, n, led, win, wseat, tpts, flag, rem, past, vec, alpha, beta):
+    """Alpha-beta (fail-soft) directly on the objective ``f`` of combination ``vec``:
+    exact whatever the shape of ``f``. The TT key holds the ``E`` already secured."""
+    W[C_NODES] += 1
+    Z0 = np.int64(0)
+    M1 = np.int64(-1)
+    strain = W[C_STRAIN]
+    X = W[C_X]
+    cur = (leader + n) & 3
+    tt_on = False
+    k1 = Z0
+    k2 = Z0
+    k3 = Z0
+    tt_best = M1
+    ncards = Z0
+    if n == 0 and (W[C_OPT] & OPT_TT):
+        ncards = popcount(W[W_H + leader])
+        if ncards >= 3:
+            tt_on = True
+            k1 = W[W_H] | (W[W_H + 1] << 32)
+            k2 = W[W_H + 2] | (W[W_H + 3] << 32)
+            k3 = leader | (flag << 2) | 16 | ((past + 1) << 5) | (vec << 14) | (W[C_GEN] << 24)
+            b = _tt_bucket(W, k1, k2, k3)
+            for e in range(2):
+                p = b + 4 * e
+                if W[p] == k1 and W[p + 1] == k2 and W[p + 2] == k3:
+                    d = W[p + 3]
+                    tlo = (d & 0xFFFF) - OFF
+                    thi = ((d >> 16) & 0xFFFF) - OFF
+                    tt_best = ((d >> 32) & 0xFF) - 1
+                    if tlo >= beta or tlo == thi:
+                        return tlo
+                    if thi <= alpha:
+                        return thi
+                    break
+    h = W[W_H + cur]
+    if n == 0:
+        legal = h
+    else:
+        legal = _legal(h, n, led, win, wseat == ((cur + 2) & 3), strain, W[C_MU], W[C_OP])
+    inhand = W[W_H] | W[W_H + 1] | W[W_H + 2] | W[W_H + 3]
+    prow = (W[C_AT] * 6 + strain) * 32
+    maxnode = (cur & 1) == X
+    a0 = alpha
+    b0 = beta
+    best = -INF if maxnode else INF
+    best_c = M1
+    cand = legal
+    while cand:
+        if tt_best >= 0 and (cand >> tt_best) & 1:
+            c = tt_best
+        else:
+            c = lowest_card(cand)
+        cand &= ~(1 << c)
+        bit = 1 << c
+        W[W_H + cur] = h & ~bit
+        pc = IPTS.flat[prow + c]
+        if n == 0:
+            nled = c >> 3
+            nwin = c
+            nws = cur
+        elif _beats(c, win, strain):
+            nled = led
+            nwin = c
+            nws = cur
+        else:
+            nled = led
+            nwin = win
+            nws = wseat
+        if n == 3:
+            vt = tpts + pc if (nws & 1) == X else Z0
+            nf = _new_flag(flag, leader, nws)
+            cl = nws
+            cn = Z0
+            nled = Z0
+            nwin = M1
+            nws = M1
+            ntp = Z0
+        else:
+            vt = Z0
+            nf = flag
+            cl = leader
+            cn = n + 1
+            ntp = tpts + pc
+        if n == 3 and (inhand & ~bit) == 0:
+            v = _fval(W, vec, past + vt + (10 if (cl & 1) == X else 0) + _end_bonus(W, nf, cl))
+        else:
+            v = _ds(W, cl, cn, nled, nwin, nws, ntp, nf, rem - pc, past + vt, vec, alpha, beta)
+        W[W_H + cur] = h
+        if maxnode:
+            if v > best:
+                best = v
+                best_c = c
+                if v > alpha:
+                    alpha = v
+                    if alpha >= beta:
+                        break
+        else:
+            if v < best:
+                best = v
+                best_c = c
+                if v < beta:
+                    beta = v
+                    if alpha >= beta:
+                        break
+    if tt_on:
+        if best <= a0:
+            _tt_store(W, k1, k2, k3, ncards, -INF, best, best_c)
+        elif best >= b0:
+            _tt_store(W, k1, k2, k3, ncards, best, INF, best_c)
+        else:
+            _tt_store(W, k1, k2, k3, ncards, best, best, best_c)
+    return best
+
+
+# ------------------------------------------------------------------ first trick with choices
+@njit(cache=True, _nrt=False)
+def _rest_value(W, ws, rem, past, vec, alpha, beta):
+    """Objective value of the position at the end of the first trick (won by ``ws``)
+    for the combination of choices ``vec``, with the objective window (alpha, beta)."""
+    Z0 = np.int64(0)
+    M1 = np.int64(-1)
+    two = np.int64(2)
+    if W[W_MONO + vec]:
+        _activate(W, vec)
+        ea, eb = _e_window(W, vec, alpha, beta)
+        r = _ab(W, ws, Z0, Z0, M1, M1, Z0, two, rem, past, ea - past, eb - past)
+        return _fval(W, vec, past + r)
+    return _ds(W, ws, Z0, Z0, M1, M1, Z0, two, rem, past, vec, alpha, beta)
+
+
+@njit(cache=True, _nrt=False)
+def _outer(W, leader, n, led, win, wseat, tpts, rem, vec, j, alpha, beta):
+    """Objective value (team ``X``, fail-soft) of a first-trick position where pending
+    choices ``j..`` are still to make (``vec``: the choices made so far)."""
+    W[C_NODES] += 1
+    Z0 = np.int64(0)
+    strain = W[C_STRAIN]
+    X = W[C_X]
+    cur = (leader + n) & 3
+    maxnode = (cur & 1) == X
+    best = -INF if maxnode else INF
+    h = W[W_H + cur]
+    choice = j < W[C_NPAIRS] and W[W_PAIR + 2 * j] == cur
+    if choice:
+        m = np.int64(3)          # two moves: "yes" then "no"
+    elif n == 0:
+        m = h
+    else:
+        m = _legal(h, n, led, win, wseat == ((cur + 2) & 3), strain, W[C_MU], W[C_OP])
+    prow = (W[C_AT] * 6 + strain) * 32
+    while m:
+        c = _highest(m) if choice else lowest_card(m)
+        m &= ~(1 << c)
+        if choice:
+            cn = n
+            nled = led
+            nwin = win
+            nws = wseat
+            ntp = tpts
+            nrem = rem
+            nvec = vec | (c << j)
+            nj = j + 1
+        else:
+            W[W_H + cur] = h & ~(1 << c)
+            pc = IPTS.flat[prow + c]
+            if n == 0:
+                nled = c >> 3
+                nwin = c
+                nws = cur
+            elif _beats(c, win, strain):
+                nled = led
+                nwin = c
+                nws = cur
+            else:
+                nled = led
+                nwin = win
+                nws = wseat
+            cn = n + 1
+            ntp = tpts + pc
+            nrem = rem - pc
+            nvec = vec
+            nj = j
+        if cn == 4:
+            v = _rest_value(W, nws, nrem, ntp if (nws & 1) == X else Z0, vec, alpha, beta)
+        else:
+            v = _outer(W, leader, cn, nled, nwin, nws, ntp, nrem, nvec, nj, alpha, beta)
+        W[W_H + cur] = h
+        if maxnode:
+            if v > best:
+                best = v
+                if v > alpha:
+                    alpha = v
+        elif v < best:
+            best = v
+            if v < beta:
+                beta = v
+        if alpha >= beta:
+            break
+    return best
+
+
+# ------------------------------------------------------------------ from the engine state
+@njit(cache=True, _nrt=False)
+def _setup(W, S, P, X, objective):
+    """Load the engine position ``S`` into the workspace for a search maximising team
+    ``X``'s ``E``; build ``f`` for every combination of pending choices. Returns the
+    trick state ``(leader, n, led, win, wseat, tpts, flag, rem, past)`` in solver ids."""
+    strain = S[S_BID_STRAIN]
+    at = P[P_AT_TABLE]
+    T = S[S_BID_SEAT] & 1
+    G = P[P_GENERALE_BONUS]
+    GB = G - 252 if (G > 0 and X == T) else 0
+    sig = strain | (at << 3) | (P[P_MUST_UNDERTRUMP] << 5) | (P[P_OVERTRUMP_PARTNER] << 6) \
+        | (X << 7) | (GB << 8)
+    if sig != W[C_SIG]:
+        W[C_SIG] = sig
+        W[C_GEN] += 1
+        for i in range(64):
+            W[W_KILL + i] = -1
+        for i in range(128):
+            W[W_HIST + i] = 0
+    elif W[C_KEEP] == 0:
+        W[C_GEN] += 1           # a fresh table for every call unless asked to keep it
+    W[C_STRAIN] = strain
+    W[C_MU] = P[P_MUST_UNDERTRUMP]
+    W[C_OP] = P[P_OVERTRUMP_PARTNER]
+    W[C_AT] = at
+    W[C_X] = X
+    W[C_CB] = CAPOT_BONUS
+    W[C_GB] = GB
+    prow = (at * 6 + strain) * 32
+    rawtot = 10
+    for i in range(32):
+        rawtot += IPTS.flat[prow + i]
+    W[C_RAWTOT] = rawtot
+    W[C_EMAX] = rawtot + CAPOT_BONUS + GB
+    rem = 0
+    for s in range(4):
+        m = S[S_HAND + s]
+        h = 0
+        while m:
+            c = lowest_card(m)
+            m &= m - 1
+            i = PERM[strain, c]
+            h |= 1 << i
+            rem += IPTS.flat[prow + i]
+        W[W_H + s] = h
+    trick = S[S_TRICK_NO]
+    n = S[S_TRICK_N]
+    leader = S[S_LEADER]
+    led = 0
+    win = -1
+    wseat = -1
+    tpts = 0
+    if n > 0:
+        led = S[S_PLAYS + 4 * trick] >> 3
+        win = PERM[strain, S[S_WIN_CARD]]
+        wseat = S[S_WIN_SEAT]
+        for i in range(n):
+            tpts += IPTS.flat[prow + PERM[strain, S[S_PLAYS + 4 * trick + i]]]
+    if trick == 0:
+        flag = 3
+    else:
+        flag = 2
+        for t in range(trick):
+            w = S[S_TRICK_WINNERS + t]
+            if w != leader:
+                if (w & 1) == (leader & 1):
+                    if flag == 2:
+                        flag = 1
+                else:
+                    flag = 0
+    past = S[S_POINTS + X]
+    # pending choices of the first trick (they only move the score)
+    npairs = 0
+    if trick == 0 and objective == SCORE:
+        for i in range(n, 4):
+            seat = (leader + i) & 3
+            bit = 1 << seat
+            if P[P_OPTIONAL_DECLARE] and (S[S_DECL_DECIDED] & bit) == 0 and (
+                    S[S_DECL_PTS + seat] > 0 or (P[P_CARRE_LOW_CANCELS] and (S[S_DECL_LOW] & bit) != 0)):
+                W[W_PAIR + 2 * npairs] = seat
+                W[W_PAIR + 2 * npairs + 1] = 0
+                npairs += 1
+            if P[P_OPTIONAL_BELOTE] and (S[S_BELOTE_DECIDED] & bit) == 0 and (S[S_BELOTE_SEATS] & bit) != 0:
+                W[W_PAIR + 2 * npairs] = seat
+                W[W_PAIR + 2 * npairs + 1] = 1
+                npairs += 1
+    W[C_NPAIRS] = npairs
+    # the root state with the automatic declarations of the first trick made
+    for i in range(STATE_SIZE):
+        W[W_BASE + i] = S[i]
+    if trick == 0 and P[P_DECLARATIONS] and P[P_OPTIONAL_DECLARE] == 0:
+        for seat in range(4):
+            if S[S_DECL_PTS + seat] > 0 or (P[P_CARRE_LOW_CANCELS] and (S[S_DECL_LOW] >> seat) & 1):
+                W[W_BASE + S_DECLARED] |= 1 << seat
+    for vec in range(1 << npairs):
+        mono = _fill_map(W, P, X, objective, vec)
+        W[W_MONO + vec] = 0 if W[C_OPT] & OPT_DIRECT else mono
+    W[C_ACTIVE] = -1
+    return leader, n, led, win, wseat, tpts, flag, rem, past
+
+
+@njit(cache=True, _nrt=False)
+def _final_value(S, objective, team):
+    if objective == POINTS:
+        return S[S_CARD_POINTS + team]
+    return S[S_SCORE + team] - S[S_SCORE + 1 - team]
+
+
+@kernel
+def solve_into(W, S, P, objective, team):
+    """Exact value of position ``S`` for ``team`` (``objective`` 0 points, 1 score), in
+    the workspace ``W`` (:func:`new_workspace`). A finished deal returns its final
+    value; outside the card play the result is ``INF`` (30000)."""
+    if S[S_PHASE] == E.DONE:
+        return _final_value(S, objective, team)
+    if S[S_PHASE] != PLAY:
+        return INF
+    T = S[S_BID_SEAT] & 1
+    X = team if objective == POINTS else T
+    leader, n, led, win, wseat, tpts, flag, rem, past = _setup(W, S, P, X, objective)
+    if W[C_NPAIRS] > 0:
+        v = _outer(W, leader, n, led, win, wseat, tpts, rem, np.int64(0), np.int64(0),
+                   np.int64(-INF), np.int64(INF))
+    elif W[W_MONO]:
+        _activate(W, 0)
+        r = _ab(W, leader, n, led, win, wseat, tpts, flag, rem, past, np.int64(-INF) - past,
+                np.int64(INF) - past)
+        v = _fval(W, 0, past + r)
+    else:
+        v = _ds(W, leader, n, led, win, wseat, tpts, flag, rem, past, np.int64(0),
+                np.int64(-INF), np.int64(INF))
+    return v if X == team else -v
+
+
+@kernel
+def move_values_into(W, S, P, objective, team, out_a, out_v):
+    """Exact value for ``team`` of every legal action of position ``S``: action ids into
+    ``out_a`` (increasing), values into ``out_v`` (int64 arrays of at least 32); returns
+    how many (0 when the deal is over, -1 outside the card play)."""
+    if S[S_PHASE] == E.DONE:
+        return 0
+    if S[S_PHASE] != PLAY:
+        return -1
+    T = S[S_BID_SEAT] & 1
+    X = team if objective == POINTS else T
+    sign = 1 if X == team else -1
+    pend = E._pending_choice(S, P)
+    leader, n, led, win, wseat, tpts, flag, rem, past = _setup(W, S, P, X, objective)
+    strain = W[C_STRAIN]
+    Z0 = np.int64(0)
+    lo = np.int64(-INF)
+    hi = np.int64(INF)
+    if pend != 0:
+        yes_a = A.DECLARE if pend == 1 else A.BELOTE
+        if W[C_NPAIRS] > 0:
+            # the root's own choice is pending pair 0
+            v1 = _outer(W, leader, n, led, win, wseat, tpts, rem, np.int64(1), np.int64(1), lo, hi)
+            v0 = _outer(W, leader, n, led, win, wseat, tpts, rem, Z0, np.int64(1), lo, hi)
+        else:
+            if W[W_MONO]:
+                _activate(W, 0)
+                r = _ab(W, leader, n, led, win, wseat, tpts, flag, rem, past, lo - past, hi - past)
+                v1 = _fval(W, 0, past + r)
+            else:
+                v1 = _ds(W, leader, n, led, win, wseat, tpts, flag, rem, past, Z0, lo, hi)
+            v0 = v1
+        out_a[0] = yes_a
+        out_v[0] = sign * v1
+        out_a[1] = yes_a + 1
+        out_v[1] = sign * v0
+        return 2
+    cur = (leader + n) & 3
+    h = W[W_H + cur]
+    if n == 0:
+        legal = h
+    else:
+        legal = _legal(h, n, led, win, wseat == ((cur + 2) & 3), strain, W[C_MU], W[C_OP])
+    k = 0
+    if W[C_NPAIRS] > 0:
+        prow = (W[C_AT] * 6 + strain) * 32
+        m = legal
+        while m:
+            c = lowest_card(m)
+            m &= m - 1
+            W[W_H + cur] = h & ~(1 << c)
+            pc = IPTS.flat[prow + c]
+            if n == 0:
+                nled = c >> 3
+                nwin = c
+                nws = cur
+            elif _beats(c, win, strain):
+                nled = led
+                nwin = c
+                nws = cur
+            else:
+                nled = led
+                nwin = win
+                nws = wseat
+            if n == 3:
+                vt = tpts + pc if (nws & 1) == W[C_X] else Z0
+                v = _rest_value(W, nws, rem - pc, vt, Z0, lo, hi)
+            else:
+                v = _outer(W, leader, n + 1, nled, nwin, nws, tpts + pc, rem - pc, Z0, Z0, lo, hi)
+            W[W_H + cur] = h
+            out_a[k] = c
+            out_v[k] = v
+            k += 1
+    elif W[W_MONO]:
+        _activate(W, 0)
+        k = _root_values(W, leader, n, led, win, wseat, tpts, flag, rem, past, out_a, out_v)
+        for i in range(k):
+            out_v[i] = _fval(W, 0, out_v[i])
+    else:
+        m = legal
+        while m:
+            c = lowest_card(m)
+            m &= m - 1
+            out_a[k] = c
+            out_v[k] = _ds_child(W, leader, n, led, win, wseat, tpts, flag, rem, past, c)
+            k += 1
+    # solver ids to action ids, increasing
+    for i in range(k):
+        out_a[i] = A.CARD_BASE + INV[strain, out_a[i]]
+        out_v[i] = sign * out_v[i]
+    for i in range(1, k):
+        a = out_a[i]
+        v = out_v[i]
+        j = i - 1
+        while j >= 0 and out_a[j] > a:
+            out_a[j + 1] = out_a[j]
+            out_v[j + 1] = out_v[j]
+            j -= 1
+        out_a[j + 1] = a
+        out_v[j + 1] = v
+    return k
+
+
+@njit(cache=True, _nrt=False)
+def _ds_child(W, leader, n, led, win, wseat, tpts, flag, rem, past, c):
+    """Objective value (direct search, combination 0) after the seat to act plays
+    ``c``."""
+    Z0 = np.int64(0)
+    M1 = np.int64(-1)
+    strain = W[C_STRAIN]
+    X = W[C_X]
+    cur = (leader + n) & 3
+    h = W[W_H + cur]
+    bit = 1 << c
+    inhand = W[W_H] | W[W_H + 1] | W[W_H + 2] | W[W_H + 3]
+    W[W_H + cur] = h & ~bit
+    pc = IPTS.flat[(W[C_AT] * 6 + strain) * 32 + c]
+    if n == 0:
+        nled = c >> 3
+        nwin = c
+        nws = cur
+    elif _beats(c, win, strain):
+        nled = led
+        nwin = c
+        nws = cur
+    else:
+        nled = led
+        nwin = win
+        nws = wseat
+    lo = np.int64(-INF)
+    hi = np.int64(INF)
+    if n == 3:
+        vt = tpts + pc if (nws & 1) == X else Z0
+        nf = _new_flag(flag, leader, nws)
+        if (inhand & ~bit) == 0:
+            v = _fval(W, Z0, past + vt + (10 if (nws & 1) == X else 0) + _end_bonus(W, nf, nws))
+        else:
+            v = _ds(W, nws, Z0, Z0, M1, M1, Z0, nf, rem - pc, past + vt, Z0, lo, hi)
+    else:
+        v = _ds(W, leader, n + 1, nled, nwin, nws, tpts + pc, flag, rem - pc, past, Z0, lo, hi)
+    W[W_H + cur] = h
+    return v
+
+
+# ------------------------------------------------------------------ Python API
+def _objective_code(objective) -> int:
+    if objective in OBJECTIVES:
+        return OBJECTIVES[objective]
+    raise SolverError(f"objective={objective!r} is not valid: expected 'points' or 'score'")
+
+
+def _position(position, params):
+    """``(S, P)`` from a :class:`~coinche_rl.game.Deal` or a state vector + params."""
+    from .game import Deal
+    from .rules import RuleSet, get_rules, params_vector
+    if isinstance(position, Deal):
+        if params is not None:
+            raise SolverError("give params only with a raw state vector, not with a Deal")
+        return position.state, position.params
+    S = np.asarray(position)
+    if S.dtype != np.int64 or S.shape != (STATE_SIZE,):
+        raise SolverError(f"position must be a Deal or an int64 state vector of shape "
+                          f"({STATE_SIZE},), not {type(position).__name__} "
+                          f"{getattr(S, 'dtype', '')}{getattr(S, 'shape', '')}")
+    if params is None:
+        raise SolverError("a raw state vector needs params= (a RuleSet, a preset name or "
+                          "the params vector)")
+    if isinstance(params, (str, RuleSet)):
+        P = params_vector(get_rules(params))
+    else:
+        P = np.asarray(params, dtype=np.int64)
+    return S, P
+
+
+class Solver:
+    """A double-dummy solver with its own reusable workspace (TT, killers, history).
+
+    :param tt_bits: the TT holds ``2 ** tt_bits`` buckets of two entries (32 bytes an
+        entry; 17 = 8 MiB).
+    :param keep_table: keep the TT between calls (its entries stay exact while the
+        strain, the rules and the team do not change; otherwise every call starts from
+        an empty table, so that calls are independent).
+    :param options: search enhancements (``OPT_*`` bits); only the speed depends on
+        them.
+
+    >>> from coinche_rl.game import Deal
+    >>> d = Deal("ffb", dealer=3, seed=2).with_contract(80, 0, taker=0)
+    >>> s = Solver(tt_bits=14)
+    >>> s.solve(d, "points", team=0) + s.solve(d, "points", team=1) in (162, 252)
+    True
+    """
+
+    def __init__(self, tt_bits: int = 17, *, keep_table: bool = False, options: int = OPT_DEFAULT):
+        self.W = new_workspace(tt_bits)
+        self.W[C_KEEP] = 1 if keep_table else 0
+        if not 0 <= options <= OPT_MAX:
+            raise SolverError(f"options={options} must be a combination of the OPT_* bits (0..{OPT_MAX})")
+        self.W[C_OPT] = options
+        self._a = np.zeros(32, dtype=np.int64)
+        self._v = np.zeros(32, dtype=np.int64)
+
+    @property
+    def nodes(self) -> int:
+        """Search nodes visited since the solver was made (or :meth:`reset_nodes`)."""
+        return int(self.W[C_NODES])
+
+    def reset_nodes(self) -> None:
+        self.W[C_NODES] = 0
+
+    def _args(self, position, objective, team, params):
+        S, P = _position(position, params)
+        obj = _objective_code(objective)
+        if S[E.S_PHASE] == E.AUCTION:
+            raise SolverError("the solver needs a position in the card play: this deal is still "
+                              "in the auction (finish it, or use Deal.with_contract)")
+        if team is None:
+            if S[E.S_PHASE] == E.DONE:
+                raise SolverError("the deal is over: say for which team (team=0 or 1)")
+            team = int(S[S_CUR]) & 1
+        if team not in (0, 1):
+            raise SolverError(f"team={team!r} must be 0 or 1")
+        return S, P, obj, team
+
+    def solve(self, position, objective: str = "points", *, team=None, params=None) -> int:
+        """Exact value of the position for ``team`` (default: the team of the seat to
+        act). ``position``: a :class:`~coinche_rl.game.Deal` in the card play, or an
+        engine state vector with ``params`` (rule set, preset name or params vector)."""
+        S, P, obj, team = self._args(position, objective, team, params)
+        return int(solve_into(self.W, S, P, obj, team))
+
+    def move_values(self, position, objective: str = "points", *, team=None,
+                    params=None) -> Tuple[np.ndarray, np.ndarray]:
+        """``(actions, values)``: every legal action (increasing ids: cards, or a declare /
+        belote choice) and its exact value for ``team``. Empty when the deal is over."""
+        S, P, obj, team = self._args(position, objective, team, params)
+        k = move_values_into(self.W, S, P, obj, team, self._a, self._v)
+        return self._a[:k].copy(), self._v[:k].copy()
+
+
+_DEFAULT: Union[Solver, None] = None
+
+
+def _default() -> Solver:
+    global _DEFAULT
+    if _DEFAULT is None:
+        _DEFAULT = Solver()
+    return _DEFAULT
+
+
+def solve(position, objective: str = "points", *, team=None, params=None) -> int:
+    """Exact value of a position (see :meth:`Solver.solve`), with a shared solver."""
+    return _default().solve(position, objective, team=team, params=params)
+
+
+def move_values(position, objective: str = "points", *, team=None,
+                params=None) -> Tuple[np.ndarray, np.ndarray]:
+    """Exact value of every legal action (see :meth:`Solver.move_values`)."""
+    return _default().move_values(position, objective, team=team, params=params)
+
+
+def warmup() -> None:
+    """Compile every solver kernel (a few seconds on an empty numba cache)."""
+    from .game import Deal
+    s = Solver(tt_bits=10)
+    d = Deal("ffb", dealer=3, seed=0).with_contract(90, 1, taker=0)
+    for a in d.legal_actions()[:1] * 24:
+        d.apply(int(d.legal_actions()[0]))
+    for obj in ("points", "score"):
+        s.solve(d, obj)
+        s.move_values(d, obj)
+    x3 = Deal("coinche_x3", dealer=3, seed=0).with_contract(90, 1, taker=0)
+    s.move_values(x3, "score")
+    legal_ids(np.int64(1), np.int64(0), np.int64(0), np.int64(0), False, np.int64(0),
+              np.int64(0), np.int64(1))
