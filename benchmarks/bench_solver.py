@@ -1,0 +1,198 @@
+"""Double-dummy solver speed on one core, side by side with colver's solver when installed.
+
+Figures (CPU time of this single-threaded process, ``time.process_time``, so that other
+jobs on a shared host do not count; per-position medians):
+
+* ``root_solve_ms_median``: the exact value of every first card of a full deal
+  (``Solver.move_values``, objective ``"points"``, a fresh table per deal), over
+  ``--deals`` seeded deals per suit strain under the ``colver`` preset, contract 90 by
+  seat 0, dealer 0: the like-for-like counterpart of colver's ``Env.solve_scores()``.
+  ``root_solve_ms_median_by_strain`` adds NT and AT (preset ``ffb_sa_ta``, same hands).
+* ``colver_root_solve_ms_median``: colver's ``solve_scores()`` on the same deals and
+  contracts, timed in turn with ours (null when colver is not importable). The values
+  of the two solvers are compared on every deal (``colver_values_equal``).
+* ``nodes_per_s``: search nodes per second over the root solves.
+* ``world_solve_ms_median``: one PIMC world: every legal card's exact value for the
+  deal score (objective ``"score"``, what PIMC maximises) in the first trick, after 0 to
+  3 random cards of it; every strain (``ffb_sa_ta``), a random contract (value on the
+  ladder, taker, coinche 0 / 1 / 2 with probabilities 0.6 / 0.3 / 0.1).
+  ``world_solve_points_ms_median``: the same positions with the card points objective.
+
+Adding figures: write a function ``f(args) -> dict`` and register it with
+``@measure("name")``; every registered measurement runs in order and its keys join the
+final JSON object (PIMC and sampler figures can live here too).
+
+Usage: ``python benchmarks/bench_solver.py [--quick] [--deals N]``. The last line of
+output is one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import time
+from typing import Callable, Dict
+
+import numpy as np
+
+from coinche_rl import engine as E
+from coinche_rl.game import Deal
+from coinche_rl.rules import STRAIN_NAMES
+from coinche_rl.solver import Solver, warmup
+
+MEASURES: Dict[str, Callable] = {}
+
+
+def measure(name: str):
+    """Register a measurement: ``fn(args) -> dict`` of figures for the JSON line."""
+    def deco(fn):
+        MEASURES[name] = fn
+        return fn
+    return deco
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    import numba
+    return (f"{cpu}, {os.cpu_count()} logical cores, {platform.system()} {platform.release()}, "
+            f"Python {platform.python_version()}, numpy {np.__version__}, numba {numba.__version__}")
+
+
+def cpu_ms(fn) -> float:
+    t = time.process_time()
+    fn()
+    return (time.process_time() - t) * 1000.0
+
+
+# colver numbers its ranks 7 8 9 J Q K 10 A inside a suit; ours are 7 8 9 10 J Q K A
+_TO_COLVER_RANK = (0, 1, 2, 6, 3, 4, 5, 7)
+
+
+def to_colver(card: int) -> int:
+    return (card >> 3) * 8 + _TO_COLVER_RANK[card & 7]
+
+
+def colver_env(hands, strain):
+    """A colver position with our hands, contract 90 in ``strain`` by team 0, dealer 0;
+    None when colver is not importable."""
+    try:
+        import colver
+    except ImportError:
+        return None
+    env = colver.Env.deal_with_hands(0, [[to_colver(c) for c in range(32) if h >> c & 1]
+                                         for h in hands])
+    env.set_contract(strain, 90, 0, 0)
+    env.set_phase_playing()
+    return env
+
+
+@measure("root")
+def root_solves(args) -> dict:
+    """All first cards' exact values on full deals, ours and colver's, in turn."""
+    solver = Solver(args.tt_bits)
+    ours, theirs, by_strain = [], [], {}
+    nodes, seconds, equal, compared = 0, 0.0, True, 0
+    for strain in range(6):
+        times = []
+        for i in range(args.deals):
+            preset = "colver" if strain < 4 else "ffb_sa_ta"
+            d = Deal(preset, dealer=0, seed=1000 * strain + i).with_contract(90, strain, taker=0)
+            solver.reset_nodes()
+            res = {}
+            ms = cpu_ms(lambda: res.setdefault("v", solver.move_values(d, "points", team=0)))
+            times.append(ms)
+            nodes += solver.nodes
+            seconds += ms / 1000.0
+            if strain < 4:
+                ours.append(ms)
+                env = colver_env([int(d.state[E.S_HAND + s]) for s in range(4)], strain)
+                if env is not None:
+                    out = {}
+                    theirs.append(cpu_ms(lambda: out.setdefault("r", env.solve_scores())))
+                    a, v = res["v"]
+                    mine = sorted((to_colver(int(x) - E.CARD_BASE), int(y)) for x, y in zip(a, v))
+                    equal &= mine == sorted(tuple(p) for p in out["r"]["scores"])
+                    compared += 1
+        by_strain[STRAIN_NAMES[strain]] = round(float(np.median(times)), 2)
+        print(f"strain {strain}: root solve median {np.median(times):8.2f} ms  "
+              f"mean {np.mean(times):8.2f} ms  max {np.max(times):8.1f} ms", flush=True)
+    out = {
+        "root_solve_ms_median": round(float(np.median(ours)), 2),
+        "root_solve_ms_mean": round(float(np.mean(ours)), 2),
+        "root_solve_ms_median_by_strain": by_strain,
+        "nodes_per_s": round(nodes / seconds),
+        "colver_root_solve_ms_median": round(float(np.median(theirs)), 2) if theirs else None,
+        "colver_root_solve_ms_mean": round(float(np.mean(theirs)), 2) if theirs else None,
+        "colver_values_equal": equal if compared else None,
+    }
+    print(f"root solve (suits, colver preset): ours {out['root_solve_ms_median']} ms median, "
+          f"colver {out['colver_root_solve_ms_median']} ms; same values: {out['colver_values_equal']}; "
+          f"{out['nodes_per_s']:,} nodes/s", flush=True)
+    return out
+
+
+def world_positions(n: int, seed: int):
+    """PIMC-like positions: full deals in the first trick, random contracts."""
+    rng = np.random.default_rng(seed)
+    ladder = list(range(80, 170, 10))
+    for i in range(n):
+        d = Deal("ffb_sa_ta", dealer=int(rng.integers(4)), seed=int(rng.integers(1 << 30)))
+        d.with_contract(int(rng.choice(ladder)), int(rng.integers(6)), taker=int(rng.integers(4)),
+                        coinche=int(rng.choice(3, p=[0.6, 0.3, 0.1])))
+        for _ in range(int(rng.integers(4))):
+            d.apply(int(rng.choice(d.legal_actions())))
+        yield d
+
+
+@measure("world")
+def world_solves(args) -> dict:
+    """Every legal card's value in the first trick (one PIMC world), both objectives."""
+    solver = Solver(args.tt_bits)
+    score, points = [], []
+    for d in world_positions(6 * args.deals, seed=7):
+        score.append(cpu_ms(lambda: solver.move_values(d, "score")))
+        points.append(cpu_ms(lambda: solver.move_values(d, "points")))
+    out = {
+        "world_solve_ms_median": round(float(np.median(score)), 3),
+        "world_solve_ms_p90": round(float(np.percentile(score, 90)), 3),
+        "world_solve_points_ms_median": round(float(np.median(points)), 3),
+        "world_solve_points_ms_p90": round(float(np.percentile(points, 90)), 3),
+    }
+    print(f"PIMC world (first trick, every legal card): score objective median "
+          f"{out['world_solve_ms_median']} ms (p90 {out['world_solve_ms_p90']}), points "
+          f"{out['world_solve_points_ms_median']} ms (p90 {out['world_solve_points_ms_p90']})",
+          flush=True)
+    return out
+
+
+def main(argv=None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="20 deals per strain instead of 200")
+    ap.add_argument("--deals", type=int, default=None, help="deals per strain")
+    ap.add_argument("--tt-bits", type=int, default=17, help="TT size: 2**bits buckets")
+    args = ap.parse_args(argv)
+    if args.deals is None:
+        args.deals = 20 if args.quick else 200
+    t = time.perf_counter()
+    warmup()
+    print(f"machine: {machine()}")
+    print(f"warmup (compile or load the kernels): {time.perf_counter() - t:.2f} s", flush=True)
+    result = {"machine": machine(), "quick": args.quick, "deals_per_strain": args.deals}
+    for name, fn in MEASURES.items():
+        result.update(fn(args))
+    print(json.dumps(result))
+    return result
+
+
+if __name__ == "__main__":
+    main()
