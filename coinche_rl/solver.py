@@ -673,7 +673,7 @@ def _ab(W, leader, n, led, win, wseat, tpts, flag, rem, past, alpha, beta):
     inhand = W[W_H] | W[W_H + 1] | W[W_H + 2] | W[W_H + 3]
     prow = (W[C_AT] * 6 + strain) * 32
     cand = legal
-    if opt & OPT_EQUIV:
+    if (opt & OPT_EQUIV) and (legal & (legal - 1)) != 0:
         # equivalent cards: same hand, adjacent among the cards in play, same points
         present = inhand
         if n > 0:
@@ -713,6 +713,8 @@ def _ab(W, leader, n, led, win, wseat, tpts, flag, rem, past, alpha, beta):
             c = kl0
         elif kl1 >= 0 and (cand >> kl1) & 1:
             c = kl1
+        elif (cand & (cand - 1)) == 0:
+            c = lowest_card(cand)       # the last candidate: no ordering needed
         else:
             if nmv < 0:
                 # ordering keys of the remaining candidates, computed once
@@ -1400,7 +1402,7 @@ def solve_into(W, S, P, objective, team):
 @kernel
 def move_values_into(W, S, P, objective, team, out_a, out_v):
     """Exact value for ``team`` of every legal action of position ``S``: action ids into
-    ``out_a`` (increasing), values into ``out_v`` (int64 arrays of at least 32); returns
+    ``out_a`` (increasing), values into ``out_v`` (int64 arrays of at least 8); returns
     how many (0 when the deal is over, -1 outside the card play)."""
     if S[S_PHASE] == E.DONE:
         return 0

@@ -320,6 +320,27 @@ def test_objective_map_matches_the_engine(preset):
             assert W[SV.W_MAP + vec * SV.DOM + e + 1] == final_value(out, objective, X), (preset, k)
 
 
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_objective_map_is_non_decreasing_for_every_contract(preset):
+    """f(E) is non-decreasing for every strain, contract value (capot included), coinche
+    level and taker, both objectives and teams: the solver's fast path is the one taken
+    (the direct search stays a safety net for rule sets yet to come)."""
+    rules = get_rules(preset)
+    rng = np.random.default_rng(200 + len(preset))
+    values = [0] if rules.family == "classic" else list(rules.bid_values) + [250]
+    levels = [0] if rules.family == "classic" else [0, 1, 2]
+    for strain in rules.allowed_strains:
+        for value in values:
+            for coinche in levels:
+                taker = int(rng.integers(4))
+                d = Deal(preset, dealer=int(rng.integers(4)), seed=int(rng.integers(1 << 30)))
+                d.with_contract(value, strain, taker=taker, coinche=coinche)
+                for objective, team in (("score", 0), ("points", 0), ("points", 1)):
+                    W, _ = _map_for(d, objective, team)
+                    n = 1 << int(W[SV.C_NPAIRS])
+                    assert all(W[SV.W_MONO + v] == 1 for v in range(n)), (strain, value, coinche)
+
+
 # ------------------------------------------------------------------ first-trick choices
 @pytest.mark.parametrize("preset", ["coinche_x3", "ludiclub_coinche", "ludiclub_contree"])
 def test_first_trick_choices(preset):
