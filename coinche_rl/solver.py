@@ -107,8 +107,8 @@ OBJECTIVES = {"points": POINTS, "score": SCORE}
 
 
 class SolverError(ValueError):
-    """A position or an argument the solver cannot work on (outside the card play, a bad
-    objective or team, a workspace of the wrong size)."""
+    """A position or an argument the solver cannot work on (the auction, a bad objective,
+    team, table size or option)."""
 
 
 # ------------------------------------------------------------------ internal card ids
