@@ -17,9 +17,10 @@ $(STAMP): $(BIN)/python pyproject.toml constraints.txt
 
 venv: $(STAMP)
 
-# A duplicate tournament: random against heuristic and every other registered agent.
+# A duplicate tournament: random against heuristic and every other registered agent
+# (agents without a numba kernel, such as pimc, play a few deal pairs only).
 demo: $(STAMP)
-	$(BIN)/coinche-rl tournament
+	$(BIN)/coinche-rl tournament --python-deals 4
 
 # A fresh numba cache for every test run: numba does not notice edits in other
 # modules, so a stale cache could hide a change.

@@ -424,7 +424,8 @@ def _add_evaluate(sub) -> None:
     e.set_defaults(func=cmd_evaluate)
 
 
-BENCHMARKS = {"engine": "bench_engine.py", "env": "bench_env.py", "arena": "bench_arena.py"}
+BENCHMARKS = {"engine": "bench_engine.py", "env": "bench_env.py", "arena": "bench_arena.py",
+              "solver": "bench_solver.py", "strength": "bench_strength.py"}
 
 
 def cmd_bench(args) -> int:
