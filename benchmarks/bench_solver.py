@@ -12,6 +12,12 @@ jobs on a shared host do not count; per-position medians):
   contracts, timed in turn with ours (null when colver is not importable). The values
   of the two solvers are compared on every deal (``colver_values_equal``).
 * ``nodes_per_s``: search nodes per second over the root solves.
+* ``sampler_worlds_per_s``: worlds per second of the exact uniform information-set
+  sampler (``agents.sampler.sampler_throughput``, ffb).
+* ``pimc_world_ms_median`` / ``pimc32_decision_ms_median`` (and ``_p90``): one PIMC
+  world as the agent solves it (``agents.pimc.pimc_world_ms``) and one whole
+  ``pimc:worlds=32`` decision at trick 1 (``agents.pimc.pimc_decision_ms``: information
+  set, sampler, 32 solves), wall time.
 * ``world_solve_ms_median``: one PIMC world: every legal card's exact value for the
   deal score (objective ``"score"``, what PIMC maximises) in the first trick, after 0 to
   3 random cards of it; every strain (``ffb_sa_ta``), a random contract (value on the
@@ -172,6 +178,33 @@ def world_solves(args) -> dict:
           f"{out['world_solve_ms_median']} ms (p90 {out['world_solve_ms_p90']}), points "
           f"{out['world_solve_points_ms_median']} ms (p90 {out['world_solve_points_ms_p90']})",
           flush=True)
+    return out
+
+
+@measure("sampler")
+def sampler_figures(args) -> dict:
+    """Worlds per second of the exact uniform sampler (``agents.sampler``), ffb."""
+    from coinche_rl.agents.sampler import sampler_throughput, warmup
+    warmup()
+    rate = sampler_throughput("ffb", repeats=3 if args.quick else 5)
+    print(f"sampler: {rate:,.0f} worlds/s")
+    return {"sampler_worlds_per_s": round(rate)}
+
+
+@measure("pimc")
+def pimc_figures(args) -> dict:
+    """One PIMC world (every legal card's value for the deal score, a world drawn from
+    the information set, trick 1) and one PIMC-32 decision at trick 1 (``act``, end to
+    end), medians over seeded positions."""
+    from coinche_rl.agents.pimc import pimc_decision_ms, pimc_world_ms
+    n = 10 if args.quick else 40
+    world = pimc_world_ms(n_positions=4 * n, seed=1)
+    decision = pimc_decision_ms(n_positions=n, worlds=32, seed=1)
+    out = {"pimc_world_ms_median": round(float(np.median(world)), 3),
+           "pimc32_decision_ms_median": round(float(np.median(decision)), 2),
+           "pimc32_decision_ms_p90": round(float(np.percentile(decision, 90)), 2)}
+    print(f"PIMC world {out['pimc_world_ms_median']} ms, PIMC-32 decision "
+          f"{out['pimc32_decision_ms_median']} ms (median)")
     return out
 
 
