@@ -40,19 +40,8 @@ import numpy as np
 from coinche_rl.arena import run_duplicate, warmup
 
 
-def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    import numba
-    return (f"{cpu}, {os.cpu_count()} logical cores, {platform.system()} {platform.release()}, "
-            f"Python {platform.python_version()}, numpy {np.__version__}, numba {numba.__version__}")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_engine import machine  # noqa: E402  (one machine description for every benchmark)
 
 
 def timed(repeats: int, fn):

@@ -38,6 +38,7 @@ import argparse
 import json
 import os
 import platform
+import sys
 import time
 from typing import Callable, Dict
 
@@ -59,19 +60,8 @@ def measure(name: str):
     return deco
 
 
-def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    import numba
-    return (f"{cpu}, {os.cpu_count()} logical cores, {platform.system()} {platform.release()}, "
-            f"Python {platform.python_version()}, numpy {np.__version__}, numba {numba.__version__}")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_engine import machine  # noqa: E402  (one machine description for every benchmark)
 
 
 def cpu_ms(fn) -> float:
