@@ -317,6 +317,25 @@ def test_same_seed_same_choices_and_the_seed_parameter_changes_the_stream():
     assert agent._stream_seed != other._stream_seed
 
 
+def test_the_kept_table_does_not_change_the_values():
+    """The agent keeps the solver's table across worlds, decisions and deals: a used
+    agent and a fresh one give the same totals (so the executor cannot matter)."""
+    rng = np.random.default_rng(11)
+    used = PIMCAgent(worlds=5, tt_bits=12)
+    for trial in range(12):
+        deal = Deal("ffb_sa_ta", seed=300 + trial, dealer=trial % 4).with_contract(
+            100, trial % 6, taker=(trial + 1) % 4)
+        for _ in range(int(rng.integers(8, 20))):
+            deal.apply(_random_action(deal, rng))
+        view = PlayerView.from_deal(deal)
+        fresh = PIMCAgent(worlds=5, tt_bits=12)
+        for agent in (used, fresh):
+            agent.reset(view.seat, deal.rules, trial)
+        a1, t1, _ = used.card_values(view)
+        a2, t2, _ = fresh.card_values(view)
+        assert np.array_equal(a1, a2) and np.array_equal(t1, t2)
+
+
 def test_pimc_runs_in_the_aec_env_loop():
     from coinche_rl.envs import coinche_v0
     env = coinche_v0.env(rules="coinche_x3", mode="deal")
