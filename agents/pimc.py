@@ -72,11 +72,13 @@ evaluation expected to fail by more than 50 points failed 60% of the time, by mo
 20 only 30% (uniform worlds know nothing of the strength a bid shows, beyond the suit
 length).
 
-**Speed** (one core; :func:`pimc_world_ms`, :func:`pimc_decision_ms`, figures in
-``benchmarks/bench_strength.py``): the first trick dominates, a world there costs a few
-ms to a few tens of ms (the opening lead most), a 32-world decision some hundreds of ms;
-from the third trick on, decisions take about a millisecond. The solver's table is kept
-between the worlds and decisions of the agent (its entries stay exact).
+**Speed** (one core, measured by ``benchmarks/bench_strength.py`` with
+:func:`pimc_world_ms` and :func:`pimc_decision_ms` on a 2-core shared VM): the first
+trick dominates. There, one world costs 1.7 ms (median; 13 ms at the 90th percentile,
+the opening lead most) and a 32-world decision 126 ms (median; 490 ms at the 90th
+percentile); at the second trick a decision takes about 40 ms, and from the third on
+about a millisecond. The solver's table is kept between the worlds and decisions of the
+agent (its entries stay exact: a used agent and a fresh one give the same values).
 
 **Determinism.** Decision ``k`` of a deal draws its worlds from splitmix64 stream ``k``
 of the seed given to :meth:`~coinche_rl.agents.base.Agent.reset`: the same seed gives the
