@@ -33,10 +33,13 @@ def kq(suit):
     return (1 << (8 * suit + 5)) | (1 << (8 * suit + 6))
 
 
-def random_trace(rules, rng):
+def random_trace(rules, rng, random_dealer=False):
     """A random deal played to the end: the deal after 0, 1, ... actions, and the actions.
-    The auction passes often once a bid is made, so that most deals reach the play."""
-    d = Deal(rules, seed=int(rng.integers(2 ** 31)))
+    The auction passes often once a bid is made, so that most deals reach the play. With
+    ``random_dealer`` the dealer is drawn too (after the deal's seed)."""
+    seed = int(rng.integers(2 ** 31))
+    kw = {"dealer": int(rng.integers(4))} if random_dealer else {}
+    d = Deal(rules, seed=seed, **kw)
     trace = [d.clone()]
     while not d.is_terminal:
         legal = d.legal_actions()

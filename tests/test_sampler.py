@@ -32,32 +32,17 @@ from coinche_rl.envs.infoset import ALL_CARDS, information_set
 from coinche_rl.game import Deal
 from coinche_rl.rules import PRESETS, get_rules
 
+from test_infoset import random_trace as infoset_trace
+
 S, H, D, C, NT, AT = range(6)
 ALL_PRESETS = list(PRESETS)
 
 
 # ------------------------------------------------------------------ helpers
 def random_trace(rules, rng):
-    """The deals after 0, 1, ... actions of a random deal (auction included; passes
-    often once a bid is made so that most deals reach the play)."""
-    d = Deal(rules, seed=int(rng.integers(2 ** 31)), dealer=int(rng.integers(4)))
-    trace = [d.clone()]
-    while not d.is_terminal:
-        legal = d.legal_actions()
-        if d.phase == "auction" and A.PASS in legal and len(legal) > 1:
-            p_pass = 0.75 if d.highest_bid is not None else 0.35
-            if d.rules.family == "classic":
-                p_pass = 0.6
-            if rng.random() < p_pass:
-                a = A.PASS
-            else:
-                others = [x for x in legal if x != A.PASS]
-                a = others[rng.integers(len(others))]
-        else:
-            a = legal[rng.integers(len(legal))]
-        d.apply(a)
-        trace.append(d.clone())
-    return trace
+    """The deals after 0, 1, ... actions of a random deal, dealer drawn too
+    (``test_infoset.random_trace``)."""
+    return infoset_trace(rules, rng, random_dealer=True)[0]
 
 
 def played_deal(rules, seed, n_cards, strain=H, taker=0):
