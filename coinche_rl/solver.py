@@ -60,7 +60,10 @@ cut-off, per trick and leader); a static move order (a follower gives points to 
 winning partner, else wins the trick, else throws its cheapest card; a lead is ranked by
 the trick it makes when the followers play that way); equivalent cards (same hand, same
 points, no card in play between them) searched once; sure-trump bounds (the top trumps
-held by one team are its points); the last two tricks solved by a dedicated loop. The
+held by one team are its points); the last three tricks solved by dedicated loops
+(no recursion; the three-card positions still use the TT); at the root, every move after
+the first is solved by MTD(f) on the levels (null-window tests, starting from the
+previous move's value, until its level is known). The
 history heuristic is implemented but off by default: on top of the static order it
 doubled the nodes (killer moves inside a trick also cost nodes, so only leads use
 them). None of them changes a value: the tests compare the results with every
@@ -157,13 +160,15 @@ TT_WORDS = 8        # a bucket: 2 entries of (key1, key2, key3, data)
 #: Search options (bits; the values never depend on them, only the speed):
 #: killer leads, history heuristic, principal-variation search, equivalent cards, the
 #: two-trick endgame loop, the transposition table, static move ordering, sure-trump
-#: bounds; OPT_DIRECT forces the direct search of the objective and OPT_SHUFFLE orders
-#: the moves pseudo-randomly (both for tests).
+#: bounds, null-window (MTD) searches of the root moves after the first, the three-trick
+#: endgame loop; OPT_DIRECT forces the direct search of the objective and OPT_SHUFFLE
+#: orders the moves pseudo-randomly (both for tests).
 OPT_KILLERS, OPT_HISTORY, OPT_PVS, OPT_EQUIV, OPT_TWO, OPT_TT, OPT_DIRECT, OPT_ORDER, \
-    OPT_SURE, OPT_SHUFFLE = 1, 2, 4, 8, 16, 32, 64, 128, 256, 512
+    OPT_SURE, OPT_SHUFFLE, OPT_MTD, OPT_THREE = 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048
 #: the default: everything that makes the search faster (history is slower: off)
-OPT_DEFAULT = OPT_KILLERS | OPT_PVS | OPT_EQUIV | OPT_TWO | OPT_TT | OPT_ORDER | OPT_SURE
-OPT_MAX = 1023
+OPT_DEFAULT = OPT_KILLERS | OPT_PVS | OPT_EQUIV | OPT_TWO | OPT_TT | OPT_ORDER | OPT_SURE \
+    | OPT_MTD | OPT_THREE
+OPT_MAX = 4095
 
 INF = 30000
 OFF = 32768
@@ -474,6 +479,122 @@ def _two_tricks(W, leader, flag, rem, alpha, beta):
 
 
 @njit(cache=True, _nrt=False)
+def _ply_update(W, mx, v, best, a, b, past):
+    """A child's value ``v`` at a node of the endgame loops (a max node when ``mx``):
+    the new best value and window, the window snapped to the levels as in :func:`_ab`."""
+    if mx:
+        if v > best:
+            best = v
+            if v > a:
+                a = _top(W, past + v) - past
+    elif v < best:
+        best = v
+        if v < b:
+            b = _bot(W, past + v) - past
+    return best, a, b
+
+
+@njit(cache=True, _nrt=False)
+def _three_tricks(W, leader, flag, rem, past, alpha, beta):
+    """Value (``E`` minus ``past``, fail-soft, level-aligned window as in :func:`_ab`) of
+    a trick boundary with three cards in each hand: every play of the next trick in
+    nested loops (no recursion, no ordering: at most 81 plays), the last two tricks by
+    :func:`_two_tricks`. Nodes are counted per player to act."""
+    strain = W[C_STRAIN]
+    X = W[C_X]
+    mu = W[C_MU]
+    op = W[C_OP]
+    prow = (W[C_AT] * 6 + strain) * 32
+    s0 = leader
+    s1 = (leader + 1) & 3
+    s2 = (leader + 2) & 3
+    s3 = (leader + 3) & 3
+    h0 = W[W_H + s0]
+    h1 = W[W_H + s1]
+    h2 = W[W_H + s2]
+    h3 = W[W_H + s3]
+    mx0 = (s0 & 1) == X
+    mx1 = not mx0
+    best0 = -INF if mx0 else INF
+    a0 = alpha
+    b0 = beta
+    W[C_NODES] += 1
+    m0 = h0
+    while m0:
+        c0 = lowest_card(m0)
+        m0 &= m0 - 1
+        W[W_H + s0] = h0 & ~(1 << c0)
+        led = c0 >> 3
+        p0 = IPTS.flat[prow + c0]
+        best1 = -INF if mx1 else INF
+        a1 = a0
+        b1 = b0
+        W[C_NODES] += 1
+        m1 = _legal(h1, 1, led, c0, False, strain, mu, op)
+        while m1:
+            c1 = lowest_card(m1)
+            m1 &= m1 - 1
+            W[W_H + s1] = h1 & ~(1 << c1)
+            p1 = p0 + IPTS.flat[prow + c1]
+            if _beats(c1, c0, strain):
+                w1 = c1
+                ws1 = s1
+            else:
+                w1 = c0
+                ws1 = s0
+            best2 = -INF if mx0 else INF
+            a2 = a1
+            b2 = b1
+            W[C_NODES] += 1
+            m2 = _legal(h2, 2, led, w1, ws1 == s0, strain, mu, op)
+            while m2:
+                c2 = lowest_card(m2)
+                m2 &= m2 - 1
+                W[W_H + s2] = h2 & ~(1 << c2)
+                p2 = p1 + IPTS.flat[prow + c2]
+                if _beats(c2, w1, strain):
+                    w2 = c2
+                    ws2 = s2
+                else:
+                    w2 = w1
+                    ws2 = ws1
+                best3 = -INF if mx1 else INF
+                a3 = a2
+                b3 = b2
+                W[C_NODES] += 1
+                m3 = _legal(h3, 3, led, w2, ws2 == s1, strain, mu, op)
+                while m3:
+                    c3 = lowest_card(m3)
+                    m3 &= m3 - 1
+                    W[W_H + s3] = h3 & ~(1 << c3)
+                    p3 = p2 + IPTS.flat[prow + c3]
+                    ws3 = ws2
+                    if _beats(c3, w2, strain):
+                        ws3 = s3
+                    vt = p3 if (ws3 & 1) == X else 0
+                    nf = _new_flag(flag, leader, ws3)
+                    v = vt + _two_tricks(W, ws3, nf, rem - p3, a3 - vt, b3 - vt)
+                    best3, a3, b3 = _ply_update(W, mx1, v, best3, a3, b3, past)
+                    if a3 >= b3:
+                        break
+                W[W_H + s3] = h3
+                best2, a2, b2 = _ply_update(W, mx0, best3, best2, a2, b2, past)
+                if a2 >= b2:
+                    break
+            W[W_H + s2] = h2
+            best1, a1, b1 = _ply_update(W, mx1, best2, best1, a1, b1, past)
+            if a1 >= b1:
+                break
+        W[W_H + s1] = h1
+        best0, a0, b0 = _ply_update(W, mx0, best1, best0, a0, b0, past)
+        if a0 >= b0:
+            break
+    W[W_H + s0] = h0
+    return best0
+
+
+
+@njit(cache=True, _nrt=False)
 def _tt_bucket(W, k1, k2, k3):
     h = k1 * 0x1E3779B97F4A7C15 + k2 * 0x42B2AE3D27D4EB4F + k3 * 0x165667B19E3779F9
     h ^= h >> 29
@@ -665,6 +786,18 @@ def _ab(W, leader, n, led, win, wseat, tpts, flag, rem, past, alpha, beta):
                     if tlo == thi or _top(W, past + tlo) >= past + thi:
                         return tlo
                     break
+    if ncards == 3 and (opt & OPT_THREE):
+        # the table entry above missed or did not cut: the three-trick loops
+        best = _three_tricks(W, leader, flag, rem, past, alpha, beta)
+        if tt_on:
+            if best <= alpha:
+                _tt_store(W, k1, k2, k3, ncards, -INF, _top(W, past + best) - past, M1)
+            elif best >= beta:
+                _tt_store(W, k1, k2, k3, ncards, _bot(W, past + best) - past, INF, M1)
+            else:
+                _tt_store(W, k1, k2, k3, ncards, _bot(W, past + best) - past,
+                          _top(W, past + best) - past, M1)
+        return best
     h = W[W_H + cur]
     if n == 0:
         legal = h
@@ -924,7 +1057,33 @@ def _root_values(W, leader, n, led, win, wseat, tpts, flag, rem, past, out_c, ou
                     done = True
                     break
         if not done:
-            v = past + _play_child(W, leader, n, led, win, wseat, tpts, flag, rem, past, c, lo, hi)
+            if k == 0 or (W[C_OPT] & OPT_MTD) == 0:
+                v = past + _play_child(W, leader, n, led, win, wseat, tpts, flag, rem, past, c, lo, hi)
+            else:
+                # MTD(f) on levels: null-window tests around a guess (the previous
+                # move's value) until the level of the value is known
+                g = out_v[k - 1]
+                lower = np.int64(-INF)
+                upper = np.int64(INF)
+                while True:
+                    if g > lower:
+                        B = _bot(W, g)
+                        if B <= lower:
+                            B = _top(W, lower) + 1
+                    else:
+                        B = _top(W, lower) + 1
+                    t = past + _play_child(W, leader, n, led, win, wseat, tpts, flag, rem, past, c,
+                                           B - 1 - past, B - past)
+                    if t < B:
+                        upper = _top(W, t)      # the value's level is t's or below
+                    else:
+                        lower = _bot(W, t)      # t's level or above
+                    g = t
+                    if lower > -INF and upper < INF and lower >= _bot(W, upper):
+                        break
+                    if upper < INF and upper <= -1:
+                        break
+                v = lower if lower > -INF else upper
         out_c[k] = c
         out_v[k] = v
         k += 1

@@ -175,6 +175,26 @@ def test_small_endings_equal_brute_force(preset):
         check_against_brute(solver, d, (preset, k))
 
 
+@pytest.mark.parametrize("preset", ["ffb_sa_ta", "coinche_x3", "classic_declarations",
+                                    "ffb_sa_ta:must_undertrump=True,overtrump_partner=False"])
+def test_three_card_endings_equal_brute_force(preset):
+    """Positions with 13 or 14 cards left (the last cards of a trick, then the
+    three-trick loop of three-card hands, with its TT entries): every move's value equals
+    the brute force, for one objective and team drawn per position."""
+    name, _, opts = preset.partition(":")
+    rules = get_rules(name, **{k: v == "True" for k, v in
+                               (o.split("=") for o in opts.split(",") if o)})
+    rng = np.random.default_rng(zlib.crc32(preset.encode()))
+    solver = SV.Solver(tt_bits=12)
+    for k in range(6):
+        d = play_random(random_contract_deal(rules, rng), rng, int(rng.integers(13, 15)))
+        objective = ("points", "score")[k % 2]
+        team = int(rng.integers(2))
+        ref = brute_moves(d.state, d.params, objective, team)
+        a, v = solver.move_values(d, objective, team=team)
+        assert list(zip(a.tolist(), v.tolist())) == ref, (preset, k, objective, team)
+
+
 @pytest.mark.parametrize("preset", ["ffb", "funbelote", "coinche_x3", "ludiclub_contree", "colver"])
 def test_capots_and_generales_equal_brute_force(preset):
     """Deals where one team holds the strongest cards: capot (252, a capot contract made
@@ -238,6 +258,8 @@ def test_full_deal_root_values_equal_child_solves(objective, seed):
 OPTION_SETS = [0, SV.OPT_TT, SV.OPT_DEFAULT | SV.OPT_HISTORY,
                SV.OPT_DEFAULT & ~SV.OPT_ORDER | SV.OPT_SHUFFLE,
                SV.OPT_TT | SV.OPT_TWO | SV.OPT_SHUFFLE,
+               SV.OPT_TT | SV.OPT_THREE | SV.OPT_MTD | SV.OPT_SHUFFLE,
+               SV.OPT_DEFAULT & ~(SV.OPT_THREE | SV.OPT_MTD),
                SV.OPT_DEFAULT | SV.OPT_DIRECT]
 
 
