@@ -6,7 +6,9 @@ consistent with its information set, uniformly, with the exact sampler of
 the double-dummy solver (:mod:`coinche_rl.solver`, objective ``"score"``: the deal score
 difference for the seat's team), and plays the card with the best total over the worlds.
 When the information set allows at most ``N`` worlds, every one of them is solved once
-(so with a single world left PIMC plays exactly the solver's best card). Ties, frequent
+(so with a single world left PIMC plays exactly the solver's best card). With
+``taper="linear"`` the seat solves fewer worlds as its cards run out: ``ceil(N * c / 8)``
+with ``c`` cards in hand (``N`` at the first trick, ``N / 4`` with two cards left). Ties, frequent
 because equivalent cards (a sequence, two small cards of a suit) have equal values, go to
 the *cheapest* card: fewest card points under the strain, then lowest strength, then the
 lowest card id. This is the classic determinization approach of Ginsberg's GIB for
@@ -72,13 +74,14 @@ evaluation expected to fail by more than 50 points failed 60% of the time, by mo
 20 only 30% (uniform worlds know nothing of the strength a bid shows, beyond the suit
 length).
 
-**Speed** (one core, measured by ``benchmarks/bench_strength.py`` with
-:func:`pimc_world_ms` and :func:`pimc_decision_ms` on a 2-core shared VM): the first
-trick dominates. There, one world costs 1.7 ms (median; 13 ms at the 90th percentile,
-the opening lead most) and a 32-world decision 126 ms (median; 490 ms at the 90th
-percentile); at the second trick a decision takes about 40 ms, and from the third on
-about a millisecond. The solver's table is kept between the worlds and decisions of the
-agent (its entries stay exact: a used agent and a fresh one give the same values).
+**Speed** (one core, CPU time, measured with :func:`pimc_world_ms` and
+:func:`pimc_decision_ms` by ``benchmarks/bench_solver.py`` on a 2-core shared VM): the
+first trick dominates. There, one world costs 1.0 to 1.6 ms (median; 13 ms at the 90th
+percentile, the opening lead most) and a 32-world decision 95 to 145 ms (median over
+100 positions, depending on the host's load; 470 ms at the 90th percentile); from the
+third trick on a decision takes about a millisecond. The solver's table is kept between
+the worlds and decisions of the agent (its entries stay exact: a used agent and a fresh
+one give the same values).
 
 **Determinism.** Decision ``k`` of a deal draws its worlds from splitmix64 stream ``k``
 of the seed given to :meth:`~coinche_rl.agents.base.Agent.reset`: the same seed gives the
@@ -336,6 +339,8 @@ def choose_action(sums, actions, k, strain, at_table):
 #: ``bid_rule`` values: the legal contract with the best expected score, or the highest
 #: one whose expected score is positive
 BID_RULES = ("best", "highest")
+#: ``taper`` values: ``worlds`` at every card, or fewer as the seat's cards run out
+TAPERS = ("none", "linear")
 
 
 def _check_int(v, name: str, lo: int, hi: Optional[int] = None) -> int:
@@ -362,7 +367,7 @@ class PIMCAgent(Agent):
     def __init__(self, worlds: int = 32, objective: str = "score", bid_samples: int = 128,
                  bid_method: str = "heuristic", bid_rule: str = "best", bid_margin: float = 0.0,
                  coinche_margin: float = 50.0, coinche_length: int = 4, seed: int = 0,
-                 tt_bits: int = 17):
+                 tt_bits: int = 17, taper: str = "none"):
         super().__init__()
         _check_int(worlds, "worlds", 1)
         _check_int(bid_samples, "bid_samples", 1)
@@ -372,7 +377,9 @@ class PIMCAgent(Agent):
         _check_choice(objective, "objective", tuple(OBJECTIVES))
         _check_choice(bid_method, "bid_method", ("dd", "heuristic"))
         _check_choice(bid_rule, "bid_rule", BID_RULES)
+        _check_choice(taper, "taper", TAPERS)
         self.worlds = int(worlds)
+        self.taper = taper
         self.objective = objective
         self.bid_samples = int(bid_samples)
         self.bid_method = bid_method
@@ -398,6 +405,7 @@ class PIMCAgent(Agent):
         self._stream_seed = 0
         self._eval = None
         self._coinche_cache = {}
+        self._table_count = 0
         #: worlds solved at the last card decision (0 when it had one legal action)
         self.last_worlds = 0
 
@@ -442,13 +450,23 @@ class PIMCAgent(Agent):
                             np.array(info.possible, dtype=np.int64), np.int64(info.played))
         if count <= 0:
             raise PIMCError(f"no world is consistent with the information set of seat {seat}")
-        n = min(self.worlds, int(count))
+        self._table_count = int(count)
+        target = self.worlds_for(int(pub[S_HAND + seat]))
+        n = min(target, int(count))
         team = seat & 1
-        k = pimc_sums_into(self._W, self._table, pub, view.params, seat, n, count <= self.worlds,
+        k = pimc_sums_into(self._W, self._table, pub, view.params, seat, n, count <= target,
                            rng, self._obj, team, self._hands, self._Sw, self._a, self._v,
                            self._sums)
         actions = self._a[:k].copy()
         return actions, self._sums[actions].copy(), n
+
+    def worlds_for(self, hand: int) -> int:
+        """Worlds to solve for a card decision holding ``hand`` (a card mask): ``worlds``,
+        or with ``taper="linear"`` ``ceil(worlds * cards / 8)`` (at least 1)."""
+        if self.taper == "none":
+            return self.worlds
+        cards = bin(int(hand)).count("1")
+        return max(1, -(-self.worlds * cards // 8))
 
     def _play(self, view: PlayerView, pub: np.ndarray, rng: np.ndarray) -> int:
         actions, totals, n = self.card_values(view, rng)
@@ -604,6 +622,9 @@ register_agent("pimc", PIMCAgent, {
                             "bidders at least this many cards of each suit they bid (0: no "
                             "condition)", min=0, max=8),
     "seed": Param(int, 0, "mixed with the per-deal seed: the stream of sampled worlds", min=0),
+    "taper": Param(str, "none", "'linear': solve ceil(worlds * cards in hand / 8) worlds at a "
+                   "card (fewer as the cards run out); 'none': worlds at every card",
+                   choices=TAPERS),
     "tt_bits": Param(int, 17, "the solver's transposition table holds 2**tt_bits buckets (32 "
                      "bytes each), kept between decisions", min=10, max=26),
 }, "perfect-information Monte Carlo: every legal card solved exactly (double dummy) in "
@@ -640,10 +661,11 @@ def benchmark_positions(n_positions: int, preset: str = "ffb", seed: int = 0,
 
 def pimc_world_ms(n_positions: int = 40, seed: int = 0, preset: str = "ffb",
                   trick: int = 1) -> List[float]:
-    """Milliseconds to solve one world (the exact value of every legal action) at
-    :func:`benchmark_positions` of the ``trick``-th trick, one world sampled from the
-    information set of the seat to act; a fresh table each time (benchmark key
-    ``pimc_world_ms``: the median)."""
+    """CPU milliseconds (``time.process_time``: this single-threaded process's time on its
+    core, so that other jobs on a shared host do not count) to solve one world (the exact
+    value of every legal action) at :func:`benchmark_positions` of the ``trick``-th trick,
+    one world sampled from the information set of the seat to act; a fresh table each
+    time (benchmark key ``pimc_world_ms``: the median)."""
     from ..solver import C_KEEP as _KEEP
     positions = benchmark_positions(n_positions, preset, seed, trick)
     W = new_workspace(17)
@@ -664,17 +686,18 @@ def pimc_world_ms(n_positions: int = 40, seed: int = 0, preset: str = "ffb",
                     np.int64(info.played))
         rng_seed(rng, seed, i)
         pub = view.public_state
-        t = time.perf_counter()
+        t = time.process_time()
         pimc_sums_into(W, table, pub, view.params, view.seat, 1, False, rng, SCORE,
                        view.seat & 1, hands, Sw, a, v, sums)
-        out.append(1000 * (time.perf_counter() - t))
+        out.append(1000 * (time.process_time() - t))
     return out
 
 
 def pimc_decision_ms(n_positions: int = 20, worlds: int = 32, seed: int = 0,
                      preset: str = "ffb", trick: int = 1) -> List[float]:
-    """Milliseconds of one PIMC decision (``pimc:worlds=<worlds>``'s :meth:`act`, from the
-    view to the card: information set, sampler table, ``worlds`` solves) at
+    """CPU milliseconds (``time.process_time``) of one PIMC decision
+    (``pimc:worlds=<worlds>``'s :meth:`act`, from the view to the card: information set,
+    sampler table, ``worlds`` solves) at
     :func:`benchmark_positions` of the ``trick``-th trick, one agent keeping its table
     between positions as in play (benchmark key ``pimc32_decision_ms``: the median)."""
     positions = benchmark_positions(n_positions, preset, seed, trick)
@@ -683,9 +706,9 @@ def pimc_decision_ms(n_positions: int = 20, worlds: int = 32, seed: int = 0,
     for i, d in enumerate(positions):
         view = PlayerView.from_deal(d)
         agent.reset(view.seat, d.rules, seed + i)
-        t = time.perf_counter()
+        t = time.process_time()
         agent.act(view)
-        out.append(1000 * (time.perf_counter() - t))
+        out.append(1000 * (time.process_time() - t))
     return out
 
 

@@ -317,6 +317,41 @@ def test_same_seed_same_choices_and_the_seed_parameter_changes_the_stream():
     assert agent._stream_seed != other._stream_seed
 
 
+def test_taper_solves_fewer_worlds_as_the_cards_run_out():
+    """``taper=linear``: ceil(worlds * cards / 8) worlds at each card decision (checked
+    on the worlds each decision reports), the same values as an untapered agent asked for
+    that many worlds, and whole deals play legally and reproducibly."""
+    agent = PIMCAgent(worlds=32, taper="linear", tt_bits=12)
+    assert [agent.worlds_for((1 << c) - 1) for c in range(1, 9)] == [4, 8, 12, 16, 20, 24, 28, 32]
+    assert PIMCAgent(worlds=3, taper="linear").worlds_for(1) == 1
+    assert PIMCAgent(worlds=32).worlds_for(1) == 32
+    rng = np.random.default_rng(3)
+    deal = Deal("ffb", seed=41, dealer=2).with_contract(90, 2, taker=1)
+    seen = set()
+    while not deal.is_terminal:
+        view = PlayerView.from_deal(deal)
+        cards = bin(int(deal.hands[view.seat])).count("1")
+        agent.reset(view.seat, deal.rules, 7)
+        action = agent.act(view)
+        if agent.last_worlds:
+            exact = agent._table_count <= agent.worlds_for(deal.hands[view.seat])
+            if not exact:
+                assert agent.last_worlds == -(-32 * cards // 8)
+                plain = PIMCAgent(worlds=agent.last_worlds, tt_bits=12)
+                plain.reset(view.seat, deal.rules, 7)
+                assert plain.act(view) == action
+            seen.add(agent.last_worlds)
+        deal.apply(action if rng.random() < 0.8 else _random_action(deal, rng))
+    assert len(seen) >= 3
+    spec = "pimc:worlds=8,taper=linear,bid_samples=4,tt_bits=12"
+    histories = []
+    for _ in range(2):
+        d = Deal("ffb", seed=42, dealer=0)
+        play_deal(d, [make_agent(spec) for _ in range(4)], seeds=[1, 2, 3, 4])
+        histories.append(d.history)
+    assert histories[0] == histories[1]
+
+
 def test_the_kept_table_does_not_change_the_values():
     """The agent keeps the solver's table across worlds, decisions and deals: a used
     agent and a fresh one give the same totals (so the executor cannot matter)."""
@@ -452,6 +487,10 @@ def test_bad_parameters_are_rejected_with_clear_messages():
         PIMCAgent(bid_rule="lowest")
     with pytest.raises(PIMCError, match="worlds"):
         PIMCAgent(worlds=0)
+    with pytest.raises(AgentSpecError, match="taper.*'none', 'linear'"):
+        make_agent("pimc:taper=quadratic")
+    with pytest.raises(PIMCError, match="taper"):
+        PIMCAgent(taper="sqrt")
 
 
 def test_module_doctest():
