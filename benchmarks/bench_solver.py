@@ -17,7 +17,8 @@ jobs on a shared host do not count; per-position medians):
 * ``pimc_world_ms_median`` / ``pimc32_decision_ms_median`` (and ``_p90``): one PIMC
   world as the agent solves it (``agents.pimc.pimc_world_ms``) and one whole
   ``pimc:worlds=32`` decision at trick 1 (``agents.pimc.pimc_decision_ms``: information
-  set, sampler, 32 solves), wall time.
+  set, sampler, 32 solves), CPU time like the rest (they were wall time before
+  2026-11-30).
 * ``world_solve_ms_median``: one PIMC world: every legal card's exact value for the
   deal score (objective ``"score"``, what PIMC maximises) in the first trick, after 0 to
   3 random cards of it; every strain (``ffb_sa_ta``), a random contract (value on the
@@ -187,7 +188,7 @@ def pimc_figures(args) -> dict:
     the information set, trick 1) and one PIMC-32 decision at trick 1 (``act``, end to
     end), medians over seeded positions."""
     from coinche_rl.agents.pimc import pimc_decision_ms, pimc_world_ms
-    n = 10 if args.quick else 40
+    n = 30 if args.quick else 100
     world = pimc_world_ms(n_positions=4 * n, seed=1)
     decision = pimc_decision_ms(n_positions=n, worlds=32, seed=1)
     out = {"pimc_world_ms_median": round(float(np.median(world)), 3),
