@@ -7,7 +7,7 @@ Figures:
   of the first trick (the opening lead included), median over positions (and ``_p90``);
   ``pimc32_decision_ms``: a whole ``pimc`` decision (32 worlds) there, median (and
   ``_p90``). Goals: 1 ms and 100 ms. ``pimc32_decision_ms_trick2``: the same at the
-  second trick.
+  second trick. CPU time of this process (``time.process_time``).
 * ``frozen_*``: PIMC-32 against ``heuristic`` with the auction frozen (the same contract
   in both seatings: card play only), duplicate under ``ffb``: the margin in points per
   deal with its 95% interval, the deal pairs, the paired standard deviation and the win
