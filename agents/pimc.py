@@ -114,7 +114,7 @@ from ..engine import (ALL_CARD_POINTS, AT, CAPOT_VALUE, CARD_ORDER, NT, PLAY, P_
                       S_PHASE, S_PLAYS, S_TEAM_BELOTE, S_TRICK_LEADERS, S_TRICK_N, S_TRICK_NO,
                       STATE_SIZE, hand_declarations, kernel, rng_seed)
 from ..rules import RuleSet
-from ..solver import C_KEEP, OBJECTIVES, POINTS, SCORE, move_values_into, new_workspace
+from ..solver import C_KEEP, C_NODES, OBJECTIVES, POINTS, SCORE, move_values_into, new_workspace
 from .base import Agent, PlayerView
 from .registry import Param, register_agent
 from .sampler import build_table, new_table, sample_into, unrank_into
@@ -694,21 +694,27 @@ def pimc_world_ms(n_positions: int = 40, seed: int = 0, preset: str = "ffb",
 
 
 def pimc_decision_ms(n_positions: int = 20, worlds: int = 32, seed: int = 0,
-                     preset: str = "ffb", trick: int = 1) -> List[float]:
+                     preset: str = "ffb", trick: int = 1,
+                     nodes: Optional[List[int]] = None) -> List[float]:
     """CPU milliseconds (``time.process_time``) of one PIMC decision
     (``pimc:worlds=<worlds>``'s :meth:`act`, from the view to the card: information set,
-    sampler table, ``worlds`` solves) at
-    :func:`benchmark_positions` of the ``trick``-th trick, one agent keeping its table
-    between positions as in play (benchmark key ``pimc32_decision_ms``: the median)."""
+    sampler table, ``worlds`` solves) at :func:`benchmark_positions` of the ``trick``-th
+    trick, one agent keeping its table between positions as in play (benchmark key
+    ``pimc32_decision_ms``: the median). When ``nodes`` is a list, the solver's search
+    nodes of each decision are appended to it (deterministic, unlike the time: a
+    host-independent measure of the search's work)."""
     positions = benchmark_positions(n_positions, preset, seed, trick)
     agent = PIMCAgent(worlds=worlds)
     out = []
     for i, d in enumerate(positions):
         view = PlayerView.from_deal(d)
         agent.reset(view.seat, d.rules, seed + i)
+        n0 = int(agent._W[C_NODES])
         t = time.process_time()
         agent.act(view)
         out.append(1000 * (time.process_time() - t))
+        if nodes is not None:
+            nodes.append(int(agent._W[C_NODES]) - n0)
     return out
 
 

@@ -18,7 +18,8 @@ jobs on a shared host do not count; per-position medians):
   world as the agent solves it (``agents.pimc.pimc_world_ms``) and one whole
   ``pimc:worlds=32`` decision at trick 1 (``agents.pimc.pimc_decision_ms``: information
   set, sampler, 32 solves), CPU time like the rest (they were wall time before
-  2026-11-30).
+  2026-11-30). ``pimc32_decision_nodes_median``: the solver's nodes per decision, the
+  same on every host (compare search changes with it; the time moves with the load).
 * ``world_solve_ms_median``: one PIMC world: every legal card's exact value for the
   deal score (objective ``"score"``, what PIMC maximises) in the first trick, after 0 to
   3 random cards of it; every strain (``ffb_sa_ta``), a random contract (value on the
@@ -190,10 +191,12 @@ def pimc_figures(args) -> dict:
     from coinche_rl.agents.pimc import pimc_decision_ms, pimc_world_ms
     n = 30 if args.quick else 100
     world = pimc_world_ms(n_positions=4 * n, seed=1)
-    decision = pimc_decision_ms(n_positions=n, worlds=32, seed=1)
+    nodes = []
+    decision = pimc_decision_ms(n_positions=n, worlds=32, seed=1, nodes=nodes)
     out = {"pimc_world_ms_median": round(float(np.median(world)), 3),
            "pimc32_decision_ms_median": round(float(np.median(decision)), 2),
-           "pimc32_decision_ms_p90": round(float(np.percentile(decision, 90)), 2)}
+           "pimc32_decision_ms_p90": round(float(np.percentile(decision, 90)), 2),
+           "pimc32_decision_nodes_median": int(np.median(nodes))}
     print(f"PIMC world {out['pimc_world_ms_median']} ms, PIMC-32 decision "
           f"{out['pimc32_decision_ms_median']} ms (median)")
     return out

@@ -498,3 +498,19 @@ def test_module_doctest():
 
     import coinche_rl.agents.pimc as pimc
     assert doctest.testmod(pimc).failed == 0
+
+
+def test_benchmark_helpers_time_and_count_the_search():
+    """The speed helpers behind bench_solver / bench_strength: positions of the asked
+    trick with a choice to make, one CPU time per position, and node counts that are the
+    same on every run (the host-independent measure)."""
+    from coinche_rl.agents.pimc import benchmark_positions, pimc_decision_ms, pimc_world_ms
+    positions = benchmark_positions(4, "ffb", seed=3, trick=2)
+    for d in positions:
+        assert int(d.state[E.S_TRICK_NO]) == 1 and len(d.legal_actions()) >= 2
+    nodes, again = [], []
+    times = pimc_decision_ms(3, worlds=2, seed=3, nodes=nodes)
+    pimc_decision_ms(3, worlds=2, seed=3, nodes=again)
+    assert len(times) == 3 and all(t >= 0 for t in times)
+    assert nodes == again and all(n > 0 for n in nodes)
+    assert len(pimc_world_ms(3, seed=3)) == 3
