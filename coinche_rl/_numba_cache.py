@@ -1,14 +1,25 @@
-"""Numba's on-disk cache must survive a read-only install.
+"""Numba's on-disk cache: survive a read-only install, and never run stale code.
 
 Numba caches compiled kernels next to the source (``__pycache__``) or, when that is not
 writable, in a per-user folder. When neither is writable (a read-only install with a
 read-only home, a locked-down container) ``@njit(cache=True)`` would fail at import.
-This module checks before any kernel module is imported and, if needed, points numba
-at a private folder in the system temp dir. An explicit ``NUMBA_CACHE_DIR`` always wins.
+:func:`ensure_writable_cache` checks before any kernel module is imported and, if
+needed, points numba at a private folder in the system temp dir. An explicit
+``NUMBA_CACHE_DIR`` always wins.
+
+Numba checks a cached kernel only against the source file that defines it, yet the
+machine code also holds every kernel it calls from other modules (the solver calls the
+engine, PIMC the solver and the sampler). After an edit of ``engine.py`` the solver's
+cached code would still run the old engine. :func:`install_package_stamp` makes the
+stamp of every kernel defined in this package cover the sources of the whole package
+(``coinche_rl``, ``coinche_rl.agents``, ``coinche_rl.envs``): an edit anywhere in it
+recompiles every kernel once, and other libraries' kernels are untouched.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import os
 import tempfile
 
@@ -52,3 +63,79 @@ def ensure_writable_cache() -> str | None:
     except Exception:  # pragma: no cover - numba always importable in practice
         pass
     return folder
+
+
+# ------------------------------------------------------------------ package-wide stamps
+def package_dirs() -> list:
+    """The folders of the package's modules: ``coinche_rl`` and the ``agents`` and
+    ``envs`` sub-packages (inside it when installed, beside it in the source tree)."""
+    out = [_PKG_DIR]
+    for sub in ("agents", "envs"):
+        for cand in (os.path.join(_PKG_DIR, sub), os.path.join(os.path.dirname(_PKG_DIR), sub)):
+            if os.path.isfile(os.path.join(cand, "__init__.py")):
+                out.append(cand)
+                break
+    return out
+
+
+def _in_package(py_file: str) -> bool:
+    folder = os.path.realpath(os.path.dirname(os.path.abspath(py_file)))
+    return folder in {os.path.realpath(d) for d in package_dirs()}
+
+
+@functools.lru_cache(maxsize=8)
+def _stamp_of(files: tuple) -> bytes:
+    h = hashlib.sha256()
+    for path, _mtime, _size in files:
+        h.update(os.path.basename(path).encode())
+        with open(path, "rb") as f:
+            h.update(f.read())
+    return h.digest()
+
+
+def package_stamp() -> bytes:
+    """SHA-256 of every ``.py`` source of the package (re-read when a file's mtime or
+    size changes)."""
+    files = []
+    for d in package_dirs():
+        for name in sorted(os.listdir(d)):
+            if name.endswith(".py"):
+                path = os.path.join(d, name)
+                st = os.stat(path)
+                files.append((path, st.st_mtime_ns, st.st_size))
+    return _stamp_of(tuple(files))
+
+
+def _package_locator(base):
+    class PackageLocator(base):
+        """``base`` for kernels defined in this package, stamped with the whole
+        package's sources (see the module docstring)."""
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            if not _in_package(py_file):
+                return None
+            return super().from_function(py_func, py_file)
+
+        def get_source_stamp(self):
+            return (super().get_source_stamp(), package_stamp())
+
+    PackageLocator.__name__ = PackageLocator.__qualname__ = "CoincheRL" + base.__name__
+    return PackageLocator
+
+
+def install_package_stamp() -> bool:
+    """Put the package-wide locators first in numba's list (once). Returns False, and
+    leaves numba as it is, when its caching internals are not the expected ones."""
+    try:
+        from numba.core import caching
+        impl = caching.CacheImpl
+        bases = [caching.UserProvidedCacheLocator, caching.InTreeCacheLocator,
+                 caching.UserWideCacheLocator]
+    except (ImportError, AttributeError):  # pragma: no cover - other numba versions
+        return False
+    current = list(impl._locator_classes)
+    if any(c.__name__.startswith("CoincheRL") for c in current):
+        return True
+    impl._locator_classes = [_package_locator(b) for b in bases] + current
+    return True

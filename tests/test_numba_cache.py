@@ -277,3 +277,64 @@ def test_unit_fallback_unusable_uses_fresh_temp_folder(isolated, monkeypatch, tm
     assert os.path.basename(got).startswith("coinche-rl-numba-cache-")
     assert got.startswith(str(isolated)) and os.path.isdir(got)
     assert os.environ["NUMBA_CACHE_DIR"] == got
+
+
+# ------------------------------------------------------- edits of called modules
+STALE_CHILD = r"""
+import json
+import coinche_rl
+from coinche_rl._probe_caller import caller
+st = caller.stats
+print(json.dumps({"file": coinche_rl.__file__, "value": int(caller()),
+                  "hits": sum(st.cache_hits.values()), "misses": sum(st.cache_misses.values())}))
+"""
+
+
+def test_an_edit_of_a_called_module_recompiles_its_callers(tmp_path):
+    """Numba stamps a cached kernel with its own source file only; a kernel that calls a
+    kernel of another module of the package must still be recompiled when that module
+    changes (coinche_rl._numba_cache.install_package_stamp), instead of running the old
+    callee's machine code."""
+    site = tmp_path / "site"
+    pkg = site / "coinche_rl"
+    shutil.copytree(REPO / "coinche_rl", pkg,
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.nbi", "*.nbc"))
+    (pkg / "_probe_callee.py").write_text(
+        "from numba import njit\n\n\n@njit(cache=True)\ndef value():\n    return 1\n")
+    (pkg / "_probe_caller.py").write_text(
+        "from numba import njit\n\nfrom ._probe_callee import value\n\n\n"
+        "@njit(cache=True)\ndef caller():\n    return value() + 10\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "NUMBA_CACHE_DIR")}
+    env.update(PYTHONPATH=str(site), PYTHONDONTWRITEBYTECODE="1",
+               NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+
+    def child() -> dict:
+        r = subprocess.run([sys.executable, "-c", STALE_CHILD], capture_output=True, text=True,
+                           env=env, cwd=str(tmp_path), timeout=300)
+        assert r.returncode == 0, r.stderr
+        out = json.loads(r.stdout.strip().splitlines()[-1])
+        assert Path(out["file"]).resolve() == (pkg / "__init__.py").resolve()
+        return out
+
+    first = child()
+    assert first["value"] == 11 and first["misses"] == 1
+    second = child()
+    assert second["value"] == 11 and second["hits"] == 1 and second["misses"] == 0
+    callee = pkg / "_probe_callee.py"
+    callee.write_text(callee.read_text().replace("return 1", "return 2"))
+    third = child()
+    assert third["value"] == 12 and third["misses"] == 1, third
+    fourth = child()
+    assert fourth["value"] == 12 and fourth["hits"] == 1
+
+
+def test_package_stamp_covers_the_sub_packages():
+    """The stamp reads the sources of coinche_rl and of its agents and envs
+    sub-packages, and numba's locator list starts with the package's locators."""
+    from numba.core import caching
+    dirs = {Path(d).name for d in NC.package_dirs()}
+    assert {"coinche_rl", "agents", "envs"} <= dirs
+    assert len(NC.package_stamp()) == 32 and NC.package_stamp() == NC.package_stamp()
+    names = [c.__name__ for c in caching.CacheImpl._locator_classes]
+    assert names[0].startswith("CoincheRL") and NC.install_package_stamp()
+    assert [c.__name__ for c in caching.CacheImpl._locator_classes] == names
