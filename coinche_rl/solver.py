@@ -63,7 +63,9 @@ points, no card in play between them) searched once; sure-trump bounds (the top 
 held by one team are its points); the last three tricks solved by dedicated loops
 (no recursion; the three-card positions still use the TT); at the root, every move after
 the first is solved by MTD(f) on the levels (null-window tests, starting from the
-previous move's value, until its level is known). The
+previous move's value, until its level is known); a cache of two-trick endings (their
+exact value, computed once per hands, leader and capot state, then read back: the
+three-trick loops reach the same ending from many plays). The
 history heuristic is implemented but off by default: on top of the static order it
 doubled the nodes (killer moves inside a trick also cost nodes, so only leads use
 them). None of them changes a value: the tests compare the results with every
@@ -154,21 +156,24 @@ W_SC2 = W_SCR + 256  # a synthetic finished deal
 MAX_PAIRS = 8       # pending (seat, declare / belote) choices at most
 W_MONO = W_SC2 + 256  # 1 when f of the combination is non-decreasing
 W_MAP = W_MONO + (1 << MAX_PAIRS)  # f for each combination of the pending choices
-W_TT = W_MAP + (1 << MAX_PAIRS) * DOM
+C2_BITS = 12        # the two-trick cache: 2 ** C2_BITS entries of (key1, key2, key3, value)
+W_C2 = W_MAP + (1 << MAX_PAIRS) * DOM
+W_TT = W_C2 + 4 * (1 << C2_BITS)
 TT_WORDS = 8        # a bucket: 2 entries of (key1, key2, key3, data)
 
 #: Search options (bits; the values never depend on them, only the speed):
 #: killer leads, history heuristic, principal-variation search, equivalent cards, the
 #: two-trick endgame loop, the transposition table, static move ordering, sure-trump
 #: bounds, null-window (MTD) searches of the root moves after the first, the three-trick
-#: endgame loop; OPT_DIRECT forces the direct search of the objective and OPT_SHUFFLE
+#: endgame loop, the cache of exact two-trick endings; OPT_DIRECT forces the direct search of the objective and OPT_SHUFFLE
 #: orders the moves pseudo-randomly (both for tests).
 OPT_KILLERS, OPT_HISTORY, OPT_PVS, OPT_EQUIV, OPT_TWO, OPT_TT, OPT_DIRECT, OPT_ORDER, \
-    OPT_SURE, OPT_SHUFFLE, OPT_MTD, OPT_THREE = 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048
+    OPT_SURE, OPT_SHUFFLE, OPT_MTD, OPT_THREE, OPT_CACHE2 = \
+    1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096
 #: the default: everything that makes the search faster (history is slower: off)
 OPT_DEFAULT = OPT_KILLERS | OPT_PVS | OPT_EQUIV | OPT_TWO | OPT_TT | OPT_ORDER | OPT_SURE \
-    | OPT_MTD | OPT_THREE
-OPT_MAX = 4095
+    | OPT_MTD | OPT_THREE | OPT_CACHE2
+OPT_MAX = 8191
 
 INF = 30000
 OFF = 32768
@@ -190,13 +195,13 @@ def new_workspace(tt_bits: int = 17) -> np.ndarray:
 
 
 # ------------------------------------------------------------------ card play on solver ids
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def _above(w):
     """Cards of ``w``'s suit stronger than ``w``."""
     return (0xFF << (8 * (w >> 3))) & ~((2 << w) - 1) & 0xFFFFFFFF
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def _beats(c, w, strain):
     """``c`` beats the card ``w`` winning the trick (solver ids)."""
     if (c >> 3) == (w >> 3):
@@ -204,7 +209,7 @@ def _beats(c, w, strain):
     return strain < 4 and (c >> 3) == strain
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def _legal(hand, n, led, win, partner_master, strain, mu, op):
     """RULES.md §6 on solver ids: the decisions of :func:`engine.legal_cards`."""
     if n == 0:
@@ -247,7 +252,7 @@ def legal_ids(hand, n, led, win, partner_master, strain, mu, op):
     return _legal(hand, n, led, win, partner_master, strain, mu, op)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def _new_flag(flag, leader, w):
     """History flag after a trick led by ``leader`` and won by ``w``: 3 no trick yet,
     2 every trick won by the (new) leader, 1 by the leader's team, 0 shared."""
@@ -262,7 +267,7 @@ def _new_flag(flag, leader, w):
     return 0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def _end_bonus(W, nf, w):
     """Capot / générale adjustment of ``E`` when the deal ends with flag ``nf``, the
     last trick won by ``w``."""
@@ -275,7 +280,7 @@ def _end_bonus(W, nf, w):
     return -1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def _highest(m):
     """Highest set bit of a non-zero 32-bit mask."""
     r = 0
@@ -288,7 +293,7 @@ def _highest(m):
     return r + _HIGH8[m]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def _top(W, e):
     """Largest ``E`` in the level of ``e`` (active map)."""
     if e < -1 or e > W[C_EMAX]:
@@ -296,7 +301,7 @@ def _top(W, e):
     return W[W_TOP + e + 1]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def _bot(W, e):
     """Smallest ``E`` in the level of ``e`` (active map)."""
     if e < -1 or e > W[C_EMAX]:
@@ -304,7 +309,7 @@ def _bot(W, e):
     return W[W_BOT + e + 1]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def _last_of(c0, c1, c2, c3, leader, strain):
     """Winning seat of a trick of cards ``c0..c3`` played from ``leader`` on."""
     w = c0
@@ -479,6 +484,33 @@ def _two_tricks(W, leader, flag, rem, alpha, beta):
 
 
 @njit(cache=True, _nrt=False)
+def _two_cached(W, leader, flag, rem, alpha, beta):
+    """:func:`_two_tricks` through the two-trick cache when ``OPT_CACHE2`` is on: the
+    exact value of the ending (full window) is computed once per (hands, leader, flag)
+    and table generation, then read back; an exact value is a valid fail-soft answer
+    for any window. The value depends on nothing else: the strain, rules and team that
+    start a new generation when they change."""
+    if (W[C_OPT] & OPT_CACHE2) == 0:
+        return _two_tricks(W, leader, flag, rem, alpha, beta)
+    k1 = W[W_H] | (W[W_H + 1] << 32)
+    k2 = W[W_H + 2] | (W[W_H + 3] << 32)
+    k3 = leader | (flag << 2) | (W[C_GEN] << 8)
+    h = k1 * 0x1E3779B97F4A7C15 + k2 * 0x42B2AE3D27D4EB4F + k3 * 0x165667B19E3779F9
+    h ^= h >> 29
+    h *= 0x3C6EF372FE94F82B
+    h ^= h >> 32
+    p = W_C2 + 4 * (h & ((1 << C2_BITS) - 1))
+    if W[p] == k1 and W[p + 1] == k2 and W[p + 2] == k3:
+        return W[p + 3]
+    v = _two_tricks(W, leader, flag, rem, np.int64(-INF), np.int64(INF))
+    W[p] = k1
+    W[p + 1] = k2
+    W[p + 2] = k3
+    W[p + 3] = v
+    return v
+
+
+@njit(cache=True, _nrt=False, inline='always')
 def _ply_update(W, mx, v, best, a, b, past):
     """A child's value ``v`` at a node of the endgame loops (a max node when ``mx``):
     the new best value and window, the window snapped to the levels as in :func:`_ab`."""
@@ -499,7 +531,7 @@ def _three_tricks(W, leader, flag, rem, past, alpha, beta):
     """Value (``E`` minus ``past``, fail-soft, level-aligned window as in :func:`_ab`) of
     a trick boundary with three cards in each hand: every play of the next trick in
     nested loops (no recursion, no ordering: at most 81 plays), the last two tricks by
-    :func:`_two_tricks`. Nodes are counted per player to act."""
+    :func:`_two_cached`. Nodes are counted per player to act."""
     strain = W[C_STRAIN]
     X = W[C_X]
     mu = W[C_MU]
@@ -573,7 +605,7 @@ def _three_tricks(W, leader, flag, rem, past, alpha, beta):
                         ws3 = s3
                     vt = p3 if (ws3 & 1) == X else 0
                     nf = _new_flag(flag, leader, ws3)
-                    v = vt + _two_tricks(W, ws3, nf, rem - p3, a3 - vt, b3 - vt)
+                    v = vt + _two_cached(W, ws3, nf, rem - p3, a3 - vt, b3 - vt)
                     best3, a3, b3 = _ply_update(W, mx1, v, best3, a3, b3, past)
                     if a3 >= b3:
                         break
@@ -640,7 +672,7 @@ def _tt_store(W, k1, k2, k3, depth, lo, hi, best_c):
     W[p + 3] = (lo + OFF) | ((hi + OFF) << 16) | ((best_c + 1) << 32) | (depth << 40)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def _follow_key(x, px, n, win, pm, strain):
     """Static ordering key of a card ``x`` (worth ``px``) played ``n``-th in a trick
     that ``win`` is winning (held by the partner when ``pm``): give points to a winning
@@ -749,7 +781,7 @@ def _ab(W, leader, n, led, win, wseat, tpts, flag, rem, past, alpha, beta):
             if ncards == 1:
                 return _last_trick(W, leader, flag, rem)
             if opt & OPT_TWO:
-                return _two_tricks(W, leader, flag, rem, alpha, beta)
+                return _two_cached(W, leader, flag, rem, alpha, beta)
         # trivial bounds: every remaining point, the end bonuses still possible
         hi = rem + 10
         lo = Z0
