@@ -495,11 +495,7 @@ def _two_cached(W, leader, flag, rem, alpha, beta):
     k1 = W[W_H] | (W[W_H + 1] << 32)
     k2 = W[W_H + 2] | (W[W_H + 3] << 32)
     k3 = leader | (flag << 2) | (W[C_GEN] << 8)
-    h = k1 * 0x1E3779B97F4A7C15 + k2 * 0x42B2AE3D27D4EB4F + k3 * 0x165667B19E3779F9
-    h ^= h >> 29
-    h *= 0x3C6EF372FE94F82B
-    h ^= h >> 32
-    p = W_C2 + 4 * (h & ((1 << C2_BITS) - 1))
+    p = W_C2 + 4 * (_mix(k1, k2, k3) & ((1 << C2_BITS) - 1))
     if W[p] == k1 and W[p + 1] == k2 and W[p + 2] == k3:
         return W[p + 3]
     v = _two_tricks(W, leader, flag, rem, np.int64(-INF), np.int64(INF))
@@ -626,13 +622,19 @@ def _three_tricks(W, leader, flag, rem, past, alpha, beta):
 
 
 
-@njit(cache=True, _nrt=False)
-def _tt_bucket(W, k1, k2, k3):
+@njit(cache=True, _nrt=False, inline='always')
+def _mix(k1, k2, k3):
+    """Hash of a three-word key (the TT's and the two-trick cache's)."""
     h = k1 * 0x1E3779B97F4A7C15 + k2 * 0x42B2AE3D27D4EB4F + k3 * 0x165667B19E3779F9
     h ^= h >> 29
     h *= 0x3C6EF372FE94F82B
     h ^= h >> 32
-    return W_TT + (h & W[C_TTMASK]) * TT_WORDS
+    return h
+
+
+@njit(cache=True, _nrt=False)
+def _tt_bucket(W, k1, k2, k3):
+    return W_TT + (_mix(k1, k2, k3) & W[C_TTMASK]) * TT_WORDS
 
 
 @njit(cache=True, _nrt=False)
