@@ -165,8 +165,9 @@ TT_WORDS = 8        # a bucket: 2 entries of (key1, key2, key3, data)
 #: killer leads, history heuristic, principal-variation search, equivalent cards, the
 #: two-trick endgame loop, the transposition table, static move ordering, sure-trump
 #: bounds, null-window (MTD) searches of the root moves after the first, the three-trick
-#: endgame loop, the cache of exact two-trick endings; OPT_DIRECT forces the direct search of the objective and OPT_SHUFFLE
-#: orders the moves pseudo-randomly (both for tests).
+#: endgame loop, the cache of exact two-trick endings; OPT_DIRECT forces the direct
+#: search of the objective and OPT_SHUFFLE orders the moves pseudo-randomly (both for
+#: tests).
 OPT_KILLERS, OPT_HISTORY, OPT_PVS, OPT_EQUIV, OPT_TWO, OPT_TT, OPT_DIRECT, OPT_ORDER, \
     OPT_SURE, OPT_SHUFFLE, OPT_MTD, OPT_THREE, OPT_CACHE2 = \
     1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096
