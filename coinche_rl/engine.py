@@ -69,7 +69,9 @@ slot                   size  meaning
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
 
 from . import actions as A
 from . import rules as R
@@ -196,26 +198,56 @@ AT_SCALED_INDEX = R.AT_TABLE_NAMES.index("scaled")
 #: per call (measured: 31 ns -> 0.4 ns for the declare/belote check).
 kernel = njit(cache=True, _nrt=False)
 
-_DEBRUIJN = np.array([0, 1, 28, 2, 29, 14, 24, 3, 30, 22, 20, 15, 25, 17, 4, 8,
-                      31, 27, 13, 23, 21, 19, 16, 7, 26, 12, 18, 6, 11, 5, 10, 9],
-                     dtype=np.int64)
-
-
 # ------------------------------------------------------------------ bit helpers
+# The hardware's bit counts (POPCNT, TZCNT, LZCNT where the CPU has them) through LLVM's
+# intrinsics: shorter and faster than table tricks in the solver's inner loops.
+@intrinsic
+def _llvm_ctpop(typingctx, x):
+    if not isinstance(x, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+    return x(x), codegen
+
+
+@intrinsic
+def _llvm_cttz(typingctx, x):
+    if not isinstance(x, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        # defined for 0 too (the bit width)
+        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
+    return x(x), codegen
+
+
+@intrinsic
+def _llvm_ctlz(typingctx, x):
+    if not isinstance(x, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.ctlz(args[0], ir.Constant(ir.IntType(1), 0))
+    return x(x), codegen
+
+
 @njit(cache=True, inline="always")
 def popcount(x):
     """Number of set bits of a 32-bit mask held in an int64."""
-    x = x - ((x >> 1) & 0x55555555)
-    x = (x & 0x33333333) + ((x >> 2) & 0x33333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F
-    return ((x * 0x01010101) & 0xFFFFFFFF) >> 24
+    return _llvm_ctpop(np.int64(x) & 0xFFFFFFFF)
 
 
 @njit(cache=True, inline="always")
 def lowest_card(m):
-    """Index of the lowest set bit of a non-zero 32-bit mask."""
-    low = m & -m
-    return _DEBRUIJN[((low * 0x077CB531) & 0xFFFFFFFF) >> 27]
+    """Index of the lowest set bit of a non-zero 32-bit mask (0 for 0)."""
+    return _llvm_cttz(np.int64(m)) & 63
+
+
+@njit(cache=True, inline="always")
+def highest_card(m):
+    """Index of the highest set bit of a non-zero 32-bit mask (-1 for 0)."""
+    return 63 - _llvm_ctlz(np.int64(m))
 
 
 @njit(cache=True, inline="always")

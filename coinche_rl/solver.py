@@ -65,8 +65,10 @@ held by one team are its points); the last three tricks solved by dedicated loop
 the first is solved by MTD(f) on the levels (null-window tests, starting from the
 previous move's value, until its level is known); a cache of two-trick endings (their
 exact value, computed once per hands, leader and capot state, then read back: the
-three-trick loops reach the same ending from many plays). The
-history heuristic is implemented but off by default: on top of the static order it
+three-trick loops reach the same ending from many plays). When the last card of a
+trick is to play, the table buckets of every candidate's child are prefetched before the
+first is searched, so that their cache misses overlap (the table is aligned on cache
+lines). The history heuristic is implemented but off by default: on top of the static order it
 doubled the nodes (killer moves inside a trick also cost nodes, so only leads use
 them). None of them changes a value: the tests compare the results with every
 enhancement off, with pseudo-random move orders and with the direct search.
@@ -89,7 +91,10 @@ from __future__ import annotations
 from typing import Tuple, Union
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from . import actions as A
 from . import engine as E
@@ -100,8 +105,8 @@ from .engine import (ALL_CARD_POINTS, AT, CARD_ORDER, P_AT_TABLE, P_CARRE_LOW_CA
                      S_DECL_DECIDED, S_DECL_LOW, S_DECL_PTS, S_DECLARED,
                      S_HAND, S_LEADER, S_PHASE, S_PLAYS, S_POINTS, S_SCORE, S_SEAT_TRICKS,
                      S_TRICK_N, S_TRICK_NO, S_TRICK_WINNERS, S_TRICKS, S_WIN_CARD,
-                     S_WIN_SEAT, STATE_SIZE, apply_legal_action, kernel, lowest_card,
-                     popcount, score_deal)
+                     S_WIN_SEAT, STATE_SIZE, apply_legal_action, highest_card, kernel,
+                     lowest_card, popcount, score_deal)
 
 __all__ = ["Solver", "SolverError", "solve", "move_values", "solve_into", "move_values_into",
            "new_workspace", "warmup", "OBJECTIVES", "POINTS", "SCORE"]
@@ -136,7 +141,6 @@ for _t in range(ALL_CARD_POINTS.shape[0]):
     for _s in range(6):
         for _i in range(32):
             IPTS[_t, _s, _i] = ALL_CARD_POINTS[_t, _s, INV[_s, _i]]
-_HIGH8 = np.array([-1] + [int(v).bit_length() - 1 for v in range(1, 256)], dtype=np.int64)
 
 # ------------------------------------------------------------------ workspace layout
 # One int64 array holds everything a solve needs (a single kernel argument):
@@ -187,7 +191,11 @@ def new_workspace(tt_bits: int = 17) -> np.ndarray:
     they learnt while the strain, rules and team stay the same."""
     if not 10 <= tt_bits <= 26:
         raise SolverError(f"tt_bits={tt_bits} must be in 10..26 (a TT of 2**tt_bits buckets)")
-    W = np.zeros(W_TT + TT_WORDS * (1 << tt_bits), dtype=np.int64)
+    size = W_TT + TT_WORDS * (1 << tt_bits)
+    # a view whose table buckets (64 bytes each) start on cache-line boundaries
+    buf = np.zeros(size + 8, dtype=np.int64)
+    skip = ((-(buf.ctypes.data + 8 * W_TT)) % 64) // 8
+    W = buf[skip:skip + size]
     W[C_TTMASK] = (1 << tt_bits) - 1
     W[C_OPT] = OPT_DEFAULT
     W[C_SIG] = -1
@@ -284,14 +292,7 @@ def _end_bonus(W, nf, w):
 @njit(cache=True, _nrt=False, inline='always')
 def _highest(m):
     """Highest set bit of a non-zero 32-bit mask."""
-    r = 0
-    if m >> 16:
-        m >>= 16
-        r = 16
-    if m >> 8:
-        m >>= 8
-        r += 8
-    return r + _HIGH8[m]
+    return highest_card(m)
 
 
 @njit(cache=True, _nrt=False, inline='always')
@@ -633,6 +634,27 @@ def _mix(k1, k2, k3):
     return h
 
 
+@intrinsic
+def _prefetch(typingctx, arr, idx):
+    """Ask the CPU to bring ``arr[idx]``'s cache line in (LLVM's ``prefetch``: a hint,
+    no effect on any value)."""
+    if not isinstance(arr, types.Array) or not isinstance(idx, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        aryty = signature.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]],
+                                       wraparound=False)
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [ptr.type, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        # read, high temporal locality, data cache
+        builder.call(fn, [ptr, i32(0), i32(3), i32(1)])
+        return context.get_dummy_value()
+    return types.void(arr, idx), codegen
+
+
 @njit(cache=True, _nrt=False)
 def _tt_bucket(W, k1, k2, k3):
     return W_TT + (_mix(k1, k2, k3) & W[C_TTMASK]) * TT_WORDS
@@ -736,7 +758,7 @@ def _sure_bounds(W, strain, X, rem, lo, hi):
     top_team = -1
     sure = 0
     while tm:
-        b = _HIGH8[tm]
+        b = highest_card(tm)
         tm &= ~(1 << b)
         t = 0 if (team02 >> (8 * strain + b)) & 1 else 1
         if top_team < 0:
@@ -871,6 +893,24 @@ def _ab(W, leader, n, led, win, wseat, tpts, flag, rem, past, alpha, beta):
         kl0 = W[kslot]
         kl1 = W[kslot + 1]
     pvs = (opt & OPT_PVS) != 0
+    if n == 3 and (opt & OPT_TT) and popcount(h) >= 4:
+        # every card ends the trick: prefetch the children's table buckets now, so that
+        # their probes (cache misses otherwise) overlap
+        q1 = W[W_H] | (W[W_H + 1] << 32)
+        q2 = W[W_H + 2] | (W[W_H + 3] << 32)
+        g24 = W[C_GEN] << 24
+        sh = 32 * (cur & 1)
+        m = cand
+        while m:
+            c = lowest_card(m)
+            m &= m - 1
+            x = (np.int64(1) << c) << sh
+            ws = cur if _beats(c, win, strain) else wseat
+            q3 = ws | (_new_flag(flag, leader, ws) << 2) | g24
+            if cur < 2:
+                _prefetch(W, _tt_bucket(W, q1 ^ x, q2, q3))
+            else:
+                _prefetch(W, _tt_bucket(W, q1, q2 ^ x, q3))
     mv = W_MV + 8 * pos
     nmv = -1               # ordered moves not computed yet
     first = True

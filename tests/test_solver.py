@@ -435,3 +435,12 @@ def test_numba_kernels_have_one_signature():
 def test_module_doctest():
     import doctest
     assert doctest.testmod(SV).failed == 0
+
+
+def test_workspace_table_is_cache_line_aligned():
+    """The TT's 64-byte buckets start on cache lines (one line per probe and prefetch)."""
+    for bits in (10, 14, 17):
+        W = SV.new_workspace(bits)
+        assert (W.ctypes.data + 8 * SV.W_TT) % 64 == 0
+        assert W.flags["C_CONTIGUOUS"] and W.size == SV.W_TT + SV.TT_WORDS * (1 << bits)
+        assert W[SV.C_TTMASK] == (1 << bits) - 1 and W[SV.C_OPT] == SV.OPT_DEFAULT
