@@ -860,6 +860,12 @@ def _ab(W, leader, n, led, win, wseat, tpts, flag, rem, past, alpha, beta):
         legal = h
     else:
         legal = _legal(h, n, led, win, wseat == ((cur + 2) & 3), strain, W[C_MU], W[C_OP])
+        if (legal & (legal - 1)) == 0:
+            # a forced card (about 40 % of the nodes inside a trick): its child's value,
+            # searched with this node's window, is this node's, as the loop below would
+            # find; no ordering, no bookkeeping
+            return _play_child(W, leader, n, led, win, wseat, tpts, flag, rem, past,
+                               lowest_card(legal), alpha, beta)
     inhand = W[W_H] | W[W_H + 1] | W[W_H + 2] | W[W_H + 3]
     prow = (W[C_AT] * 6 + strain) * 32
     cand = legal
@@ -893,7 +899,7 @@ def _ab(W, leader, n, led, win, wseat, tpts, flag, rem, past, alpha, beta):
         kl0 = W[kslot]
         kl1 = W[kslot + 1]
     pvs = (opt & OPT_PVS) != 0
-    if n == 3 and (opt & OPT_TT) and popcount(h) >= 4:
+    if n == 3 and (opt & OPT_TT) and (cand & (cand - 1)) != 0 and popcount(h) >= 4:
         # every card ends the trick: prefetch the children's table buckets now, so that
         # their probes (cache misses otherwise) overlap
         q1 = W[W_H] | (W[W_H + 1] << 32)
@@ -1041,7 +1047,9 @@ def _ab(W, leader, n, led, win, wseat, tpts, flag, rem, past, alpha, beta):
     return best
 
 
-@njit(cache=True, _nrt=False)
+# inlined: _ab calls it for a forced card, and numba's cache cannot load mutually
+# recursive kernels (a crash on loading, tested); inlined, _ab only calls itself
+@njit(cache=True, _nrt=False, inline='always')
 def _play_child(W, leader, n, led, win, wseat, tpts, flag, rem, past, c, alpha, beta):
     """Value (``E`` minus ``past``) of the position after the seat to act plays ``c``
     (solver id), searched with the window ``(alpha, beta)``."""

@@ -204,6 +204,39 @@ def test_second_process_reuses_the_cache(explicit_cache):
     assert set(after) == set(before)
 
 
+#: run in the child: the solver's values of every first card of two deals
+SOLVER_CHILD = r"""
+import json
+from coinche_rl import solver as SV
+from coinche_rl.game import Deal
+out = []
+for seed, strain in ((5, 1), (6, 4)):
+    deal = Deal("ffb_sa_ta", dealer=3, seed=seed).with_contract(90, strain, taker=0)
+    a, v = SV.move_values(deal, "score")
+    out.append([a.tolist(), v.tolist()])
+st = SV.move_values_into.stats
+print(json.dumps({"values": out, "hits": sum(st.cache_hits.values()),
+                  "misses": sum(st.cache_misses.values())}))
+"""
+
+
+def test_solver_kernels_run_from_the_cache(tmp_path):
+    """The solver's recursive kernels compiled in one process, then loaded from the cache
+    by another, give the same values (a mutually recursive call graph once crashed on
+    loading while it ran fine when just compiled)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "TMPDIR")}
+    env["NUMBA_CACHE_DIR"] = str(tmp_path / "numba-cache")
+    outs = []
+    for _ in range(2):
+        r = subprocess.run([sys.executable, "-c", SOLVER_CHILD], capture_output=True,
+                           text=True, env=env, cwd=str(tmp_path), timeout=600)
+        assert r.returncode == 0, f"child failed ({r.returncode}):\n{r.stdout}\n{r.stderr}"
+        outs.append(json.loads(r.stdout.strip().splitlines()[-1]))
+    assert outs[0]["misses"] >= 1
+    assert outs[1]["misses"] == 0 and outs[1]["hits"] >= 1
+    assert outs[0]["values"] == outs[1]["values"]
+
+
 # ------------------------------------------------------------------ unit level
 @pytest.fixture
 def isolated(monkeypatch, tmp_path):
