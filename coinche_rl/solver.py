@@ -68,7 +68,8 @@ exact value, computed once per hands, leader and capot state, then read back: th
 three-trick loops reach the same ending from many plays). When the last card of a
 trick is to play, the table buckets of every candidate's child are prefetched before the
 first is searched, so that their cache misses overlap (the table is aligned on cache
-lines). The history heuristic is implemented but off by default: on top of the static order it
+lines). A forced card inside a trick is played without a node's bookkeeping. The
+history heuristic is implemented but off by default: on top of the static order it
 doubled the nodes (killer moves inside a trick also cost nodes, so only leads use
 them). None of them changes a value: the tests compare the results with every
 enhancement off, with pseudo-random move orders and with the direct search.
