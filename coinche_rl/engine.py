@@ -201,35 +201,23 @@ kernel = njit(cache=True, _nrt=False)
 # ------------------------------------------------------------------ bit helpers
 # The hardware's bit counts (POPCNT, TZCNT, LZCNT where the CPU has them) through LLVM's
 # intrinsics: shorter and faster than table tricks in the solver's inner loops.
-@intrinsic
-def _llvm_ctpop(typingctx, x):
-    if not isinstance(x, types.Integer):
-        return None
+def _bit_count(emit):
+    """An intrinsic ``f(x)`` for integer ``x`` whose code is ``emit(builder, x)``."""
+    @intrinsic
+    def count(typingctx, x):
+        if not isinstance(x, types.Integer):
+            return None
 
-    def codegen(context, builder, signature, args):
-        return builder.ctpop(args[0])
-    return x(x), codegen
-
-
-@intrinsic
-def _llvm_cttz(typingctx, x):
-    if not isinstance(x, types.Integer):
-        return None
-
-    def codegen(context, builder, signature, args):
-        # defined for 0 too (the bit width)
-        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
-    return x(x), codegen
+        def codegen(context, builder, signature, args):
+            return emit(builder, args[0])
+        return x(x), codegen
+    return count
 
 
-@intrinsic
-def _llvm_ctlz(typingctx, x):
-    if not isinstance(x, types.Integer):
-        return None
-
-    def codegen(context, builder, signature, args):
-        return builder.ctlz(args[0], ir.Constant(ir.IntType(1), 0))
-    return x(x), codegen
+_NOT_UNDEF = ir.Constant(ir.IntType(1), 0)     # cttz / ctlz of 0: the bit width
+_llvm_ctpop = _bit_count(lambda builder, x: builder.ctpop(x))
+_llvm_cttz = _bit_count(lambda builder, x: builder.cttz(x, _NOT_UNDEF))
+_llvm_ctlz = _bit_count(lambda builder, x: builder.ctlz(x, _NOT_UNDEF))
 
 
 @njit(cache=True, inline="always")
