@@ -291,12 +291,6 @@ def _end_bonus(W, nf, w):
 
 
 @njit(cache=True, _nrt=False, inline='always')
-def _highest(m):
-    """Highest set bit of a non-zero 32-bit mask."""
-    return highest_card(m)
-
-
-@njit(cache=True, _nrt=False, inline='always')
 def _top(W, e):
     """Largest ``E`` in the level of ``e`` (active map)."""
     if e < -1 or e > W[C_EMAX]:
@@ -882,7 +876,7 @@ def _ab(W, leader, n, led, win, wseat, tpts, flag, rem, past, alpha, beta):
             m &= m - 1
             below = present & (0xFF << (8 * (c >> 3))) & ((1 << c) - 1)
             if below != 0:
-                d = _highest(below)
+                d = highest_card(below)
                 if (legal >> d) & 1 and IPTS.flat[prow + d] == IPTS.flat[prow + c]:
                     continue
             cand |= 1 << c
@@ -1099,7 +1093,7 @@ def _equiv_rep(W, c, legal, present, prow):
         below = present & (0xFF << (8 * (c >> 3))) & ((1 << c) - 1)
         if below == 0:
             return c
-        d = _highest(below)
+        d = highest_card(below)
         if (legal >> d) & 1 and IPTS.flat[prow + d] == IPTS.flat[prow + c]:
             c = d
         else:
@@ -1457,7 +1451,7 @@ def _outer(W, leader, n, led, win, wseat, tpts, rem, vec, j, alpha, beta):
         m = _legal(h, n, led, win, wseat == ((cur + 2) & 3), strain, W[C_MU], W[C_OP])
     prow = (W[C_AT] * 6 + strain) * 32
     while m:
-        c = _highest(m) if choice else lowest_card(m)
+        c = highest_card(m) if choice else lowest_card(m)
         m &= ~(1 << c)
         if choice:
             cn = n
