@@ -650,6 +650,13 @@ def _prefetch(typingctx, arr, idx):
     return types.void(arr, idx), codegen
 
 
+@njit(cache=True, _nrt=False, inline='always')
+def _tt_key3(W, leader, flag):
+    """Third word of the TT key of a trick boundary (:func:`_ab`): leader, history flag,
+    table generation."""
+    return leader | (flag << 2) | (W[C_GEN] << 24)
+
+
 @njit(cache=True, _nrt=False)
 def _tt_bucket(W, k1, k2, k3):
     return W_TT + (_mix(k1, k2, k3) & W[C_TTMASK]) * TT_WORDS
@@ -822,7 +829,7 @@ def _ab(W, leader, n, led, win, wseat, tpts, flag, rem, past, alpha, beta):
             tt_on = True
             k1 = W[W_H] | (W[W_H + 1] << 32)
             k2 = W[W_H + 2] | (W[W_H + 3] << 32)
-            k3 = leader | (flag << 2) | (W[C_GEN] << 24)
+            k3 = _tt_key3(W, leader, flag)
             b = _tt_bucket(W, k1, k2, k3)
             for e in range(2):
                 p = b + 4 * e
@@ -899,7 +906,6 @@ def _ab(W, leader, n, led, win, wseat, tpts, flag, rem, past, alpha, beta):
         # their probes (cache misses otherwise) overlap
         q1 = W[W_H] | (W[W_H + 1] << 32)
         q2 = W[W_H + 2] | (W[W_H + 3] << 32)
-        g24 = W[C_GEN] << 24
         sh = 32 * (cur & 1)
         m = cand
         while m:
@@ -907,7 +913,7 @@ def _ab(W, leader, n, led, win, wseat, tpts, flag, rem, past, alpha, beta):
             m &= m - 1
             x = (np.int64(1) << c) << sh
             ws = cur if _beats(c, win, strain) else wseat
-            q3 = ws | (_new_flag(flag, leader, ws) << 2) | g24
+            q3 = _tt_key3(W, ws, _new_flag(flag, leader, ws))
             if cur < 2:
                 _prefetch(W, _tt_bucket(W, q1 ^ x, q2, q3))
             else:
