@@ -12,7 +12,7 @@ $(BIN)/python:
 # Reinstall when the package metadata or the pinned versions change.
 $(STAMP): $(BIN)/python pyproject.toml constraints.txt
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -c constraints.txt -e '.[dev,arena,ray]'
+	$(BIN)/python -m pip install -q -c constraints.txt -e '.[dev,arena,ray,nn]'
 	touch $(STAMP)
 
 venv: $(STAMP)

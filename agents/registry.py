@@ -119,7 +119,7 @@ def parse_spec(spec: str) -> Tuple[str, Dict[str, str]]:
 def _load_builtin() -> None:
     # registering modules import this one; importing them here fills the registry
     from . import random_agent  # noqa: F401
-    for mod in ("numba_bots", "pimc", "colver_bots"):
+    for mod in ("numba_bots", "pimc", "neural.agent", "colver_bots"):
         try:
             __import__(f"{__package__}.{mod}")
         except ModuleNotFoundError as e:

@@ -67,10 +67,11 @@ def ensure_writable_cache() -> str | None:
 
 # ------------------------------------------------------------------ package-wide stamps
 def package_dirs() -> list:
-    """The folders of the package's modules: ``coinche_rl`` and the ``agents`` and
-    ``envs`` sub-packages (inside it when installed, beside it in the source tree)."""
+    """The folders of the package's modules: ``coinche_rl`` and the ``agents``,
+    ``agents.neural`` and ``envs`` sub-packages (inside it when installed, beside it in
+    the source tree)."""
     out = [_PKG_DIR]
-    for sub in ("agents", "envs"):
+    for sub in ("agents", "envs", os.path.join("agents", "neural")):
         for cand in (os.path.join(_PKG_DIR, sub), os.path.join(os.path.dirname(_PKG_DIR), sub)):
             if os.path.isfile(os.path.join(cand, "__init__.py")):
                 out.append(cand)

@@ -281,6 +281,23 @@ def _numba_bots(agents) -> Optional[np.ndarray]:
     return np.array(bots, dtype=np.int64)
 
 
+def _batched_seats(agents, rules: RuleSet):
+    """``(bots, nets)`` when every agent is a numba bot or plays its cards with a
+    network (``play_net``, the ``nn`` agent) and its other decisions with a numba bot
+    (``other_bot``), else None."""
+    bots, nets = [], []
+    for a in agents:
+        if getattr(a, "numba_bot", None) is not None:
+            bots.append(a.numba_bot)
+            nets.append(None)
+        elif hasattr(a, "play_net") and getattr(a, "other_bot", None) is not None:
+            bots.append(a.other_bot)
+            nets.append(a.play_net(rules))
+        else:
+            return None
+    return bots, nets
+
+
 def _play_states(rules: RuleSet, P: np.ndarray, states: np.ndarray, seeds: np.ndarray,
                  specs4: Sequence[str], fast: bool = True, matches=None) -> None:
     """Play every state of ``states`` (in place) to its end, ``specs4[seat]`` at each seat,
@@ -291,6 +308,11 @@ def _play_states(rules: RuleSet, P: np.ndarray, states: np.ndarray, seeds: np.nd
     if bots is not None and len(states):
         from .agents.numba_bots import play_deals
         play_deals(P, states, bots, seeds)
+        return
+    batched = _batched_seats(agents, rules) if fast and matches is None else None
+    if batched is not None and len(states):
+        from .agents.neural.agent import play_states
+        play_states(rules, states, seeds, *batched)
         return
     from .agents import play_deal
     for i in range(len(states)):
@@ -1000,7 +1022,9 @@ def _team(agent) -> Tuple[str, str]:
 
 def _is_fast(specs: Sequence[str]) -> bool:
     from .agents import make_agent
-    return all(getattr(make_agent(s), "numba_bot", None) is not None for s in specs)
+    agents = [make_agent(s) for s in specs]
+    return all(getattr(a, "numba_bot", None) is not None or hasattr(a, "play_net")
+               for a in agents)
 
 
 def _check_common(n, backend, workers):

@@ -14,6 +14,8 @@
     coinche-rl agents                                       # registered agents, parameters
     coinche-rl warmup                                       # compile every numba kernel
     coinche-rl bench [engine|env|arena ...] [--full]        # the benchmark scripts
+    coinche-rl train play [--rules ffb] [--minutes 120] [--out runs/NAME] [--resume]
+    coinche-rl train export runs/NAME -o weights.npz        # torch-free weights of a run
     coinche-rl evaluate "JH 9H AH TH 7S 8D KC QC" [--seat 0] [--dealer 3] [--samples 500]
                         [--preset ffb] [--seed 0] [--method both|dd|heuristic] [--strains H,S]
                         [--holds 2:AS] [--lacks 1:JS] [--auction "80H pass"] [--json]
@@ -303,7 +305,8 @@ def cmd_agents(args) -> int:
 #: modules whose warmup() compiles kernels, in dependency order (absent ones are skipped)
 WARMUP_MODULES = ("coinche_rl.simulate", "coinche_rl.envs.kernels", "coinche_rl.envs.vector",
                   "coinche_rl.solver", "coinche_rl.agents.numba_bots", "coinche_rl.agents.sampler",
-                  "coinche_rl.agents.evaluation", "coinche_rl.arena")
+                  "coinche_rl.agents.evaluation", "coinche_rl.agents.neural.agent",
+                  "coinche_rl.agents.neural.labels", "coinche_rl.arena")
 
 
 def cmd_warmup(args) -> int:
@@ -425,7 +428,8 @@ def _add_evaluate(sub) -> None:
 
 
 BENCHMARKS = {"engine": "bench_engine.py", "env": "bench_env.py", "arena": "bench_arena.py",
-              "solver": "bench_solver.py", "strength": "bench_strength.py"}
+              "solver": "bench_solver.py", "strength": "bench_strength.py",
+              "neural": "bench_neural.py"}
 
 
 def cmd_bench(args) -> int:
@@ -502,6 +506,43 @@ def _add_tournament(sub) -> None:
     t.set_defaults(func=cmd_tournament)
 
 
+def cmd_train(args) -> int:
+    """``coinche-rl train play ...`` / ``coinche-rl train export ...`` (torch needed)."""
+    try:
+        import torch  # noqa: F401
+    except ModuleNotFoundError:
+        print("coinche-rl: error: training needs torch: pip install 'coinche-rl[nn]' "
+              "(the CPU build: pip install torch==2.13.0)", file=sys.stderr)
+        return 2
+    from .agents.neural import train_play
+    if args.what == "play":
+        try:
+            targs = train_play.parse_args(args.rest)
+            res = train_play.train(targs)
+        except (ValueError, FileExistsError, FileNotFoundError) as e:
+            print(f"coinche-rl: error: {e}", file=sys.stderr)
+            return 2
+        print(json.dumps({k: v for k, v in res.items() if k != "history"}))
+        if res["interrupted"]:
+            print(f"interrupted: checkpoint saved in {targs.out}; the same command with "
+                  f"--resume continues", file=sys.stderr)
+            return 130
+        return 0
+    ep = argparse.ArgumentParser(prog="coinche-rl train export",
+                                 description="write the torch-free weights of a run's checkpoint")
+    ep.add_argument("run", help="the run folder (holds checkpoint.pt)")
+    ep.add_argument("-o", "--output", required=True, help="the weights file to write (.npz)")
+    ep.add_argument("--float32", action="store_true", help="float32 instead of float16")
+    ea = ep.parse_args(args.rest)
+    try:
+        path = train_play.export_run(ea.run, ea.output, float32=ea.float32)
+    except (ValueError, FileNotFoundError) as e:
+        print(f"coinche-rl: error: {e}", file=sys.stderr)
+        return 2
+    print(f"weights written to {path}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="coinche-rl", description="coinche-rl: Coinche research toolkit")
     sub = p.add_subparsers(dest="command", required=True)
@@ -532,6 +573,14 @@ def build_parser() -> argparse.ArgumentParser:
     a.set_defaults(func=cmd_agents)
     w = sub.add_parser("warmup", help="compile every numba kernel (or load it from the cache)")
     w.set_defaults(func=cmd_warmup)
+    tr = sub.add_parser("train", help="train a network (play) or export a run's weights "
+                                      "(export); needs the nn extra (torch)",
+                        add_help=False)
+    tr.add_argument("what", choices=("play", "export"),
+                    help="play: the card-play trainer (train play --help lists its options); "
+                         "export RUN -o FILE: a run's torch-free weights")
+    tr.add_argument("rest", nargs=argparse.REMAINDER)
+    tr.set_defaults(func=cmd_train)
     b = sub.add_parser("bench", help="run the benchmark scripts of benchmarks/ (--quick)")
     b.add_argument("names", nargs="*", metavar="NAME",
                    help=f"which: {', '.join(BENCHMARKS)} (default: all)")

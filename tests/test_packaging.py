@@ -64,7 +64,10 @@ def test_pyproject_maps_subpackages():
         pytest.skip("tomllib needs Python 3.11")
     cfg = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
     st = cfg["tool"]["setuptools"]
-    assert sorted(st["packages"]) == ["coinche_rl", "coinche_rl.agents", "coinche_rl.envs"]
+    assert sorted(st["packages"]) == ["coinche_rl", "coinche_rl.agents",
+                                     "coinche_rl.agents.neural", "coinche_rl.envs"]
+    assert st["package-dir"]["coinche_rl.agents.neural"] == "agents/neural"
+    assert "weights/*.npz" in st["package-data"]["coinche_rl.agents.neural"]
     assert st["package-dir"]["coinche_rl.envs"] == "envs"
     assert st["package-dir"]["coinche_rl.agents"] == "agents"
     assert cfg["project"]["scripts"]["coinche-rl"] == "coinche_rl.cli:main"
@@ -120,6 +123,8 @@ def test_wheel_has_only_coinche_rl(tmp_path):
     assert top - dist_info == {"coinche_rl"}, f"unexpected top-level entries: {sorted(top)}"
     assert "coinche_rl/envs/__init__.py" in names
     assert "coinche_rl/agents/__init__.py" in names
+    assert "coinche_rl/agents/neural/__init__.py" in names
+    assert "coinche_rl/agents/neural/weights/ffb_play.npz" in names
     assert "coinche_rl/engine.py" in names
     assert not any(n.startswith(("envs/", "agents/", "tests/")) for n in names)
     # the console script is declared

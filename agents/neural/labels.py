@@ -1,0 +1,241 @@
+"""Training labels for card play, generated in numba (``coinche_rl.agents.neural.labels``).
+
+:func:`generate_chunk` plays whole deals and labels **every legal card** of every card
+decision with the value it has *on the true deal*, for the acting team (its deal score
+minus the other team's):
+
+* ``rollout`` targets: the card is played, then the numba heuristic plays the rest of
+  the deal at all four seats (one step of policy improvement over the heuristic,
+  averaged over the real distribution of the hidden cards, since the training deals are
+  real deals);
+* ``solver`` targets, once at most ``solver_cards`` cards are left in the hands: the
+  exact double-dummy value of each card (:func:`coinche_rl.solver.move_values_into`,
+  the score objective), what PIMC would average over sampled worlds.
+
+The deals: a random deal and dealer; with probability ``frozen`` the auction is skipped
+for the arena's frozen contract (a random seat takes the minimum bid in its longest
+suit, ties to the suit with more trump points), otherwise the numba heuristic bids at
+all four seats (an all-pass deal is dealt again). The cards are played by the heuristic,
+except that each card decision is a uniformly random legal card with probability
+``epsilon`` (exploration, so that positions off the heuristic's path are labelled too).
+Decisions with a single legal card and the declare / belote choices are not labelled.
+
+Every output row is in the canonical suit order (:mod:`.canonical`): the network input,
+the legal canonical cards, and the targets of the legal canonical cards (0 elsewhere).
+A chunk depends only on ``(seed, first_game, n_games, deals_per_game, options)``: game
+``g`` draws from sub-stream ``first_game + g`` of ``seed``, so any worker can generate
+any chunk and the same seeds give the same data.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ... import actions as A
+from ... import engine as E
+from ...engine import (DONE, PLAY, S_CUR, S_HAND, S_PHASE, S_SCORE, STATE_SIZE,
+                       _pending_choice, apply_legal_action, legal_play_mask, lowest_card,
+                       popcount, random_deal, reset_state, rng_below, rng_next, rng_seed,
+                       set_contract, kernel)
+from ...rules import RuleSet, card_points_table, params_vector
+from ...solver import SCORE, move_values_into, new_workspace
+from ...envs.kernels import rules_vector
+from ..numba_bots import BOT_HEURISTIC, bot_action
+from . import canonical as C
+
+__all__ = ["generate_chunk", "LabelChunk", "label_chunk", "warmup", "KIND_ROLLOUT",
+           "KIND_SOLVER"]
+
+KIND_ROLLOUT, KIND_SOLVER = 0, 1
+MAX_DECISIONS = 32
+
+
+@kernel
+def _u01(rng):
+    return (rng_next(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@kernel
+def _frozen_strain(hand, cpt):
+    """The arena's ``longest`` frozen strain of a hand: most cards, then most trump
+    points."""
+    best = -1
+    best_key = -1
+    for s in range(4):
+        m = (hand >> (8 * s)) & 0xFF
+        pts = 0
+        for r in range(8):
+            if (m >> r) & 1:
+                pts += cpt[s, 8 * s + r]
+        key = popcount(m) * 64 + pts
+        if key > best_key:
+            best_key = key
+            best = s
+    return best
+
+
+@kernel
+def _start_deal(S, P, cpt, rng, frozen, hands, deck, rngb, buf):
+    """A new deal in ``S``, its auction played or skipped; returns False when the
+    auction ended with every seat passing."""
+    random_deal(rng, hands, deck)
+    dealer = rng_below(rng, 4)
+    reset_state(S, hands, dealer)
+    if _u01(rng) < frozen:
+        taker = rng_below(rng, 4)
+        set_contract(S, P, P[E.P_MIN_BID], _frozen_strain(hands[taker], cpt), 0, taker)
+        return True
+    while S[S_PHASE] == E.AUCTION:
+        cur = S[S_CUR]
+        apply_legal_action(S, P, bot_action(BOT_HEURISTIC, S, P, cur, rngb, buf))
+    return S[S_PHASE] == PLAY
+
+
+@kernel
+def _playout_value(T, P, team, rngb, buf, counters):
+    """Play ``T`` to its end with the heuristic at every seat; ``team``'s score
+    difference. ``counters[1]`` counts the decisions taken."""
+    while T[S_PHASE] != DONE:
+        cur = T[S_CUR]
+        apply_legal_action(T, P, bot_action(BOT_HEURISTIC, T, P, cur, rngb, buf))
+        counters[1] += 1
+    return T[S_SCORE + team] - T[S_SCORE + 1 - team]
+
+
+@njit(cache=True)
+def generate_chunk(P, cpt, rules_vec, seed, first_game, n_games, deals_per_game, frozen,
+                   epsilon, solver_cards, W, feats, cards, targets, kinds, tricks, counters):
+    """Label the card decisions of ``n_games * deals_per_game`` deals (see the module
+    docstring) into the output arrays (``feats`` float32[n, FEATURE_SIZE], ``cards``
+    uint8[n, 32], ``targets`` float32[n, 32], ``kinds`` and ``tricks`` int8[n], with
+    ``n >= 32 * n_games * deals_per_game``). ``W``: a solver workspace. ``counters``
+    (int64[2]) gets the agent decisions of the deals themselves (auction, choices,
+    cards) and those of the heuristic playouts. Returns the number of rows written."""
+    S = np.zeros(STATE_SIZE, dtype=np.int64)
+    T = np.zeros(STATE_SIZE, dtype=np.int64)
+    hands = np.zeros(4, dtype=np.int64)
+    deck = np.zeros(32, dtype=np.int64)
+    rng = np.zeros(1, dtype=np.uint64)
+    rngb = np.zeros(1, dtype=np.uint64)
+    buf = np.zeros(A.N_ACTIONS, dtype=np.uint8)
+    obs = np.empty(C.N_OBS, dtype=np.float32)
+    cobs = np.empty(C.N_OBS, dtype=np.float32)
+    mask = np.empty(A.N_ACTIONS, dtype=np.uint8)
+    cmask = np.empty(A.N_ACTIONS, dtype=np.uint8)
+    voids = np.empty(4, dtype=np.int64)
+    ceil = np.empty((4, 4), dtype=np.int64)
+    keys = np.empty((4, C.KEY_SIZE), dtype=np.float32)
+    order = np.empty(4, dtype=np.int64)
+    match = np.zeros(5, dtype=np.float64)
+    out_a = np.zeros(16, dtype=np.int64)
+    out_v = np.zeros(16, dtype=np.int64)
+    k = 0
+    for g in range(n_games):
+        rng_seed(rng, seed, first_game + g)
+        for _d in range(deals_per_game):
+            while not _start_deal(S, P, cpt, rng, frozen, hands, deck, rngb, buf):
+                pass
+            counters[0] += S[E.S_N_AUCTION]
+            while S[S_PHASE] != DONE:
+                cur = S[S_CUR]
+                counters[0] += 1
+                if _pending_choice(S, P) != 0:
+                    apply_legal_action(S, P, bot_action(BOT_HEURISTIC, S, P, cur, rngb, buf))
+                    continue
+                legal = legal_play_mask(S, P)
+                n_legal = popcount(legal)
+                if n_legal >= 2:
+                    team = cur & 1
+                    p = C._play_inputs_one(S, P, cpt, rules_vec, match, obs, mask, cobs,
+                                           cmask, voids, ceil, keys, order, feats[k], cards[k])
+                    for c in range(32):
+                        targets[k, c] = 0.0
+                    left = popcount(S[S_HAND] | S[S_HAND + 1] | S[S_HAND + 2] | S[S_HAND + 3])
+                    if left <= solver_cards:
+                        n = move_values_into(W, S, P, SCORE, team, out_a, out_v)
+                        for i in range(n):
+                            ca = C.ACT_DST[p, out_a[i]] - A.CARD_BASE
+                            targets[k, ca] = out_v[i]
+                        kinds[k] = KIND_SOLVER
+                    else:
+                        m = legal
+                        while m:
+                            c = lowest_card(m)
+                            m &= m - 1
+                            T[:] = S
+                            apply_legal_action(T, P, A.CARD_BASE + c)
+                            v = _playout_value(T, P, team, rngb, buf, counters)
+                            targets[k, C.ACT_DST[p, A.CARD_BASE + c] - A.CARD_BASE] = v
+                        kinds[k] = KIND_ROLLOUT
+                    tricks[k] = S[E.S_TRICK_NO]
+                    k += 1
+                if n_legal >= 2 and _u01(rng) < epsilon:
+                    j = rng_below(rng, n_legal)
+                    m = legal
+                    for _ in range(j):
+                        m &= m - 1
+                    a = A.CARD_BASE + lowest_card(m)
+                else:
+                    a = bot_action(BOT_HEURISTIC, S, P, cur, rngb, buf)
+                apply_legal_action(S, P, a)
+    return k
+
+
+class LabelChunk:
+    """Labelled decisions: ``feats`` (float16 [n, FEATURE_SIZE]), ``cards`` (bool
+    [n, 32] legal canonical cards), ``targets`` (float32 [n, 32], deal-score points for
+    the acting team, 0 on illegal cards), ``kinds`` (0 rollout, 1 solver) and
+    ``tricks`` (trick index 0..7)."""
+
+    __slots__ = ("feats", "cards", "targets", "kinds", "tricks", "deals", "seconds",
+                 "agent_steps", "playout_steps")
+
+    def __init__(self, feats, cards, targets, kinds, tricks, deals, seconds, agent_steps=0,
+                 playout_steps=0):
+        self.feats, self.cards, self.targets = feats, cards, targets
+        self.kinds, self.tricks, self.deals, self.seconds = kinds, tricks, deals, seconds
+        #: decisions of the labelled deals themselves / of the heuristic playouts
+        self.agent_steps, self.playout_steps = agent_steps, playout_steps
+
+    def __len__(self):
+        return len(self.targets)
+
+
+_WS = {}
+
+
+def label_chunk(rules: RuleSet, seed: int, first_game: int, n_games: int,
+                deals_per_game: int = 1, frozen: float = 0.5, epsilon: float = 0.1,
+                solver_cards: int = 16) -> LabelChunk:
+    """Generate one chunk of labels (see :func:`generate_chunk`); a pure function of its
+    arguments."""
+    import time
+    P = params_vector(rules)
+    cpt = np.ascontiguousarray(card_points_table(rules), dtype=np.int64)
+    rv = rules_vector(rules)
+    n = MAX_DECISIONS * n_games * deals_per_game
+    feats = np.empty((n, C.FEATURE_SIZE), dtype=np.float32)
+    cards = np.zeros((n, 32), dtype=np.uint8)
+    targets = np.zeros((n, 32), dtype=np.float32)
+    kinds = np.zeros(n, dtype=np.int8)
+    tricks = np.zeros(n, dtype=np.int8)
+    W = _WS.get("W")
+    if W is None:
+        W = _WS["W"] = new_workspace(16)
+    counters = np.zeros(2, dtype=np.int64)
+    t0 = time.perf_counter()
+    k = generate_chunk(P, cpt, rv, np.int64(seed), np.int64(first_game), np.int64(n_games),
+                       np.int64(deals_per_game), float(frozen), float(epsilon),
+                       np.int64(solver_cards), W, feats, cards, targets, kinds, tricks,
+                       counters)
+    dt = time.perf_counter() - t0
+    return LabelChunk(feats[:k].astype(np.float16), cards[:k].astype(bool), targets[:k].copy(),
+                      kinds[:k].copy(), tricks[:k].copy(), n_games * deals_per_game, dt,
+                      int(counters[0]), int(counters[1]))
+
+
+def warmup() -> None:
+    """Compile the label kernels (cached on disk)."""
+    from ...rules import get_rules
+    label_chunk(get_rules("ffb"), 0, 0, 1)

@@ -1,0 +1,256 @@
+"""The card-play network without torch (``coinche_rl.agents.neural.net``): weights files,
+their manifest, and a numpy forward pass.
+
+A weights file is a ``.npz`` archive with the layers ``w0, b0, w1, b1, ...`` (float16 or
+float32; ``w`` is ``[inputs, outputs]``) and a ``manifest`` entry, a JSON text that says
+what the numbers mean:
+
+``format``           ``"coinche-rl-weights"`` and ``format_version`` (1)
+``kind``             ``"play"`` (card play; bidding nets come later)
+``observation``      version and ``feature_hash`` of the network input: the observation
+                     layout, the canonical order and the derived features
+                     (:func:`coinche_rl.agents.neural.canonical.feature_layout_hash`)
+``canonical``        the canonical order's version
+``action_map``       what the outputs are: ``"canonical-cards-32"``
+``architecture``     ``{"type": "mlp", "inputs", "hidden": [...], "outputs",
+                     "activation": "relu"}``
+``rules``            the preset the net was trained for (and its parameters' hash)
+``training``         the run: name, minutes, updates, labelled decisions, seed, arguments
+``code_version``     the coinche-rl version that wrote it
+``evaluation``       the evaluations measured on it (margins vs the heuristic, ...)
+
+:func:`load_weights` checks every field against this code and refuses a mismatch with a
+:class:`WeightsError` naming the field, what the file says and what was expected: an
+input of another size or layout, another canonical order, another architecture than the
+arrays hold, or a file that is not a weights file at all.
+
+>>> import numpy as np
+>>> net = MLP.random(hidden=(8,), seed=0)
+>>> x = np.zeros((2, net.inputs), dtype=np.float32)
+>>> net.forward(x).shape
+(2, 32)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import tempfile
+from typing import Optional, Sequence
+
+import numpy as np
+
+from . import canonical as C
+
+__all__ = ["WeightsError", "MLP", "make_manifest", "save_weights", "load_weights",
+           "rules_hash", "FORMAT", "FORMAT_VERSION", "ACTION_MAP", "default_weights_path"]
+
+FORMAT = "coinche-rl-weights"
+FORMAT_VERSION = 1
+ACTION_MAP = "canonical-cards-32"
+N_OUT = 32
+
+
+class WeightsError(ValueError):
+    """A weights file that cannot be used: unreadable, or its manifest disagrees with
+    this code (the message names the field)."""
+
+
+def rules_hash(rules) -> str:
+    """A short hash of the parameters of a rule set that change a deal: the match target
+    and the shuffle between deals are left out (they never change how a deal is bid,
+    played or scored), so a net trained on ``ffb`` deals plays ``ffb`` matches to any
+    target."""
+    from ...rules import P_SHUFFLE, P_TARGET, params_vector
+    p = params_vector(rules).copy()
+    p[P_TARGET] = 0
+    p[P_SHUFFLE] = 0
+    return hashlib.sha256(p.tobytes()).hexdigest()[:16]
+
+
+def default_weights_path(rules: str = "ffb", kind: str = "play") -> str:
+    """The shipped weights of ``kind`` for preset ``rules`` (inside the package)."""
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "weights",
+                        f"{rules}_{kind}.npz")
+
+
+class MLP:
+    """A ReLU multilayer perceptron in numpy: ``layers`` is a list of ``(w, b)``
+    (float32, ``w`` of shape ``[inputs, outputs]``)."""
+
+    def __init__(self, layers, manifest: Optional[dict] = None):
+        self.layers = [(np.ascontiguousarray(w, dtype=np.float32),
+                        np.ascontiguousarray(b, dtype=np.float32)) for w, b in layers]
+        self.manifest = manifest or {}
+        for i in range(1, len(self.layers)):
+            if self.layers[i][0].shape[0] != self.layers[i - 1][0].shape[1]:
+                raise WeightsError(f"layer {i} takes {self.layers[i][0].shape[0]} inputs but "
+                                   f"layer {i - 1} gives {self.layers[i - 1][0].shape[1]}")
+
+    @classmethod
+    def random(cls, hidden: Sequence[int] = (256, 256), seed: int = 0,
+               inputs: int = C.FEATURE_SIZE, outputs: int = N_OUT) -> "MLP":
+        """Randomly initialised (He) weights: for tests and as a starting point."""
+        rng = np.random.default_rng(seed)
+        sizes = [inputs, *hidden, outputs]
+        layers = [(rng.normal(0, np.sqrt(2.0 / a), (a, b)).astype(np.float32),
+                   np.zeros(b, dtype=np.float32)) for a, b in zip(sizes[:-1], sizes[1:])]
+        return cls(layers)
+
+    @property
+    def inputs(self) -> int:
+        return self.layers[0][0].shape[0]
+
+    @property
+    def outputs(self) -> int:
+        return self.layers[-1][0].shape[1]
+
+    @property
+    def hidden(self):
+        return [w.shape[1] for w, _ in self.layers[:-1]]
+
+    @property
+    def n_params(self) -> int:
+        return int(sum(w.size + b.size for w, b in self.layers))
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        """Outputs for a batch ``x`` (``[n, inputs]``, any float dtype): float32
+        ``[n, outputs]``."""
+        h = np.asarray(x, dtype=np.float32)
+        last = len(self.layers) - 1
+        for i, (w, b) in enumerate(self.layers):
+            h = h @ w
+            h += b
+            if i < last:
+                np.maximum(h, 0.0, out=h)
+        return h
+
+    def best(self, x: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        """Index of the best legal output of each row (``legal``: bool ``[n, outputs]``)."""
+        q = self.forward(x)
+        q[~legal] = -np.inf
+        return q.argmax(axis=1)
+
+    def architecture(self) -> dict:
+        return {"type": "mlp", "inputs": self.inputs, "hidden": self.hidden,
+                "outputs": self.outputs, "activation": "relu"}
+
+
+def make_manifest(net: MLP, rules, training: dict, evaluation: Optional[dict] = None,
+                  kind: str = "play") -> dict:
+    """The manifest of ``net`` trained for ``rules`` (a RuleSet) by ``training``."""
+    from ... import __version__
+    return {
+        "format": FORMAT, "format_version": FORMAT_VERSION, "kind": kind,
+        "observation": {"version": C.O.VERSION, "size": C.N_OBS,
+                        "features": C.FEATURE_SIZE, "feature_hash": C.feature_layout_hash()},
+        "canonical": {"version": C.CANON_VERSION},
+        "action_map": ACTION_MAP,
+        "architecture": net.architecture(),
+        "rules": {"name": rules.name, "hash": rules_hash(rules)},
+        "training": dict(training),
+        "code_version": __version__,
+        "evaluation": dict(evaluation or {}),
+    }
+
+
+def save_weights(path, net: MLP, manifest: dict, dtype=np.float16) -> None:
+    """Write ``net`` and its ``manifest`` to ``path`` (``.npz``) atomically."""
+    arrays = {}
+    for i, (w, b) in enumerate(net.layers):
+        arrays[f"w{i}"] = w.astype(dtype)
+        arrays[f"b{i}"] = b.astype(dtype)
+    manifest = dict(manifest)
+    manifest["architecture"] = net.architecture()
+    manifest["dtype"] = np.dtype(dtype).name
+    arrays["manifest"] = np.array(json.dumps(manifest, sort_keys=True))
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".weights-", suffix=".npz")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            np.savez(f, **arrays)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)       # mkstemp's 0600 is not a shareable file
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
+
+
+def _expect(field: str, got, want, path) -> None:
+    if got != want:
+        raise WeightsError(f"{path}: manifest field {field} is {got!r}, this code expects "
+                           f"{want!r}")
+
+
+def load_weights(path, rules=None, kind: str = "play") -> MLP:
+    """Load and check a weights file (see the module docstring); ``rules``: a RuleSet
+    the net must have been trained for (None: not checked).
+
+    :raises WeightsError: unreadable file or any manifest mismatch (named).
+    """
+    path = os.fspath(path)
+    if not os.path.isfile(path):
+        raise WeightsError(f"no weights file at {path!r}")
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            files = dict((k, z[k]) for k in z.files)
+    except Exception as e:
+        raise WeightsError(f"{path}: not a readable .npz weights file ({type(e).__name__}: "
+                           f"{e})") from None
+    if "manifest" not in files:
+        raise WeightsError(f"{path}: no manifest in the file (not a coinche-rl weights file)")
+    try:
+        m = json.loads(str(files["manifest"]))
+    except ValueError as e:
+        raise WeightsError(f"{path}: the manifest is not valid JSON ({e})") from None
+    _expect("format", m.get("format"), FORMAT, path)
+    _expect("format_version", m.get("format_version"), FORMAT_VERSION, path)
+    _expect("kind", m.get("kind"), kind, path)
+    obs = m.get("observation") or {}
+    _expect("observation.version", obs.get("version"), C.O.VERSION, path)
+    _expect("observation.size", obs.get("size"), C.N_OBS, path)
+    _expect("observation.features", obs.get("features"), C.FEATURE_SIZE, path)
+    _expect("observation.feature_hash", obs.get("feature_hash"), C.feature_layout_hash(), path)
+    _expect("canonical.version", (m.get("canonical") or {}).get("version"), C.CANON_VERSION, path)
+    _expect("action_map", m.get("action_map"), ACTION_MAP, path)
+    arch = m.get("architecture") or {}
+    _expect("architecture.type", arch.get("type"), "mlp", path)
+    _expect("architecture.activation", arch.get("activation"), "relu", path)
+    _expect("architecture.inputs", arch.get("inputs"), C.FEATURE_SIZE, path)
+    _expect("architecture.outputs", arch.get("outputs"), N_OUT, path)
+    hidden = arch.get("hidden")
+    if not isinstance(hidden, list):
+        raise WeightsError(f"{path}: manifest field architecture.hidden is {hidden!r}, "
+                           f"expected a list of layer widths")
+    n_layers = len(hidden) + 1
+    layers = []
+    sizes = [C.FEATURE_SIZE, *hidden, N_OUT]
+    for i in range(n_layers):
+        if f"w{i}" not in files or f"b{i}" not in files:
+            raise WeightsError(f"{path}: the manifest's architecture has {n_layers} layers "
+                               f"but array w{i} / b{i} is missing")
+        w, b = files[f"w{i}"], files[f"b{i}"]
+        if w.shape != (sizes[i], sizes[i + 1]) or b.shape != (sizes[i + 1],):
+            raise WeightsError(f"{path}: layer {i} has shapes {w.shape} / {b.shape}, the "
+                               f"manifest's architecture says ({sizes[i]}, {sizes[i + 1]}) / "
+                               f"({sizes[i + 1]},)")
+        layers.append((w, b))
+    extra = sorted(k for k in files if k != "manifest" and k not in
+                   {f"{p}{i}" for i in range(n_layers) for p in "wb"})
+    if extra:
+        raise WeightsError(f"{path}: arrays {extra} are not in the manifest's architecture "
+                           f"({n_layers} layers)")
+    if rules is not None:
+        want = {"name": rules.name, "hash": rules_hash(rules)}
+        got = m.get("rules") or {}
+        if got.get("hash") != want["hash"]:
+            raise WeightsError(f"{path}: manifest field rules is {got!r}; the net was not "
+                               f"trained for the rules asked for, {want!r}")
+    return MLP(layers, m)

@@ -1,0 +1,537 @@
+"""Card-play trainer (``coinche-rl train play``): one file, top to bottom, CleanRL style.
+
+Algorithm (the measured choice; ``benchmarks/RESULTS.md`` has every variant tried):
+**supervised regression on labelled decisions of real deals**. A label worker plays
+deals in numba (:mod:`.labels`: heuristic auctions or the arena's frozen contracts,
+heuristic card play with ``epsilon`` exploration) and scores *every legal card* of every
+decision on the true deal, for the acting team: by the exact double-dummy solver once
+``solver_cards`` cards or fewer are left, by a heuristic playout before. The network
+(canonical inputs, 32 canonical card outputs) regresses these values, centred per
+decision (only the differences between the cards of one decision matter for play, and
+centring removes the deal's luck from the target), with a Huber loss, plus a small
+loss on the decision's mean value. Averaged over the real distribution of hidden cards,
+the solver targets make the network a "PIMC with infinitely many worlds, in one forward
+pass"; the playout targets are one step of policy improvement over the heuristic.
+
+Determinism: chunk ``c`` of labels is a pure function of ``(seed, c)``; the trainer
+adds chunks in order and makes exactly ``updates_per_chunk`` updates after each, with
+its own seeded generators. The result does not depend on the number of label workers,
+their speed or the backend; ``--resume`` restores the weights, the optimiser, the
+schedule position, the replay buffer and every random stream, so an interrupted and
+resumed run ends with the same weights as an uninterrupted one
+(``tests/test_neural_train.py``). Evaluation and checkpoint times never touch the
+training streams.
+
+Outputs in ``--out``: ``metrics.jsonl`` (one JSON object per log line: ``charts/``,
+``losses/`` and ``eval/`` keys), TensorBoard event files when ``tensorboard`` is
+installed, ``checkpoint.pt`` (+ ``replay.npz``) written atomically every
+``checkpoint_minutes`` and on Ctrl-C, and ``weights.npz``: the exported torch-free
+weights with their manifest (refreshed at every evaluation and at the end).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+import signal
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import List, Optional
+
+import numpy as np
+
+__all__ = ["Args", "train", "play_loss", "export_weights", "export_run", "evaluate_weights",
+           "parse_args"]
+
+
+@dataclass
+class Args:
+    """Every setting of a run (``coinche-rl train play --help``)."""
+    rules: str = "ffb"
+    seed: int = 0
+    minutes: float = 120.0                 # training time budget (cumulative over resumes)
+    out: str = "runs/play"
+    resume: bool = False
+    # network
+    hidden: List[int] = field(default_factory=lambda: [256, 256])
+    # labels
+    chunk_deals: int = 64                  # deals per label chunk
+    frozen: float = 0.5                    # share of deals with the arena's frozen contract
+    epsilon: float = 0.1                   # random card share in the labelled trajectories
+    solver_cards: int = 28                 # solver targets when this many cards are left
+    workers: int = 1                       # label worker processes (0: in this process)
+    backend: str = "pool"                  # pool | ray (workers > 0)
+    address: Optional[str] = None          # ray cluster address
+    prefetch: int = 4                      # chunks in flight per worker
+    # optimisation
+    batch_size: int = 512
+    updates_per_chunk: int = 16
+    buffer_size: int = 500_000
+    min_buffer: int = 20_000
+    lr: float = 1e-3
+    lr_end: float = 5e-5
+    anneal_updates: int = 400_000          # cosine decay from lr to lr_end over these updates
+    weight_decay: float = 1e-5
+    huber_delta: float = 1.0               # in units of 100 points
+    mean_loss_weight: float = 0.1
+    target_scale: float = 100.0
+    max_chunks: Optional[int] = None       # stop after this many chunks (tests)
+    # evaluation, logging, checkpoints
+    eval_minutes: float = 10.0
+    eval_pairs: int = 2000
+    eval_seed: int = 20261201
+    log_seconds: float = 10.0
+    checkpoint_minutes: float = 5.0
+    torch_threads: int = 1
+    progress: bool = True
+
+
+def parse_args(argv=None) -> Args:
+    """Parse ``coinche-rl train play`` arguments into :class:`Args`."""
+    import argparse
+    p = argparse.ArgumentParser(prog="coinche-rl train play",
+                                description="train the card-play network (see "
+                                            "coinche_rl.agents.neural.train_play)")
+    defaults = Args()
+    for f in dataclasses.fields(Args):
+        name = "--" + f.name.replace("_", "-")
+        default = getattr(defaults, f.name)
+        if f.type in ("bool", bool):
+            p.add_argument(name, action=argparse.BooleanOptionalAction, default=default)
+        elif f.name == "hidden":
+            p.add_argument(name, type=int, nargs="+", default=default)
+        elif f.type in ("Optional[int]",):
+            p.add_argument(name, type=int, default=default)
+        elif f.type in ("Optional[str]", "str"):
+            p.add_argument(name, type=str, default=default)
+        elif f.type in ("float",):
+            p.add_argument(name, type=float, default=default)
+        else:
+            p.add_argument(name, type=int, default=default)
+    ns = p.parse_args(argv)
+    return Args(**vars(ns))
+
+
+# ------------------------------------------------------------------ label source
+def _chunk_job(rules_name, seed, c, chunk_deals, frozen, epsilon, solver_cards):
+    from ...rules import get_rules
+    from .labels import label_chunk
+    ch = label_chunk(get_rules(rules_name), seed, c * chunk_deals, chunk_deals, 1, frozen,
+                     epsilon, solver_cards)
+    return (ch.feats, ch.cards, ch.targets, ch.kinds, ch.tricks, ch.deals, ch.seconds)
+
+
+class LabelSource:
+    """Chunks ``c = start, start + 1, ...`` in order, generated here or by workers."""
+
+    def __init__(self, args: Args, start: int):
+        self.args = args
+        self.next = start
+        self.pending = {}
+        self.pool = None
+        self.ray = None
+        if args.workers > 0 and args.backend == "pool":
+            import multiprocessing as mp
+            from concurrent.futures import ProcessPoolExecutor
+            from .labels import warmup
+            warmup()                       # fill the numba cache before workers load it
+            self.pool = ProcessPoolExecutor(args.workers, mp_context=mp.get_context("spawn"))
+        elif args.workers > 0 and args.backend == "ray":
+            import ray
+            if not ray.is_initialized():
+                if args.address:
+                    ray.init(address=args.address, ignore_reinit_error=True)
+                else:
+                    ray.init(num_cpus=args.workers, ignore_reinit_error=True)
+            self.ray = ray
+            self.remote = ray.remote(_chunk_job)
+        elif args.workers > 0:
+            raise ValueError(f"backend must be 'pool' or 'ray', not {args.backend!r}")
+
+    def _job(self, c):
+        a = self.args
+        return (a.rules, a.seed, c, a.chunk_deals, a.frozen, a.epsilon, a.solver_cards)
+
+    def _fill(self):
+        depth = max(1, self.args.prefetch * max(1, self.args.workers))
+        c = self.next
+        while len(self.pending) < depth:
+            if c not in self.pending:
+                if self.pool is not None:
+                    self.pending[c] = self.pool.submit(_chunk_job, *self._job(c))
+                else:
+                    self.pending[c] = self.remote.remote(*self._job(c))
+            c += 1
+
+    def get(self):
+        """The next chunk (blocking)."""
+        c = self.next
+        if self.pool is None and self.ray is None:
+            out = _chunk_job(*self._job(c))
+        else:
+            self._fill()
+            fut = self.pending.pop(c)
+            out = fut.result() if self.pool is not None else self.ray.get(fut)
+        self.next = c + 1
+        if self.pool is not None or self.ray is not None:
+            self._fill()
+        return out
+
+    def close(self):
+        if self.pool is not None:
+            for f in self.pending.values():
+                f.cancel()
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            self.pool = None
+
+
+# ------------------------------------------------------------------ replay buffer
+class Replay:
+    """A FIFO ring of labelled decisions."""
+
+    def __init__(self, capacity: int, n_features: int):
+        self.capacity = capacity
+        self.feats = np.zeros((capacity, n_features), dtype=np.float16)
+        self.cards = np.zeros((capacity, 32), dtype=bool)
+        self.targets = np.zeros((capacity, 32), dtype=np.float32)
+        self.size = 0
+        self.pos = 0
+
+    def add(self, feats, cards, targets):
+        n = len(targets)
+        for start in range(0, n, self.capacity):
+            f, c, t = (a[start:start + self.capacity] for a in (feats, cards, targets))
+            m = len(t)
+            end = self.pos + m
+            if end <= self.capacity:
+                sl = slice(self.pos, end)
+                self.feats[sl], self.cards[sl], self.targets[sl] = f, c, t
+            else:
+                k = self.capacity - self.pos
+                self.feats[self.pos:], self.cards[self.pos:], self.targets[self.pos:] = f[:k], c[:k], t[:k]
+                self.feats[:m - k], self.cards[:m - k], self.targets[:m - k] = f[k:], c[k:], t[k:]
+            self.pos = end % self.capacity
+            self.size = min(self.capacity, self.size + m)
+
+    def state(self) -> dict:
+        n = self.size
+        return {"feats": self.feats[:n], "cards": self.cards[:n], "targets": self.targets[:n],
+                "pos": np.int64(self.pos), "size": np.int64(n)}
+
+    def load(self, z) -> None:
+        n = int(z["size"])
+        self.feats[:n], self.cards[:n], self.targets[:n] = z["feats"], z["cards"], z["targets"]
+        self.size, self.pos = n, int(z["pos"])
+
+
+# ------------------------------------------------------------------ helpers
+def _lr_at(args: Args, update: int) -> float:
+    t = min(1.0, update / max(1, args.anneal_updates))
+    return args.lr_end + 0.5 * (args.lr - args.lr_end) * (1.0 + math.cos(math.pi * t))
+
+
+def play_loss(q, legal, t, args: Args):
+    """``(loss, relative loss)`` of outputs ``q`` against targets ``t`` (both
+    ``[n, 32]``, in units of ``target_scale`` points) on the ``legal`` cards: a Huber
+    loss on the values centred per decision (their differences), plus
+    ``mean_loss_weight`` times a Huber loss on the decision's mean value."""
+    import torch
+    mf = legal.float()
+    n_legal = mf.sum(1, keepdim=True)
+    q_mean = (q * mf).sum(1, keepdim=True) / n_legal
+    t_mean = (t * mf).sum(1, keepdim=True) / n_legal
+    diff = ((q - q_mean) - (t - t_mean))[legal]
+    loss_rel = torch.nn.functional.huber_loss(diff, torch.zeros_like(diff),
+                                              delta=args.huber_delta)
+    loss_mean = torch.nn.functional.huber_loss(q_mean, t_mean, delta=args.huber_delta)
+    return loss_rel + args.mean_loss_weight * loss_mean, loss_rel
+
+
+def _atomic_write(path: str, write) -> None:
+    tmp = path + ".tmp"
+    write(tmp)
+    os.replace(tmp, path)
+
+
+def export_weights(model, rules, path: str, training: dict, evaluation: Optional[dict] = None):
+    """Write the torch-free weights file (float16) of ``model`` with its manifest."""
+    from .net import make_manifest, save_weights
+    from .torch_net import to_numpy
+    mlp = to_numpy(model)
+    save_weights(path, mlp, make_manifest(mlp, rules, training, evaluation))
+    return mlp
+
+
+def evaluate_weights(path: str, rules_name: str, pairs: int, seed: int, opponent: str = "heuristic",
+                     frozen: bool = True) -> dict:
+    """Frozen-auction duplicate of ``nn:weights=path`` against ``opponent`` on a fixed
+    deal set: margin per deal and its 95% interval."""
+    from ...arena import run_duplicate
+    r = run_duplicate(f"nn:weights={path}", opponent, pairs, preset=rules_name, seed=seed,
+                      frozen_contract=frozen)
+    return {"margin": float(r.mean), "ci95": float(r.ci95), "pairs": int(r.n),
+            "win_rate": float(r.win_rate), "opponent": opponent, "seed": seed,
+            "frozen": bool(frozen)}
+
+
+class _Logger:
+    def __init__(self, out: str, use_tb: bool = True):
+        self.f = open(os.path.join(out, "metrics.jsonl"), "a", encoding="utf-8")
+        self.tb = None
+        if use_tb:
+            try:
+                from torch.utils.tensorboard import SummaryWriter
+                self.tb = SummaryWriter(out)
+            except Exception:          # tensorboard is optional
+                self.tb = None
+
+    def log(self, step: int, values: dict) -> None:
+        row = {"update": step, **values}
+        self.f.write(json.dumps(row) + "\n")
+        self.f.flush()
+        if self.tb is not None:
+            for k, v in values.items():
+                if isinstance(v, (int, float)) and "/" in k:
+                    self.tb.add_scalar(k, v, step)
+
+    def close(self):
+        self.f.close()
+        if self.tb is not None:
+            self.tb.close()
+
+
+class _Progress:
+    def __init__(self, enabled: bool, total_s: float):
+        self.bar = None
+        if not enabled:
+            return
+        try:
+            from rich.progress import (BarColumn, Progress, TextColumn, TimeElapsedColumn,
+                                       TimeRemainingColumn)
+            self.bar = Progress(TextColumn("train play"), BarColumn(), TimeElapsedColumn(),
+                                TimeRemainingColumn(), TextColumn("{task.fields[info]}"),
+                                transient=False)
+            self.bar.start()
+            self.task = self.bar.add_task("train", total=total_s, info="")
+        except ImportError:
+            self.bar = None
+
+    def update(self, elapsed: float, info: str) -> None:
+        if self.bar is not None:
+            self.bar.update(self.task, completed=elapsed, info=info)
+        else:
+            print(f"[{elapsed / 60:6.1f} min] {info}", flush=True)
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.stop()
+
+
+# ==================================================================== the loop
+def train(args: Args) -> dict:
+    """Run (or resume) a training run; returns the final figures."""
+    import torch
+    from ...rules import get_rules
+    from . import canonical as C
+    from .torch_net import PlayNet
+
+    torch.set_num_threads(args.torch_threads)
+    rules = get_rules(args.rules)
+    os.makedirs(args.out, exist_ok=True)
+    ckpt_path = os.path.join(args.out, "checkpoint.pt")
+    replay_path = os.path.join(args.out, "replay.npz")
+    weights_path = os.path.join(args.out, "weights.npz")
+
+    # ---- seeding: one seed for everything
+    torch.manual_seed(args.seed)
+    rng = np.random.default_rng(args.seed)
+    model = PlayNet(args.hidden)
+    optim = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
+    replay = Replay(args.buffer_size, C.FEATURE_SIZE)
+    chunk, updates, labelled, elapsed, deals = 0, 0, 0, 0.0, 0
+    history = []
+
+    if args.resume and os.path.exists(ckpt_path):
+        ck = torch.load(ckpt_path, weights_only=True)
+        saved = json.loads(ck["args"])
+        for k in ("rules", "seed", "hidden", "chunk_deals", "frozen", "epsilon", "solver_cards",
+                  "batch_size", "updates_per_chunk", "buffer_size", "lr", "lr_end",
+                  "anneal_updates", "target_scale", "huber_delta", "mean_loss_weight"):
+            if saved[k] != getattr(args, k):
+                raise ValueError(f"--resume: {args.out} was trained with {k}={saved[k]!r}, "
+                                 f"not {getattr(args, k)!r}; resume with the same settings "
+                                 f"or use another --out")
+        model.load_state_dict(ck["model"])
+        optim.load_state_dict(ck["optim"])
+        torch.set_rng_state(ck["torch_rng"])
+        rng.bit_generator.state = json.loads(ck["np_rng"])
+        chunk, updates, labelled = int(ck["chunk"]), int(ck["updates"]), int(ck["labelled"])
+        elapsed, deals = float(ck["elapsed"]), int(ck["deals"])
+        history = json.loads(ck["history"])
+        with np.load(replay_path) as z:
+            replay.load(z)
+    elif args.resume:
+        raise FileNotFoundError(f"--resume: no checkpoint at {ckpt_path}")
+    elif os.path.exists(ckpt_path):
+        raise FileExistsError(f"{args.out} already holds a run (checkpoint.pt); pass --resume "
+                              f"to continue it or choose another --out")
+
+    def save_checkpoint():
+        ck = {"model": model.state_dict(), "optim": optim.state_dict(),
+              "torch_rng": torch.get_rng_state(),
+              "np_rng": json.dumps(rng.bit_generator.state),
+              "chunk": chunk, "updates": updates, "labelled": labelled,
+              "elapsed": elapsed + (time.perf_counter() - t_start), "deals": deals,
+              "history": json.dumps(history), "args": json.dumps(dataclasses.asdict(args))}
+        def write_replay(p):
+            with open(p, "wb") as f:
+                np.savez(f, **replay.state())
+        _atomic_write(replay_path, write_replay)
+        _atomic_write(ckpt_path, lambda p: torch.save(ck, p))
+
+    def training_info():
+        return {"run": os.path.basename(os.path.abspath(args.out)), "seed": args.seed,
+                "minutes": round((elapsed + time.perf_counter() - t_start) / 60.0, 2),
+                "updates": updates, "chunks": chunk, "labelled_decisions": labelled,
+                "deals": deals, "args": dataclasses.asdict(args)}
+
+    logger = _Logger(args.out)
+    source = LabelSource(args, chunk)
+    interrupted = []
+    old_handler = signal.getsignal(signal.SIGINT)
+
+    def on_sigint(signum, frame):
+        interrupted.append(True)
+    signal.signal(signal.SIGINT, on_sigint)
+    t_start = time.perf_counter()
+    last_log = last_ckpt = t_start
+    last_eval = t_start if history else t_start - 1e9
+    progress = _Progress(args.progress, args.minutes * 60.0)
+    win_labels = win_updates = 0
+    win_t = t_start
+    loss_acc, loss_n = 0.0, 0
+    scale = 1.0 / args.target_scale
+    try:
+        while True:
+            now = time.perf_counter()
+            total = elapsed + now - t_start
+            if interrupted or total >= args.minutes * 60.0 or \
+                    (args.max_chunks is not None and chunk >= args.max_chunks):
+                break
+            feats, cards, targets, kinds, tricks, n_deals, _sec = source.get()
+            chunk += 1
+            labelled += len(targets)
+            deals += n_deals
+            win_labels += len(targets)
+            replay.add(feats, cards, targets)
+            if replay.size >= min(args.min_buffer, args.buffer_size):
+                for _ in range(args.updates_per_chunk):
+                    # ---- one update: centred Huber regression on the legal cards
+                    idx = rng.integers(0, replay.size, args.batch_size)
+                    x = torch.from_numpy(replay.feats[idx].astype(np.float32))
+                    m = torch.from_numpy(replay.cards[idx])
+                    t = torch.from_numpy(replay.targets[idx]) * scale
+                    lr = _lr_at(args, updates)
+                    for g in optim.param_groups:
+                        g["lr"] = lr
+                    loss, loss_rel = play_loss(model(x), m, t, args)
+                    optim.zero_grad(set_to_none=True)
+                    loss.backward()
+                    optim.step()
+                    updates += 1
+                    win_updates += 1
+                    loss_acc += float(loss_rel.detach())
+                    loss_n += 1
+            now = time.perf_counter()
+            if now - last_log >= args.log_seconds:
+                dt = now - win_t
+                row = {"charts/minutes": (elapsed + now - t_start) / 60.0,
+                       "charts/labelled_decisions": labelled, "charts/deals": deals,
+                       "charts/labels_per_s": win_labels / dt,
+                       "charts/updates_per_s": win_updates / dt,
+                       "charts/lr": _lr_at(args, updates), "charts/buffer": replay.size,
+                       "charts/chunks": chunk}
+                if loss_n:
+                    row["losses/relative_huber"] = loss_acc / loss_n
+                logger.log(updates, row)
+                progress.update(elapsed + now - t_start,
+                                f"upd {updates} lab {labelled / 1e6:.2f}M "
+                                f"loss {loss_acc / max(1, loss_n):.4f} "
+                                f"{win_labels / dt:.0f} lab/s {win_updates / dt:.0f} upd/s"
+                                + (f" eval {history[-1]['margin']:+.1f}±{history[-1]['ci95']:.1f}"
+                                   if history else ""))
+                win_labels = win_updates = 0
+                win_t = now
+                loss_acc, loss_n = 0.0, 0
+                last_log = now
+            if args.eval_minutes > 0 and now - last_eval >= args.eval_minutes * 60.0 and updates:
+                export_weights(model, rules, weights_path, training_info())
+                ev = evaluate_weights(weights_path, args.rules, args.eval_pairs, args.eval_seed)
+                ev.update(updates=updates, minutes=(elapsed + time.perf_counter() - t_start) / 60.0,
+                          labelled=labelled)
+                history.append(ev)
+                logger.log(updates, {"eval/margin_vs_heuristic": ev["margin"],
+                                     "eval/ci95": ev["ci95"], "eval/win_rate": ev["win_rate"],
+                                     "eval/minutes": ev["minutes"]})
+                last_eval = time.perf_counter()
+            if now - last_ckpt >= args.checkpoint_minutes * 60.0:
+                save_checkpoint()
+                last_ckpt = time.perf_counter()
+    finally:
+        signal.signal(signal.SIGINT, old_handler)
+        source.close()
+        progress.close()
+    save_checkpoint()
+    info = training_info()
+    final = {"charts/minutes": info["minutes"], "charts/labelled_decisions": labelled,
+             "charts/deals": deals, "charts/chunks": chunk, "charts/buffer": replay.size}
+    if loss_n:
+        final["losses/relative_huber"] = loss_acc / loss_n
+    logger.log(updates, final)
+    export_weights(model, rules, weights_path, info,
+                   {"history": history, "final": history[-1] if history else None})
+    logger.close()
+    return {"updates": updates, "chunks": chunk, "labelled": labelled, "deals": deals,
+            "minutes": info["minutes"], "history": history, "interrupted": bool(interrupted),
+            "weights": weights_path}
+
+
+def export_run(run: str, path: str, float32: bool = False) -> str:
+    """Write the torch-free weights of the checkpoint in the run folder ``run`` to
+    ``path``, with the run's training facts and evaluation history in the manifest."""
+    import torch
+    from ...rules import get_rules
+    from .net import make_manifest, save_weights
+    from .torch_net import PlayNet, to_numpy
+    ckpt = os.path.join(run, "checkpoint.pt")
+    if not os.path.isfile(ckpt):
+        raise FileNotFoundError(f"no checkpoint.pt in {run!r}: not a training run folder")
+    ck = torch.load(ckpt, weights_only=True)
+    args = json.loads(ck["args"])
+    model = PlayNet(args["hidden"])
+    model.load_state_dict(ck["model"])
+    history = json.loads(ck["history"])
+    training = {"run": os.path.basename(os.path.abspath(run)), "seed": args["seed"],
+                "minutes": round(float(ck["elapsed"]) / 60.0, 2), "updates": int(ck["updates"]),
+                "chunks": int(ck["chunk"]), "labelled_decisions": int(ck["labelled"]),
+                "deals": int(ck["deals"]), "args": args}
+    mlp = to_numpy(model)
+    save_weights(path, mlp, make_manifest(mlp, get_rules(args["rules"]), training,
+                                          {"history": history,
+                                           "final": history[-1] if history else None}),
+                 dtype=np.float32 if float32 else np.float16)
+    return path
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    res = train(args)
+    print(json.dumps({k: v for k, v in res.items() if k != "history"}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

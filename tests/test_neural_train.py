@@ -1,0 +1,278 @@
+"""The card-play trainer (``coinche_rl.agents.neural.train_play``) and its labels.
+
+* labels: a chunk is a pure function of its arguments (same data twice, the same in a
+  spawned worker process); rollout and solver targets are the values of the cards on
+  the true deal (checked against a direct playout and the solver);
+* the loss decreases on a fixed batch, and a few hundred updates on a tiny net run in
+  seconds with finite losses;
+* ``--resume``: a run interrupted (stopped after some chunks) and resumed ends with the
+  same weights, optimiser state and counters as the same run left uninterrupted; a
+  resume with other settings is refused; a second run into a used folder is refused;
+* the number of label workers does not change the weights (pool backend vs in-process);
+* export: the exported weights file loads torch-free and its forward equals torch's;
+* the command line: ``coinche-rl train play`` and ``coinche-rl train export``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from coinche_rl import actions as A                                   # noqa: E402
+from coinche_rl import engine as E                                    # noqa: E402
+from coinche_rl.agents.neural import canonical as C                   # noqa: E402
+from coinche_rl.agents.neural import labels as LB                     # noqa: E402
+from coinche_rl.agents.neural.net import load_weights                 # noqa: E402
+from coinche_rl.agents.neural.torch_net import PlayNet                # noqa: E402
+from coinche_rl.agents.neural.train_play import (Args, export_run, parse_args,  # noqa: E402
+                                                 play_loss, train)
+from coinche_rl.agents.numba_bots import BOT_HEURISTIC, bot_action    # noqa: E402
+from coinche_rl.rules import get_rules                                # noqa: E402
+from coinche_rl.solver import move_values                             # noqa: E402
+from coinche_rl.envs.kernels import ObservationEncoder                # noqa: E402
+
+
+def tiny_args(out, **kw) -> Args:
+    base = dict(out=str(out), hidden=[16], chunk_deals=4, workers=0, solver_cards=16,
+                updates_per_chunk=6, batch_size=32, min_buffer=32, buffer_size=3000,
+                eval_minutes=0.0, checkpoint_minutes=1e9, log_seconds=1e9, progress=False,
+                max_chunks=8, anneal_updates=200, seed=3)
+    base.update(kw)
+    return Args(**base)
+
+
+# ------------------------------------------------------------------------ labels
+def test_a_label_chunk_is_a_pure_function_of_its_arguments():
+    rules = get_rules("ffb")
+    a = LB.label_chunk(rules, 5, 10, 3)
+    b = LB.label_chunk(rules, 5, 10, 3)
+    c = LB.label_chunk(rules, 6, 10, 3)
+    assert len(a) > 20
+    for x, y in ((a.feats, b.feats), (a.cards, b.cards), (a.targets, b.targets)):
+        assert np.array_equal(x, y)
+    assert not np.array_equal(a.targets[:20], c.targets[:20])
+    # every labelled decision has at least two legal cards, targets only on them
+    assert (a.cards.sum(axis=1) >= 2).all()
+    assert (a.targets[~a.cards] == 0).all()
+    # chunks compose: games 10..12 are games 10, 11, 12 one by one
+    parts = [LB.label_chunk(rules, 5, g, 1) for g in (10, 11, 12)]
+    assert np.array_equal(np.concatenate([p.targets for p in parts]), a.targets)
+
+
+def _label_deal(rules, seed, game, frozen, epsilon, solver_cards):
+    """Replay the generator's first deal of ``game`` in Python: the positions of its
+    labelled decisions, in order."""
+    P = rules_params(rules)
+    S = np.zeros(E.STATE_SIZE, dtype=np.int64)
+    rng = np.zeros(1, dtype=np.uint64)
+    E.rng_seed(rng, seed, game)
+    hands = np.zeros(4, dtype=np.int64)
+    deck = np.zeros(32, dtype=np.int64)
+    cpt = np.ascontiguousarray(rules_cpt(rules))
+    buf = np.zeros(A.N_ACTIONS, dtype=np.uint8)
+    rngb = np.zeros(1, dtype=np.uint64)
+    while not LB._start_deal(S, P, cpt, rng, frozen, hands, deck, rngb, buf):
+        pass
+    positions = []
+    while S[E.S_PHASE] != E.DONE:
+        cur = int(S[E.S_CUR])
+        if E._pending_choice(S, P) != 0:
+            E.apply_legal_action(S, P, bot_action(BOT_HEURISTIC, S, P, cur, rngb, buf))
+            continue
+        legal = int(E.legal_play_mask(S, P))
+        n = bin(legal).count("1")
+        if n >= 2:
+            positions.append(S.copy())
+        if n >= 2 and LB._u01(rng) < epsilon:
+            j = E.rng_below(rng, n)
+            m = legal
+            for _ in range(j):
+                m &= m - 1
+            a = A.CARD_BASE + (m & -m).bit_length() - 1
+        else:
+            a = bot_action(BOT_HEURISTIC, S, P, cur, rngb, buf)
+        E.apply_legal_action(S, P, a)
+    return positions
+
+
+def rules_params(rules):
+    from coinche_rl.rules import params_vector
+    return params_vector(rules)
+
+
+def rules_cpt(rules):
+    from coinche_rl.rules import card_points_table
+    return card_points_table(rules)
+
+
+@pytest.mark.parametrize("preset", ["ffb", "ffb_sa_ta"])
+def test_targets_are_the_cards_values_on_the_true_deal(preset):
+    from coinche_rl.game import Deal
+    rules = get_rules(preset)
+    P = rules_params(rules)
+    ch = LB.label_chunk(rules, 11, 0, 1, frozen=0.0, epsilon=0.3, solver_cards=12)
+    positions = _label_deal(rules, 11, 0, 0.0, 0.3, 12)
+    assert len(positions) == len(ch) and len(ch) > 10
+    kinds = set()
+    for k, S in enumerate(positions):
+        team = int(S[E.S_CUR]) & 1
+        deal = Deal.from_state(rules, S.copy())
+        p = C.suit_order(ObservationEncoder(rules).encode(S, int(S[E.S_CUR])))
+        left = sum(bin(int(h)).count("1") for h in S[E.S_HAND:E.S_HAND + 4])
+        if left <= 12:
+            actions, values = move_values(deal, "score", team=team)
+            kinds.add("solver")
+            assert ch.kinds[k] == LB.KIND_SOLVER
+        else:
+            actions, values = [], []
+            for a in deal.legal_actions():
+                T = S.copy()
+                E.apply_legal_action(T, P, int(a))
+                buf = np.zeros(A.N_ACTIONS, dtype=np.uint8)
+                rngb = np.zeros(1, dtype=np.uint64)
+                while T[E.S_PHASE] != E.DONE:
+                    E.apply_legal_action(T, P, bot_action(BOT_HEURISTIC, T, P, int(T[E.S_CUR]),
+                                                          rngb, buf))
+                actions.append(int(a))
+                values.append(int(T[E.S_SCORE + team] - T[E.S_SCORE + 1 - team]))
+            kinds.add("rollout")
+            assert ch.kinds[k] == LB.KIND_ROLLOUT
+        for a, v in zip(actions, values):
+            ca = int(C.ACT_DST[p, int(a)]) - A.CARD_BASE
+            assert ch.cards[k, ca]
+            assert ch.targets[k, ca] == v
+        assert int(ch.cards[k].sum()) == len(actions)
+    assert kinds == {"solver", "rollout"}
+
+
+# ------------------------------------------------------------------------ loss
+def test_the_loss_decreases_on_a_fixed_batch():
+    rules = get_rules("ffb")
+    ch = LB.label_chunk(rules, 1, 0, 16)
+    x = torch.from_numpy(ch.feats.astype(np.float32))
+    m = torch.from_numpy(ch.cards)
+    t = torch.from_numpy(ch.targets) / 100.0
+    args = Args()
+    torch.manual_seed(0)
+    net = PlayNet([32])
+    opt = torch.optim.Adam(net.parameters(), lr=3e-3)
+    losses = []
+    for _ in range(150):
+        loss, _rel = play_loss(net(x), m, t, args)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(float(loss.detach()))
+    assert all(np.isfinite(losses))
+    assert losses[-1] < 0.5 * losses[0]
+    assert np.mean(losses[-10:]) < np.mean(losses[:10])
+
+
+def test_the_loss_ignores_illegal_cards_and_a_common_shift():
+    q = torch.zeros((2, 32))
+    legal = torch.zeros((2, 32), dtype=torch.bool)
+    legal[:, :3] = True
+    t = torch.zeros((2, 32))
+    t[:, 5] = 7.0                              # an illegal card's target: ignored
+    loss, rel = play_loss(q, legal, t, Args())
+    assert float(loss) == 0.0 and float(rel) == 0.0
+    t[:, :3] += 0.3                            # a shift of every legal card: only the mean loss
+    loss, rel = play_loss(q, legal, t, Args())
+    assert float(rel) == 0.0 and float(loss) > 0.0
+
+
+# ------------------------------------------------------------------------ training
+def test_a_few_hundred_updates_run_and_stay_finite(tmp_path):
+    res = train(tiny_args(tmp_path / "run", max_chunks=40, updates_per_chunk=8))
+    assert res["updates"] >= 300
+    rows = [json.loads(line) for line in open(tmp_path / "run" / "metrics.jsonl")]
+    assert rows, "no metrics logged"
+    net = load_weights(res["weights"])
+    assert all(np.isfinite(w).all() for w, _ in net.layers)
+
+
+def _state_of(run):
+    ck = torch.load(os.path.join(run, "checkpoint.pt"), weights_only=True)
+    return ck
+
+
+def test_an_interrupted_and_resumed_run_equals_an_uninterrupted_one(tmp_path):
+    full = train(tiny_args(tmp_path / "full", max_chunks=10))
+    part = train(tiny_args(tmp_path / "part", max_chunks=4))
+    assert part["chunks"] == 4
+    resumed = train(tiny_args(tmp_path / "part", max_chunks=10, resume=True))
+    assert resumed["chunks"] == full["chunks"] == 10
+    assert resumed["updates"] == full["updates"]
+    a, b = _state_of(tmp_path / "full"), _state_of(tmp_path / "part")
+    for k in a["model"]:
+        assert torch.equal(a["model"][k], b["model"][k]), k
+    sa, sb = a["optim"]["state"], b["optim"]["state"]
+    for k in sa:
+        for name in ("exp_avg", "exp_avg_sq"):
+            assert torch.equal(sa[k][name], sb[k][name])
+    assert a["np_rng"] == b["np_rng"] and torch.equal(a["torch_rng"], b["torch_rng"])
+    # a resume with other settings is refused, naming the setting
+    with pytest.raises(ValueError, match="solver_cards"):
+        train(tiny_args(tmp_path / "part", max_chunks=12, resume=True, solver_cards=20))
+    # a new run into a used folder is refused
+    with pytest.raises(FileExistsError, match="--resume"):
+        train(tiny_args(tmp_path / "part", max_chunks=12))
+    with pytest.raises(FileNotFoundError):
+        train(tiny_args(tmp_path / "nothing", resume=True))
+
+
+def test_label_workers_do_not_change_the_weights(tmp_path):
+    local = train(tiny_args(tmp_path / "local", max_chunks=5))
+    pooled = train(tiny_args(tmp_path / "pool", max_chunks=5, workers=1, backend="pool"))
+    a, b = _state_of(tmp_path / "local"), _state_of(tmp_path / "pool")
+    assert local["labelled"] == pooled["labelled"]
+    for k in a["model"]:
+        assert torch.equal(a["model"][k], b["model"][k]), k
+
+
+def test_exported_weights_play_without_torch_and_match_its_forward(tmp_path):
+    from coinche_rl.agents.neural.torch_net import to_numpy
+    train(tiny_args(tmp_path / "run", max_chunks=5))
+    path = export_run(str(tmp_path / "run"), str(tmp_path / "w.npz"), float32=True)
+    net = load_weights(path, rules=get_rules("ffb"))
+    assert net.manifest["training"]["updates"] > 0
+    assert net.manifest["rules"]["name"] == "ffb"
+    ck = _state_of(tmp_path / "run")
+    model = PlayNet([16])
+    model.load_state_dict(ck["model"])
+    x = np.random.default_rng(0).random((64, C.FEATURE_SIZE), dtype=np.float32)
+    with torch.no_grad():
+        want = model(torch.from_numpy(x)).numpy()
+    assert np.allclose(net.forward(x), want, rtol=1e-5, atol=1e-5)
+    assert np.allclose(to_numpy(model).forward(x), want, rtol=1e-5, atol=1e-5)
+
+
+def test_parse_args_covers_every_setting():
+    args = parse_args(["--rules", "ffb", "--minutes", "3", "--out", "runs/x", "--resume",
+                       "--hidden", "64", "32", "--solver-cards", "20", "--no-progress",
+                       "--max-chunks", "7"])
+    assert args.minutes == 3.0 and args.resume and args.hidden == [64, 32]
+    assert args.solver_cards == 20 and not args.progress and args.max_chunks == 7
+    assert dataclasses.asdict(parse_args([])) == dataclasses.asdict(Args())
+
+
+def test_the_command_line_trains_and_exports(tmp_path, capsys):
+    from coinche_rl.cli import main
+    out = tmp_path / "cli"
+    argv = ["train", "play", "--out", str(out), "--hidden", "8", "--chunk-deals", "2",
+            "--workers", "0", "--max-chunks", "3", "--min-buffer", "8", "--batch-size", "8",
+            "--eval-minutes", "0", "--no-progress", "--solver-cards", "12"]
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["chunks"] == 3
+    assert main(argv) == 2                     # the folder holds a run: --resume needed
+    assert "--resume" in capsys.readouterr().err
+    assert main(["train", "export", str(out), "-o", str(tmp_path / "w.npz")]) == 0
+    assert load_weights(tmp_path / "w.npz").hidden == [8]
+    assert main(["train", "export", str(tmp_path / "none"), "-o", str(tmp_path / "x.npz")]) == 2
+    assert "checkpoint" in capsys.readouterr().err
