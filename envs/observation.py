@@ -76,7 +76,7 @@ from .. import actions as A
 from ..rules import N_STRAINS, card_points_table
 from .infoset import NO_CEILING, InformationSet
 
-__all__ = ["VERSION", "LAYOUT", "OBSERVATION_SIZE", "HIGH", "encode", "decode"]
+__all__ = ["VERSION", "LAYOUT", "OBSERVATION_SIZE", "HIGH", "encode", "decode", "slice_layout"]
 
 VERSION = 1
 
@@ -94,15 +94,20 @@ _PARTS = [
     ("rules", 10), ("voids", 16), ("ceilings", 16),
 ]
 
+def slice_layout(parts) -> "OrderedDict[str, tuple]":
+    """``name -> (start, stop)`` of consecutive slices ``[(name, size), ...]``."""
+    out: "OrderedDict[str, tuple]" = OrderedDict()
+    pos = 0
+    for name, n in parts:
+        out[name] = (pos, pos + n)
+        pos += n
+    return out
+
+
 #: name -> (start, stop) of each slice, in order
-LAYOUT: "OrderedDict[str, tuple]" = OrderedDict()
-_pos = 0
-for _name, _n in _PARTS:
-    LAYOUT[_name] = (_pos, _pos + _n)
-    _pos += _n
+LAYOUT: "OrderedDict[str, tuple]" = slice_layout(_PARTS)
 #: length of the observation vector
-OBSERVATION_SIZE = _pos
-del _pos, _name, _n
+OBSERVATION_SIZE = next(reversed(LAYOUT.values()))[1]
 
 #: per-element upper bound of the observation (lower bound 0 everywhere)
 HIGH = np.ones(OBSERVATION_SIZE, dtype=np.float32)

@@ -227,6 +227,25 @@ def test_an_interrupted_and_resumed_run_equals_an_uninterrupted_one(tmp_path):
         train(tiny_args(tmp_path / "nothing", resume=True))
 
 
+def test_a_warm_start_takes_the_weights_time_and_curve_of_another_run(tmp_path):
+    first = train(tiny_args(tmp_path / "a", max_chunks=4))
+    same = train(tiny_args(tmp_path / "b", max_chunks=0, init=str(tmp_path / "a")))
+    a, b = _state_of(tmp_path / "a"), _state_of(tmp_path / "b")
+    for k in a["model"]:
+        assert torch.equal(a["model"][k], b["model"][k]), k
+    assert same["updates"] == 0 and same["minutes"] >= first["minutes"]
+    init = json.loads(b["init"])
+    assert init["run"] == "a" and init["updates"] == first["updates"]
+    # the warm-started run trains on, and its weights file says where it started
+    more = train(tiny_args(tmp_path / "c", max_chunks=3, seed=4, init=str(tmp_path / "a")))
+    assert more["updates"] > 0
+    assert load_weights(more["weights"]).manifest["training"]["init"]["run"] == "a"
+    with pytest.raises(ValueError, match="hidden"):
+        train(tiny_args(tmp_path / "d", hidden=[8], init=str(tmp_path / "a")))
+    with pytest.raises(FileNotFoundError, match="--init"):
+        train(tiny_args(tmp_path / "e", init=str(tmp_path / "none")))
+
+
 def test_label_workers_do_not_change_the_weights(tmp_path):
     local = train(tiny_args(tmp_path / "local", max_chunks=5))
     pooled = train(tiny_args(tmp_path / "pool", max_chunks=5, workers=1, backend="pool"))
@@ -234,6 +253,36 @@ def test_label_workers_do_not_change_the_weights(tmp_path):
     assert local["labelled"] == pooled["labelled"]
     for k in a["model"]:
         assert torch.equal(a["model"][k], b["model"][k]), k
+
+
+def test_ray_label_workers_give_the_same_weights(tmp_path):
+    ray = pytest.importorskip("ray")
+    import logging
+    started = not ray.is_initialized()
+    if started:
+        ray.init(num_cpus=1, include_dashboard=False, logging_level=logging.WARNING,
+                 log_to_driver=False)
+    try:
+        local = train(tiny_args(tmp_path / "local", max_chunks=4))
+        remote = train(tiny_args(tmp_path / "ray", max_chunks=4, workers=1, backend="ray"))
+    finally:
+        if started:
+            ray.shutdown()
+    a, b = _state_of(tmp_path / "local"), _state_of(tmp_path / "ray")
+    assert local["labelled"] == remote["labelled"]
+    for k in a["model"]:
+        assert torch.equal(a["model"][k], b["model"][k]), k
+
+
+@pytest.mark.parametrize("bad, word", [
+    (dict(workers=1, backend="dask"), "backend"), (dict(address="1.2.3.4:6379"), "address"),
+    (dict(hidden=[]), "hidden"), (dict(batch_size=0), "batch-size"),
+    (dict(frozen=1.5), "frozen"), (dict(solver_cards=40), "solver-cards"),
+    (dict(minutes=0), "minutes"), (dict(rules="belotte"), "belotte")])
+def test_bad_settings_are_refused_before_anything_is_written(tmp_path, bad, word):
+    with pytest.raises(ValueError, match=word):
+        train(tiny_args(tmp_path / "x", **bad))
+    assert not (tmp_path / "x").exists()
 
 
 def test_exported_weights_play_without_torch_and_match_its_forward(tmp_path):

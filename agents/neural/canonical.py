@@ -199,14 +199,9 @@ _FEATURE_PARTS = [("observation", N_OBS), ("unseen", 32), ("trick_winner_card", 
                   ("trick_winner", 4), ("trick_cards", 4), ("trick_points", 1),
                   ("led_suit", 4), ("partner_master", 1)]
 #: name -> (start, stop) of the network input
-FEATURE_LAYOUT = {}
-_pos = 0
-for _name, _n in _FEATURE_PARTS:
-    FEATURE_LAYOUT[_name] = (_pos, _pos + _n)
-    _pos += _n
+FEATURE_LAYOUT = O.slice_layout(_FEATURE_PARTS)
 #: length of the network input
-FEATURE_SIZE = _pos
-del _pos, _name, _n
+FEATURE_SIZE = next(reversed(FEATURE_LAYOUT.values()))[1]
 F_UNSEEN = FEATURE_LAYOUT["unseen"][0]
 F_WCARD = FEATURE_LAYOUT["trick_winner_card"][0]
 F_WSEAT = FEATURE_LAYOUT["trick_winner"][0]

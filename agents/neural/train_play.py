@@ -22,6 +22,11 @@ resumed run ends with the same weights as an uninterrupted one
 (``tests/test_neural_train.py``). Evaluation and checkpoint times never touch the
 training streams.
 
+``--init RUN`` starts from the weights of another run's checkpoint (a warm start with a
+new optimiser, schedule and label seed): that run's training minutes count in
+``--minutes`` and in the weights' ``training.minutes``, and its evaluations begin the
+learning curve. The shipped ffb weights were trained this way (RESULTS.md).
+
 Outputs in ``--out``: ``metrics.jsonl`` (one JSON object per log line: ``charts/``,
 ``losses/`` and ``eval/`` keys), TensorBoard event files when ``tensorboard`` is
 installed, ``checkpoint.pt`` (+ ``replay.npz``) written atomically every
@@ -43,7 +48,7 @@ from typing import List, Optional
 
 import numpy as np
 
-__all__ = ["Args", "train", "play_loss", "export_weights", "export_run", "evaluate_weights",
+__all__ = ["Args", "train", "check_args", "play_loss", "export_weights", "export_run", "evaluate_weights",
            "parse_args"]
 
 
@@ -55,6 +60,7 @@ class Args:
     minutes: float = 120.0                 # training time budget (cumulative over resumes)
     out: str = "runs/play"
     resume: bool = False
+    init: Optional[str] = None             # start from the weights of this run's checkpoint
     # network
     hidden: List[int] = field(default_factory=lambda: [256, 256])
     # labels
@@ -115,6 +121,42 @@ def parse_args(argv=None) -> Args:
     return Args(**vars(ns))
 
 
+def check_args(args: Args) -> None:
+    """Refuse bad settings before anything is written, naming the setting."""
+    from ...rules import get_rules
+    get_rules(args.rules)                        # UnknownPresetError names the presets
+
+    def bad(name, why):
+        raise ValueError(f"--{name.replace('_', '-')}={getattr(args, name)!r}: {why}")
+    if args.backend not in ("pool", "ray"):
+        bad("backend", "expected 'pool' or 'ray'")
+    if args.address and (args.backend != "ray" or args.workers < 1):
+        bad("address", "an address is for --backend ray with --workers 1 or more")
+    if not args.hidden or any(int(h) < 1 for h in args.hidden):
+        bad("hidden", "expected one or more positive layer widths")
+    for name in ("chunk_deals", "batch_size", "updates_per_chunk", "buffer_size", "prefetch",
+                 "torch_threads", "eval_pairs"):
+        if getattr(args, name) < 1:
+            bad(name, "must be at least 1")
+    for name in ("workers", "min_buffer", "anneal_updates", "seed", "eval_seed"):
+        if getattr(args, name) < 0:
+            bad(name, "must be at least 0")
+    for name in ("frozen", "epsilon"):
+        if not 0.0 <= getattr(args, name) <= 1.0:
+            bad(name, "must be in [0, 1]")
+    if not 0 <= args.solver_cards <= 32:
+        bad("solver_cards", "must be in 0..32 (cards left in the hands)")
+    for name in ("minutes", "lr", "target_scale", "huber_delta"):
+        if not getattr(args, name) > 0:
+            bad(name, "must be positive")
+    for name in ("lr_end", "weight_decay", "mean_loss_weight", "eval_minutes",
+                 "checkpoint_minutes", "log_seconds"):
+        if getattr(args, name) < 0:
+            bad(name, "must be at least 0")
+    if args.max_chunks is not None and args.max_chunks < 0:
+        bad("max_chunks", "must be at least 0")
+
+
 # ------------------------------------------------------------------ label source
 def _chunk_job(rules_name, seed, c, chunk_deals, frozen, epsilon, solver_cards):
     from ...rules import get_rules
@@ -140,12 +182,20 @@ class LabelSource:
             warmup()                       # fill the numba cache before workers load it
             self.pool = ProcessPoolExecutor(args.workers, mp_context=mp.get_context("spawn"))
         elif args.workers > 0 and args.backend == "ray":
-            import ray
+            try:
+                import ray
+            except ModuleNotFoundError:
+                raise ValueError("backend 'ray' needs Ray: pip install 'coinche-rl[ray]'") from None
             if not ray.is_initialized():
+                import logging
+                kw = dict(include_dashboard=False, logging_level=logging.WARNING,
+                          log_to_driver=False)
                 if args.address:
-                    ray.init(address=args.address, ignore_reinit_error=True)
+                    ray.init(address=args.address, **kw)   # every node needs coinche-rl
                 else:
-                    ray.init(num_cpus=args.workers, ignore_reinit_error=True)
+                    from .labels import warmup
+                    warmup()               # fill the numba cache before the workers load it
+                    ray.init(num_cpus=args.workers, **kw)
             self.ray = ray
             self.remote = ray.remote(_chunk_job)
         elif args.workers > 0:
@@ -338,6 +388,7 @@ def train(args: Args) -> dict:
     from . import canonical as C
     from .torch_net import PlayNet
 
+    check_args(args)
     torch.set_num_threads(args.torch_threads)
     rules = get_rules(args.rules)
     os.makedirs(args.out, exist_ok=True)
@@ -353,6 +404,7 @@ def train(args: Args) -> dict:
     replay = Replay(args.buffer_size, C.FEATURE_SIZE)
     chunk, updates, labelled, elapsed, deals = 0, 0, 0, 0.0, 0
     history = []
+    init_info = None
 
     if args.resume and os.path.exists(ckpt_path):
         ck = torch.load(ckpt_path, weights_only=True)
@@ -371,6 +423,7 @@ def train(args: Args) -> dict:
         chunk, updates, labelled = int(ck["chunk"]), int(ck["updates"]), int(ck["labelled"])
         elapsed, deals = float(ck["elapsed"]), int(ck["deals"])
         history = json.loads(ck["history"])
+        init_info = json.loads(ck.get("init", "null"))
         with np.load(replay_path) as z:
             replay.load(z)
     elif args.resume:
@@ -378,6 +431,25 @@ def train(args: Args) -> dict:
     elif os.path.exists(ckpt_path):
         raise FileExistsError(f"{args.out} already holds a run (checkpoint.pt); pass --resume "
                               f"to continue it or choose another --out")
+    elif args.init:
+        # warm start: another run's weights; its training time counts in --minutes and
+        # its evaluations start the learning curve (the optimiser and schedule are new)
+        init_path = os.path.join(args.init, "checkpoint.pt")
+        if not os.path.isfile(init_path):
+            raise FileNotFoundError(f"--init: no checkpoint at {init_path}")
+        ick = torch.load(init_path, weights_only=True)
+        iargs = json.loads(ick["args"])
+        for k in ("rules", "hidden"):
+            if iargs[k] != getattr(args, k):
+                raise ValueError(f"--init: {args.init} was trained with {k}={iargs[k]!r}, not "
+                                 f"{getattr(args, k)!r}")
+        model.load_state_dict(ick["model"])
+        elapsed = float(ick["elapsed"])
+        history = json.loads(ick["history"])
+        init_info = {"run": os.path.basename(os.path.abspath(args.init)),
+                     "minutes": round(elapsed / 60.0, 2), "updates": int(ick["updates"]),
+                     "labelled_decisions": int(ick["labelled"]), "deals": int(ick["deals"]),
+                     "args": iargs, "init": json.loads(ick.get("init", "null"))}
 
     def save_checkpoint():
         ck = {"model": model.state_dict(), "optim": optim.state_dict(),
@@ -385,7 +457,8 @@ def train(args: Args) -> dict:
               "np_rng": json.dumps(rng.bit_generator.state),
               "chunk": chunk, "updates": updates, "labelled": labelled,
               "elapsed": elapsed + (time.perf_counter() - t_start), "deals": deals,
-              "history": json.dumps(history), "args": json.dumps(dataclasses.asdict(args))}
+              "history": json.dumps(history), "args": json.dumps(dataclasses.asdict(args)),
+              "init": json.dumps(init_info)}
         def write_replay(p):
             with open(p, "wb") as f:
                 np.savez(f, **replay.state())
@@ -396,7 +469,7 @@ def train(args: Args) -> dict:
         return {"run": os.path.basename(os.path.abspath(args.out)), "seed": args.seed,
                 "minutes": round((elapsed + time.perf_counter() - t_start) / 60.0, 2),
                 "updates": updates, "chunks": chunk, "labelled_decisions": labelled,
-                "deals": deals, "args": dataclasses.asdict(args)}
+                "deals": deals, "args": dataclasses.asdict(args), "init": init_info}
 
     logger = _Logger(args.out)
     source = LabelSource(args, chunk)
@@ -517,7 +590,8 @@ def export_run(run: str, path: str, float32: bool = False) -> str:
     training = {"run": os.path.basename(os.path.abspath(run)), "seed": args["seed"],
                 "minutes": round(float(ck["elapsed"]) / 60.0, 2), "updates": int(ck["updates"]),
                 "chunks": int(ck["chunk"]), "labelled_decisions": int(ck["labelled"]),
-                "deals": int(ck["deals"]), "args": args}
+                "deals": int(ck["deals"]), "args": args,
+                "init": json.loads(ck.get("init", "null"))}
     mlp = to_numpy(model)
     save_weights(path, mlp, make_manifest(mlp, get_rules(args["rules"]), training,
                                           {"history": history,
