@@ -6,8 +6,10 @@ from minute to minute, so compare ratios measured in the same run):
 * ``train_labelled_decisions_per_s``: labelled card decisions per second of the label
   generator with the shipped run's settings (heuristic or frozen auctions, heuristic play
   with exploration, every legal card scored: the solver from ``solver_cards`` cards left,
-  heuristic playouts before); ``train_agent_steps_per_s``: agent decisions simulated per
-  second by that generator (the deals' own decisions plus those of the playouts);
+  heuristic playouts before); ``train_agent_steps_per_s``: the decisions of the labelled
+  deals themselves per second (auction, declare / belote choices and cards at all four
+  seats: the environment steps of the data), and ``train_playout_steps_per_s`` the
+  decisions taken inside the heuristic playouts that score the cards;
   ``train_rollout_*``: the same figures with playout targets only (``solver_cards=0``).
 * ``train_updates_per_s``: optimiser updates per second on one torch thread with the
   shipped architecture and batch size (null without torch); ``train_samples_per_s`` is
@@ -33,18 +35,26 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 
-import numpy as np
+# one core: numpy's BLAS would otherwise use every core for the forward passes
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 
-from bench_arena import machine
-from coinche_rl.agents.neural.agent import NetInputs, load_play_net, warmup as nn_warmup
-from coinche_rl.agents.neural.labels import label_chunk, warmup as labels_warmup
-from coinche_rl import engine as E
-from coinche_rl.agents.numba_bots import BOT_HEURISTIC, bot_action, deal_states, play_deals
-from coinche_rl.arena import run_duplicate, shutdown_pool, warmup
-from coinche_rl.rules import get_rules, params_vector
+import numpy as np  # noqa: E402
+
+from bench_arena import machine  # noqa: E402
+from coinche_rl import engine as E  # noqa: E402
+from coinche_rl.agents.neural.agent import NetInputs, load_play_net  # noqa: E402
+from coinche_rl.agents.neural.agent import warmup as nn_warmup  # noqa: E402
+from coinche_rl.agents.neural.labels import label_chunk  # noqa: E402
+from coinche_rl.agents.neural.labels import warmup as labels_warmup  # noqa: E402
+from coinche_rl.agents.numba_bots import (BOT_HEURISTIC, bot_action, deal_states,  # noqa: E402
+                                          play_deals)
+from coinche_rl.arena import run_duplicate, shutdown_pool, warmup  # noqa: E402
+from coinche_rl.rules import get_rules, params_vector  # noqa: E402
 
 #: (frozen pairs vs heuristic, full pairs, pairs vs random, pairs vs pimc, label deals,
 #: tournament pairs, timing repeats)
@@ -136,8 +146,8 @@ def main(argv=None) -> dict:
         ch = label_chunk(rules, 12345, 0, n_label, 1, float(targs.get("frozen", 0.5)),
                          float(targs.get("epsilon", 0.1)), sc)
         out[f"{key}_labelled_decisions_per_s"] = round(len(ch) / ch.seconds, 0)
-        out[f"{key}_agent_steps_per_s"] = round((ch.agent_steps + ch.playout_steps)
-                                                / ch.seconds, 0)
+        out[f"{key}_agent_steps_per_s"] = round(ch.agent_steps / ch.seconds, 0)
+        out[f"{key}_playout_steps_per_s"] = round(ch.playout_steps / ch.seconds, 0)
         out[f"{key}_deals_per_s"] = round(ch.deals / ch.seconds, 1)
     out["train_solver_cards"] = solver_cards
     ups = _train_updates_per_s(net.hidden, int(targs.get("batch_size", 512)),
@@ -184,6 +194,7 @@ def main(argv=None) -> dict:
               f"{r.win_rate:.3f}, {r.wall_seconds:.1f} s", file=sys.stderr, flush=True)
         return r
 
+    duel("heuristic", 50, False)                  # load the agents in this process first
     r = duel("heuristic", n_tour, False)
     out["nn_tournament_deals_per_s"] = round(2 * r.n / r.wall_seconds, 0)
     # the same matchup between numba bots only, for the ratio

@@ -574,8 +574,7 @@ def build_parser() -> argparse.ArgumentParser:
     w = sub.add_parser("warmup", help="compile every numba kernel (or load it from the cache)")
     w.set_defaults(func=cmd_warmup)
     tr = sub.add_parser("train", help="train a network (play) or export a run's weights "
-                                      "(export); needs the nn extra (torch)",
-                        add_help=False)
+                                      "(export); needs the nn extra (torch)")
     tr.add_argument("what", choices=("play", "export"),
                     help="play: the card-play trainer (train play --help lists its options); "
                          "export RUN -o FILE: a run's torch-free weights")

@@ -122,6 +122,9 @@ class NetInputs:
         """``(feats, legal, perms)`` of the seats to act in ``states[idx]`` (views of
         the buffers)."""
         n = len(idx)
+        if n and (idx.min() < 0 or idx.max() >= len(states)):
+            raise IndexError(f"game indices must be in 0..{len(states) - 1}, got "
+                             f"{int(idx.min())}..{int(idx.max())}")
         if n > len(self.perms):
             self._grow(max(n, 2 * len(self.perms)))
         m = self.match if match is None else match

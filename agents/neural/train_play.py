@@ -95,6 +95,45 @@ class Args:
     progress: bool = True
 
 
+#: ``--help`` texts of the settings
+HELP = {
+    'minutes': 'training time budget (cumulative over resumes)',
+    'init': "start from the weights of this run's checkpoint",
+    'chunk_deals': 'deals per label chunk',
+    'frozen': "share of deals with the arena's frozen contract",
+    'epsilon': 'random card share in the labelled trajectories',
+    'solver_cards': 'solver targets when this many cards are left',
+    'workers': 'label worker processes (0: in this process)',
+    'backend': 'pool | ray (workers > 0)',
+    'address': 'ray cluster address',
+    'prefetch': 'chunks in flight per worker',
+    'anneal_updates': 'cosine decay from lr to lr_end over these updates',
+    'huber_delta': 'in units of 100 points',
+    'max_chunks': 'stop after this many chunks (tests)',
+    'rules': 'the preset the net is trained for',
+    'seed': 'the one seed of the run (labels, sampling, initialisation)',
+    'out': 'the run folder',
+    'resume': 'continue the run in --out exactly',
+    'hidden': 'hidden layer widths',
+    'batch_size': 'decisions per update',
+    'updates_per_chunk': 'updates after each chunk of labels',
+    'buffer_size': 'replay buffer (labelled decisions, FIFO)',
+    'min_buffer': 'decisions before the first update',
+    'lr': 'initial learning rate (AdamW)',
+    'lr_end': 'final learning rate',
+    'weight_decay': 'AdamW weight decay',
+    'mean_loss_weight': 'weight of the decision-mean loss',
+    'target_scale': 'points per network output unit',
+    'eval_minutes': 'evaluation interval (0: none)',
+    'eval_pairs': 'deal pairs of each evaluation',
+    'eval_seed': 'the evaluation deal set',
+    'log_seconds': 'metrics interval',
+    'checkpoint_minutes': 'checkpoint interval',
+    'torch_threads': 'torch threads of the trainer',
+    'progress': 'a progress bar (rich) or plain lines',
+}
+
+
 def parse_args(argv=None) -> Args:
     """Parse ``coinche-rl train play`` arguments into :class:`Args`."""
     import argparse
@@ -105,18 +144,19 @@ def parse_args(argv=None) -> Args:
     for f in dataclasses.fields(Args):
         name = "--" + f.name.replace("_", "-")
         default = getattr(defaults, f.name)
+        kw = dict(default=default, help=f"{HELP.get(f.name, '')} (default: %(default)s)")
         if f.type in ("bool", bool):
-            p.add_argument(name, action=argparse.BooleanOptionalAction, default=default)
+            p.add_argument(name, action=argparse.BooleanOptionalAction, **kw)
         elif f.name == "hidden":
-            p.add_argument(name, type=int, nargs="+", default=default)
+            p.add_argument(name, type=int, nargs="+", **kw)
         elif f.type in ("Optional[int]",):
-            p.add_argument(name, type=int, default=default)
+            p.add_argument(name, type=int, **kw)
         elif f.type in ("Optional[str]", "str"):
-            p.add_argument(name, type=str, default=default)
+            p.add_argument(name, type=str, **kw)
         elif f.type in ("float",):
-            p.add_argument(name, type=float, default=default)
+            p.add_argument(name, type=float, **kw)
         else:
-            p.add_argument(name, type=int, default=default)
+            p.add_argument(name, type=int, **kw)
     ns = p.parse_args(argv)
     return Args(**vars(ns))
 
