@@ -153,7 +153,8 @@ def main(argv=None) -> dict:
     ups = _train_updates_per_s(net.hidden, int(targs.get("batch_size", 512)),
                                2.0 if args.quick else 10.0)
     out["train_updates_per_s"] = None if ups is None else round(ups, 1)
-    out["train_samples_per_s"] = None if ups is None else round(ups * int(targs.get("batch_size", 512)))
+    batch = int(targs.get("batch_size", 512))
+    out["train_samples_per_s"] = None if ups is None else round(ups * batch)
 
     # ---- inference
     pos = _positions(rules, 256, seed=args.seed)

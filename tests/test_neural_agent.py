@@ -510,3 +510,41 @@ def test_the_match_target_does_not_change_the_rules_the_net_accepts():
     assert rules_hash(get_rules("ffb")) != rules_hash(get_rules("ffb", overtrump_partner=False))
     r = run_duplicate("nn", "heuristic", 2, match=True, target=300, seed=5)
     assert r.n == 2
+
+
+def test_the_nn_agent_drives_the_vector_env_opponents_in_batches():
+    """``batch_policy`` plays the other seats of CoincheVectorEnv: legal actions (the env
+    checks them), the same cards as the agent's own ``act`` on the public state."""
+    from coinche_rl.envs.vector import CoincheVectorEnv
+    rules = get_rules("ffb")
+    agent = make_agent("nn")
+    policy = agent.batch_policy(rules)
+    calls = []
+
+    def spy(states, params, seats):
+        calls.append(len(states))
+        out = policy(states, params, seats)
+        for j in range(0, len(states), 7):             # spot-check against act()
+            a = NeuralAgent()
+            a.reset(int(seats[j]), rules, 0)
+            view = _PublicView(states[j], params, int(seats[j]), rules)
+            assert a.act(view) == out[j]
+        return out
+
+    env = CoincheVectorEnv(64, seat=0, rules=rules, opponents=spy, seed=3)
+    obs, infos = env.reset()
+    done = 0
+    for _ in range(40):
+        obs, rew, term, trunc, infos = env.step(env.action_masks().argmax(axis=1))
+        done += int(term.sum())
+    assert done > 0 and max(calls) > 1
+
+
+class _PublicView:
+    """A minimal PlayerView over a public state (what ``act`` reads)."""
+
+    def __init__(self, state, params, seat, rules):
+        self.public_state = np.asarray(state, dtype=np.int64).copy()
+        self.params = params
+        self.seat = seat
+        self.rules = rules

@@ -9,6 +9,8 @@ Two ways to play, with the same choices:
   state*, put in the canonical suit order (:mod:`.canonical`), the network scores the
   32 canonical cards, the best legal one is mapped back to its physical card. A single
   legal card is played without the network.
+* :meth:`NeuralAgent.batch_policy`: a batched policy ``f(public_states, params, seats)``
+  for the opponents of the numba vector env (:class:`coinche_rl.envs.vector.CoincheVectorEnv`).
 * :func:`play_states`, the batched path of the arena and the trainer's evaluation:
   many deals in lockstep, numba bots (and the nn seats' non-card decisions) inside one
   numba loop, and every nn card decision waiting at that moment scored by **one**
@@ -48,7 +50,8 @@ from ..registry import Param, register_agent
 from . import canonical as C
 from .net import MLP, WeightsError, default_weights_path, load_weights
 
-__all__ = ["NeuralAgent", "NeuralError", "play_states", "NetInputs", "load_play_net", "warmup"]
+__all__ = ["NeuralAgent", "NeuralError", "BatchPolicy", "play_states", "NetInputs",
+           "load_play_net", "warmup"]
 
 
 class NeuralError(ValueError):
@@ -172,6 +175,55 @@ def play_states(rules: RuleSet, states: np.ndarray, seeds: np.ndarray,
         apply_canonical(states, P, idx, perms.copy(), choice)
 
 
+@njit(cache=True)
+def policy_actions(states, P, seats, bot, out, need):
+    """Actions of the seats ``seats[j]`` to act in ``states[j]`` (public states): a
+    forced card as is, every non-card decision from numba bot ``bot``; the rows whose
+    card is for the network go into ``need``, whose count is returned."""
+    buf = np.zeros(A.N_ACTIONS, dtype=np.uint8)
+    rng = np.zeros(1, dtype=np.uint64)
+    k = 0
+    for j in range(states.shape[0]):
+        S = states[j]
+        out[j] = -1
+        if S[S_PHASE] == PLAY and _pending_choice(S, P) == 0:
+            legal = legal_play_mask(S, P)
+            if popcount(legal) >= 2:
+                need[k] = j
+                k += 1
+                continue
+            out[j] = A.CARD_BASE + lowest_card(legal)
+            continue
+        out[j] = bot_action(bot, S, P, seats[j], rng, buf)
+    return k
+
+
+class BatchPolicy:
+    """The ``nn`` agent as a batched policy ``f(public_states, params, seats) ->
+    actions`` (the opponents of :class:`coinche_rl.envs.vector.CoincheVectorEnv`): one
+    forward pass for every card decision of the batch, the heuristic for the rest."""
+
+    def __init__(self, net: MLP, rules: RuleSet, other_bot: int = BOT_HEURISTIC):
+        self.net = net
+        self.rules = rules
+        self.other_bot = int(other_bot)
+        self.inputs = NetInputs(rules, 0)
+
+    def __call__(self, states: np.ndarray, params: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        states = np.ascontiguousarray(states, dtype=np.int64)
+        n = len(states)
+        out = np.empty(n, dtype=np.int64)
+        need = np.empty(n, dtype=np.int64)
+        k = policy_actions(states, np.ascontiguousarray(params, dtype=np.int64),
+                           np.ascontiguousarray(seats, dtype=np.int64), self.other_bot, out, need)
+        if k:
+            idx = need[:k]
+            feats, legal, perms = self.inputs.compute(states, idx)
+            cards = self.net.best(feats, legal)
+            out[idx] = C.ACT_SRC[perms, A.CARD_BASE + cards]
+        return out
+
+
 # -------------------------------------------------------------------- the agent
 _NETS: Dict[tuple, MLP] = {}
 
@@ -229,6 +281,11 @@ class NeuralAgent(Agent):
     def play_net(self, rules: RuleSet) -> MLP:
         """The net this agent plays under ``rules`` (loaded and checked)."""
         return load_play_net(self.weights, rules, check_rules=not self.any_rules)
+
+    def batch_policy(self, rules: RuleSet) -> BatchPolicy:
+        """This agent as a batched policy for ``rules`` (see :class:`BatchPolicy`), e.g.
+        ``CoincheVectorEnv(256, opponents=make_agent("nn").batch_policy(get_rules("ffb")))``."""
+        return BatchPolicy(self.play_net(rules), rules, self.other_bot)
 
     def reset(self, seat: int, rules: RuleSet, seed: int) -> None:
         super().reset(seat, rules, seed)

@@ -48,8 +48,8 @@ from typing import List, Optional
 
 import numpy as np
 
-__all__ = ["Args", "train", "check_args", "play_loss", "export_weights", "export_run", "evaluate_weights",
-           "parse_args"]
+__all__ = ["Args", "train", "check_args", "play_loss", "export_weights", "export_run",
+           "evaluate_weights", "parse_args"]
 
 
 @dataclass
@@ -301,7 +301,9 @@ class Replay:
                 self.feats[sl], self.cards[sl], self.targets[sl] = f, c, t
             else:
                 k = self.capacity - self.pos
-                self.feats[self.pos:], self.cards[self.pos:], self.targets[self.pos:] = f[:k], c[:k], t[:k]
+                self.feats[self.pos:] = f[:k]
+                self.cards[self.pos:] = c[:k]
+                self.targets[self.pos:] = t[:k]
                 self.feats[:m - k], self.cards[:m - k], self.targets[:m - k] = f[k:], c[k:], t[k:]
             self.pos = end % self.capacity
             self.size = min(self.capacity, self.size + m)
