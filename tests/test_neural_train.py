@@ -246,6 +246,50 @@ def test_a_warm_start_takes_the_weights_time_and_curve_of_another_run(tmp_path):
         train(tiny_args(tmp_path / "e", init=str(tmp_path / "none")))
 
 
+def test_ctrl_c_saves_a_checkpoint_and_the_resumed_run_is_the_same_run(tmp_path):
+    """Ctrl-C (SIGINT to the whole process group, label worker included) stops the
+    command line trainer with exit 130 and a checkpoint; resumed to N chunks it ends
+    with the weights of a run of N chunks never interrupted."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    out = tmp_path / "cli"
+    common = ["--hidden", "8", "--chunk-deals", "2", "--min-buffer", "8", "--batch-size", "8",
+              "--updates-per-chunk", "2", "--eval-minutes", "0", "--no-progress",
+              "--solver-cards", "12", "--seed", "9", "--workers", "1"]
+    proc = subprocess.Popen([sys.executable, "-m", "coinche_rl.cli", "train", "play", "--out",
+                             str(out), "--max-chunks", "100000", "--log-seconds", "0.2"] + common,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        deadline = time.time() + 240
+        while time.time() < deadline:
+            m = out / "metrics.jsonl"
+            if m.exists() and len(m.read_text().splitlines()) >= 3:
+                break
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.2)
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert "--resume" in err
+    chunks = int(_state_of(out)["chunk"])
+    assert chunks >= 1
+    n = chunks + 3
+    args = parse_args(["--out", str(out), "--max-chunks", str(n), "--resume"] + common)
+    train(args)
+    ref = parse_args(["--out", str(tmp_path / "ref"), "--max-chunks", str(n)] + common)
+    train(ref)
+    a, b = _state_of(out), _state_of(tmp_path / "ref")
+    assert int(a["chunk"]) == int(b["chunk"]) == n
+    for k in a["model"]:
+        assert torch.equal(a["model"][k], b["model"][k]), k
+
+
 def test_label_workers_do_not_change_the_weights(tmp_path):
     local = train(tiny_args(tmp_path / "local", max_chunks=5))
     pooled = train(tiny_args(tmp_path / "pool", max_chunks=5, workers=1, backend="pool"))

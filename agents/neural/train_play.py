@@ -198,6 +198,12 @@ def check_args(args: Args) -> None:
 
 
 # ------------------------------------------------------------------ label source
+def _ignore_sigint():
+    """Label workers ignore Ctrl-C (the terminal sends it to the whole process group):
+    the trainer alone handles it, saving a checkpoint."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _chunk_job(rules_name, seed, c, chunk_deals, frozen, epsilon, solver_cards):
     from ...rules import get_rules
     from .labels import label_chunk
@@ -220,7 +226,8 @@ class LabelSource:
             from concurrent.futures import ProcessPoolExecutor
             from .labels import warmup
             warmup()                       # fill the numba cache before workers load it
-            self.pool = ProcessPoolExecutor(args.workers, mp_context=mp.get_context("spawn"))
+            self.pool = ProcessPoolExecutor(args.workers, mp_context=mp.get_context("spawn"),
+                                            initializer=_ignore_sigint)
         elif args.workers > 0 and args.backend == "ray":
             try:
                 import ray
