@@ -198,8 +198,13 @@ def _random_game(args, match: bool):
     rec = match_to_record(game) if match else deal_to_record(game)
     text = json.dumps(rec, indent=1, ensure_ascii=False)
     if args.output:
-        with open(args.output, "w", encoding="utf-8") as f:
-            f.write(text + "\n")
+        try:
+            with open(args.output, "w", encoding="utf-8") as f:
+                f.write(text + "\n")
+        except OSError as e:
+            print(f"coinche-rl: error: cannot write {args.output!r}: {e.strerror}",
+                  file=sys.stderr)
+            return 2
         print(f"wrote {args.output}")
     else:
         print(text)
@@ -594,6 +599,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = parser.parse_args(argv)
     if getattr(args, "deals", 1) < 1:
         parser.error(f"--deals must be at least 1, got {args.deals}")
+    if args.command in ("demo", "random-deal", "random-match") and args.seed < 0:
+        parser.error(f"--seed must be a non-negative integer, got {args.seed}")
+    if args.command == "demo" and not 0.0 <= args.pass_prob <= 1.0:
+        parser.error(f"--pass-prob must be a probability in [0, 1], got {args.pass_prob}")
     if args.command == "evaluate":
         if args.samples < 1:
             parser.error(f"--samples must be at least 1, got {args.samples}")
@@ -614,6 +623,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     except (InvalidRulesError, UnknownPresetError) as e:
         print(f"coinche-rl: error: {e}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # the reader went away (`coinche-rl presets | head`): stop quietly; Python would
+        # otherwise complain again when it flushes stdout at exit
+        import os
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -182,6 +182,43 @@ def test_demo_negative_deals(capsys):
     assert "--deals" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("argv, word", [
+    (["demo", "--pass-prob", "2"], "--pass-prob"), (["demo", "--pass-prob", "-1"], "--pass-prob"),
+    (["demo", "--seed", "-1"], "--seed"), (["random-deal", "--seed", "-4"], "--seed"),
+    (["random-match", "--seed", "-4"], "--seed")])
+def test_out_of_range_options_are_refused(capsys, argv, word):
+    with pytest.raises(SystemExit) as ei:
+        main(argv)
+    assert ei.value.code == 2
+    assert word in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["random-deal", "random-match"])
+def test_an_unwritable_output_is_a_message_not_a_traceback(capsys, tmp_path, command):
+    bad = tmp_path / "no" / "such" / "dir" / "r.json"
+    assert main([command, "-o", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "cannot write" in err and str(bad) in err
+
+
+@pytest.mark.parametrize("argv", [["presets"], ["random-deal"], ["agents"]])
+def test_a_closed_pipe_stops_quietly(argv):
+    """``coinche-rl presets | head``: the reader is gone (here before the first write,
+    so that the test does not depend on timing); no traceback."""
+    import os
+    import subprocess
+    import sys
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        r = subprocess.run([sys.executable, "-m", "coinche_rl.cli", *argv], stdout=write,
+                           stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(write)
+    assert "Traceback" not in r.stderr and "BrokenPipe" not in r.stderr, r.stderr
+    assert r.returncode == 1
+
+
 def test_no_command(capsys):
     with pytest.raises(SystemExit) as ei:
         main([])
