@@ -669,7 +669,12 @@ class ResultsFile:
             if kind == "run" and isinstance(obj.get("config"), dict):
                 self.runs[str(obj["run"])] = obj["config"]
             elif kind in ROW_TYPES and "run" in obj and "i" in obj:
-                self.rows.setdefault(str(obj["run"]), {})[int(obj["i"])] = obj
+                i = obj["i"]
+                if isinstance(i, bool) or not isinstance(i, int) or i < 0:
+                    raise ResultsFileError(
+                        f"{self.path}:{lineno}: row index 'i' must be a deal index >= 0, "
+                        f"got {i!r} (the file was edited or is not a coinche-rl results file)")
+                self.rows.setdefault(str(obj["run"]), {})[i] = obj
             else:
                 raise ResultsFileError(
                     f"{self.path}:{lineno}: expected a 'run' line or a row of type "

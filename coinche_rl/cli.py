@@ -232,11 +232,52 @@ def _fill(agents: List[str], n: int) -> List[str]:
     return [agents[i % len(agents)] for i in range(n)]
 
 
+#: the plot formats accepted by --plot (matplotlib's common raster and vector formats)
+PLOT_FORMATS = (".png", ".pdf", ".svg", ".jpg", ".jpeg")
+
+
+def _output_problem(path, option: str):
+    """Why ``path`` cannot be written (its folder is missing or read-only), or None."""
+    import os
+    if not path:
+        return None
+    folder = os.path.dirname(os.path.abspath(path)) or "."
+    if not os.path.isdir(folder):
+        return f"{option} {path}: the folder {folder} does not exist"
+    if not os.access(folder, os.W_OK):
+        return f"{option} {path}: the folder {folder} is not writable"
+    if os.path.isdir(path):
+        return f"{option} {path} is a folder, not a file"
+    return None
+
+
+def _plot_path(path):
+    """``(path, problem)``: a plot file name with a known format; no extension means
+    PNG (the path returned ends in .png)."""
+    import os
+    ext = os.path.splitext(path)[1].lower()
+    if not ext:
+        path = path + ".png"
+    elif ext not in PLOT_FORMATS:
+        return path, (f"--plot {path}: unknown plot format {ext!r}; use one of "
+                      f"{', '.join(PLOT_FORMATS)} (no extension: .png)")
+    return path, _output_problem(path, "--plot")
+
+
 def cmd_tournament(args) -> int:
     from . import arena
     from .agents import AgentSpecError
-    rules = args.preset
+    # the knockout of the seeds is a vipbelote tournament: vip_classic unless --preset
+    knockout_default = args.format == "knockout" and not args.preset_given
+    rules = get_rules("vip_classic") if knockout_default else args.preset
     progress = not args.no_progress
+    # outputs checked before anything is played (a long run must not fail at its end)
+    problem = _output_problem(args.out, "--out")
+    if problem is None and args.plot:
+        args.plot, problem = _plot_path(args.plot)
+    if problem:
+        print(f"coinche-rl: error: {problem}", file=sys.stderr)
+        return 2
     try:
         if args.agents:
             agents = list(args.agents)
@@ -260,8 +301,7 @@ def cmd_tournament(args) -> int:
         t0 = time.perf_counter()
         if args.format == "knockout":
             players = agents if len(agents) in (8, 16) else _fill(agents, args.players)
-            result = arena.run_knockout(players, args.tournaments,
-                                        preset=rules if args.preset_given else "vip_classic",
+            result = arena.run_knockout(players, args.tournaments, preset=rules,
                                         target=args.target if args.target else 501,
                                         max_deals=args.max_deals, **common)
         elif args.format == "rotating":

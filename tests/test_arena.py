@@ -470,6 +470,18 @@ def test_half_written_last_line_is_dropped(tmp_path):
         run_duplicate("random", "random", 12, seed=2, out=out)
 
 
+@pytest.mark.parametrize("bad", [-3, "7", 2.5, True])
+def test_a_row_with_a_bad_deal_index_is_refused_not_counted(tmp_path, bad):
+    out = tmp_path / "r.jsonl"
+    run_duplicate("random", "random", 12, seed=2, out=out)
+    lines = out.read_text().splitlines()
+    row = json.loads(lines[-1])
+    row["i"] = bad
+    out.write_text("\n".join(lines + [json.dumps(row)]) + "\n")
+    with pytest.raises(ResultsFileError, match=r"r\.jsonl:14: row index 'i'"):
+        run_duplicate("random", "random", 12, seed=2, out=out)
+
+
 @needs_bots
 def test_several_runs_share_a_file_and_replay(tmp_path):
     out = tmp_path / "rr.jsonl"

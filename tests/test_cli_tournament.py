@@ -92,6 +92,9 @@ def test_tournament_formats(tmp_path, capsys):
                  "--tournaments", "2", "--players", "8", "--no-progress"]) == 0
     out = capsys.readouterr().out
     assert "Knockout: 2 tournament(s) of 8 players" in out and "vip_classic" in out
+    # the header names the rules actually played (vip_classic), not the default ffb
+    header = out.splitlines()[0]
+    assert "rules 'vip_classic'" in header and "'ffb'" not in header, header
     assert main(["tournament", "--agents", "heuristic", "random", "--format", "rotating",
                  "--deals", "40", "--no-progress"]) == 0
     out = capsys.readouterr().out
@@ -195,3 +198,28 @@ def test_killed_run_resumes_without_losing_a_pair(tmp_path):
     by_index = {row["i"]: row for row in rows}
     assert [by_index[i]["scores"] for i in range(n)] == ref.scores.tolist()
     assert [by_index[i]["contracts"] for i in range(n)] == ref.contracts.tolist()
+
+
+@pytest.mark.parametrize("opt, name, word", [
+    ("--out", "missing/dir/r.jsonl", "does not exist"),
+    ("--plot", "missing/dir/p.png", "does not exist"),
+    ("--plot", "out.xyz", "unknown plot format")])
+def test_bad_outputs_are_refused_before_anything_is_played(tmp_path, capsys, monkeypatch,
+                                                          opt, name, word):
+    from coinche_rl import arena
+    played = []
+    monkeypatch.setattr(arena, "warmup", lambda: played.append(True))
+    rc = main(["tournament", "--agents", "random", "random", "--deals", "2", "--no-progress",
+               opt, str(tmp_path / name)])
+    assert rc == 2 and not played
+    err = capsys.readouterr().err
+    assert word in err and name.split("/")[-1] in err
+
+
+@needs_bots
+def test_a_plot_name_without_extension_is_written_as_png_and_said_so(tmp_path, capsys):
+    path = tmp_path / "noext"
+    assert main(["tournament", "--agents", "random", "heuristic", "--deals", "20",
+                 "--no-progress", "--plot", str(path)]) == 0
+    assert f"plot written to {path}.png" in capsys.readouterr().out
+    assert (tmp_path / "noext.png").read_bytes()[:4] == b"\x89PNG"
