@@ -77,8 +77,7 @@ def _label_deal(rules, seed, game, frozen, epsilon, solver_cards):
     cpt = np.ascontiguousarray(rules_cpt(rules))
     buf = np.zeros(A.N_ACTIONS, dtype=np.uint8)
     rngb = np.zeros(1, dtype=np.uint64)
-    while not LB._start_deal(S, P, cpt, rng, frozen, hands, deck, rngb, buf):
-        pass
+    LB.start_played_deal(S, P, cpt, rng, frozen, hands, deck, rngb, buf)
     positions = []
     while S[E.S_PHASE] != E.DONE:
         cur = int(S[E.S_CUR])
@@ -109,6 +108,20 @@ def rules_params(rules):
 def rules_cpt(rules):
     from coinche_rl.rules import card_points_table
     return card_points_table(rules)
+
+
+def test_the_frozen_contracts_follow_the_arenas_rule():
+    """The labels' frozen strain (numba) is the arena's ``longest`` rule (numpy): the
+    same strain for the taker's hand of every frozen deal of an arena deal set."""
+    from coinche_rl.arena import DealSet
+    rules = get_rules("ffb")
+    ds = DealSet(rules, seed=3, frozen_contract=True)
+    states, _ = ds.states(range(500))
+    cpt = np.ascontiguousarray(rules_cpt(rules))
+    plain = DealSet(rules, seed=3).states(range(500))[0]
+    for S, S0 in zip(states, plain):
+        taker = int(S[E.S_BID_SEAT])
+        assert LB._frozen_strain(int(S0[E.S_HAND + taker]), cpt) == S[E.S_BID_STRAIN]
 
 
 @pytest.mark.parametrize("preset", ["ffb", "ffb_sa_ta"])

@@ -39,16 +39,15 @@ import numpy as np
 from numba import njit
 
 from ... import actions as A
-from ... import engine as E
 from ...engine import (DONE, PLAY, S_CUR, S_PHASE, _pending_choice, apply_legal_action,
                        is_legal, legal_play_mask, lowest_card, popcount, rng_seed, kernel)
 from ...rules import RuleSet, card_points_table, get_rules, params_vector
-from ...envs.kernels import rules_vector
+from ...envs.kernels import apply_at, rules_vector
 from ..base import Agent, PlayerView
 from ..numba_bots import BOT_HEURISTIC, bot_action
 from ..registry import Param, register_agent
 from . import canonical as C
-from .net import MLP, WeightsError, default_weights_path, load_weights
+from .net import MLP, default_weights_path, load_weights, trained_for
 
 __all__ = ["NeuralAgent", "NeuralError", "BatchPolicy", "play_states", "NetInputs",
            "load_play_net", "warmup"]
@@ -59,42 +58,49 @@ class NeuralError(ValueError):
 
 
 # ------------------------------------------------------------------- batched play
+#: :func:`card_choice`: the network chooses / the decision is not a card
+NET_CARD, NOT_A_CARD = -1, -2
+
+
+@kernel
+def card_choice(S, P):
+    """What an nn seat does at state ``S``: :data:`NET_CARD` when it plays a card with a
+    choice of two or more (the network decides), the card action when the card is
+    forced, :data:`NOT_A_CARD` for every other decision (auction, declare / belote
+    choices: the numba bot's)."""
+    if S[S_PHASE] != PLAY or _pending_choice(S, P) != 0:
+        return NOT_A_CARD
+    legal = legal_play_mask(S, P)
+    if popcount(legal) >= 2:
+        return NET_CARD
+    return A.CARD_BASE + lowest_card(legal)
+
+
 @njit(cache=True)
 def advance(states, P, bots, nets, rngs, waiting):
     """Play every game of ``states`` until its seat to act is an nn seat
-    (``nets[seat] != 0``) facing a card decision with two legal cards or more, or the
-    deal is over. Other decisions are the numba bot ``bots[seat]``'s (the nn seats'
-    auction and declare / belote choices too); a forced card is played as is. The games
-    waiting for the network go into ``waiting``; returns how many, or ``-(i + 1)``
-    when a bot chose an illegal action in game ``i`` (never expected)."""
+    (``nets[seat] != 0``) facing a :data:`NET_CARD` decision, or the deal is over.
+    Other decisions are the numba bot ``bots[seat]``'s (the nn seats' auction and
+    declare / belote choices too); a forced card is played as is. The games waiting for
+    the network go into ``waiting``; returns how many, or ``-(i + 1)`` when a bot chose
+    an illegal action in game ``i`` (never expected)."""
     buf = np.zeros(A.N_ACTIONS, dtype=np.uint8)
     k = 0
     for i in range(states.shape[0]):
         S = states[i]
         while S[S_PHASE] != DONE:
             cur = S[S_CUR]
-            if nets[cur] != 0 and S[S_PHASE] == PLAY and _pending_choice(S, P) == 0:
-                legal = legal_play_mask(S, P)
-                if popcount(legal) >= 2:
-                    waiting[k] = i
-                    k += 1
-                    break
-                apply_legal_action(S, P, A.CARD_BASE + lowest_card(legal))
-                continue
-            a = bot_action(bots[cur], S, P, cur, rngs[i, cur:cur + 1], buf)
-            if not is_legal(S, P, a):
-                return -(i + 1)
+            a = card_choice(S, P) if nets[cur] != 0 else NOT_A_CARD
+            if a == NET_CARD:
+                waiting[k] = i
+                k += 1
+                break
+            if a == NOT_A_CARD:
+                a = bot_action(bots[cur], S, P, cur, rngs[i, cur:cur + 1], buf)
+                if not is_legal(S, P, a):
+                    return -(i + 1)
             apply_legal_action(S, P, a)
     return k
-
-
-@kernel
-def apply_canonical(states, P, idx, perms, canon_cards):
-    """Play canonical card ``canon_cards[j]`` (0..31) in game ``idx[j]``, mapped back
-    through renaming ``perms[j]``."""
-    for j in range(idx.shape[0]):
-        a = C.ACT_SRC[perms[j], A.CARD_BASE + canon_cards[j]]
-        apply_legal_action(states[idx[j]], P, a)
 
 
 @njit(cache=True)
@@ -135,6 +141,12 @@ class NetInputs:
                       self.feats[:n], self.cards[:n], self.perms[:n])
         return self.feats[:n], self.cards[:n].astype(bool), self.perms[:n]
 
+    def net_actions(self, net: MLP, states: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        """The physical card actions ``net`` plays at the :data:`NET_CARD` decisions
+        ``states[idx]``: one forward pass, the best legal canonical card mapped back."""
+        feats, legal, perms = self.compute(states, idx)
+        return C.ACT_SRC[perms, A.CARD_BASE + net.best(feats, legal)]
+
 
 def play_states(rules: RuleSet, states: np.ndarray, seeds: np.ndarray,
                 bots: Sequence[int], nets: Sequence[Optional[MLP]]) -> None:
@@ -152,10 +164,10 @@ def play_states(rules: RuleSet, states: np.ndarray, seeds: np.ndarray,
     seed_streams(np.ascontiguousarray(seeds, dtype=np.int64), rngs)
     inputs = NetInputs(rules, n)
     waiting = np.zeros(n, dtype=np.int64)
-    distinct = {}
+    groups = {}                               # each distinct net and the seats it plays
     for s, net in enumerate(nets):
         if net is not None:
-            distinct.setdefault(id(net), (net, []))[1].append(s)
+            groups.setdefault(id(net), (net, []))[1].append(s)
     while True:
         k = advance(states, P, bots, flags, rngs, waiting)
         if k < 0:
@@ -163,38 +175,31 @@ def play_states(rules: RuleSet, states: np.ndarray, seeds: np.ndarray,
         if k == 0:
             return
         idx = waiting[:k]
-        feats, legal, perms = inputs.compute(states, idx)
         seat = states[idx, S_CUR]
-        choice = np.zeros(k, dtype=np.int64)
-        for net, seats in distinct.values():
-            sel = np.isin(seat, seats)
-            if sel.all():
-                choice = net.best(feats, legal)
-            elif sel.any():
-                choice[sel] = net.best(feats[sel], legal[sel])
-        apply_canonical(states, P, idx, perms.copy(), choice)
+        for net, seats in groups.values():
+            mine = idx[np.isin(seat, seats)]
+            if len(mine):
+                acts = inputs.net_actions(net, states, mine)
+                apply_at(states, P, mine, len(mine), acts)
 
 
 @njit(cache=True)
 def policy_actions(states, P, seats, bot, out, need):
-    """Actions of the seats ``seats[j]`` to act in ``states[j]`` (public states): a
-    forced card as is, every non-card decision from numba bot ``bot``; the rows whose
-    card is for the network go into ``need``, whose count is returned."""
+    """Actions of the seats ``seats[j]`` to act in ``states[j]`` (public states) by
+    :func:`card_choice`, the others from numba bot ``bot``; the rows whose card is for
+    the network go into ``need`` (``out`` -1 there), whose count is returned."""
     buf = np.zeros(A.N_ACTIONS, dtype=np.uint8)
     rng = np.zeros(1, dtype=np.uint64)
     k = 0
     for j in range(states.shape[0]):
-        S = states[j]
-        out[j] = -1
-        if S[S_PHASE] == PLAY and _pending_choice(S, P) == 0:
-            legal = legal_play_mask(S, P)
-            if popcount(legal) >= 2:
-                need[k] = j
-                k += 1
-                continue
-            out[j] = A.CARD_BASE + lowest_card(legal)
-            continue
-        out[j] = bot_action(bot, S, P, seats[j], rng, buf)
+        a = card_choice(states[j], P)
+        if a == NET_CARD:
+            need[k] = j
+            k += 1
+            a = -1
+        elif a == NOT_A_CARD:
+            a = bot_action(bot, states[j], P, seats[j], rng, buf)
+        out[j] = a
     return k
 
 
@@ -217,10 +222,7 @@ class BatchPolicy:
         k = policy_actions(states, np.ascontiguousarray(params, dtype=np.int64),
                            np.ascontiguousarray(seats, dtype=np.int64), self.other_bot, out, need)
         if k:
-            idx = need[:k]
-            feats, legal, perms = self.inputs.compute(states, idx)
-            cards = self.net.best(feats, legal)
-            out[idx] = C.ACT_SRC[perms, A.CARD_BASE + cards]
+            out[need[:k]] = self.inputs.net_actions(self.net, states, need[:k])
         return out
 
 
@@ -250,13 +252,11 @@ def load_play_net(path: str = "", rules: Optional[RuleSet] = None,
     net = _NETS.get(key)
     if net is None:
         net = _NETS[key] = load_weights(path)
-    if check_rules:
-        want = net.manifest.get("rules", {})
-        from .net import rules_hash
-        if want.get("hash") != rules_hash(rules):
-            raise NeuralError(f"the card-play net {path} was trained for "
-                              f"{want.get('name')!r} rules, not for {rules.name!r} (or its "
-                              f"overrides); use nn:any_rules=true to play it anyway")
+    if check_rules and not trained_for(net.manifest, rules):
+        raise NeuralError(f"the card-play net {path} was trained for "
+                          f"{net.manifest.get('rules', {}).get('name')!r} rules, not for "
+                          f"{rules.name!r} (or its overrides); use nn:any_rules=true to "
+                          f"play it anyway")
     return net
 
 
@@ -297,16 +297,12 @@ class NeuralAgent(Agent):
     def act(self, view: PlayerView) -> int:
         S = view.public_state
         P = view.params
-        if S[S_PHASE] == PLAY and _pending_choice(S, P) == 0:
-            legal = legal_play_mask(S, P)
-            if popcount(legal) == 1:
-                return A.CARD_BASE + lowest_card(legal)
-            states = S[None, :]
-            self._idx[0] = 0
-            feats, cards, perms = self._inputs.compute(states, self._idx)
-            c = int(self.net.best(feats, cards)[0])
-            return int(C.ACT_SRC[int(perms[0]), A.CARD_BASE + c])
-        return int(bot_action(self.other_bot, S, P, self.seat, self._rng1, self._buf))
+        a = card_choice(S, P)
+        if a == NET_CARD:
+            return int(self._inputs.net_actions(self.net, S[None, :], self._idx)[0])
+        if a == NOT_A_CARD:
+            a = bot_action(self.other_bot, S, P, self.seat, self._rng1, self._buf)
+        return int(a)
 
 
 register_agent(

@@ -60,8 +60,9 @@ from numba import njit
 from ... import actions as A
 from ...engine import CARD_ORDER, kernel
 from ...envs import observation as O
-from ...envs.kernels import _encode
-from ...engine import PLAY, S_CUR, S_PHASE, legal_actions_into
+from ...engine import S_CUR, beats, legal_actions_into
+from ...envs.kernels import (O_BIDS, O_CONTRACT, O_CURRENT, O_HAND, O_LEADER, O_PHASE,
+                             O_PLAYED_BY, _encode)
 
 __all__ = ["CANON_VERSION", "PERMS", "OBS_DST", "ACT_DST", "ACT_SRC", "FEATURE_SIZE",
            "FEATURE_LAYOUT", "feature_layout_hash", "suit_order", "canonicalize_into",
@@ -186,13 +187,6 @@ N_KEY = KEY_SRC.shape[1]
 #: key length: count, pattern, the plain entries, then 12 levels x (bid in suit, 4 seats)
 KEY_SIZE = 2 + N_KEY + N_LEVELS * 5
 
-O_HAND = L["hand"][0]
-O_PLAYED_BY = L["played_by"][0]
-O_BIDS = L["bids"][0]
-O_CONTRACT = L["contract"][0]
-O_PHASE = L["phase"][0]
-O_CURRENT = L["current_trick"][0]
-O_LEADER = L["leader"][0]
 
 # ------------------------------------------------------------------ feature layout
 _FEATURE_PARTS = [("observation", N_OBS), ("unseen", 32), ("trick_winner_card", 32),
@@ -370,14 +364,7 @@ def features_into(cobs, cpt, out):
             break
         n += 1
         pts += cpt[strain, card]
-        if win < 0:
-            win = card
-            wseat = seat
-        elif card >> 3 == win >> 3:
-            if CARD_ORDER[strain, card] > CARD_ORDER[strain, win]:
-                win = card
-                wseat = seat
-        elif strain < 4 and card >> 3 == strain:
+        if win < 0 or beats(card, win, strain):
             win = card
             wseat = seat
     out[F_NCARDS + n] = 1.0

@@ -93,6 +93,15 @@ def _start_deal(S, P, cpt, rng, frozen, hands, deck, rngb, buf):
 
 
 @kernel
+def start_played_deal(S, P, cpt, rng, frozen, hands, deck, rngb, buf):
+    """:func:`_start_deal` until the deal reaches the card play (an all-pass auction is
+    dealt again, from the same stream)."""
+    while True:
+        if _start_deal(S, P, cpt, rng, frozen, hands, deck, rngb, buf):
+            return
+
+
+@kernel
 def _playout_value(T, P, team, rngb, buf, counters):
     """Play ``T`` to its end with the heuristic at every seat; ``team``'s score
     difference. ``counters[1]`` counts the decisions taken."""
@@ -134,8 +143,7 @@ def generate_chunk(P, cpt, rules_vec, seed, first_game, n_games, deals_per_game,
     for g in range(n_games):
         rng_seed(rng, seed, first_game + g)
         for _d in range(deals_per_game):
-            while not _start_deal(S, P, cpt, rng, frozen, hands, deck, rngb, buf):
-                pass
+            start_played_deal(S, P, cpt, rng, frozen, hands, deck, rngb, buf)
             counters[0] += S[E.S_N_AUCTION]
             while S[S_PHASE] != DONE:
                 cur = S[S_CUR]

@@ -34,7 +34,6 @@ arrays hold, or a file that is not a weights file at all.
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import os
 import tempfile
@@ -45,7 +44,7 @@ import numpy as np
 from . import canonical as C
 
 __all__ = ["WeightsError", "MLP", "make_manifest", "save_weights", "load_weights",
-           "rules_hash", "FORMAT", "FORMAT_VERSION", "ACTION_MAP", "default_weights_path"]
+           "rules_hash", "trained_for", "FORMAT", "FORMAT_VERSION", "ACTION_MAP", "default_weights_path"]
 
 FORMAT = "coinche-rl-weights"
 FORMAT_VERSION = 1
@@ -68,6 +67,12 @@ def rules_hash(rules) -> str:
     p[P_TARGET] = 0
     p[P_SHUFFLE] = 0
     return hashlib.sha256(p.tobytes()).hexdigest()[:16]
+
+
+def trained_for(manifest: dict, rules) -> bool:
+    """True when a weights manifest says the net was trained for ``rules`` (the same
+    :func:`rules_hash`)."""
+    return (manifest.get("rules") or {}).get("hash") == rules_hash(rules)
 
 
 def default_weights_path(rules: str = "ffb", kind: str = "play") -> str:
@@ -247,10 +252,8 @@ def load_weights(path, rules=None, kind: str = "play") -> MLP:
     if extra:
         raise WeightsError(f"{path}: arrays {extra} are not in the manifest's architecture "
                            f"({n_layers} layers)")
-    if rules is not None:
+    if rules is not None and not trained_for(m, rules):
         want = {"name": rules.name, "hash": rules_hash(rules)}
-        got = m.get("rules") or {}
-        if got.get("hash") != want["hash"]:
-            raise WeightsError(f"{path}: manifest field rules is {got!r}; the net was not "
-                               f"trained for the rules asked for, {want!r}")
+        raise WeightsError(f"{path}: manifest field rules is {m.get('rules')!r}; the net was "
+                           f"not trained for the rules asked for, {want!r}")
     return MLP(layers, m)
