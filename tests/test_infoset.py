@@ -232,6 +232,20 @@ def replay_and_compare(trace, actions, who, b, seat, rng, check=same_information
     return differing
 
 
+def compare_in_other_worlds(trace, actions, who, rng, check, tries=2):
+    """For each seat, ``tries`` times: a world that differs from the trace's only in
+    what the seat cannot see (:func:`other_world`), replayed and checked by
+    :func:`replay_and_compare`. Returns the steps compared with other hidden hands."""
+    differing = 0
+    for seat in range(4):
+        for _ in range(tries):
+            k = int(rng.integers(len(trace)))
+            b = other_world(trace[-1], trace[k], seat, rng)
+            if b is not None:
+                differing += replay_and_compare(trace, actions, who, b, seat, rng, check=check)
+    return differing
+
+
 @pytest.mark.parametrize("preset", PRESETS)
 def test_no_leak_between_deals_with_equal_public_histories(preset):
     rng = np.random.default_rng(1000 + sum(map(ord, preset)))

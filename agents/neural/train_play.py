@@ -52,86 +52,53 @@ __all__ = ["Args", "train", "check_args", "play_loss", "export_weights", "export
            "evaluate_weights", "parse_args"]
 
 
+def _s(default, help: str):
+    """A setting: its default and its ``--help`` text."""
+    return field(default=default, metadata={"help": help})
+
+
 @dataclass
 class Args:
     """Every setting of a run (``coinche-rl train play --help``)."""
-    rules: str = "ffb"
-    seed: int = 0
-    minutes: float = 120.0                 # training time budget (cumulative over resumes)
-    out: str = "runs/play"
-    resume: bool = False
-    init: Optional[str] = None             # start from the weights of this run's checkpoint
+    rules: str = _s("ffb", 'the preset the net is trained for')
+    seed: int = _s(0, 'the one seed of the run (labels, sampling, initialisation)')
+    minutes: float = _s(120.0, 'training time budget (cumulative over resumes)')
+    out: str = _s("runs/play", 'the run folder')
+    resume: bool = _s(False, 'continue the run in --out exactly')
+    init: Optional[str] = _s(None, "start from the weights of this run's checkpoint")
     # network
-    hidden: List[int] = field(default_factory=lambda: [256, 256])
+    hidden: List[int] = field(default_factory=lambda: [256, 256],
+                              metadata={"help": "hidden layer widths"})
     # labels
-    chunk_deals: int = 64                  # deals per label chunk
-    frozen: float = 0.5                    # share of deals with the arena's frozen contract
-    epsilon: float = 0.1                   # random card share in the labelled trajectories
-    solver_cards: int = 28                 # solver targets when this many cards are left
-    workers: int = 1                       # label worker processes (0: in this process)
-    backend: str = "pool"                  # pool | ray (workers > 0)
-    address: Optional[str] = None          # ray cluster address
-    prefetch: int = 4                      # chunks in flight per worker
+    chunk_deals: int = _s(64, 'deals per label chunk')
+    frozen: float = _s(0.5, "share of deals with the arena's frozen contract")
+    epsilon: float = _s(0.1, 'random card share in the labelled trajectories')
+    solver_cards: int = _s(28, 'solver targets when this many cards are left')
+    workers: int = _s(1, 'label worker processes (0: in this process)')
+    backend: str = _s("pool", 'pool | ray (workers > 0)')
+    address: Optional[str] = _s(None, 'ray cluster address')
+    prefetch: int = _s(4, 'chunks in flight per worker')
     # optimisation
-    batch_size: int = 512
-    updates_per_chunk: int = 16
-    buffer_size: int = 500_000
-    min_buffer: int = 20_000
-    lr: float = 1e-3
-    lr_end: float = 5e-5
-    anneal_updates: int = 400_000          # cosine decay from lr to lr_end over these updates
-    weight_decay: float = 1e-5
-    huber_delta: float = 1.0               # in units of 100 points
-    mean_loss_weight: float = 0.1
-    target_scale: float = 100.0
-    max_chunks: Optional[int] = None       # stop after this many chunks (tests)
+    batch_size: int = _s(512, 'decisions per update')
+    updates_per_chunk: int = _s(16, 'updates after each chunk of labels')
+    buffer_size: int = _s(500_000, 'replay buffer (labelled decisions, FIFO)')
+    min_buffer: int = _s(20_000, 'decisions before the first update')
+    lr: float = _s(1e-3, 'initial learning rate (AdamW)')
+    lr_end: float = _s(5e-5, 'final learning rate')
+    anneal_updates: int = _s(400_000, 'cosine decay from lr to lr_end over these updates')
+    weight_decay: float = _s(1e-5, 'AdamW weight decay')
+    huber_delta: float = _s(1.0, 'Huber threshold, in units of --target-scale points')
+    mean_loss_weight: float = _s(0.1, 'weight of the decision-mean loss')
+    target_scale: float = _s(100.0, 'points per network output unit')
+    max_chunks: Optional[int] = _s(None, 'stop after this many chunks (tests)')
     # evaluation, logging, checkpoints
-    eval_minutes: float = 10.0
-    eval_pairs: int = 2000
-    eval_seed: int = 20261201
-    log_seconds: float = 10.0
-    checkpoint_minutes: float = 5.0
-    torch_threads: int = 1
-    progress: bool = True
-
-
-#: ``--help`` texts of the settings
-HELP = {
-    'minutes': 'training time budget (cumulative over resumes)',
-    'init': "start from the weights of this run's checkpoint",
-    'chunk_deals': 'deals per label chunk',
-    'frozen': "share of deals with the arena's frozen contract",
-    'epsilon': 'random card share in the labelled trajectories',
-    'solver_cards': 'solver targets when this many cards are left',
-    'workers': 'label worker processes (0: in this process)',
-    'backend': 'pool | ray (workers > 0)',
-    'address': 'ray cluster address',
-    'prefetch': 'chunks in flight per worker',
-    'anneal_updates': 'cosine decay from lr to lr_end over these updates',
-    'huber_delta': 'in units of 100 points',
-    'max_chunks': 'stop after this many chunks (tests)',
-    'rules': 'the preset the net is trained for',
-    'seed': 'the one seed of the run (labels, sampling, initialisation)',
-    'out': 'the run folder',
-    'resume': 'continue the run in --out exactly',
-    'hidden': 'hidden layer widths',
-    'batch_size': 'decisions per update',
-    'updates_per_chunk': 'updates after each chunk of labels',
-    'buffer_size': 'replay buffer (labelled decisions, FIFO)',
-    'min_buffer': 'decisions before the first update',
-    'lr': 'initial learning rate (AdamW)',
-    'lr_end': 'final learning rate',
-    'weight_decay': 'AdamW weight decay',
-    'mean_loss_weight': 'weight of the decision-mean loss',
-    'target_scale': 'points per network output unit',
-    'eval_minutes': 'evaluation interval (0: none)',
-    'eval_pairs': 'deal pairs of each evaluation',
-    'eval_seed': 'the evaluation deal set',
-    'log_seconds': 'metrics interval',
-    'checkpoint_minutes': 'checkpoint interval',
-    'torch_threads': 'torch threads of the trainer',
-    'progress': 'a progress bar (rich) or plain lines',
-}
+    eval_minutes: float = _s(10.0, 'evaluation interval (0: none)')
+    eval_pairs: int = _s(2000, 'deal pairs of each evaluation')
+    eval_seed: int = _s(20261201, 'the evaluation deal set')
+    log_seconds: float = _s(10.0, 'metrics interval')
+    checkpoint_minutes: float = _s(5.0, 'checkpoint interval')
+    torch_threads: int = _s(1, 'torch threads of the trainer')
+    progress: bool = _s(True, 'a progress bar (rich) or plain lines')
 
 
 def parse_args(argv=None) -> Args:
@@ -144,7 +111,7 @@ def parse_args(argv=None) -> Args:
     for f in dataclasses.fields(Args):
         name = "--" + f.name.replace("_", "-")
         default = getattr(defaults, f.name)
-        kw = dict(default=default, help=f"{HELP.get(f.name, '')} (default: %(default)s)")
+        kw = dict(default=default, help=f"{f.metadata.get('help', '')} (default: %(default)s)")
         if f.type in ("bool", bool):
             p.add_argument(name, action=argparse.BooleanOptionalAction, **kw)
         elif f.name == "hidden":
@@ -349,6 +316,14 @@ def play_loss(q, legal, t, args: Args):
     return loss_rel + args.mean_loss_weight * loss_mean, loss_rel
 
 
+def _training_facts(out: str, elapsed_s: float, updates: int, chunks: int, labelled: int,
+                    deals: int, args: dict, init) -> dict:
+    """The ``training`` entry of a weights manifest."""
+    return {"run": os.path.basename(os.path.abspath(out)), "seed": args["seed"],
+            "minutes": round(elapsed_s / 60.0, 2), "updates": updates, "chunks": chunks,
+            "labelled_decisions": labelled, "deals": deals, "args": args, "init": init}
+
+
 def _atomic_write(path: str, write) -> None:
     tmp = path + ".tmp"
     write(tmp)
@@ -515,10 +490,8 @@ def train(args: Args) -> dict:
         _atomic_write(ckpt_path, lambda p: torch.save(ck, p))
 
     def training_info():
-        return {"run": os.path.basename(os.path.abspath(args.out)), "seed": args.seed,
-                "minutes": round((elapsed + time.perf_counter() - t_start) / 60.0, 2),
-                "updates": updates, "chunks": chunk, "labelled_decisions": labelled,
-                "deals": deals, "args": dataclasses.asdict(args), "init": init_info}
+        return _training_facts(args.out, elapsed + time.perf_counter() - t_start, updates,
+                               chunk, labelled, deals, dataclasses.asdict(args), init_info)
 
     logger = _Logger(args.out)
     source = LabelSource(args, chunk)
@@ -636,11 +609,9 @@ def export_run(run: str, path: str, float32: bool = False) -> str:
     model = PlayNet(args["hidden"])
     model.load_state_dict(ck["model"])
     history = json.loads(ck["history"])
-    training = {"run": os.path.basename(os.path.abspath(run)), "seed": args["seed"],
-                "minutes": round(float(ck["elapsed"]) / 60.0, 2), "updates": int(ck["updates"]),
-                "chunks": int(ck["chunk"]), "labelled_decisions": int(ck["labelled"]),
-                "deals": int(ck["deals"]), "args": args,
-                "init": json.loads(ck.get("init", "null"))}
+    training = _training_facts(run, float(ck["elapsed"]), int(ck["updates"]), int(ck["chunk"]),
+                               int(ck["labelled"]), int(ck["deals"]), args,
+                               json.loads(ck.get("init", "null")))
     mlp = to_numpy(model)
     save_weights(path, mlp, make_manifest(mlp, get_rules(args["rules"]), training,
                                           {"history": history,
