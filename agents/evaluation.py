@@ -33,6 +33,16 @@ after the dealer), plays the deal out and scores it with the engine. Two ways to
     scored by the engine. The bot sees only what its seat may know.
 ``"both"`` (default)
     both; the double-dummy results are the primary ones.
+``"nn"``
+    no worlds: the bidding network (``coinche-rl train bid``, the weights shipped for the
+    preset or ``bid_weights=``) reads the seat's information set after the auction and
+    gives, for every contract, the expected deal score and P(made) **under real card
+    play** (its ``nn_player``: the ``nn`` play net, or ``"heuristic"``), learned from
+    the outcomes of real deals whose auctions reached such positions. Microseconds
+    instead of seconds; the auction then also shapes the estimate (partner's and
+    opponents' bids), as the bidding policy behind the training deals meant them. It
+    must be the seat's turn after ``auction``, uncoinched (``coinche=0``), and in the
+    classic family only during the prise.
 
 Per strain and level, :attr:`HandEvaluation.p_make` is the share of the worlds where
 the contract is made and :attr:`HandEvaluation.expected_score` the mean deal score
@@ -42,10 +52,13 @@ the preset's bid values and 250 for a capot (``ffb``: 80, 90, ..., 160, 250). Th
 classic family has no bid values: its single level is ``0``, "take" (the seat takes
 in that strain; ``p_make`` counts a litige as not made).
 
-:attr:`HandEvaluation.suggested_bid` is the *highest* contract whose expected deal
-score is positive (the PIMC bidding rule: bid as high as still pays), among those the
-seat may bid after the auction so far; at that level, the strain with the highest
-expected score. ``None`` when no contract has a positive expectation.
+:attr:`HandEvaluation.suggested_bid` is the contract with the *best* expected deal
+score, when that is positive, among those the seat may bid after the auction so far
+(the ``pimc`` agent's rule); ``None`` when no contract has a positive expectation.
+:attr:`HandEvaluation.highest_positive_bid` is the literal "bid as high as still pays"
+rule (the highest such contract), shown beside it when they differ: a hand worth +308
+at 120 hearts and +46 as a capot suggests 120 hearts.
+
 
 The auction so far (``auction``: action ids or their text, in order from the seat after
 the dealer) is replayed through the engine, which rejects an illegal or finished
@@ -110,7 +123,7 @@ __all__ = ["EvaluationError", "HandEvaluation", "evaluate_hand", "contract_level
            "evaluation_throughput", "warmup", "METHODS", "CAPOT", "TAKE_LEVEL"]
 
 #: the evaluation methods
-METHODS = ("dd", "heuristic", "both")
+METHODS = ("dd", "heuristic", "both", "nn")
 #: level of a capot contract
 CAPOT = 250
 #: the single level of the classic family ("take")
@@ -425,8 +438,10 @@ class HandEvaluation:
     :ivar dd_made / heur_made: int64[S, L, N], ``S_MADE`` (1 made, 0 failed, 2 litige)
     :ivar p_make_dd, expected_score_dd, p_make_heur, expected_score_heur: float64[S, L]
     :ivar p_make, expected_score: float64[S, L] by the primary method (:attr:`primary`)
-    :ivar suggested_bid: ``(value, strain)``: the highest legal contract with a positive
-        expected score (the best strain at that level), or None
+    :ivar suggested_bid: ``(value, strain)``: the legal contract with the best expected
+        score when that is positive (the ``pimc`` agent's rule), or None
+    :ivar p_make_nn, expected_score_nn: float64[S, L] from the bidding network
+        (``method="nn"``), for its card player ``nn_player``
     :ivar seconds: wall time of each method, e.g. ``{"dd": 12.3, "heuristic": 0.2}``
     """
 
@@ -459,11 +474,24 @@ class HandEvaluation:
     expected_score: np.ndarray
     suggested_bid: Optional[Tuple[int, int]]
     seconds: Dict[str, float] = field(default_factory=dict)
+    p_make_nn: Optional[np.ndarray] = None
+    expected_score_nn: Optional[np.ndarray] = None
+    nn_player: Optional[str] = None
 
     @property
     def primary(self) -> str:
         """The method behind :attr:`p_make` and :attr:`expected_score`."""
-        return "dd" if self.dd_scores is not None else "heuristic"
+        if self.dd_scores is not None:
+            return "dd"
+        return "heuristic" if self.heur_scores is not None else "nn"
+
+    @property
+    def highest_positive_bid(self) -> Optional[Tuple[int, int]]:
+        """``(value, strain)``: the highest legal contract with a positive expected score
+        (at that level, the best strain), or None (the literal "bid as high as still
+        pays" rule; :attr:`suggested_bid` is the best contract instead)."""
+        return suggest_bid(self.levels, self.strains, self.expected_score, self.legal,
+                           rule="highest")
 
     @property
     def team(self) -> int:
@@ -501,7 +529,9 @@ class HandEvaluation:
         auction = " ".join(A.action_to_str(a) for a in self.auction) or "none"
         out = [f"seat {self.seat} (team {self.team}) holding {format_hand(self.hand)}, "
                f"dealer {self.dealer}, rules {self.rules.name!r}, auction: {auction}",
-               f"{self.samples} worlds (seed {self.seed}), the seat's team taking"
+               (f"{self.samples} worlds (seed {self.seed})" if self.method != "nn" else
+                f"no worlds: the bidding network, card player {self.nn_player}")
+               + ", the seat's team taking"
                + (f", coinche level {self.coinche}" if self.coinche else "")
                + (f", retourne {format_hand(1 << self.retourne)}" if self.retourne is not None
                   else "")]
@@ -511,15 +541,19 @@ class HandEvaluation:
             cols.append(("DD", self.dd_points))
         if self.heur_points is not None:
             cols.append(("heuristic", self.heur_points))
-        out.append("card points of the team (mean over the worlds)")
-        out.append("strain" + "".join(f"{c:>11s}" for c, _ in cols))
-        for j, n in enumerate(names):
-            out.append(f"{n:6s}" + "".join(f"{a[j].mean():11.1f}" for _, a in cols))
+        if cols:
+            out.append("card points of the team (mean over the worlds)")
+            out.append("strain" + "".join(f"{c:>11s}" for c, _ in cols))
+            for j, n in enumerate(names):
+                out.append(f"{n:6s}" + "".join(f"{a[j].mean():11.1f}" for _, a in cols))
         blocks = []
         if self.p_make_dd is not None:
             blocks.append(("double-dummy", self.p_make_dd, self.expected_score_dd))
         if self.p_make_heur is not None:
             blocks.append(("heuristic play", self.p_make_heur, self.expected_score_heur))
+        if self.p_make_nn is not None:
+            blocks.append((f"bidding network, card player {self.nn_player}", self.p_make_nn,
+                           self.expected_score_nn))
         width = max(6, max(len(x) for x in lv) + 1)
         for label, pm, es in blocks:
             out.append("")
@@ -535,15 +569,20 @@ class HandEvaluation:
             for j, n in enumerate(names):
                 out.append(f"{n:6s}" + "".join(f"{es[j, k]:>{width}.0f}" for k in range(len(lv))))
         out.append("")
+        how = {"dd": "double-dummy", "heuristic": "heuristic play",
+               "nn": "bidding network"}[self.primary]
         if self.suggested_bid is None:
-            out.append(f"suggested bid: pass (no contract has a positive expected score, "
-                       f"{'double-dummy' if self.primary == 'dd' else 'heuristic play'})")
+            out.append(f"suggested bid: pass (no contract has a positive expected score, {how})")
         else:
             v, s = self.suggested_bid
             j, k = self.strains.index(s), int(np.flatnonzero(self.levels == v)[0])
-            out.append(f"suggested bid: {_bid_name(v, s)} (the highest contract with a positive "
-                       f"expected score, {'double-dummy' if self.primary == 'dd' else 'heuristic play'}: "
+            out.append(f"suggested bid: {_bid_name(v, s)} (the best expected score, {how}: "
                        f"{self.expected_score[j, k]:+.1f}, P(make) {self.p_make[j, k]:.2f})")
+            hi = self.highest_positive_bid
+            if hi is not None and hi != self.suggested_bid:
+                j, k = self.strains.index(hi[1]), int(np.flatnonzero(self.levels == hi[0])[0])
+                out.append(f"highest contract with a positive expected score: {_bid_name(*hi)} "
+                           f"({self.expected_score[j, k]:+.1f}, P(make) {self.p_make[j, k]:.2f})")
         return "\n".join(line.rstrip() for line in out)
 
     def to_dict(self) -> Dict[str, object]:
@@ -565,21 +604,39 @@ class HandEvaluation:
             "p_make_dd": lst(self.p_make_dd), "expected_score_dd": lst(self.expected_score_dd),
             "p_make_heur": lst(self.p_make_heur),
             "expected_score_heur": lst(self.expected_score_heur),
-            "suggested_bid": None if self.suggested_bid is None else {
-                "value": self.suggested_bid[0], "strain": STRAIN_NAMES[self.suggested_bid[1]],
-                "text": _bid_name(*self.suggested_bid)},
+            "p_make_nn": lst(self.p_make_nn), "expected_score_nn": lst(self.expected_score_nn),
+            "nn_player": self.nn_player,
+            "suggested_bid": _bid_dict(self.suggested_bid),
+            "highest_positive_bid": _bid_dict(self.highest_positive_bid),
             "dd_points": lst(self.dd_points), "heur_points": lst(self.heur_points),
             "seconds": dict(self.seconds),
         }
 
 
+def _bid_dict(bid):
+    if bid is None:
+        return None
+    return {"value": bid[0], "strain": STRAIN_NAMES[bid[1]], "text": _bid_name(*bid)}
+
+
 def suggest_bid(levels: np.ndarray, strains: Sequence[int], expected: np.ndarray,
-                legal: np.ndarray) -> Optional[Tuple[int, int]]:
-    """The highest legal level with a positive expected score, and at that level the
-    strain with the highest one (the first strain on a tie); None when there is none."""
+                legal: np.ndarray, rule: str = "best") -> Optional[Tuple[int, int]]:
+    """The contract to bid by an evaluation; None when no legal contract has a positive
+    expected score. ``rule="best"``: the legal contract with the best expected score
+    (the lower level on a tie, then the first strain); ``"highest"``: the highest legal
+    level with a positive expected score, at that level the best strain."""
     ok = legal & (expected > 0)
     if not ok.any():
         return None
+    if rule == "best":
+        ev = np.where(ok, expected, -np.inf)
+        best = ev.max()
+        for k in np.argsort(levels, kind="stable"):
+            rows = np.flatnonzero(ev[:, k] == best)
+            if len(rows):
+                return int(levels[k]), int(strains[rows[0]])
+    if rule != "highest":
+        raise ValueError(f"rule {rule!r}: expected 'best' or 'highest'")
     k = max(np.flatnonzero(ok.any(axis=0)), key=lambda i: levels[i])
     rows = np.flatnonzero(ok[:, k])
     j = rows[int(np.argmax(expected[rows, k]))]
@@ -677,9 +734,10 @@ def _auction_ids(auction) -> Tuple[int, ...]:
 
 
 def _replay_auction(rules: RuleSet, seat: int, dealer: int, auction: Tuple[int, ...],
-                    hands: np.ndarray, deck: Optional[np.ndarray], strains, levels) -> np.ndarray:
+                    hands: np.ndarray, deck: Optional[np.ndarray], strains, levels):
     """Replay ``auction`` on one world (bids do not depend on the hidden cards) and
-    return ``legal`` (bool[S, L]): the contracts ``seat`` may bid now."""
+    return ``(legal, state)``: ``legal`` (bool[S, L]) the contracts ``seat`` may bid now,
+    ``state`` the engine state after the auction (its seat to act unchanged)."""
     from ..game import Deal, IllegalActionError
     d = (Deal(rules, deck=[int(c) for c in deck], dealer=dealer) if deck is not None
          else Deal(rules, hands=[int(h) for h in hands], dealer=dealer))
@@ -696,6 +754,7 @@ def _replay_auction(rules: RuleSet, seat: int, dealer: int, auction: Tuple[int, 
             "the auction is over (" + (str(d.contract) if d.contract else "every seat passed")
             + "): evaluate a hand before the auction ends (give the actions so far)")
     S = d.state.copy()
+    after = S.copy()
     S[S_CUR] = seat
     P = d.params
     legal = np.zeros((len(strains), len(levels)), dtype=bool)
@@ -712,7 +771,36 @@ def _replay_auction(rules: RuleSet, seat: int, dealer: int, auction: Tuple[int, 
             else:
                 a = A.bid_action(int(v), st)
             legal[j, k] = a >= 0 and bool(is_legal(S, P, a))
-    return legal
+    return legal, after
+
+
+def _nn_evaluation(rules, seat, dealer, hand_m, auction_t, ret, strains_t, levels, legal, after,
+                   bid_weights, nn_player) -> HandEvaluation:
+    """``evaluate_hand(method="nn")``: the bidding network on the seat's decision."""
+    from .neural.agent import NeuralError, load_bid_net
+    if int(after[S_CUR]) != seat:
+        raise EvaluationError(f"method 'nn' reads seat {seat}'s auction decision, but after "
+                              f"the auction given it is seat {int(after[S_CUR])}'s turn: give "
+                              f"the auction up to seat {seat}'s turn")
+    t0 = time.perf_counter()
+    try:
+        net = load_bid_net(bid_weights, rules, nn_player)
+    except (NeuralError, ValueError) as e:
+        raise EvaluationError(f"method 'nn': {e}") from None
+    ev, pm = net.contracts(rules, after, strains_t, levels)
+    ev = ev.astype(np.float64)
+    pm = pm.astype(np.float64)
+    empty = np.zeros((0, 4), dtype=np.int64)
+    return HandEvaluation(
+        rules=rules, seat=seat, dealer=dealer, hand=hand_m, samples=0, seed=0, method="nn",
+        auction=auction_t, coinche=0, retourne=ret, strains=strains_t, levels=_frozen(levels),
+        legal=_frozen(legal), hands=_frozen(empty), decks=None, dd_points=None,
+        heur_points=None, dd_scores=None, heur_scores=None, dd_made=None, heur_made=None,
+        p_make_dd=None, expected_score_dd=None, p_make_heur=None, expected_score_heur=None,
+        p_make=_frozen(pm), expected_score=_frozen(ev),
+        suggested_bid=suggest_bid(levels, strains_t, ev, legal),
+        seconds={"nn": time.perf_counter() - t0}, p_make_nn=_frozen(pm.copy()),
+        expected_score_nn=_frozen(ev.copy()), nn_player=nn_player)
 
 
 # ====================================================================== workspaces
@@ -835,7 +923,7 @@ def evaluate_hand(rules: Union[str, RuleSet], seat: int, hand, dealer: int, samp
                   seed: int = 0, strains=None, method: str = "both", holds=None, lacks=None,
                   auction: Sequence = (), progress: Union[bool, Callable] = False, *,
                   coinche: int = 0, retourne=None, min_suit_length: int = 0,
-                  threads: int = 1) -> HandEvaluation:
+                  threads: int = 1, bid_weights: str = "", nn_player: str = "nn") -> HandEvaluation:
     """Monte Carlo evaluation of ``hand`` held by ``seat`` as the contract of its team
     (see the module docstring).
 
@@ -847,7 +935,8 @@ def evaluate_hand(rules: Union[str, RuleSet], seat: int, hand, dealer: int, samp
     :param samples: number of worlds (drawn uniformly, independently).
     :param seed: the worlds depend only on ``(seed, their index)`` and the constraints.
     :param strains: strain ids or names (``"H,S"``); default every strain of the rules.
-    :param method: ``"dd"``, ``"heuristic"`` or ``"both"``.
+    :param method: ``"dd"``, ``"heuristic"``, ``"both"`` or ``"nn"`` (the bidding network:
+        no worlds, ``samples`` and ``seed`` unused).
     :param holds: ``{seat: cards}`` each seat is known to hold (e.g. ``{2: "AS"}``).
     :param lacks: ``{seat: cards}`` each seat is known not to hold.
     :param auction: the auction so far (action ids or text, in order from the seat after
@@ -861,6 +950,10 @@ def evaluate_hand(rules: Union[str, RuleSet], seat: int, hand, dealer: int, samp
         cards of it (0: the auction does not constrain the worlds).
     :param threads: worlds evaluated on this many threads at once (the numba kernels
         release the GIL); the results do not depend on it.
+    :param bid_weights: ``method="nn"``: a bidding weights file (default: the weights
+        shipped for the preset).
+    :param nn_player: ``method="nn"``: the card player of the network's heads
+        (``"nn"`` or ``"heuristic"``).
     :raises EvaluationError: for a bad argument, impossible ``holds`` / ``lacks`` or an
         illegal or finished auction (the message says what is wrong and what would be
         right).
@@ -883,6 +976,15 @@ def evaluate_hand(rules: Union[str, RuleSet], seat: int, hand, dealer: int, samp
     classic = rules.family == "classic"
     if classic and coinche:
         raise EvaluationError("the classic family has no coinche: leave coinche=0")
+    if method == "nn":
+        if coinche:
+            raise EvaluationError("method 'nn' values uncoinched contracts: leave coinche=0")
+        if min_suit_length or holds or lacks:
+            raise EvaluationError("method 'nn' draws no worlds: holds, lacks and "
+                                  "min_suit_length are for 'dd' / 'heuristic'")
+        if nn_player not in ("nn", "heuristic"):
+            raise EvaluationError(f"nn_player {nn_player!r}: expected 'nn' or 'heuristic'")
+        samples = 1
     hand_m = _hand_mask(hand)
     n_cards = bin(hand_m).count("1")
     strains_t = _strains(rules, strains)
@@ -945,10 +1047,16 @@ def evaluate_hand(rules: Union[str, RuleSet], seat: int, hand, dealer: int, samp
         decks = np.zeros((samples, 32), dtype=np.int64)
         hands = np.ascontiguousarray(worlds[:, :4])
     if classic and not prise:   # after the prise: the seat took, in any strain
+        if method == "nn":
+            raise EvaluationError("method 'nn' evaluates an auction decision: give the 5-card "
+                                  "hand of the prise with retourne=")
         legal = np.ones((len(strains_t), len(levels)), dtype=bool)
     else:
-        legal = _replay_auction(rules, seat, dealer, auction_t, hands[0],
-                                decks[0] if classic else None, strains_t, levels)
+        legal, after = _replay_auction(rules, seat, dealer, auction_t, hands[0],
+                                       decks[0] if classic else None, strains_t, levels)
+    if method == "nn":
+        return _nn_evaluation(rules, seat, dealer, hand_m, auction_t, ret, strains_t, levels,
+                              legal, after, bid_weights, nn_player)
     if classic:   # the four hands as played (the taker receives the retourne)
         S = np.empty(STATE_SIZE, dtype=np.int64)
         for i in range(samples):

@@ -265,9 +265,12 @@ def test_suggest_bid_rule():
     levels = np.array([80, 90, 250])
     exp = np.array([[10.0, 5.0, -100.0], [30.0, 2.0, -50.0]])
     legal = np.ones((2, 3), bool)
-    assert suggest_bid(levels, (0, 1), exp, legal) == (90, 0)      # highest level, best strain
+    assert suggest_bid(levels, (0, 1), exp, legal) == (80, 1)      # the best expectation
+    assert suggest_bid(levels, (0, 1), exp, legal, rule="highest") == (90, 0)  # highest, best strain
     legal[0, 1] = False
-    assert suggest_bid(levels, (0, 1), exp, legal) == (90, 1)
+    assert suggest_bid(levels, (0, 1), exp, legal, rule="highest") == (90, 1)
+    legal[1, 0] = False
+    assert suggest_bid(levels, (0, 1), exp, legal) == (80, 0)
     assert suggest_bid(levels, (0, 1), -np.abs(exp), legal) is None
 
 

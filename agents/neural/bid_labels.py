@@ -1,0 +1,417 @@
+"""Training labels for the auction (``coinche_rl.agents.neural.bid_labels``).
+
+A chunk plays the auctions of real deals and labels **every legal auction action** of
+every auction decision (two or more choices) for the acting team, with counterfactual
+targets on the true deal, so that rare and costly actions (capot, coinche, surcoinche,
+high bids) are learned without being explored by chance:
+
+``q``  the action is taken, the rest of the auction is played out by the numba heuristic
+       at every seat (the seat's own later bids too), and the final contract is played
+       by the card player: the acting team's deal score minus the other team's (0 when
+       every seat passes: the deal is dealt again). One step of policy improvement over
+       the heuristic auction, averaged over the real distribution of the hidden cards;
+``ev`` / ``made``
+       for every contract of the preset (each strain and level, capot; the prise in the
+       classic family): the same score, and whether the contract is made, if the seat
+       took that contract now and the auction ended (no coinche): the hand evaluation's
+       question, answered under real play instead of double dummy.
+
+The card play behind every target is **real play, never double dummy**: for each deal,
+each strain the rules allow and each of the four takers, the contract is played once
+from the deal's start by the card player (the shipped ``nn`` play net at every seat, or
+the numba heuristic), and the takers' outcome (card points, capot, générale) is scored
+for every level and coinche state by the engine's own scoring
+(:func:`coinche_rl.agents.evaluation._score_outcome`, exact: tested against the played
+deals). A contract is played at the preset's lowest level and without coinche; the card
+player sees the contract, so a level or a coinche could change its play slightly: that
+difference is ignored. A chunk labels the same positions for several card players at
+once (``players``), one output head each.
+
+The deals: a random deal and dealer, the heuristic bids at all four seats, except that
+each auction decision is a uniformly random legal action with probability ``epsilon``
+(so that positions off the heuristic's path are labelled too). The network reads the
+other seats' bids as the heuristic's, so once a seat has taken a random action only that
+seat's later decisions are labelled: for the others, the bid would not mean what it
+says (a first version labelled them all and learned that partners' bids are partly
+random: RESULTS.md). Every row is in the
+canonical suit order (:mod:`.canonical`): the network input and the :data:`BID_ACTIONS`
+outputs. A chunk depends only on ``(seed, first_game, n_games, options)``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Optional, Sequence
+
+import numpy as np
+from numba import njit
+
+from ... import actions as A
+from ... import engine as E
+from ...engine import (AUCTION, PLAY, S_BID_SEAT, S_BID_STRAIN, S_BID_VALUE, S_CAPOT,
+                       S_COINCHE, S_CUR, S_PHASE, S_RETOURNE, STATE_SIZE, apply_legal_action,
+                       kernel, random_deal, reset_classic, reset_state, rng_below, rng_seed,
+                       set_contract)
+from ...rules import CAPOT_VALUE, MIN_BID_VALUE, RuleSet, card_points_table, params_vector
+from ...envs.kernels import rules_vector
+from ..evaluation import _score_outcome, contract_levels
+from ..numba_bots import BOT_HEURISTIC, bot_action, play_deals
+from . import canonical as C
+from .labels import _u01
+
+__all__ = ["BID_ACTIONS", "N_BID", "BID_INDEX", "PLAYERS", "BidChunk", "label_bid_chunk",
+           "contract_mask", "bid_inputs", "playout_outcomes", "play_contracts", "warmup"]
+
+#: the auction actions the bidding network scores (canonical ids), in output order:
+#: pass, the 66 numeric bids, the 6 capots, coinche, surcoinche, take, the 6 namings
+BID_ACTIONS = np.array([A.PASS, *range(A.BID_BASE, A.COINCHE), A.COINCHE, A.SURCOINCHE,
+                        A.TAKE, *range(A.NAME_BASE, A.NAME_BASE + 6)], dtype=np.int64)
+N_BID = len(BID_ACTIONS)
+#: output index of each action id (-1: not an auction action)
+BID_INDEX = np.full(A.N_ACTIONS, -1, dtype=np.int64)
+BID_INDEX[BID_ACTIONS] = np.arange(N_BID)
+#: the card players a chunk can label for
+PLAYERS = ("nn", "heuristic")
+# takers' outcome kinds (as in the hand evaluation)
+_K_CAPOT_AGAINST, _K_NORMAL, _K_CAPOT, _K_GENERALE = -1, 0, 1, 2
+
+
+def contract_mask(rules: RuleSet) -> np.ndarray:
+    """uint8[N_ACTIONS]: the numeric bids and capots that are contracts of ``rules``
+    (its bid values and strains); zeros in the classic family."""
+    out = np.zeros(A.N_ACTIONS, dtype=np.uint8)
+    if rules.family == "classic":
+        return out
+    strains = range(6) if rules.strains == "suits_nt_at" else range(4)
+    for v in contract_levels(rules):
+        for s in strains:
+            out[A.capot_action(s) if v == CAPOT_VALUE else A.bid_action(int(v), s)] = 1
+    return out
+
+
+# ====================================================================== kernels
+@kernel
+def _deal(S, P, rng, hands, deck):
+    random_deal(rng, hands, deck)
+    dealer = rng_below(rng, 4)
+    if P[E.P_FAMILY] != 0:
+        reset_classic(S, deck, dealer)
+    else:
+        reset_state(S, hands, dealer)
+
+
+@kernel
+def _finish_auction(T, P, rngb, buf, counters):
+    """The heuristic at every seat until the auction ends."""
+    while T[S_PHASE] == AUCTION:
+        cur = T[S_CUR]
+        apply_legal_action(T, P, bot_action(BOT_HEURISTIC, T, P, cur, rngb, buf))
+        counters[1] += 1
+
+
+@njit(cache=True)
+def auction_positions(P, cpt, rules_vec, seed, first_game, n_games, epsilon, starts, feats,
+                      legal, final, pos_game, pos_seat, pos_perm, pos_state, counters):
+    """Play the auctions of ``n_games`` deals (game ``g`` from sub-stream
+    ``first_game + g`` of ``seed``; its fresh state into ``starts[g]``) and record every
+    auction decision with two or more choices: the network input ``feats[k]``, the legal
+    canonical actions ``legal[k]`` (uint8[N_BID]) and, for each, the final contract after
+    the heuristic's continuation, ``final[k, j] = (strain, taker, value, coinche)``
+    (strain -1: every seat passed), and the engine state ``pos_state[k]``. Returns the
+    number of positions."""
+    S = np.zeros(STATE_SIZE, dtype=np.int64)
+    T = np.zeros(STATE_SIZE, dtype=np.int64)
+    hands = np.zeros(4, dtype=np.int64)
+    deck = np.zeros(32, dtype=np.int64)
+    rng = np.zeros(1, dtype=np.uint64)
+    rngb = np.zeros(1, dtype=np.uint64)
+    buf = np.zeros(A.N_ACTIONS, dtype=np.uint8)
+    obs = np.empty(C.N_OBS, dtype=np.float32)
+    cobs = np.empty(C.N_OBS, dtype=np.float32)
+    mask = np.empty(A.N_ACTIONS, dtype=np.uint8)
+    cmask = np.empty(A.N_ACTIONS, dtype=np.uint8)
+    cards = np.empty(32, dtype=np.uint8)
+    voids = np.empty(4, dtype=np.int64)
+    ceil = np.empty((4, 4), dtype=np.int64)
+    keys = np.empty((4, C.KEY_SIZE), dtype=np.float32)
+    order = np.empty(4, dtype=np.int64)
+    match = np.zeros(5, dtype=np.float64)
+    k = 0
+    for g in range(n_games):
+        rng_seed(rng, seed, first_game + g)
+        _deal(S, P, rng, hands, deck)
+        starts[g, :] = S
+        random_by = 0                 # seats that took a random action in this auction
+        while S[S_PHASE] == AUCTION:
+            cur = S[S_CUR]
+            counters[0] += 1
+            p = C._play_inputs_one(S, P, cpt, rules_vec, match, obs, mask, cobs, cmask,
+                                   voids, ceil, keys, order, feats[k], cards)
+            n_legal = 0
+            for a in range(A.N_ACTIONS):
+                n_legal += mask[a]
+            # a seat reads the other seats' bids as the heuristic's: after another seat's
+            # random action its position is not the heuristic's information, and is not
+            # labelled (its own random actions are its own knowledge)
+            if n_legal >= 2 and (random_by & ~(1 << cur)) == 0:
+                for j in range(N_BID):
+                    ca = BID_ACTIONS[j]
+                    legal[k, j] = cmask[ca]
+                    final[k, j, 0] = -1
+                    if cmask[ca] == 0:
+                        continue
+                    T[:] = S
+                    apply_legal_action(T, P, C.ACT_SRC[p, ca])
+                    _finish_auction(T, P, rngb, buf, counters)
+                    if T[S_PHASE] == PLAY:
+                        final[k, j, 0] = T[S_BID_STRAIN]
+                        final[k, j, 1] = T[S_BID_SEAT]
+                        final[k, j, 2] = CAPOT_VALUE if T[S_CAPOT] != 0 else T[S_BID_VALUE]
+                        final[k, j, 3] = T[S_COINCHE]
+                pos_game[k] = g
+                pos_seat[k] = cur
+                pos_perm[k] = p
+                pos_state[k, :] = S
+                k += 1
+            if n_legal >= 2 and _u01(rng) < epsilon:
+                random_by |= 1 << cur
+                j = rng_below(rng, n_legal)
+                a = 0
+                while True:
+                    if mask[a]:
+                        if j == 0:
+                            break
+                        j -= 1
+                    a += 1
+            else:
+                a = bot_action(BOT_HEURISTIC, S, P, cur, rngb, buf)
+            apply_legal_action(S, P, a)
+    return k
+
+
+@njit(cache=True)
+def bid_inputs(states, P, idx, cpt, rules_vec, match, feats, legal, perms):
+    """Network inputs of the seats to bid in games ``states[idx[j]]``: ``feats[j]``,
+    the legal canonical auction actions ``legal[j]`` (uint8[N_BID]) and the renaming
+    ``perms[j]`` (a canonical output ``i`` is physical action
+    ``ACT_SRC[perms[j], BID_ACTIONS[i]]``)."""
+    obs = np.empty(C.N_OBS, dtype=np.float32)
+    cobs = np.empty(C.N_OBS, dtype=np.float32)
+    mask = np.empty(A.N_ACTIONS, dtype=np.uint8)
+    cmask = np.empty(A.N_ACTIONS, dtype=np.uint8)
+    cards = np.empty(32, dtype=np.uint8)
+    voids = np.empty(4, dtype=np.int64)
+    ceil = np.empty((4, 4), dtype=np.int64)
+    keys = np.empty((4, C.KEY_SIZE), dtype=np.float32)
+    order = np.empty(4, dtype=np.int64)
+    for j in range(idx.shape[0]):
+        perms[j] = C._play_inputs_one(states[idx[j]], P, cpt, rules_vec, match, obs, mask,
+                                      cobs, cmask, voids, ceil, keys, order, feats[j], cards)
+        for i in range(N_BID):
+            legal[j, i] = cmask[BID_ACTIONS[i]]
+
+
+@njit(cache=True)
+def playout_starts(P, starts, n_games, strains, out):
+    """``out[(g * len(strains) + i) * 4 + t]``: deal ``g`` with the contract in
+    ``strains[i]`` taken by seat ``t`` (the lowest level, no coinche)."""
+    v0 = P[E.P_MIN_BID] if P[E.P_FAMILY] == 0 else 0
+    ns = strains.shape[0]
+    for g in range(n_games):
+        for i in range(ns):
+            for t in range(4):
+                r = (g * ns + i) * 4 + t
+                out[r, :] = starts[g]
+                set_contract(out[r], P, v0, strains[i], 0, t)
+
+
+@njit(cache=True)
+def playout_outcomes(P, states, kinds, points):
+    """The takers' outcome of each finished deal: ``kinds`` (-1 capot against, 0
+    normal, 1 capot, 2 générale) and ``points`` (their raw card points)."""
+    for i in range(states.shape[0]):
+        F = states[i]
+        taker = F[S_BID_SEAT]
+        T = taker & 1
+        tr = F[E.S_TRICKS + T]
+        points[i] = F[E.S_POINTS + T]
+        if tr == 0:
+            kinds[i] = _K_CAPOT_AGAINST
+        elif tr == 8:
+            kinds[i] = _K_CAPOT
+            if P[E.P_GENERALE_BONUS] > 0 and (F[E.S_SEAT_TRICKS + taker] == 8
+                                               or F[E.S_SEAT_TRICKS + (taker ^ 2)] == 8):
+                kinds[i] = _K_GENERALE
+        else:
+            kinds[i] = _K_NORMAL
+
+
+@kernel
+def _contract_score(T, Z, P, start, value, strain, coinche, taker, kinds, points, r):
+    """``(made, score difference for the takers)`` of the contract on deal ``start``
+    whose takers' outcome is playout ``r``."""
+    for i in range(STATE_SIZE):
+        T[i] = start[i]
+    set_contract(T, P, value, strain, coinche, taker)
+    made, diff = _score_outcome(T, Z, P, taker, kinds[r], points[r])
+    return made, diff
+
+
+@njit(cache=True)
+def bid_targets(P, starts, strain_slot, n_strains, contracts, pos_game, pos_seat, pos_perm,
+                legal, final, kinds, points, q, ev, made, ev_valid):
+    """The targets of every position (see the module docstring) for each card player
+    ``pl`` whose playout outcomes are ``kinds[pl]`` / ``points[pl]``: ``q[k, pl, j]``
+    (legal actions), ``ev[k, pl, j]`` and ``made[k, pl, j]`` (``ev_valid[k, j]``: the
+    contracts of the preset, ``contracts`` uint8[N_ACTIONS] in the coinche family, the
+    prise in the classic family)."""
+    T = np.empty(STATE_SIZE, dtype=np.int64)
+    Z = np.empty(STATE_SIZE, dtype=np.int64)
+    classic = P[E.P_FAMILY] != 0
+    n_pl = kinds.shape[0]
+    for k in range(pos_game.shape[0]):
+        g = pos_game[k]
+        seat = pos_seat[k]
+        p = pos_perm[k]
+        start = starts[g]
+        for j in range(N_BID):
+            for pl in range(n_pl):
+                q[k, pl, j] = 0.0
+                ev[k, pl, j] = 0.0
+                made[k, pl, j] = 0
+            ev_valid[k, j] = 0
+            if legal[k, j] and final[k, j, 0] >= 0:
+                st = final[k, j, 0]
+                tk = final[k, j, 1]
+                r = (g * n_strains + strain_slot[st]) * 4 + tk
+                sign = 1.0 if (tk & 1) == (seat & 1) else -1.0
+                for pl in range(n_pl):
+                    _m, d = _contract_score(T, Z, P, start, final[k, j, 2], st, final[k, j, 3],
+                                            tk, kinds[pl], points[pl], r)
+                    q[k, pl, j] = sign * d
+            a = C.ACT_SRC[p, BID_ACTIONS[j]]
+            value = -1
+            st = -1
+            if not classic and contracts[a]:
+                value = CAPOT_VALUE if a >= A.CAPOT_BASE else MIN_BID_VALUE + 10 * ((a - A.BID_BASE) // 6)
+                st = (a - A.CAPOT_BASE) if a >= A.CAPOT_BASE else (a - A.BID_BASE) % 6
+            elif classic and a == A.TAKE:
+                value = 0
+                st = start[S_RETOURNE] >> 3
+            elif classic and A.NAME_BASE <= a < A.NAME_BASE + 4 and \
+                    a - A.NAME_BASE != start[S_RETOURNE] >> 3:
+                value = 0
+                st = a - A.NAME_BASE
+            if st < 0:
+                continue
+            ev_valid[k, j] = 1
+            r = (g * n_strains + strain_slot[st]) * 4 + seat
+            for pl in range(n_pl):
+                m, d = _contract_score(T, Z, P, start, value, st, 0, seat, kinds[pl],
+                                       points[pl], r)
+                ev[k, pl, j] = d
+                made[k, pl, j] = 1 if m == 1 else 0
+
+
+# ====================================================================== chunks
+class BidChunk:
+    """Labelled auction positions: ``feats`` (float16 [n, FEATURE_SIZE]), ``legal``
+    (bool [n, N_BID]), ``q`` / ``ev`` (float32 [n, players, N_BID], deal-score points
+    for the acting team), ``made`` (bool [n, players, N_BID]), ``ev_valid`` (bool
+    [n, N_BID]), ``seats`` and ``games`` (int [n]), ``states`` (the engine state of
+    each position) and ``starts`` (of each deal, before the auction); ``deals``, ``seconds``,
+    ``agent_steps`` (auction decisions of the deals), ``rollout_steps`` (heuristic bids
+    of the continuations) and ``playouts`` (contracts played)."""
+
+    __slots__ = ("feats", "legal", "q", "ev", "made", "ev_valid", "seats", "games", "states",
+                 "starts", "deals", "seconds", "agent_steps", "rollout_steps", "playouts")
+
+    def __init__(self, **kw):
+        for k in self.__slots__:
+            setattr(self, k, kw[k])
+
+    def __len__(self):
+        return len(self.q)
+
+
+def _strains(rules: RuleSet) -> np.ndarray:
+    return np.arange(6 if rules.family != "classic" and rules.strains == "suits_nt_at" else 4, dtype=np.int64)
+
+
+def play_contracts(rules: RuleSet, states: np.ndarray, player: str, play_net=None,
+                   seed: int = 0) -> None:
+    """Play ``states`` (fresh contracts) to their end in place with ``player`` at every
+    seat: ``"heuristic"`` (numba) or ``"nn"`` (``play_net``, batched lockstep)."""
+    n = len(states)
+    seeds = (np.int64(seed) * 1_000_003 + np.arange(4 * n, dtype=np.int64)).reshape(n, 4)
+    bots = np.full(4, BOT_HEURISTIC, dtype=np.int64)
+    if player == "heuristic":
+        r = play_deals(params_vector(rules), states, bots, seeds)
+        if r:
+            raise RuntimeError(f"the heuristic chose an illegal action in playout {r - 1}")
+    elif player == "nn":
+        from .agent import play_states
+        play_states(rules, states, seeds, bots, [play_net] * 4)
+    else:
+        raise ValueError(f"unknown card player {player!r}: expected one of {', '.join(PLAYERS)}")
+
+
+def label_bid_chunk(rules: RuleSet, seed: int, first_game: int, n_games: int,
+                    epsilon: float = 0.1, players: Sequence[str] = ("heuristic",),
+                    play_net=None) -> BidChunk:
+    """One chunk of auction labels (see the module docstring); a pure function of its
+    arguments (``play_net``: the card-play net of the ``"nn"`` player)."""
+    players = tuple(players)
+    for pl in players:
+        if pl not in PLAYERS:
+            raise ValueError(f"unknown card player {pl!r}: expected one of {', '.join(PLAYERS)}")
+    if "nn" in players and play_net is None:
+        raise ValueError("the 'nn' card player needs play_net (a card-play MLP)")
+    t0 = time.perf_counter()
+    P = params_vector(rules)
+    cpt = np.ascontiguousarray(card_points_table(rules), dtype=np.int64)
+    rv = rules_vector(rules)
+    cap = E.MAX_AUCTION * n_games          # an auction has at most MAX_AUCTION actions
+    starts = np.zeros((n_games, STATE_SIZE), dtype=np.int64)
+    feats = np.zeros((cap, C.FEATURE_SIZE), dtype=np.float32)
+    legal = np.zeros((cap, N_BID), dtype=np.uint8)
+    final = np.zeros((cap, N_BID, 4), dtype=np.int64)
+    pos_game = np.zeros(cap, dtype=np.int64)
+    pos_seat = np.zeros(cap, dtype=np.int64)
+    pos_perm = np.zeros(cap, dtype=np.int64)
+    pos_state = np.zeros((cap, STATE_SIZE), dtype=np.int64)
+    counters = np.zeros(2, dtype=np.int64)
+    k = auction_positions(P, cpt, rv, np.int64(seed), np.int64(first_game), np.int64(n_games),
+                          float(epsilon), starts, feats, legal, final, pos_game, pos_seat,
+                          pos_perm, pos_state, counters)
+    strains = _strains(rules)
+    slot = np.full(6, 0, dtype=np.int64)
+    slot[strains] = np.arange(len(strains))
+    base = np.zeros((n_games * len(strains) * 4, STATE_SIZE), dtype=np.int64)
+    playout_starts(P, starts, np.int64(n_games), strains, base)
+    kinds = np.zeros((len(players), len(base)), dtype=np.int64)
+    points = np.zeros((len(players), len(base)), dtype=np.int64)
+    for i, pl in enumerate(players):
+        states = base.copy()
+        play_contracts(rules, states, pl, play_net, seed=seed * 7919 + first_game)
+        playout_outcomes(P, states, kinds[i], points[i])
+    q = np.zeros((k, len(players), N_BID), dtype=np.float32)
+    ev = np.zeros((k, len(players), N_BID), dtype=np.float32)
+    made = np.zeros((k, len(players), N_BID), dtype=np.uint8)
+    ev_valid = np.zeros((k, N_BID), dtype=np.uint8)
+    bid_targets(P, starts, slot, np.int64(len(strains)), contract_mask(rules), pos_game[:k],
+                pos_seat[:k], pos_perm[:k], legal[:k], final[:k], kinds, points, q, ev, made,
+                ev_valid)
+    return BidChunk(feats=feats[:k].astype(np.float16), legal=legal[:k].astype(bool), q=q, ev=ev,
+                    made=made.astype(bool), ev_valid=ev_valid.astype(bool),
+                    seats=pos_seat[:k].copy(), games=pos_game[:k] + first_game,
+                    states=pos_state[:k].copy(), starts=starts, deals=n_games,
+                    seconds=time.perf_counter() - t0, agent_steps=int(counters[0]),
+                    rollout_steps=int(counters[1]), playouts=len(base) * len(players))
+
+
+def warmup() -> None:
+    """Compile the auction label kernels (cached on disk)."""
+    from ...rules import get_rules
+    label_bid_chunk(get_rules("ffb"), 0, 0, 1)
+    label_bid_chunk(get_rules("classic"), 0, 0, 1)

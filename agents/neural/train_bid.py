@@ -1,0 +1,527 @@
+"""Bidding trainer (``coinche-rl train bid``): one file, top to bottom, CleanRL style.
+
+Algorithm: **supervised regression on counterfactual auction labels of real deals**
+(:mod:`.bid_labels`). A label worker plays the auctions of real deals (the heuristic
+bids, with ``epsilon`` random actions) and scores *every legal auction action* of every
+decision on the true deal: the action, the heuristic's continuation of the auction,
+then the final contract played by the card player (the shipped ``nn`` play net and / or
+the heuristic: real play, never double dummy). It also scores, for every contract of the
+preset, what the seat would make taking it now. The network (canonical inputs, so that
+suit renamings cannot change a bid) has, for each card player, three heads over the 82
+auction actions:
+
+* ``q``: the value of each auction action (centred Huber regression on the legal ones,
+  plus a small loss on the decision's mean, as the card-play trainer), what the agent
+  bids with (the best legal action);
+* ``ev``: the expected deal score of each contract if the seat took it now (Huber);
+* ``made``: the probability that it is made (a logit, binary cross-entropy).
+
+The card-play net stays frozen while the bidder trains (bid and play training
+alternate: joint training was unstable for colver, ``../shared/NEURAL.md``). Heavy
+tails (coinche x2, surcoinche x4, capot) go through the Huber loss.
+
+Determinism, resume, ``--init``, outputs: as :mod:`.train_play` (chunk ``c`` is a pure
+function of ``(seed, c)``, exactly ``updates_per_chunk`` updates after each, atomic
+checkpoints with the replay and the random streams; ``weights.npz`` with its manifest).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import signal
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import List, Optional
+
+import numpy as np
+
+from .train_play import (LabelSource, _atomic_write, _Logger, _lr_at, _Progress,
+                         _s, _training_facts, play_loss)
+from .train_play import parse_args as _parse
+
+__all__ = ["Args", "train", "check_args", "bid_loss", "export_run", "parse_args",
+           "BidLabelSource"]
+
+
+@dataclass
+class Args:
+    """Every setting of a run (``coinche-rl train bid --help``)."""
+    rules: str = _s("ffb", 'the preset the net is trained for')
+    seed: int = _s(0, 'the one seed of the run (labels, sampling, initialisation)')
+    minutes: float = _s(60.0, 'training time budget (cumulative over resumes)')
+    out: str = _s("runs/bid", 'the run folder')
+    resume: bool = _s(False, 'continue the run in --out exactly')
+    init: Optional[str] = _s(None, "start from the weights of this run's checkpoint")
+    players: str = _s("auto", "card players of the targets, comma-separated (nn, heuristic); "
+                              "auto: nn,heuristic where card-play weights ship, else heuristic")
+    play_weights: str = _s("", "card-play weights of the nn player (default: shipped)")
+    # network
+    hidden: List[int] = field(default_factory=lambda: [512, 256],
+                              metadata={"help": "hidden layer widths"})
+    # labels
+    chunk_deals: int = _s(64, 'deals per label chunk')
+    epsilon: float = _s(0.1, 'random auction action share in the labelled auctions')
+    workers: int = _s(1, 'label worker processes (0: in this process)')
+    backend: str = _s("pool", 'pool | ray (workers > 0)')
+    address: Optional[str] = _s(None, 'ray cluster address')
+    prefetch: int = _s(4, 'chunks in flight per worker')
+    # optimisation
+    batch_size: int = _s(512, 'positions per update')
+    updates_per_chunk: int = _s(8, 'updates after each chunk of labels')
+    buffer_size: int = _s(400_000, 'replay buffer (labelled positions, FIFO)')
+    min_buffer: int = _s(10_000, 'positions before the first update')
+    lr: float = _s(1e-3, 'initial learning rate (AdamW)')
+    lr_end: float = _s(2e-5, 'final learning rate')
+    anneal_updates: int = _s(200_000, 'cosine decay from lr to lr_end over these updates')
+    weight_decay: float = _s(1e-5, 'AdamW weight decay')
+    huber_delta: float = _s(1.0, 'Huber threshold, in units of --target-scale points')
+    mean_loss_weight: float = _s(0.1, 'weight of the decision-mean loss of the q head')
+    ev_loss_weight: float = _s(0.5, 'weight of the contract-value (ev) loss')
+    made_loss_weight: float = _s(0.5, 'weight of the P(made) loss')
+    target_scale: float = _s(100.0, 'points per network output unit')
+    max_chunks: Optional[int] = _s(None, 'stop after this many chunks (tests)')
+    # evaluation, logging, checkpoints
+    eval_minutes: float = _s(10.0, 'evaluation interval (0: none)')
+    eval_pairs: int = _s(1000, 'deal pairs of each evaluation (full deals vs the heuristic)')
+    eval_seed: int = _s(20261201, 'the evaluation deal set')
+    log_seconds: float = _s(10.0, 'metrics interval')
+    checkpoint_minutes: float = _s(5.0, 'checkpoint interval')
+    torch_threads: int = _s(1, 'torch threads of the trainer')
+    progress: bool = _s(True, 'a progress bar (rich) or plain lines')
+
+
+def parse_args(argv=None) -> Args:
+    """Parse ``coinche-rl train bid`` arguments into :class:`Args`."""
+    return _parse(argv, Args, "coinche-rl train bid", "train the bidding network (see "
+                                                      "coinche_rl.agents.neural.train_bid)")
+
+
+def resolve_players(args: Args) -> List[str]:
+    """The card players of the run (``--players``, ``auto`` resolved)."""
+    from .bid_labels import PLAYERS
+    from .net import default_weights_path
+    if args.players == "auto":
+        if args.play_weights or os.path.isfile(default_weights_path(args.rules)):
+            return ["nn", "heuristic"]
+        return ["heuristic"]
+    players = [p.strip() for p in args.players.split(",") if p.strip()]
+    for p in players:
+        if p not in PLAYERS:
+            raise ValueError(f"--players={args.players!r}: unknown card player {p!r}; expected "
+                             f"a comma-separated list of {', '.join(PLAYERS)}, or auto")
+    if not players or len(set(players)) != len(players):
+        raise ValueError(f"--players={args.players!r}: expected distinct card players")
+    return players
+
+
+def check_args(args: Args) -> None:
+    """Refuse bad settings before anything is written, naming the setting."""
+    from ...rules import get_rules
+    get_rules(args.rules)
+
+    def bad(name, why):
+        raise ValueError(f"--{name.replace('_', '-')}={getattr(args, name)!r}: {why}")
+    resolve_players(args)
+    if args.play_weights and not os.path.isfile(args.play_weights):
+        bad("play_weights", "no such file")
+    if args.backend not in ("pool", "ray"):
+        bad("backend", "expected 'pool' or 'ray'")
+    if args.address and (args.backend != "ray" or args.workers < 1):
+        bad("address", "an address is for --backend ray with --workers 1 or more")
+    if not args.hidden or any(int(h) < 1 for h in args.hidden):
+        bad("hidden", "expected one or more positive layer widths")
+    for name in ("chunk_deals", "batch_size", "updates_per_chunk", "buffer_size", "prefetch",
+                 "torch_threads", "eval_pairs"):
+        if getattr(args, name) < 1:
+            bad(name, "must be at least 1")
+    for name in ("workers", "min_buffer", "anneal_updates", "seed", "eval_seed"):
+        if getattr(args, name) < 0:
+            bad(name, "must be at least 0")
+    if not 0.0 <= args.epsilon <= 1.0:
+        bad("epsilon", "must be in [0, 1]")
+    for name in ("minutes", "lr", "target_scale", "huber_delta"):
+        if not getattr(args, name) > 0:
+            bad(name, "must be positive")
+    for name in ("lr_end", "weight_decay", "mean_loss_weight", "ev_loss_weight",
+                 "made_loss_weight", "eval_minutes", "checkpoint_minutes", "log_seconds"):
+        if getattr(args, name) < 0:
+            bad(name, "must be at least 0")
+    if args.max_chunks is not None and args.max_chunks < 0:
+        bad("max_chunks", "must be at least 0")
+
+
+# ------------------------------------------------------------------ label source
+def _bid_chunk_job(rules_name, seed, c, chunk_deals, epsilon, players, play_weights):
+    from ...rules import get_rules
+    from .bid_labels import label_bid_chunk
+    rules = get_rules(rules_name)
+    net = None
+    if "nn" in players:
+        from .agent import load_play_net
+        net = load_play_net(play_weights, rules, check_rules=not play_weights)
+    ch = label_bid_chunk(rules, seed, c * chunk_deals, chunk_deals, epsilon, players, net)
+    return (ch.feats, ch.legal, ch.q, ch.ev, ch.made, ch.ev_valid, ch.deals, ch.seconds)
+
+
+def _warm_bid_labels():
+    from .bid_labels import warmup
+    warmup()
+
+
+class BidLabelSource(LabelSource):
+    """Auction label chunks in order (:class:`.train_play.LabelSource`)."""
+
+    job = staticmethod(_bid_chunk_job)
+    warm = staticmethod(_warm_bid_labels)
+
+    def __init__(self, args: Args, start: int, players: List[str]):
+        self.players = tuple(players)
+        super().__init__(args, start)
+
+    def _job(self, c):
+        a = self.args
+        return (a.rules, a.seed, c, a.chunk_deals, a.epsilon, self.players, a.play_weights)
+
+
+# ------------------------------------------------------------------ replay buffer
+class BidReplay:
+    """A FIFO ring of labelled auction positions."""
+
+    FIELDS = ("feats", "legal", "q", "ev", "made", "ev_valid")
+
+    def __init__(self, capacity: int, n_features: int, n_players: int):
+        from .bid_labels import N_BID
+        self.capacity = capacity
+        self.feats = np.zeros((capacity, n_features), dtype=np.float16)
+        self.legal = np.zeros((capacity, N_BID), dtype=bool)
+        self.q = np.zeros((capacity, n_players, N_BID), dtype=np.float16)
+        self.ev = np.zeros((capacity, n_players, N_BID), dtype=np.float16)
+        self.made = np.zeros((capacity, n_players, N_BID), dtype=bool)
+        self.ev_valid = np.zeros((capacity, N_BID), dtype=bool)
+        self.size = 0
+        self.pos = 0
+
+    def add(self, *arrays) -> None:
+        n = len(arrays[0])
+        for start in range(0, n, self.capacity):
+            part = [a[start:start + self.capacity] for a in arrays]
+            m = len(part[0])
+            k = min(m, self.capacity - self.pos)
+            for name, a in zip(self.FIELDS, part):
+                buf = getattr(self, name)
+                buf[self.pos:self.pos + k] = a[:k]
+                buf[:m - k] = a[k:]
+            self.pos = (self.pos + m) % self.capacity
+            self.size = min(self.capacity, self.size + m)
+
+    def sample(self, idx):
+        return tuple(getattr(self, name)[idx] for name in self.FIELDS)
+
+    def state(self) -> dict:
+        n = self.size
+        out = {name: getattr(self, name)[:n] for name in self.FIELDS}
+        out.update(pos=np.int64(self.pos), size=np.int64(n))
+        return out
+
+    def load(self, z) -> None:
+        n = int(z["size"])
+        for name in self.FIELDS:
+            getattr(self, name)[:n] = z[name]
+        self.size, self.pos = n, int(z["pos"])
+
+
+# ------------------------------------------------------------------ the loss
+def bid_loss(out, legal, q, ev, made, ev_valid, args: Args):
+    """``(loss, parts)`` of network outputs ``out`` (``[n, players * 3 * N_BID]``)
+    against the targets (``q``, ``ev`` in units of ``target_scale`` points; ``made``
+    0/1): per player, the centred Huber loss of the ``q`` head on the legal actions
+    (:func:`.train_play.play_loss`), plus ``ev_loss_weight`` x Huber on the ``ev``
+    head and ``made_loss_weight`` x binary cross-entropy on the ``made`` logits, both on
+    the preset's contracts (``ev_valid``). ``parts``: the three unweighted losses."""
+    import torch
+    from .bid_labels import N_BID
+    n_pl = q.shape[1]
+    o = out.view(-1, n_pl, 3, N_BID)
+    total = 0.0
+    parts = [0.0, 0.0, 0.0]
+    vm = ev_valid.float()
+    n_valid = vm.sum().clamp(min=1.0)
+    for pl in range(n_pl):
+        lq, lq_rel = play_loss(o[:, pl, 0], legal, q[:, pl], args)
+        hev = torch.nn.functional.huber_loss(o[:, pl, 1], ev[:, pl], delta=args.huber_delta,
+                                             reduction="none")
+        lev = (hev * vm).sum() / n_valid
+        bce = torch.nn.functional.binary_cross_entropy_with_logits(o[:, pl, 2], made[:, pl],
+                                                                   reduction="none")
+        lmade = (bce * vm).sum() / n_valid
+        total = total + lq + args.ev_loss_weight * lev + args.made_loss_weight * lmade
+        parts[0] += float(lq_rel.detach()) / n_pl
+        parts[1] += float(lev.detach()) / n_pl
+        parts[2] += float(lmade.detach()) / n_pl
+    return total, parts
+
+
+def export_bid_weights(model, rules, path: str, training: dict, players, evaluation=None):
+    """Write the torch-free bidding weights (float16) of ``model`` with its manifest."""
+    from .net import make_manifest, save_weights
+    from .torch_net import to_numpy
+    mlp = to_numpy(model)
+    save_weights(path, mlp, make_manifest(mlp, rules, training, evaluation, kind="bid",
+                                          players=players))
+    return mlp
+
+
+def evaluate_bid_weights(path: str, rules_name: str, pairs: int, seed: int,
+                         opponent: str = "heuristic") -> dict:
+    """Full-deal duplicate (auction and play) of the ``nn`` agent bidding with
+    ``path`` against ``opponent``: margin per deal and its 95% interval."""
+    from ...arena import run_duplicate
+    r = run_duplicate(f"nn:bid_weights={path}", opponent, pairs, preset=rules_name, seed=seed)
+    return {"margin": float(r.mean), "ci95": float(r.ci95), "pairs": int(r.n),
+            "win_rate": float(r.win_rate), "opponent": opponent, "seed": seed, "frozen": False}
+
+
+# ==================================================================== the loop
+def train(args: Args) -> dict:
+    """Run (or resume) a bidding training run; returns the final figures."""
+    import torch
+    from ...rules import get_rules
+    from . import canonical as C
+    from .bid_labels import N_BID
+    from .torch_net import PlayNet
+
+    check_args(args)
+    players = resolve_players(args)
+    n_pl = len(players)
+    torch.set_num_threads(args.torch_threads)
+    rules = get_rules(args.rules)
+    os.makedirs(args.out, exist_ok=True)
+    ckpt_path = os.path.join(args.out, "checkpoint.pt")
+    replay_path = os.path.join(args.out, "replay.npz")
+    weights_path = os.path.join(args.out, "weights.npz")
+
+    torch.manual_seed(args.seed)
+    rng = np.random.default_rng(args.seed)
+    model = PlayNet(args.hidden, outputs=n_pl * 3 * N_BID)
+    optim = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
+    replay = BidReplay(args.buffer_size, C.FEATURE_SIZE, n_pl)
+    chunk, updates, labelled, elapsed, deals = 0, 0, 0, 0.0, 0
+    history = []
+    init_info = None
+
+    if args.resume and os.path.exists(ckpt_path):
+        ck = torch.load(ckpt_path, weights_only=True)
+        saved = json.loads(ck["args"])
+        for k in ("rules", "seed", "players", "play_weights", "hidden", "chunk_deals",
+                  "epsilon", "batch_size", "updates_per_chunk", "buffer_size", "lr", "lr_end",
+                  "anneal_updates", "target_scale", "huber_delta", "mean_loss_weight",
+                  "ev_loss_weight", "made_loss_weight"):
+            if saved[k] != getattr(args, k):
+                raise ValueError(f"--resume: {args.out} was trained with {k}={saved[k]!r}, "
+                                 f"not {getattr(args, k)!r}; resume with the same settings "
+                                 f"or use another --out")
+        model.load_state_dict(ck["model"])
+        optim.load_state_dict(ck["optim"])
+        torch.set_rng_state(ck["torch_rng"])
+        rng.bit_generator.state = json.loads(ck["np_rng"])
+        chunk, updates, labelled = int(ck["chunk"]), int(ck["updates"]), int(ck["labelled"])
+        elapsed, deals = float(ck["elapsed"]), int(ck["deals"])
+        history = json.loads(ck["history"])
+        init_info = json.loads(ck.get("init", "null"))
+        with np.load(replay_path) as z:
+            replay.load(z)
+    elif args.resume:
+        raise FileNotFoundError(f"--resume: no checkpoint at {ckpt_path}")
+    elif os.path.exists(ckpt_path):
+        raise FileExistsError(f"{args.out} already holds a run (checkpoint.pt); pass --resume "
+                              f"to continue it or choose another --out")
+    elif args.init:
+        init_path = os.path.join(args.init, "checkpoint.pt")
+        if not os.path.isfile(init_path):
+            raise FileNotFoundError(f"--init: no checkpoint at {init_path}")
+        ick = torch.load(init_path, weights_only=True)
+        iargs = json.loads(ick["args"])
+        for k in ("rules", "hidden"):
+            if iargs[k] != getattr(args, k):
+                raise ValueError(f"--init: {args.init} was trained with {k}={iargs[k]!r}, not "
+                                 f"{getattr(args, k)!r}")
+        if resolve_players(Args(**{**dataclasses.asdict(args), **{
+                "players": iargs["players"], "play_weights": iargs["play_weights"]}})) != players:
+            raise ValueError(f"--init: {args.init} was trained for card players "
+                             f"{iargs['players']!r}, not {args.players!r}")
+        model.load_state_dict(ick["model"])
+        elapsed = float(ick["elapsed"])
+        history = json.loads(ick["history"])
+        init_info = {"run": os.path.basename(os.path.abspath(args.init)),
+                     "minutes": round(elapsed / 60.0, 2), "updates": int(ick["updates"]),
+                     "labelled_decisions": int(ick["labelled"]), "deals": int(ick["deals"]),
+                     "args": iargs, "init": json.loads(ick.get("init", "null"))}
+
+    def save_checkpoint():
+        ck = {"model": model.state_dict(), "optim": optim.state_dict(),
+              "torch_rng": torch.get_rng_state(),
+              "np_rng": json.dumps(rng.bit_generator.state),
+              "chunk": chunk, "updates": updates, "labelled": labelled,
+              "elapsed": elapsed + (time.perf_counter() - t_start), "deals": deals,
+              "history": json.dumps(history), "args": json.dumps(dataclasses.asdict(args)),
+              "init": json.dumps(init_info)}
+
+        def write_replay(p):
+            with open(p, "wb") as f:
+                np.savez(f, **replay.state())
+        _atomic_write(replay_path, write_replay)
+        _atomic_write(ckpt_path, lambda p: torch.save(ck, p))
+
+    def training_info():
+        info = _training_facts(args.out, elapsed + time.perf_counter() - t_start, updates,
+                               chunk, labelled, deals, dataclasses.asdict(args), init_info)
+        info["players"] = players
+        return info
+
+    logger = _Logger(args.out)
+    source = BidLabelSource(args, chunk, players)
+    interrupted = []
+    old_handler = signal.getsignal(signal.SIGINT)
+
+    def on_sigint(signum, frame):
+        interrupted.append(True)
+    signal.signal(signal.SIGINT, on_sigint)
+    t_start = time.perf_counter()
+    last_log = last_ckpt = t_start
+    last_eval = t_start if history else t_start - 1e9
+    progress = _Progress(args.progress, args.minutes * 60.0, "train bid")
+    win_labels = win_updates = 0
+    win_t = t_start
+    acc, loss_n = np.zeros(3), 0
+    scale = 1.0 / args.target_scale
+    try:
+        while True:
+            now = time.perf_counter()
+            total = elapsed + now - t_start
+            if interrupted or total >= args.minutes * 60.0 or \
+                    (args.max_chunks is not None and chunk >= args.max_chunks):
+                break
+            feats, legal, q, ev, made, ev_valid, n_deals, _sec = source.get()
+            chunk += 1
+            labelled += len(q)
+            deals += n_deals
+            win_labels += len(q)
+            replay.add(feats, legal, q, ev, made, ev_valid)
+            if replay.size >= min(args.min_buffer, args.buffer_size):
+                for _ in range(args.updates_per_chunk):
+                    # ---- one update on a batch of labelled positions
+                    idx = rng.integers(0, replay.size, args.batch_size)
+                    f, lg, tq, tev, tm, vm = replay.sample(idx)
+                    lr = _lr_at(args, updates)
+                    for g in optim.param_groups:
+                        g["lr"] = lr
+                    loss, parts = bid_loss(
+                        model(torch.from_numpy(f.astype(np.float32))), torch.from_numpy(lg),
+                        torch.from_numpy(tq.astype(np.float32)) * scale,
+                        torch.from_numpy(tev.astype(np.float32)) * scale,
+                        torch.from_numpy(tm.astype(np.float32)), torch.from_numpy(vm), args)
+                    optim.zero_grad(set_to_none=True)
+                    loss.backward()
+                    optim.step()
+                    updates += 1
+                    win_updates += 1
+                    acc += parts
+                    loss_n += 1
+            now = time.perf_counter()
+            if now - last_log >= args.log_seconds:
+                dt = now - win_t
+                row = {"charts/minutes": (elapsed + now - t_start) / 60.0,
+                       "charts/labelled_positions": labelled, "charts/deals": deals,
+                       "charts/labels_per_s": win_labels / dt,
+                       "charts/updates_per_s": win_updates / dt,
+                       "charts/lr": _lr_at(args, updates), "charts/buffer": replay.size,
+                       "charts/chunks": chunk}
+                if loss_n:
+                    m = acc / loss_n
+                    row.update({"losses/q_relative_huber": m[0], "losses/ev_huber": m[1],
+                                "losses/made_bce": m[2]})
+                logger.log(updates, row)
+                progress.update(elapsed + now - t_start,
+                                f"upd {updates} lab {labelled / 1e6:.2f}M "
+                                f"q {acc[0] / max(1, loss_n):.4f} ev {acc[1] / max(1, loss_n):.4f} "
+                                f"made {acc[2] / max(1, loss_n):.4f} "
+                                f"{win_labels / dt:.0f} lab/s {win_updates / dt:.0f} upd/s"
+                                + (f" eval {history[-1]['margin']:+.1f}±{history[-1]['ci95']:.1f}"
+                                   if history else ""))
+                win_labels = win_updates = 0
+                win_t = now
+                acc, loss_n = np.zeros(3), 0
+                last_log = now
+            if args.eval_minutes > 0 and now - last_eval >= args.eval_minutes * 60.0 and updates:
+                export_bid_weights(model, rules, weights_path, training_info(), players)
+                ev_ = evaluate_bid_weights(weights_path, args.rules, args.eval_pairs,
+                                           args.eval_seed)
+                ev_.update(updates=updates, labelled=labelled,
+                           minutes=(elapsed + time.perf_counter() - t_start) / 60.0)
+                history.append(ev_)
+                logger.log(updates, {"eval/margin_vs_heuristic": ev_["margin"],
+                                     "eval/ci95": ev_["ci95"], "eval/win_rate": ev_["win_rate"],
+                                     "eval/minutes": ev_["minutes"]})
+                last_eval = time.perf_counter()
+            if now - last_ckpt >= args.checkpoint_minutes * 60.0:
+                save_checkpoint()
+                last_ckpt = time.perf_counter()
+    finally:
+        signal.signal(signal.SIGINT, old_handler)
+        source.close()
+        progress.close()
+    save_checkpoint()
+    info = training_info()
+    final = {"charts/minutes": info["minutes"], "charts/labelled_positions": labelled,
+             "charts/deals": deals, "charts/chunks": chunk, "charts/buffer": replay.size}
+    logger.log(updates, final)
+    export_bid_weights(model, rules, weights_path, info, players,
+                       {"history": history, "final": history[-1] if history else None})
+    logger.close()
+    return {"updates": updates, "chunks": chunk, "labelled": labelled, "deals": deals,
+            "minutes": info["minutes"], "history": history, "interrupted": bool(interrupted),
+            "weights": weights_path, "players": players}
+
+
+def export_run(run: str, path: str, float32: bool = False) -> str:
+    """Write the torch-free bidding weights of the checkpoint in the run folder ``run``
+    to ``path``, with the run's training facts and evaluation history."""
+    import torch
+    from ...rules import get_rules
+    from .bid_labels import N_BID
+    from .net import make_manifest, save_weights
+    from .torch_net import PlayNet, to_numpy
+    ckpt = os.path.join(run, "checkpoint.pt")
+    if not os.path.isfile(ckpt):
+        raise FileNotFoundError(f"no checkpoint.pt in {run!r}: not a training run folder")
+    ck = torch.load(ckpt, weights_only=True)
+    args = json.loads(ck["args"])
+    players = resolve_players(Args(**args))
+    model = PlayNet(args["hidden"], outputs=len(players) * 3 * N_BID)
+    model.load_state_dict(ck["model"])
+    history = json.loads(ck["history"])
+    training = _training_facts(run, float(ck["elapsed"]), int(ck["updates"]), int(ck["chunk"]),
+                               int(ck["labelled"]), int(ck["deals"]), args,
+                               json.loads(ck.get("init", "null")))
+    training["players"] = players
+    mlp = to_numpy(model)
+    save_weights(path, mlp, make_manifest(mlp, get_rules(args["rules"]), training,
+                                          {"history": history,
+                                           "final": history[-1] if history else None},
+                                          kind="bid", players=players),
+                 dtype=np.float32 if float32 else np.float16)
+    return path
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    res = train(args)
+    print(json.dumps({k: v for k, v in res.items() if k != "history"}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
