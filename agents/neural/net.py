@@ -50,6 +50,24 @@ FORMAT = "coinche-rl-weights"
 FORMAT_VERSION = 1
 ACTION_MAP = "canonical-cards-32"
 N_OUT = 32
+#: the bidding net's outputs: for each card player of ``manifest["bid"]["players"]``,
+#: the heads ``q``, ``ev``, ``made`` over :data:`.bid_labels.BID_ACTIONS`
+BID_ACTION_MAP = "canonical-auction-82"
+BID_HEADS = ("q", "ev", "made")
+
+
+def _outputs(kind: str, manifest: dict, path) -> tuple:
+    """``(action map, outputs)`` a net of ``kind`` must have."""
+    if kind != "bid":
+        return ACTION_MAP, N_OUT
+    from .bid_labels import N_BID, PLAYERS
+    bid = manifest.get("bid") or {}
+    players = bid.get("players")
+    if not isinstance(players, list) or not players or any(p not in PLAYERS for p in players):
+        raise WeightsError(f"{path}: manifest field bid.players is {players!r}, expected a "
+                           f"list of card players from {list(PLAYERS)}")
+    _expect("bid.heads", bid.get("heads"), list(BID_HEADS), path)
+    return BID_ACTION_MAP, len(players) * len(BID_HEADS) * N_BID
 
 
 class WeightsError(ValueError):
@@ -144,15 +162,19 @@ class MLP:
 
 
 def make_manifest(net: MLP, rules, training: dict, evaluation: Optional[dict] = None,
-                  kind: str = "play") -> dict:
-    """The manifest of ``net`` trained for ``rules`` (a RuleSet) by ``training``."""
+                  kind: str = "play", players: Optional[Sequence[str]] = None) -> dict:
+    """The manifest of ``net`` trained for ``rules`` (a RuleSet) by ``training``
+    (``kind="bid"``: a bidding net, with the card ``players`` of its heads)."""
     from ... import __version__
-    return {
+    extra = {}
+    if kind == "bid":
+        extra["bid"] = {"players": list(players), "heads": list(BID_HEADS)}
+    return {**extra,
         "format": FORMAT, "format_version": FORMAT_VERSION, "kind": kind,
         "observation": {"version": C.O.VERSION, "size": C.N_OBS,
                         "features": C.FEATURE_SIZE, "feature_hash": C.feature_layout_hash()},
         "canonical": {"version": C.CANON_VERSION},
-        "action_map": ACTION_MAP,
+        "action_map": BID_ACTION_MAP if kind == "bid" else ACTION_MAP,
         "architecture": net.architecture(),
         "rules": {"name": rules.name, "hash": rules_hash(rules)},
         "training": dict(training),
@@ -224,19 +246,20 @@ def load_weights(path, rules=None, kind: str = "play") -> MLP:
     _expect("observation.features", obs.get("features"), C.FEATURE_SIZE, path)
     _expect("observation.feature_hash", obs.get("feature_hash"), C.feature_layout_hash(), path)
     _expect("canonical.version", (m.get("canonical") or {}).get("version"), C.CANON_VERSION, path)
-    _expect("action_map", m.get("action_map"), ACTION_MAP, path)
+    action_map, n_out = _outputs(kind, m, path)
+    _expect("action_map", m.get("action_map"), action_map, path)
     arch = m.get("architecture") or {}
     _expect("architecture.type", arch.get("type"), "mlp", path)
     _expect("architecture.activation", arch.get("activation"), "relu", path)
     _expect("architecture.inputs", arch.get("inputs"), C.FEATURE_SIZE, path)
-    _expect("architecture.outputs", arch.get("outputs"), N_OUT, path)
+    _expect("architecture.outputs", arch.get("outputs"), n_out, path)
     hidden = arch.get("hidden")
     if not isinstance(hidden, list):
         raise WeightsError(f"{path}: manifest field architecture.hidden is {hidden!r}, "
                            f"expected a list of layer widths")
     n_layers = len(hidden) + 1
     layers = []
-    sizes = [C.FEATURE_SIZE, *hidden, N_OUT]
+    sizes = [C.FEATURE_SIZE, *hidden, n_out]
     for i in range(n_layers):
         if f"w{i}" not in files or f"b{i}" not in files:
             raise WeightsError(f"{path}: the manifest's architecture has {n_layers} layers "

@@ -38,8 +38,8 @@ from typing import List, Optional
 
 import numpy as np
 
-from .train_play import (LabelSource, _atomic_write, _Logger, _lr_at, _Progress,
-                         _s, _training_facts, play_loss)
+from .train_play import (LabelSource, RunProgress, _bad, _Logger, _lr_at, _Progress, _s,
+                         _training_facts, check_common, play_loss, save_run, start_run)
 from .train_play import parse_args as _parse
 
 __all__ = ["Args", "train", "check_args", "bid_loss", "export_run", "parse_args",
@@ -117,40 +117,22 @@ def resolve_players(args: Args) -> List[str]:
     return players
 
 
+#: the settings a ``--resume`` must repeat
+RESUME_KEYS = ("rules", "seed", "players", "play_weights", "hidden", "chunk_deals", "epsilon",
+               "batch_size", "updates_per_chunk", "buffer_size", "lr", "lr_end",
+               "anneal_updates", "target_scale", "huber_delta", "mean_loss_weight",
+               "ev_loss_weight", "made_loss_weight")
+
+
 def check_args(args: Args) -> None:
     """Refuse bad settings before anything is written, naming the setting."""
-    from ...rules import get_rules
-    get_rules(args.rules)
-
-    def bad(name, why):
-        raise ValueError(f"--{name.replace('_', '-')}={getattr(args, name)!r}: {why}")
+    check_common(args, unit=("epsilon",))
     resolve_players(args)
     if args.play_weights and not os.path.isfile(args.play_weights):
-        bad("play_weights", "no such file")
-    if args.backend not in ("pool", "ray"):
-        bad("backend", "expected 'pool' or 'ray'")
-    if args.address and (args.backend != "ray" or args.workers < 1):
-        bad("address", "an address is for --backend ray with --workers 1 or more")
-    if not args.hidden or any(int(h) < 1 for h in args.hidden):
-        bad("hidden", "expected one or more positive layer widths")
-    for name in ("chunk_deals", "batch_size", "updates_per_chunk", "buffer_size", "prefetch",
-                 "torch_threads", "eval_pairs"):
-        if getattr(args, name) < 1:
-            bad(name, "must be at least 1")
-    for name in ("workers", "min_buffer", "anneal_updates", "seed", "eval_seed"):
+        _bad(args, "play_weights", "no such file")
+    for name in ("ev_loss_weight", "made_loss_weight"):
         if getattr(args, name) < 0:
-            bad(name, "must be at least 0")
-    if not 0.0 <= args.epsilon <= 1.0:
-        bad("epsilon", "must be in [0, 1]")
-    for name in ("minutes", "lr", "target_scale", "huber_delta"):
-        if not getattr(args, name) > 0:
-            bad(name, "must be positive")
-    for name in ("lr_end", "weight_decay", "mean_loss_weight", "ev_loss_weight",
-                 "made_loss_weight", "eval_minutes", "checkpoint_minutes", "log_seconds"):
-        if getattr(args, name) < 0:
-            bad(name, "must be at least 0")
-    if args.max_chunks is not None and args.max_chunks < 0:
-        bad("max_chunks", "must be at least 0")
+            _bad(args, name, "must be at least 0")
 
 
 # ------------------------------------------------------------------ label source
@@ -299,8 +281,6 @@ def train(args: Args) -> dict:
     torch.set_num_threads(args.torch_threads)
     rules = get_rules(args.rules)
     os.makedirs(args.out, exist_ok=True)
-    ckpt_path = os.path.join(args.out, "checkpoint.pt")
-    replay_path = os.path.join(args.out, "replay.npz")
     weights_path = os.path.join(args.out, "weights.npz")
 
     torch.manual_seed(args.seed)
@@ -308,72 +288,21 @@ def train(args: Args) -> dict:
     model = PlayNet(args.hidden, outputs=n_pl * 3 * N_BID)
     optim = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
     replay = BidReplay(args.buffer_size, C.FEATURE_SIZE, n_pl)
-    chunk, updates, labelled, elapsed, deals = 0, 0, 0, 0.0, 0
-    history = []
-    init_info = None
-
-    if args.resume and os.path.exists(ckpt_path):
-        ck = torch.load(ckpt_path, weights_only=True)
-        saved = json.loads(ck["args"])
-        for k in ("rules", "seed", "players", "play_weights", "hidden", "chunk_deals",
-                  "epsilon", "batch_size", "updates_per_chunk", "buffer_size", "lr", "lr_end",
-                  "anneal_updates", "target_scale", "huber_delta", "mean_loss_weight",
-                  "ev_loss_weight", "made_loss_weight"):
-            if saved[k] != getattr(args, k):
-                raise ValueError(f"--resume: {args.out} was trained with {k}={saved[k]!r}, "
-                                 f"not {getattr(args, k)!r}; resume with the same settings "
-                                 f"or use another --out")
-        model.load_state_dict(ck["model"])
-        optim.load_state_dict(ck["optim"])
-        torch.set_rng_state(ck["torch_rng"])
-        rng.bit_generator.state = json.loads(ck["np_rng"])
-        chunk, updates, labelled = int(ck["chunk"]), int(ck["updates"]), int(ck["labelled"])
-        elapsed, deals = float(ck["elapsed"]), int(ck["deals"])
-        history = json.loads(ck["history"])
-        init_info = json.loads(ck.get("init", "null"))
-        with np.load(replay_path) as z:
-            replay.load(z)
-    elif args.resume:
-        raise FileNotFoundError(f"--resume: no checkpoint at {ckpt_path}")
-    elif os.path.exists(ckpt_path):
-        raise FileExistsError(f"{args.out} already holds a run (checkpoint.pt); pass --resume "
-                              f"to continue it or choose another --out")
-    elif args.init:
-        init_path = os.path.join(args.init, "checkpoint.pt")
-        if not os.path.isfile(init_path):
-            raise FileNotFoundError(f"--init: no checkpoint at {init_path}")
-        ick = torch.load(init_path, weights_only=True)
-        iargs = json.loads(ick["args"])
-        for k in ("rules", "hidden"):
-            if iargs[k] != getattr(args, k):
-                raise ValueError(f"--init: {args.init} was trained with {k}={iargs[k]!r}, not "
-                                 f"{getattr(args, k)!r}")
-        if resolve_players(Args(**{**dataclasses.asdict(args), **{
-                "players": iargs["players"], "play_weights": iargs["play_weights"]}})) != players:
+    def same_players(iargs):
+        other = Args(**{**dataclasses.asdict(args), "players": iargs["players"],
+                        "play_weights": iargs["play_weights"]})
+        if resolve_players(other) != players:
             raise ValueError(f"--init: {args.init} was trained for card players "
                              f"{iargs['players']!r}, not {args.players!r}")
-        model.load_state_dict(ick["model"])
-        elapsed = float(ick["elapsed"])
-        history = json.loads(ick["history"])
-        init_info = {"run": os.path.basename(os.path.abspath(args.init)),
-                     "minutes": round(elapsed / 60.0, 2), "updates": int(ick["updates"]),
-                     "labelled_decisions": int(ick["labelled"]), "deals": int(ick["deals"]),
-                     "args": iargs, "init": json.loads(ick.get("init", "null"))}
+    run = start_run(args, model, optim, rng, replay, RESUME_KEYS, same_players)
+    chunk, updates, labelled, elapsed, deals = (run.chunk, run.updates, run.labelled,
+                                                run.elapsed, run.deals)
+    history, init_info = run.history, run.init
 
     def save_checkpoint():
-        ck = {"model": model.state_dict(), "optim": optim.state_dict(),
-              "torch_rng": torch.get_rng_state(),
-              "np_rng": json.dumps(rng.bit_generator.state),
-              "chunk": chunk, "updates": updates, "labelled": labelled,
-              "elapsed": elapsed + (time.perf_counter() - t_start), "deals": deals,
-              "history": json.dumps(history), "args": json.dumps(dataclasses.asdict(args)),
-              "init": json.dumps(init_info)}
-
-        def write_replay(p):
-            with open(p, "wb") as f:
-                np.savez(f, **replay.state())
-        _atomic_write(replay_path, write_replay)
-        _atomic_write(ckpt_path, lambda p: torch.save(ck, p))
+        save_run(args, model, optim, rng, replay, RunProgress(
+            chunk, updates, labelled, elapsed + time.perf_counter() - t_start, deals, history,
+            init_info))
 
     def training_info():
         info = _training_facts(args.out, elapsed + time.perf_counter() - t_start, updates,

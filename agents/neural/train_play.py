@@ -101,14 +101,16 @@ class Args:
     progress: bool = _s(True, 'a progress bar (rich) or plain lines')
 
 
-def parse_args(argv=None) -> Args:
-    """Parse ``coinche-rl train play`` arguments into :class:`Args`."""
+def parse_args(argv=None, settings=None, prog: str = "coinche-rl train play",
+               description: str = "train the card-play network (see "
+                                  "coinche_rl.agents.neural.train_play)"):
+    """Parse ``coinche-rl train play`` arguments into :class:`Args` (``settings``:
+    another settings dataclass of the same kind, e.g. the bidding trainer's)."""
     import argparse
-    p = argparse.ArgumentParser(prog="coinche-rl train play",
-                                description="train the card-play network (see "
-                                            "coinche_rl.agents.neural.train_play)")
-    defaults = Args()
-    for f in dataclasses.fields(Args):
+    settings = settings or Args
+    p = argparse.ArgumentParser(prog=prog, description=description)
+    defaults = settings()
+    for f in dataclasses.fields(settings):
         name = "--" + f.name.replace("_", "-")
         default = getattr(defaults, f.name)
         kw = dict(default=default, help=f"{f.metadata.get('help', '')} (default: %(default)s)")
@@ -125,43 +127,51 @@ def parse_args(argv=None) -> Args:
         else:
             p.add_argument(name, type=int, **kw)
     ns = p.parse_args(argv)
-    return Args(**vars(ns))
+    return settings(**vars(ns))
+
+
+def _bad(args, name, why):
+    raise ValueError(f"--{name.replace('_', '-')}={getattr(args, name)!r}: {why}")
+
+
+def check_common(args, unit=()) -> None:
+    """The checks every trainer's settings share (the preset, the label workers, the
+    network, the optimisation, the schedule of logs and checkpoints), plus the shares
+    ``unit`` that must be in [0, 1]; a bad one raises ValueError naming it."""
+    from ...rules import get_rules
+    get_rules(args.rules)                        # UnknownPresetError names the presets
+    if args.backend not in ("pool", "ray"):
+        _bad(args, "backend", "expected 'pool' or 'ray'")
+    if args.address and (args.backend != "ray" or args.workers < 1):
+        _bad(args, "address", "an address is for --backend ray with --workers 1 or more")
+    if not args.hidden or any(int(h) < 1 for h in args.hidden):
+        _bad(args, "hidden", "expected one or more positive layer widths")
+    for name in ("chunk_deals", "batch_size", "updates_per_chunk", "buffer_size", "prefetch",
+                 "torch_threads", "eval_pairs"):
+        if getattr(args, name) < 1:
+            _bad(args, name, "must be at least 1")
+    for name in ("workers", "min_buffer", "anneal_updates", "seed", "eval_seed"):
+        if getattr(args, name) < 0:
+            _bad(args, name, "must be at least 0")
+    for name in unit:
+        if not 0.0 <= getattr(args, name) <= 1.0:
+            _bad(args, name, "must be in [0, 1]")
+    for name in ("minutes", "lr", "target_scale", "huber_delta"):
+        if not getattr(args, name) > 0:
+            _bad(args, name, "must be positive")
+    for name in ("lr_end", "weight_decay", "mean_loss_weight", "eval_minutes",
+                 "checkpoint_minutes", "log_seconds"):
+        if getattr(args, name) < 0:
+            _bad(args, name, "must be at least 0")
+    if args.max_chunks is not None and args.max_chunks < 0:
+        _bad(args, "max_chunks", "must be at least 0")
 
 
 def check_args(args: Args) -> None:
     """Refuse bad settings before anything is written, naming the setting."""
-    from ...rules import get_rules
-    get_rules(args.rules)                        # UnknownPresetError names the presets
-
-    def bad(name, why):
-        raise ValueError(f"--{name.replace('_', '-')}={getattr(args, name)!r}: {why}")
-    if args.backend not in ("pool", "ray"):
-        bad("backend", "expected 'pool' or 'ray'")
-    if args.address and (args.backend != "ray" or args.workers < 1):
-        bad("address", "an address is for --backend ray with --workers 1 or more")
-    if not args.hidden or any(int(h) < 1 for h in args.hidden):
-        bad("hidden", "expected one or more positive layer widths")
-    for name in ("chunk_deals", "batch_size", "updates_per_chunk", "buffer_size", "prefetch",
-                 "torch_threads", "eval_pairs"):
-        if getattr(args, name) < 1:
-            bad(name, "must be at least 1")
-    for name in ("workers", "min_buffer", "anneal_updates", "seed", "eval_seed"):
-        if getattr(args, name) < 0:
-            bad(name, "must be at least 0")
-    for name in ("frozen", "epsilon"):
-        if not 0.0 <= getattr(args, name) <= 1.0:
-            bad(name, "must be in [0, 1]")
+    check_common(args, unit=("frozen", "epsilon"))
     if not 0 <= args.solver_cards <= 32:
-        bad("solver_cards", "must be in 0..32 (cards left in the hands)")
-    for name in ("minutes", "lr", "target_scale", "huber_delta"):
-        if not getattr(args, name) > 0:
-            bad(name, "must be positive")
-    for name in ("lr_end", "weight_decay", "mean_loss_weight", "eval_minutes",
-                 "checkpoint_minutes", "log_seconds"):
-        if getattr(args, name) < 0:
-            bad(name, "must be at least 0")
-    if args.max_chunks is not None and args.max_chunks < 0:
-        bad("max_chunks", "must be at least 0")
+        _bad(args, "solver_cards", "must be in 0..32 (cards left in the hands)")
 
 
 # ------------------------------------------------------------------ label source
@@ -179,10 +189,19 @@ def _chunk_job(rules_name, seed, c, chunk_deals, frozen, epsilon, solver_cards):
     return (ch.feats, ch.cards, ch.targets, ch.kinds, ch.tricks, ch.deals, ch.seconds)
 
 
-class LabelSource:
-    """Chunks ``c = start, start + 1, ...`` in order, generated here or by workers."""
+def _warm_labels():
+    from .labels import warmup
+    warmup()
 
-    def __init__(self, args: Args, start: int):
+
+class LabelSource:
+    """Chunks ``c = start, start + 1, ...`` in order, generated here or by workers
+    (``job(*self._job(c))``: a module-level function, so that workers can import it)."""
+
+    job = staticmethod(_chunk_job)
+    warm = staticmethod(_warm_labels)
+
+    def __init__(self, args, start: int):
         self.args = args
         self.next = start
         self.pending = {}
@@ -191,8 +210,7 @@ class LabelSource:
         if args.workers > 0 and args.backend == "pool":
             import multiprocessing as mp
             from concurrent.futures import ProcessPoolExecutor
-            from .labels import warmup
-            warmup()                       # fill the numba cache before workers load it
+            self.warm()                    # fill the numba cache before workers load it
             self.pool = ProcessPoolExecutor(args.workers, mp_context=mp.get_context("spawn"),
                                             initializer=_ignore_sigint)
         elif args.workers > 0 and args.backend == "ray":
@@ -207,11 +225,10 @@ class LabelSource:
                 if args.address:
                     ray.init(address=args.address, **kw)   # every node needs coinche-rl
                 else:
-                    from .labels import warmup
-                    warmup()               # fill the numba cache before the workers load it
+                    self.warm()            # fill the numba cache before the workers load it
                     ray.init(num_cpus=args.workers, **kw)
             self.ray = ray
-            self.remote = ray.remote(_chunk_job)
+            self.remote = ray.remote(self.job)
         elif args.workers > 0:
             raise ValueError(f"backend must be 'pool' or 'ray', not {args.backend!r}")
 
@@ -225,7 +242,7 @@ class LabelSource:
         while len(self.pending) < depth:
             if c not in self.pending:
                 if self.pool is not None:
-                    self.pending[c] = self.pool.submit(_chunk_job, *self._job(c))
+                    self.pending[c] = self.pool.submit(self.job, *self._job(c))
                 else:
                     self.pending[c] = self.remote.remote(*self._job(c))
             c += 1
@@ -234,7 +251,7 @@ class LabelSource:
         """The next chunk (blocking)."""
         c = self.next
         if self.pool is None and self.ray is None:
-            out = _chunk_job(*self._job(c))
+            out = self.job(*self._job(c))
         else:
             self._fill()
             fut = self.pending.pop(c)
@@ -291,6 +308,96 @@ class Replay:
         n = int(z["size"])
         self.feats[:n], self.cards[:n], self.targets[:n] = z["feats"], z["cards"], z["targets"]
         self.size, self.pos = n, int(z["pos"])
+
+
+# ------------------------------------------------------------------ runs
+#: the settings a ``--resume`` must repeat (they change the data or the optimisation)
+RESUME_KEYS = ("rules", "seed", "hidden", "chunk_deals", "frozen", "epsilon", "solver_cards",
+               "batch_size", "updates_per_chunk", "buffer_size", "lr", "lr_end",
+               "anneal_updates", "target_scale", "huber_delta", "mean_loss_weight")
+
+
+@dataclass
+class RunProgress:
+    """Where a run stands (what a checkpoint holds besides the tensors)."""
+    chunk: int = 0
+    updates: int = 0
+    labelled: int = 0
+    elapsed: float = 0.0
+    deals: int = 0
+    history: list = field(default_factory=list)
+    init: Optional[dict] = None
+
+
+def start_run(args, model, optim, rng, replay, resume_keys, init_check=None) -> RunProgress:
+    """Resume the run in ``args.out`` exactly (``--resume``: weights, optimiser, both
+    random streams, replay; the settings ``resume_keys`` must be the same), warm-start
+    ``model`` from ``args.init``'s checkpoint (its minutes and evaluations carry over; a
+    new optimiser and schedule; ``init_check(init_settings)`` may refuse it), or start a
+    new run; refuses to overwrite a run."""
+    import torch
+    ckpt_path = os.path.join(args.out, "checkpoint.pt")
+    if args.resume and os.path.exists(ckpt_path):
+        ck = torch.load(ckpt_path, weights_only=True)
+        saved = json.loads(ck["args"])
+        for k in resume_keys:
+            if saved[k] != getattr(args, k):
+                raise ValueError(f"--resume: {args.out} was trained with {k}={saved[k]!r}, "
+                                 f"not {getattr(args, k)!r}; resume with the same settings "
+                                 f"or use another --out")
+        model.load_state_dict(ck["model"])
+        optim.load_state_dict(ck["optim"])
+        torch.set_rng_state(ck["torch_rng"])
+        rng.bit_generator.state = json.loads(ck["np_rng"])
+        with np.load(os.path.join(args.out, "replay.npz")) as z:
+            replay.load(z)
+        return RunProgress(int(ck["chunk"]), int(ck["updates"]), int(ck["labelled"]),
+                           float(ck["elapsed"]), int(ck["deals"]), json.loads(ck["history"]),
+                           json.loads(ck.get("init", "null")))
+    if args.resume:
+        raise FileNotFoundError(f"--resume: no checkpoint at {ckpt_path}")
+    if os.path.exists(ckpt_path):
+        raise FileExistsError(f"{args.out} already holds a run (checkpoint.pt); pass --resume "
+                              f"to continue it or choose another --out")
+    if not args.init:
+        return RunProgress()
+    # warm start: another run's weights; its training time counts in --minutes and its
+    # evaluations start the learning curve (the optimiser and schedule are new)
+    init_path = os.path.join(args.init, "checkpoint.pt")
+    if not os.path.isfile(init_path):
+        raise FileNotFoundError(f"--init: no checkpoint at {init_path}")
+    ick = torch.load(init_path, weights_only=True)
+    iargs = json.loads(ick["args"])
+    for k in ("rules", "hidden"):
+        if iargs[k] != getattr(args, k):
+            raise ValueError(f"--init: {args.init} was trained with {k}={iargs[k]!r}, not "
+                             f"{getattr(args, k)!r}")
+    if init_check is not None:
+        init_check(iargs)
+    model.load_state_dict(ick["model"])
+    elapsed = float(ick["elapsed"])
+    info = {"run": os.path.basename(os.path.abspath(args.init)),
+            "minutes": round(elapsed / 60.0, 2), "updates": int(ick["updates"]),
+            "labelled_decisions": int(ick["labelled"]), "deals": int(ick["deals"]),
+            "args": iargs, "init": json.loads(ick.get("init", "null"))}
+    return RunProgress(elapsed=elapsed, history=json.loads(ick["history"]), init=info)
+
+
+def save_run(args, model, optim, rng, replay, run: RunProgress) -> None:
+    """Write the checkpoint and the replay of a run atomically (``run.elapsed``: the
+    training seconds so far, over every resume)."""
+    import torch
+    ck = {"model": model.state_dict(), "optim": optim.state_dict(),
+          "torch_rng": torch.get_rng_state(), "np_rng": json.dumps(rng.bit_generator.state),
+          "chunk": run.chunk, "updates": run.updates, "labelled": run.labelled,
+          "elapsed": run.elapsed, "deals": run.deals, "history": json.dumps(run.history),
+          "args": json.dumps(dataclasses.asdict(args)), "init": json.dumps(run.init)}
+
+    def write_replay(p):
+        with open(p, "wb") as f:
+            np.savez(f, **replay.state())
+    _atomic_write(os.path.join(args.out, "replay.npz"), write_replay)
+    _atomic_write(os.path.join(args.out, "checkpoint.pt"), lambda p: torch.save(ck, p))
 
 
 # ------------------------------------------------------------------ helpers
@@ -378,14 +485,14 @@ class _Logger:
 
 
 class _Progress:
-    def __init__(self, enabled: bool, total_s: float):
+    def __init__(self, enabled: bool, total_s: float, name: str = "train play"):
         self.bar = None
         if not enabled:
             return
         try:
             from rich.progress import (BarColumn, Progress, TextColumn, TimeElapsedColumn,
                                        TimeRemainingColumn)
-            self.bar = Progress(TextColumn("train play"), BarColumn(), TimeElapsedColumn(),
+            self.bar = Progress(TextColumn(name), BarColumn(), TimeElapsedColumn(),
                                 TimeRemainingColumn(), TextColumn("{task.fields[info]}"),
                                 transient=False)
             self.bar.start()
@@ -416,8 +523,6 @@ def train(args: Args) -> dict:
     torch.set_num_threads(args.torch_threads)
     rules = get_rules(args.rules)
     os.makedirs(args.out, exist_ok=True)
-    ckpt_path = os.path.join(args.out, "checkpoint.pt")
-    replay_path = os.path.join(args.out, "replay.npz")
     weights_path = os.path.join(args.out, "weights.npz")
 
     # ---- seeding: one seed for everything
@@ -426,68 +531,15 @@ def train(args: Args) -> dict:
     model = PlayNet(args.hidden)
     optim = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
     replay = Replay(args.buffer_size, C.FEATURE_SIZE)
-    chunk, updates, labelled, elapsed, deals = 0, 0, 0, 0.0, 0
-    history = []
-    init_info = None
-
-    if args.resume and os.path.exists(ckpt_path):
-        ck = torch.load(ckpt_path, weights_only=True)
-        saved = json.loads(ck["args"])
-        for k in ("rules", "seed", "hidden", "chunk_deals", "frozen", "epsilon", "solver_cards",
-                  "batch_size", "updates_per_chunk", "buffer_size", "lr", "lr_end",
-                  "anneal_updates", "target_scale", "huber_delta", "mean_loss_weight"):
-            if saved[k] != getattr(args, k):
-                raise ValueError(f"--resume: {args.out} was trained with {k}={saved[k]!r}, "
-                                 f"not {getattr(args, k)!r}; resume with the same settings "
-                                 f"or use another --out")
-        model.load_state_dict(ck["model"])
-        optim.load_state_dict(ck["optim"])
-        torch.set_rng_state(ck["torch_rng"])
-        rng.bit_generator.state = json.loads(ck["np_rng"])
-        chunk, updates, labelled = int(ck["chunk"]), int(ck["updates"]), int(ck["labelled"])
-        elapsed, deals = float(ck["elapsed"]), int(ck["deals"])
-        history = json.loads(ck["history"])
-        init_info = json.loads(ck.get("init", "null"))
-        with np.load(replay_path) as z:
-            replay.load(z)
-    elif args.resume:
-        raise FileNotFoundError(f"--resume: no checkpoint at {ckpt_path}")
-    elif os.path.exists(ckpt_path):
-        raise FileExistsError(f"{args.out} already holds a run (checkpoint.pt); pass --resume "
-                              f"to continue it or choose another --out")
-    elif args.init:
-        # warm start: another run's weights; its training time counts in --minutes and
-        # its evaluations start the learning curve (the optimiser and schedule are new)
-        init_path = os.path.join(args.init, "checkpoint.pt")
-        if not os.path.isfile(init_path):
-            raise FileNotFoundError(f"--init: no checkpoint at {init_path}")
-        ick = torch.load(init_path, weights_only=True)
-        iargs = json.loads(ick["args"])
-        for k in ("rules", "hidden"):
-            if iargs[k] != getattr(args, k):
-                raise ValueError(f"--init: {args.init} was trained with {k}={iargs[k]!r}, not "
-                                 f"{getattr(args, k)!r}")
-        model.load_state_dict(ick["model"])
-        elapsed = float(ick["elapsed"])
-        history = json.loads(ick["history"])
-        init_info = {"run": os.path.basename(os.path.abspath(args.init)),
-                     "minutes": round(elapsed / 60.0, 2), "updates": int(ick["updates"]),
-                     "labelled_decisions": int(ick["labelled"]), "deals": int(ick["deals"]),
-                     "args": iargs, "init": json.loads(ick.get("init", "null"))}
+    run = start_run(args, model, optim, rng, replay, RESUME_KEYS)
+    chunk, updates, labelled, elapsed, deals = (run.chunk, run.updates, run.labelled,
+                                                run.elapsed, run.deals)
+    history, init_info = run.history, run.init
 
     def save_checkpoint():
-        ck = {"model": model.state_dict(), "optim": optim.state_dict(),
-              "torch_rng": torch.get_rng_state(),
-              "np_rng": json.dumps(rng.bit_generator.state),
-              "chunk": chunk, "updates": updates, "labelled": labelled,
-              "elapsed": elapsed + (time.perf_counter() - t_start), "deals": deals,
-              "history": json.dumps(history), "args": json.dumps(dataclasses.asdict(args)),
-              "init": json.dumps(init_info)}
-        def write_replay(p):
-            with open(p, "wb") as f:
-                np.savez(f, **replay.state())
-        _atomic_write(replay_path, write_replay)
-        _atomic_write(ckpt_path, lambda p: torch.save(ck, p))
+        save_run(args, model, optim, rng, replay, RunProgress(
+            chunk, updates, labelled, elapsed + time.perf_counter() - t_start, deals, history,
+            init_info))
 
     def training_info():
         return _training_facts(args.out, elapsed + time.perf_counter() - t_start, updates,
