@@ -60,7 +60,10 @@ more than ``coinche_margin`` (:meth:`PIMCAgent.failure_margin`), and surcoinches
 team's coinched contract when the team's expected card points beat the bid by more than
 ``coinche_margin`` (:meth:`PIMCAgent.success_margin`). In the classic family's prise it
 takes (round 1) or names (round 2) the legal strain with the best expected score above
-``bid_margin``.
+``bid_margin``. With ``bid_method="nn"`` every auction decision is the bidding network's
+instead (:class:`coinche_rl.agents.neural.agent.BidNet`, the heads of the ``nn`` card
+player, ``bid_weights`` or the weights shipped for the preset): microseconds, and it
+reads the whole auction; PIMC then only plays the cards.
 
 Defaults, measured against ``heuristic`` in whole deals (``ffb``, 40 duplicate pairs
 each, see ``benchmarks/bench_strength.py``): the evaluation plays its deals with the
@@ -336,6 +339,8 @@ def choose_action(sums, actions, k, strain, at_table):
 
 
 # ================================================================== the agent
+#: ``bid_method`` values: the hand evaluation's card play, or the bidding network
+BID_METHODS = ("dd", "heuristic", "nn")
 #: ``bid_rule`` values: the legal contract with the best expected score, or the highest
 #: one whose expected score is positive
 BID_RULES = ("best", "highest")
@@ -367,7 +372,7 @@ class PIMCAgent(Agent):
     def __init__(self, worlds: int = 32, objective: str = "score", bid_samples: int = 128,
                  bid_method: str = "heuristic", bid_rule: str = "best", bid_margin: float = 0.0,
                  coinche_margin: float = 50.0, coinche_length: int = 4, seed: int = 0,
-                 tt_bits: int = 17, taper: str = "none"):
+                 tt_bits: int = 17, taper: str = "none", bid_weights: str = ""):
         super().__init__()
         _check_int(worlds, "worlds", 1)
         _check_int(bid_samples, "bid_samples", 1)
@@ -375,7 +380,7 @@ class PIMCAgent(Agent):
         _check_int(seed, "seed", 0)
         _check_int(tt_bits, "tt_bits", 10, 26)
         _check_choice(objective, "objective", tuple(OBJECTIVES))
-        _check_choice(bid_method, "bid_method", ("dd", "heuristic"))
+        _check_choice(bid_method, "bid_method", BID_METHODS)
         _check_choice(bid_rule, "bid_rule", BID_RULES)
         _check_choice(taper, "taper", TAPERS)
         self.worlds = int(worlds)
@@ -383,6 +388,9 @@ class PIMCAgent(Agent):
         self.objective = objective
         self.bid_samples = int(bid_samples)
         self.bid_method = bid_method
+        if bid_weights and bid_method != "nn":
+            raise ValueError("pimc: bid_weights is for bid_method=nn")
+        self.bid_weights = bid_weights
         self.bid_rule = bid_rule
         self.bid_margin = float(bid_margin)
         self.coinche_margin = float(coinche_margin)
@@ -396,6 +404,8 @@ class PIMCAgent(Agent):
         self._W[C_KEEP] = 1
         self._table = new_table()
         self._rng = np.zeros(1, dtype=np.uint64)
+        self._bid_net = None
+        self._bid_inputs = None
         self._hands = np.zeros(4, dtype=np.int64)
         self._Sw = np.zeros(STATE_SIZE, dtype=np.int64)
         self._a = np.zeros(32, dtype=np.int64)
@@ -498,6 +508,8 @@ class PIMCAgent(Agent):
         return self._eval
 
     def _auction(self, view: PlayerView, pub: np.ndarray, legal: np.ndarray) -> int:
+        if self.bid_method == "nn":
+            return self._net_bid(view, pub)
         legal_set = set(int(a) for a in legal)
         ev = self.hand_evaluation(view)
         if view.rules.family == "classic":
@@ -532,6 +544,17 @@ class PIMCAgent(Agent):
             if best_key is None or key > best_key:
                 best, best_key = a, key
         return best
+
+    def _net_bid(self, view: PlayerView, pub: np.ndarray) -> int:
+        """``bid_method="nn"``: the bidding network's action (``bid_weights``, default the
+        weights shipped for the preset, read with the heads of the ``nn`` card player,
+        the closest to PIMC's own play)."""
+        from .neural.agent import NetInputs, load_bid_net
+        if self._bid_net is None or self._bid_inputs.rules != view.rules:
+            self._bid_net = load_bid_net(self.bid_weights, view.rules, "nn")
+            self._bid_inputs = NetInputs(view.rules, 1)
+        return int(self._bid_net.actions(self._bid_inputs, pub[None, :],
+                                         np.zeros(1, dtype=np.int64))[0])
 
     def failure_margin(self, view: PlayerView, value: int, strain: int) -> float:
         """By how many points the opponents' contract (``value`` in ``strain``) is
@@ -605,10 +628,14 @@ register_agent("pimc", PIMCAgent, {
                        choices=("score", "points")),
     "bid_samples": Param(int, 128, "deals of the hand evaluation behind the auction decisions",
                          min=1, max=4096),
-    "bid_method": Param(str, "heuristic", "how the hand evaluation plays its deals: 'heuristic' "
-                        "(the heuristic bot at every seat, ~0.3 ms a deal) or 'dd' (the solver, "
-                        "~40 ms a deal and strain; use bid_samples=16 or so)",
-                        choices=("dd", "heuristic")),
+    "bid_method": Param(str, "heuristic", "how the auction is decided: the hand evaluation "
+                        "playing its deals with 'heuristic' (the heuristic bot at every seat, "
+                        "~0.3 ms a deal) or 'dd' (the solver, ~40 ms a deal and strain; use "
+                        "bid_samples=16 or so); or 'nn': the bidding network shipped for the "
+                        "preset (microseconds; the coinche and capot decisions too)",
+                        choices=BID_METHODS),
+    "bid_weights": Param(str, "", "bid_method=nn: a bidding weights file (default: the "
+                         "weights shipped for the preset)"),
     "bid_rule": Param(str, "best", "'best': bid the legal contract with the best expected deal "
                       "score; 'highest': the highest one whose expected score is positive (both "
                       "only above bid_margin, and above the partner's contract's)",

@@ -282,20 +282,22 @@ def _numba_bots(agents) -> Optional[np.ndarray]:
 
 
 def _batched_seats(agents, rules: RuleSet):
-    """``(bots, nets)`` when every agent is a numba bot or plays its cards with a
-    network (``play_net``, the ``nn`` agent) and its other decisions with a numba bot
-    (``other_bot``), else None."""
-    bots, nets = [], []
+    """``(bots, nets, bid_nets)`` when every agent is a numba bot or plays with networks
+    (``play_net`` / ``bid_net``, the ``nn`` agent) and its other decisions with a numba
+    bot (``other_bot``), else None."""
+    bots, nets, bid_nets = [], [], []
     for a in agents:
         if getattr(a, "numba_bot", None) is not None:
             bots.append(a.numba_bot)
             nets.append(None)
+            bid_nets.append(None)
         elif hasattr(a, "play_net") and getattr(a, "other_bot", None) is not None:
             bots.append(a.other_bot)
             nets.append(a.play_net(rules))
+            bid_nets.append(a.bid_net(rules) if hasattr(a, "bid_net") else None)
         else:
             return None
-    return bots, nets
+    return bots, nets, bid_nets
 
 
 def _play_states(rules: RuleSet, P: np.ndarray, states: np.ndarray, seeds: np.ndarray,

@@ -15,15 +15,18 @@
     coinche-rl warmup                                       # compile every numba kernel
     coinche-rl bench [engine|env|arena ...] [--full]        # the benchmark scripts
     coinche-rl train play [--rules ffb] [--minutes 120] [--out runs/NAME] [--resume]
+    coinche-rl train bid [--rules ffb] [--minutes 60] [--out runs/NAME] [--resume]
     coinche-rl train export runs/NAME -o weights.npz        # torch-free weights of a run
     coinche-rl evaluate "JH 9H AH TH 7S 8D KC QC" [--seat 0] [--dealer 3] [--samples 500]
-                        [--preset ffb] [--seed 0] [--method both|dd|heuristic] [--strains H,S]
+                        [--preset ffb] [--seed 0] [--method both|dd|heuristic|nn] [--strains H,S]
                         [--holds 2:AS] [--lacks 1:JS] [--auction "80H pass"] [--json]
 
 ``evaluate`` is the Monte Carlo hand evaluation of :mod:`coinche_rl.agents.evaluation`:
 for each strain, the team's expected card points under double-dummy and heuristic play,
 the probability of making each bid (80 ... 160, capot) and the expected deal score, and
-the suggested bid (the highest contract with a positive expected score); ``--json``
+the suggested bid (the contract with the best expected score, when positive; the
+highest contract with a positive expectation is shown beside it when they differ);
+``--method nn`` asks the bidding network instead (no worlds: microseconds); ``--json``
 prints the arrays.
 
 ``tournament`` with no option plays ``random`` against ``heuristic`` and every other
@@ -351,7 +354,8 @@ def cmd_agents(args) -> int:
 WARMUP_MODULES = ("coinche_rl.simulate", "coinche_rl.envs.kernels", "coinche_rl.envs.vector",
                   "coinche_rl.solver", "coinche_rl.agents.numba_bots", "coinche_rl.agents.sampler",
                   "coinche_rl.agents.evaluation", "coinche_rl.agents.neural.agent",
-                  "coinche_rl.agents.neural.labels", "coinche_rl.arena")
+                  "coinche_rl.agents.neural.labels", "coinche_rl.agents.neural.bid_labels",
+                  "coinche_rl.arena")
 
 
 def cmd_warmup(args) -> int:
@@ -407,7 +411,8 @@ def cmd_evaluate(args) -> int:
                            seed=args.seed, strains=args.strains, method=args.method,
                            holds=holds or None, lacks=lacks or None, auction=args.auction or (),
                            progress=progress, coinche=args.coinche, retourne=args.retourne,
-                           min_suit_length=args.min_suit_length, threads=threads)
+                           min_suit_length=args.min_suit_length, threads=threads,
+                           bid_weights=args.bid_weights or "", nn_player=args.nn_player)
     except EvaluationError as e:
         print(f"coinche-rl: error: {e}", file=sys.stderr)
         return 2
@@ -417,8 +422,15 @@ def cmd_evaluate(args) -> int:
     if args.json:
         print(json.dumps(ev.to_dict()))
         return 0
-    print(f"coinche-rl evaluate: Monte Carlo evaluation, method {args.method}")
+    if args.method == "nn":
+        print("coinche-rl evaluate: the bidding network's evaluation (no worlds: learned from "
+              "real deals under real card play)")
+    else:
+        print(f"coinche-rl evaluate: Monte Carlo evaluation, method {args.method}")
     print(ev.table())
+    if "nn" in ev.seconds:
+        print(f"bidding network: {len(ev.strains) * len(ev.levels)} contracts in "
+              f"{ev.seconds['nn'] * 1e3:.2f} ms")
     n_contracts = len(ev.strains) * len(ev.levels)
     for m, label in (("dd", "double-dummy"), ("heuristic", "heuristic play")):
         if m in ev.seconds:
@@ -449,9 +461,13 @@ def _add_evaluate(sub) -> None:
     e.add_argument("--preset", "--rules", dest="preset", type=_rules_arg, default=get_rules("ffb"),
                    help="rule preset (default ffb)")
     e.add_argument("--seed", type=int, default=0, help="seed of the deals (default 0)")
-    e.add_argument("--method", choices=("both", "dd", "heuristic"), default="both",
+    e.add_argument("--method", choices=("both", "dd", "heuristic", "nn"), default="both",
                    help="dd: double-dummy play; heuristic: the heuristic bot at every seat; "
-                        "both (default)")
+                        "both (default); nn: the bidding network (no worlds, microseconds)")
+    e.add_argument("--bid-weights", help="--method nn: a bidding weights file (default: the "
+                                         "weights shipped for the preset)")
+    e.add_argument("--nn-player", choices=("nn", "heuristic"), default="nn",
+                   help="--method nn: the card player the values are for (default nn)")
     e.add_argument("--strains", help="strains to evaluate, e.g. H,S (default: every strain of "
                                      "the preset)")
     e.add_argument("--holds", action="append", metavar="SEAT:CARDS",
@@ -552,18 +568,19 @@ def _add_tournament(sub) -> None:
 
 
 def cmd_train(args) -> int:
-    """``coinche-rl train play ...`` / ``coinche-rl train export ...`` (torch needed)."""
+    """``coinche-rl train play|bid ...`` / ``coinche-rl train export ...`` (torch needed)."""
     try:
         import torch  # noqa: F401
     except ModuleNotFoundError:
         print("coinche-rl: error: training needs torch: pip install 'coinche-rl[nn]' "
               "(the CPU build: pip install torch==2.13.0)", file=sys.stderr)
         return 2
-    from .agents.neural import train_play
-    if args.what == "play":
+    from .agents.neural import train_bid, train_play
+    if args.what in ("play", "bid"):
+        trainer = train_play if args.what == "play" else train_bid
         try:
-            targs = train_play.parse_args(args.rest)
-            res = train_play.train(targs)
+            targs = trainer.parse_args(args.rest)
+            res = trainer.train(targs)
         except (ValueError, FileExistsError, FileNotFoundError) as e:
             print(f"coinche-rl: error: {e}", file=sys.stderr)
             return 2
@@ -580,12 +597,25 @@ def cmd_train(args) -> int:
     ep.add_argument("--float32", action="store_true", help="float32 instead of float16")
     ea = ep.parse_args(args.rest)
     try:
-        path = train_play.export_run(ea.run, ea.output, float32=ea.float32)
+        path = _export_run(ea.run, ea.output, ea.float32)
     except (ValueError, FileNotFoundError) as e:
         print(f"coinche-rl: error: {e}", file=sys.stderr)
         return 2
     print(f"weights written to {path}")
     return 0
+
+
+def _export_run(run: str, output: str, float32: bool) -> str:
+    """Export a card-play or a bidding run (told apart by its checkpoint's settings)."""
+    import os
+    import torch
+    from .agents.neural import train_bid, train_play
+    ckpt = os.path.join(run, "checkpoint.pt")
+    if not os.path.isfile(ckpt):
+        raise FileNotFoundError(f"no checkpoint.pt in {run!r}: not a training run folder")
+    settings = json.loads(torch.load(ckpt, weights_only=True)["args"])
+    trainer = train_bid if "players" in settings else train_play
+    return trainer.export_run(run, output, float32=float32)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -618,11 +648,12 @@ def build_parser() -> argparse.ArgumentParser:
     a.set_defaults(func=cmd_agents)
     w = sub.add_parser("warmup", help="compile every numba kernel (or load it from the cache)")
     w.set_defaults(func=cmd_warmup)
-    tr = sub.add_parser("train", help="train a network (play) or export a run's weights "
+    tr = sub.add_parser("train", help="train a network (play, bid) or export a run's weights "
                                       "(export); needs the nn extra (torch)")
-    tr.add_argument("what", choices=("play", "export"),
-                    help="play: the card-play trainer (train play --help lists its options); "
-                         "export RUN -o FILE: a run's torch-free weights")
+    tr.add_argument("what", choices=("play", "bid", "export"),
+                    help="play: the card-play trainer, bid: the bidding trainer (train play "
+                         "--help, train bid --help list their options); export RUN -o FILE: "
+                         "a run's torch-free weights")
     tr.add_argument("rest", nargs=argparse.REMAINDER)
     tr.set_defaults(func=cmd_train)
     b = sub.add_parser("bench", help="run the benchmark scripts of benchmarks/ (--quick)")

@@ -17,7 +17,7 @@
    and the same own cards; the pairs of ``test_infoset``).
 7. The shipped weights load (trained for ffb) and beat ``random`` by a wide margin.
 8. Errors: missing weights, other rules (``any_rules``), the default roster.
-9. ``coinche-rl agents`` documents the two parameters.
+9. ``coinche-rl agents`` documents every parameter.
 """
 
 import doctest
@@ -346,14 +346,15 @@ def per_decision(rules, states, seeds, specs):
 def test_the_batched_path_ends_every_deal_legally(preset):
     rules = get_rules(preset)
     net = load_play_net(rules=rules, check_rules=False)
+    bid = make_agent("nn:any_rules=true").bid_net(rules)    # ffb's (None: classic)
     states = deal_states(preset, 24, seed=3)
     seeds = np.random.default_rng(4).integers(0, 2 ** 31, (24, 4))
-    for bots, nets, specs in [
-            ([BOT_HEURISTIC] * 4, [net] * 4, TABLES[0]),
+    for bots, nets, bids, specs in [
+            ([BOT_HEURISTIC] * 4, [net] * 4, [bid] * 4, TABLES[0]),
             ([BOT_HEURISTIC, BOT_HEURISTIC, BOT_RANDOM, BOT_HEURISTIC], [net, None, None, net],
-             TABLES[1])]:
+             [bid, None, None, bid], TABLES[1])]:
         out = states.copy()
-        play_states(rules, out, seeds, bots, nets)
+        play_states(rules, out, seeds, bots, nets, bids)
         assert (out[:, E.S_PHASE] == E.DONE).all()
         # the choices of play_deal (which checks every action) on a few of them
         assert np.array_equal(out[:8], per_decision(rules, states[:8], seeds[:8], specs))
@@ -365,8 +366,10 @@ def test_play_states_equals_play_deal_with_the_same_seeds(tmp_path):
     seeds = np.random.default_rng(12).integers(0, 2 ** 31, (40, 4))
     heur = make_agent("heuristic").numba_bot
     net = shipped_net()
+    bid = make_agent("nn").bid_net(FFB)                   # the shipped bidder
+    bids = [bid, None, bid, None]
     batched = states.copy()
-    play_states(FFB, batched, seeds, [heur] * 4, [net, None, net, None])
+    play_states(FFB, batched, seeds, [heur] * 4, [net, None, net, None], bids)
     slow = per_decision(FFB, states, seeds, ["nn", "heuristic", "nn", "heuristic"])
     assert np.array_equal(batched, slow)
     # two different nets in one batch (each scores its own seats' decisions)
@@ -374,11 +377,11 @@ def test_play_states_equals_play_deal_with_the_same_seeds(tmp_path):
     write_valid(path, small_net(seed=8, hidden=(32,)))
     other = load_play_net(str(path), check_rules=False)
     batched = states.copy()
-    play_states(FFB, batched, seeds, [heur] * 4, [net, None, other, None])
+    play_states(FFB, batched, seeds, [heur] * 4, [net, None, other, None], bids)
     slow = per_decision(FFB, states, seeds, ["nn", "heuristic", f"nn:weights={path}", "heuristic"])
     assert np.array_equal(batched, slow)
     same = states.copy()
-    play_states(FFB, same, seeds, [heur] * 4, [net, None, net, None])
+    play_states(FFB, same, seeds, [heur] * 4, [net, None, net, None], bids)
     assert not np.array_equal(batched, same)             # seat 2's own net was used
 
 
@@ -481,7 +484,7 @@ def test_the_default_roster_seats_nn_only_under_its_rules():
 
 
 # ============================================================ 9. documented
-def test_describe_agents_documents_the_two_parameters():
+def test_describe_agents_documents_every_parameter():
     text = describe_agents()
     lines = text.splitlines()
     i = next(k for k, line in enumerate(lines) if line.startswith("nn: "))
@@ -490,9 +493,11 @@ def test_describe_agents_documents_the_two_parameters():
         if not line.startswith("    "):
             break
         params.append(line.strip())
-    assert [p.split(" ")[0] for p in params] == ["weights", "any_rules"], params
+    assert [p.split(" ")[0] for p in params] == ["weights", "any_rules", "bid_weights",
+                                                 "bidding", "play", "bid_margin"], params
     assert params[0].startswith("weights (str, default ''): ")
     assert params[1].startswith("any_rules (bool, default False): ")
+    assert params[3].startswith("bidding (str, default 'auto'): ")
     assert isinstance(make_agent("nn"), NeuralAgent)
 
 

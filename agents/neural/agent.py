@@ -1,6 +1,15 @@
-"""The ``nn`` agent (``coinche_rl.agents.neural.agent``): card play from a network, no
-torch needed; the auction (and the optional declare / belote choices) from the numba
-heuristic until a bidding network exists.
+"""The ``nn`` agent (``coinche_rl.agents.neural.agent``): the auction and the card play
+from networks, no torch needed; the optional declare / belote choices (and the auction
+where no bidding network ships for the preset) from the numba heuristic.
+
+The bidding network (:class:`BidNet`, trained by ``coinche-rl train bid``) scores the 82
+auction actions in the same canonical suit order: each candidate contract's strain goes
+through the renaming, so a renamed auction position gives the renamed bid. It has heads
+for each card player it was trained with: ``q`` (the value of each action, what the
+agent bids with), and per contract ``ev`` / ``p_made`` (the hand evaluation,
+:meth:`BidNet.contracts`). ``bid_margin`` keeps the agent on the heuristic's action unless
+the network values another one that many points higher (a trust region around the
+policy the network was trained to improve on).
 
 Two ways to play, with the same choices:
 
@@ -12,15 +21,17 @@ Two ways to play, with the same choices:
 * :meth:`NeuralAgent.batch_policy`: a batched policy ``f(public_states, params, seats)``
   for the opponents of the numba vector env (:class:`coinche_rl.envs.vector.CoincheVectorEnv`).
 * :func:`play_states`, the batched path of the arena and the trainer's evaluation:
-  many deals in lockstep, numba bots (and the nn seats' non-card decisions) inside one
-  numba loop, and every nn card decision waiting at that moment scored by **one**
-  forward pass. A tournament with the ``nn`` agent makes a handful of Python calls per
+  many deals in lockstep, numba bots (and the nn seats' other decisions) inside one
+  numba loop, and every nn card (auction) decision waiting at that moment scored by
+  **one** forward pass of the card (bidding) network. A tournament with the ``nn`` agent makes a handful of Python calls per
   card trick, not one per decision per deal.
 
-Parameters (``coinche-rl agents`` lists them): ``weights`` (a ``.npz`` weights file;
-default: the weights shipped for the preset) and ``any_rules`` (play under a preset the
-net was not trained for; off by default: the agent then refuses with a message naming
-both).
+Parameters (``coinche-rl agents`` lists them): ``weights`` (a ``.npz`` card-play weights
+file; default: the weights shipped for the preset), ``any_rules`` (play under a preset the
+nets were not trained for; off by default: the agent then refuses with a message naming
+both), ``bid_weights``, ``bidding`` (``auto``: the network where bidding weights ship,
+``net``, ``heuristic``), ``play`` (``net``, or ``heuristic``: the network bids for the
+heuristic's card play) and ``bid_margin``.
 
 >>> from coinche_rl.game import Deal
 >>> from coinche_rl.agents import make_agent, play_deal
@@ -39,18 +50,21 @@ import numpy as np
 from numba import njit
 
 from ... import actions as A
-from ...engine import (DONE, PLAY, S_CUR, S_PHASE, _pending_choice, apply_legal_action,
-                       is_legal, legal_play_mask, lowest_card, popcount, rng_seed, kernel)
-from ...rules import RuleSet, card_points_table, get_rules, params_vector
-from ...envs.kernels import apply_at, rules_vector
+from ...engine import (AUCTION, DONE, PLAY, S_AUCTION, S_BID_SEAT, S_BID_STRAIN, S_CUR,
+                       S_HAND, S_INIT_HAND, S_N_AUCTION, S_PHASE, STATE_SIZE, _pending_choice,
+                       S_RETOURNE, apply_legal_action, is_legal, legal_play_mask, lowest_card,
+                       popcount, rng_seed, kernel)
+from ...rules import CAPOT_VALUE, RuleSet, card_points_table, get_rules, params_vector
+from ...envs.kernels import apply_at, public_state_into, rules_vector
 from ..base import Agent, PlayerView
 from ..numba_bots import BOT_HEURISTIC, bot_action
 from ..registry import Param, register_agent
 from . import canonical as C
+from .bid_labels import BID_ACTIONS, BID_INDEX, N_BID, bid_inputs
 from .net import MLP, default_weights_path, load_weights, trained_for
 
-__all__ = ["NeuralAgent", "NeuralError", "BatchPolicy", "play_states", "NetInputs",
-           "load_play_net", "warmup"]
+__all__ = ["NeuralAgent", "NeuralError", "BatchPolicy", "BidNet", "play_states", "NetInputs",
+           "load_play_net", "load_bid_net", "warmup"]
 
 
 class NeuralError(ValueError):
@@ -58,8 +72,14 @@ class NeuralError(ValueError):
 
 
 # ------------------------------------------------------------------- batched play
-#: :func:`card_choice`: the network chooses / the decision is not a card
-NET_CARD, NOT_A_CARD = -1, -2
+#: :func:`net_choice`: the card network chooses / the decision is not for a network /
+#: the bidding network chooses
+NET_CARD, NOT_A_CARD, NET_BID = -1, -2, -3
+#: seat flags of the batched paths: plays its cards / bids with a network
+CARD_NET, BID_NET = 1, 2
+#: the ``bid_margin`` default, points (RESULTS.md, neural bidding: the best of the margins
+#: measured for two network partners against the heuristic)
+DEFAULT_MARGIN = 150.0
 
 
 @kernel
@@ -76,22 +96,35 @@ def card_choice(S, P):
     return A.CARD_BASE + lowest_card(legal)
 
 
+@kernel
+def net_choice(S, P, flag):
+    """What a seat with flags ``flag`` (:data:`CARD_NET` | :data:`BID_NET`) does at
+    ``S``: :data:`NET_BID` for an auction decision of a bidding-net seat, else
+    :func:`card_choice` for a card-net seat, else :data:`NOT_A_CARD`."""
+    if (flag & BID_NET) != 0 and S[S_PHASE] == AUCTION:
+        return NET_BID
+    if (flag & CARD_NET) != 0:
+        return card_choice(S, P)
+    return NOT_A_CARD
+
+
 @njit(cache=True)
 def advance(states, P, bots, nets, rngs, waiting):
-    """Play every game of ``states`` until its seat to act is an nn seat
-    (``nets[seat] != 0``) facing a :data:`NET_CARD` decision, or the deal is over.
-    Other decisions are the numba bot ``bots[seat]``'s (the nn seats' auction and
-    declare / belote choices too); a forced card is played as is. The games waiting for
-    the network go into ``waiting``; returns how many, or ``-(i + 1)`` when a bot chose
-    an illegal action in game ``i`` (never expected)."""
+    """Play every game of ``states`` until its seat to act faces a network decision
+    (:func:`net_choice` with the seat flags ``nets[seat]``: :data:`NET_CARD` or
+    :data:`NET_BID`), or the deal is over. Other decisions are the numba bot
+    ``bots[seat]``'s (the declare / belote choices, and the auction of seats without a
+    bidding net); a forced card is played as is. The games waiting for a network go
+    into ``waiting``; returns how many, or ``-(i + 1)`` when a bot chose an illegal
+    action in game ``i`` (never expected)."""
     buf = np.zeros(A.N_ACTIONS, dtype=np.uint8)
     k = 0
     for i in range(states.shape[0]):
         S = states[i]
         while S[S_PHASE] != DONE:
             cur = S[S_CUR]
-            a = card_choice(S, P) if nets[cur] != 0 else NOT_A_CARD
-            if a == NET_CARD:
+            a = net_choice(S, P, nets[cur])
+            if a == NET_CARD or a == NET_BID:
                 waiting[k] = i
                 k += 1
                 break
@@ -101,6 +134,60 @@ def advance(states, P, bots, nets, rngs, waiting):
                     return -(i + 1)
             apply_legal_action(S, P, a)
     return k
+
+
+@kernel
+def _rename_card(c, p):
+    return C.PERMS[p, c >> 3] * 8 + (c & 7)
+
+
+@kernel
+def _rename_mask(m, p):
+    out = 0
+    while m:
+        c = lowest_card(m)
+        m &= m - 1
+        out |= 1 << _rename_card(c, p)
+    return out
+
+
+@kernel
+def canonical_auction_state(S, P, p, pub, out):
+    """``out``: the public state of the seat to act in auction state ``S`` (``pub``:
+    scratch), its suits renamed by the canonical renaming ``p`` (suit ``s`` to slot
+    ``PERMS[p, s]``). During the auction the suit-dependent slots are the hands, the
+    auction record, the bid strain and the classic retourne (declarations and belotes are
+    set when the play starts)."""
+    public_state_into(S, P, S[S_CUR], pub)
+    for k in range(STATE_SIZE):
+        out[k] = pub[k]
+    for s in range(4):
+        out[S_HAND + s] = _rename_mask(pub[S_HAND + s], p)
+        out[S_INIT_HAND + s] = _rename_mask(pub[S_INIT_HAND + s], p)
+    for i in range(pub[S_N_AUCTION]):
+        a = pub[S_AUCTION + i]
+        if a >= 0:
+            out[S_AUCTION + i] = C.ACT_DST[p, a]
+    st = pub[S_BID_STRAIN]
+    if pub[S_BID_SEAT] >= 0 and 0 <= st < 4:
+        out[S_BID_STRAIN] = C.PERMS[p, st]
+    if pub[S_RETOURNE] >= 0:
+        out[S_RETOURNE] = _rename_card(pub[S_RETOURNE], p)
+
+
+@njit(cache=True)
+def anchor_actions(states, P, idx, perms, bot, out):
+    """``out[j]``: numba bot ``bot``'s action for the seat to bid in ``states[idx[j]]``,
+    taken on the seat's public state in the canonical suit order ``perms[j]`` (so a
+    canonical action, and the same for every renaming of the position: the bot breaks
+    its ties by suit order, which the canonical order makes equivariant)."""
+    buf = np.zeros(A.N_ACTIONS, dtype=np.uint8)
+    rng = np.zeros(1, dtype=np.uint64)
+    pub = np.empty(STATE_SIZE, dtype=np.int64)
+    T = np.empty(STATE_SIZE, dtype=np.int64)
+    for j in range(idx.shape[0]):
+        canonical_auction_state(states[idx[j]], P, perms[j], pub, T)
+        out[j] = bot_action(bot, T, P, T[S_CUR], rng, buf)
 
 
 @njit(cache=True)
@@ -126,6 +213,7 @@ class NetInputs:
         self.feats = np.zeros((n, C.FEATURE_SIZE), dtype=np.float32)
         self.cards = np.zeros((n, 32), dtype=np.uint8)
         self.perms = np.zeros(n, dtype=np.int64)
+        self.bid_legal = np.zeros((n, N_BID), dtype=np.uint8)
 
     def compute(self, states: np.ndarray, idx: np.ndarray, match=None):
         """``(feats, legal, perms)`` of the seats to act in ``states[idx]`` (views of
@@ -141,6 +229,19 @@ class NetInputs:
                       self.feats[:n], self.cards[:n], self.perms[:n])
         return self.feats[:n], self.cards[:n].astype(bool), self.perms[:n]
 
+    def bid_compute(self, states: np.ndarray, idx: np.ndarray, match=None):
+        """``(feats, legal, perms)`` of the seats to bid in ``states[idx]``: ``legal``
+        bool ``[n, N_BID]`` over the canonical :data:`~.bid_labels.BID_ACTIONS`."""
+        n = len(idx)
+        if n > len(self.perms):
+            self._grow(max(n, 2 * len(self.perms)))
+        if len(self.bid_legal) < len(self.perms):
+            self.bid_legal = np.zeros((len(self.perms), N_BID), dtype=np.uint8)
+        m = self.match if match is None else match
+        bid_inputs(states, self.params, np.ascontiguousarray(idx, dtype=np.int64), self.cpt,
+                   self.rules_vec, m, self.feats[:n], self.bid_legal[:n], self.perms[:n])
+        return self.feats[:n], self.bid_legal[:n].astype(bool), self.perms[:n]
+
     def net_actions(self, net: MLP, states: np.ndarray, idx: np.ndarray) -> np.ndarray:
         """The physical card actions ``net`` plays at the :data:`NET_CARD` decisions
         ``states[idx]``: one forward pass, the best legal canonical card mapped back."""
@@ -148,26 +249,118 @@ class NetInputs:
         return C.ACT_SRC[perms, A.CARD_BASE + net.best(feats, legal)]
 
 
+class BidNet:
+    """A bidding network (``coinche-rl train bid``) read with the heads of one card
+    player (``player``: ``"nn"`` or ``"heuristic"``, one of the manifest's
+    ``bid.players``). Over the canonical auction actions (:data:`~.bid_labels.BID_ACTIONS`)
+    it gives ``q``, the value of each action (the agent bids the best legal one), and
+    for each contract ``ev`` and ``p_made``: the expected deal score (the seat's team
+    minus the other) and the probability that the contract is made if the seat took it
+    now, under that card player."""
+
+    def __init__(self, net: MLP, player: str = "nn", margin: float = DEFAULT_MARGIN,
+                 anchor: int = BOT_HEURISTIC):
+        players = list((net.manifest.get("bid") or {}).get("players") or [])
+        if player not in players:
+            raise NeuralError(f"the bidding net has heads for the card players {players}, "
+                              f"not for {player!r}")
+        if not margin >= 0:
+            raise ValueError(f"the bidding margin must be at least 0 points, not {margin!r}")
+        self.net = net
+        self.player = player
+        self.head = players.index(player)
+        self.n_players = len(players)
+        #: leave the anchor bot's action only for one the network values ``margin``
+        #: points higher (0: always the network's best action)
+        self.margin = float(margin)
+        self.anchor = int(anchor)
+
+    def heads(self, feats: np.ndarray):
+        """``(q, ev, p_made)`` (each float32 ``[n, N_BID]``, points for ``q`` / ``ev``)
+        of network inputs ``feats``."""
+        out = self.net.forward(feats).reshape(len(feats), self.n_players, 3, N_BID)[:, self.head]
+        scale = self._scale()
+        return (out[:, 0] * scale, out[:, 1] * scale,
+                (1.0 / (1.0 + np.exp(-out[:, 2]))).astype(np.float32))
+
+    def contracts(self, rules: RuleSet, state: np.ndarray, strains, levels):
+        """``(ev, p_made)`` (float32 ``[len(strains), len(levels)]``) for the seat to act
+        in ``state`` (an auction decision): each contract's expected deal score and
+        P(made) if the seat took it now (``levels``: bid values, 250 for a capot, 0 for
+        the classic prise)."""
+        inputs = NetInputs(rules, 1)
+        feats, _legal, perms = inputs.bid_compute(np.ascontiguousarray(state[None, :]),
+                                                  np.zeros(1, dtype=np.int64))
+        _q, ev, pm = self.heads(feats)
+        p = int(perms[0])
+        out_ev = np.zeros((len(strains), len(levels)), dtype=np.float32)
+        out_pm = np.zeros_like(out_ev)
+        ret_suit = int(state[S_RETOURNE]) >> 3
+        for j, st in enumerate(strains):
+            for k, v in enumerate(levels):
+                if rules.family == "classic":
+                    a = A.TAKE if st == ret_suit else A.NAME_BASE + st
+                elif v == CAPOT_VALUE:
+                    a = A.capot_action(st)
+                else:
+                    a = A.bid_action(int(v), st)
+                i = BID_INDEX[C.ACT_DST[p, a]]
+                out_ev[j, k] = ev[0, i]
+                out_pm[j, k] = pm[0, i]
+        return out_ev, out_pm
+
+    def actions(self, inputs: "NetInputs", states: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        """The physical auction actions of the seats to bid in ``states[idx]``: one
+        forward pass, the best legal canonical action mapped back."""
+        feats, legal, perms = inputs.bid_compute(states, idx)
+        q = self.net.forward(feats).reshape(len(feats), self.n_players, 3, N_BID)[:, self.head, 0]
+        q[~legal] = -np.inf
+        best = q.argmax(axis=1)
+        if self.margin > 0:
+            # a trust region around the anchor (the heuristic): its action unless the
+            # network values another one more than ``margin`` points higher
+            anchor = np.empty(len(idx), dtype=np.int64)
+            anchor_actions(states, inputs.params, np.ascontiguousarray(idx, dtype=np.int64),
+                           np.ascontiguousarray(perms, dtype=np.int64), self.anchor, anchor)
+            ja = BID_INDEX[anchor]
+            rows = np.arange(len(idx))
+            scale = self._scale()
+            keep = (q[rows, best] - q[rows, ja]) * scale <= self.margin
+            best = np.where(keep, ja, best)
+        return C.ACT_SRC[perms, BID_ACTIONS[best]]
+
+    def _scale(self) -> float:
+        return float((self.net.manifest.get("training") or {}).get("args", {})
+                     .get("target_scale", 100.0))
+
+
 def play_states(rules: RuleSet, states: np.ndarray, seeds: np.ndarray,
-                bots: Sequence[int], nets: Sequence[Optional[MLP]]) -> None:
+                bots: Sequence[int], nets: Sequence[Optional[MLP]],
+                bid_nets: Optional[Sequence[Optional[BidNet]]] = None) -> None:
     """Play ``states`` (int64[N, STATE_SIZE]) to their end **in place**: seat ``s``
-    plays its cards with ``nets[s]`` when given, and everything else with numba bot
-    ``bots[s]`` (seeded per deal and seat from ``seeds[i, s]``, as
-    :func:`~coinche_rl.agents.numba_bots.play_deals`), in lockstep batches."""
+    plays its cards with ``nets[s]`` when given, bids with ``bid_nets[s]`` when given,
+    and does everything else with numba bot ``bots[s]`` (seeded per deal and seat from
+    ``seeds[i, s]``, as :func:`~coinche_rl.agents.numba_bots.play_deals`), in lockstep
+    batches: one forward pass per network for every game waiting for it."""
     P = params_vector(rules)
     n = len(states)
     if n == 0:
         return
+    bid_nets = list(bid_nets) if bid_nets is not None else [None] * 4
     bots = np.asarray(bots, dtype=np.int64)
-    flags = np.array([0 if net is None else 1 + i for i, net in enumerate(nets)], dtype=np.int64)
+    flags = np.array([(CARD_NET if nets[s] is not None else 0)
+                      | (BID_NET if bid_nets[s] is not None else 0) for s in range(4)],
+                     dtype=np.int64)
     rngs = np.zeros((n, 4), dtype=np.uint64)
     seed_streams(np.ascontiguousarray(seeds, dtype=np.int64), rngs)
     inputs = NetInputs(rules, n)
     waiting = np.zeros(n, dtype=np.int64)
-    groups = {}                               # each distinct net and the seats it plays
-    for s, net in enumerate(nets):
-        if net is not None:
-            groups.setdefault(id(net), (net, []))[1].append(s)
+    groups, bid_groups = {}, {}                # each distinct net and the seats it plays
+    for s in range(4):
+        if nets[s] is not None:
+            groups.setdefault(id(nets[s]), (nets[s], []))[1].append(s)
+        if bid_nets[s] is not None:
+            bid_groups.setdefault(id(bid_nets[s]), (bid_nets[s], []))[1].append(s)
     while True:
         k = advance(states, P, bots, flags, rngs, waiting)
         if k < 0:
@@ -176,24 +369,30 @@ def play_states(rules: RuleSet, states: np.ndarray, seeds: np.ndarray,
             return
         idx = waiting[:k]
         seat = states[idx, S_CUR]
+        bidding = states[idx, S_PHASE] == AUCTION
+        for net, seats in bid_groups.values():
+            mine = idx[bidding & np.isin(seat, seats)]
+            if len(mine):
+                apply_at(states, P, mine, len(mine), net.actions(inputs, states, mine))
         for net, seats in groups.values():
-            mine = idx[np.isin(seat, seats)]
+            mine = idx[~bidding & np.isin(seat, seats)]
             if len(mine):
                 acts = inputs.net_actions(net, states, mine)
                 apply_at(states, P, mine, len(mine), acts)
 
 
 @njit(cache=True)
-def policy_actions(states, P, seats, bot, out, need):
+def policy_actions(states, P, seats, bot, flag, out, need):
     """Actions of the seats ``seats[j]`` to act in ``states[j]`` (public states) by
-    :func:`card_choice`, the others from numba bot ``bot``; the rows whose card is for
-    the network go into ``need`` (``out`` -1 there), whose count is returned."""
+    :func:`net_choice` with seat flags ``flag``, the others from numba bot ``bot``; the
+    rows whose decision is for a network go into ``need`` (``out`` -1 there), whose
+    count is returned."""
     buf = np.zeros(A.N_ACTIONS, dtype=np.uint8)
     rng = np.zeros(1, dtype=np.uint64)
     k = 0
     for j in range(states.shape[0]):
-        a = card_choice(states[j], P)
-        if a == NET_CARD:
+        a = net_choice(states[j], P, flag)
+        if a == NET_CARD or a == NET_BID:
             need[k] = j
             k += 1
             a = -1
@@ -206,12 +405,17 @@ def policy_actions(states, P, seats, bot, out, need):
 class BatchPolicy:
     """The ``nn`` agent as a batched policy ``f(public_states, params, seats) ->
     actions`` (the opponents of :class:`coinche_rl.envs.vector.CoincheVectorEnv`): one
-    forward pass for every card decision of the batch, the heuristic for the rest."""
+    forward pass per network for every decision of the batch that is its, the
+    heuristic for the rest (``net`` None: the heuristic plays the cards; ``bid_net``
+    None: the heuristic bids)."""
 
-    def __init__(self, net: MLP, rules: RuleSet, other_bot: int = BOT_HEURISTIC):
+    def __init__(self, net: Optional[MLP], rules: RuleSet, other_bot: int = BOT_HEURISTIC,
+                 bid_net: Optional[BidNet] = None):
         self.net = net
+        self.bid_net = bid_net
         self.rules = rules
         self.other_bot = int(other_bot)
+        self.flag = (CARD_NET if net is not None else 0) | (BID_NET if bid_net is not None else 0)
         self.inputs = NetInputs(rules, 0)
 
     def __call__(self, states: np.ndarray, params: np.ndarray, seats: np.ndarray) -> np.ndarray:
@@ -220,14 +424,35 @@ class BatchPolicy:
         out = np.empty(n, dtype=np.int64)
         need = np.empty(n, dtype=np.int64)
         k = policy_actions(states, np.ascontiguousarray(params, dtype=np.int64),
-                           np.ascontiguousarray(seats, dtype=np.int64), self.other_bot, out, need)
+                           np.ascontiguousarray(seats, dtype=np.int64), self.other_bot,
+                           self.flag, out, need)
         if k:
-            out[need[:k]] = self.inputs.net_actions(self.net, states, need[:k])
+            rows = need[:k]
+            bidding = states[rows, S_PHASE] == AUCTION
+            if bidding.any():
+                out[rows[bidding]] = self.bid_net.actions(self.inputs, states, rows[bidding])
+            if (~bidding).any():
+                out[rows[~bidding]] = self.inputs.net_actions(self.net, states, rows[~bidding])
         return out
 
 
 # -------------------------------------------------------------------- the agent
 _NETS: Dict[tuple, MLP] = {}
+
+
+def _load_once(path: str, kind: str) -> MLP:
+    """The weights of ``kind`` at ``path``, loaded and checked once per process (again
+    when the file changes)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        what = "bidding weights" if kind == "bid" else "weights"
+        raise NeuralError(f"no {what} file at {path!r}") from None
+    key = (os.path.abspath(path), st.st_mtime_ns, st.st_size, kind)
+    net = _NETS.get(key)
+    if net is None:
+        net = _NETS[key] = load_weights(path, kind=kind)
+    return net
 
 
 def load_play_net(path: str = "", rules: Optional[RuleSet] = None,
@@ -244,14 +469,7 @@ def load_play_net(path: str = "", rules: Optional[RuleSet] = None,
             raise NeuralError(f"no shipped card-play weights for preset {rules.name!r} "
                               f"(looked for {path}); shipped: {', '.join(shipped) or 'none'}. "
                               f"Pass nn:weights=PATH or nn:any_rules=true")
-    try:
-        st = os.stat(path)
-    except OSError:
-        raise NeuralError(f"no weights file at {path!r}") from None
-    key = (os.path.abspath(path), st.st_mtime_ns, st.st_size)
-    net = _NETS.get(key)
-    if net is None:
-        net = _NETS[key] = load_weights(path)
+    net = _load_once(path, "play")
     if check_rules and not trained_for(net.manifest, rules):
         raise NeuralError(f"the card-play net {path} was trained for "
                           f"{net.manifest.get('rules', {}).get('name')!r} rules, not for "
@@ -260,36 +478,102 @@ def load_play_net(path: str = "", rules: Optional[RuleSet] = None,
     return net
 
 
+def load_bid_net(path: str = "", rules: Optional[RuleSet] = None, player: str = "nn",
+                 check_rules: bool = True, required: bool = True,
+                 margin: float = DEFAULT_MARGIN) -> Optional[BidNet]:
+    """The bidding net at ``path`` (default: shipped for ``rules``) with the heads of
+    card player ``player``, loaded once per process and checked. With ``required``
+    False a missing default file gives None (the heuristic bids)."""
+    rules = rules or get_rules("ffb")
+    if not path:
+        # with check_rules off (nn:any_rules=true) a coinche preset borrows ffb's net; the
+        # classic prise has no shipped net (ffb's never saw it)
+        name = rules.name
+        if not check_rules and rules.family != "classic" and \
+                not os.path.isfile(default_weights_path(name, "bid")):
+            name = "ffb"
+        path = default_weights_path(name, "bid")
+        if not os.path.isfile(path):
+            if not required:
+                return None
+            folder = os.path.dirname(path)
+            shipped = sorted(f[:-len("_bid.npz")] for f in os.listdir(folder)
+                             if f.endswith("_bid.npz")) if os.path.isdir(folder) else []
+            raise NeuralError(f"no shipped bidding weights for preset {rules.name!r} (looked "
+                              f"for {path}); shipped: {', '.join(shipped) or 'none'}. Pass "
+                              f"nn:bid_weights=PATH, nn:bidding=heuristic, or "
+                              f"nn:any_rules=true (a coinche preset then borrows ffb's)")
+    net = _load_once(path, "bid")
+    if check_rules and not trained_for(net.manifest, rules):
+        raise NeuralError(f"the bidding net {path} was trained for "
+                          f"{net.manifest.get('rules', {}).get('name')!r} rules, not for "
+                          f"{rules.name!r} (or its overrides); use nn:any_rules=true to "
+                          f"bid with it anyway")
+    return BidNet(net, player, margin)
+
+
+BIDDERS = ("auto", "net", "heuristic")
+CARD_PLAYERS = ("net", "heuristic")
+
+
 class NeuralAgent(Agent):
-    """Card play from a network, auction from the heuristic (see the module
-    docstring)."""
+    """The auction and the card play from networks (see the module docstring)."""
 
     numba_bot = None
 
-    def __init__(self, weights: str = "", any_rules: bool = False):
+    def __init__(self, weights: str = "", any_rules: bool = False, bid_weights: str = "",
+                 bidding: str = "auto", play: str = "net", bid_margin: float = DEFAULT_MARGIN):
         super().__init__()
+        if not bid_margin >= 0:
+            raise ValueError(f"nn: bid_margin={bid_margin!r}: expected a number of points >= 0")
+        if bidding not in BIDDERS:
+            raise ValueError(f"nn: bidding={bidding!r}: expected one of {', '.join(BIDDERS)}")
+        if play not in CARD_PLAYERS:
+            raise ValueError(f"nn: play={play!r}: expected one of {', '.join(CARD_PLAYERS)}")
+        if bid_weights and bidding == "heuristic":
+            raise ValueError("nn: bid_weights is for bidding=net or auto, not bidding=heuristic")
         self.weights = weights
         self.any_rules = bool(any_rules)
+        self.bid_weights = bid_weights
+        self.bidding = bidding
+        self.play = play
+        self.bid_margin = float(bid_margin)
         self.net: Optional[MLP] = None
+        self.bidder: Optional[BidNet] = None
         self._inputs: Optional[NetInputs] = None
         self._rng1 = np.zeros(1, dtype=np.uint64)
         self._buf = np.zeros(A.N_ACTIONS, dtype=np.uint8)
         self._idx = np.zeros(1, dtype=np.int64)
-        # the heuristic for everything but the card play
+        # the heuristic for everything the networks do not do
         self.other_bot = BOT_HEURISTIC
 
-    def play_net(self, rules: RuleSet) -> MLP:
-        """The net this agent plays under ``rules`` (loaded and checked)."""
+    def play_net(self, rules: RuleSet) -> Optional[MLP]:
+        """The card-play net of this agent under ``rules`` (loaded and checked); None
+        with ``play=heuristic``."""
+        if self.play == "heuristic":
+            return None
         return load_play_net(self.weights, rules, check_rules=not self.any_rules)
+
+    def bid_net(self, rules: RuleSet) -> Optional[BidNet]:
+        """The bidding net of this agent under ``rules``, read with the heads of its card
+        player; None when the heuristic bids (``bidding=heuristic``, or ``auto`` and no
+        bidding weights ship for the preset)."""
+        if self.bidding == "heuristic":
+            return None
+        player = "nn" if self.play == "net" else "heuristic"
+        return load_bid_net(self.bid_weights, rules, player, check_rules=not self.any_rules,
+                            required=self.bidding == "net" or bool(self.bid_weights),
+                            margin=self.bid_margin)
 
     def batch_policy(self, rules: RuleSet) -> BatchPolicy:
         """This agent as a batched policy for ``rules`` (see :class:`BatchPolicy`), e.g.
         ``CoincheVectorEnv(256, opponents=make_agent("nn").batch_policy(get_rules("ffb")))``."""
-        return BatchPolicy(self.play_net(rules), rules, self.other_bot)
+        return BatchPolicy(self.play_net(rules), rules, self.other_bot, self.bid_net(rules))
 
     def reset(self, seat: int, rules: RuleSet, seed: int) -> None:
         super().reset(seat, rules, seed)
         self.net = self.play_net(rules)
+        self.bidder = self.bid_net(rules)
         if self._inputs is None or self._inputs.rules != rules:
             self._inputs = NetInputs(rules, 1)
         rng_seed(self._rng1, self.seed, 0)
@@ -297,7 +581,10 @@ class NeuralAgent(Agent):
     def act(self, view: PlayerView) -> int:
         S = view.public_state
         P = view.params
-        a = card_choice(S, P)
+        flag = (CARD_NET if self.net is not None else 0) | (BID_NET if self.bidder is not None else 0)
+        a = net_choice(S, P, flag)
+        if a == NET_BID:
+            return int(self.bidder.actions(self._inputs, S[None, :], self._idx)[0])
         if a == NET_CARD:
             return int(self._inputs.net_actions(self.net, S[None, :], self._idx)[0])
         if a == NOT_A_CARD:
@@ -309,10 +596,22 @@ register_agent(
     "nn", NeuralAgent,
     {"weights": Param(str, "", "card-play weights file (.npz with manifest); default: the "
                                 "weights shipped in the package for the preset (ffb)"),
-     "any_rules": Param(bool, False, "play under a preset the net was not trained for "
-                                     "(out of distribution; refused by default)")},
-    doc="neural card play (a network trained by coinche-rl train play; numpy, no torch), "
-        "heuristic auction")
+     "any_rules": Param(bool, False, "play under a preset the nets were not trained for "
+                                     "(out of distribution; refused by default)"),
+     "bid_weights": Param(str, "", "bidding weights file (coinche-rl train bid); default: "
+                                    "the weights shipped for the preset (ffb)"),
+     "bidding": Param(str, "auto", "net | heuristic | auto (the network where bidding "
+                                   "weights ship for the preset, else the heuristic)",
+                      choices=BIDDERS),
+     "play": Param(str, "net", "net | heuristic: who plays the cards (heuristic: the "
+                               "network bids for the heuristic's card play)",
+                   choices=CARD_PLAYERS),
+     "bid_margin": Param(float, DEFAULT_MARGIN, "bid the heuristic's action unless the network "
+                                                "values another one more than this many points "
+                                                "higher (0: the network's best action)",
+                         min=0.0)},
+    doc="neural bidding and card play (networks trained by coinche-rl train bid / play; "
+        "numpy, no torch)")
 
 
 def warmup() -> None:
@@ -320,6 +619,8 @@ def warmup() -> None:
     from ..numba_bots import deal_states
     rules = get_rules("ffb")
     net = MLP.random((4,), seed=0)
+    bid = MLP.random((4,), seed=0, outputs=3 * N_BID)
+    bid.manifest = {"bid": {"players": ["nn"]}}
     states = deal_states(rules, 2, seed=0)
     play_states(rules, states, np.arange(8, dtype=np.int64).reshape(2, 4),
-                [BOT_HEURISTIC] * 4, [net, None, net, None])
+                [BOT_HEURISTIC] * 4, [net, None, net, None], [BidNet(bid), None, None, None])
