@@ -22,13 +22,37 @@ from minute to minute, so compare ratios measured in the same run):
   through the arena, end to end (both seatings counted), one process.
 * ``nn_vs_heuristic_frozen`` (and ``_ci95``, ``_pairs``): frozen-auction duplicate
   against the heuristic on the deal set of seed 0 (the one PIMC's +31.4 was measured
-  on); ``nn_vs_heuristic_full``: whole deals (the nn agent bids as the heuristic);
+  on); ``nn_vs_heuristic_full``: whole deals, ``nn:bidding=heuristic`` (the card
+  player alone: the auction is the heuristic's);
   ``nn_vs_random_frozen``; ``nn_vs_pimc_frozen``: against ``pimc`` (32 worlds), frozen
   auction, 300 pairs on ``--workers`` processes (null with ``--quick``).
 * ``training_minutes`` and the manifest's training facts of the shipped weights.
 
-Usage: ``python benchmarks/bench_neural.py [--quick] [--workers K] [--weights FILE]``; the
-last line of output is one JSON object.
+Bidding (``--section bid`` or ``all``; whole deals, duplicate, both seatings, the deal set
+of ``--seed``):
+
+* ``nn_bid_heuristic_play_vs_heuristic``: ``nn:play=heuristic`` (the network bids, the
+  heuristic plays) against the heuristic; ``nn_full_vs_heuristic``: ``nn`` (the network
+  bids and plays); ``nn_heuristic_bid_vs_heuristic``: ``nn:bidding=heuristic``, the same
+  card player with the heuristic's auction, for the ratio; ``nn_full_vs_pimc`` and
+  ``pimc_nnbid_vs_heuristic`` (``pimc:bid_method=nn``) on ``--workers`` processes;
+  ``nn_vs_colver_*`` on the ``colver`` preset when ``colver`` is installed (else null).
+* ``bid_flip_rate_suit_renaming``: over random auction positions of ``ffb`` and every
+  renaming of the suits, the share of decisions whose renamed decision is not the renamed
+  action (two suits the seat cannot tell apart are not a flip: the engine says which).
+* ``capot_bid_rate_on_sure_capots``: opening hands whose team makes every trick in at
+  least 95 % of 100 heuristic playouts (``evaluate_hand``): the share whose auction (the
+  ``nn`` team against the heuristic) ends in the team's capot.
+* ``pmade_calibration_max_error``: the network's P(made) of every contract at held-out
+  auction positions against the contract's outcome on the real deal, by decile of the
+  prediction (bins of at least 200): the largest gap.
+* ``coinche_rate`` / ``coinche_success_rate`` (the ``nn`` team's coinches per deal and the
+  share of coinched contracts that failed), ``contract_success_by_level`` and
+  ``bids_by_strain_level`` (the ``nn`` team's contracts in ``nn_full_vs_heuristic``).
+
+Usage: ``python benchmarks/bench_neural.py [--quick] [--workers K] [--weights FILE]
+[--bid-weights FILE] [--section play|bid|all]``; the last line of output is one JSON
+object.
 """
 
 from __future__ import annotations
@@ -60,6 +84,10 @@ from coinche_rl.rules import get_rules, params_vector  # noqa: E402
 #: tournament pairs, timing repeats)
 SIZES = {"quick": (500, 500, 200, 0, 256, 500, 2000),
          "full": (5000, 5000, 1000, 300, 2048, 4000, 20000)}
+#: bidding: (pairs vs heuristic, pairs nn vs pimc, pairs pimc+nn bids vs heuristic, pairs vs
+#: each colver bot, renaming positions, sure-capot hands, calibration deals)
+BID_SIZES = {"quick": (1000, 0, 0, 0, 40, 4, 200),
+             "full": (10000, 500, 1000, 200, 400, 40, 3000)}
 
 
 def _positions(rules, n: int, seed: int = 0) -> np.ndarray:
@@ -122,7 +150,17 @@ def main(argv=None) -> dict:
     ap.add_argument("--workers", type=int, default=2, help="processes for the PIMC matchup")
     ap.add_argument("--weights", default="", help="weights file (default: the shipped ffb)")
     ap.add_argument("--seed", type=int, default=0, help="the deal sets")
+    ap.add_argument("--bid-weights", default="", help="bidding weights (default: shipped ffb)")
+    ap.add_argument("--section", choices=("play", "bid", "all"), default="all",
+                    help="card play figures, bidding figures, or both (default)")
+    ap.add_argument("--pimc-pairs", type=int, default=None,
+                    help="override the pairs of the two PIMC bidding matchups")
     args = ap.parse_args(argv)
+    if args.section == "bid":
+        out = {"bench": "neural", "quick": args.quick, "machine": machine()}
+        out.update(bid_figures(args))
+        print(json.dumps(out))
+        return out
     n_frozen, n_full, n_random, n_pimc, n_label, n_tour, n_rep = \
         SIZES["quick" if args.quick else "full"]
     rules = get_rules("ffb")
@@ -187,10 +225,11 @@ def main(argv=None) -> dict:
     out["nn_decisions_per_s_batched"] = round(reps * len(big) / (time.perf_counter() - t))
 
     # ---- tournaments
-    def duel(opponent, n, frozen, backend="serial", workers=None):
-        r = run_duplicate(spec, opponent, n, preset="ffb", seed=args.seed, frozen_contract=frozen,
+    def duel(opponent, n, frozen, backend="serial", workers=None, x=None):
+        x = x or spec
+        r = run_duplicate(x, opponent, n, preset="ffb", seed=args.seed, frozen_contract=frozen,
                           backend=backend, workers=workers)
-        print(f"{spec} vs {opponent} ({'frozen auction' if frozen else 'whole deals'}): "
+        print(f"{x} vs {opponent} ({'frozen auction' if frozen else 'whole deals'}): "
               f"{r.mean:+.1f} ± {r.ci95:.1f} per deal over {r.n} pairs, win rate "
               f"{r.win_rate:.3f}, {r.wall_seconds:.1f} s", file=sys.stderr, flush=True)
         return r
@@ -204,10 +243,12 @@ def main(argv=None) -> dict:
     play_deals(params_vector(rules), st, np.full(4, BOT_HEURISTIC, dtype=np.int64),
                np.zeros((len(st), 4), dtype=np.int64))
     out["heuristic_only_deals_per_s"] = round(len(st) / (time.perf_counter() - t), 0)
-    for key, opp, n, frozen in (("nn_vs_heuristic_frozen", "heuristic", n_frozen, True),
-                                ("nn_vs_heuristic_full", "heuristic", n_full, False),
-                                ("nn_vs_random_frozen", "random", n_random, True)):
-        r = duel(opp, n, frozen)
+    # whole deals with the heuristic's auction: the card player alone
+    no_bid = spec + ("," if ":" in spec else ":") + "bidding=heuristic"
+    for key, opp, n, frozen, x in (("nn_vs_heuristic_frozen", "heuristic", n_frozen, True, spec),
+                                   ("nn_vs_heuristic_full", "heuristic", n_full, False, no_bid),
+                                   ("nn_vs_random_frozen", "random", n_random, True, spec)):
+        r = duel(opp, n, frozen, x=x)
         out[key] = round(r.mean, 2)
         out[key + "_ci95"] = round(r.ci95, 2)
         out[key + "_pairs"] = r.n
@@ -239,8 +280,286 @@ def main(argv=None) -> dict:
         "train_agent_steps_per_s_ge_30000": out["train_agent_steps_per_s"] >= 30000,
         "training_minutes_le_120": (out["training_minutes"] or 1e9) <= 120,
     }
+    if args.section == "all":
+        out.update(bid_figures(args))
     out["wall_s"] = round(time.perf_counter() - t_all, 1)
     print(json.dumps(out))
+    return out
+
+
+# ====================================================================== bidding
+def _team_contracts(r):
+    """The contracts of team X (the first spec) in a DuplicateResult: rows (value, strain,
+    made, coinched by the other team), and X's coinches of the other team's contracts
+    (rows: value, made)."""
+    taken, coinches = [], []
+    for t in range(2):
+        c = r.contracts[:, t]
+        ours = (c[:, 2] >= 0) & ((c[:, 2] & 1) == t)
+        theirs = (c[:, 2] >= 0) & ((c[:, 2] & 1) != t)
+        for v, st, _tk, co, made in c[ours]:
+            taken.append((int(v), int(st), int(made), int(co)))
+        for v, st, _tk, co, made in c[theirs & (c[:, 3] > 0)]:
+            coinches.append((int(v), int(made)))
+    return taken, coinches
+
+
+def _flip_rate(bid_spec: str, n_positions: int, seed: int) -> dict:
+    """Suit renamings of random ffb auction positions: flips of the agent's decision."""
+    import itertools
+    from coinche_rl import actions as A
+    from coinche_rl.agents import make_agent
+    from coinche_rl.agents.base import PlayerView
+    from coinche_rl.envs.kernels import ObservationEncoder
+    from coinche_rl.game import Deal
+    rules = get_rules("ffb")
+    enc = ObservationEncoder(rules)
+    perms = list(itertools.permutations(range(4)))
+    rng = np.random.default_rng(seed)
+    agent = make_agent(bid_spec)
+    heur = make_agent("heuristic")
+
+    def ren_card(c, pi):
+        return pi[c >> 3] * 8 + (c & 7)
+
+    def ren_hand(h, pi):
+        return sum(1 << ren_card(c, pi) for c in range(32) if h >> c & 1)
+
+    def ren_action(a, pi):
+        if A.is_bid(a) or A.is_capot(a):
+            st = A.bid_strain(a)
+            st2 = pi[st] if st < 4 else st
+            return A.capot_action(st2) if A.is_capot(a) else A.bid_action(A.bid_value(a), st2)
+        return a
+
+    def suit_of(a):
+        if A.is_bid(a) or A.is_capot(a):
+            st = A.bid_strain(a)
+            return st if st < 4 else None
+        return None
+
+    def decide(d):
+        agent.reset(d.current_player, rules, 0)
+        return int(agent.act(PlayerView.from_deal(d)))
+
+    decisions = flips = ties = 0
+    for _ in range(n_positions):
+        hands = [int(h) for h in Deal(rules, seed=int(rng.integers(2 ** 31))).state[:4]]
+        dealer = int(rng.integers(4))
+        d = Deal(rules, hands=hands, dealer=dealer)
+        prefix = []
+        stop = int(rng.integers(0, 4))
+        while d.phase == "auction" and len(prefix) < stop:       # a heuristic auction prefix
+            heur.reset(d.current_player, rules, 0)
+            a = int(heur.act(PlayerView.from_deal(d)))
+            d.apply(a)
+            prefix.append(a)
+        if d.phase != "auction":
+            continue
+        a0 = decide(d)
+        seat = d.current_player
+        for pi in perms:
+            rd = Deal(rules, hands=[ren_hand(h, pi) for h in hands], dealer=dealer)
+            for a in prefix:
+                rd.apply(ren_action(a, pi))
+            decisions += 1
+            ra = decide(rd)
+            if ra == ren_action(a0, pi):
+                continue
+            inv = [0] * 4
+            for s_, t_ in enumerate(pi):
+                inv[t_] = s_
+            back = ren_action(ra, inv)
+            s1, s2 = suit_of(a0), suit_of(back)
+            equivalent = False
+            if s1 is not None and s2 is not None and s1 != s2:
+                sw = list(range(4))
+                sw[s1], sw[s2] = s2, s1
+                sd = Deal(rules, hands=[ren_hand(h, sw) for h in hands], dealer=dealer)
+                for a in prefix:
+                    sd.apply(ren_action(a, sw))
+                equivalent = np.array_equal(enc.encode(sd.state, seat), enc.encode(d.state, seat))
+            if equivalent:
+                ties += 1
+            else:
+                flips += 1
+    return {"bid_flip_rate_suit_renaming": flips / max(1, decisions),
+            "bid_flip_decisions": decisions, "bid_flip_ties": ties}
+
+
+def _sure_capots(bid_spec: str, n_hands: int, seed: int) -> dict:
+    """Opening hands that make every trick in >= 95 % of 100 heuristic playouts: how often
+    the auction (the nn team at the hand's seats, the heuristic opposite) ends in the
+    team's capot."""
+    from coinche_rl.agents import make_agent
+    from coinche_rl.agents.evaluation import evaluate_hand
+    from coinche_rl.game import Deal
+    rules = get_rules("ffb")
+    rng = np.random.default_rng(seed)
+    found = capots = tried = 0
+    while found < n_hands and tried < 50 * n_hands:
+        tried += 1
+        # a candidate: the opener holds J 9 A of a suit, 3-5 more of it, and side aces
+        # or tens; the others random (then kept only if the evaluation says >= 95 %)
+        best = int(rng.integers(4))
+        trumps = [8 * best + r for r in (4, 2, 7)]
+        rest = [8 * best + r for r in (0, 1, 3, 5, 6)]
+        trumps += [int(c) for c in rng.choice(rest, int(rng.integers(3, 6)), replace=False)]
+        side = [8 * s + r for s in range(4) if s != best for r in (7, 3)]
+        hand = trumps + [int(c) for c in rng.choice(side, 8 - len(trumps), replace=False)]
+        others = [c for c in rng.permutation(32).tolist() if c not in hand]
+        dealer = int(rng.integers(4))
+        seat = (dealer + 1) % 4
+        hands = [0] * 4
+        hands[seat] = sum(1 << c for c in hand)
+        for i, s in enumerate(x for x in range(4) if x != seat):
+            hands[s] = sum(1 << c for c in others[8 * i:8 * i + 8])
+        d = Deal(rules, hands=hands, dealer=dealer)
+        h = hands[seat]
+        ev = evaluate_hand(rules, seat, h, dealer, samples=100, seed=found, strains=[best],
+                           method="heuristic")
+        if ev.p_make[0, -1] < 0.95:
+            continue
+        found += 1
+        agents = [make_agent(bid_spec if (s & 1) == (seat & 1) else "heuristic")
+                  for s in range(4)]
+        for s, a in enumerate(agents):
+            a.reset(s, rules, s)
+        from coinche_rl.agents.base import PlayerView
+        while d.phase == "auction":
+            d.apply(int(agents[d.current_player].act(PlayerView.from_deal(d))))
+        c = d.contract
+        capots += int(c is not None and c.value == 250 and (c.taker & 1) == (seat & 1))
+    return {"capot_bid_rate_on_sure_capots": capots / max(1, found) if found else None,
+            "sure_capot_hands": found, "sure_capot_candidates": tried}
+
+
+def _calibration(bid_path: str, n_deals: int, seed: int) -> dict:
+    """P(made) of the network against the outcome on the real deal, by decile."""
+    from coinche_rl.agents.neural.agent import load_bid_net
+    from coinche_rl.agents.neural.bid_labels import label_bid_chunk
+    rules = get_rules("ffb")
+    out = {}
+    for player in ("nn", "heuristic"):
+        net = load_bid_net(bid_path, rules, player)
+        play_net = load_play_net("", rules) if player == "nn" else None
+        ch = label_bid_chunk(rules, 424242 + seed, 0, n_deals, 0.0, (player,), play_net)
+        _q, _ev, pm = net.heads(ch.feats.astype(np.float32))
+        v = ch.ev_valid
+        p = pm[v]
+        y = ch.made[:, 0][v].astype(np.float64)
+        edges = np.quantile(p, np.linspace(0, 1, 11))
+        bins = np.clip(np.searchsorted(edges, p, side="right") - 1, 0, 9)
+        curve = []
+        for b in range(10):
+            sel = bins == b
+            if sel.sum() >= 200:
+                curve.append((float(p[sel].mean()), float(y[sel].mean()), int(sel.sum())))
+        err = max(abs(a - b) for a, b, _ in curve)
+        out[f"pmade_calibration_max_error_{player}"] = round(err, 4)
+        out[f"pmade_calibration_curve_{player}"] = [(round(a, 4), round(b, 4), n) for a, b, n in curve]
+        # the contracts that matter: P(made) between 0.2 and 0.8
+        mid = (p > 0.2) & (p < 0.8)
+        out[f"pmade_calibration_mid_contracts_{player}"] = int(mid.sum())
+    out["pmade_calibration_max_error"] = out["pmade_calibration_max_error_nn"]
+    return out
+
+
+def bid_figures(args) -> dict:
+    from coinche_rl.agents.neural.agent import load_bid_net
+    from coinche_rl.agents.neural.net import default_weights_path
+    pairs, n_pimc, n_pimc_bid, n_colver, n_flip, n_capot, n_calib = \
+        BID_SIZES["quick" if args.quick else "full"]
+    if args.pimc_pairs is not None:
+        n_pimc = n_pimc_bid = args.pimc_pairs
+    rules = get_rules("ffb")
+    bid_path = args.bid_weights or default_weights_path("ffb", "bid")
+    bid = load_bid_net(bid_path, rules)
+    wspec = f"bid_weights={args.bid_weights}" if args.bid_weights else ""
+
+    def spec(*parts):
+        ps = [p for p in (wspec, *parts) if p]
+        return "nn" + (":" + ",".join(ps) if ps else "")
+
+    out = {"bid_weights": args.bid_weights or "shipped ffb",
+           "bid_architecture": bid.net.architecture(),
+           "bid_training": {k: v for k, v in bid.net.manifest.get("training", {}).items()
+                            if k not in ("args", "init")}}
+    from coinche_rl.agents.neural.agent import DEFAULT_MARGIN
+    out["bid_margin"] = DEFAULT_MARGIN
+
+    def duel(key, x, y, n, backend="serial", workers=None, preset="ffb"):
+        t = time.perf_counter()
+        r = run_duplicate(x, y, n, preset=preset, seed=args.seed, backend=backend,
+                          workers=workers)
+        print(f"{x} vs {y} ({preset}, whole deals): {r.mean:+.1f} ± {r.ci95:.1f} per deal "
+              f"over {r.n} pairs, {time.perf_counter() - t:.1f} s", file=sys.stderr, flush=True)
+        out[key] = round(r.mean, 2)
+        out[key + "_ci95"] = round(r.ci95, 2)
+        out[key + "_pairs"] = r.n
+        return r
+
+    duel("nn_heuristic_bid_vs_heuristic", "nn:bidding=heuristic", "heuristic", pairs)
+    duel("nn_bid_heuristic_play_vs_heuristic", spec("play=heuristic"), "heuristic", pairs)
+    r = duel("nn_full_vs_heuristic", spec(), "heuristic", pairs)
+    taken, coinches = _team_contracts(r)
+    n_deals = 2 * r.n
+    out["coinche_rate"] = round(len(coinches) / n_deals, 4)
+    out["coinche_success_rate"] = (round(sum(1 for _v, m in coinches if m == 0) / len(coinches), 4)
+                                   if coinches else None)
+    by_level, by_sl = {}, {}
+    from coinche_rl.rules import STRAIN_NAMES
+    for v, st, made, _co in taken:
+        by_level.setdefault(v, []).append(made == 1)
+        k = f"{'capot' if v == 250 else v}{STRAIN_NAMES[st]}"
+        by_sl[k] = by_sl.get(k, 0) + 1
+    out["contract_success_by_level"] = {str(v): (round(float(np.mean(m)), 3), len(m))
+                                        for v, m in sorted(by_level.items())}
+    out["bids_by_strain_level"] = dict(sorted(by_sl.items()))
+    out["nn_team_contract_rate"] = round(len(taken) / n_deals, 4)
+    base = run_duplicate("heuristic", "heuristic", min(pairs, 2000), preset="ffb", seed=args.seed)
+    _tk, base_coinches = _team_contracts(base)
+    out["heuristic_coinche_rate"] = round(len(base_coinches) / (2 * base.n), 4)
+    out["heuristic_coinche_success_rate"] = (
+        round(sum(1 for _v, m in base_coinches if m == 0) / len(base_coinches), 4)
+        if base_coinches else None)
+    workers = None if args.workers <= 1 else args.workers
+    backend = "serial" if args.workers <= 1 else "pool"
+    try:
+        if n_pimc:
+            duel("nn_full_vs_pimc", spec(), "pimc", n_pimc, backend, workers)
+        if n_pimc_bid:
+            duel("pimc_nnbid_vs_heuristic", "pimc:bid_method=nn"
+                 + (f",bid_weights={args.bid_weights}" if args.bid_weights else ""),
+                 "heuristic", n_pimc_bid, backend, workers)
+    finally:
+        shutdown_pool()
+    for key in ("nn_full_vs_pimc", "pimc_nnbid_vs_heuristic"):
+        out.setdefault(key, None)
+    colver = None
+    if n_colver:
+        try:
+            import colver  # noqa: F401
+            colver = True
+        except ModuleNotFoundError:
+            colver = False
+    out["colver_installed"] = colver
+    if colver:
+        for bot in ("heuristic", "maxi", "rule"):
+            duel(f"nn_vs_colver_{bot}", spec("any_rules=true"), f"colver:{bot}", n_colver,
+                 preset="colver")
+    t = time.perf_counter()
+    out.update(_flip_rate(spec(), n_flip, args.seed))
+    out.update(_sure_capots(spec(), n_capot, args.seed))
+    out.update(_calibration(bid_path, n_calib, args.seed))
+    out["bid_diagnostics_s"] = round(time.perf_counter() - t, 1)
+    out["bid_goals"] = {
+        "nn_bid_heuristic_play_vs_heuristic_ge_15": out["nn_bid_heuristic_play_vs_heuristic"] >= 15,
+        "nn_full_vs_heuristic_ge_40": out["nn_full_vs_heuristic"] >= 40,
+        "bid_flip_rate_is_0": out["bid_flip_rate_suit_renaming"] == 0,
+        "capot_bid_rate_ge_0.9": (out["capot_bid_rate_on_sure_capots"] or 0) >= 0.9,
+        "pmade_calibration_max_error_le_0.03": out["pmade_calibration_max_error"] <= 0.03,
+    }
     return out
 
 
