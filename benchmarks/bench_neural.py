@@ -34,7 +34,8 @@ of ``--seed``):
 * ``nn_bid_heuristic_play_vs_heuristic``: ``nn:play=heuristic`` (the network bids, the
   heuristic plays) against the heuristic; ``nn_full_vs_heuristic``: ``nn`` (the network
   bids and plays); ``nn_heuristic_bid_vs_heuristic``: ``nn:bidding=heuristic``, the same
-  card player with the heuristic's auction, for the ratio; ``nn_full_vs_pimc`` and
+  card player with the heuristic's auction, for the ratio; ``nn_full_vs_pimc`` (against
+  PIMC-32 bidding from its hand evaluation, ``bid_method=heuristic``) and
   ``pimc_nnbid_vs_heuristic`` (``pimc:bid_method=nn``) on ``--workers`` processes;
   ``nn_vs_colver_*`` on the ``colver`` preset when ``colver`` is installed (else null).
 * ``bid_flip_rate_suit_renaming``: over random auction positions of ``ffb`` and every
@@ -527,7 +528,8 @@ def bid_figures(args) -> dict:
     backend = "serial" if args.workers <= 1 else "pool"
     try:
         if n_pimc:
-            duel("nn_full_vs_pimc", spec(), "pimc", n_pimc, backend, workers)
+            duel("nn_full_vs_pimc", spec(), "pimc:bid_method=heuristic", n_pimc, backend,
+                 workers)
         if n_pimc_bid:
             duel("pimc_nnbid_vs_heuristic", "pimc:bid_method=nn"
                  + (f",bid_weights={args.bid_weights}" if args.bid_weights else ""),

@@ -538,7 +538,12 @@ def test_pimc_bids_with_the_network(bid_file):
     with pytest.raises(ValueError, match="bid_method"):
         make_agent("pimc:bid_method=neural")
     with pytest.raises(ValueError, match="bid_weights is for bid_method=nn"):
-        make_agent(f"pimc:bid_weights={bid_file}")
+        make_agent(f"pimc:bid_method=heuristic,bid_weights={bid_file}")
+    # the default: the network where bidding weights ship, else the hand evaluation
+    auto = make_agent("pimc")
+    assert auto.bid_method == "auto" and auto._method(FFB) == "nn"
+    assert auto._method(get_rules("classic")) == "heuristic"
+    assert auto._method(get_rules("ffb_sa_ta")) == "heuristic"
 
 
 def test_the_vector_env_opponents_bid_with_the_network(bid_file):
