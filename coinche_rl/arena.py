@@ -522,8 +522,22 @@ def _ensure_warm() -> None:
         warmup()
 
 
+#: what a worker adds to an unknown-agent error (issue 15: registered under the guard)
+_WORKER_REGISTRY_HINT = (
+    " (in a worker process: workers import coinche-rl afresh, so an agent registered in "
+    "your script under `if __name__ == \"__main__\":` or in the interactive session is "
+    "unknown there; register it at the top level of a module the workers import, e.g. "
+    "the script's own top level or your package, or use backend='serial')")
+
+
 def _run_task_in_worker(task) -> dict:
-    return _run_task(task, warm=False)
+    from .agents.registry import AgentSpecError
+    try:
+        return _run_task(task, warm=False)
+    except AgentSpecError as e:
+        if str(e).startswith("unknown agent"):
+            raise AgentSpecError(str(e) + _WORKER_REGISTRY_HINT) from None
+        raise
 
 
 def _chunks(indices: np.ndarray, size: int):
@@ -584,9 +598,14 @@ def _execute(tasks: list, backend: str, workers: Optional[int], address: Optiona
         try:
             for f in as_completed(futures):
                 on_done(futures[f], f.result())
-        except BrokenProcessPool:
+        except BrokenProcessPool as e:
             shutdown_pool()
-            raise
+            raise ArenaError(
+                "the pool's worker processes died while running the tournament. Started from "
+                "a script, the pool's workers re-import it (Python's spawn start method): its "
+                "top-level code must be under `if __name__ == \"__main__\":`; otherwise a "
+                "worker was killed (out of memory?). backend='serial' plays in this "
+                "process") from e
         except BaseException:
             for f in futures:
                 f.cancel()
