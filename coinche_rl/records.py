@@ -27,7 +27,8 @@ Match record (``"format": "coinche-rl/match"``): ``rules``, ``first_dealer``, ``
 Replaying a record applies every action through the engine and compares every stored
 derived field (contract, declarations, belote, result, match scores and winner) with what
 the engine computes. Any difference or illegal action raises :class:`RecordError`
-naming the first bad field.
+naming the first bad field, and so does a stored field the replay cannot reach (a deal
+record whose plays were cut short but which still carries its result).
 """
 
 from __future__ import annotations
@@ -69,6 +70,10 @@ def _contract_record(c) -> Optional[Dict[str, Any]]:
         return None
     return {"value": c.value, "strain": STRAIN_NAMES[c.strain], "capot": c.capot,
             "coinche": c.coinche, "taker": c.taker}
+
+
+#: the derived fields of a deal record that only some phases have (``_derived``)
+DERIVED_FIELDS = ("contract", "declarations", "belote", "result")
 
 
 def _derived(deal: Deal) -> Dict[str, Any]:
@@ -278,6 +283,15 @@ def _replay_actions(deal: Deal, rec: Dict[str, Any], where: str, check: bool) ->
                     raise RecordError(f"{where}{k}: missing field (replay gives {v!r})")
                 continue
             _compare(rec[k], v, f"{where}{k}")
+        # a stored figure the replay cannot reach (a record cut short that still carries
+        # its result, say) is an inconsistency too: every stored figure is checked
+        for k in DERIVED_FIELDS:
+            if k in rec and k not in computed and rec[k] is not None:
+                n = len(deal.plays)
+                raise RecordError(
+                    f"{where}{k}: the record stores it, but its replay stops before the deal "
+                    f"reaches it ({deal.phase}, after {len(deal.auction)} auction actions and "
+                    f"{n} card{'s' if n != 1 else ''}): the auction or plays list is cut short")
     return deal
 
 

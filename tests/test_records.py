@@ -177,6 +177,33 @@ def test_unfinished_deal_record_replays():
 
 
 # ------------------------------------------------------------ corrupted deals
+def test_a_record_cut_short_with_its_result_is_refused(deal_rec, tmp_path, capsys):
+    """A deal record whose plays were cut to 10 cards but which still carries its final
+    result used to replay as OK (issue 15): the stored result was never compared."""
+    cut = copy.deepcopy(deal_rec)
+    cut["plays"] = cut["plays"][:10]
+    raises_record_error(cut, "result", "cut short", "10 cards")
+    # the auction cut short too: the stored contract is already compared
+    cut = copy.deepcopy(deal_rec)
+    cut["auction"] = cut["auction"][:1]
+    cut["plays"] = []
+    raises_record_error(cut, "contract", "replay gives None")
+    # the command line exits non-zero with the field named
+    from coinche_rl.cli import main
+    path = tmp_path / "cut.json"
+    cut = copy.deepcopy(deal_rec)
+    cut["plays"] = cut["plays"][:10]
+    path.write_text(json.dumps(cut))
+    assert main(["replay", str(path)]) != 0
+    assert "result" in capsys.readouterr().err
+    # an unfinished record without the later fields still replays
+    ok = copy.deepcopy(deal_rec)
+    ok["plays"] = ok["plays"][:10]
+    for k in ("result",):
+        ok.pop(k)
+    assert len(replay_deal(ok).plays) == 10
+
+
 def test_wrong_format(deal_rec):
     deal_rec["format"] = "coinche-rl/dael"
     raises_record_error(deal_rec, "format", "coinche-rl/dael")
