@@ -1358,6 +1358,20 @@ def _fmt(v: float, spec: str = "+.1f") -> str:
     return format(v, spec)
 
 
+def _rate(v: float) -> str:
+    """A speed for the tables: whole numbers from 10 up, two significant digits below (a
+    slow agent's 0.4 deals/s is not "0").
+
+    >>> _rate(134183.2), _rate(12.6), _rate(0.43), _rate(0.0)
+    ('134,183', '13', '0.43', '0')
+    """
+    if not math.isfinite(v):
+        return "(resumed)"
+    if v >= 10 or v == 0:
+        return f"{v:,.0f}"
+    return f"{v:.2g}"
+
+
 def _tables(result) -> List[Tuple[str, List[str], List[List[str]]]]:
     """(title, headers, rows) of every table of ``result``."""
     out = []
@@ -1388,7 +1402,7 @@ def _tables(result) -> List[Tuple[str, List[str], List[List[str]]]]:
             rows.append([lx, ly, f"{m.n:,}", _fmt(mean, "+.2f"),
                          f"± {_fmt(m.ci95, '.2f')}", f"{_fmt(win, '.3f')} ± {_fmt(m.win_ci95, '.3f')}",
                          _fmt(m.paired_sd, ".1f"),
-                         f"{m.deals_per_s:,.0f}" if math.isfinite(m.deals_per_s) else "(resumed)"])
+                         _rate(m.deals_per_s)])
         out.append((title, headers, rows))
     if isinstance(result, TournamentResult):
         title = ("Ratings (points per deal, field mean 0; Bradley-Terry Elo over deal pairs)"
