@@ -463,19 +463,31 @@ def load_play_net(path: str = "", rules: Optional[RuleSet] = None,
     if not path:
         path = default_weights_path(rules.name if check_rules else "ffb")
         if not os.path.isfile(path):
-            folder = os.path.dirname(path)
-            shipped = sorted(f[:-len("_play.npz")] for f in os.listdir(folder)
-                             if f.endswith("_play.npz")) if os.path.isdir(folder) else []
-            raise NeuralError(f"no shipped card-play weights for preset {rules.name!r} "
-                              f"(looked for {path}); shipped: {', '.join(shipped) or 'none'}. "
-                              f"Pass nn:weights=PATH or nn:any_rules=true")
+            _not_shipped(rules, path, "play", "card-play",
+                         "Pass nn:weights=PATH or nn:any_rules=true")
     net = _load_once(path, "play")
-    if check_rules and not trained_for(net.manifest, rules):
-        raise NeuralError(f"the card-play net {path} was trained for "
+    if check_rules:
+        _check_trained_for(net, path, rules, "card-play", "play")
+    return net
+
+
+def _not_shipped(rules: RuleSet, path: str, kind: str, what: str, advice: str) -> None:
+    """Raise: no shipped ``kind`` weights for ``rules`` (naming those that ship)."""
+    folder = os.path.dirname(path)
+    suffix = f"_{kind}.npz"
+    shipped = sorted(f[:-len(suffix)] for f in os.listdir(folder)
+                     if f.endswith(suffix)) if os.path.isdir(folder) else []
+    raise NeuralError(f"no shipped {what} weights for preset {rules.name!r} (looked for "
+                      f"{path}); shipped: {', '.join(shipped) or 'none'}. {advice}")
+
+
+def _check_trained_for(net: MLP, path: str, rules: RuleSet, what: str, verb: str) -> None:
+    """Raise unless ``net`` was trained for ``rules`` (:func:`~.net.trained_for`)."""
+    if not trained_for(net.manifest, rules):
+        raise NeuralError(f"the {what} net {path} was trained for "
                           f"{net.manifest.get('rules', {}).get('name')!r} rules, not for "
                           f"{rules.name!r} (or its overrides); use nn:any_rules=true to "
-                          f"play it anyway")
-    return net
+                          f"{verb} it anyway")
 
 
 def load_bid_net(path: str = "", rules: Optional[RuleSet] = None, player: str = "nn",
@@ -496,19 +508,12 @@ def load_bid_net(path: str = "", rules: Optional[RuleSet] = None, player: str = 
         if not os.path.isfile(path):
             if not required:
                 return None
-            folder = os.path.dirname(path)
-            shipped = sorted(f[:-len("_bid.npz")] for f in os.listdir(folder)
-                             if f.endswith("_bid.npz")) if os.path.isdir(folder) else []
-            raise NeuralError(f"no shipped bidding weights for preset {rules.name!r} (looked "
-                              f"for {path}); shipped: {', '.join(shipped) or 'none'}. Pass "
-                              f"nn:bid_weights=PATH, nn:bidding=heuristic, or "
-                              f"nn:any_rules=true (a coinche preset then borrows ffb's)")
+            _not_shipped(rules, path, "bid", "bidding",
+                         "Pass nn:bid_weights=PATH, nn:bidding=heuristic, or "
+                         "nn:any_rules=true (a coinche preset then borrows ffb's)")
     net = _load_once(path, "bid")
-    if check_rules and not trained_for(net.manifest, rules):
-        raise NeuralError(f"the bidding net {path} was trained for "
-                          f"{net.manifest.get('rules', {}).get('name')!r} rules, not for "
-                          f"{rules.name!r} (or its overrides); use nn:any_rules=true to "
-                          f"bid with it anyway")
+    if check_rules:
+        _check_trained_for(net, path, rules, "bidding", "bid with")
     return BidNet(net, player, margin)
 
 
