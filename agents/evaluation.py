@@ -100,21 +100,24 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 from numba import njit
 
 from .. import actions as A
-from ..cards import InvalidNotationError, format_hand, parse_card, parse_hand
-from ..engine import (ALL_CARD_POINTS, AT, P_AT_TABLE, P_CARRE_LOW_CANCELS, P_DECLARATIONS,
-                      P_GENERALE_BONUS, P_OPTIONAL_BELOTE, P_OPTIONAL_DECLARE,
-                      S_BELOTE_DECIDED, S_BELOTE_SEATS, S_BID_STRAIN, S_CARD_POINTS, S_CUR,
-                      S_DECL_DECIDED, S_DECL_LOW, S_DECL_PTS, S_DECLARED, S_MADE, S_POINTS,
-                      S_PRISE_ROUND, S_RETOURNE, S_SCORE, S_SEAT_TRICKS, S_TRICKS, STATE_SIZE,
-                      apply_legal_action, is_legal, kernel, lowest_card,
-                      reset_classic, reset_state, rng_below, rng_seed, score_deal, set_contract)
-from ..rules import AT_TABLE_NAMES, STRAIN_NAMES, RuleSet, get_rules, params_vector
+from ..cards import FULL_DECK, InvalidNotationError, format_hand, parse_card, parse_hand
+from ..engine import (OUTCOME_CAPOT, OUTCOME_CAPOT_AGAINST, OUTCOME_GENERALE, OUTCOME_NORMAL,
+                      set_outcome)
+from ..engine import (ALL_CARD_POINTS, AT, CAPOT_POINTS, CAPOT_VALUE, DIX_DE_DER, P_AT_TABLE,
+                      P_CARRE_LOW_CANCELS, P_DECLARATIONS, P_GENERALE_BONUS, P_OPTIONAL_BELOTE,
+                      P_OPTIONAL_DECLARE, S_BELOTE_DECIDED, S_BELOTE_SEATS, S_BID_STRAIN,
+                      S_CARD_POINTS, S_CUR, S_DECL_DECIDED, S_DECL_LOW, S_DECL_PTS, S_DECLARED,
+                      S_MADE, S_PRISE_ROUND, S_RETOURNE, S_SCORE, STATE_SIZE, apply_legal_action,
+                      is_legal, kernel, lowest_card, reset_classic, reset_state, rng_seed,
+                      scale_at_points, score_deal, set_contract, shuffle)
+from ..rules import AT_TABLE_NAMES, STRAIN_NAMES, RuleSet, check_int, get_rules, params_vector
 from ..solver import C_KEEP, C_NPAIRS, POINTS, SCORE, W_MONO, Solver, solve_into
 from .numba_bots import BOT_HEURISTIC, play_deals
 from .sampler import NoConsistentWorld, SamplerError, WorldSampler
@@ -125,12 +128,13 @@ __all__ = ["EvaluationError", "HandEvaluation", "evaluate_hand", "contract_level
 #: the evaluation methods
 METHODS = ("dd", "heuristic", "both", "nn")
 #: level of a capot contract
-CAPOT = 250
+CAPOT = CAPOT_VALUE
 #: the single level of the classic family ("take")
 TAKE_LEVEL = 0
 _AT_SCALED = AT_TABLE_NAMES.index("scaled")
 # outcome kinds of a double-dummy deal, from the takers' side
-_K_CAPOT_AGAINST, _K_NORMAL, _K_CAPOT, _K_GENERALE = -1, 0, 1, 2
+_K_CAPOT_AGAINST, _K_NORMAL, _K_CAPOT, _K_GENERALE = (OUTCOME_CAPOT_AGAINST, OUTCOME_NORMAL,
+                                                       OUTCOME_CAPOT, OUTCOME_GENERALE)
 
 
 class EvaluationError(ValueError):
@@ -155,7 +159,7 @@ def _start(S, P, hands, deck, classic, dealer, value, strain, coinche, taker):
 def _raw_total(P, strain):
     """Raw card points of a deal in ``strain`` with the dix de der (162; 258 for the
     ``scaled`` AT table)."""
-    t = 10
+    t = DIX_DE_DER
     for c in range(32):
         t += ALL_CARD_POINTS[P[P_AT_TABLE], strain, c]
     return t
@@ -170,13 +174,13 @@ def _outcome(P, strain, p, capot_against):
         return _K_CAPOT_AGAINST, 0
     if P[P_GENERALE_BONUS] > 0 and p == P[P_GENERALE_BONUS]:
         return _K_GENERALE, raw
-    if p == 252:
+    if p == CAPOT_POINTS:
         return _K_CAPOT, raw
     if strain == AT and P[P_AT_TABLE] == _AT_SCALED:
         # the engine scales the takers' raw points r to (324 r + 258) // 516: any r
         # with that image scores the same; take the smallest
         for r in range(raw + 1):
-            if (r * 324 + 258) // 516 == p:
+            if scale_at_points(r) == p:
                 return _K_NORMAL, r
     return _K_NORMAL, p
 
@@ -207,32 +211,7 @@ def _score_outcome(S, Z, P, taker, kind, e):
     T = taker & 1
     D = 1 - T
     raw = _raw_total(P, Z[S_BID_STRAIN])
-    for s in range(4):
-        Z[S_SEAT_TRICKS + s] = 0
-    if kind == _K_CAPOT_AGAINST:
-        Z[S_POINTS + T] = 0
-        Z[S_POINTS + D] = raw
-        Z[S_TRICKS + T] = 0
-        Z[S_TRICKS + D] = 8
-        Z[S_SEAT_TRICKS + D] = 4
-        Z[S_SEAT_TRICKS + D + 2] = 4
-    elif kind == _K_NORMAL:
-        Z[S_POINTS + T] = e
-        Z[S_POINTS + D] = raw - e
-        Z[S_TRICKS + T] = 4
-        Z[S_TRICKS + D] = 4
-        for s in range(4):
-            Z[S_SEAT_TRICKS + s] = 2
-    else:
-        Z[S_POINTS + T] = raw
-        Z[S_POINTS + D] = 0
-        Z[S_TRICKS + T] = 8
-        Z[S_TRICKS + D] = 0
-        if kind == _K_CAPOT:
-            Z[S_SEAT_TRICKS + T] = 4
-            Z[S_SEAT_TRICKS + T + 2] = 4
-        else:
-            Z[S_SEAT_TRICKS + taker] = 8
+    set_outcome(Z, T, kind, e, raw, taker)
     score_deal(Z, P)
     return Z[S_MADE], Z[S_SCORE + T] - Z[S_SCORE + D]
 
@@ -279,7 +258,7 @@ def _dd_chunk(W, P, hands, decks, classic, seat, dealer, strains, levels, coinch
             against = False
             if p == 0:
                 # no card point: capot (every trick to the defenders) or pointless tricks
-                against = _exact_solve(W, S, P, POINTS, 1 - T) == 252
+                against = _exact_solve(W, S, P, POINTS, 1 - T) == CAPOT_POINTS
             kind, e = _outcome(P, st, p, against)
             for lv in range(levels.shape[0]):
                 _start(S, P, hands[i], decks[i], classic, dealer, levels[lv], st, coinche, seat)
@@ -363,11 +342,7 @@ def _classic_decks(worlds, prise, retourne, taker, dealer, seed, out):
                 n += 1
                 m &= m - 1
             rng_seed(rng, seed, np.int64(1 << 40) + i)
-            for a in range(10, 0, -1):
-                b = rng_below(rng, a + 1)
-                t = stock[a]
-                stock[a] = stock[b]
-                stock[b] = t
+            shuffle(rng, stock, 11)
             for a in range(11):
                 out[i, 21 + a] = stock[a]
         else:
@@ -685,7 +660,7 @@ def _hand_mask(hand) -> int:
             raise EvaluationError(f"hand: {e} (expected cards such as 'JH 9H AH TH 7S 8D KC QC')") from None
     if isinstance(hand, (int, np.integer)) and not isinstance(hand, bool):
         h = int(hand)
-        if not 0 <= h <= 0xFFFFFFFF:
+        if not 0 <= h <= FULL_DECK:
             raise EvaluationError(f"hand: {h!r} is not a 32-bit card mask")
         return h
     try:
@@ -872,11 +847,9 @@ class _Progress:
 
 
 # ====================================================================== the evaluation
-def _check_int(v, name: str, lo: int, hi: Optional[int] = None) -> int:
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo or (hi is not None and v > hi):
-        rng = f"{lo}..{hi}" if hi is not None else f">= {lo}"
-        raise EvaluationError(f"{name} must be an int {rng}, not {v!r}")
-    return int(v)
+#: ``_check_int(v, name, lo, hi=None)``: ``int(v)``, or :class:`EvaluationError`
+_check_int = partial(check_int, error=EvaluationError,
+                     message="{name} must be an int {range}, not {value!r}", span="{lo}..{hi}")
 
 
 def _bid_constraints(rules: RuleSet, seat: int, dealer: int, auction: Tuple[int, ...],

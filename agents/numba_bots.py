@@ -102,20 +102,21 @@ import numpy as np
 from numba import njit
 
 from ..actions import N_ACTIONS
-from ..engine import (_pending_choice, _random_action, apply_legal_action, beats,
-                      hand_declarations, is_legal, kernel, legal_play_mask, lowest_card,
-                      open_bid_values, popcount, prise_options, random_deal, reset_classic,
-                      reset_state, rng_below, rng_seed, set_contract)
-from ..engine import (ABOVE, ALL_CARD_POINTS, AT, AUCTION, BELOTE, BID_BASE, CAPOT_BASE,
-                      CAPOT_VALUE, CARD_BASE, CARD_ORDER, COINCHE, DECLARE, DONE, MAX_AUCTION,
-                      NO_DECLARE, NT, PASS, P_AT_TABLE, P_BID_ONLY, P_CARRE_LOW_CANCELS,
-                      P_COUNT_BELOTE, P_COUNT_DECLARATIONS, P_DECLARATIONS, P_DECL_SHARE,
-                      P_FAIL_BASE, P_FAMILY, P_MUST_UNDERTRUMP, P_NT_AT, P_OVERTRUMP_PARTNER,
-                      S_AUCTION, S_BID_SEAT, S_BID_STRAIN, S_BID_VALUE, S_CAPOT, S_CARD_POINTS,
-                      S_COINCHE, S_CUR, S_DEALER, S_DECL_LOW, S_DECL_PTS, S_HAND, S_N_AUCTION,
-                      S_PHASE, S_PLAYED, S_PLAYS, S_RETOURNE, S_SCORE, S_TRICK_LEADERS,
-                      S_TRICK_N, S_TRICK_NO, S_WIN_CARD, S_WIN_SEAT, STATE_SIZE, SURCOINCHE,
-                      TAKE, TRUMP_SUIT_MASK)
+from ..engine import (_pending_choice, _random_action, _strain_allowed, apply_legal_action,
+                      beats, belote_pairs, deal_into, hand_declarations, is_legal, kernel,
+                      legal_play_mask, lowest_card, open_bid_values, popcount, prise_options,
+                      rng_below, rng_seed, set_contract)
+from ..engine import seed_int64 as _int64
+from ..engine import (ABOVE, ALL_CARD_POINTS, AT, AUCTION, BELOTE, BELOTE_POINTS, BID_BASE,
+                      CAPOT_BASE, CAPOT_POINTS, CAPOT_VALUE, CARD_BASE, DEAL_POINTS, CARD_ORDER,
+                      COINCHE, DECLARE, DONE, MAX_AUCTION, MIN_BID_VALUE, NO_DECLARE, NT, PASS,
+                      P_AT_TABLE, P_BID_ONLY, P_CARRE_LOW_CANCELS, P_COUNT_BELOTE,
+                      P_COUNT_DECLARATIONS, P_DECLARATIONS, P_DECL_SHARE, P_FAIL_BASE, P_FAMILY,
+                      P_MUST_UNDERTRUMP, P_OVERTRUMP_PARTNER, S_AUCTION, S_BID_SEAT, S_BID_STRAIN,
+                      S_BID_VALUE, S_CAPOT, S_CARD_POINTS, S_COINCHE, S_CUR, S_DEALER, S_DECL_LOW,
+                      S_DECL_PTS, S_HAND, S_N_AUCTION, S_PHASE, S_PLAYED, S_PLAYS, S_RETOURNE,
+                      S_SCORE, S_TRICK_LEADERS, S_TRICK_N, S_TRICK_NO, S_WIN_CARD, S_WIN_SEAT,
+                      STATE_SIZE, SURCOINCHE, TAKE, TRUMP_SUIT_MASK)
 from ..rules import RuleSet, get_rules, params_vector
 from .base import Agent, PlayerView
 from .registry import Param, register_agent
@@ -123,7 +124,7 @@ from .registry import Param, register_agent
 __all__ = ["BOT_RANDOM", "BOT_HEURISTIC", "BOT_NAMES", "bot_action", "play_deals",
            "heuristic_bot", "bot_kind", "bot_name", "NumbaBotAgent", "HeuristicAgent",
            "deal_states", "duplicate_margin", "fit_hand_values", "HAND_COEF", "HAND_SIGMA",
-           "warmup"]
+           "warmup", "batch_bot_actions"]
 
 BOT_RANDOM = 0
 BOT_HEURISTIC = 1
@@ -196,7 +197,7 @@ def _aggression(bot):
 K_SUIT, K_NT, K_AT, K_SUIT6, K_NT6, K_AT6 = range(6)
 N_FEATURES = 12
 #: team points of an average partnership (half of the 162)
-AVG_TEAM = 81.0
+AVG_TEAM = DEAL_POINTS / 2
 #: a bid of ``v`` is read as showing a team total of about ``v + SHOWN_MARGIN`` (the
 #: convention by which the bot reads its partner's and the opponents' bids; tuned in
 #: self-play, and close to what its own bids show: its takers' totals, belote and
@@ -337,15 +338,7 @@ def _card_estimate(h, strain, known_cards):
 @kernel
 def _belote_points(h, strain):
     """Belote points held by ``h`` under ``strain`` (K + Q of a trump suit)."""
-    if strain == NT:
-        return 0
-    pts = 0
-    for s in range(4):
-        if strain == AT or strain == s:
-            kq = (1 << (8 * s + 5)) | (1 << (8 * s + 6))
-            if h & kq == kq:
-                pts += 20
-    return pts
+    return BELOTE_POINTS * belote_pairs(h, strain)[1]
 
 
 @kernel
@@ -376,14 +369,9 @@ def _bid_ev(E, need, value, sigma, P):
     their total and the bid, the defenders the rest; failed, the defenders score the
     fail base and the bid."""
     p = _phi((E - need + 0.5) / sigma)
-    made = 2.0 * max(E, need) - 162.0 + value
+    made = 2.0 * max(E, need) - DEAL_POINTS + value
     fail = -(P[P_FAIL_BASE] + value)
     return p * made + (1.0 - p) * fail
-
-
-@kernel
-def _strain_allowed(P, strain):
-    return strain < 4 or P[P_NT_AT] != 0
 
 
 @kernel
@@ -513,7 +501,7 @@ def _auction_action(S, P, seat, bot):
         while m:
             vi = lowest_card(m)
             m &= m - 1
-            v = 80 + 10 * vi
+            v = MIN_BID_VALUE + 10 * vi
             if v > E + 10.0:
                 break
             ev = _bid_ev(E, _need(P, v), float(v), sig, P)
@@ -522,7 +510,7 @@ def _auction_action(S, P, seat, bot):
                 best_a = BID_BASE + 6 * vi + st
         # capot: only with an overwhelming estimate
         if E >= 200.0:
-            ev = _phi((E - 215.0) / sig) * (2.0 * 252.0 - 162.0 + CAPOT_VALUE) - \
+            ev = _phi((E - 215.0) / sig) * (2.0 * CAPOT_POINTS - DEAL_POINTS + CAPOT_VALUE) - \
                 (1.0 - _phi((E - 215.0) / sig)) * (P[P_FAIL_BASE] + CAPOT_VALUE)
             if ev > best_ev:
                 best_ev = ev
@@ -548,7 +536,7 @@ def _prise_action(S, P, seat, bot):
         E = _own_estimate(known, st, n_known, P) + PRISE_BONUS + agg
         sig = HAND_SIGMA[_feature_kind(st, n_known)]
         p = _phi((E - 81.5) / sig)
-        ev = p * (2.0 * max(E, 82.0) - 162.0) - (1.0 - p) * (P[P_FAIL_BASE] + 20.0)
+        ev = p * (2.0 * max(E, 82.0) - DEAL_POINTS) - (1.0 - p) * (P[P_FAIL_BASE] + 20.0)
         if ev > best_ev:
             best_ev = ev
             best_a = TAKE + b
@@ -950,12 +938,7 @@ def _deal_states(P, n, seed, dealer, out):
     rng = np.empty(1, dtype=np.uint64)
     for i in range(n):
         rng_seed(rng, seed, i)
-        random_deal(rng, hands, deck)
-        d = dealer if dealer >= 0 else rng_below(rng, 4)
-        if P[P_FAMILY] != 0:
-            reset_classic(out[i], deck, d)
-        else:
-            reset_state(out[i], hands, d)
+        deal_into(out[i], P, rng, dealer, hands, deck)
 
 
 def deal_states(rules: Union[str, RuleSet] = "ffb", n: int = 1, seed: int = 0,
@@ -1030,15 +1013,11 @@ def _calibration_deals(P, n, seed, kind, X, y):
     classic = P[P_FAMILY] != 0
     for i in range(n):
         rng_seed(rng, seed, i)
-        random_deal(rng, hands, deck)
-        d = rng_below(rng, 4)
+        deal_into(S, P, rng, -1, hands, deck)      # the dealer drawn after the cards
         taker = rng_below(rng, 4)
+        known = S[S_HAND + taker]
         if classic:
-            reset_classic(S, deck, d)
-            known = S[S_HAND + taker] | (1 << S[S_RETOURNE])
-        else:
-            reset_state(S, hands, d)
-            known = S[S_HAND + taker]
+            known |= 1 << S[S_RETOURNE]
         base = kind % 3
         if base == K_NT:
             st = NT
@@ -1092,12 +1071,6 @@ def fit_hand_values(kind: int, n: int = 60000, seed: int = 0):
 
 
 # ================================================================ Python agents
-def _int64(seed: int) -> int:
-    """``seed`` as the int64 the kernels see (two's complement of its low 64 bits)."""
-    s = int(seed) % (1 << 64)
-    return s - (1 << 64) if s >= (1 << 63) else s
-
-
 class NumbaBotAgent(Agent):
     """An agent that plays numba bot :attr:`numba_bot` through :func:`bot_action` on the
     seat's public state. :meth:`reset` seeds ``self.rng`` (uint64[1], a splitmix64
@@ -1144,6 +1117,17 @@ register_agent("heuristic", HeuristicAgent, {
     "coinche": Param(bool, True, "whether it may coinche and surcoinche"),
 }, "rule-based player in numba: hand-valuation bidding with partner conventions, "
    "trump drawing, masters, charging, no waste")
+
+
+# ================================================ batched heuristic (env opponents)
+@njit(cache=True)
+def batch_bot_actions(bot, states, P, seats, out):
+    """``out[j]`` = the action of numba bot ``bot`` for seat ``seats[j]`` (to act) in
+    ``states[j]`` (public states); the bot must draw no random numbers (the heuristic)."""
+    rng = np.zeros(1, dtype=np.uint64)
+    buf = np.zeros(N_ACTIONS, dtype=np.uint8)
+    for j in range(states.shape[0]):
+        out[j] = bot_action(bot, states[j], P, seats[j], rng, buf)
 
 
 def warmup() -> None:

@@ -107,21 +107,26 @@ from __future__ import annotations
 
 import os
 import time
+from functools import partial
 from typing import List, Optional
 
 import numpy as np
 
 from ..actions import (BID_BASE, CAPOT_BASE, CARD_BASE, COINCHE, N_ACTIONS, NAME_BASE, PASS,
                        SURCOINCHE, TAKE)
-from ..engine import (ALL_CARD_POINTS, AT, CAPOT_VALUE, CARD_ORDER, NT, PLAY, P_AT_TABLE,
-                      P_CARRE_LOW_CANCELS, P_DECL_SHARE, P_DECLARATIONS, P_OPTIONAL_BELOTE,
-                      P_OPTIONAL_DECLARE, S_BELOTE_CARDS, S_BELOTE_DECIDED, S_BELOTE_ON,
-                      S_AUCTION, S_BELOTE_SEATS, S_BID_SEAT, S_BID_STRAIN, S_BID_VALUE,
-                      S_DEALER, S_DECL_CARDS, S_N_AUCTION, S_RETOURNE, S_DECL_DECIDED, S_DECL_KEY,
-                      S_DECL_LOW, S_DECL_PTS, S_DECL_WINNER, S_DECLARED, S_HAND, S_INIT_HAND,
-                      S_PHASE, S_PLAYS, S_TEAM_BELOTE, S_TRICK_LEADERS, S_TRICK_N, S_TRICK_NO,
-                      STATE_SIZE, hand_declarations, kernel, rng_seed)
-from ..rules import RuleSet
+from ..actions import bid_strain, bid_value
+from ..engine import belote_pairs as _belote_pairs
+from ..engine import seed_int64 as _int64
+from ..engine import (ALL_CARD_POINTS, BELOTE_POINTS, CAPOT_POINTS, CAPOT_VALUE, CARD_ORDER,
+                      DEAL_POINTS, PLAY, P_AT_TABLE, P_CARRE_LOW_CANCELS, P_DECL_SHARE,
+                      P_DECLARATIONS, P_OPTIONAL_BELOTE, P_OPTIONAL_DECLARE, S_BELOTE_CARDS,
+                      S_BELOTE_DECIDED, S_BELOTE_ON, S_AUCTION, S_BELOTE_SEATS, S_BID_SEAT,
+                      S_BID_STRAIN, S_BID_VALUE, S_DEALER, S_DECL_CARDS, S_N_AUCTION, S_RETOURNE,
+                      S_DECL_DECIDED, S_DECL_KEY, S_DECL_LOW, S_DECL_PTS, S_DECL_WINNER,
+                      S_DECLARED, S_HAND, S_INIT_HAND, S_PHASE, S_PLAYS, S_TEAM_BELOTE,
+                      S_TRICK_LEADERS, S_TRICK_N, S_TRICK_NO, STATE_SIZE, hand_declarations,
+                      kernel, rng_seed)
+from ..rules import RuleSet, check_int
 from ..solver import C_KEEP, C_NODES, OBJECTIVES, POINTS, SCORE, move_values_into, new_workspace
 from .base import Agent, PlayerView
 from .registry import Param, register_agent
@@ -169,22 +174,6 @@ def assumed_declare(pts, low, P):
     declare when the hand holds declarations, unless it also holds a carré of 7s or 8s
     that would cancel every declaration (``carre_low_cancels``)."""
     return pts > 0 and not (P[P_CARRE_LOW_CANCELS] != 0 and low != 0)
-
-
-@kernel
-def _belote_pairs(h, strain):
-    """``(mask, count)`` of the K + Q pairs of trump suits held in ``h``."""
-    pairs = 0
-    n = 0
-    if strain == NT:
-        return pairs, n
-    for s in range(4):
-        if strain == AT or strain == s:
-            kq = (np.int64(1) << (8 * s + 5)) | (np.int64(1) << (8 * s + 6))
-            if h & kq == kq:
-                pairs |= kq
-                n += 1
-    return pairs, n
 
 
 @kernel
@@ -263,9 +252,9 @@ def world_state_into(pub, P, seat, hands, out):
             on |= bit
             cards |= pairs
             if p & 1:
-                tb1 += 20 * npairs
+                tb1 += BELOTE_POINTS * npairs
             else:
-                tb0 += 20 * npairs
+                tb0 += BELOTE_POINTS * npairs
     out[S_BELOTE_SEATS] = seats
     out[S_BELOTE_ON] = on
     out[S_BELOTE_DECIDED] = decided
@@ -353,10 +342,8 @@ BID_RULES = ("best", "highest")
 TAPERS = ("none", "linear")
 
 
-def _check_int(v, name: str, lo: int, hi: Optional[int] = None) -> int:
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo or (hi is not None and v > hi):
-        raise PIMCError(f"{name}={v!r} must be an int " + (f"in {lo}..{hi}" if hi is not None else f">= {lo}"))
-    return int(v)
+#: ``_check_int(v, name, lo, hi=None)``: ``int(v)``, or :class:`PIMCError`
+_check_int = partial(check_int, error=PIMCError)
 
 
 def _check_choice(v, name: str, choices) -> str:
@@ -365,14 +352,14 @@ def _check_choice(v, name: str, choices) -> str:
     return v
 
 
-def _int64(seed: int) -> int:
-    """``seed`` as the int64 the kernels see (two's complement of its low 64 bits)."""
-    s = int(seed) % (1 << 64)
-    return s - (1 << 64) if s >= (1 << 63) else s
-
-
 class PIMCAgent(Agent):
     """The PIMC player (see the module docstring and the registry's parameters)."""
+
+    @property
+    def seconds_per_deal(self) -> float:
+        """About 0.3 s per seat and deal with 32 worlds on one core of the 2-core test
+        machine (heuristic opponents; RESULTS.md), in proportion to the worlds solved."""
+        return 0.3 * self.worlds / 32 * (0.56 if self.taper == "linear" else 1.0)
 
     def __init__(self, worlds: int = 32, objective: str = "score", bid_samples: int = 128,
                  bid_method: str = "auto", bid_rule: str = "best", bid_margin: float = 0.0,
@@ -535,7 +522,7 @@ class PIMCAgent(Agent):
         best, best_key = PASS, None
         for a in legal_set:
             if BID_BASE <= a < CAPOT_BASE:
-                v, st = 80 + 10 * ((a - BID_BASE) // 6), (a - BID_BASE) % 6
+                v, st = bid_value(a), bid_strain(a)
             elif CAPOT_BASE <= a < COINCHE:
                 v, st = CAPOT_VALUE, a - CAPOT_BASE
             else:
@@ -603,7 +590,8 @@ class PIMCAgent(Agent):
                 ev = self._evaluate(view, pub, strains=[strain], auction=auction)
             self._coinche_cache[key] = ev
         ours = _team_points(ev, strain)
-        theirs = np.where(ours <= 0, 252.0, np.where(ours >= 252, 0.0, 162.0 - ours))
+        theirs = np.where(ours <= 0, float(CAPOT_POINTS),
+                          np.where(ours >= CAPOT_POINTS, 0.0, float(DEAL_POINTS) - ours))
         return float(value - theirs.mean())
 
     def success_margin(self, view: PlayerView, value: int, strain: int) -> float:

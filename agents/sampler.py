@@ -80,9 +80,10 @@ from typing import Callable, Mapping, Optional, Sequence, Union
 import numpy as np
 from numba import njit
 
-from ..cards import format_hand, parse_card, parse_hand, popcount
+from ..cards import FULL_DECK, format_hand, parse_card, parse_hand, popcount
 from ..engine import kernel, rng_next, rng_seed
-from ..envs.infoset import ALL_CARDS, NO_CEILING, InformationSet
+from ..engine import popcount as _popcount
+from ..envs.infoset import NO_CEILING, InformationSet
 from ..rules import RuleSet, get_rules
 
 __all__ = [
@@ -161,14 +162,6 @@ def _below64(rng, n):
             return np.int64(x)
 
 
-@njit(cache=True, inline="always")
-def _popcount(x):
-    x = x - ((x >> 1) & 0x55555555)
-    x = (x & 0x33333333) + ((x >> 2) & 0x33333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F
-    return ((x * 0x01010101) & 0xFFFFFFFF) >> 24
-
-
 @kernel
 def _fail(table):
     """Mark ``table`` as having no world."""
@@ -196,14 +189,14 @@ def build_table(table, seat, sizes, known, possible, gone):
     taken = np.int64(0)
     for s in range(4):
         k = known[s]
-        if k < 0 or k > 0xFFFFFFFF or (k & taken) != 0 or (k & gone) != 0:
+        if k < 0 or k > FULL_DECK or (k & taken) != 0 or (k & gone) != 0:
             return _fail(table)
         if (k & ~possible[s]) != 0 or _popcount(k) > sizes[s] or sizes[s] > 8:
             return _fail(table)
         taken |= k
     if _popcount(known[seat]) != sizes[seat]:
         return _fail(table)
-    free = np.int64(0xFFFFFFFF) & ~gone & ~taken
+    free = np.int64(FULL_DECK) & ~gone & ~taken
     nfree = _popcount(free)
     # holders: the three other seats, then the stock if any card is undealt
     H = 0
@@ -434,7 +427,7 @@ def _cards_mask(value: CardsLike, what: str) -> int:
         return parse_hand(value)
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         v = int(value)
-        if not 0 <= v <= ALL_CARDS:
+        if not 0 <= v <= FULL_DECK:
             raise SamplerError(f"{what}: {v!r} is not a 32-bit card mask")
         return v
     try:
@@ -735,7 +728,7 @@ def hand_information_set(rules: Union[str, RuleSet], seat: int, hand: CardsLike,
         retourne = int(retourne)
         if hand >> retourne & 1:
             raise SamplerError(f"the retourne {format_hand(1 << retourne)!r} is in the hand")
-    free = ALL_CARDS & ~hand & ~(0 if retourne is None else 1 << retourne)
+    free = FULL_DECK & ~hand & ~(0 if retourne is None else 1 << retourne)
     known = tuple(hand if s == seat else 0 for s in range(4))
     possible = tuple(hand if s == seat else free for s in range(4))
     auction = classic and k == 5 or not classic

@@ -28,7 +28,8 @@ import numpy as np
 
 __all__ = [
     "SUITS", "RANKS", "SUIT_NAMES", "RANK_NAMES", "N_CARDS", "FULL_DECK",
-    "SUIT_MASKS", "InvalidNotationError", "card", "card_suit", "card_rank", "card_bit",
+    "SUIT_MASKS", "BELOTE_PAIRS", "InvalidNotationError", "card", "card_suit", "card_rank",
+    "card_bit",
     "parse_card", "format_card", "parse_hand", "format_hand", "mask_of", "cards_of",
     "popcount", "CardSet",
 ]
@@ -41,6 +42,10 @@ N_CARDS = 32
 FULL_DECK = 0xFFFFFFFF
 #: ``SUIT_MASKS[s]``: the eight cards of suit ``s`` as a mask.
 SUIT_MASKS = np.array([0xFF << (8 * s) for s in range(4)], dtype=np.uint32)
+#: ``BELOTE_PAIRS[s]``: the queen and king of suit ``s`` as a mask (int64; the belote
+#: when ``s`` is trump). The kernels and the Python code read this one table.
+BELOTE_PAIRS = np.array([(1 << (8 * s + 5)) | (1 << (8 * s + 6)) for s in range(4)],
+                        dtype=np.int64)
 
 
 class InvalidNotationError(ValueError):

@@ -75,6 +75,7 @@ from numba.extending import intrinsic
 
 from . import actions as A
 from . import rules as R
+from .cards import BELOTE_PAIRS
 
 # ------------------------------------------------------------------ state layout
 AUCTION, PLAY, DONE = 0, 1, 2
@@ -149,6 +150,12 @@ N_ACTIONS = A.N_ACTIONS
 MIN_BID_VALUE = R.MIN_BID_VALUE
 N_BID_VALUES = R.N_BID_VALUES
 CAPOT_VALUE = R.CAPOT_VALUE
+DIX_DE_DER = R.DIX_DE_DER
+BELOTE_POINTS = R.BELOTE_POINTS
+DEAL_POINTS = R.DEAL_POINTS
+CAPOT_POINTS = R.CAPOT_POINTS
+CAPOT_BONUS = R.CAPOT_BONUS
+SCALED_AT_DEAL_POINTS = R.SCALED_AT_DEAL_POINTS
 NT = R.NT
 AT = R.AT
 
@@ -270,22 +277,49 @@ def rng_seed(rng, seed, stream):
     rng_next(rng)
 
 
+def seed_int64(seed: int) -> int:
+    """``seed`` as the int64 the kernels see (two's complement of its low 64 bits)."""
+    s = int(seed) % (1 << 64)
+    return s - (1 << 64) if s >= (1 << 63) else s
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def shuffle(rng, a, n):
+    """Fisher-Yates shuffle of ``a[0:n]`` in place (``a[i]`` swapped with
+    ``a[rng_below(rng, i + 1)]`` for ``i = n - 1 .. 1``)."""
+    for i in range(n - 1, 0, -1):
+        j = rng_below(rng, i + 1)
+        t = a[i]
+        a[i] = a[j]
+        a[j] = t
+
+
 @kernel
 def random_deal(rng, hands, deck):
     """Shuffle the 32 cards (Fisher-Yates) and fill ``hands`` (int64[4]) with 8 each;
     ``deck`` (int64[32]) is scratch space."""
     for i in range(32):
         deck[i] = i
-    for i in range(31, 0, -1):
-        j = rng_below(rng, i + 1)
-        t = deck[i]
-        deck[i] = deck[j]
-        deck[j] = t
+    shuffle(rng, deck, 32)
     for s in range(4):
         m = 0
         for k in range(8):
             m |= 1 << deck[8 * s + k]
         hands[s] = m
+
+
+@kernel
+def deal_into(S, P, rng, dealer, hands, deck):
+    """A fresh random deal into ``S`` from the stream ``rng``: :func:`random_deal`, then
+    the dealer (``dealer``, or a random seat drawn after the cards when -1), then
+    :func:`reset_classic` (classic family) or :func:`reset_state`. The one seed -> deal
+    map of the kernels (``hands`` int64[4], ``deck`` int64[32]: scratch and result)."""
+    random_deal(rng, hands, deck)
+    d = dealer if dealer >= 0 else rng_below(rng, 4)
+    if P[P_FAMILY] != 0:
+        reset_classic(S, deck, d)
+    else:
+        reset_state(S, hands, d)
 
 
 # ------------------------------------------------------------------- card play
@@ -700,6 +734,32 @@ def is_legal(S, P, a):
     return (legal_play_mask(S, P) >> (a - CARD_BASE)) & 1 == 1
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def belote_pairs(h, strain):
+    """``(mask, count)`` of the belotes held in ``h`` under ``strain``: the K + Q pairs
+    (:data:`~coinche_rl.cards.BELOTE_PAIRS`) of the trump suit, of every suit at AT,
+    of none at NT."""
+    pairs = 0
+    n = 0
+    if strain == NT:
+        return pairs, n
+    for s in range(4):
+        if strain == AT or strain == s:
+            kq = BELOTE_PAIRS[s]
+            if h & kq == kq:
+                pairs |= kq
+                n += 1
+    return pairs, n
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def scale_at_points(x):
+    """The takers' card points ``x`` under the ``scaled`` AT table (the trump table at
+    every suit: :data:`SCALED_AT_DEAL_POINTS` with the dix de der) brought back to
+    :data:`DEAL_POINTS`, rounded half up."""
+    return (x * DEAL_POINTS * 2 + SCALED_AT_DEAL_POINTS) // (2 * SCALED_AT_DEAL_POINTS)
+
+
 @kernel
 def _start_play(S, P):
     """Auction over: compute declarations and belotes, first trick led by the seat after
@@ -722,18 +782,14 @@ def _start_play(S, P):
             if low:
                 S[S_DECL_LOW] |= 1 << seat
     # belote: K and Q of a trump suit in one hand (every suit at AT, none at NT)
-    if strain != NT:
-        for seat in range(4):
-            h = S[S_HAND + seat]
-            for s in range(4):
-                if strain == AT or strain == s:
-                    kq = (1 << (8 * s + 5)) | (1 << (8 * s + 6))
-                    if h & kq == kq:
-                        S[S_BELOTE_SEATS] |= 1 << seat
-                        if P[P_OPTIONAL_BELOTE] == 0:
-                            S[S_BELOTE_ON] |= 1 << seat
-                            S[S_BELOTE_CARDS] |= kq
-                            S[S_TEAM_BELOTE + (seat & 1)] += 20
+    for seat in range(4):
+        pairs, npairs = belote_pairs(S[S_HAND + seat], strain)
+        if npairs:
+            S[S_BELOTE_SEATS] |= 1 << seat
+            if P[P_OPTIONAL_BELOTE] == 0:
+                S[S_BELOTE_ON] |= 1 << seat
+                S[S_BELOTE_CARDS] |= pairs
+                S[S_TEAM_BELOTE + (seat & 1)] += BELOTE_POINTS * npairs
 
 
 @kernel
@@ -811,14 +867,9 @@ def apply_legal_action(S, P, a):
         S[S_BELOTE_DECIDED] |= bit
         if a == BELOTE:
             S[S_BELOTE_ON] |= bit
-            h = S[S_HAND + cur]
-            strain = S[S_BID_STRAIN]
-            for s in range(4):
-                if strain == AT or strain == s:
-                    kq = (1 << (8 * s + 5)) | (1 << (8 * s + 6))
-                    if h & kq == kq:
-                        S[S_BELOTE_CARDS] |= kq
-                        S[S_TEAM_BELOTE + (cur & 1)] += 20
+            pairs, npairs = belote_pairs(S[S_HAND + cur], S[S_BID_STRAIN])
+            S[S_BELOTE_CARDS] |= pairs
+            S[S_TEAM_BELOTE + (cur & 1)] += BELOTE_POINTS * npairs
         return 0
     c = a - CARD_BASE
     trick = S[S_TRICK_NO]
@@ -853,7 +904,7 @@ def apply_legal_action(S, P, a):
     S[S_TRICK_WINNERS + trick] = w
     S[S_TRICK_N] = 0
     if trick == 7:
-        S[S_POINTS + t] += 10
+        S[S_POINTS + t] += DIX_DE_DER
         score_deal(S, P)
         return 0
     S[S_TRICK_NO] = trick + 1
@@ -884,6 +935,47 @@ def _apply_prise(S, P, a):
     S[S_BID_SEAT] = cur
     _classic_distribute(S)
     _start_play(S, P)
+
+
+#: kinds of :func:`set_outcome`, from the side of the team it is given for
+OUTCOME_CAPOT_AGAINST, OUTCOME_NORMAL, OUTCOME_CAPOT, OUTCOME_GENERALE = -1, 0, 1, 2
+
+
+@kernel
+def set_outcome(S, X, kind, e, raw, gseat):
+    """Give ``S`` the card play of a synthetic finished deal seen from team ``X``, for
+    :func:`score_deal`: ``kind`` :data:`OUTCOME_CAPOT_AGAINST` (every trick and the
+    ``raw`` points to the other team, 4 tricks to each of its seats),
+    :data:`OUTCOME_NORMAL` (``X`` wins ``e`` of the ``raw`` points, 4 tricks each team,
+    2 per seat), :data:`OUTCOME_CAPOT` (every trick to ``X``, 4 per seat) or
+    :data:`OUTCOME_GENERALE` (every trick to seat ``gseat``)."""
+    Y = 1 - X
+    for s in range(4):
+        S[S_SEAT_TRICKS + s] = 0
+    if kind == OUTCOME_CAPOT_AGAINST:
+        S[S_POINTS + X] = 0
+        S[S_POINTS + Y] = raw
+        S[S_TRICKS + X] = 0
+        S[S_TRICKS + Y] = 8
+        S[S_SEAT_TRICKS + Y] = 4
+        S[S_SEAT_TRICKS + Y + 2] = 4
+    elif kind == OUTCOME_NORMAL:
+        S[S_POINTS + X] = e
+        S[S_POINTS + Y] = raw - e
+        S[S_TRICKS + X] = 4
+        S[S_TRICKS + Y] = 4
+        for s in range(4):
+            S[S_SEAT_TRICKS + s] = 2
+    else:
+        S[S_POINTS + X] = raw
+        S[S_POINTS + Y] = 0
+        S[S_TRICKS + X] = 8
+        S[S_TRICKS + Y] = 0
+        if kind == OUTCOME_CAPOT:
+            S[S_SEAT_TRICKS + X] = 4
+            S[S_SEAT_TRICKS + X + 2] = 4
+        else:
+            S[S_SEAT_TRICKS + gseat] = 8
 
 
 @kernel
@@ -920,12 +1012,12 @@ def score_deal(S, P):
     if strain == AT and P[P_AT_TABLE] == AT_SCALED_INDEX and capot_team < 0:
         # trump table at every suit (258 with dix de der) scaled to 162; the takers'
         # share is rounded half up and the defenders get the rest
-        sT = (S[S_POINTS + T] * 162 * 2 + 258) // (2 * 258)
-        cp0 = sT if T == 0 else 162 - sT
-        cp1 = 162 - cp0
+        sT = scale_at_points(S[S_POINTS + T])
+        cp0 = sT if T == 0 else DEAL_POINTS - sT
+        cp1 = DEAL_POINTS - cp0
     if capot_team >= 0:
-        cp0 = 252 if capot_team == 0 else 0
-        cp1 = 252 - cp0
+        cp0 = CAPOT_POINTS if capot_team == 0 else 0
+        cp1 = CAPOT_POINTS - cp0
     # générale: one player of the takers won every trick; the deal's cards count
     # generale_bonus (350) for the takers instead of a capot's 252
     gen_T = P[P_GENERALE_BONUS] > 0 and generale >= 0 and (generale & 1) == T
@@ -1004,7 +1096,7 @@ def score_deal(S, P):
             if gen_T:
                 B = P[P_GENERALE_BONUS]
             elif all_T:
-                B = 252
+                B = CAPOT_POINTS
             sT = B + bid_val * m + belT + decT + decD
             sD = belD
             if takeable:
@@ -1050,7 +1142,7 @@ def _score_classic(S, P, T, cpT, cpD, belT, belD, decT, decD, totT, totD, capot_
         if P[P_BELOTE_TAKEABLE]:
             sT = 0
             extra = belT
-        base = P[P_FAIL_BASE] + (90 if capot_team == D else 0)
+        base = P[P_FAIL_BASE] + (CAPOT_BONUS if capot_team == D else 0)
         sD = base + decT + decD + belD + extra
     else:
         # litige: the takers keep their belote (it stays with its team, RULES.md §5);
@@ -1319,7 +1411,7 @@ def _play_cards_fast(S, P, rng):
         S[S_TRICK_WINNERS + trick] = win_seat
         n = 0
         if trick == 7:
-            S[S_POINTS + t] += 10
+            S[S_POINTS + t] += DIX_DE_DER
             S[S_PLAYED] = played
             S[S_TRICK_N] = 0
             S[S_WIN_CARD] = win_card
@@ -1352,12 +1444,7 @@ def simulate_random_deals(P, n, seed, dealer, pass_prob, contract, out_scores, o
     rng = np.empty(1, dtype=np.uint64)
     for i in range(n):
         rng_seed(rng, seed, i)
-        random_deal(rng, hands, deck)
-        d = dealer if dealer >= 0 else rng_below(rng, 4)
-        if P[P_FAMILY] != 0:
-            reset_classic(S, deck, d)
-        else:
-            reset_state(S, hands, d)
+        deal_into(S, P, rng, dealer, hands, deck)
         if contract[0] >= 0:
             set_contract(S, P, contract[0], contract[1], contract[2], contract[3])
         play_out(S, P, rng, buf, pass_prob)
@@ -1445,7 +1532,7 @@ def random_play_phase(P, n, seed, strain, out_points):
                 hands[seat] &= ~(1 << c)
                 pts += pts_table[c]
             if trick == 7:
-                pts += 10
+                pts += DIX_DE_DER
             if (win_seat & 1) == 0:
                 pts0 += pts
             leader = win_seat

@@ -27,8 +27,9 @@ import numpy as np
 
 from . import actions as A
 from . import engine as E
-from .cards import SUIT_NAMES, cards_of, format_card, format_hand, parse_card, parse_hand
-from .rules import (NT, AT, STRAIN_LONG_NAMES, STRAIN_NAMES, RuleSet, get_rules, params_vector)
+from .cards import FULL_DECK, SUIT_NAMES, cards_of, format_card, format_hand, parse_card, parse_hand
+from .rules import (NT, AT, DEAL_PACKETS, STRAIN_LONG_NAMES, STRAIN_NAMES, RuleSet, get_rules,
+                    params_vector)
 
 __all__ = ["Deal", "Match", "Contract", "TeamScore", "DealResult", "IllegalActionError",
            "IllegalBidError", "IllegalPlayError", "deal_hands"]
@@ -164,7 +165,7 @@ def hands_from_deck(deck: Sequence[int], dealer: int) -> List[int]:
     """Deal 3-2-3 from the seat after ``dealer`` (coinche family)."""
     hands = [0, 0, 0, 0]
     i = 0
-    for packet in (3, 2, 3):
+    for packet in DEAL_PACKETS:
         for k in range(4):
             seat = (dealer + 1 + k) % 4
             for _ in range(packet):
@@ -185,7 +186,7 @@ def _check_hands(hands: Sequence) -> List[int]:
     masks = [_to_mask(h) for h in hands]
     seen = 0
     for s, m in enumerate(masks):
-        if m < 0 or m > 0xFFFFFFFF:
+        if m < 0 or m > FULL_DECK:
             raise ValueError(f"hand of seat {s} is not a 32-bit card mask: {m!r}")
         n = bin(m).count("1")
         if n != 8:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Dict, Mapping, Tuple
+from typing import Dict, Mapping, Optional, Tuple
 
 import numpy as np
 
@@ -58,6 +58,24 @@ DIX_DE_DER = 10
 CAPOT_DIX_DE_DER = 100
 CAPOT_VALUE = 250           # value of a capot contract for scoring
 BELOTE_POINTS = 20
+#: packets of a coinche-family deal from a deck, each round from the seat after the
+#: dealer on: 3, 2 then 3 cards (the classic family deals the first two rounds, then
+#: turns up the retourne)
+DEAL_PACKETS = (3, 2, 3)
+#: points of the 32 cards under every 162-point table (suit contracts, NT, AT ffb / vip)
+CARDS_POINTS = sum(TRUMP_POINTS) + 3 * sum(PLAIN_POINTS)                  # 152
+#: card points of a deal with the dix de der
+DEAL_POINTS = CARDS_POINTS + DIX_DE_DER                                   # 162
+#: card points of a capot (the dix de der counts 100)
+CAPOT_POINTS = CARDS_POINTS + CAPOT_DIX_DE_DER                            # 252
+#: what a capot adds to a deal's card points
+CAPOT_BONUS = CAPOT_POINTS - DEAL_POINTS                                  # 90
+#: raw points of a deal under the ``scaled`` AT table (the trump table at every suit),
+#: brought back to :data:`DEAL_POINTS`
+SCALED_AT_DEAL_POINTS = 4 * sum(TRUMP_POINTS) + DIX_DE_DER                # 258
+assert (CARDS_POINTS, DEAL_POINTS, CAPOT_POINTS, SCALED_AT_DEAL_POINTS) == (152, 162, 252, 258)
+assert all(4 * sum(t) == CARDS_POINTS for k, t in AT_POINTS_TABLES.items() if k != "scaled")
+assert 4 * sum(NT_POINTS) == CARDS_POINTS
 
 #: ``ORDER[r]``: strength of rank r inside a trump suit / a plain suit (0 weakest .. 7).
 TRUMP_RANK_ORDER = np.zeros(8, dtype=np.int64)
@@ -564,6 +582,31 @@ def _build_card_points(at_table: str) -> np.ndarray:
 AT_TABLE_NAMES = tuple(AT_POINTS_TABLES)
 #: ``ALL_CARD_POINTS[at_table, strain, card]``: card points for each AT table choice
 ALL_CARD_POINTS = np.stack([_build_card_points(n) for n in AT_TABLE_NAMES])
+
+
+def is_int(v) -> bool:
+    """An ``int`` or a numpy integer, and not a ``bool``."""
+    return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+
+
+def check_int(v, name: str, lo: int, hi: Optional[int] = None, *, error=ValueError,
+              message: str = "{name}={value!r} must be an int {range}",
+              span: str = "in {lo}..{hi}") -> int:
+    """``int(v)`` when ``v`` is an int (:func:`is_int`) in ``lo..hi`` (no upper bound when
+    ``hi`` is None); else raise ``error`` with ``message``, whose ``{range}`` is ``span``
+    or ``>= {lo}``. Modules fix ``error`` and the wording with ``functools.partial``.
+
+    >>> check_int(3, "n", 1, 8)
+    3
+    >>> check_int(True, "n", 0)
+    Traceback (most recent call last):
+    ...
+    ValueError: n=True must be an int >= 0
+    """
+    if not is_int(v) or v < lo or (hi is not None and v > hi):
+        rng = span.format(lo=lo, hi=hi) if hi is not None else f">= {lo}"
+        raise error(message.format(name=name, value=v, range=rng))
+    return int(v)
 
 
 def team(seat: int) -> int:

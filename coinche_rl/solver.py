@@ -99,15 +99,14 @@ from numba.extending import intrinsic
 
 from . import actions as A
 from . import engine as E
-from .engine import (ALL_CARD_POINTS, AT, CARD_ORDER, P_AT_TABLE, P_CARRE_LOW_CANCELS,
-                     P_DECLARATIONS, P_GENERALE_BONUS, P_MUST_UNDERTRUMP, P_OPTIONAL_BELOTE,
-                     P_OPTIONAL_DECLARE, P_OVERTRUMP_PARTNER, PLAY, S_BELOTE_DECIDED,
-                     S_BELOTE_SEATS, S_BID_SEAT, S_BID_STRAIN, S_CARD_POINTS, S_CUR,
-                     S_DECL_DECIDED, S_DECL_LOW, S_DECL_PTS, S_DECLARED,
-                     S_HAND, S_LEADER, S_PHASE, S_PLAYS, S_POINTS, S_SCORE, S_SEAT_TRICKS,
-                     S_TRICK_N, S_TRICK_NO, S_TRICK_WINNERS, S_TRICKS, S_WIN_CARD,
-                     S_WIN_SEAT, STATE_SIZE, apply_legal_action, highest_card, kernel,
-                     lowest_card, popcount, score_deal)
+from .engine import (ALL_CARD_POINTS, AT, CAPOT_POINTS, CARD_ORDER, DIX_DE_DER, P_AT_TABLE,
+                     P_CARRE_LOW_CANCELS, P_DECLARATIONS, P_GENERALE_BONUS, P_MUST_UNDERTRUMP,
+                     P_OPTIONAL_BELOTE, P_OPTIONAL_DECLARE, P_OVERTRUMP_PARTNER, PLAY,
+                     S_BELOTE_DECIDED, S_BELOTE_SEATS, S_BID_SEAT, S_BID_STRAIN, S_CARD_POINTS,
+                     S_CUR, S_DECL_DECIDED, S_DECL_LOW, S_DECL_PTS, S_DECLARED, S_HAND, S_LEADER,
+                     S_PHASE, S_PLAYS, S_POINTS, S_SCORE, S_TRICK_N, S_TRICK_NO, S_TRICK_WINNERS,
+                     S_WIN_CARD, S_WIN_SEAT, STATE_SIZE, apply_legal_action, highest_card, kernel,
+                     lowest_card, popcount, score_deal, set_outcome)
 
 __all__ = ["Solver", "SolverError", "solve", "move_values", "solve_into", "move_values_into",
            "new_workspace", "warmup", "OBJECTIVES", "POINTS", "SCORE"]
@@ -183,7 +182,7 @@ OPT_MAX = 8191
 
 INF = 30000
 OFF = 32768
-CAPOT_BONUS = 90    # E of a capot: all the points + 90 (= 252 with the 162-point tables)
+CAPOT_BONUS = E.CAPOT_BONUS    # E of a capot: all the points + 90 (= 252 with the 162-point tables)
 
 
 def new_workspace(tt_bits: int = 17) -> np.ndarray:
@@ -331,7 +330,7 @@ def _last_trick(W, leader, flag, rem):
     ws = _last_of(lowest_card(W[h + k]), lowest_card(W[h + ((k + 1) & 3)]),
                   lowest_card(W[h + ((k + 2) & 3)]), lowest_card(W[h + ((k + 3) & 3)]),
                   leader, strain)
-    v = rem + 10 if (ws & 1) == W[C_X] else 0
+    v = rem + DIX_DE_DER if (ws & 1) == W[C_X] else 0
     return v + _end_bonus(W, _new_flag(flag, leader, ws), ws)
 
 
@@ -772,7 +771,7 @@ def _sure_bounds(W, strain, X, rem, lo, hi):
         if sure > lo:
             lo = sure
     else:
-        h2 = rem + 10 - sure
+        h2 = rem + DIX_DE_DER - sure
         if h2 < hi:
             hi = h2
     return lo, hi
@@ -1005,7 +1004,7 @@ def _ab(W, leader, n, led, win, wseat, tpts, flag, rem, past, alpha, beta):
             cl = leader
             cn = n + 1
         if n == 3 and (inhand & ~bit) == 0:
-            v = vt + (10 if (cl & 1) == X else 0) + _end_bonus(W, nf, cl)
+            v = vt + (DIX_DE_DER if (cl & 1) == X else 0) + _end_bonus(W, nf, cl)
         else:
             while True:
                 v = vt + _ab(W, cl, cn, nled, nwin, nws, ntp, nf, nrem, past + vt, ca - vt, cb - vt)
@@ -1082,7 +1081,7 @@ def _play_child(W, leader, n, led, win, wseat, tpts, flag, rem, past, c, alpha, 
         vt = ntp if (nws & 1) == X else Z0
         nf = _new_flag(flag, leader, nws)
         if (inhand & ~bit) == 0:
-            v = vt + (10 if (nws & 1) == X else 0) + _end_bonus(W, nf, nws)
+            v = vt + (DIX_DE_DER if (nws & 1) == X else 0) + _end_bonus(W, nf, nws)
         else:
             v = vt + _ab(W, nws, Z0, Z0, M1, M1, Z0, nf, nrem, past + vt, alpha - vt, beta - vt)
     else:
@@ -1218,32 +1217,8 @@ def _fill_map(W, P, X, objective, vec):
             W[out + e + 1] = W[out + e]       # unreachable: the step below
             continue
         _copy_state(W, W_SCR, W_SC2)
-        for s in range(4):
-            sc[S_SEAT_TRICKS + s] = 0
-        if e == -1:
-            sc[S_POINTS + X] = 0
-            sc[S_POINTS + Y] = rawtot
-            sc[S_TRICKS + X] = 0
-            sc[S_TRICKS + Y] = 8
-            sc[S_SEAT_TRICKS + Y] = 4
-            sc[S_SEAT_TRICKS + Y + 2] = 4
-        elif kind == 0:
-            sc[S_POINTS + X] = e
-            sc[S_POINTS + Y] = rawtot - e
-            sc[S_TRICKS + X] = 4
-            sc[S_TRICKS + Y] = 4
-            for s in range(4):
-                sc[S_SEAT_TRICKS + s] = 2
-        else:
-            sc[S_POINTS + X] = rawtot
-            sc[S_POINTS + Y] = 0
-            sc[S_TRICKS + X] = 8
-            sc[S_TRICKS + Y] = 0
-            if kind == 1:
-                sc[S_SEAT_TRICKS + X] = 4
-                sc[S_SEAT_TRICKS + X + 2] = 4
-            else:
-                sc[S_SEAT_TRICKS + X] = 8
+        # E = -1: every trick to the other team; a générale goes to seat X (of team X)
+        set_outcome(sc, X, E.OUTCOME_CAPOT_AGAINST if e == -1 else kind, e, rawtot, X)
         score_deal(sc, P)
         if objective == POINTS:
             val = sc[S_CARD_POINTS + X]
@@ -1390,7 +1365,7 @@ def _ds(W, leader, n, led, win, wseat, tpts, flag, rem, past, vec, alpha, beta):
             cn = n + 1
             ntp = tpts + pc
         if n == 3 and (inhand & ~bit) == 0:
-            v = _fval(W, vec, past + vt + (10 if (cl & 1) == X else 0) + _end_bonus(W, nf, cl))
+            v = _fval(W, vec, past + vt + (DIX_DE_DER if (cl & 1) == X else 0) + _end_bonus(W, nf, cl))
         else:
             v = _ds(W, cl, cn, nled, nwin, nws, ntp, nf, rem - pc, past + vt, vec, alpha, beta)
         W[W_H + cur] = h
@@ -1517,7 +1492,7 @@ def _setup(W, S, P, X, objective):
     at = P[P_AT_TABLE]
     T = S[S_BID_SEAT] & 1
     G = P[P_GENERALE_BONUS]
-    GB = G - 252 if (G > 0 and X == T) else 0
+    GB = G - CAPOT_POINTS if (G > 0 and X == T) else 0
     sig = strain | (at << 3) | (P[P_MUST_UNDERTRUMP] << 5) | (P[P_OVERTRUMP_PARTNER] << 6) \
         | (X << 7) | (GB << 8)
     if sig != W[C_SIG]:
@@ -1537,7 +1512,7 @@ def _setup(W, S, P, X, objective):
     W[C_CB] = CAPOT_BONUS
     W[C_GB] = GB
     prow = (at * 6 + strain) * 32
-    rawtot = 10
+    rawtot = DIX_DE_DER
     for i in range(32):
         rawtot += IPTS.flat[prow + i]
     W[C_RAWTOT] = rawtot
@@ -1777,7 +1752,7 @@ def _ds_child(W, leader, n, led, win, wseat, tpts, flag, rem, past, c):
         vt = tpts + pc if (nws & 1) == X else Z0
         nf = _new_flag(flag, leader, nws)
         if (inhand & ~bit) == 0:
-            v = _fval(W, Z0, past + vt + (10 if (nws & 1) == X else 0) + _end_bonus(W, nf, nws))
+            v = _fval(W, Z0, past + vt + (DIX_DE_DER if (nws & 1) == X else 0) + _end_bonus(W, nf, nws))
         else:
             v = _ds(W, nws, Z0, Z0, M1, M1, Z0, nf, rem - pc, past + vt, Z0, lo, hi)
     else:

@@ -77,7 +77,8 @@ from dataclasses import dataclass
 from typing import Optional, Sequence, Tuple
 
 from ..actions import BELOTE, CARD_BASE, DECLARE, NO_BELOTE, NO_DECLARE
-from ..cards import popcount
+from ..cards import BELOTE_PAIRS, FULL_DECK, SUIT_MASKS, popcount
+from ..engine import beats as _kernel_beats
 from ..engine import (S_BELOTE_CARDS, S_BELOTE_DECIDED, S_BELOTE_ON, S_DECL_CARDS,
                       S_DECL_DECIDED, S_DECL_WINNER, S_DECLARED)
 from ..game import Contract, Deal
@@ -85,26 +86,19 @@ from ..rules import AT, CARD_ORDER, NT, RuleSet
 
 __all__ = ["InformationSet", "information_set", "NO_CEILING", "ALL_CARDS", "SUIT_MASK"]
 
-#: every card as a mask
-ALL_CARDS = 0xFFFFFFFF
-#: ``SUIT_MASK[s]``: the eight cards of suit ``s``
-SUIT_MASK = tuple(0xFF << (8 * s) for s in range(4))
+#: every card as a mask (:data:`coinche_rl.cards.FULL_DECK`)
+ALL_CARDS = FULL_DECK
+#: ``SUIT_MASK[s]``: the eight cards of suit ``s`` (:data:`coinche_rl.cards.SUIT_MASKS`
+#: as Python ints)
+SUIT_MASK = tuple(int(m) for m in SUIT_MASKS)
 #: ceiling value meaning "nothing known" (every strength is 0..7)
 NO_CEILING = 8
 
 Masks4 = Tuple[int, int, int, int]
 
 
-def _kq(suit: int) -> int:
-    """Mask of the queen and king of ``suit`` (the belote pair)."""
-    return (1 << (8 * suit + 5)) | (1 << (8 * suit + 6))
-
-
-def _beats(c: int, w: int, strain: int) -> bool:
-    """Card ``c`` beats ``w``, the card winning the trick (as ``engine.beats``)."""
-    if c >> 3 == w >> 3:
-        return int(CARD_ORDER[strain, c]) > int(CARD_ORDER[strain, w])
-    return strain < 4 and c >> 3 == strain
+#: card ``c`` beats ``w``, the card winning the trick: ``engine.beats`` run as Python
+_beats = _kernel_beats.py_func
 
 
 @dataclass(frozen=True)
@@ -183,7 +177,7 @@ class InformationSet:
         """Cards whose place ``seat`` does not know: neither played, nor in its hand,
         nor known in another hand, nor the retourne on the table (during the classic
         prise the 11 undealt cards are unknown too)."""
-        m = ALL_CARDS & ~self.played & ~self.hand
+        m = FULL_DECK & ~self.played & ~self.hand
         for s in range(4):
             m &= ~self.known[s]
         if self.retourne is not None and self.contract is None:
@@ -204,7 +198,7 @@ class InformationSet:
         if self.retourne is not None and self.contract is None:
             seen |= 1 << self.retourne
         for s, h in enumerate(hs):
-            if h < 0 or h > ALL_CARDS or h & seen:
+            if h < 0 or h > FULL_DECK or h & seen:
                 return False
             seen |= h
             if popcount(h) != self.hand_sizes[s]:
@@ -308,10 +302,10 @@ def information_set(deal: Deal, seat: int) -> InformationSet:
         first = {}
         for i, (p, c) in enumerate(plays):
             suit = c >> 3
-            if (strain == AT or strain == suit) and (1 << c) & _kq(suit) and suit not in first:
+            if (strain == AT or strain == suit) and (1 << c) & int(BELOTE_PAIRS[suit]) and suit not in first:
                 first[suit] = (i, p, c)
         for suit, (i, p, c) in sorted(first.items(), key=lambda kv: kv[1][0]):
-            kq = _kq(suit)
+            kq = int(BELOTE_PAIRS[suit])
             other = kq & ~(1 << c)
             if belote_cards & kq == kq:
                 belotes.append((p, suit))
@@ -399,7 +393,7 @@ def _possible(seat, hand, gone, sizes, strain, known, excluded, voids, ceil, all
     in place. ``gone``: cards played or on the table; ``all_dealt``: every card not
     gone is in some hand (false during the classic prise)."""
     others = [s for s in range(4) if s != seat]
-    free = ALL_CARDS & ~gone & ~hand
+    free = FULL_DECK & ~gone & ~hand
     possible = [0, 0, 0, 0]
     possible[seat] = hand
     for s in others:

@@ -25,17 +25,19 @@ import numpy as np
 from numba import njit
 
 from .. import engine as E
-from ..engine import (_random_action, apply_legal_action, is_legal, legal_actions_into,
-                      random_deal, reset_classic, reset_state, rng_below)
-from ..engine import (CARD_ORDER, S_AUCTION, S_BELOTE_CARDS, S_BELOTE_DECIDED,
-                      S_BELOTE_ON, S_BELOTE_SEATS, S_BID_SEAT, S_BID_STRAIN, S_BID_VALUE,
-                      S_CAPOT, S_COINCHE, S_CUR, S_DEALER, S_DECK, S_DECL_CARDS,
-                      S_DECL_DECIDED, S_DECL_KEY, S_DECL_LOW, S_DECL_PTS, S_DECL_WINNER,
-                      S_DECLARED, S_HAND, S_INIT_HAND, S_N_AUCTION, S_PHASE, S_PLAYS,
-                      S_RETOURNE, S_TEAM_BELOTE, S_TEAM_DECL, S_TRICK_LEADERS,
+from ..cards import BELOTE_PAIRS
+from ..engine import (_random_action, apply_legal_action, beats, deal_into, is_legal,
+                      legal_actions_into)
+from ..engine import (BELOTE_POINTS, CARD_ORDER, DEAL_POINTS, DIX_DE_DER, MIN_BID_VALUE,
+                      S_AUCTION, S_BELOTE_CARDS, S_BELOTE_DECIDED, S_BELOTE_ON, S_BELOTE_SEATS,
+                      S_BID_SEAT, S_BID_STRAIN, S_BID_VALUE, S_CAPOT, S_COINCHE, S_CUR,
+                      S_DEALER, S_DECK, S_DECL_CARDS, S_DECL_DECIDED, S_DECL_KEY, S_DECL_LOW,
+                      S_DECL_PTS, S_DECL_WINNER, S_DECLARED, S_HAND, S_INIT_HAND, S_N_AUCTION,
+                      S_PHASE, S_PLAYS, S_RETOURNE, S_TEAM_BELOTE, S_TEAM_DECL, S_TRICK_LEADERS,
                       S_TRICK_WINNERS, S_VOID, STATE_SIZE, kernel)
 from ..rules import N_STRAINS, RuleSet, card_points_table
 from . import observation as O
+from .infoset import NO_CEILING
 
 __all__ = ["public_state", "public_state_into", "encode_into", "infer_play",
            "ObservationEncoder", "warmup"]
@@ -70,7 +72,6 @@ O_CEILINGS = _L["ceilings"]
 N_OBS = O.OBSERVATION_SIZE
 N_LEVELS = O.N_LEVELS
 CAPOT_ROW = O.CAPOT_ROW
-NO_CEILING = 8
 BID_BASE = E.BID_BASE
 CAPOT_BASE = E.CAPOT_BASE
 COINCHE = E.COINCHE
@@ -81,13 +82,6 @@ DONE = E.DONE
 PLAY = E.PLAY
 AUCTION = E.AUCTION
 HIGH = O.HIGH
-
-
-@njit(cache=True, inline="always")
-def _beats(c, w, strain):
-    if c >> 3 == w >> 3:
-        return CARD_ORDER[strain, c] > CARD_ORDER[strain, w]
-    return strain < 4 and c >> 3 == strain
 
 
 @kernel
@@ -144,7 +138,7 @@ def infer_play(S, P, strain, voids, ceil):
                 if suit == led and (not exempt) and lower:
                     if win_order < ceil[p, led]:
                         ceil[p, led] = win_order
-            if _beats(c, win, strain):
+            if beats(c, win, strain):
                 win_seat = p
                 win = c
 
@@ -171,7 +165,7 @@ def _announced_belotes(S, strain):
             r = c & 7
             if (r == 5 or r == 6) and (strain == AT or strain == suit) and not (seen >> suit) & 1:
                 seen |= 1 << suit
-                kq = (np.int64(1) << (8 * suit + 5)) | (np.int64(1) << (8 * suit + 6))
+                kq = BELOTE_PAIRS[suit]
                 if bel & kq == kq:
                     seats |= 1 << ((leader + i) & 3)
                     cards |= kq
@@ -231,9 +225,9 @@ def public_state_into(S, P, seat, out):
         for p in range(4):
             if ((ann_seats >> p) & 1) or (p == seat and (S[S_BELOTE_ON] >> p) & 1):
                 if p & 1:
-                    b1 += 20
+                    b1 += BELOTE_POINTS
                 else:
-                    b0 += 20
+                    b0 += BELOTE_POINTS
         out[S_TEAM_BELOTE] = b0
         out[S_TEAM_BELOTE + 1] = b1
 
@@ -309,7 +303,7 @@ def _encode(S, P, seat, cpt, rules_vec, match, out, voids, ceil):
         if S[S_CAPOT] != 0:
             out[O_CONTRACT + CAPOT_ROW] = 1.0
         elif S[S_BID_VALUE] != 0:
-            out[O_CONTRACT + (S[S_BID_VALUE] - 80) // 10] = 1.0
+            out[O_CONTRACT + (S[S_BID_VALUE] - MIN_BID_VALUE) // 10] = 1.0
         out[O_CONTRACT + N_LEVELS + strain] = 1.0
         out[O_CONTRACT + N_LEVELS + N_STRAINS + S[S_COINCHE]] = 1.0
         out[O_CONTRACT + N_LEVELS + N_STRAINS + 3 + ((S[S_BID_SEAT] - me) & 3)] = 1.0
@@ -369,7 +363,7 @@ def _encode(S, P, seat, cpt, rules_vec, match, out, voids, ceil):
                     out[O_CURRENT + S[S_PLAYS + 4 * t + i]] = 1.0
         else:
             if t == 7:
-                tp += 10
+                tp += DIX_DE_DER
             if (S[S_TRICK_WINNERS + t] & 1) == team:
                 pts_us += tp
                 tr_us += 1
@@ -381,8 +375,8 @@ def _encode(S, P, seat, cpt, rules_vec, match, out, voids, ceil):
         out[O_LEADER + ((leader - me) & 3)] = 1.0
         out[O_TRICK_NO + min(n_done, 7)] = 1.0
     if has_contract:
-        out[O_POINTS] = pts_us / 162.0
-        out[O_POINTS + 1] = pts_them / 162.0
+        out[O_POINTS] = pts_us / DEAL_POINTS
+        out[O_POINTS + 1] = pts_them / DEAL_POINTS
         out[O_TRICKS] = tr_us / 8.0
         out[O_TRICKS + 1] = tr_them / 8.0
     if match[0] != 0.0:
@@ -391,7 +385,7 @@ def _encode(S, P, seat, cpt, rules_vec, match, out, voids, ceil):
         out[O_MATCH + 1] = match[1 + team] / target
         out[O_MATCH + 2] = match[2 - team] / target
         out[O_MATCH + 3] = target / 1000.0
-        out[O_MATCH + 4] = match[4] / 162.0
+        out[O_MATCH + 4] = match[4] / DEAL_POINTS
         for k in range(O_MATCH, O_MATCH + 5):
             if out[k] < 0.0:
                 out[k] = 0.0
@@ -417,16 +411,8 @@ def _encode(S, P, seat, cpt, rules_vec, match, out, voids, ceil):
 
 
 # ------------------------------------------------------------------ vector env
-@kernel
-def new_deal(S, P, rng, dealer, hands, deck):
-    """A fresh random deal into ``S`` from the stream ``rng``: ``dealer`` is the seat,
-    or -1 for a random one (drawn after the cards)."""
-    random_deal(rng, hands, deck)
-    d = dealer if dealer >= 0 else rng_below(rng, 4)
-    if P[E.P_FAMILY] != 0:
-        reset_classic(S, deck, d)
-    else:
-        reset_state(S, hands, d)
+#: a fresh random deal into ``S`` from the stream ``rng`` (the engine's one deal kernel)
+new_deal = deal_into
 
 
 @kernel

@@ -1,0 +1,248 @@
+"""One owner for each rule (issue 16): the rule constants, the belote pair, the bit and
+seed helpers and the seed -> deal map are defined once and imported everywhere else.
+
+The source checks read the modules with ``ast`` (docstrings and comments do not count):
+a literal that a named constant of ``coinche_rl.rules`` now stands for, or a second
+definition of a shared helper, fails here with the file and the line.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from coinche_rl import cards, engine as E, rules as R
+from coinche_rl.agents import evaluation, numba_bots, pimc, sampler
+from coinche_rl.envs import infoset, kernels
+from coinche_rl.cards import parse_hand
+from coinche_rl.rules import card_points_table, get_rules, params_vector
+
+ROOT = Path(__file__).resolve().parents[1]
+#: the modules that hold numba kernels (and the Python code beside them)
+KERNEL_MODULES = ["coinche_rl/engine.py", "coinche_rl/solver.py", "envs/kernels.py",
+                  "envs/infoset.py", "agents/numba_bots.py", "agents/pimc.py",
+                  "agents/sampler.py", "agents/evaluation.py"]
+#: card-point totals with a name in rules.py: DEAL_POINTS, CAPOT_POINTS, SCALED_AT_DEAL_POINTS
+POINT_TOTALS = {162, 252, 258}
+
+
+def _tree(rel):
+    return ast.parse((ROOT / rel).read_text(encoding="utf-8"), filename=rel)
+
+
+def _code_constants(tree):
+    """Numeric constants outside docstrings, with their line."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+            yield node.value, node.lineno
+
+
+@pytest.mark.parametrize("rel", KERNEL_MODULES)
+def test_no_card_point_totals_as_literals(rel):
+    bad = [(v, line) for v, line in _code_constants(_tree(rel)) if v in POINT_TOTALS]
+    assert not bad, f"{rel}: card-point totals typed as literals (use rules.DEAL_POINTS, ...): {bad}"
+
+
+@pytest.mark.parametrize("rel", KERNEL_MODULES)
+def test_no_belote_or_dix_de_der_increments(rel):
+    """``x += 20`` (a belote) and ``x += 10`` (the dix de der) read BELOTE_POINTS and
+    DIX_DE_DER."""
+    bad = [node.lineno for node in ast.walk(_tree(rel))
+           if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add)
+           and isinstance(node.value, ast.Constant) and node.value.value in (10, 20)]
+    assert not bad, f"{rel}: += 10 / += 20 at lines {bad}"
+
+
+def _is_kq_shift(node):
+    """``1 << (8 * s + 5)`` / ``+ 6``: the queen or king of a suit built inline."""
+    return (isinstance(node, ast.BinOp) and isinstance(node.op, ast.LShift)
+            and isinstance(node.right, ast.BinOp) and isinstance(node.right.op, ast.Add)
+            and isinstance(node.right.right, ast.Constant) and node.right.right.value in (5, 6)
+            and isinstance(node.right.left, ast.BinOp) and isinstance(node.right.left.op, ast.Mult))
+
+
+@pytest.mark.parametrize("rel", KERNEL_MODULES)
+def test_belote_pair_mask_not_rebuilt(rel):
+    bad = [node.lineno for node in ast.walk(_tree(rel)) if _is_kq_shift(node)]
+    assert not bad, f"{rel}: K + Q mask built inline at lines {bad} (use cards.BELOTE_PAIRS)"
+
+
+def test_engine_scoring_has_no_capot_bonus_literal():
+    bad = [line for v, line in _code_constants(_tree("coinche_rl/engine.py")) if v == 90]
+    assert not bad, f"engine.py: 90 (rules.CAPOT_BONUS) at lines {bad}"
+
+
+#: helpers that had copies, and the one module that may define each (None: none of
+#: these modules; they import it under that name from engine, rules or cards)
+SHARED = {"_int64": None, "_check_int": None, "_popcount": None, "_beats": None, "_kq": None,
+          "_belote_pairs": None, "new_deal": None, "_strain_allowed": "coinche_rl/engine.py"}
+#: not copies: the solver's ``_beats`` compares its own card ids (rank order built in)
+OWN = {("coinche_rl/solver.py", "_beats")}
+
+
+@pytest.mark.parametrize("rel", KERNEL_MODULES)
+def test_shared_helpers_are_not_redefined(rel):
+    defs = [(n.name, n.lineno) for n in ast.walk(_tree(rel))
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name in SHARED
+            and SHARED[n.name] != rel and (rel, n.name) not in OWN]
+    assert not defs, f"{rel}: second definitions of shared helpers: {defs}"
+
+
+def test_shared_helpers_are_the_same_objects():
+    assert not hasattr(kernels, "_beats")
+    assert infoset._beats is E.beats.py_func
+    assert sampler._popcount is E.popcount
+    assert numba_bots._int64 is E.seed_int64
+    assert pimc._int64 is E.seed_int64
+    assert pimc._belote_pairs is E.belote_pairs
+    assert numba_bots._strain_allowed is E._strain_allowed
+    assert kernels.NO_CEILING is infoset.NO_CEILING
+    for mod in (pimc, evaluation):
+        assert isinstance(mod._check_int, functools.partial)
+        assert mod._check_int.func is R.check_int
+    assert infoset.ALL_CARDS is cards.FULL_DECK
+    assert infoset.SUIT_MASK == tuple(int(m) for m in cards.SUIT_MASKS)
+    assert evaluation.CAPOT is R.CAPOT_VALUE
+    for name in ("DIX_DE_DER", "BELOTE_POINTS", "DEAL_POINTS", "CAPOT_POINTS", "CAPOT_BONUS",
+                 "SCALED_AT_DEAL_POINTS"):
+        assert getattr(E, name) is getattr(R, name)
+
+
+def test_check_int_messages():
+    with pytest.raises(pimc.PIMCError, match=r"^worlds=0 must be an int >= 1$"):
+        pimc._check_int(0, "worlds", 1)
+    with pytest.raises(pimc.PIMCError, match=r"^trick=True must be an int in 1\.\.8$"):
+        pimc._check_int(True, "trick", 1, 8)
+    with pytest.raises(evaluation.EvaluationError, match=r"^coinche must be an int 0\.\.2, not 3$"):
+        evaluation._check_int(3, "coinche", 0, 2)
+    with pytest.raises(evaluation.EvaluationError, match=r"^samples must be an int >= 1, not 'a'$"):
+        evaluation._check_int("a", "samples", 1)
+    assert evaluation._check_int(np.int32(5), "n", 0, 9) == 5 and pimc._check_int(7, "n", 0) == 7
+
+
+def test_seed_int64():
+    for s in (0, 1, -1, 2 ** 63 - 1, 2 ** 63, 2 ** 64 + 5, -(2 ** 70)):
+        v = E.seed_int64(s)
+        assert -(2 ** 63) <= v < 2 ** 63 and (v - s) % (1 << 64) == 0
+
+
+# ------------------------------------------------------------------ the constants
+def test_point_totals_follow_the_tables():
+    for name in R.AT_TABLE_NAMES:
+        t = R.ALL_CARD_POINTS[R.AT_TABLE_NAMES.index(name)]
+        for strain in range(R.N_STRAINS):
+            total = int(t[strain].sum()) + R.DIX_DE_DER
+            expect = R.SCALED_AT_DEAL_POINTS if (name == "scaled" and strain == R.AT) else R.DEAL_POINTS
+            assert total == expect, (name, strain)
+    assert R.CAPOT_POINTS == R.DEAL_POINTS - R.DIX_DE_DER + R.CAPOT_DIX_DE_DER
+    assert R.CAPOT_BONUS == R.CAPOT_POINTS - R.DEAL_POINTS
+    assert int(card_points_table(get_rules("ffb"))[1].sum()) + R.DIX_DE_DER == R.DEAL_POINTS
+
+
+def test_scale_at_points():
+    for x in range(R.SCALED_AT_DEAL_POINTS + 1):
+        assert E.scale_at_points(x) == (x * 324 + 258) // 516
+    assert E.scale_at_points(R.SCALED_AT_DEAL_POINTS) == R.DEAL_POINTS
+
+
+def test_belote_pairs_table_and_kernel():
+    for s, suit in enumerate("SHDC"):
+        assert int(cards.BELOTE_PAIRS[s]) == parse_hand(f"Q{suit} K{suit}")
+    assert cards.BELOTE_PAIRS.dtype == np.int64
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        h = int(sum(1 << int(c) for c in rng.choice(32, size=rng.integers(0, 17), replace=False)))
+        for strain in range(R.N_STRAINS):
+            want_mask, want_n = 0, 0
+            for s in range(4):
+                kq = int(cards.BELOTE_PAIRS[s])
+                if strain != R.NT and (strain == R.AT or strain == s) and h & kq == kq:
+                    want_mask |= kq
+                    want_n += 1
+            assert tuple(int(x) for x in E.belote_pairs(h, strain)) == (want_mask, want_n)
+            assert numba_bots._belote_points(h, strain) == R.BELOTE_POINTS * want_n
+
+
+# ------------------------------------------------------------------ the one deal kernel
+def _deal_by_hand(P, seed, i, dealer):
+    S = np.empty(E.STATE_SIZE, dtype=np.int64)
+    rng = np.empty(1, dtype=np.uint64)
+    E.rng_seed(rng, seed, i)
+    E.deal_into(S, P, rng, dealer, np.empty(4, dtype=np.int64), np.empty(32, dtype=np.int64))
+    return S, rng
+
+
+def test_deal_into_is_the_seed_to_deal_map():
+    assert kernels.new_deal is E.deal_into
+    for preset in ("ffb", "classic"):
+        P = params_vector(get_rules(preset))
+        for dealer in (-1, 0, 3):
+            states = numba_bots.deal_states(preset, 20, seed=9, dealer=dealer)
+            for i in range(20):
+                S, _ = _deal_by_hand(P, 9, i, dealer)
+                assert np.array_equal(states[i], S)
+
+
+def test_deal_into_is_dealt_by_reset_state_and_reset_classic():
+    for preset in ("ffb", "classic"):
+        P = params_vector(get_rules(preset))
+        S, _ = _deal_by_hand(P, 4, 2, -1)
+        rng = np.empty(1, dtype=np.uint64)
+        E.rng_seed(rng, 4, 2)
+        hands = np.empty(4, dtype=np.int64)
+        deck = np.empty(32, dtype=np.int64)
+        E.random_deal(rng, hands, deck)
+        d = E.rng_below(rng, 4)
+        T = np.empty(E.STATE_SIZE, dtype=np.int64)
+        (E.reset_classic(T, deck, d) if preset == "classic" else E.reset_state(T, hands, d))
+        assert np.array_equal(S, T)
+
+
+def test_no_module_deals_but_the_engine():
+    """``random_deal`` is called by ``engine.deal_into`` (and the dealer-less play-phase
+    benchmark, ``random_play_phase``) only; the other kernels call ``deal_into``."""
+    callers = {}
+    for rel in KERNEL_MODULES:
+        for fn in ast.walk(_tree(rel)):
+            if isinstance(fn, ast.FunctionDef):
+                for node in ast.walk(fn):
+                    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                            and node.func.id == "random_deal"):
+                        callers.setdefault(rel, set()).add(fn.name)
+    assert callers == {"coinche_rl/engine.py": {"deal_into", "random_play_phase"}}
+    users = {rel for rel in KERNEL_MODULES
+             if any(isinstance(n, ast.Name) and n.id == "deal_into" for n in ast.walk(_tree(rel)))}
+    assert {"coinche_rl/engine.py", "envs/kernels.py", "agents/numba_bots.py"} <= users
+
+
+def test_synthetic_outcomes_have_one_kernel():
+    """The solver's map of ``E`` and the evaluation's outcome scoring build their finished
+    deals with ``engine.set_outcome`` (no tricks written by hand)."""
+    for rel in ("coinche_rl/solver.py", "agents/evaluation.py"):
+        tree = _tree(rel)
+        assert not any(isinstance(n, ast.Name) and n.id in ("S_SEAT_TRICKS", "S_TRICKS")
+                       for n in ast.walk(tree)), rel
+        assert any(isinstance(n, ast.Name) and n.id == "set_outcome" for n in ast.walk(tree)), rel
+    assert (evaluation._K_CAPOT_AGAINST, evaluation._K_NORMAL, evaluation._K_CAPOT,
+            evaluation._K_GENERALE) == (E.OUTCOME_CAPOT_AGAINST, E.OUTCOME_NORMAL,
+                                        E.OUTCOME_CAPOT, E.OUTCOME_GENERALE)
+
+
+def test_set_outcome():
+    S = np.zeros(E.STATE_SIZE, dtype=np.int64)
+    E.set_outcome(S, 1, E.OUTCOME_NORMAL, 100, 162, 1)
+    assert list(S[E.S_POINTS:E.S_POINTS + 2]) == [62, 100]
+    assert list(S[E.S_TRICKS:E.S_TRICKS + 2]) == [4, 4]
+    assert list(S[E.S_SEAT_TRICKS:E.S_SEAT_TRICKS + 4]) == [2, 2, 2, 2]
+    E.set_outcome(S, 0, E.OUTCOME_CAPOT_AGAINST, 0, 162, 0)
+    assert list(S[E.S_POINTS:E.S_POINTS + 2]) == [0, 162]
+    assert list(S[E.S_SEAT_TRICKS:E.S_SEAT_TRICKS + 4]) == [0, 4, 0, 4]
+    E.set_outcome(S, 1, E.OUTCOME_CAPOT, 0, 162, 1)
+    assert list(S[E.S_SEAT_TRICKS:E.S_SEAT_TRICKS + 4]) == [0, 4, 0, 4]
+    E.set_outcome(S, 0, E.OUTCOME_GENERALE, 0, 162, 2)
+    assert list(S[E.S_TRICKS:E.S_TRICKS + 2]) == [8, 0]
+    assert list(S[E.S_SEAT_TRICKS:E.S_SEAT_TRICKS + 4]) == [0, 0, 8, 0]
