@@ -122,6 +122,9 @@ class Agent:
     spec: str = "agent"
     #: id of the equivalent numba bot, or None
     numba_bot: Optional[int] = None
+    #: rough seconds this agent thinks per deal at one seat on one core (for the
+    #: tournament's time estimate); None when negligible (numba kernels)
+    seconds_per_deal: Optional[float] = None
 
     def __init__(self):
         self.seat = 0

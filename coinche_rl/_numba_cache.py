@@ -140,3 +140,35 @@ def install_package_stamp() -> bool:
         return True
     impl._locator_classes = [_package_locator(b) for b in bases] + current
     return True
+
+
+# ------------------------------------------------------------------ compile notices
+_NOTICED: set = set()
+
+
+def _must_compile(dispatcher) -> bool:
+    """True when the first call of numba ``dispatcher`` will compile: nothing compiled
+    in this process and no valid entry in the cache (numba's private cache API, read
+    defensively: when it cannot tell, it answers False and nothing is said)."""
+    try:
+        if dispatcher.signatures:
+            return False
+        return not dispatcher._cache._cache_file._load_index()
+    except Exception:
+        return False
+
+
+def compile_notice(what: str, dispatchers, seconds: str) -> bool:
+    """Say on the ``coinche_rl`` logger (a warning: shown on stderr unless logging is
+    configured otherwise) that ``dispatchers`` (the main kernels of ``what``) are about
+    to be compiled, once per process and ``what``. Returns whether it spoke."""
+    if what in _NOTICED:
+        return False
+    _NOTICED.add(what)
+    if not any(_must_compile(d) for d in dispatchers):
+        return False
+    import logging
+    logging.getLogger("coinche_rl").warning(
+        "coinche_rl: compiling the numba kernels of %s (%s, once: later runs load them "
+        "from the cache; `coinche-rl warmup` compiles everything ahead)", what, seconds)
+    return True

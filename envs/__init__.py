@@ -1,5 +1,112 @@
-"""Environments (installed as ``coinche_rl.envs``)."""
+"""Environments (installed as ``coinche_rl.envs``).
 
-from . import coinche_v0, observation  # noqa: F401
+Importing this package is light: it loads its submodules (``coinche_v0``,
+``observation``, ``single_agent``, ``vector``, ``kernels``, ``infoset``) on first use,
+and registers the Gymnasium id ``coinche_rl/Coinche-v0`` (:func:`register_gymnasium_envs`,
+a string entry point) when gymnasium is already imported; ``single_agent`` registers it
+when imported. So the search agents, which use ``infoset`` and ``kernels``, import
+neither gymnasium nor pettingzoo.
 
-__all__ = ["coinche_v0", "observation"]
+Gymnasium plugin: ``pyproject.toml`` declares ``register_gymnasium_envs`` in the entry
+point group ``gymnasium.envs`` under the name ``coinche_rl`` (the id's namespace).
+Gymnasium 0.2x/0.29 calls it on ``import gymnasium``, so ``gymnasium.make(
+"coinche_rl/Coinche-v0")`` works in a fresh interpreter without importing coinche_rl.
+Gymnasium 1.0 removed plugin loading; there, name the module in the id (gymnasium
+imports it first): ``gymnasium.make("coinche_rl.envs:coinche_rl/Coinche-v0")``, or
+``import coinche_rl.envs`` before ``gymnasium.make("coinche_rl/Coinche-v0")``.
+
+Agent plugins (:func:`load_plugins`): the environments never import
+``coinche_rl.agents`` (the layers are engine < envs < agents). Where an env takes an
+agent by its spec string (``CoincheSingleAgentEnv(opponents="heuristic")``,
+``CoincheVectorEnv(opponents="nn")``), it finds the agents layer through a Python entry
+point that the agents side declares (plugin inversion):
+
+* group ``coinche_rl.env_opponents``: ``factory(spec) -> opponent``, where ``spec`` is
+  an agent spec string of ``coinche_rl.agents.make_agent`` (or an agent object) and the
+  opponent has ``reset(seat, rules, seed)``, ``observe(seat, action)`` (every action of
+  the deal, in order; the opponent itself hides the others' private declare / belote
+  choices) and ``act(deal, seat, match) -> action id`` (``deal`` the engine
+  :class:`~coinche_rl.game.Deal`, ``match`` ``{"scores", "target", "pot"}`` or None).
+  This project's entry: ``coinche_rl = coinche_rl.agents.env_plugins:env_opponent``.
+* group ``coinche_rl.vector_opponents``: ``factory(spec, rules) -> policy``, a batched
+  policy ``policy(public_states, params, seats) -> actions`` for
+  :class:`~coinche_rl.envs.vector.CoincheVectorEnv`. This project's entry:
+  ``coinche_rl = coinche_rl.agents.env_plugins:vector_opponent``.
+
+A factory raises ``ValueError`` for a spec it does not know (naming those it does);
+with several plugins in a group, each is tried in turn (``coinche_rl`` first).
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from importlib import metadata
+from typing import Any, List
+
+__all__ = ["coinche_v0", "observation", "single_agent", "vector", "ENV_ID",
+           "register_gymnasium_envs", "load_plugins", "resolve_plugin",
+           "ENV_OPPONENTS_GROUP", "VECTOR_OPPONENTS_GROUP"]
+
+#: the Gymnasium id of :class:`coinche_rl.envs.single_agent.CoincheSingleAgentEnv`
+ENV_ID = "coinche_rl/Coinche-v0"
+#: entry point group of the single-agent env's opponents (see the module docstring)
+ENV_OPPONENTS_GROUP = "coinche_rl.env_opponents"
+#: entry point group of the vector env's batched opponents (see the module docstring)
+VECTOR_OPPONENTS_GROUP = "coinche_rl.vector_opponents"
+
+_SUBMODULES = ("coinche_v0", "observation", "single_agent", "vector", "kernels", "infoset")
+
+
+def register_gymnasium_envs() -> None:
+    """Register ``coinche_rl/Coinche-v0`` with Gymnasium (idempotent). The ``gymnasium.envs``
+    entry point of this package (Gymnasium < 1.0 calls it on import)."""
+    from gymnasium.envs.registration import register, registry
+    if ENV_ID not in registry:
+        register(id=ENV_ID, entry_point="coinche_rl.envs.single_agent:CoincheSingleAgentEnv")
+
+
+def load_plugins(group: str) -> List[Any]:
+    """The loaded objects of the entry points in ``group``, ``coinche_rl``'s first, then
+    by name.
+
+    :raises RuntimeError: none is declared (coinche-rl's own entry points are missing:
+        reinstall it so that its metadata is written).
+    """
+    eps = sorted(metadata.entry_points(group=group),
+                 key=lambda ep: (ep.name != "coinche_rl", ep.name))
+    if not eps:
+        raise RuntimeError(
+            f"no plugin is declared in the entry point group {group!r}, so agent specs "
+            f"cannot be resolved: coinche-rl declares one in its pyproject.toml; reinstall "
+            f"it (pip install -e . in a checkout) so that its entry points are registered, "
+            f"or pass a policy callable instead of a spec")
+    return [ep.load() for ep in eps]
+
+
+def resolve_plugin(group: str, what: str, *args) -> Any:
+    """``factory(*args)`` of the first plugin in ``group`` that accepts ``args``; a
+    ``ValueError`` naming ``what`` and every plugin's reason when none does."""
+    errors = []
+    for factory in load_plugins(group):
+        try:
+            return factory(*args)
+        except ValueError as e:
+            errors.append(e)
+    if len(errors) == 1:
+        raise ValueError(f"{what}: {errors[0]}") from errors[0]
+    raise ValueError(f"{what}: " + "; ".join(str(e) for e in errors)) from errors[-1]
+
+
+def __getattr__(name: str):
+    if name in _SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# Registering imports gymnasium, which the search agents (which use ``infoset`` and
+# ``kernels``) do not need: register now only where gymnasium is already imported
+# (``gymnasium.make("coinche_rl.envs:coinche_rl/Coinche-v0")`` imports this package
+# after it); ``single_agent`` registers when it is imported.
+if "gymnasium" in sys.modules:
+    register_gymnasium_envs()

@@ -23,7 +23,7 @@ module only handles agents, spaces, observations, rewards and turn order.
 ## Arguments
 
 ``coinche_v0.env(rules="ffb", mode="deal", dealer=None, reward="difference",
-illegal_action="raise", illegal_penalty=1000.0, render_mode=None)``
+illegal_action="raise", illegal_penalty=1000.0, render_mode=None, normalize_reward=False)``
 
 * `rules`: a preset name (`coinche_rl.rules.PRESETS`) or a `RuleSet`.
 * `mode`: `"deal"` (one deal per episode) or `"match"` (deals to the rule set's target).
@@ -34,6 +34,8 @@ illegal_action="raise", illegal_penalty=1000.0, render_mode=None)``
 * `illegal_penalty`: the penalty of `"penalty"` mode (default 1000.0, in points like
   the rewards).
 * `render_mode`: `"human"` (prints) or `"ansi"` (returns the text of `Deal.render()`).
+* `normalize_reward`: divide every reward (the illegal-action penalty too) by
+  `coinche_v0.REWARD_SCALE` = 162 (see *Rewards*).
 
 ## Observation Space
 
@@ -95,6 +97,17 @@ Illegal action with `illegal_action="penalty"`: the game ends at once; the offen
 its partner get `-illegal_penalty`, the opponents 0 (`env()` applies it through a
 `TerminateIllegalWrapper` subclass; `raw_env` applies the same rule itself).
 
+`normalize_reward=True` divides every reward, the penalty included, by `REWARD_SCALE`
+= 162, the card points of one deal (152 in the cards plus 10 for the last trick, the
+same under every preset: the AT tables that count more are scaled back to 162), for
+learners that expect rewards of order 1. Measured on 3,000 deals of four `heuristic`
+bots, the normalised team difference has a median size of 1.5 under `ffb` (95%
+below 2.6; coinched contracts and capots reach about 11) and 0.5 under `classic` (at most
+1.7); random play, which coinches wildly, reaches 16. One constant for every rule set
+keeps rewards comparable across presets (a per-preset maximum deal score, a
+surcoinched capot, would shrink every ordinary deal to almost 0); it is the single
+source of the scale of the single-agent (`single_agent`) and vector (`vector`) envs too.
+
 ## Version History
 
 * v0: initial release (observation encoding version 1).
@@ -112,15 +125,22 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
+from .. import engine
+from .._numba_cache import compile_notice
 from ..actions import N_ACTIONS
 from ..engine import legal_actions_into
 from ..game import Deal, Match
 from ..rules import RuleSet, get_rules
 from . import observation as O
+from . import kernels
 from .infoset import InformationSet, information_set
 from .kernels import ObservationEncoder
 
-__all__ = ["env", "raw_env", "parallel_env"]
+__all__ = ["env", "raw_env", "parallel_env", "REWARD_SCALE"]
+
+#: rewards are divided by this with ``normalize_reward=True``: the card points of one
+#: deal (152 + 10 for the last trick, under every preset; see *Rewards*)
+REWARD_SCALE = 162.0
 
 AGENTS = tuple(f"player_{i}" for i in range(4))
 #: the mask of an agent not to act (read-only, shared)
@@ -132,7 +152,7 @@ def env(**kwargs):
     """The environment in PettingZoo's standard wrappers (see the module docstring)."""
     e = raw_env(**kwargs)
     if e.illegal_action == "penalty":
-        e = TeamTerminateIllegalWrapper(e, illegal_reward=-e.illegal_penalty)
+        e = TeamTerminateIllegalWrapper(e, illegal_reward=-e.illegal_penalty / e.reward_scale)
     e = wrappers.AssertOutOfBoundsWrapper(e)
     e = wrappers.OrderEnforcingWrapper(e)
     return e
@@ -171,10 +191,13 @@ class raw_env(AECEnv, EzPickle):
 
     def __init__(self, rules="ffb", mode: str = "deal", dealer: Optional[int] = None,
                  reward: str = "difference", illegal_action: str = "raise",
-                 illegal_penalty: float = 1000.0, render_mode: Optional[str] = None):
+                 illegal_penalty: float = 1000.0, render_mode: Optional[str] = None,
+                 normalize_reward: bool = False):
         EzPickle.__init__(self, rules, mode, dealer, reward, illegal_action, illegal_penalty,
-                          render_mode)
+                          render_mode, normalize_reward)
         super().__init__()
+        compile_notice("the environment", (kernels._encode, engine.legal_actions_into),
+                       "about 10-20 s")
         self.rules: RuleSet = get_rules(rules)
         if mode not in ("deal", "match"):
             raise ValueError(f"mode must be 'deal' or 'match', not {mode!r}")
@@ -193,6 +216,11 @@ class raw_env(AECEnv, EzPickle):
         self.illegal_action = illegal_action
         self.illegal_penalty = float(illegal_penalty)
         self.render_mode = render_mode
+        if not isinstance(normalize_reward, (bool, np.bool_)):
+            raise ValueError(f"normalize_reward must be True or False, not {normalize_reward!r}")
+        self.normalize_reward = bool(normalize_reward)
+        #: what the rewards are divided by: ``REWARD_SCALE`` when normalised, else 1
+        self.reward_scale = REWARD_SCALE if self.normalize_reward else 1.0
 
         self.possible_agents = list(AGENTS)
         self.agents = []
@@ -311,13 +339,13 @@ class raw_env(AECEnv, EzPickle):
         for a in self.agents:
             t = _seat(a) & 1
             r = delta[t] - delta[1 - t] if self.reward_kind == "difference" else delta[t]
-            self.rewards[a] = float(r)
+            self.rewards[a] = float(r) / self.reward_scale
 
     def _penalize_team(self, agent: str) -> None:
         """The offender's team gets ``-illegal_penalty``, the game ends (penalty mode)."""
         team = _seat(agent) & 1
         for a in self.agents:
-            r = -self.illegal_penalty if _seat(a) & 1 == team else 0.0
+            r = -self.illegal_penalty / self.reward_scale if _seat(a) & 1 == team else 0.0
             self._cumulative_rewards[a] += r - self.rewards.get(a, 0.0)
             self.rewards[a] = r
         self.terminations = dict.fromkeys(self.agents, True)

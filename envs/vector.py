@@ -13,13 +13,24 @@ Two views of ``N`` games held as one ``int64[N, STATE_SIZE]`` array of engine st
   terminal step is already the new deal's.
 * :class:`CoincheVectorEnv`: a ``gymnasium.vector.VectorEnv`` with one learning seat;
   the other seats are played by uniformly random legal actions inside the numba loop
-  (default), or by a batched policy you give (``opponents(public_states, params, seats)
-  -> actions``, e.g. the numba bots of ``coinche_rl.agents``), which sees only the
-  public state of the seat it plays (``coinche_rl.envs.kernels.public_state``).
+  (default, ``opponents="random"``), by an agent named by its spec (``"heuristic"``,
+  ``"heuristic:aggression=10"``, ``"nn"``: a batched policy of the agents layer), or by
+  a batched policy you give (``opponents(public_states, params, seats) -> actions``),
+  which sees only the public state of the seat it plays
+  (``coinche_rl.envs.kernels.public_state``).
+
+  The env does not import ``coinche_rl.agents`` (envs sit below agents): a spec other
+  than ``"random"`` is resolved by the plugin of the entry point group
+  ``coinche_rl.vector_opponents`` (``factory(spec, rules) -> batched policy``;
+  coinche-rl declares ``coinche_rl.agents.env_plugins:vector_opponent``, which builds
+  the numba bots from their registry spec and the ``nn`` agent from its
+  ``batch_policy``; see :mod:`coinche_rl.envs`). A spec with no batched form (``pimc``)
+  raises a ``ValueError`` naming those that have one.
 
 Deal mode only (one deal per episode, like ``coinche_v0``'s default); rewards are the
 team score difference of the deal (``reward="difference"``, zero-sum) or the team's
-raw score (``"raw"``). An illegal action raises
+raw score (``"raw"``), divided by ``coinche_v0.REWARD_SCALE`` (162, the card points of
+a deal) with ``normalize_reward=True``, as in the AEC env. An illegal action raises
 :class:`coinche_rl.game.IllegalActionError` naming the game, the action and the legal
 ones, before any game is changed.
 
@@ -50,11 +61,14 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from .. import engine as E
+from .._numba_cache import compile_notice
 from ..actions import N_ACTIONS, action_to_str
 from ..game import Deal, IllegalActionError
 from ..rules import RuleSet, get_rules
+from . import VECTOR_OPPONENTS_GROUP, resolve_plugin
 from . import kernels as K
 from . import observation as O
+from .coinche_v0 import REWARD_SCALE
 
 __all__ = ["VectorCoinche", "VectorStep", "CoincheVectorEnv", "warmup"]
 
@@ -94,17 +108,24 @@ def _dealer_code(dealer) -> int:
 class _Batch:
     """Buffers and tables shared by both vector envs."""
 
-    def __init__(self, num_envs: int, rules, dealer, reward: str, seed: Optional[int]):
+    def __init__(self, num_envs: int, rules, dealer, reward: str, seed: Optional[int],
+                 normalize_reward: bool = False):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, not {num_envs!r}")
         if reward not in ("difference", "raw"):
             raise ValueError(f"reward must be 'difference' or 'raw', not {reward!r}")
         self.num_envs = n = int(num_envs)
         self.rules: RuleSet = get_rules(rules)
+        compile_notice("the vector environment", (K.vector_step, K.learner_settle),
+                       "about 20-40 s")
         self.enc = K.ObservationEncoder(self.rules)
         self.params = self.enc.params
         self.dealer = _dealer_code(dealer)
         self.raw = reward == "raw"
+        if not isinstance(normalize_reward, (bool, np.bool_)):
+            raise ValueError(f"normalize_reward must be True or False, not {normalize_reward!r}")
+        #: what the rewards are divided by (``coinche_v0.REWARD_SCALE`` when normalised)
+        self.reward_scale = REWARD_SCALE if normalize_reward else 1.0
         self.seed = seed
         self.states = np.zeros((n, E.STATE_SIZE), dtype=np.int64)
         self.rngs = np.zeros(n, dtype=np.uint64)
@@ -182,11 +203,13 @@ class VectorCoinche(_Batch):
         after each deal, as in a match).
     :param reward: ``"difference"`` (default) or ``"raw"``.
     :param seed: seed of the games' streams (game ``i`` uses sub-stream ``i``).
+    :param normalize_reward: divide the rewards by ``coinche_v0.REWARD_SCALE`` (162).
     """
 
     def __init__(self, num_envs: int, rules: Union[str, RuleSet] = "ffb", dealer=None,
-                 reward: str = "difference", seed: Optional[int] = None):
-        super().__init__(num_envs, rules, dealer, reward, seed)
+                 reward: str = "difference", seed: Optional[int] = None,
+                 normalize_reward: bool = False):
+        super().__init__(num_envs, rules, dealer, reward, seed, normalize_reward)
         n = self.num_envs
         self._ts = VectorStep(self.obs, self.masks, self.cur,
                               np.zeros((n, 4), dtype=np.float64), np.zeros(n, dtype=np.bool_),
@@ -217,6 +240,8 @@ class VectorCoinche(_Batch):
                       self.masks, self.cur, ts.rewards, self._term8, ts.final_scores,
                       self._hands, self._deck, self._voids, self._ceil)
         np.not_equal(self._term8, 0, out=ts.terminated)
+        if self.reward_scale != 1.0:
+            ts.rewards /= self.reward_scale
         return ts
 
     def observe(self, seat: int) -> np.ndarray:
@@ -247,11 +272,15 @@ class CoincheVectorEnv(VectorEnv):
     * Returned arrays are copies (``copy=False`` returns the reused buffers instead).
 
     :param seat: the learner's seat.
-    :param opponents: ``"random"`` (default, inside numba) or a batched policy
-        ``f(public_states, params, seats) -> actions`` for the other seats.
+    :param opponents: ``"random"`` (default, inside numba), an agent spec with a batched
+        form (``"heuristic"``, ``"heuristic:aggression=10"``, ``"nn"``, ...; resolved
+        through the ``coinche_rl.vector_opponents`` entry point) or a batched policy
+        ``f(public_states, params, seats) -> actions`` for the other seats. The resolved
+        policy is :attr:`opponent_policy` (None for ``"random"``).
     :param pass_prob: random opponents pass with this probability in the auction and
         choose uniformly among the other legal actions otherwise (None: uniform over
         every legal action).
+    :param normalize_reward: divide the rewards by ``coinche_v0.REWARD_SCALE`` (162).
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
@@ -259,18 +288,27 @@ class CoincheVectorEnv(VectorEnv):
     def __init__(self, num_envs: int, seat: int = 0, rules: Union[str, RuleSet] = "ffb",
                  opponents: Union[str, BatchPolicy] = "random",
                  pass_prob: Optional[float] = None, dealer=None, reward: str = "difference",
-                 seed: Optional[int] = None, copy: bool = True):
+                 seed: Optional[int] = None, copy: bool = True,
+                 normalize_reward: bool = False):
         if isinstance(seat, bool) or seat not in range(4):
             raise ValueError(f"seat must be 0..3, not {seat!r}")
-        if not (opponents == "random" or callable(opponents)):
-            raise ValueError(f"opponents must be 'random' or a callable "
-                             f"f(public_states, params, seats) -> actions, not {opponents!r}")
+        if not (isinstance(opponents, str) or callable(opponents)):
+            raise ValueError(f"opponents must be 'random', an agent spec string such as "
+                             f"'heuristic' or 'nn', or a callable f(public_states, params, "
+                             f"seats) -> actions, not {opponents!r}")
         if pass_prob is not None and not 0.0 <= float(pass_prob) <= 1.0:
             raise ValueError(f"pass_prob must be in [0, 1] or None, not {pass_prob!r}")
-        self._b = b = _Batch(num_envs, rules, dealer, reward, seed)
+        self._b = b = _Batch(num_envs, rules, dealer, reward, seed, normalize_reward)
         self.seat = int(seat)
         self.copy = bool(copy)
         self.opponents = opponents
+        #: the batched policy of the other seats (None: random inside numba)
+        self.opponent_policy: Optional[BatchPolicy] = None
+        if callable(opponents):
+            self.opponent_policy = opponents
+        elif opponents.strip() != "random":
+            self.opponent_policy = resolve_plugin(VECTOR_OPPONENTS_GROUP,
+                                                  f"opponents={opponents!r}", opponents, b.rules)
         self.pass_prob = -1.0 if pass_prob is None else float(pass_prob)
         self.num_envs = b.num_envs
         self.single_observation_space = spaces.Box(0.0, O.HIGH, (O.OBSERVATION_SIZE,),
@@ -301,7 +339,7 @@ class CoincheVectorEnv(VectorEnv):
 
     def _settle(self) -> None:
         b = self._b
-        use_random = self.opponents == "random"
+        use_random = self.opponent_policy is None
         while True:
             if not use_random:
                 while True:
@@ -309,15 +347,15 @@ class CoincheVectorEnv(VectorEnv):
                     if k == 0:
                         break
                     K.public_states_of(b.states, b.params, self._idx, k, self._pub, self._seats)
-                    acts = np.asarray(self.opponents(self._pub[:k], b.params, self._seats[:k]),
-                                      dtype=np.int64)
+                    acts = np.asarray(self.opponent_policy(self._pub[:k], b.params,
+                                                           self._seats[:k]), dtype=np.int64)
                     if acts.shape != (k,):
                         raise ValueError(f"opponents returned shape {acts.shape}, expected ({k},)")
                     bad = K.first_illegal_at(b.states, b.params, self._idx, k, acts)
                     if bad >= 0:
                         raise IllegalActionError(
-                            f"opponents policy chose the illegal action {int(acts[bad])} "
-                            f"in game {int(self._idx[bad])}")
+                            f"opponents policy {self.opponents!r} chose the illegal action "
+                            f"{int(acts[bad])} in game {int(self._idx[bad])}")
                     K.apply_at(b.states, b.params, self._idx, k, acts)
             waiting = K.learner_settle(
                 b.states, b.params, self.seat, b.rngs, b.dealer, b.raw, use_random,
@@ -355,6 +393,8 @@ class CoincheVectorEnv(VectorEnv):
         self._rewards[:] = 0.0
         self._term8[:] = 0
         self._settle()
+        if b.reward_scale != 1.0:
+            self._rewards /= b.reward_scale
         return (self._c(b.obs), self._rewards.copy(), self._term8 != 0,
                 self._truncated.copy(), self._infos(True))
 

@@ -141,6 +141,31 @@ def test_custom_policies_called_for_other_seats_only():
         CoincheSingleAgentEnv(seat=0, policies={0: make(0)})
 
 
+def test_opponents_one_callable_or_spec_for_every_other_seat():
+    calls = []
+
+    def first_legal(observation, agent):
+        calls.append(agent)
+        return int(np.flatnonzero(observation["action_mask"])[0])
+
+    env = CoincheSingleAgentEnv(seat=2, opponents=first_legal)
+    assert set(env.policies) == {0, 1, 3}
+    run_episode(env, 3, np.random.default_rng(0))
+    assert set(calls) == {"player_0", "player_1", "player_3"}
+    # the old policies= keyword and the new opponents= give the same game
+    a = CoincheSingleAgentEnv(seat=0, policies={1: first_legal})
+    b = CoincheSingleAgentEnv(seat=0, opponents={1: first_legal})
+    assert run_episode(a, 4, np.random.default_rng(1))[0] == \
+        run_episode(b, 4, np.random.default_rng(1))[0]
+    assert a.game.history == b.game.history
+    # a spec string for the three seats: one agent each (more in tests/test_env_plugins.py)
+    env = CoincheSingleAgentEnv(seat=0, opponents="heuristic")
+    assert sorted(env._agents) == [1, 2, 3] and not env.policies
+    assert len({id(x) for x in env._agents.values()}) == 3
+    run_episode(env, 5, np.random.default_rng(2))
+    assert env.game.is_terminal
+
+
 def test_match_mode_runs_to_the_end():
     env = CoincheSingleAgentEnv(seat=1, mode="match", rules="ffb")
     total, traj = run_episode(env, 3, np.random.default_rng(3), max_steps=20000)
