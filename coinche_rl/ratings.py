@@ -9,6 +9,10 @@ tools work with the core dependencies alone.
   ``1/df`` beyond 300 degrees of freedom, where it agrees with the series to 1e-9.
 * :func:`mean_ci`: a mean with its two-sided Student-t confidence interval; duplicate
   tournaments report the mean score difference per deal pair with it.
+* :func:`wilson_interval`: the Wilson score interval of a proportion (win rates): it
+  stays inside [0, 1] and keeps its coverage for small samples and rates near 0 or 1,
+  where ``p ± 1.96 sd / sqrt(n)`` does neither (Wilson 1927; Brown, Cai & DasGupta 2001,
+  "Interval estimation for a binomial proportion", recommend it over the Wald interval).
 * :func:`fit_points`: additive *points* ratings by weighted least squares: the expected
   margin of team 1 over team 2 in points per deal is the mean rating of team 1's members
   minus the mean rating of team 2's. With one agent per team it is the plain head-to-head
@@ -18,7 +22,9 @@ tools work with the core dependencies alone.
   ratings), fitted by Newton's method.
 
 Both fits report ratings relative to the field (they sum to zero) with standard errors
-from the inverse information matrix, and 95% confidence half-widths ``1.96 * se``.
+from the inverse information matrix, and 95% confidence half-widths ``1.96 * se``;
+:meth:`Ratings.rank_ranges` turns them into the ranks each player could hold (a rank is
+only shown as certain when the rating differences to the others are significant).
 
 >>> round(t_quantile(0.975, 10), 4)
 2.2281
@@ -36,7 +42,7 @@ from typing import Sequence
 
 import numpy as np
 
-__all__ = ["Estimate", "t_cdf", "t_quantile", "mean_ci", "Ratings", "fit_points",
+__all__ = ["Estimate", "t_cdf", "t_quantile", "mean_ci", "wilson_interval", "Ratings", "fit_points",
            "fit_bradley_terry", "ELO_SCALE", "elo_win_probability", "team_design"]
 
 #: Elo points per natural-log odds unit: P(win) = 1 / (1 + 10 ** (-diff / 400))
@@ -198,19 +204,78 @@ def mean_ci(values: Sequence[float], level: float = 0.95) -> Estimate:
     return Estimate(mean, half, sd, n, level)
 
 
+def wilson_interval(successes: float, n: int, level: float = 0.95) -> tuple:
+    """The Wilson score interval ``(lo, hi)`` of a proportion: ``successes`` out of
+    ``n`` trials (a draw may count one half). Inside [0, 1] for every input; NaNs for
+    ``n = 0``.
+
+    >>> lo, hi = wilson_interval(3, 4)              # 0.750 ± 0.796 with the Wald interval
+    >>> round(lo, 3), round(hi, 3)
+    (0.301, 0.954)
+    >>> wilson_interval(0, 10)[0]
+    0.0
+    """
+    if not 0.0 < level < 1.0:
+        raise RatingsError(f"a confidence level is in (0, 1), got {level!r}")
+    if isinstance(n, bool) or n < 0 or not 0 <= successes <= n:
+        raise RatingsError(f"need 0 <= successes <= n, got {successes!r} of {n!r}")
+    if n == 0:
+        return (math.nan, math.nan)
+    z = NormalDist().inv_cdf(0.5 + level / 2.0)
+    p = successes / n
+    den = 1.0 + z * z / n
+    centre = (p + z * z / (2 * n)) / den
+    half = z / den * math.sqrt(p * (1.0 - p) / n + z * z / (4.0 * n * n))
+    lo = 0.0 if successes == 0 else max(0.0, centre - half)      # exact at the ends
+    hi = 1.0 if successes == n else min(1.0, centre + half)
+    return (lo, hi)
+
+
 # --------------------------------------------------------------------- ratings
 @dataclass(frozen=True)
 class Ratings:
     """Ratings of ``names`` (summing to zero) with standard errors.
 
     ``kind`` is ``"points"`` (points per deal) or ``"elo"`` (Bradley-Terry on the Elo
-    scale). ``half_width`` is ``1.96 * se`` (95%).
+    scale). ``half_width`` is ``1.96 * se`` (95%). ``cov`` is the covariance matrix of
+    the ratings when the fit gives it (ratings relative to the field are correlated:
+    the variance of a difference is not the sum of the two variances).
     """
 
     kind: str
     names: tuple
     rating: np.ndarray
     se: np.ndarray
+    cov: np.ndarray = None
+
+    def separated(self, i: int, j: int, level: float = 0.95) -> bool:
+        """Whether ratings ``i`` and ``j`` differ significantly (two-sided z test of
+        their difference at ``level``, with the covariance when known)."""
+        var = float(self.se[i] ** 2 + self.se[j] ** 2)
+        if self.cov is not None:
+            var -= 2.0 * float(self.cov[i, j])
+        diff = abs(float(self.rating[i] - self.rating[j]))
+        if var <= 0.0:
+            return diff > 0.0
+        return diff > NormalDist().inv_cdf(0.5 + level / 2.0) * math.sqrt(var)
+
+    def rank_ranges(self, level: float = 0.95) -> list:
+        """Per player, ``(best, worst)`` rank it could hold: 1 + the players rated
+        significantly higher, and the players not rated significantly lower.
+
+        >>> r = Ratings("points", ("a", "b", "c"), np.array([10.0, 9.0, -19.0]), np.ones(3))
+        >>> r.rank_ranges()
+        [(1, 2), (1, 2), (3, 3)]
+        """
+        n = len(self.names)
+        out = []
+        for i in range(n):
+            above = sum(1 for j in range(n) if j != i and self.rating[j] > self.rating[i]
+                        and self.separated(i, j, level))
+            below = sum(1 for j in range(n) if j != i and self.rating[j] < self.rating[i]
+                        and self.separated(i, j, level))
+            out.append((1 + above, n - below))
+        return out
 
     @property
     def half_width(self) -> np.ndarray:
@@ -295,7 +360,7 @@ def fit_points(X, margins, variances, names) -> Ratings:
     theta = Z @ beta
     cov = Z @ inv @ Z.T
     se = np.sqrt(np.maximum(np.diag(cov), 0.0))
-    return Ratings("points", names, theta, se)
+    return Ratings("points", names, theta, se, cov)
 
 
 def fit_bradley_terry(X, wins, games, names, prior_sd_elo: float = 1000.0) -> Ratings:
@@ -353,7 +418,7 @@ def fit_bradley_terry(X, wins, games, names, prior_sd_elo: float = 1000.0) -> Ra
     H = Z.T @ ((X.T * (g * pr * (1.0 - pr))) @ X) @ Z + prec * np.eye(p - 1)
     cov = Z @ np.linalg.inv(H) @ Z.T
     se = np.sqrt(np.maximum(np.diag(cov), 0.0))
-    return Ratings("elo", names, theta * ELO_SCALE, se * ELO_SCALE)
+    return Ratings("elo", names, theta * ELO_SCALE, se * ELO_SCALE, cov * ELO_SCALE ** 2)
 
 
 def elo_win_probability(diff: float) -> float:

@@ -1,11 +1,10 @@
-"""The arena (``coinche_rl.arena``) and its statistics (``coinche_rl.ratings``): deal
-sets, duplicate matchups (deals, matches, frozen contracts), round robins and the
-individual formats with their ratings, executors, results files and resume."""
+"""The arena (``coinche_rl.arena``): deal sets, duplicate matchups (deals, matches,
+frozen contracts), round robins and the individual formats with their ratings,
+executors, results files and resume. The statistics are in ``test_ratings.py``."""
 
 from __future__ import annotations
 
 import json
-import math
 
 import numpy as np
 import pytest
@@ -17,9 +16,6 @@ from coinche_rl.arena import (ArenaError, DealSet, ResultsFileError, format_summ
                               plot_results, replay_pair, run_duplicate, run_knockout,
                               run_rotating, run_round_robin)
 from coinche_rl.game import Deal
-from coinche_rl.ratings import (ELO_SCALE, RatingsError, elo_win_probability, fit_bradley_terry,
-                                fit_points, mean_ci, t_cdf, t_quantile, team_design)
-from coinche_rl.ratings import _t_quantile_expansion, _t_quantile_series
 from coinche_rl.rules import TRUMP_POINTS, get_rules
 
 def _has_bots() -> bool:
@@ -31,123 +27,6 @@ def _has_bots() -> bool:
 
 HAS_BOTS = _has_bots()
 needs_bots = pytest.mark.skipif(not HAS_BOTS, reason="the numba bots are not available")
-
-
-# ================================================================ statistics
-@pytest.mark.parametrize("df, value", [(1, 12.706204736), (2, 4.302652730), (3, 3.182446305),
-                                       (5, 2.570581836), (10, 2.228138852), (30, 2.042272456),
-                                       (100, 1.983971519), (1000, 1.962339081),
-                                       (200, 1.971896224)])
-def test_t_quantile_975_known_values(df, value):
-    assert t_quantile(0.975, df) == pytest.approx(value, abs=2e-9)
-
-
-@pytest.mark.parametrize("p, df, value", [(0.995, 4, 4.604094871), (0.95, 7, 1.894578605),
-                                          (0.9, 1, 3.077683537), (0.999, 20, 3.551808343),
-                                          (0.025, 12, -2.178812830)])
-def test_t_quantile_other_levels(p, df, value):
-    assert t_quantile(p, df) == pytest.approx(value, abs=2e-9)
-
-
-def test_t_series_and_expansion_agree_at_the_switch():
-    for df in (250, 300, 301, 400):
-        for p in (0.9, 0.975, 0.995):
-            assert _t_quantile_series(p, df) == pytest.approx(_t_quantile_expansion(p, df), abs=1e-9)
-
-
-def test_t_cdf_properties():
-    assert t_cdf(0.0, 5) == 0.5
-    for df in (1, 2, 7, 30):
-        for t in (0.3, 1.0, 2.5):
-            assert t_cdf(t, df) + t_cdf(-t, df) == pytest.approx(1.0, abs=1e-14)
-            assert t_cdf(t_quantile(0.8, df), df) == pytest.approx(0.8, abs=1e-12)
-    assert t_quantile(0.975, math.inf) == pytest.approx(1.959963985, abs=1e-9)
-    with pytest.raises(RatingsError, match="positive integer"):
-        t_quantile(0.975, 0)
-    with pytest.raises(RatingsError, match="0 < p < 1"):
-        t_quantile(1.0, 5)
-
-
-def test_mean_ci_known_values():
-    e = mean_ci([1, 2, 3, 4, 5])
-    assert e.mean == 3.0 and e.n == 5
-    assert e.sd == pytest.approx(math.sqrt(2.5))
-    assert e.half_width == pytest.approx(2.776445105 * math.sqrt(2.5) / math.sqrt(5), abs=1e-9)
-    assert (e.lo, e.hi) == (pytest.approx(3 - e.half_width), pytest.approx(3 + e.half_width))
-    assert e.excludes(0.0) and not e.excludes(3.5)
-    e90 = mean_ci([2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0], level=0.90)
-    assert e90.half_width == pytest.approx(1.894578605 * e90.sd / math.sqrt(8), abs=1e-9)
-    assert mean_ci([7.0]).half_width == math.inf
-    assert mean_ci([3.0, 3.0, 3.0]).half_width == 0.0
-    with pytest.raises(RatingsError):
-        mean_ci([])
-
-
-def test_fit_points_recovers_a_noise_free_team_model():
-    rng = np.random.default_rng(1)
-    truth = np.array([30.0, 10.0, -5.0, -15.0, -20.0])
-    truth -= truth.mean()
-    teams1, teams2 = [], []
-    for _ in range(40):
-        a, b, c, d = rng.permutation(5)[:4]
-        teams1.append((a, b))
-        teams2.append((c, d))
-    X = team_design(teams1, teams2, 5)
-    r = fit_points(X, X @ truth, rng.uniform(1, 4, len(X)), [f"p{i}" for i in range(5)])
-    assert np.allclose(r.rating, truth, atol=1e-9)
-    assert r.rating.sum() == pytest.approx(0.0, abs=1e-9)
-    assert r.order()[0] == 0 and r["p4"] == pytest.approx(truth[4])
-
-
-def test_fit_points_head_to_head_is_half_the_margin():
-    X = team_design([(0,)], [(1,)], 2)
-    r = fit_points(X, [40.0], [25.0], ["a", "b"])
-    assert r.rating.tolist() == pytest.approx([20.0, -20.0])
-    assert r.se.tolist() == pytest.approx([2.5, 2.5])           # half the margin's se (5)
-    assert r.half_width[0] == pytest.approx(1.959963985 * 2.5)
-
-
-def test_bradley_terry_two_players_known_values():
-    X = team_design([(0,)], [(1,)], 2)
-    r = fit_bradley_terry(X, [75.0], [100.0], ["a", "b"])
-    diff = r.rating[0] - r.rating[1]
-    assert diff == pytest.approx(400 * math.log10(3), abs=0.5)     # the weak prior moves it a little
-    se_diff = ELO_SCALE / math.sqrt(100 * 0.75 * 0.25)
-    assert r.se[0] == pytest.approx(se_diff / 2, rel=0.01)
-    assert elo_win_probability(diff) == pytest.approx(0.75, abs=1e-3)
-    # a clean sweep stays finite thanks to the prior
-    sweep = fit_bradley_terry(X, [50.0], [50.0], ["a", "b"])
-    assert np.isfinite(sweep.rating).all() and sweep.rating[0] > 500
-
-
-def test_bradley_terry_team_model_recovers_strengths():
-    truth = np.array([200.0, 50.0, -100.0, -150.0])
-    truth -= truth.mean()
-    t1, t2, w, g = [], [], [], []
-    for split in (((0, 1), (2, 3)), ((0, 2), (1, 3)), ((0, 3), (1, 2))):
-        t1.append(split[0])
-        t2.append(split[1])
-        diff = truth[list(split[0])].mean() - truth[list(split[1])].mean()
-        g.append(1e6)
-        w.append(1e6 * elo_win_probability(diff))
-    for i in range(4):                 # head-to-head rows pin every player
-        j = (i + 1) % 4
-        t1.append((i,))
-        t2.append((j,))
-        g.append(1e6)
-        w.append(1e6 * elo_win_probability(truth[i] - truth[j]))
-    r = fit_bradley_terry(team_design(t1, t2, 4), w, g, list("abcd"))
-    assert np.allclose(r.rating, truth, atol=0.5)
-
-
-def test_rating_inputs_rejected():
-    X = team_design([(0,)], [(1,)], 2)
-    with pytest.raises(RatingsError, match="0 <= wins <= games"):
-        fit_bradley_terry(X, [5.0], [3.0], ["a", "b"])
-    with pytest.raises(RatingsError, match="at least two"):
-        fit_points(np.zeros((1, 1)), [0.0], [1.0], ["a"])
-    with pytest.raises(RatingsError, match="player index"):
-        team_design([(0, 5)], [(1,)], 2)
 
 
 # ==================================================================== deal sets
@@ -486,7 +365,11 @@ def test_a_row_with_a_bad_deal_index_is_refused_not_counted(tmp_path, bad):
 def test_several_runs_share_a_file_and_replay(tmp_path):
     out = tmp_path / "rr.jsonl"
     t = run_round_robin(["random", "heuristic"], 20, seed=1, out=out)
-    run_duplicate("random", "random", 5, seed=1, out=out)
+    with pytest.raises(ArenaError, match=r"holds results of another run .* differs from the "
+                                         r"closest one there in y .*--append"):
+        run_duplicate("random", "random", 5, seed=1, out=out)
+    assert len(arena.load_results(out).runs) == 1          # refused before writing
+    run_duplicate("random", "random", 5, seed=1, out=out, append=True)
     store = arena.load_results(out)
     assert len(store.runs) == 2
     with pytest.raises(ResultsFileError, match="holds 2 deal-pair runs"):
@@ -496,7 +379,7 @@ def test_several_runs_share_a_file_and_replay(tmp_path):
         assert list(deal.scores if k == 0 else deal.scores[::-1]) == row["scores"][k]
     with pytest.raises(ResultsFileError, match="has no finished pair 99"):
         replay_pair(out, 99, run=t.matchups[0].run)
-    k = run_knockout(["random"] * 8, 2, seed=4, out=out)
+    k = run_knockout(["random"] * 8, 2, seed=4, out=out, append=True)
     k2 = run_knockout(["random"] * 8, 2, seed=4, out=out)
     assert k2.rows == k.rows and len(arena.load_results(out).runs) == 3
 
@@ -527,6 +410,4 @@ def test_default_roster_puts_random_and_heuristic_first():
 def test_module_doctests():
     import doctest
 
-    from coinche_rl import ratings
     assert doctest.testmod(arena).failed == 0
-    assert doctest.testmod(ratings).failed == 0

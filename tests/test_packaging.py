@@ -65,7 +65,8 @@ def test_pyproject_maps_subpackages():
     cfg = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
     st = cfg["tool"]["setuptools"]
     assert sorted(st["packages"]) == ["coinche_rl", "coinche_rl.agents",
-                                     "coinche_rl.agents.neural", "coinche_rl.envs"]
+                                     "coinche_rl.agents.neural", "coinche_rl.arena",
+                                     "coinche_rl.envs"]
     assert st["package-dir"]["coinche_rl.agents.neural"] == "agents/neural"
     assert "weights/*.npz" in st["package-data"]["coinche_rl.agents.neural"]
     assert st["package-dir"]["coinche_rl.envs"] == "envs"
@@ -126,6 +127,7 @@ def test_wheel_has_only_coinche_rl(tmp_path):
     assert "coinche_rl/agents/neural/__init__.py" in names
     assert "coinche_rl/agents/neural/weights/ffb_play.npz" in names
     assert "coinche_rl/engine.py" in names
+    assert "coinche_rl/arena/__init__.py" in names and "coinche_rl/arena/formats.py" in names
     assert not any(n.startswith(("envs/", "agents/", "tests/")) for n in names)
     # the console script is declared
     ep = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))

@@ -1,0 +1,242 @@
+"""Results (``coinche_rl.arena.results``): :class:`DuplicateResult`,
+:class:`TournamentResult`, :class:`KnockoutResult` and the ratings fit of matchups."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ..ratings import (Estimate, Ratings, fit_bradley_terry, fit_points, mean_ci, team_design,
+                        wilson_interval)
+from ..rules import RuleSet
+from .store import _match_rows, _pair_rows
+
+__all__ = ["DuplicateResult", "TournamentResult", "KnockoutResult"]
+
+
+def _team_label(team: Tuple[str, str]) -> str:
+    return team[0] if team[0] == team[1] else f"{team[0]}+{team[1]}"
+
+
+@dataclass
+class DuplicateResult:
+    """The result of one duplicate matchup (team X against team Y).
+
+    ``scores[k, t]`` holds (X's score, Y's score) of pair ``k`` in seating ``t`` (X at
+    seats 0/2 in seating 0, at 1/3 in seating 1); in deal mode ``contracts[k, t]`` is
+    (value, strain, taker seat, coinche, made); in match mode ``won[k, t]`` is 1 when X won
+    that match and ``deals[k, t]`` its length. ``margins`` are the per-pair margins (X - Y,
+    mean of the two seatings; per deal, or per match), ``estimate`` their mean with its
+    95% interval.
+    """
+
+    x: Tuple[str, str]
+    y: Tuple[str, str]
+    rules: RuleSet
+    seed: int
+    frozen: str
+    match: bool
+    run: str
+    index: np.ndarray
+    dealer: np.ndarray
+    scores: np.ndarray
+    contracts: Optional[np.ndarray] = None
+    won: Optional[np.ndarray] = None
+    deals: Optional[np.ndarray] = None
+    seconds: float = 0.0
+    new: int = 0
+    played: int = 0
+    wall_seconds: float = 0.0
+    margins: np.ndarray = field(init=False)
+    estimate: Estimate = field(init=False)
+
+    def __post_init__(self):
+        sc = self.scores.astype(np.float64)
+        self.margins = ((sc[:, 0, 0] - sc[:, 0, 1]) + (sc[:, 1, 0] - sc[:, 1, 1])) / 2.0
+        self.estimate = mean_ci(self.margins) if len(self.margins) else Estimate(
+            math.nan, math.nan, math.nan, 0)
+
+    # ------------------------------------------------------------- the figures
+    @property
+    def label_x(self) -> str:
+        return _team_label(self.x)
+
+    @property
+    def label_y(self) -> str:
+        return _team_label(self.y)
+
+    @property
+    def n(self) -> int:
+        """Deal pairs (match pairs in match mode)."""
+        return len(self.index)
+
+    @property
+    def mean(self) -> float:
+        """Mean margin of X over Y: points per deal (per match in match mode)."""
+        return self.estimate.mean
+
+    @property
+    def ci95(self) -> float:
+        """Half-width of the 95% interval of :attr:`mean`."""
+        return self.estimate.half_width
+
+    @property
+    def paired_sd(self) -> float:
+        """Standard deviation of the per-pair margins."""
+        return self.estimate.sd
+
+    @property
+    def wins(self) -> int:
+        return int((self._outcomes() == 1.0).sum())
+
+    @property
+    def draws(self) -> int:
+        return int((self._outcomes() == 0.5).sum())
+
+    @property
+    def losses(self) -> int:
+        return int((self._outcomes() == 0.0).sum())
+
+    def _outcomes(self) -> np.ndarray:
+        """Per pair: X's share of the pair (1, 0.5, 0); in match mode the share of the
+        two matches X won."""
+        if self.match:
+            return self.won.sum(axis=1) / 2.0
+        return np.where(self.margins > 0, 1.0, np.where(self.margins < 0, 0.0, 0.5))
+
+    @property
+    def win_rate(self) -> float:
+        """Deal win rate of X (pairs won + half the tied ones), or its match win rate."""
+        return float(self._outcomes().mean()) if self.n else math.nan
+
+    @property
+    def win_interval(self) -> Tuple[float, float]:
+        """The 95% Wilson score interval of :attr:`win_rate` over the pairs (inside
+        [0, 1], unlike ``rate ± 1.96 sd``, which gives 0.750 ± 0.796 on four pairs)."""
+        return wilson_interval(float(self._outcomes().sum()), self.n)
+
+    @property
+    def deals_per_s(self) -> float:
+        """Deals played per second of compute in this call (both seatings counted; the
+        time is summed over workers, so it is a per-core figure; NaN when nothing new
+        was played)."""
+        if not self.played or self.seconds <= 0:
+            return math.nan
+        return self.played / self.seconds
+
+    @property
+    def rows(self) -> List[dict]:
+        """The results-file rows of this matchup, by pair index."""
+        arrays = {"index": self.index, "dealer": self.dealer, "scores": self.scores,
+                  "contracts": self.contracts, "won": self.won, "deals": self.deals}
+        return (_match_rows if self.match else _pair_rows)(self.run, arrays)
+
+    def ratings(self) -> Tuple[Ratings, Ratings]:
+        """(points, Elo) ratings of the two teams from this matchup alone."""
+        return _fit_matchups([self], [self.label_x, self.label_y], [((0,), (1,))])
+
+    def summary(self) -> dict:
+        """The headline figures as a JSON-able dict."""
+        return {"x": self.label_x, "y": self.label_y, "n": self.n, "mean": self.mean,
+                "ci95": self.ci95, "paired_sd": self.paired_sd, "win_rate": self.win_rate,
+                "win_interval": list(self.win_interval), "wins": self.wins, "draws": self.draws,
+                "losses": self.losses, "match": self.match, "frozen": self.frozen or None,
+                "rules": self.rules.name, "seed": self.seed, "run": self.run}
+
+    def __repr__(self) -> str:
+        unit = "match" if self.match else "deal"
+        return (f"<DuplicateResult {self.label_x} vs {self.label_y}: {self.mean:+.2f} ± "
+                f"{self.ci95:.2f} per {unit}, win rate {self.win_rate:.3f}, n={self.n}>")
+
+
+def _fit_matchups(results: Sequence[DuplicateResult], names, teams) -> Tuple[Ratings, Ratings]:
+    """Points and Bradley-Terry ratings of ``names`` from matchups; ``teams[k]`` gives
+    the member indices of result ``k``'s X and Y."""
+    t1 = [tx for tx, _ in teams]
+    t2 = [ty for _, ty in teams]
+    X = team_design(t1, t2, len(names))
+    margins = np.array([r.mean for r in results])
+    variances = np.array([(r.paired_sd ** 2 / r.n) if r.n > 1 else 0.0 for r in results])
+    variances = np.nan_to_num(variances)
+    outcomes = [r._outcomes() for r in results]
+    wins = np.array([o.sum() for o in outcomes])
+    games = np.array([float(len(o)) for o in outcomes])
+    return (fit_points(X, margins, variances, names),
+            fit_bradley_terry(X, wins, games, names))
+
+
+@dataclass
+class TournamentResult:
+    """A round robin (``kind="round_robin"``) or a rotating-partner round robin
+    (``kind="rotating"``): every matchup's :class:`DuplicateResult` and the ratings."""
+
+    kind: str
+    names: List[str]
+    specs: List[str]
+    matchups: List[DuplicateResult]
+    teams: List[Tuple[Tuple[int, ...], Tuple[int, ...]]]
+    points: Ratings
+    elo: Ratings
+    seconds: float
+
+    @property
+    def rules(self) -> RuleSet:
+        return self.matchups[0].rules
+
+    def summary(self) -> dict:
+        return {"kind": self.kind, "names": self.names, "points": self.points.as_dict(),
+                "elo": self.elo.as_dict(), "matchups": [m.summary() for m in self.matchups],
+                "seconds": self.seconds}
+
+
+@dataclass
+class KnockoutResult:
+    """Knockout tournaments (seed text 004): ``rows[t]`` is tournament ``t`` (rounds of
+    games with their seats, scores, winner and length; champions and finalists as
+    player indices), and per agent spec the titles and a team Bradley-Terry rating over
+    every game."""
+
+    players: List[str]
+    rules: RuleSet
+    seed: int
+    max_deals: int
+    run: str
+    rows: List[dict]
+    elo: Ratings
+    seconds: float
+
+    @property
+    def specs(self) -> List[str]:
+        """The distinct agent specs, in order of first entry."""
+        return list(dict.fromkeys(self.players))
+
+    def entrants(self, spec: str) -> int:
+        return self.players.count(spec)
+
+    def titles(self, spec: str) -> float:
+        """Champion places won by entrants of ``spec`` (two per tournament), / 2."""
+        return sum(self.players[c] == spec for r in self.rows for c in r["champions"]) / 2.0
+
+    def title_share(self, spec: str) -> float:
+        """Share of the champion places held by ``spec`` (``entrants / players`` when
+        every player is as strong)."""
+        return self.titles(spec) / len(self.rows) if self.rows else math.nan
+
+    def mean_rounds_won(self, spec: str) -> float:
+        """Rounds won per entrant of ``spec`` and tournament."""
+        won = 0
+        for r in self.rows:
+            for games in r["rounds"]:
+                for g in games:
+                    w = g["winner"]
+                    won += sum(self.players[g["seats"][s]] == spec for s in (w, w + 2))
+        return won / (self.entrants(spec) * len(self.rows)) if self.rows else math.nan
+
+    def summary(self) -> dict:
+        return {"kind": "knockout", "players": self.players, "tournaments": len(self.rows),
+                "titles": {s: self.titles(s) for s in self.specs},
+                "title_share": {s: self.title_share(s) for s in self.specs},
+                "elo": self.elo.as_dict(), "seconds": self.seconds}

@@ -1,0 +1,246 @@
+"""Results files (``coinche_rl.arena.store``): the JSON-lines store of finished rows,
+run ids and configurations, the code fingerprint that keys a resume, the lock of a file
+being written, and the conversions between rows and arrays."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import pkgutil
+from typing import Dict, List, Optional, Sequence, Union
+
+import numpy as np
+
+try:
+    import fcntl
+except ModuleNotFoundError:                   # Windows: results files are not locked
+    fcntl = None
+
+from .. import __version__
+from ..agents import make_agent
+from ..agents.fingerprint import agent_fingerprint, module_closure
+from ..rules import PRESETS, RuleSet, get_rules
+from .errors import ArenaError, ResultsFileError
+
+__all__ = ["ResultsFile", "load_results", "ROW_TYPES"]
+
+#: rows of a results file
+ROW_TYPES = ("pair", "match", "knockout")
+_FORMAT_VERSION = 2
+
+
+def _rules_to_json(rules: RuleSet) -> dict:
+    if rules.name in PRESETS:
+        return {"preset": rules.name, "overrides": rules.overrides()}
+    return {"preset": "ffb", "overrides": {"name": rules.name, **rules.overrides()}}
+
+
+def _rules_from_json(obj: dict) -> RuleSet:
+    return get_rules(obj["preset"], **obj.get("overrides", {}))
+
+
+def _run_id(cfg: dict) -> str:
+    text = json.dumps(cfg, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _arena_modules() -> List[str]:
+    """This package and every module in it (by name)."""
+    package = __name__.rpartition(".")[0]
+    folder = os.path.dirname(os.path.abspath(__file__))
+    return [package] + sorted(f"{package}.{m.name}" for m in pkgutil.iter_modules([folder]))
+
+
+def _code_key(specs: Sequence[str]) -> dict:
+    """What determines the play of ``specs`` besides the configuration: the package
+    version, the arena's own code (every module of this package and the modules they
+    import) and every agent's fingerprint (code, weights and versions;
+    :func:`coinche_rl.agents.fingerprint.agent_fingerprint`)."""
+    arena = hashlib.sha256()
+    closure = set()
+    for module in _arena_modules():
+        closure |= module_closure(module)[0]
+    for name, path in sorted(closure):
+        with open(path, "rb") as f:
+            arena.update(name.encode() + b"\0" + f.read())
+    return {"package": __version__, "arena": arena.hexdigest()[:16],
+            "agents": {s: agent_fingerprint(make_agent(s)) for s in sorted(set(specs))}}
+
+
+def _describe_change(cfg: dict, old: dict) -> str:
+    """How run configuration ``cfg`` differs from ``old`` (same format), in words."""
+    parts = []
+    for key in sorted(set(cfg) | set(old)):
+        a, b = old.get(key), cfg.get(key)
+        if a == b:
+            continue
+        if key == "code" and isinstance(a, dict) and isinstance(b, dict):
+            if a.get("package") != b.get("package"):
+                parts.append(f"the package version ({a.get('package')} -> {b.get('package')})")
+            if a.get("arena") != b.get("arena"):
+                parts.append("the tournament code")
+            for spec in sorted(set(a.get("agents", {})) & set(b.get("agents", {}))):
+                fa, fb = a["agents"][spec], b["agents"][spec]
+                what = [w for w, k in (("code", "code"), ("weights", "data"),
+                                       ("library versions", "versions")) if fa.get(k) != fb.get(k)]
+                if what:
+                    parts.append(f"the {' and '.join(what)} of agent {spec!r}")
+        elif key == "code":
+            parts.append("the code (the file's rows predate code fingerprints)")
+        else:
+            parts.append(f"{key} ({json.dumps(a)} -> {json.dumps(b)})")
+    return ", ".join(parts) or "nothing visible"
+
+
+def _check_store(store: Optional["ResultsFile"], runs: Dict[str, dict], append: bool) -> None:
+    """Refuse to add new runs to a results file that holds others, unless ``append``:
+    rows of another configuration, or of code that has changed since, are never reused,
+    and mixing them in one file must be deliberate."""
+    if store is None or append or not store.runs:
+        return
+    new = [r for r in runs if r not in store.runs]
+    if not new:
+        return
+    cfg = runs[new[0]]
+    same = [c for c in store.runs.values() if c.get("format") == cfg.get("format")]
+    if same:
+        closest = min(same, key=lambda c: sum(c.get(k) != cfg.get(k) for k in set(c) | set(cfg)))
+        why = f"this run differs from the closest one there in {_describe_change(cfg, closest)}"
+    else:
+        kinds = sorted({str(c.get("format")) for c in store.runs.values()})
+        why = f"it holds {', '.join(kinds)} runs, this one is a {cfg.get('format')} run"
+    raise ArenaError(
+        f"{store.path} holds results of another run ({len(store.runs)} run(s)); {why}. Its "
+        f"rows would not be reused: write to a new file (--out NEW.jsonl), or pass "
+        f"append=True (--append) to add this run beside them deliberately")
+
+
+@contextlib.contextmanager
+def _exclusive(path):
+    """Hold an exclusive lock on results file ``path`` (created if absent) for the run,
+    so that two processes never both write it (POSIX ``flock``; no lock elsewhere)."""
+    if path is None or fcntl is None:
+        yield
+        return
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as e:
+        raise ArenaError(f"cannot open results file {path}: {e.strerror}") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise ArenaError(f"another process is writing results file {path}: wait for it "
+                             f"to finish, or write to another file (--out)") from None
+        yield
+    finally:
+        os.close(fd)                          # closing releases the lock
+
+
+class ResultsFile:
+    """A JSON-lines results file: the runs it describes and the rows it holds.
+
+    Opening drops a half-written last line (a killed run); :meth:`append` writes whole
+    lines and flushes them to the disk.
+    """
+
+    def __init__(self, path: Union[str, os.PathLike]):
+        self.path = os.fspath(path)
+        self.runs: Dict[str, dict] = {}
+        self.rows: Dict[str, Dict[int, dict]] = {}
+        if os.path.exists(self.path):
+            self._load()
+
+    def _load(self) -> None:
+        with open(self.path, "rb") as f:
+            data = f.read()
+        end = data.rfind(b"\n") + 1
+        if end < len(data):                       # a line cut by a killed run
+            with open(self.path, "r+b") as f:
+                f.truncate(end)
+        for lineno, line in enumerate(data[:end].split(b"\n"), 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                raise ResultsFileError(f"{self.path}:{lineno}: not a JSON line "
+                                       f"(a results file holds one JSON object per line)") from None
+            kind = obj.get("type") if isinstance(obj, dict) else None
+            if kind == "run" and isinstance(obj.get("config"), dict):
+                self.runs[str(obj["run"])] = obj["config"]
+            elif kind in ROW_TYPES and "run" in obj and "i" in obj:
+                i = obj["i"]
+                if isinstance(i, bool) or not isinstance(i, int) or i < 0:
+                    raise ResultsFileError(
+                        f"{self.path}:{lineno}: row index 'i' must be a deal index >= 0, "
+                        f"got {i!r} (the file was edited or is not a coinche-rl results file)")
+                self.rows.setdefault(str(obj["run"]), {})[i] = obj
+            else:
+                raise ResultsFileError(
+                    f"{self.path}:{lineno}: expected a 'run' line or a row of type "
+                    f"{', '.join(map(repr, ROW_TYPES))} with 'run' and 'i', got {line[:80]!r}")
+
+    def done(self, run: str) -> Dict[int, dict]:
+        return self.rows.get(run, {})
+
+    def begin(self, run: str, config: dict) -> None:
+        if run not in self.runs:
+            self.runs[run] = config
+            self.append([{"type": "run", "run": run, "config": config}])
+
+    def append(self, objs: Sequence[dict]) -> None:
+        text = "".join(json.dumps(o, separators=(",", ":")) + "\n" for o in objs)
+        with open(self.path, "a", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+
+
+def load_results(path) -> ResultsFile:
+    """Read a results file (see the :mod:`coinche_rl.arena` docstring)."""
+    if not os.path.exists(path):
+        raise ResultsFileError(f"{path}: no such results file")
+    return ResultsFile(path)
+
+
+def _pair_rows(run: str, arrays: dict) -> List[dict]:
+    rows = []
+    for k in range(len(arrays["index"])):
+        sc = arrays["scores"][k]
+        row = {"type": "pair", "run": run, "i": int(arrays["index"][k]),
+               "dealer": int(arrays["dealer"][k]), "scores": sc.tolist(),
+               "contracts": arrays["contracts"][k].tolist(),
+               "margin": float((sc[0, 0] - sc[0, 1]) + (sc[1, 0] - sc[1, 1])) / 2}
+        rows.append(row)
+    return rows
+
+
+def _match_rows(run: str, arrays: dict) -> List[dict]:
+    return [{"type": "match", "run": run, "i": int(arrays["index"][k]),
+             "dealer": int(arrays["dealer"][k]), "scores": arrays["scores"][k].tolist(),
+             "won": arrays["won"][k].tolist(), "deals": arrays["deals"][k].tolist()}
+            for k in range(len(arrays["index"]))]
+
+
+def _arrays_from_rows(kind: str, rows: Sequence[dict]) -> dict:
+    n = len(rows)
+    out = {"index": np.array([r["i"] for r in rows], dtype=np.int64).reshape(n),
+           "dealer": np.array([r["dealer"] for r in rows], dtype=np.int64).reshape(n),
+           "scores": np.array([r["scores"] for r in rows], dtype=np.int64).reshape(n, 2, 2)}
+    if kind == "pair":
+        out["contracts"] = np.array([r["contracts"] for r in rows], dtype=np.int64).reshape(n, 2, 5)
+    else:
+        out["won"] = np.array([r["won"] for r in rows], dtype=np.int64).reshape(n, 2)
+        out["deals"] = np.array([r["deals"] for r in rows], dtype=np.int64).reshape(n, 2)
+    return out
+
+
+def _concat(parts: List[dict], keys) -> dict:
+    out = {}
+    for k in keys:
+        arrs = [p[k] for p in parts if len(p["index"])]
+        out[k] = np.concatenate(arrs) if arrs else None
+    return out

@@ -1,0 +1,276 @@
+"""Playing (``coinche_rl.arena.tasks``): the per-chunk tasks ``(kind, config, indices)``
+that every executor ships (deal pairs, match pairs, knockout tournaments), the agents
+seated in this process, and :func:`warmup`. Everything here is a function of the task
+alone, so any worker gives the same result."""
+
+from __future__ import annotations
+
+import time
+from typing import Dict, Optional, Sequence, Tuple
+
+import numpy as np
+
+from .. import engine as E
+from ..agents import make_agent, numba_bots, play_deal
+from ..agents.neural.agent import play_states
+from ..agents.numba_bots import play_deals
+from ..game import Deal, score_into_match
+from ..rules import RuleSet, params_vector
+from ..simulate import warmup as engine_warmup
+from .dealsets import (_MATCH_STRIDE, _MAX_MATCH_DEALS, _SALT_DEALS, _SALT_KNOCKOUT, _SALT_MATCH,
+                       _U, DealSet, _build_states, _draws)
+from .errors import ArenaError
+from .store import _rules_from_json
+
+__all__ = ["warmup"]
+
+_AGENTS: Dict[Tuple[str, int], object] = {}
+
+
+def _seat_agents(specs4: Sequence[str]):
+    """This process's agent for each seat (one instance per (spec, seat), reused)."""
+    out = []
+    for seat, spec in enumerate(specs4):
+        key = (spec, seat)
+        a = _AGENTS.get(key)
+        if a is None:
+            a = _AGENTS[key] = make_agent(spec)
+        out.append(a)
+    return out
+
+
+def _numba_bots(agents) -> Optional[np.ndarray]:
+    bots = [getattr(a, "numba_bot", None) for a in agents]
+    if any(b is None for b in bots):
+        return None
+    return np.array(bots, dtype=np.int64)
+
+
+def _batched_seats(agents, rules: RuleSet):
+    """``(bots, nets, bid_nets)`` when every agent is a numba bot or plays with networks
+    (``play_net`` / ``bid_net``, the ``nn`` agent) and its other decisions with a numba
+    bot (``other_bot``), else None."""
+    bots, nets, bid_nets = [], [], []
+    for a in agents:
+        if getattr(a, "numba_bot", None) is not None:
+            bots.append(a.numba_bot)
+            nets.append(None)
+            bid_nets.append(None)
+        elif hasattr(a, "play_net") and getattr(a, "other_bot", None) is not None:
+            bots.append(a.other_bot)
+            nets.append(a.play_net(rules))
+            bid_nets.append(a.bid_net(rules) if hasattr(a, "bid_net") else None)
+        else:
+            return None
+    return bots, nets, bid_nets
+
+
+def _play_states(rules: RuleSet, P: np.ndarray, states: np.ndarray, seeds: np.ndarray,
+                 specs4: Sequence[str], fast: bool = True, matches=None) -> None:
+    """Play every state of ``states`` (in place) to its end, ``specs4[seat]`` at each seat,
+    seat ``s`` of row ``i`` seeded with ``seeds[i, s]``: in numba when every agent has a
+    numba kernel (and ``fast``), else through :func:`coinche_rl.agents.play_deal`."""
+    agents = _seat_agents(specs4)
+    bots = _numba_bots(agents) if fast else None
+    if bots is not None and len(states):
+        play_deals(P, states, bots, seeds)
+        return
+    batched = _batched_seats(agents, rules) if fast and matches is None else None
+    if batched is not None and len(states):
+        play_states(rules, states, seeds, *batched)
+        return
+    for i in range(len(states)):
+        deal = Deal.from_state(rules, states[i])
+        if deal.is_terminal:
+            continue
+        play_deal(deal, agents, [int(s) for s in seeds[i]],
+                  match=None if matches is None else matches[i])
+        states[i] = deal.state
+
+
+def _contracts(states: np.ndarray) -> np.ndarray:
+    """``(n, 5)``: value, strain, taker, coinche, made of finished states (void: taker -1)."""
+    out = np.empty((len(states), 5), dtype=np.int64)
+    out[:, 0] = states[:, E.S_BID_VALUE]
+    out[:, 1] = states[:, E.S_BID_STRAIN]
+    out[:, 2] = states[:, E.S_BID_SEAT]
+    out[:, 3] = states[:, E.S_COINCHE]
+    out[:, 4] = states[:, E.S_MADE]
+    void = states[:, E.S_VOID] == 1
+    out[void] = (0, 0, -1, 0, -1)
+    return out
+
+
+def _seatings(x, y):
+    """Seat specs of the two seatings: X at 0/2 then at 1/3."""
+    return (x[0], y[0], x[1], y[1]), (y[0], x[0], y[1], x[1])
+
+
+def _task_pairs(cfg: dict, indices: np.ndarray) -> dict:
+    """Deal pairs ``indices`` of a duplicate configuration."""
+    rules = _rules_from_json(cfg["rules"])
+    P = params_vector(rules)
+    d = _draws(cfg["seed"], _SALT_DEALS, indices)
+    states, seeds, dealers, _ = _build_states(rules, P, d, None, cfg["frozen"])
+    other = states.copy()
+    s1, s2 = _seatings(cfg["x"], cfg["y"])
+    fast = cfg.get("fast", True)
+    _play_states(rules, P, states, seeds, s1, fast)
+    _play_states(rules, P, other, seeds, s2, fast)
+    n = len(indices)
+    scores = np.empty((n, 2, 2), dtype=np.int64)
+    scores[:, 0, 0], scores[:, 0, 1] = states[:, E.S_SCORE], states[:, E.S_SCORE + 1]
+    scores[:, 1, 0], scores[:, 1, 1] = other[:, E.S_SCORE + 1], other[:, E.S_SCORE]
+    return {"index": np.asarray(indices, dtype=np.int64), "dealer": dealers, "scores": scores,
+            "contracts": np.stack([_contracts(states), _contracts(other)], axis=1)}
+
+
+def _match_deals(cfg, rules, P, j: np.ndarray, k: int, first_dealers):
+    streams = j.astype(np.uint64) * _U(_MATCH_STRIDE) + _U(k)
+    d = _draws(cfg["seed"], _SALT_MATCH, streams)
+    dealers = None if first_dealers is None else (first_dealers + k) & 3
+    return _build_states(rules, P, d, dealers, cfg["frozen"])
+
+
+def _task_matches(cfg: dict, indices: np.ndarray) -> dict:
+    """Match pairs ``indices``: both seatings play deal ``k`` of match ``j`` alike."""
+    rules = _rules_from_json(cfg["rules"])
+    P = params_vector(rules)
+    fast = cfg.get("fast", True)
+    idx = np.asarray(indices, dtype=np.int64)
+    n = len(idx)
+    seatings = _seatings(cfg["x"], cfg["y"])
+    scores = [[[0, 0] for _ in range(2)] for _ in range(n)]
+    pots = [[0, 0] for _ in range(n)]
+    winner = np.full((n, 2), -1, dtype=np.int64)
+    n_deals = np.zeros((n, 2), dtype=np.int64)
+    first = None
+    k = 0
+    while (winner < 0).any():
+        if k >= _MAX_MATCH_DEALS:
+            raise ArenaError(f"a match was not decided after {_MAX_MATCH_DEALS} deals")
+        live = np.flatnonzero((winner < 0).any(axis=1))
+        states, seeds, dealers, _ = _match_deals(cfg, rules, P, idx[live], k,
+                                                 None if first is None else first[live])
+        if first is None:
+            first = dealers.copy()
+        for t in (0, 1):
+            rows = np.flatnonzero(winner[live, t] < 0)
+            if not len(rows):
+                continue
+            st = states[rows].copy()
+            info = [{"scores": list(scores[live[r]][t]), "target": rules.target,
+                     "pot": pots[live[r]][t]} for r in rows]
+            _play_states(rules, P, st, np.ascontiguousarray(seeds[rows]), seatings[t], fast, info)
+            for r, s in zip(rows, st):
+                m = live[r]
+                deal = Deal.from_state(rules, s)
+                sc, pot, w = score_into_match(scores[m][t], pots[m][t], deal)
+                scores[m][t], pots[m][t] = sc, pot
+                n_deals[m, t] += 1
+                if w is not None:
+                    winner[m, t] = w
+        k += 1
+    out = np.empty((n, 2, 2), dtype=np.int64)
+    won = np.empty((n, 2), dtype=np.int64)
+    for m in range(n):
+        out[m, 0] = scores[m][0]
+        out[m, 1] = scores[m][1][::-1]
+        won[m, 0] = winner[m, 0] == 0
+        won[m, 1] = winner[m, 1] == 1
+    return {"index": idx, "dealer": first if first is not None else np.zeros(0, np.int64),
+            "scores": out, "won": won, "deals": n_deals}
+
+
+def _play_game(rules, P, cfg, specs4, t: int, rnd: int, table: int) -> dict:
+    """One knockout game: deals to the target, at most ``max_deals`` (then the higher
+    score wins; a tie plays on)."""
+    scores, pot, w = [0, 0], 0, None
+    base = ((t * 8 + rnd) * 16 + table) * _MATCH_STRIDE
+    fast = cfg.get("fast", True)
+    first = None
+    k = 0
+    while w is None:
+        if k >= _MAX_MATCH_DEALS:
+            raise ArenaError(f"a knockout game was not decided after {_MAX_MATCH_DEALS} deals")
+        d = _draws(cfg["seed"], _SALT_KNOCKOUT, [base + k])
+        states, seeds, dealers, _ = _build_states(
+            rules, P, d, None if first is None else [(first + k) & 3], "")
+        if first is None:
+            first = int(dealers[0])
+        _play_states(rules, P, states, seeds, specs4, fast,
+                     [{"scores": list(scores), "target": rules.target, "pot": pot}])
+        scores, pot, w = score_into_match(scores, pot, Deal.from_state(rules, states[0]))
+        k += 1
+        if w is None and k >= cfg["max_deals"] and scores[0] != scores[1]:
+            w = 0 if scores[0] > scores[1] else 1
+    return {"seats": None, "scores": [int(scores[0]), int(scores[1])], "winner": int(w),
+            "deals": k}
+
+
+def _task_knockout(cfg: dict, indices: np.ndarray) -> dict:
+    """Knockout tournaments ``indices`` (rows as dicts)."""
+    rules = _rules_from_json(cfg["rules"])
+    P = params_vector(rules)
+    players = cfg["players"]
+    rows = []
+    for t in (int(i) for i in indices):
+        rng = np.random.default_rng([cfg["seed"], t])
+        alive = list(range(len(players)))
+        rounds = []
+        rnd = 0
+        while True:
+            order = [alive[i] for i in rng.permutation(len(alive))]
+            games, next_alive = [], []
+            for table in range(len(order) // 4):
+                seats = order[4 * table:4 * table + 4]
+                g = _play_game(rules, P, cfg, [players[p] for p in seats], t, rnd, table)
+                g["seats"] = [int(p) for p in seats]
+                games.append(g)
+                next_alive += [seats[g["winner"]], seats[g["winner"] + 2]]
+            rounds.append(games)
+            if len(order) == 4:
+                g = games[0]
+                champions = [g["seats"][g["winner"]], g["seats"][g["winner"] + 2]]
+                finalists = [g["seats"][1 - g["winner"]], g["seats"][3 - g["winner"]]]
+                break
+            alive = next_alive
+            rnd += 1
+        rows.append({"i": t, "rounds": rounds, "champions": [int(c) for c in champions],
+                     "finalists": [int(f) for f in finalists]})
+    return {"index": np.asarray(indices, dtype=np.int64), "rows": rows}
+
+
+_TASKS = {"pair": _task_pairs, "match": _task_matches, "knockout": _task_knockout}
+
+
+def _run_task(task, warm: bool = True) -> dict:
+    """Run one chunk ``(kind, config, indices)`` (the unit every executor ships).
+    ``warm``: compile every kernel first, so that ``seconds`` times the play alone
+    (workers skip it and load the kernels they use from the cache as they go)."""
+    kind, cfg, indices = task
+    if warm:
+        _ensure_warm()
+    t0 = time.perf_counter()
+    out = _TASKS[kind](cfg, np.asarray(indices, dtype=np.int64))
+    out["seconds"] = time.perf_counter() - t0
+    return out
+
+
+_WARM = False
+
+
+def warmup() -> None:
+    """Compile (or load from the numba cache) every kernel a tournament uses: the
+    engine's, the numba bots', and the deal states of :mod:`.dealsets`."""
+    global _WARM
+    engine_warmup()
+    numba_bots.warmup()
+    for preset, frozen in (("ffb", "longest"), ("classic", "uniform")):
+        DealSet(preset, 0, frozen).states([0])
+    _WARM = True
+
+
+def _ensure_warm() -> None:
+    if not _WARM:
+        warmup()

@@ -1,0 +1,133 @@
+"""What the tournament reports say (issue 15, items 5 and 6): intervals of proportions
+stay in [0, 1], ranks the ratings do not separate are shown as ranges, match-mode tables
+and plots speak of matches, the plot's legend names matchups as the table does, and a
+long run says how long it will take."""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+import numpy as np
+import pytest
+
+from coinche_rl import arena
+from coinche_rl.arena import format_summary, run_duplicate, run_round_robin
+from coinche_rl.cli import _print_estimate, build_parser
+from coinche_rl.ratings import Ratings, RatingsError, fit_points, team_design, wilson_interval
+
+
+# ------------------------------------------------------------------ proportions
+@pytest.mark.parametrize("k,n,lo,hi", [(3, 4, 0.3006, 0.9544), (0, 10, 0.0, 0.2775),
+                                       (10, 10, 0.7225, 1.0), (50, 100, 0.4038, 0.5962)])
+def test_wilson_interval_matches_the_published_values(k, n, lo, hi):
+    # values of the Wilson score interval, e.g. Brown, Cai & DasGupta (2001), and the
+    # closed form at p = 0.5
+    got = wilson_interval(k, n)
+    assert got == pytest.approx((lo, hi), abs=5e-4)
+
+
+def test_wilson_interval_stays_in_the_unit_interval_and_checks_its_input():
+    for n in range(1, 30):
+        for k in np.arange(0, n + 0.5, 0.5):
+            lo, hi = wilson_interval(float(k), n)
+            assert 0.0 <= lo <= k / n <= hi <= 1.0
+    assert all(math.isnan(v) for v in wilson_interval(0, 0))
+    with pytest.raises(RatingsError, match="0 <= successes <= n"):
+        wilson_interval(5, 4)
+
+
+def test_a_small_matchup_prints_a_win_interval_inside_zero_one():
+    r = run_duplicate("heuristic", "random", 4, seed=0)
+    lo, hi = r.win_interval
+    assert 0.0 <= lo < r.win_rate <= hi <= 1.0
+    text = format_summary(r, use_rich=False)
+    assert f"{r.win_rate:.3f} [{lo:.2f}, {hi:.2f}]" in text and "±" not in text.split("\n")[2][-40:]
+    assert r.summary()["win_interval"] == [lo, hi]
+
+
+# --------------------------------------------------------------------- ranks
+def test_rank_ranges_use_the_covariance_of_the_ratings():
+    # three players, a beats b by a hair, both crush c
+    X = team_design([(0,), (0,), (1,)], [(1,), (2,), (2,)], 3)
+    r = fit_points(X, np.array([2.0, 300.0, 298.0]), np.array([25.0, 25.0, 25.0]), "abc")
+    assert r.cov is not None and r.cov.shape == (3, 3)
+    assert r.rank_ranges() == [(1, 2), (1, 2), (3, 3)]
+    assert not r.separated(0, 1) and r.separated(0, 2)
+    sharp = fit_points(X, np.array([40.0, 300.0, 260.0]), np.array([25.0, 25.0, 25.0]), "abc")
+    assert sharp.rank_ranges() == [(1, 1), (2, 2), (3, 3)]
+    # without a covariance the variances of the two ratings add up
+    plain = Ratings("points", ("a", "b"), np.array([1.0, -1.0]), np.array([1.0, 1.0]))
+    assert plain.rank_ranges() == [(1, 2), (1, 2)]
+
+
+def test_few_deal_pairs_give_a_rank_range_in_the_table():
+    t = run_round_robin(["random", "heuristic", "nn"], 3, seed=0)
+    text = format_summary(t, use_rich=False)
+    ratings = text.split("Ratings")[1]
+    assert "not separated at 95%" in ratings
+    assert "1-2" in ratings                 # heuristic and nn, three deal pairs each
+    rows = {line.split()[1]: line.split()[0] for line in ratings.splitlines()[2:] if line.strip()}
+    assert rows["random"] == "3" and rows["heuristic"] == rows["nn"] == "1-2"
+
+
+# --------------------------------------------------------------------- units
+def test_match_mode_speaks_of_matches_in_tables_and_plots():
+    pytest.importorskip("matplotlib")
+    t = run_round_robin(["random", "heuristic"], 2, seed=0, match=True)
+    text = format_summary(t, use_rich=False)
+    assert "per deal" not in text and "points/deal" not in text
+    assert "points/match" in text and "per match" in text and "match pairs" in text
+    fig = arena.plot_results(t)
+    left, right = fig.axes
+    assert "per match" in left.get_xlabel() and left.get_ylabel() == "match pairs"
+    assert "per match" in right.get_xlabel()
+
+
+def test_the_plot_legend_names_each_matchup_as_the_table_does():
+    pytest.importorskip("matplotlib")
+    t = run_round_robin(["random", "heuristic"], 6, seed=0)
+    m = t.matchups[0]
+    assert m.label_x == "random" and m.mean < 0          # the table shows heuristic first
+    row = format_summary(t, use_rich=False).split("\n")[2].split()
+    assert row[:2] == ["heuristic", "random"]
+    legend = [x.get_text() for x in arena.plot_results(t).axes[0].get_legend().get_texts()]
+    assert legend == [f"heuristic vs random: {-m.mean:+.1f} ± {m.ci95:.1f}"]
+
+
+# ------------------------------------------------------------------ duration
+def test_estimate_follows_the_agents_costs():
+    cheap = arena.estimate_seconds([(("heuristic",) * 2, ("random",) * 2)], [10_000])
+    assert cheap == 0.0                                   # numba bots: free
+    p32 = arena.estimate_seconds([(("pimc",) * 2, ("random",) * 2)], [10])
+    p8 = arena.estimate_seconds([(("pimc:worlds=8",) * 2, ("random",) * 2)], [10])
+    assert p32 == pytest.approx(4 * p8) and p32 == pytest.approx(2 * 10 * 2 * 0.3)
+    assert arena.estimate_seconds([(("pimc",) * 2, ("random",) * 2)], [10], workers=4) == \
+        pytest.approx(p32 / 4)
+
+
+def test_the_default_tournament_is_short_and_a_long_one_says_how_long(capsys):
+    args = build_parser().parse_args(["tournament"])
+    assert args.python_deals == 20
+    # default roster under ffb: pimc plays 3 matchups of 20 deal pairs
+    est = arena.estimate_seconds([(("pimc",) * 2, (o,) * 2) for o in ("random", "heuristic", "nn")],
+                                 [20] * 3)
+    assert est < 150
+    long = argparse.Namespace(deals=10_000, python_deals=500, backend="serial", workers=None,
+                              no_numba=False)
+    _print_estimate(arena, ["random", "pimc"], long)
+    out = capsys.readouterr().out
+    assert "estimated playing time: about 10.0 min on 1 core(s)" in out
+    short = argparse.Namespace(deals=10_000, python_deals=500, backend="serial", workers=None,
+                               no_numba=False)
+    _print_estimate(arena, ["random", "heuristic"], short)
+    assert capsys.readouterr().out == ""
+
+
+def test_the_tournament_says_it_compiles_before_the_progress_bar(capsys):
+    from coinche_rl.cli import main
+    assert main(["tournament", "--agents", "random", "heuristic", "--deals", "3",
+                 "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert out.index("preparing the numba kernels") < out.index("kernels ready in")
+    assert out.index("kernels ready in") < out.index("Duplicate results")
