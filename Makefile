@@ -2,6 +2,9 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
+# one stamp per install: the demo needs the package and its tables (rich) only; the
+# tests need the dev, arena, ray and nn (torch) extras
+DEMO   := $(VENV)/.installed-demo
 STAMP  := $(VENV)/.installed
 
 .PHONY: demo test venv bench soak clean
@@ -13,19 +16,24 @@ $(BIN)/python:
 $(STAMP): $(BIN)/python pyproject.toml constraints.txt
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -c constraints.txt -e '.[dev,arena,ray,nn]'
-	touch $(STAMP)
+	touch $(STAMP) $(DEMO)
+
+$(DEMO): $(BIN)/python pyproject.toml constraints.txt
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -c constraints.txt -e '.[arena]'
+	touch $(DEMO)
 
 venv: $(STAMP)
 
 # A duplicate tournament: random against heuristic and every other registered agent
-# (agents without a numba kernel, such as pimc, play a few deal pairs only).
-demo: $(STAMP)
-	$(BIN)/coinche-rl tournament --python-deals 4
+# (agents without a numba kernel, such as pimc, play 20 deal pairs per matchup).
+demo: $(DEMO)
+	$(BIN)/coinche-rl tournament
 
 # A fresh numba cache for every test run: numba does not notice edits in other
 # modules, so a stale cache could hide a change.
 test: $(STAMP)
-	NUMBA_CACHE_DIR=$$(mktemp -d) $(BIN)/python -m pytest -q
+	NUMBA_CACHE_DIR=$$(mktemp -d) $(BIN)/python -m pytest -q --durations=15
 
 bench: $(STAMP)
 	$(BIN)/coinche-rl bench

@@ -82,7 +82,7 @@ from ..actions import (BID_BASE, CAPOT_BASE, CARD_BASE, COINCHE, PASS, SURCOINCH
 from ..cards import cards_of
 from ..rules import PRESETS, RuleSet, get_rules
 from .base import Agent, PlayerView
-from .registry import Param, register_agent
+from .registry import AgentSpecError, Param, register_agent
 from .sampler import WorldSampler
 
 __all__ = ["ColverAgent", "ColverNotInstalledError", "ColverRulesError", "ColverActionError",
@@ -114,12 +114,21 @@ _RANK_FROM_COLVER = tuple(_RANK_TO_COLVER.index(r) for r in range(8))
 _TESTED_VERSION = "0.11.1"
 
 
-class ColverNotInstalledError(ImportError):
-    """The optional ``colver`` package is missing (or lacks the API this adapter uses)."""
+class ColverNotInstalledError(ImportError, AgentSpecError):
+    """The optional ``colver`` package is missing (or lacks the API this adapter uses).
+    An :class:`~coinche_rl.agents.AgentSpecError` too: the spec names an agent that cannot
+    be built here, which ``coinche-rl tournament`` reports as an error, not a traceback."""
 
 
 class ColverRulesError(ValueError):
     """A rule set whose auction or card play colver cannot play."""
+
+
+#: how to play colver's rules, added to the rules and not-installed errors
+RULES_HINT = ("colver plays one rule set, the 'colver' preset (suits only, bids 80..160 "
+              "and capot, no declarations, automatic belote, FFB card play): select it with "
+              "--rules colver (coinche-rl tournament), preset='colver' (coinche_rl.arena) or "
+              "get_rules('colver')")
 
 
 class ColverActionError(ValueError):
@@ -137,7 +146,7 @@ def import_colver():
     except ImportError as e:
         raise ColverNotInstalledError(
             "the colver:* agents need the optional package colver (a Rust belote engine, "
-            f"not a dependency of coinche-rl): pip install colver  ({e})") from None
+            f"not a dependency of coinche-rl): pip install colver  ({e}); {RULES_HINT}") from None
     missing = [name for name, ok in (("Env.deal_with_hands", hasattr(getattr(colver, "Env", None), "deal_with_hands")),
                                      ("Agent", hasattr(colver, "Agent"))) if not ok]
     if missing:
@@ -230,7 +239,10 @@ def check_rules(rules) -> RuleSet:
     if diff:
         raise ColverRulesError(
             f"colver plays only the rules of the 'colver' preset (get_rules('colver'), "
-            f"Deal('colver', ...)); rule set {rules.name!r} differs in " + ", ".join(diff))
+            f"Deal('colver', ...)); rule set {rules.name!r} differs in " + ", ".join(diff)
+            + ". Select that preset with --rules colver (coinche-rl tournament) or "
+              "preset='colver' (coinche_rl.arena); rule sets that differ from it only in "
+              "scoring or match parameters are played too")
     return rules
 
 
@@ -268,6 +280,13 @@ class ColverAgent(Agent):
         self._bot = None
         self._observed: List[int] = []
         self.last_decision: Optional[dict] = None
+
+    def check_rules(self, rules) -> RuleSet:
+        """:func:`check_rules`: the tournaments call it before anything is played.
+
+        :raises ColverRulesError: rules colver cannot play.
+        """
+        return check_rules(rules)
 
     def reset(self, seat: int, rules: RuleSet, seed: int) -> None:
         """Check the rules, seed the world sampler and build the colver bot for ``seat``.

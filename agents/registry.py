@@ -1,8 +1,29 @@
 """Agents built from spec strings (``coinche_rl.agents.registry``).
 
-A spec is a registered name, optionally followed by ``:`` and comma-separated
-``key=value`` parameters: ``"random"``, ``"heuristic"``, ``"pimc:worlds=32"``. Each
-registered agent declares its parameters with a type, a default and a description, so
+A spec is an agent name, optionally followed by ``:`` and comma-separated
+``key=value`` parameters: ``"random"``, ``"heuristic"``, ``"pimc:worlds=32"``. The name
+is, in this order of precedence:
+
+1. a **registered** name (:func:`register_agent`; the built-in agents, ``colver:maxi``);
+2. the name of an **entry point** in the group ``coinche_rl.agents`` of an installed
+   package (``name = "package.module:Object"`` in its ``pyproject.toml``), imported the
+   first time the agent is built or described;
+3. an **import path** ``module:Object`` (``my_agents:Greedy``, ``pkg.bots:make_bot``;
+   ``Object`` may be dotted), so ``"my_agents:Greedy:depth=3"`` builds ``Greedy(depth=3)``
+   from ``my_agents.py``. The module must be importable: on ``sys.path`` (the
+   ``coinche-rl`` command puts the current directory there, as ``python -m`` does).
+
+The object of an entry point or import path is an :class:`~coinche_rl.agents.base.Agent`
+subclass or a factory (any callable) returning an Agent; anything else is an
+:class:`AgentSpecError` that says what would be right. Its parameters are passed as
+keyword arguments: typed and checked as for a registered agent when the object declares
+``PARAMS = {"name": Param(type, default, doc, ...)}`` (every declared parameter is then
+passed, defaults included); otherwise by its signature: a key must be one of its keyword
+parameters (any key with ``**kwargs``), and the text is converted to ``int``, ``float``,
+``bool`` or ``str`` after the parameter's annotation or, without one, its default's type
+(other parameters receive the text; parameters not given keep their Python defaults).
+
+Each registered agent declares its parameters with a type, a default and a description, so
 :func:`make_agent` can reject unknown names, unknown parameters and bad values with a
 message that says what would be right, and :func:`describe_agents` can list them.
 
@@ -11,6 +32,8 @@ message that says what would be right, and :func:`describe_agents` can list them
 True
 >>> make_agent("random").spec
 'random'
+>>> make_agent("coinche_rl.agents.random_agent:RandomAgent").spec
+'coinche_rl.agents.random_agent:RandomAgent'
 >>> make_agent("randm")
 Traceback (most recent call last):
 ...
@@ -19,17 +42,33 @@ coinche_rl.agents.registry.AgentSpecError: unknown agent 'randm'; available: ...
 
 from __future__ import annotations
 
+import importlib
+import inspect
+import re
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .base import Agent
 
 __all__ = ["AgentSpecError", "Param", "register_agent", "make_agent", "available_agents",
-           "describe_agents", "parse_spec"]
+           "describe_agents", "parse_spec", "spec_module", "ENTRY_POINT_GROUP"]
+
+#: the entry-point group in which installed packages register agents (name -> object)
+ENTRY_POINT_GROUP = "coinche_rl.agents"
 
 
 class AgentSpecError(ValueError):
     """A malformed spec, an unknown agent name, or a bad parameter."""
+
+
+class _Required:
+    def __repr__(self) -> str:
+        return "required"
+
+
+#: the default of a parameter that must be given (an import-path agent's parameter
+#: without a Python default)
+REQUIRED = _Required()
 
 
 @dataclass(frozen=True)
@@ -73,9 +112,20 @@ class _Entry:
     factory: Callable[..., Agent]
     params: Dict[str, Param]
     doc: str
+    #: an entry point's or import path's object ("module:attr"), checked to return an Agent
+    path: str = ""
+    #: pass every parameter, defaults included (registered agents, PARAMS); else only
+    #: those given (parameters read from a signature)
+    all_params: bool = True
+    #: the factory takes ``**kwargs``: keys outside ``params`` are passed as text
+    any_key: bool = False
 
 
 _REGISTRY: Dict[str, _Entry] = {}
+#: import-path agents already resolved (name -> entry); not listed by available_agents
+_IMPORTED: Dict[str, _Entry] = {}
+#: entry points of ENTRY_POINT_GROUP (name -> EntryPoint), read once
+_ENTRY_POINTS: Optional[Dict[str, Any]] = None
 
 
 def register_agent(name: str, factory: Callable[..., Agent], params: Dict[str, Param] = None,
@@ -89,8 +139,8 @@ def register_agent(name: str, factory: Callable[..., Agent], params: Dict[str, P
 
 def parse_spec(spec: str) -> Tuple[str, Dict[str, str]]:
     """Split ``"name:k=v,k2=v2"`` into the name and the raw parameter texts. A name may
-    itself contain ``:`` (``"colver:maxi"``): the parameters start after the last ``:``
-    that is followed by a ``key=value``."""
+    itself contain ``:`` (``"colver:maxi"``, ``"my_agents:Greedy"``): the parameters start
+    after the last ``:`` that is followed by a ``key=value``."""
     if not isinstance(spec, str) or not spec.strip():
         raise AgentSpecError(f"an agent spec must be a non-empty string, not {spec!r}")
     spec = spec.strip()
@@ -127,44 +177,247 @@ def _load_builtin() -> None:
                 raise
 
 
-def available_agents() -> List[str]:
-    """The registered names, sorted."""
+# ------------------------------------------------------------ entry points, import paths
+def _entry_points() -> Dict[str, Any]:
+    """The entry points of :data:`ENTRY_POINT_GROUP` by name (read once per process; a
+    name registered with :func:`register_agent` hides an entry point of that name)."""
+    global _ENTRY_POINTS
+    if _ENTRY_POINTS is None:
+        from importlib.metadata import entry_points
+        found: Dict[str, Any] = {}
+        for ep in entry_points(group=ENTRY_POINT_GROUP):
+            if ep.name and not any(ch in ep.name for ch in ",= ") and ep.name not in found:
+                found[ep.name] = ep
+        _ENTRY_POINTS = found
+    return _ENTRY_POINTS
+
+
+_IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
+_IMPORT_PATH = re.compile(rf"({_IDENT}(?:\.{_IDENT})*):({_IDENT}(?:\.{_IDENT})*)")
+_TYPES = {"int": int, "float": float, "bool": bool, "str": str}
+
+
+def _split_import_path(name: str) -> Optional[Tuple[str, str]]:
+    m = _IMPORT_PATH.fullmatch(name)
+    return (m.group(1), m.group(2)) if m else None
+
+
+def _param_type(p: inspect.Parameter) -> type:
+    ann = p.annotation
+    if isinstance(ann, str):
+        ann = _TYPES.get(ann.strip(), inspect.Parameter.empty)
+    if ann in (int, float, bool, str):
+        return ann
+    if p.default is not inspect.Parameter.empty and type(p.default) in (int, float, bool, str):
+        return type(p.default)
+    return str
+
+
+def _entry_for_object(obj, path: str, origin: str) -> _Entry:
+    """The registry entry of an entry point's or import path's object ``obj``.
+
+    :raises AgentSpecError: ``obj`` is not an Agent subclass or a callable.
+    """
+    what = ("an Agent subclass (class MyAgent(coinche_rl.agents.Agent) with an act(view) "
+            "method) or a function returning an Agent")
+    if isinstance(obj, Agent):
+        raise AgentSpecError(f"{origin}: {path} is an Agent instance; give its class (or a "
+                             f"function returning a new Agent): every seat and every worker "
+                             f"process builds its own agent")
+    if inspect.isclass(obj) and not issubclass(obj, Agent):
+        raise AgentSpecError(f"{origin}: {path} is the class {obj.__qualname__}, which does "
+                             f"not derive from coinche_rl.agents.Agent; expected {what}")
+    if not callable(obj):
+        raise AgentSpecError(f"{origin}: {path} is a {type(obj).__name__}, not an Agent; "
+                             f"expected {what}")
+    doc = (inspect.getdoc(obj) or "").strip().split("\n\n")[0].replace("\n", " ")
+    declared = getattr(obj, "PARAMS", None)
+    if declared is not None:
+        if not isinstance(declared, dict) or not all(
+                isinstance(k, str) and isinstance(v, Param) for k, v in declared.items()):
+            raise AgentSpecError(f"{origin}: {path}.PARAMS must be a dict of parameter names "
+                                 f"to coinche_rl.agents.Param, not {declared!r}")
+        return _Entry(obj, dict(declared), doc, path=path)
+    params: Dict[str, Param] = {}
+    any_key = False
+    try:
+        sig = inspect.signature(obj)
+    except (TypeError, ValueError):     # no signature (a builtin): texts, any key
+        return _Entry(obj, {}, doc, path=path, all_params=False, any_key=True)
+    for p in sig.parameters.values():
+        if p.kind is p.VAR_KEYWORD:
+            any_key = True
+        elif p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+            default = REQUIRED if p.default is p.empty else p.default
+            params[p.name] = Param(_param_type(p), default, "")
+    return _Entry(obj, params, doc, path=path, all_params=False, any_key=any_key)
+
+
+def _import_error(origin: str, module: str, e: BaseException) -> AgentSpecError:
+    if isinstance(e, ModuleNotFoundError) and e.name and (
+            module == e.name or module.startswith(e.name + ".")):
+        return AgentSpecError(
+            f"{origin}: no module named {e.name!r} to import. An import path "
+            f"module:Object needs the module on Python's path: a file {module.split('.')[0]}.py "
+            f"or a package folder in the current directory (the coinche-rl command adds it; a "
+            f"script adds its own folder), on PYTHONPATH, or installed (coinche-rl agents lists the "
+            f"registered agents)")
+    return AgentSpecError(f"{origin}: importing module {module!r} failed: "
+                          f"{type(e).__name__}: {e}")
+
+
+def _resolve_import_path(name: str) -> Optional[_Entry]:
+    """The entry of an import path ``module:attr``, or None if ``name`` is not one."""
+    if name in _IMPORTED:
+        return _IMPORTED[name]
+    split = _split_import_path(name)
+    if split is None:
+        return None
+    module, attr = split
+    origin = f"agent {name!r}"
+    try:
+        mod = importlib.import_module(module)
+    except Exception as e:
+        raise _import_error(origin, module, e) from e
+    obj = mod
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            where = getattr(mod, "__file__", None) or module
+            candidates = sorted(
+                k for k, v in vars(mod).items()
+                if inspect.isclass(v) and issubclass(v, Agent) and v is not Agent
+                and getattr(v, "__module__", None) == mod.__name__)
+            hint = (f"; its Agent classes: {', '.join(f'{module}:{c}' for c in candidates)}"
+                    if candidates else "; it defines no Agent subclass")
+            raise AgentSpecError(f"{origin}: module {module!r} ({where}) has no attribute "
+                                 f"{attr!r}{hint}")
+        obj = getattr(obj, part)
+    entry = _IMPORTED[name] = _entry_for_object(obj, name, origin)
+    return entry
+
+
+def _load_entry_point(name: str) -> _Entry:
+    """Import the entry point ``name`` and register it (once)."""
+    ep = _entry_points()[name]
+    dist = getattr(getattr(ep, "dist", None), "name", None)
+    origin = (f"agent {name!r} (entry point {name} = {ep.value!r} in group "
+              f"{ENTRY_POINT_GROUP!r}" + (f" of the package {dist}" if dist else "") + ")")
+    module = ep.value.split(":", 1)[0].strip()
+    try:
+        obj = ep.load()
+    except AttributeError as e:
+        raise AgentSpecError(f"{origin}: {e}; the value must name an Agent subclass or a "
+                             f"factory as module:Object") from e
+    except Exception as e:
+        raise _import_error(origin, module, e) from e
+    if inspect.ismodule(obj):
+        # a module that registers its agents with register_agent when imported
+        if name not in _REGISTRY:
+            raise AgentSpecError(f"{origin}: importing the module {module!r} registered no "
+                                 f"agent {name!r}; point the entry point at an Agent subclass "
+                                 f"or factory (module:Object), or register_agent({name!r}, ...) "
+                                 f"in that module")
+        return _REGISTRY[name]
+    _REGISTRY[name] = _entry_for_object(obj, ep.value, origin)
+    return _REGISTRY[name]
+
+
+def _lookup(name: str) -> _Entry:
     _load_builtin()
-    return sorted(_REGISTRY)
+    if name in _REGISTRY:
+        return _REGISTRY[name]
+    if name in _entry_points():
+        return _load_entry_point(name)
+    entry = _resolve_import_path(name)
+    if entry is None:
+        hint = ""
+        if "." in name and ":" not in name:
+            module, _, attr = name.rpartition(".")
+            hint = f" (an import path separates the module from the object with ':': {module}:{attr})"
+        raise AgentSpecError(f"unknown agent {name!r}; available: "
+                             f"{', '.join(available_agents())}; or your own Agent subclass or "
+                             f"factory by its import path, module:Object[:key=value,...]{hint}")
+    return entry
+
+
+def spec_module(spec: str) -> Optional[str]:
+    """The module an import-path spec (``"my_agents:Greedy:depth=2"``) imports, or None
+    for a registered or entry-point agent (no import, no check that the module exists)."""
+    name, _ = parse_spec(spec)
+    _load_builtin()
+    if name in _REGISTRY or name in _entry_points():
+        return None
+    split = _split_import_path(name)
+    return split[0] if split else None
+
+
+# ------------------------------------------------------------------------------- API
+def available_agents() -> List[str]:
+    """The registered names and those of the installed packages' entry points, sorted
+    (import-path agents are not listed: any ``module:Object`` may be given)."""
+    _load_builtin()
+    return sorted(set(_REGISTRY) | set(_entry_points()))
 
 
 def describe_agents() -> str:
-    """A text listing of every agent with its parameters, defaults and descriptions."""
+    """A text listing of every agent with its parameters, defaults and descriptions
+    (entry-point agents are imported to be described; one that fails says why)."""
     _load_builtin()
     lines = []
-    for name in sorted(_REGISTRY):
-        e = _REGISTRY[name]
-        lines.append(f"{name}: {e.doc}")
+    for name in available_agents():
+        try:
+            e = _lookup(name)
+        except AgentSpecError as err:
+            lines.append(f"{name}: (cannot be loaded: {err})")
+            continue
+        origin = f" [{e.path}]" if e.path else ""
+        lines.append(f"{name}: {e.doc}{origin}")
         for key, p in e.params.items():
-            lines.append(f"    {key} ({p.type.__name__}, default {p.default!r}): {p.doc}")
+            lines.append(f"    {key} ({p.type.__name__}, " + (
+                "required" if p.default is REQUIRED else f"default {p.default!r}")
+                + (f"): {p.doc}" if p.doc else ")"))
     return "\n".join(lines)
 
 
 def make_agent(spec: str) -> Agent:
     """A new agent from its spec string (see the module docstring).
 
-    :raises AgentSpecError: unknown name, unknown parameter, bad value.
+    :raises AgentSpecError: unknown name, unknown parameter, bad value; an import path or
+        entry point whose module cannot be imported, whose object is missing or is not an
+        Agent subclass / factory.
     """
     name, raw = parse_spec(spec)
-    _load_builtin()
-    if name not in _REGISTRY:
-        raise AgentSpecError(f"unknown agent {name!r}; available: "
-                             f"{', '.join(sorted(_REGISTRY))}")
-    entry = _REGISTRY[name]
+    entry = _lookup(name)
     kwargs = {}
     for key, text in raw.items():
-        if key not in entry.params:
+        if key in entry.params:
+            kwargs[key] = entry.params[key].parse(name, key, text)
+        elif entry.any_key:
+            kwargs[key] = text
+        else:
             known = ", ".join(entry.params) or "none"
             raise AgentSpecError(f"agent {name!r} has no parameter {key!r}; "
                                  f"its parameters: {known}")
-        kwargs[key] = entry.params[key].parse(name, key, text)
-    full = {k: kwargs.get(k, p.default) for k, p in entry.params.items()}
-    agent = entry.factory(**full)
+    if entry.all_params:
+        full = {k: kwargs.get(k, p.default) for k, p in entry.params.items()}
+    else:
+        missing = [k for k, p in entry.params.items() if p.default is REQUIRED and k not in kwargs]
+        if missing:
+            raise AgentSpecError(f"agent {name!r} needs the parameter(s) {', '.join(missing)}: "
+                                 f"{name}:" + ",".join(f"{k}=..." for k in missing))
+        full = kwargs
+    if entry.path:
+        try:
+            agent = entry.factory(**full)
+        except (TypeError, ValueError) as e:
+            raise AgentSpecError(f"agent {name!r}: {entry.path}(" + ", ".join(
+                f"{k}={v!r}" for k, v in full.items()) + f") failed: {type(e).__name__}: {e}") from e
+        if not isinstance(agent, Agent):
+            raise AgentSpecError(f"agent {name!r}: {entry.path}(...) returned an "
+                                 f"object of type {type(agent).__name__}, not an Agent; a factory must return "
+                                 f"an instance of a coinche_rl.agents.Agent subclass")
+    else:
+        agent = entry.factory(**full)
     agent.name = name
     agent.spec = name + (":" + ",".join(f"{k}={raw[k]}" for k in raw) if raw else "")
     return agent

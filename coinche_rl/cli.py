@@ -12,6 +12,8 @@
                           [--backend serial|pool|ray] [--workers N] [--address ADDR]
     coinche-rl replay RESULTS.jsonl --pair I                # replay one duplicate deal pair
     coinche-rl agents                                       # registered agents, parameters
+    coinche-rl play [--seat 0] [--partner SPEC] [--opponents SPEC [SPEC]] [--rules ffb]
+                    [--seed S] [--deals N | --match] [--save FILE]   # play against the bots
     coinche-rl warmup                                       # compile every numba kernel
     coinche-rl bench [engine|env|arena ...] [--full]        # the benchmark scripts
     coinche-rl train play [--rules ffb] [--minutes 120] [--out runs/NAME] [--resume]
@@ -34,20 +36,44 @@ registered agent that can play the preset (a duplicate round robin on a built-in
 set, :mod:`coinche_rl.arena`), with a progress bar and the results table. With ``--out``
 it appends one JSON line per finished deal pair and resumes from what the file holds.
 
-Errors print ``coinche-rl: error: ...`` on stderr and exit non-zero.
+Errors print ``coinche-rl: error: ...`` on stderr and exit non-zero. Usage errors (an
+unknown option, a value out of its range: every count is at least 1, every seed at least
+0, a probability in [0, 1], a seat 0..3) print the subcommand's usage and ``coinche-rl
+SUBCOMMAND: error: argument --OPTION: must be at least 1, got 0`` and exit 2.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import itertools
 import json
+import os
+import re
+import subprocess
 import sys
+import textwrap
 import time
+from pathlib import Path
 from typing import List, Optional
 
 import numpy as np
 
-from .rules import PRESETS, STRAIN_NAMES, InvalidRulesError, UnknownPresetError, get_rules
+# The layers below the command line (see tests/test_layers.py): the engine modules, the
+# agents, and the tools (the arena, the terminal game). The arena (which loads every
+# agent's kernels module, the neural ones with the envs kernels and Gymnasium: about a
+# quarter of a second), the hand evaluation (the solver) and the trainers (torch) are
+# imported by the subcommands that use them, so that `coinche-rl --help` and the light
+# subcommands do not pay for them.
+from .agents import AgentSpecError, describe_agents, make_agent
+from .game import Deal, IllegalActionError, Match
+from .records import (DEAL_FORMAT, MATCH_FORMAT, RecordError, deal_to_record, load_record,
+                      match_to_record, replay_deal, replay_match)
+from .rules import (PRESETS, STRAIN_NAMES, InvalidRulesError, UnknownPresetError, get_rules,
+                    presets_markdown)
+from .simulate import simulate_deals
+from .simulate import warmup as engine_warmup
+from .terminal import PlaySetupError, TerminalGame
 
 
 def _rules_arg(name: str):
@@ -55,6 +81,44 @@ def _rules_arg(name: str):
         return get_rules(name)
     except UnknownPresetError as e:
         raise argparse.ArgumentTypeError(str(e)) from None
+
+
+# ------------------------------------------------------------------ range-checked option types
+# argparse calls these on the option's text; an ArgumentTypeError becomes the usage error
+# ``coinche-rl SUBCOMMAND: error: argument --deals: must be at least 1, got 0`` (exit 2),
+# printed under the subcommand's usage line.
+def int_range(lo: int, hi: Optional[int] = None):
+    """An argparse type: an integer in ``lo..hi`` (no upper bound when ``hi`` is None)."""
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if v < lo or (hi is not None and v > hi):
+            raise argparse.ArgumentTypeError(f"must be {lo}..{hi}, got {v}" if hi is not None
+                                             else f"must be at least {lo}, got {v}")
+        return v
+    parse.__name__ = f"int_{lo}_{hi}"
+    return parse
+
+
+#: a count (deals, samples, workers, threads ...): 1 or more
+positive_int = int_range(1)
+#: a seed or an index: 0 or more
+nonnegative_int = int_range(0)
+#: a seat or a dealer: 0..3
+seat_int = int_range(0, 3)
+
+
+def probability(text: str) -> float:
+    """An argparse type: a number in [0, 1]."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0.0 <= v <= 1.0:             # NaN fails too
+        raise argparse.ArgumentTypeError(f"must be a probability in [0, 1], got {text}")
+    return v
 
 
 def summary_table(res, seconds: float) -> str:
@@ -92,9 +156,8 @@ def summary_table(res, seconds: float) -> str:
 
 
 def cmd_demo(args) -> int:
-    from .simulate import simulate_deals, warmup
     t0 = time.perf_counter()
-    warmup()
+    engine_warmup()
     t1 = time.perf_counter()
     res = simulate_deals(args.deals, rules=args.rules, seed=args.seed, pass_prob=args.pass_prob)
     t2 = time.perf_counter()
@@ -118,8 +181,7 @@ def _is_results_file(path: str) -> bool:
 
 
 def cmd_replay_pair(args) -> int:
-    from .arena import ArenaError, replay_pair
-    from .records import RecordError
+    from .arena import ArenaError, replay_pair     # lazy: see the imports at the top
     if args.pair is None:
         print(f"coinche-rl: error: {args.file} is a tournament results file: give the deal "
               f"pair to replay with --pair I", file=sys.stderr)
@@ -153,7 +215,6 @@ def cmd_replay_pair(args) -> int:
 def cmd_replay(args) -> int:
     if args.pair is not None or _is_results_file(args.file):
         return cmd_replay_pair(args)
-    from .records import RecordError, load_record, replay_deal, replay_match, DEAL_FORMAT, MATCH_FORMAT
     try:
         rec = load_record(args.file)
         fmt = rec.get("format")
@@ -187,8 +248,6 @@ def cmd_replay(args) -> int:
 
 
 def _random_game(args, match: bool):
-    from .game import Deal, Match
-    from .records import deal_to_record, match_to_record
     rng = np.random.default_rng(args.seed)
     game = Match(args.rules, seed=args.seed) if match else Deal(args.rules, seed=args.seed)
     while not game.is_terminal:
@@ -216,17 +275,38 @@ def _random_game(args, match: bool):
 
 def cmd_presets(args) -> int:
     if args.markdown:
-        from .rules import presets_markdown
         print(presets_markdown())
         return 0
-    names = list(PRESETS)
-    fields = list(PRESETS[names[0]].to_dict())
-    print(f"{'parameter':24s}" + "".join(f"{n:>22s}" for n in names))
-    for f in fields:
-        if f == "name":
-            continue
-        print(f"{f:24s}" + "".join(f"{str(PRESETS[n].to_dict()[f]):>22s}" for n in names))
+    print(presets_table())
     return 0
+
+
+def presets_table(width: int = 100) -> str:
+    """Every preset with every parameter, as text at most ``width`` columns wide: the
+    presets in groups of columns that fit, one table per group, each under the parameter
+    names, the columns separated by `` | ``."""
+    names = list(PRESETS)
+    values = {n: {k: str(v) for k, v in PRESETS[n].to_dict().items() if k != "name"}
+              for n in names}
+    fields = list(values[names[0]])
+    label = max(map(len, fields + ["parameter"]))
+    col = {n: max(len(n), *map(len, values[n].values())) for n in names}
+    groups, used = [[]], label
+    for n in names:
+        if groups[-1] and used + 3 + col[n] > width:
+            groups.append([])
+            used = label
+        groups[-1].append(n)
+        used += 3 + col[n]
+    blocks = []
+    for group in groups:
+        rows = [f"{'parameter':{label}s} | " + " | ".join(f"{n:{col[n]}s}" for n in group),
+                "-" * label + "-+-" + "-+-".join("-" * col[n] for n in group)]
+        rows += [f"{f:{label}s} | " + " | ".join(f"{values[n][f]:{col[n]}s}" for n in group)
+                 for f in fields]
+        blocks.append("\n".join(r.rstrip() for r in rows))
+    return f"{len(names)} rule presets (coinche-rl presets --markdown: one markdown table)\n\n" \
+        + "\n\n".join(blocks)
 
 
 # ------------------------------------------------------------------ tournaments
@@ -241,7 +321,6 @@ PLOT_FORMATS = (".png", ".pdf", ".svg", ".jpg", ".jpeg")
 
 def _output_problem(path, option: str):
     """Why ``path`` cannot be written (its folder is missing or read-only), or None."""
-    import os
     if not path:
         return None
     folder = os.path.dirname(os.path.abspath(path)) or "."
@@ -257,7 +336,6 @@ def _output_problem(path, option: str):
 def _plot_path(path):
     """``(path, problem)``: a plot file name with a known format; no extension means
     PNG (the path returned ends in .png)."""
-    import os
     ext = os.path.splitext(path)[1].lower()
     if not ext:
         path = path + ".png"
@@ -267,9 +345,62 @@ def _plot_path(path):
     return path, _output_problem(path, "--plot")
 
 
+def _warm_agents(arena, agents) -> None:
+    """Compile (or load) the kernels of the tournament and of its agents before the
+    progress bar starts, saying so: on a fresh numba cache this takes a minute or more,
+    and a bar standing still at 0 looks like a hang."""
+    print("preparing the numba kernels (a minute or two on a fresh cache, then seconds "
+          "from the cache)...", flush=True)
+    t0 = time.perf_counter()
+    arena.warmup()
+    modules = dict.fromkeys(type(make_agent(s)).__module__ for s in dict.fromkeys(agents))
+    for name in modules:
+        fn = getattr(importlib.import_module(name), "warmup", None)
+        if fn is not None and name != "coinche_rl.agents.numba_bots":
+            t1 = time.perf_counter()
+            fn()
+            print(f"  {name.rsplit('.', 1)[-1]}: ready in {time.perf_counter() - t1:.1f} s",
+                  flush=True)
+    print(f"(kernels ready in {time.perf_counter() - t0:.1f} s)", flush=True)
+
+
+def _print_estimate(arena, agents, args) -> None:
+    """Print the expected playing time of a duplicate round robin when it is long."""
+    distinct = list(dict.fromkeys(agents))
+    matchups = (list(itertools.combinations(distinct, 2)) if len(distinct) > 1
+                else [(distinct[0], distinct[0])])
+    pairs, ns = [], []
+    for a, b in matchups:
+        pairs.append(((a, a), (b, b)))
+        fast = not args.no_numba and arena.formats._is_fast([a, b])
+        ns.append(args.deals if fast or len(distinct) < 2 else min(args.deals, args.python_deals))
+    workers = 1 if args.backend == "serial" else (args.workers or os.cpu_count() or 1)
+    seconds = arena.estimate_seconds(pairs, ns, workers)
+    if seconds >= 30:
+        print(f"(estimated playing time: about {seconds / 60:.1f} min on {workers} core(s); "
+              f"--python-deals sets the deal pairs of the agents without numba kernels, "
+              f"--backend pool plays on every core)", flush=True)
+
+
+def _roster_note(skipped: List[str], width: int = 100) -> str:
+    """The note on the agents left out of the default roster (``"name: reason"`` lines
+    of :func:`coinche_rl.arena.default_roster`): their names, wrapped to ``width``, then
+    each distinct reason in full below, never shortened and never wrapped inside a
+    command such as ``pip install colver``."""
+    def fill(text: str, indent: str = "") -> str:
+        # a command's spaces are held by NULs while wrapping, so it stays on one line
+        held = re.sub(r"pip install \S+", lambda m: m.group(0).replace(" ", "\0"), text)
+        return textwrap.fill(held, width, initial_indent=indent, subsequent_indent=indent,
+                             break_long_words=False, break_on_hyphens=False).replace("\0", " ")
+
+    names = ", ".join(line.split(": ", 1)[0] for line in skipped)
+    reasons = dict.fromkeys(line.split(": ", 1)[-1] for line in skipped)
+    return "\n".join([fill(f"(left out of the default roster, unable to play these rules "
+                            f"here: {names})")] + [fill(r, "  ") for r in reasons])
+
+
 def cmd_tournament(args) -> int:
-    from . import arena
-    from .agents import AgentSpecError
+    from . import arena                            # lazy: see the imports at the top
     # the knockout of the seeds is a vipbelote tournament: vip_classic unless --preset
     knockout_default = args.format == "knockout" and not args.preset_given
     rules = get_rules("vip_classic") if knockout_default else args.preset
@@ -287,19 +418,15 @@ def cmd_tournament(args) -> int:
         else:
             agents, skipped = arena.default_roster(rules)
             if skipped:
-                names = ", ".join(line.split(": ", 1)[0] for line in skipped)
-                reason = skipped[0].split(": ", 1)[1]
-                reason = reason if len(reason) <= 150 else reason[:147] + "..."
-                print(f"(left out of the default roster, unable to play these rules here: "
-                      f"{names}; e.g. {reason})", file=sys.stderr)
+                print(_roster_note(skipped), file=sys.stderr)
         print(f"coinche-rl tournament: {args.format}, rules {rules.name!r}, seed {args.seed}, "
               f"backend {args.backend}" + (f" x{args.workers}" if args.workers else "")
               + f", agents: {', '.join(agents)}", flush=True)
-        t0 = time.perf_counter()
-        arena.warmup()
-        print(f"(kernels ready in {time.perf_counter() - t0:.1f} s: compiled on the first run, "
-              f"then loaded from the numba cache)", flush=True)
+        _warm_agents(arena, agents)
+        if args.format == "duplicate" and not args.match:
+            _print_estimate(arena, agents, args)
         common = dict(seed=args.seed, backend=args.backend, workers=args.workers, out=args.out,
+                      append=args.append,
                       address=args.address, progress=progress, fast=not args.no_numba)
         t0 = time.perf_counter()
         if args.format == "knockout":
@@ -345,7 +472,6 @@ def cmd_tournament(args) -> int:
 
 
 def cmd_agents(args) -> int:
-    from .agents import describe_agents
     print(describe_agents())
     return 0
 
@@ -359,7 +485,6 @@ WARMUP_MODULES = ("coinche_rl.simulate", "coinche_rl.envs.kernels", "coinche_rl.
 
 
 def cmd_warmup(args) -> int:
-    import importlib
     total = time.perf_counter()
     for name in WARMUP_MODULES:
         try:
@@ -392,8 +517,7 @@ def _seat_cards(text: str, option: str):
 
 
 def cmd_evaluate(args) -> int:
-    import os
-    from .agents.evaluation import EvaluationError, evaluate_hand
+    from .agents.evaluation import EvaluationError, evaluate_hand   # lazy: see the top
     try:
         holds, lacks = {}, {}
         for option, items, out in (("--holds", args.holds, holds), ("--lacks", args.lacks, lacks)):
@@ -453,14 +577,15 @@ def _add_evaluate(sub) -> None:
                     "contract now.")
     e.add_argument("hand", help="the seat's cards, e.g. 'JH 9H AH TH 7S 8D KC QC' (classic "
                                 "family: 5 cards with --retourne during the prise, or 8)")
-    e.add_argument("--seat", type=int, default=0, help="the seat holding the hand, 0..3 "
+    e.add_argument("--seat", type=seat_int, default=0, help="the seat holding the hand, 0..3 "
                                                        "(default 0)")
-    e.add_argument("--dealer", type=int, default=3,
+    e.add_argument("--dealer", type=seat_int, default=3,
                    help="the dealer, 0..3 (default 3: seat 0 leads the first trick)")
-    e.add_argument("--samples", type=int, default=500, help="random deals (default 500)")
+    e.add_argument("--samples", type=positive_int, default=500,
+                   help="random deals of the other hands (default 500)")
     e.add_argument("--preset", "--rules", dest="preset", type=_rules_arg, default=get_rules("ffb"),
                    help="rule preset (default ffb)")
-    e.add_argument("--seed", type=int, default=0, help="seed of the deals (default 0)")
+    e.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the deals (default 0)")
     e.add_argument("--method", choices=("both", "dd", "heuristic", "nn"), default="both",
                    help="dd: double-dummy play; heuristic: the heuristic bot at every seat; "
                         "both (default); nn: the bidding network (no worlds, microseconds)")
@@ -476,13 +601,14 @@ def _add_evaluate(sub) -> None:
                    help="cards a seat is known not to hold, e.g. '1:JS 9S' (repeatable)")
     e.add_argument("--auction", help="the auction so far, from the seat after the dealer, "
                                      "e.g. '80H pass'")
-    e.add_argument("--min-suit-length", type=int, default=0,
+    e.add_argument("--min-suit-length", type=int_range(0, 8), default=0,
                    help="every other seat that bid a suit in --auction holds at least this "
                         "many cards of it (default 0: no inference)")
     e.add_argument("--coinche", type=int, default=0, choices=(0, 1, 2),
-                   help="evaluate coinched (1) or surcoinched (2) contracts")
+                   help="evaluate coinched (1) or surcoinched (2) contracts (default 0: "
+                        "neither)")
     e.add_argument("--retourne", help="classic family: the turned-up card, e.g. 8H")
-    e.add_argument("--threads", type=int, help="threads (default: every core)")
+    e.add_argument("--threads", type=positive_int, help="threads (default: every core)")
     e.add_argument("--json", action="store_true", help="print the results as JSON")
     e.add_argument("--no-progress", action="store_true", help="no progress bar")
     e.set_defaults(func=cmd_evaluate)
@@ -494,8 +620,6 @@ BENCHMARKS = {"engine": "bench_engine.py", "env": "bench_env.py", "arena": "benc
 
 
 def cmd_bench(args) -> int:
-    import subprocess
-    from pathlib import Path
     folder = Path(__file__).resolve().parents[1] / "benchmarks"
     if not folder.is_dir():
         print("coinche-rl: error: the benchmark scripts live in benchmarks/ of a source "
@@ -531,35 +655,52 @@ def _add_tournament(sub) -> None:
                     "heuristic and every other registered agent that can play the preset, "
                     "in a duplicate round robin on a built-in deal set.")
     t.add_argument("--agents", nargs="+", metavar="SPEC",
-                   help="agent specs such as random, heuristic, pimc:worlds=32 (default: the "
-                        "registered agents; see coinche-rl agents)")
+                   help="agent specs such as random, heuristic, pimc:worlds=32, or an agent of "
+                        "your own by import path, my_agents:MyAgent[:key=value] (the current "
+                        "directory is on the module path) (default: the registered agents; see "
+                        "coinche-rl agents)")
     t.add_argument("--format", choices=("duplicate", "rotating", "knockout"), default="duplicate",
                    help="duplicate: a round robin of duplicate matchups (default); rotating: "
                         "every split of every four players into partnerships; knockout: the "
                         "vipbelote individual knockout (seed 004)")
-    t.add_argument("--deals", type=int, default=10_000,
+    t.add_argument("--deals", type=positive_int, default=10_000,
                    help="deals of the deal set per matchup, each played in both seatings "
                         "(match pairs with --match; default 10000)")
-    t.add_argument("--python-deals", type=int, default=200,
-                   help="deal cap of the matchups with an agent that has no numba kernel "
-                        "(default 200)")
+    t.add_argument("--python-deals", type=positive_int, default=20,
+                   help="deal cap of the matchups with an agent that has no numba kernel, "
+                        "such as pimc (default 20: a couple of minutes)")
     t.add_argument("--match", action="store_true",
                    help="play pairs of matches to the preset's target (match win rates)")
-    t.add_argument("--target", type=int, help="match target (default: the preset's; knockout 501)")
+    t.add_argument("--target", type=positive_int,
+                   help="match target (default: the preset's; knockout 501)")
     t.add_argument("--frozen-contract", nargs="?", const="longest", choices=("longest", "uniform"),
-                   help="skip the auction: a contract drawn per deal, the same in both seatings")
+                   help="skip the auction: a contract drawn per deal, the same in both "
+                        "seatings (longest, the default: a random seat takes the minimum bid "
+                        "in its longest suit; uniform: the strain drawn at random)")
     t.add_argument("--preset", "--rules", dest="preset", type=_rules_arg, default=None,
                    help="rule preset (default ffb; knockout: vip_classic)")
-    t.add_argument("--seed", type=int, default=0, help="deal set seed (default 0)")
-    t.add_argument("--out", help="append results to this JSON-lines file, resuming from it")
-    t.add_argument("--plot", help="write a PNG of the margins and the ratings")
-    t.add_argument("--backend", choices=("serial", "pool", "ray"), default="serial")
-    t.add_argument("--workers", type=int, help="processes (pool) or CPUs (local Ray)")
+    t.add_argument("--seed", type=nonnegative_int, default=0, help="deal set seed (default 0)")
+    t.add_argument("--out", help="append results to this JSON-lines file, resuming from it "
+                                 "(rows of the same configuration and code only)")
+    t.add_argument("--append", action="store_true",
+                   help="add this run to an --out file that holds other runs (refused "
+                        "otherwise: results of other settings or of changed code never mix "
+                        "silently)")
+    t.add_argument("--plot", metavar="FILE",
+                   help="write a plot of the margins and the ratings (.png, .pdf, .svg, "
+                        ".jpg; no extension: .png)")
+    t.add_argument("--backend", choices=("serial", "pool", "ray"), default="serial",
+                   help="serial: this process (default); pool: a process pool on this "
+                        "machine; ray: Ray, local or --address (the same results with each)")
+    t.add_argument("--workers", type=positive_int,
+                   help="processes (pool) or CPUs (local Ray) (default: every core)")
     t.add_argument("--address", help="address of an existing Ray cluster (--backend ray)")
-    t.add_argument("--tournaments", type=int, default=100, help="knockout: tournaments (default 100)")
+    t.add_argument("--tournaments", type=positive_int, default=100,
+                   help="knockout: tournaments (default 100)")
     t.add_argument("--players", type=int, choices=(8, 16), default=16,
                    help="knockout: players, the agents repeated in turn (default 16)")
-    t.add_argument("--max-deals", type=int, default=7, help="knockout: deals per game at most (7)")
+    t.add_argument("--max-deals", type=positive_int, default=7,
+                   help="knockout: deals per game at most (default 7)")
     t.add_argument("--no-progress", action="store_true", help="no progress bar")
     t.add_argument("--no-numba", action="store_true",
                    help="play through the Python agents even where numba kernels exist (slower; "
@@ -575,7 +716,7 @@ def cmd_train(args) -> int:
         print("coinche-rl: error: training needs torch: pip install 'coinche-rl[nn]' "
               "(the CPU build: pip install torch==2.13.0)", file=sys.stderr)
         return 2
-    from .agents.neural import train_bid, train_play
+    from .agents.neural import train_bid, train_play   # lazy: torch, see the top
     if args.what in ("play", "bid"):
         trainer = train_play if args.what == "play" else train_bid
         try:
@@ -607,9 +748,8 @@ def cmd_train(args) -> int:
 
 def _export_run(run: str, output: str, float32: bool) -> str:
     """Export a card-play or a bidding run (told apart by its checkpoint's settings)."""
-    import os
     import torch
-    from .agents.neural import train_bid, train_play
+    from .agents.neural import train_bid, train_play   # lazy: torch, see the top
     ckpt = os.path.join(run, "checkpoint.pt")
     if not os.path.isfile(ckpt):
         raise FileNotFoundError(f"no checkpoint.pt in {run!r}: not a training run folder")
@@ -618,32 +758,123 @@ def _export_run(run: str, output: str, float32: bool) -> str:
     return trainer.export_run(run, output, float32=float32)
 
 
+# ------------------------------------------------------------------ play in the terminal
+def _play_int(lo: int, hi: Optional[int] = None):
+    """An argparse type: an int in ``lo..hi`` (no upper bound when ``hi`` is None)."""
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if v < lo or (hi is not None and v > hi):
+            raise argparse.ArgumentTypeError(
+                f"must be {lo}..{hi}, got {v}" if hi is not None else f"must be at least {lo}, got {v}")
+        return v
+    return parse
+
+
+def cmd_play(args) -> int:
+    """``coinche-rl play``: a person at one seat against agents (coinche_rl.terminal)."""
+    problem = _output_problem(args.save, "--save")
+    if problem is None and args.save and os.path.exists(args.save) \
+            and not os.access(args.save, os.W_OK):
+        problem = f"--save {args.save}: the file is not writable"
+    if problem:
+        print(f"coinche-rl: error: {problem}", file=sys.stderr)
+        return 2
+    try:
+        game = TerminalGame(seat=args.seat, partner=args.partner, opponents=args.opponents,
+                            rules=args.rules, seed=args.seed, deals=args.deals, match=args.match,
+                            dealer=args.dealer, target=args.target, save=args.save)
+    except (AgentSpecError, PlaySetupError) as e:
+        print(f"coinche-rl: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\ninterrupted before the first deal", file=sys.stderr)
+        return 130
+    try:
+        return game.run().status
+    except IllegalActionError as e:          # a bot chose an illegal action
+        print(f"coinche-rl: error: {e}", file=sys.stderr)
+        return 1
+
+
+def _add_play(sub) -> None:
+    pl = sub.add_parser(
+        "play", help="play against the bots in the terminal (you take one seat)",
+        description="Play Coinche in the terminal: you take one seat, agents (see coinche-rl "
+                    "agents) the partner's and the opponents'. Answer with the number of a "
+                    "choice or its text (80H, pass, coinche, JH; any case); quit or Ctrl-D "
+                    "leaves (what was played is still saved with --save).")
+    pl.add_argument("--seat", type=_play_int(0, 3), default=0,
+                    help="your seat, 0..3 (default 0; team 0 = seats 0 and 2)")
+    pl.add_argument("--partner", default="heuristic", metavar="SPEC",
+                    help="your partner's agent spec (default heuristic)")
+    pl.add_argument("--opponents", nargs="+", default=["heuristic"], metavar="SPEC",
+                    help="one agent spec for both opponents, or two: the seat after you "
+                         "(right), then the seat before you (left) (default heuristic)")
+    pl.add_argument("--rules", "--preset", dest="rules", type=_rules_arg, default=get_rules("ffb"),
+                    help="rule preset (default ffb)")
+    pl.add_argument("--seed", type=_play_int(0), default=0,
+                    help="seed of the deals, the first dealer and the bots (default 0)")
+    how = pl.add_mutually_exclusive_group()
+    how.add_argument("--deals", type=_play_int(1), default=1,
+                     help="deals to play, scored as a match (it ends earlier if a team reaches "
+                          "the target; default 1)")
+    how.add_argument("--match", action="store_true", help="play a whole match to the target")
+    pl.add_argument("--target", type=_play_int(1), help="match target (default: the preset's)")
+    pl.add_argument("--dealer", type=_play_int(0, 3),
+                    help="the first dealer, 0..3 (default: drawn from the seed)")
+    pl.add_argument("--save", metavar="FILE",
+                    help="save the game as a record (one deal: a deal record, else a match "
+                         "record) that coinche-rl replay checks")
+    pl.set_defaults(func=cmd_play)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="coinche-rl", description="coinche-rl: Coinche research toolkit")
     sub = p.add_subparsers(dest="command", required=True)
-    d = sub.add_parser("demo", help="simulate random deals and print a summary table")
-    d.add_argument("--deals", type=int, default=100_000)
-    d.add_argument("--rules", type=_rules_arg, default=get_rules("ffb"))
-    d.add_argument("--seed", type=int, default=0)
-    d.add_argument("--pass-prob", type=float, default=0.6)
+    d = sub.add_parser("demo", help="simulate random deals and print a summary table",
+                       description="Simulate random deals in numba (random legal auctions "
+                                   "and card play) and print a table of the contracts, how "
+                                   "often they are made and the mean scores.")
+    d.add_argument("--deals", type=positive_int, default=100_000,
+                   help="deals to simulate (default 100000)")
+    d.add_argument("--rules", type=_rules_arg, default=get_rules("ffb"),
+                   help="rule preset (default ffb; coinche-rl presets lists them)")
+    d.add_argument("--seed", type=nonnegative_int, default=0,
+                   help="seed of the deals and the auctions (default 0)")
+    d.add_argument("--pass-prob", type=probability, default=0.6,
+                   help="probability that a seat passes in the auction, else it takes a "
+                        "uniformly random legal bid (default 0.6)")
     d.set_defaults(func=cmd_demo)
     r = sub.add_parser("replay", help="replay a deal or match record, checking every action and score")
     r.add_argument("file", help="a deal or match record (JSON), or a tournament results file "
                                 "(JSON lines, with --pair)")
-    r.add_argument("--pair", type=int, help="results file: the deal pair to replay")
+    r.add_argument("--pair", type=nonnegative_int,
+                   help="results file: the deal pair to replay (0, 1, ...)")
     r.add_argument("--run", help="results file: the run id, when it holds several")
     r.set_defaults(func=cmd_replay)
     for name, match in (("random-deal", False), ("random-match", True)):
-        g = sub.add_parser(name, help=f"play a random {'match' if match else 'deal'} and write its record")
-        g.add_argument("--seed", type=int, default=0)
-        g.add_argument("--rules", type=_rules_arg, default=get_rules("ffb"))
-        g.add_argument("-o", "--output")
+        what = "match" if match else "deal"
+        g = sub.add_parser(name, help=f"play a random {what} and write its record",
+                           description=f"Play a random {what} (in the auction each seat passes "
+                                       f"with probability 0.7, else takes a random legal "
+                                       f"action; random legal cards) and print or write its "
+                                       f"record, which coinche-rl replay checks.")
+        g.add_argument("--seed", type=nonnegative_int, default=0,
+                       help=f"seed of the {what} and of the random play (default 0)")
+        g.add_argument("--rules", type=_rules_arg, default=get_rules("ffb"),
+                       help="rule preset (default ffb; coinche-rl presets lists them)")
+        g.add_argument("-o", "--output", metavar="FILE",
+                       help="write the record (JSON) to FILE (default: print it)")
         g.set_defaults(func=lambda a, m=match: _random_game(a, m))
     pr = sub.add_parser("presets", help="list rule presets and their parameters")
     pr.add_argument("--markdown", action="store_true", help="print the table as markdown")
     pr.set_defaults(func=cmd_presets)
     _add_tournament(sub)
     _add_evaluate(sub)
+    _add_play(sub)
     a = sub.add_parser("agents", help="list the registered agents and their parameters")
     a.set_defaults(func=cmd_agents)
     w = sub.add_parser("warmup", help="compile every numba kernel (or load it from the cache)")
@@ -654,7 +885,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="play: the card-play trainer, bid: the bidding trainer (train play "
                          "--help, train bid --help list their options); export RUN -o FILE: "
                          "a run's torch-free weights")
-    tr.add_argument("rest", nargs=argparse.REMAINDER)
+    tr.add_argument("rest", nargs=argparse.REMAINDER, metavar="...",
+                    help="the trainer's options (train play --help, train bid --help), or "
+                         "for export: RUN -o FILE [--float32]")
     tr.set_defaults(func=cmd_train)
     b = sub.add_parser("bench", help="run the benchmark scripts of benchmarks/ (--quick)")
     b.add_argument("names", nargs="*", metavar="NAME",
@@ -665,30 +898,38 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _cwd_on_sys_path() -> None:
+    """Put the current directory first on ``sys.path``, as ``python -m`` does (the
+    console script has only its own folder there), so that an agent given by its import
+    path (``--agents my_agents:Greedy``) is found in the directory the command runs from,
+    by this process and by the pool's and a local Ray's workers."""
+    cwd = os.getcwd()
+    if not any(p in ("", cwd) for p in sys.path):
+        sys.path.insert(0, cwd)
+
+
+def _subparser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
+    """The parser of subcommand ``name`` (its ``error`` prints that subcommand's usage)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and name in action.choices:
+            return action.choices[name]
+    return parser
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if getattr(args, "deals", 1) < 1:
-        parser.error(f"--deals must be at least 1, got {args.deals}")
-    if args.command in ("demo", "random-deal", "random-match") and args.seed < 0:
-        parser.error(f"--seed must be a non-negative integer, got {args.seed}")
-    if args.command == "demo" and not 0.0 <= args.pass_prob <= 1.0:
-        parser.error(f"--pass-prob must be a probability in [0, 1], got {args.pass_prob}")
-    if args.command == "evaluate":
-        if args.samples < 1:
-            parser.error(f"--samples must be at least 1, got {args.samples}")
-        if args.threads is not None and args.threads < 1:
-            parser.error(f"--threads must be at least 1, got {args.threads}")
+    # numeric options are range-checked by their types (int_range, probability); the
+    # checks that involve several options are here, as usage errors of the subcommand
     if args.command == "tournament":
-        for opt in ("python_deals", "tournaments", "max_deals", "workers"):
-            v = getattr(args, opt)
-            if v is not None and v < 1:
-                parser.error(f"--{opt.replace('_', '-')} must be at least 1, got {v}")
         args.preset_given = args.preset is not None
         if args.preset is None:
             args.preset = get_rules("ffb")
         if args.address and args.backend != "ray":
-            parser.error("--address is for --backend ray")
+            _subparser(parser, "tournament").error(
+                f"--address is for --backend ray, not --backend {args.backend}")
+    if args.command in ("tournament", "replay"):
+        _cwd_on_sys_path()
     try:
         return args.func(args)
     except (InvalidRulesError, UnknownPresetError) as e:
@@ -697,7 +938,6 @@ def main(argv: Optional[List[str]] = None) -> int:
     except BrokenPipeError:
         # the reader went away (`coinche-rl presets | head`): stop quietly; Python would
         # otherwise complain again when it flushes stdout at exit
-        import os
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 1

@@ -3,6 +3,7 @@ subprocess (``python -m coinche_rl.cli`` and the installed script)."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -164,7 +165,7 @@ def test_demo_zero_deals_rejected(capsys):
     with pytest.raises(SystemExit) as ei:
         main(["demo", "--deals", "0"])
     assert ei.value.code != 0
-    assert "--deals must be at least 1" in capsys.readouterr().err
+    assert "argument --deals: must be at least 1, got 0" in capsys.readouterr().err
 
 
 def test_demo_unknown_rules(capsys):
@@ -182,15 +183,128 @@ def test_demo_negative_deals(capsys):
     assert "--deals" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("argv, word", [
-    (["demo", "--pass-prob", "2"], "--pass-prob"), (["demo", "--pass-prob", "-1"], "--pass-prob"),
-    (["demo", "--seed", "-1"], "--seed"), (["random-deal", "--seed", "-4"], "--seed"),
-    (["random-match", "--seed", "-4"], "--seed")])
-def test_out_of_range_options_are_refused(capsys, argv, word):
+HAND = "JH 9H AH TH 7S 8D KC QC"
+AT_LEAST_1, AT_LEAST_0, SEAT = "must be at least 1, got", "must be at least 0, got", "must be 0..3, got"
+#: (command line before the option, option, bad value, message after "argument OPTION: ")
+BAD_VALUES = [
+    (["demo"], "--deals", "0", f"{AT_LEAST_1} 0"),
+    (["demo"], "--deals", "-3", f"{AT_LEAST_1} -3"),
+    (["demo"], "--deals", "many", "expected an integer, got 'many'"),
+    (["demo"], "--seed", "-1", f"{AT_LEAST_0} -1"),
+    (["demo"], "--pass-prob", "2", "must be a probability in [0, 1], got 2"),
+    (["demo"], "--pass-prob", "-0.1", "must be a probability in [0, 1], got -0.1"),
+    (["demo"], "--pass-prob", "nan", "must be a probability in [0, 1], got nan"),
+    (["demo"], "--pass-prob", "often", "expected a number, got 'often'"),
+    (["replay", "results.jsonl"], "--pair", "-1", f"{AT_LEAST_0} -1"),
+    (["random-deal"], "--seed", "-4", f"{AT_LEAST_0} -4"),
+    (["random-match"], "--seed", "-4", f"{AT_LEAST_0} -4"),
+    (["random-match"], "--seed", "1.5", "expected an integer, got '1.5'"),
+    (["evaluate", HAND], "--seat", "4", f"{SEAT} 4"),
+    (["evaluate", HAND], "--seat", "-1", f"{SEAT} -1"),
+    (["evaluate", HAND], "--dealer", "9", f"{SEAT} 9"),
+    (["evaluate", HAND], "--samples", "0", f"{AT_LEAST_1} 0"),
+    (["evaluate", HAND], "--seed", "-2", f"{AT_LEAST_0} -2"),
+    (["evaluate", HAND], "--min-suit-length", "9", "must be 0..8, got 9"),
+    (["evaluate", HAND], "--min-suit-length", "-1", "must be 0..8, got -1"),
+    (["evaluate", HAND], "--coinche", "3", "invalid choice: 3"),
+    (["evaluate", HAND], "--threads", "0", f"{AT_LEAST_1} 0"),
+    (["tournament"], "--deals", "0", f"{AT_LEAST_1} 0"),
+    (["tournament"], "--python-deals", "0", f"{AT_LEAST_1} 0"),
+    (["tournament"], "--target", "0", f"{AT_LEAST_1} 0"),
+    (["tournament"], "--seed", "-1", f"{AT_LEAST_0} -1"),
+    (["tournament"], "--workers", "0", f"{AT_LEAST_1} 0"),
+    (["tournament"], "--tournaments", "0", f"{AT_LEAST_1} 0"),
+    (["tournament"], "--players", "12", "invalid choice: 12"),
+    (["tournament"], "--max-deals", "0", f"{AT_LEAST_1} 0"),
+]
+
+
+@pytest.mark.parametrize("before, option, value, message", BAD_VALUES,
+                         ids=[f"{b[0]} {o} {v}" for b, o, v, _ in BAD_VALUES])
+def test_out_of_range_options_are_refused(capsys, before, option, value, message):
+    """A usage error (exit 2) under the subcommand's own usage line, naming the option,
+    the value and the allowed range; nothing is run."""
     with pytest.raises(SystemExit) as ei:
-        main(argv)
+        main([*before, option, value])
     assert ei.value.code == 2
-    assert word in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.startswith(f"usage: coinche-rl {before[0]} "), err
+    assert f"coinche-rl {before[0]}: error: argument {option}: {message}" in err, err
+
+
+def _subcommands():
+    from coinche_rl.cli import build_parser
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return sub.choices
+
+
+EXISTING = ["demo", "replay", "random-deal", "random-match", "presets", "agents", "evaluate",
+            "tournament", "train", "bench", "warmup"]
+#: the subcommands of the parser (those added later included)
+COMMANDS = list(dict.fromkeys(EXISTING + list(_subcommands())))
+
+
+def test_every_numeric_option_is_range_checked():
+    """No subcommand takes a bare int or float: each numeric option has a range type
+    (or choices), so that a bad value is a usage error, not a traceback or a silent run."""
+    bare = [f"{name} {'/'.join(a.option_strings) or a.dest}"
+            for name, p in _subcommands().items() for a in p._actions
+            if a.type in (int, float) and not a.choices]
+    assert not bare, f"numeric options without a range check: {bare}"
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_option_has_help(command, capsys):
+    """Every option and argument of every subcommand has a help text, shown by --help."""
+    parser = _subcommands()[command]
+    missing = [a.option_strings or [a.dest] for a in parser._actions
+               if not isinstance(a, argparse._HelpAction)
+               and (not a.help or a.help == argparse.SUPPRESS)]
+    assert not missing, f"coinche-rl {command}: options without help: {missing}"
+    with pytest.raises(SystemExit) as ei:
+        main([command, "--help"])
+    assert ei.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"usage: coinche-rl {command}")
+    for a in parser._actions:
+        for opt in a.option_strings:
+            assert opt in out
+        if a.help and not isinstance(a, argparse._HelpAction):
+            first_words = " ".join(a.help.split()[:3]).replace("%%", "%")
+            assert first_words in " ".join(out.split()), (command, a.option_strings, first_words)
+
+
+def test_every_subcommand_has_help():
+    from coinche_rl.cli import build_parser
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    helps = {c.dest: c.help for c in sub._choices_actions}
+    assert all(helps.get(name) for name in sub.choices), helps
+
+
+def test_a_conflict_between_options_shows_the_subcommand_usage(capsys):
+    with pytest.raises(SystemExit) as ei:
+        main(["tournament", "--address", "127.0.0.1:6379"])
+    assert ei.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: coinche-rl tournament ")
+    assert "coinche-rl tournament: error: --address is for --backend ray" in err
+
+
+def test_the_roster_note_never_cuts_a_command():
+    from coinche_rl.cli import _roster_note
+    reason = ("ColverNotInstalledError: the colver:* agents need the optional package colver "
+              "(a Rust belote engine, not a dependency of coinche-rl): pip install colver  "
+              "(No module named 'colver')")
+    note = _roster_note([f"colver:{n}: {reason}" for n in ("heuristic", "ismcts", "maxi", "rule")])
+    lines = note.splitlines()
+    assert all(len(line) <= 100 for line in lines), note
+    assert "colver:heuristic, colver:ismcts," in note and "colver:rule)" in note
+    assert any("pip install colver" in line for line in lines), note
+    assert " ".join(reason.split()) in " ".join(note.split())     # the whole reason
+    assert note.count("ColverNotInstalledError") == 1          # one line per distinct reason
+    assert "..." not in note
 
 
 @pytest.mark.parametrize("command", ["random-deal", "random-match"])
@@ -227,11 +341,21 @@ def test_no_command(capsys):
 
 # --------------------------------------------------------------------- presets
 def test_presets(capsys):
+    from coinche_rl.rules import PRESETS
     assert main(["presets"]) == 0
     out = capsys.readouterr().out
-    header = out.splitlines()[0]
-    assert "ffb" in header.split() and "ffb_sa_ta" in header.split()
+    lines = out.splitlines()
+    assert max(map(len, lines)) <= 100, max(lines, key=len)
+    headers = [line.split(" | ") for line in lines if line.startswith("parameter ")]
+    assert [n.strip() for h in headers for n in h[1:]] == list(PRESETS)   # each once, in order
     assert "strains" in out and "suits_nt_at" in out and "max_bid" in out
+    # every parameter of every preset, its value in the preset's column
+    for h in headers:
+        start = lines.index(" | ".join(h))
+        for line in lines[start + 2:start + 2 + len(PRESETS["ffb"].to_dict()) - 1]:
+            cells = [c.strip() for c in line.split(" | ")]
+            for name, cell in zip(h[1:], cells[1:]):
+                assert cell == str(PRESETS[name.strip()].to_dict()[cells[0]])
 
 
 # ------------------------------------------------------------- random records

@@ -63,8 +63,6 @@ def test_classic_prise(capsys):
 @pytest.mark.parametrize("args,message", [
     (["JH 9H AH"], "has 3 cards: a 'ffb' hand has 8 cards, e.g."),
     (["JH 9H AH TH 7S 8D KC 1C"], "hand: "),
-    ([HAND, "--seat", "5"], "seat must be a seat 0..3, not 5"),
-    ([HAND, "--dealer", "9"], "dealer must be a seat 0..3, not 9"),
     ([HAND, "--strains", "NT"], "strain NT is not allowed by rules 'ffb'"),
     ([HAND, "--holds", "AS"], "expected SEAT:CARDS"),
     ([HAND, "--holds", "2:JH"], "holds[2]"),
@@ -80,15 +78,18 @@ def test_errors(args, message, capsys):
 
 @pytest.mark.parametrize("args,message", [
     ([HAND, "--preset", "belotte"], "unknown rule preset 'belotte': valid presets are"),
-    ([HAND, "--samples", "0"], "--samples must be at least 1"),
+    ([HAND, "--samples", "0"], "argument --samples: must be at least 1, got 0"),
     ([HAND, "--method", "mc"], "invalid choice: 'mc'"),
-    ([HAND, "--threads", "0"], "--threads must be at least 1"),
+    ([HAND, "--threads", "0"], "argument --threads: must be at least 1, got 0"),
+    ([HAND, "--seat", "5"], "argument --seat: must be 0..3, got 5"),
+    ([HAND, "--dealer", "9"], "argument --dealer: must be 0..3, got 9"),
 ])
 def test_argument_errors(args, message, capsys):
     with pytest.raises(SystemExit) as e:
         main(["evaluate", *args])
     assert e.value.code == 2
-    assert message in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.startswith("usage: coinche-rl evaluate ") and message in err
 
 
 def test_as_a_subprocess():

@@ -116,8 +116,8 @@ def test_tournament_errors(capsys):
     assert "coinche-rl: error: unknown agent 'randm'; available:" in err
     assert main(["tournament", "--agents", "random:x=1", "--deals", "10", "--no-progress"]) == 2
     assert "has no parameter 'x'" in capsys.readouterr().err
-    for bad, msg in ((["--deals", "0"], "--deals must be at least 1"),
-                     (["--workers", "0"], "--workers must be at least 1"),
+    for bad, msg in ((["--deals", "0"], "argument --deals: must be at least 1, got 0"),
+                     (["--workers", "0"], "argument --workers: must be at least 1, got 0"),
                      (["--address", "127.0.0.1:6379"], "--address is for --backend ray"),
                      (["--backend", "gpu"], "invalid choice: 'gpu'"),
                      (["--preset", "nosuch"], "unknown rule preset 'nosuch'")):

@@ -416,3 +416,67 @@ def test_colvers_heuristic_and_maxi_play_read_hidden_cards_its_bidders_and_rule_
             varies[name] += len({choose(e) for e in envs}) > 1
     assert varies["heuristic"] > 0 and varies["maxi"] > 0
     assert all(v == 0 for k, v in varies.items() if k not in ("heuristic", "maxi")), varies
+
+
+# ------------------------------------------------------------------ tournaments (issue 15)
+def _nothing_played(monkeypatch):
+    """Make any deal played (serial or a pool) fail the test: the checks come first."""
+    from coinche_rl import arena
+
+    def played(*args, **kwargs):
+        raise AssertionError("a deal was played before the rules were checked")
+
+    monkeypatch.setattr(arena.executors, "_run_task", played)
+    monkeypatch.setattr(arena.executors, "_pool", played)
+    monkeypatch.setattr(arena.executors, "warmup", lambda: None)
+
+
+@needs_colver
+@pytest.mark.parametrize("backend", ["serial", "pool"])
+def test_a_tournament_under_other_rules_names_colvers_rules_before_playing(monkeypatch, backend):
+    from coinche_rl.arena import ArenaError, run_duplicate, run_knockout
+    _nothing_played(monkeypatch)
+    with pytest.raises(ArenaError) as e:
+        run_duplicate("colver:maxi", "heuristic", 4, backend=backend)
+    text = str(e.value)
+    assert "agent 'colver:maxi' cannot play the rule set 'ffb'" in text
+    assert "declarations=True (colver: False)" in text
+    assert "--rules colver" in text and "preset='colver'" in text
+    with pytest.raises(ArenaError, match="cannot play the rule set 'vip_classic'.*--rules colver"):
+        run_knockout(["colver:rule", "random"] * 4, 1, backend=backend)
+
+
+@needs_colver
+def test_the_tournament_command_says_how_to_select_colvers_rules(monkeypatch, capsys):
+    from coinche_rl import cli
+    _nothing_played(monkeypatch)
+    rc = cli.main(["tournament", "--agents", "colver:maxi", "heuristic", "--deals", "10",
+                   "--no-progress"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "Traceback" not in err
+    assert "coinche-rl: error: agent 'colver:maxi' cannot play the rule set 'ffb'" in err
+    assert "--rules colver" in err
+
+
+@needs_colver
+def test_a_tournament_under_the_colver_rules_plays():
+    from coinche_rl.arena import run_duplicate
+    r = run_duplicate("colver:rule", "random", 1, preset="colver", seed=2)
+    assert r.n == 1
+
+
+def test_a_tournament_without_colver_says_pip_install_and_the_rules(monkeypatch, capsys):
+    from coinche_rl import cli
+    from coinche_rl.arena import run_duplicate
+    monkeypatch.setitem(sys.modules, "colver", None)      # import colver -> ImportError
+    _nothing_played(monkeypatch)
+    with pytest.raises(AgentSpecError) as e:                # and a ColverNotInstalledError
+        run_duplicate("colver:maxi", "heuristic", 4)
+    assert isinstance(e.value, CB.ColverNotInstalledError) and isinstance(e.value, ImportError)
+    assert "pip install colver" in str(e.value) and "--rules colver" in str(e.value)
+    rc = cli.main(["tournament", "--agents", "colver:maxi", "heuristic", "--deals", "10",
+                   "--no-progress"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "Traceback" not in err
+    assert "coinche-rl: error: the colver:* agents need the optional package colver" in err
+    assert "pip install colver" in err and "--rules colver" in err

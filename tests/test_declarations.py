@@ -9,27 +9,14 @@ with any legal cards, since declarations do not depend on the play.
 import pytest
 
 from coinche_rl.cards import parse_hand
-from coinche_rl.game import Deal
-
-S, H, D, C, NT, AT = range(6)
+from scripted import AT, NT, C, D, H, S, deal_with, play, play_any
 
 
-def deal_with(hands, strain=H, rules="ffb", taker=0, value=80, coinche=0):
-    return Deal(rules, hands=hands, dealer=3).with_contract(value, strain, taker=taker,
-                                                             coinche=coinche)
 
 
-def play_any(deal, n):
-    """Play ``n`` cards, each time the first legal one."""
-    for _ in range(n):
-        deal.apply(deal.legal_actions()[0])
-    return deal
 
 
-def play(deal, cards):
-    for c in cards.split():
-        deal.apply(c)
-    return deal
+
 
 
 def resolved(deal):

@@ -1,45 +1,160 @@
-"""The README's Python examples and the notebooks run as written."""
+"""The README's Python examples and the notebooks run as written.
 
+Every ```python block of README.md runs on its own, in a fresh interpreter (as a reader
+pasting it into a new session would run it): one test per block, found when the tests are
+collected, so that a block added later is checked too, and named by its section and line.
+The interpreters share one numba cache folder (the session's ``NUMBA_CACHE_DIR`` when set,
+as ``make test`` sets it, else a temporary one), so a kernel compiles once for all of
+them. Blocks run in the background, in README order, on up to ``COINCHE_DOCS_WORKERS``
+processes at a time (default: half the cores, at most 4), each test waiting for its own.
+A block whose first line names a module file (``# my_agents.py``) is what the reader is
+asked to save: it is written into a folder on every block's ``PYTHONPATH`` (and run as
+a block too).
+"""
+
+import importlib.util
 import json
+import os
 import re
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+#: seconds one block may take (the first ones compile kernels on a fresh cache)
+BLOCK_TIMEOUT = 1500
+
+
+@dataclass(frozen=True)
+class Block:
+    line: int           # the line of the opening fence in README.md
+    heading: str        # the section it is in
+    code: str
+
+    @property
+    def first_line(self) -> str:
+        return next((s for s in self.code.splitlines() if s.strip()), "")
+
+    @property
+    def name(self) -> str:
+        return f"README.md line {self.line} ({self.heading}: {self.first_line})"
+
+    def __str__(self) -> str:           # the test id
+        return f"L{self.line}-{self.heading}"
 
 
 def python_blocks(text: str):
-    return re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    """Every ```python block of ``text``, with its line and the heading above it
+    (lines starting with ``#`` inside a fence are code, not headings)."""
+    blocks, heading, fence, start, body = [], "", None, 0, []
+    for i, line in enumerate(text.splitlines(), 1):
+        if fence is None:
+            if line.startswith("```"):
+                fence, start, body = line[3:].strip(), i, []
+            elif re.match(r"#{1,6} ", line):
+                heading = line.lstrip("#").strip()
+        elif line.startswith("```"):
+            if fence == "python":
+                blocks.append(Block(start, heading, "\n".join(body) + "\n"))
+            fence = None
+        else:
+            body.append(line)
+    return blocks
+
+
+BLOCKS = python_blocks(README.read_text(encoding="utf-8"))
 
 
 def missing_needs(block: str):
-    """Modules named on a first line ``# needs: a, b`` that cannot be imported (the
+    """Modules named on a first line ``# needs: a, b`` that are not installed (the
     block shows an optional extra; it runs wherever the extra is installed)."""
     first = block.splitlines()[0] if block else ""
     if not first.startswith("# needs:"):
         return []
-    missing = []
-    for name in first.split(":", 1)[1].split(","):
-        name = name.strip()
-        try:
-            __import__(name)
-        except ImportError:
-            missing.append(name)
-    return missing
+    return [name.strip() for name in first.split(":", 1)[1].split(",")
+            if importlib.util.find_spec(name.strip()) is None]
 
 
-def test_readme_python_examples_run(tmp_path, monkeypatch):
-    blocks = python_blocks((ROOT / "README.md").read_text())
-    assert len(blocks) >= 6
-    monkeypatch.chdir(tmp_path)
-    namespace: dict = {}
-    for block in blocks:          # blocks build on each other, as a reader would run them
-        if missing_needs(block):
-            continue
-        exec(compile(block, "README.md", "exec"), namespace)
-    assert namespace["deal"].is_terminal
-    assert namespace["match"].winner in (0, 1)
+def module_file(block: Block):
+    """The file name a block asks the reader to save it as (``# my_agents.py`` on its
+    first line), or None."""
+    m = re.fullmatch(r"# ([A-Za-z_]\w*\.py)\s*", block.first_line)
+    return m.group(1) if m else None
+
+
+def _run_block(block: Block, folder: Path, env: dict):
+    """Run one block in a fresh interpreter; ``(returncode, output, seconds)``. The
+    script is the block preceded by blank lines, so that a traceback's line numbers are
+    README.md's."""
+    folder.mkdir(parents=True, exist_ok=True)
+    script = folder / "README.md"
+    script.write_text("\n" * block.line + block.code, encoding="utf-8")
+    t0 = time.perf_counter()
+    try:
+        r = subprocess.run([sys.executable, str(script)], cwd=folder, env=env,
+                           capture_output=True, text=True, timeout=BLOCK_TIMEOUT)
+        out, rc = r.stdout + r.stderr, r.returncode
+    except subprocess.TimeoutExpired as e:
+        out = (e.stdout or b"").decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        out, rc = out + f"\n(timed out after {BLOCK_TIMEOUT} s)", -1
+    return rc, out, time.perf_counter() - t0
+
+
+@pytest.fixture(scope="session")
+def readme_runs(request, tmp_path_factory):
+    """The selected blocks, submitted at once to a small pool in README order: block ->
+    future of ``_run_block``."""
+    selected = [item.callspec.params["block"] for item in request.session.items
+                if getattr(item, "originalname", None) == "test_readme_python_block"
+                and "block" in getattr(getattr(item, "callspec", None), "params", {})]
+    base = tmp_path_factory.mktemp("readme")
+    env = dict(os.environ)
+    env.setdefault("NUMBA_CACHE_DIR", str(tmp_path_factory.mktemp("readme_numba_cache")))
+    saved = base / "saved_modules"                  # the files the README asks to save
+    saved.mkdir()
+    for b in BLOCKS:
+        if module_file(b):
+            (saved / module_file(b)).write_text(b.code, encoding="utf-8")
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(ROOT), str(saved)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    env.setdefault("OPENBLAS_NUM_THREADS", "1")     # the blocks are small; no BLAS threads
+    workers = int(os.environ.get("COINCHE_DOCS_WORKERS", 0)) or \
+        max(1, min(4, (os.cpu_count() or 1) // 2))
+    pool = ThreadPoolExecutor(max_workers=workers)
+    runs = {b: pool.submit(_run_block, b, base / f"line{b.line}", env)
+            for b in selected if not missing_needs(b.code)}
+    yield runs
+    for f in runs.values():
+        f.cancel()
+    pool.shutdown(wait=True)
+
+
+def test_readme_blocks_are_found():
+    assert len(BLOCKS) >= 20
+    text = "# Title\n\n## Section\n\n```python\nx = 1\n# a comment\n```\n\n```sh\nls\n```\n" \
+           "\n## Next\n```python\nprint(x)\n```\n"
+    blocks = python_blocks(text)
+    assert [(b.line, b.heading, b.code) for b in blocks] == [
+        (5, "Section", "x = 1\n# a comment\n"), (15, "Next", "print(x)\n")]
+    assert blocks[1].name == "README.md line 15 (Next: print(x))"
+    assert module_file(Block(1, "", "# my_agents.py\nx = 1\n")) == "my_agents.py"
+    assert module_file(blocks[0]) is None
+    assert any(module_file(b) for b in BLOCKS)          # the README's own agent module
+
+
+@pytest.mark.parametrize("block", BLOCKS, ids=str)
+def test_readme_python_block(block, readme_runs):
+    missing = missing_needs(block.code)
+    if missing:
+        pytest.skip(f"{block.name} needs {', '.join(missing)}")
+    rc, out, seconds = readme_runs[block].result()
+    assert rc == 0, f"{block.name} failed on its own (exit {rc}, {seconds:.1f} s):\n{out[-4000:]}"
 
 
 @pytest.mark.parametrize("path", sorted((ROOT / "notebooks").glob("*.ipynb")), ids=lambda p: p.name)

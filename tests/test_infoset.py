@@ -21,8 +21,8 @@ from coinche_rl.envs import infoset as I
 from coinche_rl.envs.infoset import NO_CEILING, SUIT_MASK, InformationSet, information_set
 from coinche_rl.game import Deal
 from coinche_rl.rules import CARD_ORDER, get_rules
+from scripted import AT, NT, D, H, S, deal_with, play
 
-S, H, D, C, NT, AT = range(6)
 PRESETS = ["ffb", "ffb_sa_ta", "funbelote", "classic", "classic_declarations", "coinche_x3",
            "ludiclub_coinche"]
 CHOICES = (A.DECLARE, A.NO_DECLARE, A.BELOTE, A.NO_BELOTE)
@@ -102,14 +102,6 @@ def public_events(d):
             d.retourne, d.declarations_resolved, w, shown, belotes)
 
 
-def deal_with(hands, strain=H, rules="ffb", taker=0, value=80):
-    return Deal(rules, hands=hands, dealer=3).with_contract(value, strain, taker=taker)
-
-
-def play(deal, cards):
-    for c in cards.split():
-        deal.apply(c)
-    return deal
 
 
 def m(text):

@@ -7,30 +7,18 @@ Hearts (strain 1) is trump unless stated otherwise.
 
 import pytest
 
-from coinche_rl.cards import format_hand, parse_hand
 from coinche_rl.game import Deal, IllegalPlayError
 from coinche_rl.rules import get_rules
-
-S, H, D, C, NT, AT = range(6)
-
-
-def deal_with(hands, strain=H, rules="ffb", dealer=3, taker=0, value=80):
-    return Deal(rules, hands=hands, dealer=dealer).with_contract(value, strain, taker=taker)
+from scripted import AT, NT, H, cards, deal_with, legal, play
 
 
-def play(deal, cards):
-    for c in cards.split():
-        deal.apply(c)
-    return deal
 
 
-def legal(deal):
-    """The legal cards, as text (suits S H D C, plain order inside a suit)."""
-    return format_hand(deal.legal_cards())
 
 
-def cards(text):
-    return format_hand(parse_hand(text))
+
+
+
 
 
 # --- position PA: spades led, seat 1 follows, seat 2 void in spades with trumps

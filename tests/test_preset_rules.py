@@ -12,19 +12,15 @@ import numpy as np
 import pytest
 
 from coinche_rl import actions as A
-from coinche_rl.cards import cards_of, format_hand, parse_card, parse_hand
+from coinche_rl.cards import cards_of, parse_card, parse_hand
 from coinche_rl.game import Deal, Match, gather_and_cut, score_into_match
 from coinche_rl.rules import get_rules
+from scripted import AT, NT, D, H, S, cards, legal, play
 
-S, H, D, C, NT, AT = range(6)
 CAPOT = 250
 
 
 # ------------------------------------------------------------------ helpers
-def play(deal, actions):
-    for a in actions.split():
-        deal.apply(a)
-    return deal
 
 
 def contract_deal(rules, hands, value, strain=H, taker=0, coinche=0):
@@ -47,12 +43,8 @@ def finish(deal, declare="declare", belote="belote"):
     return deal
 
 
-def legal(deal):
-    return format_hand(deal.legal_cards())
 
 
-def cards(text):
-    return format_hand(parse_hand(text))
 
 
 def ids(*texts):

@@ -11,15 +11,11 @@ import pytest
 
 from coinche_rl import engine as E
 from coinche_rl.game import Deal, IllegalActionError, Match
+from scripted import H, play
 
-S, H, D, C, NT, AT = range(6)
 CAPOT = 250
 
 
-def play(deal, cards):
-    for c in cards.split():
-        deal.apply(c)
-    return deal
 
 
 def contract_deal(hands, cards, value, taker=0, coinche=0, strain=H, rules="ffb"):

@@ -1,0 +1,588 @@
+"""Play Coinche in the terminal against the bots (``coinche-rl play``).
+
+A person takes one seat; any registered agents (:mod:`coinche_rl.agents`) take the
+partner's and the opponents' seats. The bots follow the tournament protocol exactly
+(``reset`` before each deal, ``observe`` for every public event, ``act`` on a
+:class:`~coinche_rl.agents.PlayerView`), and what the person is shown is built from the
+person's own information set (:func:`coinche_rl.envs.infoset.information_set`) and the
+public facts of the deal: the person's hand sorted by suit (trumps marked, in trump
+order, once the contract is known), the auction with who said what, the current trick
+with who led and who is winning, the tricks and card points won, and at the end of
+each deal the scoring breakdown and the running score.
+
+Seats are named from the person's chair: ``you``, ``right``, ``partner``, ``left``, with
+their numbers. Play goes counter-clockwise as in France (RULES.md §1: the next player
+is ``(seat + 1) % 4``), so the seat after you sits on your right.
+
+Every input/output goes through two streams (``stdin`` / ``stdout`` arguments, the
+process's by default), so tests and scripts drive a game by its input. A choice is its
+number in the list shown or the action's text in the project's notation
+(:mod:`coinche_rl.actions`: ``80H``, ``pass``, ``coinche``, ``JH``, ``10h``, ...,
+case-insensitive); anything else is answered with the legal choices and asked again.
+``?`` shows the choices again; ``quit``, the end of the input (Ctrl-D) or Ctrl-C end the
+game with a message, and what was played is still saved.
+
+Records: one deal is saved as a deal record, several deals or a match as a match record
+(:mod:`coinche_rl.records`), which ``coinche-rl replay`` checks action by action; an
+unfinished deal is saved as far as it went.
+
+>>> import io
+>>> out = io.StringIO()
+>>> game = TerminalGame(seat=0, partner="random", opponents=["random"], seed=3,
+...                     stdin=io.StringIO("1\\n" * 40), stdout=out)
+>>> result = game.run()
+>>> result.finished, result.deals_played
+(True, 1)
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Sequence, TextIO, Union
+
+import numpy as np
+
+from . import actions as A
+from . import engine as E
+from .cards import SUIT_NAMES, InvalidNotationError, cards_of, format_card, format_hand
+from .game import Deal, IllegalActionError, Match
+from .agents import PlayerView, make_agent
+from .agents.base import PRIVATE_ACTIONS
+from .records import deal_to_record, match_to_record, save_record
+from .rules import AT, CARD_ORDER, NT, STRAIN_LONG_NAMES, RuleSet, get_rules
+
+__all__ = ["TerminalGame", "PlayResult", "PlaySetupError", "RELATIVE_NAMES", "seat_name",
+           "play_in_terminal"]
+
+#: the seats' names seen from the person's chair, by ``(seat - person) % 4``
+RELATIVE_NAMES = ("you", "right", "partner", "left")
+
+#: inputs that end the game (as the end of the input does)
+QUIT_WORDS = frozenset(("quit", "exit", "q"))
+#: inputs that show the choices again
+HELP_WORDS = frozenset(("?", "help", "h", "list"))
+
+
+class PlaySetupError(ValueError):
+    """A bad setting of a terminal game (seat, agent spec, deals, ...), found before
+    anything is played."""
+
+
+class _Quit(Exception):
+    """The person left: the end of the input or ``quit``."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+def seat_name(seat: int, person: int) -> str:
+    """``'partner (seat 2)'``: a seat named from the person's chair, with its number."""
+    return f"{RELATIVE_NAMES[(seat - person) % 4]} (seat {seat})"
+
+
+@dataclass
+class PlayResult:
+    """How a terminal game ended."""
+    #: the match the deals were played in (its scores are the running score)
+    match: Match
+    #: deals played to their end
+    deals_played: int
+    #: True when every deal asked for was played (or the match was decided)
+    finished: bool
+    #: why the game stopped early (``'end of input'``, ``'quit'``, ``'interrupted'``), or None
+    stopped: Optional[str]
+    #: the record written (or that would have been): a deal or a match record
+    record: Dict[str, Any]
+    #: the path written, or None
+    saved: Optional[str]
+    #: exit status for the command line: 0 (also after quit / end of input), 130 after
+    #: Ctrl-C, 2 when the record could not be written
+    status: int
+
+
+class TerminalGame:
+    """One person against agents, in a terminal (see the module docstring).
+
+    :param seat: the person's seat, 0..3.
+    :param partner: the partner's agent spec (``coinche-rl agents`` lists them).
+    :param opponents: one spec for both opponents, or two: the seat after the person
+        (right) first, then the seat before (left).
+    :param rules: a preset name or a :class:`~coinche_rl.rules.RuleSet`; ``target``
+        overrides its match target.
+    :param seed: seeds the deals, the first dealer and the bots' random streams.
+    :param deals: deals to play (dealer rotating, scored as a match: the game stops
+        earlier if a team reaches the target); ignored with ``match=True``.
+    :param match: play a whole match to the target.
+    :param dealer: the first dealer (default: drawn from ``seed``).
+    :param save: write the record to this path (after every deal and at the end).
+    :param stdin, stdout: the streams (default: the process's).
+    :raises PlaySetupError: for a bad setting (before anything is played).
+    :raises coinche_rl.agents.AgentSpecError: for an unknown agent or parameter.
+    """
+
+    def __init__(self, seat: int = 0, partner: str = "heuristic",
+                 opponents: Union[str, Sequence[str]] = ("heuristic",),
+                 rules: Union[str, RuleSet] = "ffb", *, seed: int = 0, deals: int = 1,
+                 match: bool = False, dealer: Optional[int] = None,
+                 target: Optional[int] = None, save: Optional[str] = None,
+                 stdin: Optional[TextIO] = None, stdout: Optional[TextIO] = None):
+        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < 4:
+            raise PlaySetupError(f"the seat must be 0..3, not {seat!r}")
+        if isinstance(deals, bool) or not isinstance(deals, (int, np.integer)) or deals < 1:
+            raise PlaySetupError(f"deals must be at least 1, not {deals!r}")
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise PlaySetupError(f"the seed must be a non-negative integer, not {seed!r}")
+        if dealer is not None and (isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer))
+                                   or not 0 <= dealer < 4):
+            raise PlaySetupError(f"the dealer must be a seat 0..3, not {dealer!r}")
+        if isinstance(opponents, str):
+            opponents = [opponents]
+        opponents = list(opponents)
+        if not 1 <= len(opponents) <= 2:
+            raise PlaySetupError(f"give one agent spec for both opponents or two (right, "
+                                 f"then left), not {len(opponents)}")
+        self.seat = int(seat)
+        self.rules = get_rules(rules) if target is None else get_rules(rules, target=target)
+        self.seed = int(seed)
+        self.n_deals = int(deals)
+        self.match_mode = bool(match)
+        self.save_path = save
+        self.stdin = stdin if stdin is not None else sys.stdin
+        self.stdout = stdout if stdout is not None else sys.stdout
+        isatty = getattr(self.stdin, "isatty", None)
+        self._echo = not (isatty() if callable(isatty) else False)
+        me = self.seat
+        self.specs: List[Optional[str]] = [None] * 4
+        self.specs[(me + 1) % 4] = opponents[0]
+        self.specs[(me + 2) % 4] = partner
+        self.specs[(me + 3) % 4] = opponents[-1]
+        self.agents: List[Any] = [None] * 4
+        for s in range(4):
+            if s == me:
+                continue
+            agent = make_agent(self.specs[s])           # AgentSpecError names the problem
+            try:
+                agent.reset(s, self.rules, 0)           # e.g. nn outside the rules it knows
+            except Exception as e:
+                raise PlaySetupError(f"agent {self.specs[s]!r} ({seat_name(s, me)}) cannot "
+                                     f"play rules {self.rules.name!r}: {e}") from None
+            self.agents[s] = agent
+            self.specs[s] = agent.spec
+        self.match = Match(self.rules, seed=self.seed, dealer=dealer)
+        self.single = self.n_deals == 1 and not self.match_mode
+        self._deal: Optional[Deal] = None
+
+    # ------------------------------------------------------------------ io
+    def say(self, text: str = "") -> None:
+        self.stdout.write(text + "\n")
+        self.stdout.flush()
+
+    def _read(self, prompt: str) -> str:
+        self.stdout.write(prompt)
+        self.stdout.flush()
+        line = self.stdin.readline()
+        if not line:
+            self.stdout.write("\n")
+            raise _Quit("end of input")
+        if self._echo:                  # input from a pipe or a file: keep the transcript readable
+            self.stdout.write(line if line.endswith("\n") else line + "\n")
+        return line.strip()
+
+    # --------------------------------------------------------------- names
+    def name(self, seat: int) -> str:
+        return seat_name(seat, self.seat)
+
+    def _team_word(self, team: int) -> str:
+        return "us" if team == self.seat & 1 else "them"
+
+    def _us_them(self, pair) -> str:
+        mine = self.seat & 1
+        return f"us {pair[mine]}, them {pair[1 - mine]}"
+
+    def _contract_text(self, contract) -> str:
+        text = f"{contract.bid_text} by {self.name(contract.taker)}"
+        if contract.coinche == 1:
+            text += ", coinched"
+        elif contract.coinche == 2:
+            text += ", surcoinched"
+        return text
+
+    def _strain_text(self, strain: int) -> str:
+        if strain == NT:
+            return "no trump"
+        if strain == AT:
+            return "all trump"
+        return f"trump {STRAIN_LONG_NAMES[strain]}"
+
+    # ------------------------------------------------------------- display
+    def hand_lines(self, hand: int, strain: Optional[int]) -> List[str]:
+        """The hand by suit (S H D C), strongest first: trump order in a trump suit once
+        the contract is known (``coinche_rl.rules.CARD_ORDER``), else the plain order."""
+        lines = []
+        for s in range(4):
+            suit = hand & (0xFF << 8 * s)
+            trump = strain is not None and (strain == s or strain == AT)
+            if strain is None:
+                text = format_hand(suit)
+            else:
+                cards = sorted(cards_of(suit), key=lambda c: -int(CARD_ORDER[strain, c]))
+                text = " ".join(format_card(c) for c in cards)
+            label = SUIT_NAMES[s] + (" (trump)" if trump else "")
+            lines.append(f"  {label:17s} {text or '-'}")
+        return lines
+
+    def _choice_lines(self, legal: Sequence[int]) -> List[str]:
+        items = [f"{i + 1:>3d}) {A.action_to_str(a):<11s}" for i, a in enumerate(legal)]
+        per_row = 6
+        return ["  " + "".join(items[i:i + per_row]).rstrip() for i in range(0, len(items), per_row)]
+
+    def _auction_lines(self, info) -> List[str]:
+        lines = [f"Auction (dealer: {self.name(info.dealer)}):"]
+        if not info.auction:
+            lines.append("  (nothing said yet)")
+        for s, a in info.auction:
+            lines.append(f"  {self.name(s) + ':':18s} {A.action_to_str(a)}")
+        return lines
+
+    def _trick_lines(self, deal: Deal, info) -> List[str]:
+        won = deal.tricks_won
+        pts = deal.card_points_won
+        mine = self.seat & 1
+        lines = [f"Contract: {self._contract_text(info.contract)}; "
+                 f"{self._strain_text(info.contract.strain)}",
+                 f"Tricks won: us {won[mine]} ({pts[mine]} points), "
+                 f"them {won[1 - mine]} ({pts[1 - mine]} points)"]
+        trick = deal.current_trick
+        number = deal.trick_number + 1
+        if not trick:
+            lines.append(f"Trick {number} of 8: you lead" if deal.current_player == self.seat
+                         else f"Trick {number} of 8: {self.name(deal.current_player)} leads")
+        else:
+            played = ", ".join(f"{RELATIVE_NAMES[(s - self.seat) % 4]} {format_card(c)}"
+                               for s, c in trick)
+            win_seat = int(deal.state[E.S_WIN_SEAT])
+            win_card = int(deal.state[E.S_WIN_CARD])
+            lines.append(f"Trick {number} of 8, led by {self.name(trick[0][0])}: {played}; "
+                         f"winning: {self.name(win_seat)} with {format_card(win_card)}")
+        return lines
+
+    def _status(self, deal: Deal, info, legal: Sequence[int]) -> None:
+        self.say("")
+        if info.phase == "auction":
+            for line in self._auction_lines(info):
+                self.say(line)
+            hb = deal.highest_bid
+            if info.retourne is not None:
+                self.say(f"Retourne: {format_card(info.retourne)} (round {deal.prise_round} "
+                         f"of the prise)")
+            elif hb is None:
+                self.say("No bid yet.")
+            else:
+                coinche = int(deal.state[E.S_COINCHE])
+                bid = A.action_to_str(A.capot_action(hb[1]) if int(deal.state[E.S_CAPOT])
+                                      else A.bid_action(hb[0], hb[1]))
+                self.say(f"Current bid: {bid} by {self.name(hb[2])}"
+                         + (", coinched" if coinche == 1 else ", surcoinched" if coinche == 2 else ""))
+        else:
+            for line in self._trick_lines(deal, info):
+                self.say(line)
+            pts, cards = deal.seat_declarations(self.seat)
+            if pts and deal.trick_number == 0:
+                self.say(f"Your declarations: {pts} points ({format_hand(cards)})")
+        self.say(f"Your hand (seat {self.seat}):")
+        for line in self.hand_lines(info.hand, info.strain):
+            self.say(line)
+        what = "bid" if info.phase == "auction" else "play"
+        self.say(f"Your turn to {what}. Choices:")
+        for line in self._choice_lines(legal):
+            self.say(line)
+
+    # -------------------------------------------------------------- choices
+    def ordered_choices(self, legal: Sequence[int], strain: Optional[int]) -> List[int]:
+        """The legal actions in the order shown: auction actions by id; cards as in the
+        hand display (by suit, strongest first)."""
+        if strain is None or not all(A.is_card(a) for a in legal):
+            return [int(a) for a in legal]
+        return sorted((int(a) for a in legal),
+                      key=lambda a: (A.action_card(a) >> 3, -int(CARD_ORDER[strain, A.action_card(a)])))
+
+    def _ask(self, deal: Deal, view) -> int:
+        legal = self.ordered_choices(view.legal_actions, view.information_set.strain)
+        self._status(deal, view.information_set, legal)
+        while True:
+            text = self._read("Your choice (number or text, ? lists the choices, quit leaves): ")
+            low = text.lower()
+            if low in QUIT_WORDS:
+                raise _Quit("quit")
+            if low in HELP_WORDS:
+                for line in self._choice_lines(legal):
+                    self.say(line)
+                continue
+            if not text:
+                self.say("Type the number of a choice or its text (e.g. "
+                         f"{A.action_to_str(legal[0])}).")
+                continue
+            if text.isdigit():
+                k = int(text)
+                if 1 <= k <= len(legal):
+                    return legal[k - 1]
+                self.say(f"There is no choice {k}: type 1..{len(legal)} or the action's text. "
+                         f"Legal now:")
+            else:
+                try:
+                    a = A.parse_action(text)
+                except InvalidNotationError as e:
+                    self.say(f"{e}. Legal now:")
+                else:
+                    if a in legal:
+                        return a
+                    probe = deal.clone()
+                    try:
+                        probe.apply(a)
+                        reason = f"{A.action_to_str(a)!r} is not legal now"
+                    except IllegalActionError as e:
+                        reason = str(e).split("; legal:")[0]
+                    self.say(f"Not legal: {reason}. Legal now:")
+            for line in self._choice_lines(legal):
+                self.say(line)
+
+    # --------------------------------------------------------------- events
+    def _report(self, deal: Deal, seat: int, a: int, before: dict) -> None:
+        """Print a public event (and the person's own private choices)."""
+        if a in PRIVATE_ACTIONS and seat != self.seat:
+            return
+        who = self.name(seat)
+        if not A.is_card(a):
+            self.say(f"  {who + ':':18s} {A.action_to_str(a)}")
+            if before["phase"] == "auction" and deal.phase != "auction":
+                if deal.is_void:
+                    self.say("All four passed: the deal is void (no points).")
+                else:
+                    c = deal.contract
+                    self.say(f"Contract: {self._contract_text(c)}; {self._strain_text(c.strain)}")
+            return
+        self.say(f"  {who + ' plays':18s} {format_card(A.action_card(a))}")
+        info = _information_set(deal, self.seat)
+        for s, suit in info.belotes[before["belotes"]:]:
+            self.say(f"  {self.name(s)} announces belote ({SUIT_NAMES[suit]})")
+        if info.declarations_resolved and not before["resolved"] and not deal.is_terminal:
+            self._report_declarations(deal, info)
+        if len(deal.trick_winners) > before["tricks"]:
+            w = deal.trick_winners[-1]
+            team = w & 1
+            gained = deal.card_points_won[team] - before["points"][team]
+            won, pts = deal.tricks_won, deal.card_points_won
+            mine = self.seat & 1
+            self.say(f"  -> trick {len(deal.trick_winners)} to {self.name(w)} ({gained} points); "
+                     f"tricks: us {won[mine]} ({pts[mine]} points), them {won[1 - mine]} "
+                     f"({pts[1 - mine]} points)")
+
+    def _report_declarations(self, deal: Deal, info) -> None:
+        w = info.declaration_winner
+        if w is None:
+            if any(info.shown):
+                self.say("  Declarations: a tie, nobody scores them")
+            return
+        shown = [f"{self.name(s)} {format_hand(info.shown[s])}" for s in range(4) if info.shown[s]]
+        self.say(f"  Declarations: {self._team_word(w)} (team {w}) score "
+                 f"{deal.team_declarations[w]}: " + "; ".join(shown))
+
+    def _deal_end(self, deal: Deal, k: int) -> None:
+        res = deal.result
+        mine = self.seat & 1
+        self.say("")
+        self.say(f"=== Deal {k + 1} is over ===")
+        if res.void:
+            self.say("Void deal: all four passed, no points.")
+        else:
+            c = res.contract
+            outcome = "litige" if res.litige else ("made" if res.made else "failed")
+            self.say(f"Contract {self._contract_text(c)}: {outcome} "
+                     f"({'your' if c.taker_team == mine else 'their'} team took it)")
+            self.say(f"You are team {mine} (seats {mine} and {mine + 2}).")
+            self.say(res.table())
+            decl = []
+            for s in range(4):
+                pts, cards = deal.seat_declarations(s)
+                if pts and deal.declared[s]:
+                    decl.append(f"{self.name(s)} {pts} ({format_hand(cards)})")
+            if decl:
+                winner = deal.declaration_winner
+                self.say("Declarations: " + "; ".join(decl) + (
+                    f"; scored by {self._team_word(winner)} (team {winner})" if winner is not None
+                    else "; nobody scores them"))
+            belote = deal.team_belote
+            if any(belote):
+                self.say("Belote: " + self._us_them(belote))
+        self.say("Hands as dealt:")
+        for s in range(4):
+            self.say(f"  {self.name(s) + ':':18s} {format_hand(deal.initial_hands[s])}")
+        self.say(f"Deal score: {self._us_them(deal.scores)}")
+
+    def _score_line(self) -> str:
+        m = self.match
+        line = f"{self._us_them(m.scores)}"
+        if m.pot:
+            line += f" (litige pot {m.pot})"
+        return line
+
+    # ----------------------------------------------------------------- play
+    def _seeds(self, k: int) -> List[int]:
+        return [int(x) for x in np.random.SeedSequence([self.seed, k]).generate_state(4)]
+
+    def _play_deal(self, k: int) -> None:
+        deal = self.match.deal
+        self._deal = deal
+        me = self.seat
+        seeds = self._seeds(k)
+        for s in range(4):
+            if s != me:
+                self.agents[s].reset(s, self.rules, seeds[s])
+        if self.match_mode:
+            total = f"match to {self.match.target}"
+        elif self.n_deals > 1:
+            total = f"deal {k + 1} of {self.n_deals}"
+        else:
+            total = "one deal"
+        self.say("")
+        self.say(f"=== Deal {k + 1} ({total}); dealer: {self.name(deal.dealer)}; "
+                 f"score: {self._score_line()} ===")
+        while not deal.is_terminal:
+            seat = deal.current_player
+            info = {"scores": list(self.match.scores), "target": self.match.target,
+                    "pot": self.match.pot}
+            view = PlayerView(deal, seat, info)
+            if seat == me:
+                a = self._ask(deal, view)
+            else:
+                a = int(self.agents[seat].act(view))
+                if not (0 <= a < A.N_ACTIONS and view.legal[a]):
+                    legal = ", ".join(A.action_to_str(int(x)) for x in view.legal_actions)
+                    raise IllegalActionError(
+                        f"agent {self.agents[seat]!r} at seat {seat} chose the illegal action "
+                        f"{a!r}; legal: {legal}")
+            before = {"phase": deal.phase, "tricks": len(deal.trick_winners),
+                      "points": deal.card_points_won, "resolved": deal.declarations_resolved,
+                      "belotes": (len(_information_set(deal, me).belotes)
+                                  if A.is_card(a) else 0)}
+            self.match.apply(a)
+            for s in range(4):
+                if s != me and (a not in PRIVATE_ACTIONS or s == seat):
+                    self.agents[s].observe(seat, a)
+            self._report(deal, seat, a, before)
+        self._deal_end(deal, k)
+
+    def record(self) -> Dict[str, Any]:
+        """The record of what was played: a deal record for a one-deal game, else a match
+        record (an unfinished deal included as far as it went)."""
+        if self.single:
+            return deal_to_record(self._deal if self._deal is not None else self.match.deal)
+        return match_to_record(self.match)
+
+    def _save(self) -> Optional[str]:
+        """Write the record (atomically); returns an error message or None."""
+        if not self.save_path:
+            return None
+        tmp = f"{self.save_path}.tmp{os.getpid()}"
+        try:
+            save_record(self.record(), tmp)
+            os.replace(tmp, self.save_path)
+        except OSError as e:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            return f"cannot write {self.save_path!r}: {e.strerror or e}"
+        return None
+
+    def _intro(self) -> None:
+        me = self.seat
+        if self.match_mode:
+            what = f"a match to {self.match.target}"
+        elif self.n_deals > 1:
+            what = (f"{self.n_deals} deals (scored as a match to {self.match.target}: it ends "
+                    f"earlier if a team reaches it)")
+        else:
+            what = "one deal"
+        self.say(f"coinche-rl play: rules {self.rules.name!r}, seed {self.seed}, {what}")
+        self.say(f"You are seat {me}, team {me & 1}, with your partner at seat {(me + 2) % 4}. "
+                 f"Play goes counter-clockwise: right plays after you.")
+        for off in (1, 2, 3):
+            s = (me + off) % 4
+            self.say(f"  {self.name(s) + ':':18s} {self.specs[s]}")
+        self.say("Answer with the number of a choice or its text (80H, pass, coinche, JH, ...; "
+                 "any case); ? lists the choices again, quit (or Ctrl-D) leaves.")
+        if self.save_path:
+            self.say(f"The game is saved to {self.save_path} after every deal and at the end.")
+
+    def run(self) -> PlayResult:
+        """Play to the end (or until the person leaves); save; return how it went."""
+        stopped = None
+        status = 0
+        k = 0
+        try:
+            self._intro()
+            while True:
+                self._play_deal(k)
+                k += 1
+                if self.save_path and not self.match.is_terminal:
+                    err = self._save()
+                    if err:
+                        self.say(f"Warning: {err}")
+                if self.match.is_terminal:
+                    w = self.match.winner
+                    self.say("")
+                    self.say(f"=== Match over after {k} deal{'s' if k > 1 else ''}: "
+                             f"{'your team wins' if w == self.seat & 1 else 'the other team wins'} "
+                             f"(team {w}); {self._score_line()} ===")
+                    break
+                if not self.match_mode:
+                    label = "Running score" if self.n_deals > 1 else "Score"
+                    self.say(f"{label} after {k} of {self.n_deals} deal{'s' if self.n_deals > 1 else ''}: "
+                             f"{self._score_line()}")
+                    if k >= self.n_deals:
+                        break
+                else:
+                    self.say(f"Match score (to {self.match.target}): {self._score_line()}")
+        except _Quit as q:
+            stopped = q.reason
+        except KeyboardInterrupt:
+            stopped = "interrupted"
+            status = 130
+            self.say("")
+        except Exception:
+            # an agent's error (an illegal action, a missing dependency): keep what was
+            # played, then let the caller report it
+            err = self._save()
+            if self.save_path and not err:
+                self.say(f"(what was played is saved to {self.save_path})")
+            raise
+        if stopped is not None:
+            self.say(f"Game left ({stopped}) after {k} finished deal{'s' if k != 1 else ''}; "
+                     f"score: {self._score_line()}.")
+        err = self._save()
+        if err:
+            self.say(f"Error: {err}")
+            status = 2
+        elif self.save_path:
+            self.say(f"Saved to {self.save_path} (coinche-rl replay {self.save_path} checks it).")
+        return PlayResult(match=self.match, deals_played=k, finished=stopped is None,
+                          stopped=stopped, record=self.record(),
+                          saved=self.save_path if self.save_path and not err else None,
+                          status=status)
+
+
+def play_in_terminal(**kwargs) -> PlayResult:
+    """``TerminalGame(**kwargs).run()``."""
+    return TerminalGame(**kwargs).run()
+
+
+def _information_set(deal: Deal, seat: int):
+    # imported here: importing coinche_rl.envs registers the Gymnasium env, which imports
+    # gymnasium (a tenth of a second), and the command line imports this module at its top
+    from .envs.infoset import information_set
+    return information_set(deal, seat)
+
