@@ -17,9 +17,12 @@ JAIR 14, 2001), with its known limits: it plays every world as if it would later
 the hidden cards (strategy fusion), and it never plays to gather or hide information.
 
 **World states.** The solver needs a full engine state. :func:`world_state_into` builds
-it, in numba, from the seat's public state (:func:`coinche_rl.envs.kernels.public_state`)
-and the world's hands, *exactly as the engine would hold it had those been the real
-hands*:
+it, in numba, from the seat's public state (:func:`coinche_rl.engine.public_view`, also
+:func:`coinche_rl.envs.kernels.public_state`) and the world's hands, *exactly as the
+engine would hold it had those been the real hands*: the engine's inverse of the public
+view, :func:`coinche_rl.engine.determinize_into`, does the bookkeeping from the hands and
+the other seats' private choices, and this module only says which choices a world
+assumes (:func:`assumed_choices`). The result:
 
 * ``S_HAND`` = the world's hands; ``S_INIT_HAND`` = the world's hands plus the cards each
   seat played (the hands the play started with; the classic family's dealing order,
@@ -71,8 +74,9 @@ neural bidding) PIMC-32 made +58.7 ± 11.2 points per deal on 1,000 pairs with i
 against +7.6 ± 16.7 (500 pairs, the same deal set) with the hand evaluation below. Without a bidding net, the hand
 evaluation's defaults, measured against ``heuristic`` in whole deals (``ffb``, 40
 duplicate pairs each, see ``benchmarks/bench_strength.py``): the evaluation plays its deals with the
-heuristic bot (``bid_method="heuristic"``, 128 worlds, about 40 ms) rather than double
-dummy (``"dd"``, 16 worlds, about 2.5 s): double-dummy play overrates the takers, and
+heuristic bot (``bid_method="heuristic"``, 128 worlds) rather than double dummy
+(``"dd"``, 16 worlds, far slower: both timings are in ``benchmarks/RESULTS.md``,
+"Timings once in module docstrings"): double-dummy play overrates the takers, and
 PIMC's contracts bid from it were made 64% of the time against 86%. ``bid_rule="best"``
 because the highest contract with a positive expectation is often worth far less than
 the best one (a hand expected to score +236 at 110 hearts and +47 at 150 would bid 150). The coinche margin of 50
@@ -82,11 +86,9 @@ evaluation expected to fail by more than 50 points failed 60% of the time, by mo
 length).
 
 **Speed** (one core, CPU time, measured with :func:`pimc_world_ms` and
-:func:`pimc_decision_ms` by ``benchmarks/bench_solver.py`` on a 2-core shared VM): the
-first trick dominates. There, one world costs 1.0 to 1.6 ms (median; 13 ms at the 90th
-percentile, the opening lead most) and a 32-world decision 95 to 145 ms (median over
-100 positions, depending on the host's load; 470 ms at the 90th percentile); from the
-third trick on a decision takes about a millisecond. The solver's table is kept between
+:func:`pimc_decision_ms` by ``benchmarks/bench_solver.py``; the figures are in
+``benchmarks/RESULTS.md``): the first trick dominates, the opening lead most; from the
+third trick on a decision is far cheaper. The solver's table is kept between
 the worlds and decisions of the agent (its entries stay exact: a used agent and a fresh
 one give the same values).
 
@@ -117,15 +119,13 @@ from ..actions import (BID_BASE, CAPOT_BASE, CARD_BASE, COINCHE, N_ACTIONS, NAME
 from ..actions import bid_strain, bid_value
 from ..engine import belote_pairs as _belote_pairs
 from ..engine import seed_int64 as _int64
-from ..engine import (ALL_CARD_POINTS, BELOTE_POINTS, CAPOT_POINTS, CAPOT_VALUE, CARD_ORDER,
-                      DEAL_POINTS, PLAY, P_AT_TABLE, P_CARRE_LOW_CANCELS, P_DECL_SHARE,
-                      P_DECLARATIONS, P_OPTIONAL_BELOTE, P_OPTIONAL_DECLARE, S_BELOTE_CARDS,
-                      S_BELOTE_DECIDED, S_BELOTE_ON, S_AUCTION, S_BELOTE_SEATS, S_BID_SEAT,
-                      S_BID_STRAIN, S_BID_VALUE, S_DEALER, S_DECL_CARDS, S_N_AUCTION, S_RETOURNE,
-                      S_DECL_DECIDED, S_DECL_KEY, S_DECL_LOW, S_DECL_PTS, S_DECL_WINNER,
-                      S_DECLARED, S_HAND, S_INIT_HAND, S_PHASE, S_PLAYS, S_TEAM_BELOTE,
-                      S_TRICK_LEADERS, S_TRICK_N, S_TRICK_NO, STATE_SIZE, hand_declarations,
-                      kernel, rng_seed)
+from ..engine import (ALL_CARD_POINTS, CAPOT_POINTS, CAPOT_VALUE, CARD_ORDER, DEAL_POINTS,
+                      NO_DECK, PLAY, P_AT_TABLE, P_CARRE_LOW_CANCELS, P_DECL_SHARE,
+                      P_DECLARATIONS, P_OPTIONAL_BELOTE, P_OPTIONAL_DECLARE, S_AUCTION,
+                      S_BELOTE_ON, S_BID_SEAT, S_BID_STRAIN, S_BID_VALUE, S_DEALER, S_HAND,
+                      S_N_AUCTION, S_PHASE, S_RETOURNE, S_TRICK_N, S_TRICK_NO, STATE_SIZE,
+                      determinize_into, hand_declarations, kernel, played_by,
+                      played_first_trick, rng_seed, shown_declarers)
 from ..rules import RuleSet, check_int
 from ..solver import C_KEEP, C_NODES, OBJECTIVES, POINTS, SCORE, move_values_into, new_workspace
 from .base import Agent, PlayerView
@@ -142,30 +142,9 @@ class PIMCError(ValueError):
 
 
 # ================================================================== world states
-@kernel
-def _played_by(S, seat):
-    """Mask of the cards ``seat`` has played so far."""
-    m = 0
-    for t in range(8):
-        leader = S[S_TRICK_LEADERS + t]
-        if leader < 0:
-            break
-        for i in range(4):
-            c = S[S_PLAYS + 4 * t + i]
-            if c < 0:
-                break
-            if ((leader + i) & 3) == seat:
-                m |= np.int64(1) << c
-    return m
-
-
-@kernel
-def _played_first_trick(S, p):
-    """True when seat ``p`` has played its card of the first trick (so has made its
-    declare / belote choices)."""
-    if S[S_TRICK_NO] > 0:
-        return True
-    return ((p - S[S_TRICK_LEADERS]) & 3) < S[S_TRICK_N]
+#: the engine's helpers, under the names this module had for them
+_played_by = played_by
+_played_first_trick = played_first_trick
 
 
 @kernel
@@ -177,90 +156,63 @@ def assumed_declare(pts, low, P):
 
 
 @kernel
-def world_state_into(pub, P, seat, hands, out):
-    """The engine state of one world (see the module docstring): ``pub`` is ``seat``'s
-    public state in the card play, ``hands`` (int64[4]) the world's hands now (the
-    seat's own included); the state is written into ``out`` (int64[STATE_SIZE])."""
-    for k in range(STATE_SIZE):
-        out[k] = pub[k]
+def assumed_choices(pub, P, seat, hands):
+    """The other seats' private choices a world assumes (see the module docstring), as
+    :func:`coinche_rl.engine.determinize_into` takes them: ``(decl_decided, declared,
+    belote_decided, belote_on)``, bit per seat, for ``seat``'s public state ``pub`` in the
+    card play and the world's ``hands`` (int64[4])."""
+    decl_decided = 0
+    declared = 0
+    belote_decided = 0
+    belote_on = 0
     strain = pub[S_BID_STRAIN]
-    for p in range(4):
-        if p != seat:
-            out[S_HAND + p] = hands[p]
-            out[S_INIT_HAND + p] = hands[p] | _played_by(pub, p)
-    # declarations (engine._start_play, apply_legal_action's automatic declaring)
-    if P[P_DECLARATIONS] != 0:
-        w = pub[S_DECL_WINNER]
-        shown = 0
-        if w >= 0:
-            shown = pub[S_DECLARED] & ((1 << w) | (1 << (w + 2)))
-        optional = P[P_OPTIONAL_DECLARE] != 0
+    if P[P_DECLARATIONS] != 0 and P[P_OPTIONAL_DECLARE] != 0:
+        shown = shown_declarers(pub)
+        for p in range(4):
+            if p == seat or not played_first_trick(pub, p):
+                continue
+            bit = np.int64(1) << p
+            if shown & bit:
+                decl_decided |= bit     # shown: it declared (the view says so)
+                continue
+            pts, key, used, low = hand_declarations(hands[p] | played_by(pub, p), strain,
+                                                    P[P_DECL_SHARE])
+            if pts > 0 or (P[P_CARRE_LOW_CANCELS] != 0 and low != 0):
+                decl_decided |= bit
+                if assumed_declare(pts, low, P):
+                    declared |= bit
+    if P[P_OPTIONAL_BELOTE] != 0:
+        announced = pub[S_BELOTE_ON]
         for p in range(4):
             if p == seat:
                 continue
+            mine = played_by(pub, p)
+            pairs, npairs = _belote_pairs(hands[p] | mine, strain)
+            if npairs == 0:
+                continue
             bit = np.int64(1) << p
-            pts, key, used, low = hand_declarations(out[S_INIT_HAND + p], strain, P[P_DECL_SHARE])
-            if low:
-                out[S_DECL_LOW] |= bit
-            if shown & bit:
-                has = True              # shown: its public (real) declarations are kept
-            else:
-                out[S_DECL_PTS + p] = pts
-                out[S_DECL_KEY + p] = key
-                out[S_DECL_CARDS + p] = used
-                has = pts > 0 or (P[P_CARRE_LOW_CANCELS] != 0 and low != 0)
-            if has and _played_first_trick(pub, p):
-                if optional:
-                    out[S_DECL_DECIDED] |= bit
-                    if (shown & bit) == 0 and assumed_declare(pts, low, P):
-                        out[S_DECLARED] |= bit
-                else:
-                    out[S_DECLARED] |= bit
-    # belote (engine._start_play; the BELOTE action under optional_belote)
-    seats = 0
-    on = 0
-    decided = 0
-    cards = 0
-    tb0 = 0
-    tb1 = 0
-    optional_b = P[P_OPTIONAL_BELOTE] != 0
-    for p in range(4):
-        pairs, npairs = _belote_pairs(out[S_INIT_HAND + p], strain)
-        if npairs == 0:
-            continue
-        bit = np.int64(1) << p
-        seats |= bit
-        if p == seat:
-            is_on = (pub[S_BELOTE_ON] & bit) != 0
-            dec = (pub[S_BELOTE_DECIDED] & bit) != 0
-        elif not optional_b:
-            is_on = True
-            dec = False
-        elif pub[S_BELOTE_ON] & bit:
-            is_on = True                # announced as its first card was played
-            dec = True
-        elif not _played_first_trick(pub, p):
-            is_on = False               # still to choose: a move for the solver
-            dec = False
-        else:
-            dec = True
-            # played a card of its pair without announcing: it declined; else assumed
-            is_on = (_played_by(pub, p) & pairs) == 0
-        if dec:
-            decided |= bit
-        if is_on:
-            on |= bit
-            cards |= pairs
-            if p & 1:
-                tb1 += BELOTE_POINTS * npairs
-            else:
-                tb0 += BELOTE_POINTS * npairs
-    out[S_BELOTE_SEATS] = seats
-    out[S_BELOTE_ON] = on
-    out[S_BELOTE_DECIDED] = decided
-    out[S_BELOTE_CARDS] = cards
-    out[S_TEAM_BELOTE] = tb0
-    out[S_TEAM_BELOTE + 1] = tb1
+            if announced & bit:
+                belote_decided |= bit   # announced as its first card was played
+                belote_on |= bit
+            elif played_first_trick(pub, p):
+                belote_decided |= bit
+                # played a card of its pair without announcing: it declined; else assumed
+                if (mine & pairs) == 0:
+                    belote_on |= bit
+            # else: still to choose (a move for the solver)
+    return decl_decided, declared, belote_decided, belote_on
+
+
+@kernel
+def world_state_into(pub, P, seat, hands, out):
+    """The engine state of one world (see the module docstring): ``pub`` is ``seat``'s
+    public state in the card play, ``hands`` (int64[4]) the world's hands now (the
+    seat's own included); the state is written into ``out`` (int64[STATE_SIZE]): the
+    engine's :func:`~coinche_rl.engine.determinize_into` with the choices of
+    :func:`assumed_choices` (the dealing order of the classic family is not rebuilt)."""
+    decl_decided, declared, belote_decided, belote_on = assumed_choices(pub, P, seat, hands)
+    determinize_into(pub, P, seat, hands, NO_DECK, decl_decided, declared, belote_decided,
+                     belote_on, out)
 
 
 def world_state(public_state: np.ndarray, params: np.ndarray, seat: int, hands) -> np.ndarray:
@@ -357,9 +309,10 @@ class PIMCAgent(Agent):
 
     @property
     def seconds_per_deal(self) -> float:
-        """About 0.3 s per seat and deal with 32 worlds on one core of the 2-core test
-        machine (heuristic opponents; RESULTS.md), in proportion to the worlds solved."""
-        return 0.3 * self.worlds / 32 * (0.56 if self.taper == "linear" else 1.0)
+        """About 0.12 s per seat and deal with 32 worlds on one idle core of the 2-core
+        test machine (4.4 deals/s for two pimc seats against the heuristic in `make
+        demo`), in proportion to the worlds solved."""
+        return 0.12 * self.worlds / 32 * (0.56 if self.taper == "linear" else 1.0)
 
     def __init__(self, worlds: int = 32, objective: str = "score", bid_samples: int = 128,
                  bid_method: str = "auto", bid_rule: str = "best", bid_margin: float = 0.0,

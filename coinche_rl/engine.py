@@ -6,7 +6,9 @@ Kernels take the state ``S`` (int64, shape ``(STATE_SIZE,)``), the rule vector `
 (int64, :func:`coinche_rl.rules.params_vector`) and plain ints; they never raise and
 never allocate Python objects. Randomness comes in as a seed (splitmix64 streams).
 
-State layout (slots ``S_*``; all masks are 32-bit card masks held in int64):
+State layout (slots ``S_*``, offsets derived from :data:`STATE_LAYOUT`; all masks are
+32-bit card masks held in int64; the sentinels have names: :data:`NO_SEAT`,
+:data:`NO_CARD`, :data:`DECL_UNRESOLVED`, :data:`DECL_NOBODY`, ``MADE_*``):
 
 =====================  ====  ===========================================================
 slot                   size  meaning
@@ -64,6 +66,11 @@ slot                   size  meaning
 =====================  ====  ===========================================================
 
 ``S_MADE`` is 1 (made), 0 (failed / dedans) or 2 (classic litige), -1 before scoring.
+
+Other modules should not need the slots: :func:`public_view_into` gives what a seat may
+know and :func:`determinize_into` the full state back from it, the hidden hands and
+the hidden private choices (``tests/test_engine_state.py`` lists the modules that still
+read slots directly).
 """
 
 from __future__ import annotations
@@ -80,58 +87,53 @@ from .cards import BELOTE_PAIRS
 # ------------------------------------------------------------------ state layout
 AUCTION, PLAY, DONE = 0, 1, 2
 
-S_HAND = 0
-S_INIT_HAND = 4
-S_DEALER = 8
-S_PHASE = 9
-S_CUR = 10
-S_BID_VALUE = 11
-S_BID_STRAIN = 12
-S_BID_SEAT = 13
-S_CAPOT = 14
-S_COINCHE = 15
-S_COINCHE_SEAT = 16
-S_PASSES = 17
-S_N_AUCTION = 18
-S_VOID = 19
-S_TRICK_NO = 20
-S_LEADER = 21
-S_TRICK_N = 22
-S_WIN_CARD = 23
-S_WIN_SEAT = 24
-S_PLAYED = 25
-S_POINTS = 26
-S_TRICKS = 28
-S_SEAT_TRICKS = 30
-S_DECL_PTS = 34
-S_DECL_KEY = 38
-S_DECL_CARDS = 42
-S_DECL_LOW = 46
-S_DECLARED = 47
-S_DECL_DECIDED = 48
-S_DECL_WINNER = 49
-S_TEAM_DECL = 50
-S_BELOTE_CARDS = 52
-S_BELOTE_SEATS = 53
-S_BELOTE_DECIDED = 54
-S_BELOTE_ON = 55
-S_TEAM_BELOTE = 56
-S_SCORE = 58
-S_RAW_SCORE = 60
-S_MADE = 62
-S_TOTAL = 63
-S_CARD_POINTS = 65
-S_GENERALE = 67
-S_TRICK_LEADERS = 68
-S_TRICK_WINNERS = 76
-S_PLAYS = 84
-S_AUCTION = 116
+#: auction actions the state records (``S_AUCTION``)
 MAX_AUCTION = 64
-S_RETOURNE = 180          # classic family: the turned-up card
-S_PRISE_ROUND = 181       # classic family: prise round 1 or 2
-S_LITIGE = 182            # classic family: the takers' points held aside on a litige
-S_DECK = 183              # classic family: the 32 cards in dealing order
-STATE_SIZE = S_DECK + 32  # 215
+
+#: The state layout: ``(slot name, size)`` in order. The ``S_*`` offsets and
+#: :data:`STATE_SIZE` are derived from it at import (module-level ints, as numba reads
+#: them); the slots are documented in the module docstring.
+STATE_LAYOUT = (
+    ("S_HAND", 4), ("S_INIT_HAND", 4), ("S_DEALER", 1), ("S_PHASE", 1), ("S_CUR", 1),
+    ("S_BID_VALUE", 1), ("S_BID_STRAIN", 1), ("S_BID_SEAT", 1), ("S_CAPOT", 1),
+    ("S_COINCHE", 1), ("S_COINCHE_SEAT", 1), ("S_PASSES", 1), ("S_N_AUCTION", 1),
+    ("S_VOID", 1), ("S_TRICK_NO", 1), ("S_LEADER", 1), ("S_TRICK_N", 1), ("S_WIN_CARD", 1),
+    ("S_WIN_SEAT", 1), ("S_PLAYED", 1), ("S_POINTS", 2), ("S_TRICKS", 2),
+    ("S_SEAT_TRICKS", 4), ("S_DECL_PTS", 4), ("S_DECL_KEY", 4), ("S_DECL_CARDS", 4),
+    ("S_DECL_LOW", 1), ("S_DECLARED", 1), ("S_DECL_DECIDED", 1), ("S_DECL_WINNER", 1),
+    ("S_TEAM_DECL", 2), ("S_BELOTE_CARDS", 1), ("S_BELOTE_SEATS", 1),
+    ("S_BELOTE_DECIDED", 1), ("S_BELOTE_ON", 1), ("S_TEAM_BELOTE", 2), ("S_SCORE", 2),
+    ("S_RAW_SCORE", 2), ("S_MADE", 1), ("S_TOTAL", 2), ("S_CARD_POINTS", 2),
+    ("S_GENERALE", 1), ("S_TRICK_LEADERS", 8), ("S_TRICK_WINNERS", 8), ("S_PLAYS", 32),
+    ("S_AUCTION", MAX_AUCTION),
+    ("S_RETOURNE", 1),        # classic family: the turned-up card
+    ("S_PRISE_ROUND", 1),     # classic family: prise round 1 or 2
+    ("S_LITIGE", 1),          # classic family: the takers' points held aside on a litige
+    ("S_DECK", 32),           # classic family: the 32 cards in dealing order
+)
+
+
+def _state_offsets(layout):
+    """``{name: offset}`` of ``layout`` (slots back to back from 0), and the total size."""
+    offsets = {}
+    k = 0
+    for name, size in layout:
+        offsets[name] = k
+        k += size
+    return offsets, k
+
+
+STATE_OFFSETS, STATE_SIZE = _state_offsets(STATE_LAYOUT)   # STATE_SIZE: 215
+globals().update(STATE_OFFSETS)
+
+# sentinel values of the slots
+NO_SEAT = -1              # S_BID_SEAT, S_COINCHE_SEAT, S_WIN_SEAT, S_GENERALE, trick leaders / winners
+NO_CARD = -1              # S_WIN_CARD, S_PLAYS, S_RETOURNE and S_DECK (coinche family)
+NO_ACTION = -1            # S_AUCTION past the actions taken
+DECL_UNRESOLVED = -2      # S_DECL_WINNER before the declarations are resolved
+DECL_NOBODY = -1          # S_DECL_WINNER: no team scores declarations
+NOT_COINCHED, COINCHED, SURCOINCHED = 0, 1, 2        # S_COINCHE
+MADE_UNSCORED, MADE_FAILED, MADE_MADE, MADE_LITIGE = -1, 0, 1, 2   # S_MADE
 
 # --------------------------------------------------------- constants for kernels
 PASS = A.PASS
@@ -458,11 +460,11 @@ def resolve_declarations(S, P):
     S[S_TEAM_DECL] = 0
     S[S_TEAM_DECL + 1] = 0
     if P[P_DECLARATIONS] == 0:
-        S[S_DECL_WINNER] = -1
+        S[S_DECL_WINNER] = DECL_NOBODY
         return
     declared = S[S_DECLARED]
     if P[P_CARRE_LOW_CANCELS] and (declared & S[S_DECL_LOW]) != 0:
-        S[S_DECL_WINNER] = -1
+        S[S_DECL_WINNER] = DECL_NOBODY
         return
     k0 = 0
     k1 = 0
@@ -475,7 +477,7 @@ def resolve_declarations(S, P):
             elif k > k0:
                 k0 = k
     if k0 == k1:
-        S[S_DECL_WINNER] = -1
+        S[S_DECL_WINNER] = DECL_NOBODY
         return
     t = 0 if k0 > k1 else 1
     S[S_DECL_WINNER] = t
@@ -505,23 +507,23 @@ def _clear_state(S, dealer):
     S[S_DEALER] = dealer
     S[S_PHASE] = AUCTION
     S[S_CUR] = (dealer + 1) % 4
-    S[S_BID_SEAT] = -1
-    S[S_COINCHE_SEAT] = -1
-    S[S_DECL_WINNER] = -2
-    S[S_MADE] = -1
-    S[S_GENERALE] = -1
-    S[S_WIN_SEAT] = -1
-    S[S_WIN_CARD] = -1
+    S[S_BID_SEAT] = NO_SEAT
+    S[S_COINCHE_SEAT] = NO_SEAT
+    S[S_DECL_WINNER] = DECL_UNRESOLVED
+    S[S_MADE] = MADE_UNSCORED
+    S[S_GENERALE] = NO_SEAT
+    S[S_WIN_SEAT] = NO_SEAT
+    S[S_WIN_CARD] = NO_CARD
     for i in range(8):
-        S[S_TRICK_LEADERS + i] = -1
-        S[S_TRICK_WINNERS + i] = -1
+        S[S_TRICK_LEADERS + i] = NO_SEAT
+        S[S_TRICK_WINNERS + i] = NO_SEAT
     for i in range(32):
-        S[S_PLAYS + i] = -1
+        S[S_PLAYS + i] = NO_CARD
     for i in range(MAX_AUCTION):
-        S[S_AUCTION + i] = -1
-    S[S_RETOURNE] = -1
+        S[S_AUCTION + i] = NO_ACTION
+    S[S_RETOURNE] = NO_CARD
     for i in range(32):
-        S[S_DECK + i] = -1
+        S[S_DECK + i] = NO_CARD
 
 
 @kernel
@@ -796,8 +798,8 @@ def _start_play(S, P):
 def _end_auction_void(S):
     S[S_PHASE] = DONE
     S[S_VOID] = 1
-    S[S_CUR] = -1
-    S[S_MADE] = -1
+    S[S_CUR] = NO_SEAT
+    S[S_MADE] = MADE_UNSCORED
 
 
 @kernel
@@ -843,15 +845,15 @@ def apply_legal_action(S, P, a):
             S[S_BID_STRAIN] = a - CAPOT_BASE
             S[S_BID_SEAT] = cur
             S[S_CAPOT] = 1
-            S[S_COINCHE] = 0
-            S[S_COINCHE_SEAT] = -1
+            S[S_COINCHE] = NOT_COINCHED
+            S[S_COINCHE_SEAT] = NO_SEAT
             S[S_PASSES] = 0
         elif a == COINCHE:
-            S[S_COINCHE] = 1
+            S[S_COINCHE] = COINCHED
             S[S_COINCHE_SEAT] = cur
             S[S_PASSES] = 0
         else:  # surcoinche ends the auction at once
-            S[S_COINCHE] = 2
+            S[S_COINCHE] = SURCOINCHED
             _start_play(S, P)
             return 0
         S[S_CUR] = (cur + 1) % 4
@@ -937,6 +939,272 @@ def _apply_prise(S, P, a):
     _start_play(S, P)
 
 
+# ------------------------------------------------------- what a seat may know
+# The state holds everything; a seat knows part of it. public_view_into hides the rest;
+# determinize_into puts it back from the hidden hands (and, in the classic family, the
+# deck) and the other seats' private declare / belote choices: for the true hidden
+# values, determinize_into(public_view_into(S, seat)) == S (tests/test_engine_state.py).
+
+#: ``deck`` for :func:`determinize_into` that keeps the public view's dealing order
+NO_DECK = np.full(32, NO_CARD, dtype=np.int64)
+
+
+@kernel
+def played_by(S, seat):
+    """Mask of the cards ``seat`` has played so far."""
+    m = 0
+    for t in range(8):
+        leader = S[S_TRICK_LEADERS + t]
+        if leader < 0:
+            break
+        for i in range(4):
+            c = S[S_PLAYS + 4 * t + i]
+            if c < 0:
+                break
+            if ((leader + i) & 3) == seat:
+                m |= np.int64(1) << c
+    return m
+
+
+@kernel
+def played_first_trick(S, p):
+    """True when seat ``p`` has played its card of the first trick (so has made its
+    declare / belote choices)."""
+    if S[S_TRICK_NO] > 0:
+        return True
+    return ((p - S[S_TRICK_LEADERS]) & 3) < S[S_TRICK_N]
+
+
+@kernel
+def announced_belotes(S, strain):
+    """Bit per seat of the belotes announced so far (as the first of K / Q of a trump
+    suit was played), and the mask of their K and Q."""
+    seats = 0
+    cards = 0
+    if strain == NT:
+        return seats, cards
+    bel = S[S_BELOTE_CARDS]
+    seen = 0                                  # suits whose first K / Q was played
+    for t in range(8):
+        leader = S[S_TRICK_LEADERS + t]
+        if leader < 0:
+            break
+        for i in range(4):
+            c = S[S_PLAYS + 4 * t + i]
+            if c < 0:
+                break
+            suit = c >> 3
+            r = c & 7
+            if (r == 5 or r == 6) and (strain == AT or strain == suit) and not (seen >> suit) & 1:
+                seen |= 1 << suit
+                kq = BELOTE_PAIRS[suit]
+                if bel & kq == kq:
+                    seats |= 1 << ((leader + i) & 3)
+                    cards |= kq
+    return seats, cards
+
+
+@kernel
+def shown_declarers(S):
+    """Bit per seat whose declarations are public: the declared seats of the team that
+    scores them, once resolved (0 before, or when nobody scores)."""
+    w = S[S_DECL_WINNER]
+    if w >= 0:
+        return S[S_DECLARED] & ((1 << w) | (1 << (w + 2)))
+    return 0
+
+
+@kernel
+def public_view_into(S, P, seat, out):
+    """Copy ``S`` into ``out`` with what ``seat`` cannot know zeroed: other seats' hands
+    (now and as dealt), the classic deck, other seats' declarations until resolved (then
+    the scoring team's declared seats stay), other seats' declare / belote choices and
+    belote holdings until announced, and the team belote points not yet announced.
+    Everything else is public. The inverse: :func:`determinize_into`."""
+    for k in range(STATE_SIZE):
+        out[k] = S[k]
+    bit = 1 << seat
+    for p in range(4):
+        if p != seat:
+            out[S_HAND + p] = 0
+            out[S_INIT_HAND + p] = 0
+    if S[S_DECK] >= 0:
+        for k in range(32):
+            out[S_DECK + k] = 0
+    # declarations: public once resolved, for the scoring team's declared seats
+    w = S[S_DECL_WINNER]
+    keep = bit | shown_declarers(S)
+    for p in range(4):
+        if not (keep >> p) & 1:
+            out[S_DECL_PTS + p] = 0
+            out[S_DECL_KEY + p] = 0
+            out[S_DECL_CARDS + p] = 0
+    out[S_DECL_LOW] = S[S_DECL_LOW] & bit
+    out[S_DECLARED] = S[S_DECLARED] & keep
+    out[S_DECL_DECIDED] = S[S_DECL_DECIDED] & bit
+    if w == DECL_UNRESOLVED:
+        out[S_TEAM_DECL] = 0
+        out[S_TEAM_DECL + 1] = 0
+    # belote: the seat's own, and those announced by a card played
+    strain = S[S_BID_STRAIN]
+    ann_seats = 0
+    ann_cards = 0
+    if S[S_PHASE] != AUCTION and S[S_VOID] == 0:
+        ann_seats, ann_cards = announced_belotes(S, strain)
+    own_cards = 0
+    if (S[S_BELOTE_SEATS] >> seat) & 1:
+        own_cards = S[S_BELOTE_CARDS] & S[S_INIT_HAND + seat]
+    out[S_BELOTE_CARDS] = (S[S_BELOTE_CARDS] & ann_cards) | own_cards
+    seats = ann_seats | bit
+    out[S_BELOTE_SEATS] = S[S_BELOTE_SEATS] & seats
+    out[S_BELOTE_DECIDED] = S[S_BELOTE_DECIDED] & seats
+    out[S_BELOTE_ON] = S[S_BELOTE_ON] & seats
+    if S[S_PHASE] != DONE:
+        b0 = 0
+        b1 = 0
+        for p in range(4):
+            if ((ann_seats >> p) & 1) or (p == seat and (S[S_BELOTE_ON] >> p) & 1):
+                if p & 1:
+                    b1 += BELOTE_POINTS
+                else:
+                    b0 += BELOTE_POINTS
+        out[S_TEAM_BELOTE] = b0
+        out[S_TEAM_BELOTE + 1] = b1
+
+
+def public_view(S: np.ndarray, P: np.ndarray, seat: int) -> np.ndarray:
+    """A new array: :func:`public_view_into` of ``S`` for ``seat``."""
+    out = np.empty(STATE_SIZE, dtype=np.int64)
+    public_view_into(S, P, int(seat), out)
+    return out
+
+
+@kernel
+def determinize_into(pub, P, seat, hands, deck, decl_decided, declared, belote_decided,
+                     belote_on, out):
+    """The full state from ``seat``'s public view ``pub`` (:func:`public_view_into`) and
+    what it hides, written into ``out``, exactly as the engine holds it:
+
+    * ``hands`` (int64[4]): every seat's cards now (the seat's own is taken from
+      ``pub``); the hands as dealt are these plus the cards each seat played;
+    * ``deck`` (int64[32]): the classic family's dealing order, or :data:`NO_DECK`
+      (``deck[0] < 0``) to keep the view's;
+    * the other seats' private choices, bit per seat: ``decl_decided`` / ``declared``
+      (``optional_declare``: has made the declare choice / chose to declare) and
+      ``belote_decided`` / ``belote_on`` (``optional_belote``: has made the belote choice /
+      announces). Where the rules make these automatic the engine's own rules set them
+      (declaring at the first card; every belote announced) and the arguments are not
+      read; what the view shows (the scoring team's declarations, the belotes announced
+      by a card played) is kept.
+
+    Declarations and belotes are computed from the hands as dealt as ``_start_play``
+    does, once the card play has started."""
+    for k in range(STATE_SIZE):
+        out[k] = pub[k]
+    for p in range(4):
+        if p != seat:
+            out[S_HAND + p] = hands[p]
+            out[S_INIT_HAND + p] = hands[p] | played_by(pub, p)
+    if deck[0] >= 0:
+        for k in range(32):
+            out[S_DECK + k] = deck[k]
+    phase = pub[S_PHASE]
+    if phase == AUCTION or pub[S_VOID] != 0:
+        return
+    strain = pub[S_BID_STRAIN]
+    # declarations (_start_play, apply_legal_action's automatic declaring)
+    if P[P_DECLARATIONS] != 0:
+        shown = shown_declarers(pub)
+        optional = P[P_OPTIONAL_DECLARE] != 0
+        for p in range(4):
+            if p == seat:
+                continue
+            bit = np.int64(1) << p
+            pts, key, used, low = hand_declarations(out[S_INIT_HAND + p], strain, P[P_DECL_SHARE])
+            if low:
+                out[S_DECL_LOW] |= bit
+            if (shown & bit) == 0:
+                out[S_DECL_PTS + p] = pts
+                out[S_DECL_KEY + p] = key
+                out[S_DECL_CARDS + p] = used
+            if optional:
+                out[S_DECL_DECIDED] |= decl_decided & bit
+                out[S_DECLARED] |= declared & bit
+            elif (shown & bit) != 0 or pts > 0 or (P[P_CARRE_LOW_CANCELS] != 0 and low != 0):
+                if played_first_trick(pub, p):
+                    out[S_DECLARED] |= bit
+    # belote (_start_play; the BELOTE action under optional_belote)
+    seats = 0
+    on = 0
+    decided = 0
+    cards = 0
+    tb0 = 0
+    tb1 = 0
+    optional_b = P[P_OPTIONAL_BELOTE] != 0
+    for p in range(4):
+        pairs, npairs = belote_pairs(out[S_INIT_HAND + p], strain)
+        if npairs == 0:
+            continue
+        bit = np.int64(1) << p
+        seats |= bit
+        if p == seat:
+            is_on = (pub[S_BELOTE_ON] & bit) != 0
+            dec = (pub[S_BELOTE_DECIDED] & bit) != 0
+        elif not optional_b:
+            is_on = True
+            dec = False
+        else:
+            is_on = ((belote_on | pub[S_BELOTE_ON]) & bit) != 0
+            dec = ((belote_decided | pub[S_BELOTE_DECIDED]) & bit) != 0
+        if dec:
+            decided |= bit
+        if is_on:
+            on |= bit
+            cards |= pairs
+            if p & 1:
+                tb1 += BELOTE_POINTS * npairs
+            else:
+                tb0 += BELOTE_POINTS * npairs
+    out[S_BELOTE_SEATS] = seats
+    out[S_BELOTE_ON] = on
+    out[S_BELOTE_DECIDED] = decided
+    out[S_BELOTE_CARDS] = cards
+    if phase != DONE:
+        out[S_TEAM_BELOTE] = tb0
+        out[S_TEAM_BELOTE + 1] = tb1
+
+
+def private_choices(S: np.ndarray):
+    """The declare / belote choices made in ``S``, bit per seat: ``(decl_decided,
+    declared, belote_decided, belote_on)`` (has made the declare choice, has declared,
+    has made the belote choice, announces a belote; automatic ones included)."""
+    return (int(S[S_DECL_DECIDED]), int(S[S_DECLARED]), int(S[S_BELOTE_DECIDED]),
+            int(S[S_BELOTE_ON]))
+
+
+def private_info(S: np.ndarray):
+    """What the public views of ``S`` hide, as :func:`determinize` takes it:
+    ``(hands, deck, choices)`` with the :func:`private_choices` (bit per seat)."""
+    S = np.asarray(S, dtype=np.int64)
+    hands = S[S_HAND:S_HAND + 4].copy()
+    deck = S[S_DECK:S_DECK + 32].copy()
+    return hands, deck, private_choices(S)
+
+
+def determinize(public: np.ndarray, params: np.ndarray, seat: int, hands, deck=None,
+                choices=(0, 0, 0, 0)) -> np.ndarray:
+    """A new array: :func:`determinize_into` of the public view ``public`` of ``seat``,
+    the four ``hands`` (masks), the classic ``deck`` (None: the view's) and the private
+    ``choices`` ``(decl_decided, declared, belote_decided, belote_on)``."""
+    h = np.asarray([int(x) for x in hands], dtype=np.int64)
+    d = NO_DECK if deck is None else np.asarray(deck, dtype=np.int64)
+    out = np.empty(STATE_SIZE, dtype=np.int64)
+    c = [int(x) for x in choices]
+    determinize_into(np.asarray(public, dtype=np.int64), np.asarray(params, dtype=np.int64),
+                     int(seat), h, d, c[0], c[1], c[2], c[3], out)
+    return out
+
+
 #: kinds of :func:`set_outcome`, from the side of the team it is given for
 OUTCOME_CAPOT_AGAINST, OUTCOME_NORMAL, OUTCOME_CAPOT, OUTCOME_GENERALE = -1, 0, 1, 2
 
@@ -992,7 +1260,7 @@ def score_deal(S, P):
     result slots and ends the deal."""
     S[S_PHASE] = DONE
     S[S_CUR] = -1
-    if S[S_DECL_WINNER] == -2:
+    if S[S_DECL_WINNER] == DECL_UNRESOLVED:
         resolve_declarations(S, P)
     T = S[S_BID_SEAT] & 1
     D = 1 - T
@@ -1112,7 +1380,7 @@ def score_deal(S, P):
             sD = (base + decD + belD + decT + bid_val + extra) * m
         else:
             sD = base + bid_val * m + belD + decD + decT + extra
-    S[S_MADE] = 1 if made else 0
+    S[S_MADE] = MADE_MADE if made else MADE_FAILED
     S[S_RAW_SCORE + T] = sT
     S[S_RAW_SCORE + D] = sD
     S[S_SCORE + T] = round10(sT, P[P_ROUNDING])
@@ -1132,11 +1400,11 @@ def _score_classic(S, P, T, cpT, cpD, belT, belD, decT, decD, totT, totD, capot_
     fullT = cpT + belT + decT
     fullD = cpD + belD + decD
     if totT > totD:
-        S[S_MADE] = 1
+        S[S_MADE] = MADE_MADE
         sT = fullT
         sD = fullD
     elif totT < totD:
-        S[S_MADE] = 0
+        S[S_MADE] = MADE_FAILED
         extra = 0
         sT = belT
         if P[P_BELOTE_TAKEABLE]:
@@ -1147,7 +1415,7 @@ def _score_classic(S, P, T, cpT, cpD, belT, belD, decT, decD, totT, totD, capot_
     else:
         # litige: the takers keep their belote (it stays with its team, RULES.md §5);
         # their other points wait for the winner of the next deal
-        S[S_MADE] = 2
+        S[S_MADE] = MADE_LITIGE
         sT = belT
         sD = fullD
         S[S_LITIGE] = fullT - belT
@@ -1216,36 +1484,6 @@ def open_bid_values(S, P):
     if cur_val >= MIN_BID_VALUE:
         ladder &= ~((2 << ((cur_val - MIN_BID_VALUE) // 10)) - 1)
     return ladder
-
-
-@kernel
-def auction_legal_count(S, P):
-    """Number of legal auction actions (pass included), without building the mask."""
-    bids_open, capot_ok, coinche_ok, surcoinche_ok, ns = _auction_flags(S, P)
-    cnt = 1
-    if bids_open:
-        cnt += ns * popcount(open_bid_values(S, P))
-    if capot_ok:
-        cnt += ns
-    if coinche_ok:
-        cnt += 1
-    if surcoinche_ok:
-        cnt += 1
-    return cnt
-
-
-@kernel
-def auction_legal_nth(S, P, k):
-    """The ``k``-th legal auction action in increasing id order (0 is pass)."""
-    if k == 0:
-        return PASS
-    bids_open, capot_ok, coinche_ok, surcoinche_ok, ns = _auction_flags(S, P)
-    values = open_bid_values(S, P) if bids_open else 0
-    n_other = ns * popcount(values) + (ns if capot_ok else 0) + (1 if coinche_ok else 0) \
-        + (1 if surcoinche_ok else 0)
-    if k > n_other:
-        return -1
-    return _auction_kth_other(k - 1, values, ns, capot_ok, coinche_ok)
 
 
 @njit(cache=True, inline="always")

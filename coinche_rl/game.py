@@ -74,9 +74,9 @@ class Contract:
 
     def __str__(self) -> str:
         s = f"{self.bid_text} by seat {self.taker}"
-        if self.coinche == 1:
+        if self.coinche == E.COINCHED:
             s += " coinched"
-        elif self.coinche == 2:
+        elif self.coinche == E.SURCOINCHED:
             s += " surcoinched"
         return s
 
@@ -435,7 +435,7 @@ class Deal:
 
     @property
     def declarations_resolved(self) -> bool:
-        return int(self._S[E.S_DECL_WINNER]) != -2
+        return int(self._S[E.S_DECL_WINNER]) != E.DECL_UNRESOLVED
 
     @property
     def declaration_winner(self) -> Optional[int]:
@@ -446,6 +446,12 @@ class Deal:
     @property
     def team_declarations(self) -> Tuple[int, int]:
         return int(self._S[E.S_TEAM_DECL]), int(self._S[E.S_TEAM_DECL + 1])
+
+    @property
+    def belote_cards(self) -> int:
+        """Mask of the K and Q of every belote announced (automatic ones from the start
+        of play)."""
+        return int(self._S[E.S_BELOTE_CARDS])
 
     @property
     def team_belote(self) -> Tuple[int, int]:
@@ -592,8 +598,8 @@ class Deal:
                 score=int(S[E.S_SCORE + t])))
         g = int(S[E.S_GENERALE])
         made = int(S[E.S_MADE])
-        return DealResult(c, False, made == 1, mult, (teams[0], teams[1]), g if g >= 0 else None,
-                          litige=made == 2, litige_points=int(S[E.S_LITIGE]))
+        return DealResult(c, False, made == E.MADE_MADE, mult, (teams[0], teams[1]), g if g >= 0 else None,
+                          litige=made == E.MADE_LITIGE, litige_points=int(S[E.S_LITIGE]))
 
     @property
     def scores(self) -> Tuple[int, int]:

@@ -79,8 +79,7 @@ from typing import Optional, Sequence, Tuple
 from ..actions import BELOTE, CARD_BASE, DECLARE, NO_BELOTE, NO_DECLARE
 from ..cards import BELOTE_PAIRS, FULL_DECK, SUIT_MASKS, popcount
 from ..engine import beats as _kernel_beats
-from ..engine import (S_BELOTE_CARDS, S_BELOTE_DECIDED, S_BELOTE_ON, S_DECL_CARDS,
-                      S_DECL_DECIDED, S_DECL_WINNER, S_DECLARED)
+from ..engine import private_choices
 from ..game import Contract, Deal
 from ..rules import AT, CARD_ORDER, NT, RuleSet
 
@@ -229,13 +228,13 @@ def _public_history(deal: Deal, seat: int, auction, plays) -> Tuple[int, ...]:
     choices right before its first card of the first trick (where the engine asks for
     them), or at the end while that card is still to come. Rebuilt from the state so
     that it also works for a deal wrapped with ``Deal.from_state``."""
-    S = deal.state
+    decl_decided, declared, belote_decided, belote_on = private_choices(deal.state)
     bit = 1 << seat
     own = []
-    if int(S[S_DECL_DECIDED]) & bit:
-        own.append(DECLARE if int(S[S_DECLARED]) & bit else NO_DECLARE)
-    if int(S[S_BELOTE_DECIDED]) & bit:
-        own.append(BELOTE if int(S[S_BELOTE_ON]) & bit else NO_BELOTE)
+    if decl_decided & bit:
+        own.append(DECLARE if declared & bit else NO_DECLARE)
+    if belote_decided & bit:
+        own.append(BELOTE if belote_on & bit else NO_BELOTE)
     out = [a for _, a in auction]
     placed = not own
     for i, (p, c) in enumerate(plays):
@@ -262,7 +261,6 @@ def information_set(deal: Deal, seat: int) -> InformationSet:
         raise ValueError(f"seat must be 0..3, not {seat!r}")
     seat = int(seat)
     rules = deal.rules
-    S = deal.state
     classic = rules.family == "classic"
     dealer = deal.dealer
     hand = deal.hands[seat]
@@ -298,7 +296,7 @@ def information_set(deal: Deal, seat: int) -> InformationSet:
 
     # belote (§5): announced as the first of K / Q of a trump suit is played
     if strain is not None and strain != NT:
-        belote_cards = int(S[S_BELOTE_CARDS])
+        belote_cards = deal.belote_cards
         first = {}
         for i, (p, c) in enumerate(plays):
             suit = c >> 3
@@ -315,15 +313,14 @@ def information_set(deal: Deal, seat: int) -> InformationSet:
                 excluded[p] |= other
 
     # declarations (§5): shown by the winning team at resolution
-    resolved = int(S[S_DECL_WINNER]) != -2
-    w = int(S[S_DECL_WINNER])
-    decl_winner = w if w >= 0 else None
+    resolved = deal.declarations_resolved
+    decl_winner = deal.declaration_winner
     shown = [0, 0, 0, 0]
     if decl_winner is not None:
-        declared = int(S[S_DECLARED])
+        declared = deal.declared
         for p in (decl_winner, decl_winner + 2):
-            if declared >> p & 1:
-                shown[p] = int(S[S_DECL_CARDS + p])
+            if declared[p]:
+                shown[p] = deal.seat_declarations(p)[1]
                 known[p] |= shown[p] & ~played
 
     # voids and ceilings from the rules of play (§6)

@@ -5,12 +5,13 @@ building Python objects:
 
 * :func:`public_state_into` / :func:`public_state`: the state vector with everything the
   seat cannot know set to zero (other hands, undealt cards, unannounced belotes,
-  unresolved declarations, the private declare / belote choices). Numba bots read it;
-  ``tests/test_env_kernels.py`` proves it equal for deals that differ only in what the
-  seat cannot see.
+  unresolved declarations, the private declare / belote choices): the engine's
+  :func:`~coinche_rl.engine.public_view_into` / :func:`~coinche_rl.engine.public_view`
+  under these names. Numba bots read it; ``tests/test_env_kernels.py`` proves it equal
+  for deals that differ only in what the seat cannot see.
 * :func:`encode_into`: the observation vector of :mod:`coinche_rl.envs.observation`,
   **identical** to ``observation.encode(information_set(deal, seat), match)`` (tested at
-  every step of random games, every preset), about a hundred times faster. The AEC env
+  every step of random games, every preset), far faster (``benchmarks/RESULTS.md``). The AEC env
   and the vector env use it; the Python encoder stays as the readable reference.
 
 The voids and ceilings inferred from the play (RULES.md §6) are the rules of
@@ -25,16 +26,13 @@ import numpy as np
 from numba import njit
 
 from .. import engine as E
-from ..cards import BELOTE_PAIRS
-from ..engine import (_random_action, apply_legal_action, beats, deal_into, is_legal,
-                      legal_actions_into)
-from ..engine import (BELOTE_POINTS, CARD_ORDER, DEAL_POINTS, DIX_DE_DER, MIN_BID_VALUE,
-                      S_AUCTION, S_BELOTE_CARDS, S_BELOTE_DECIDED, S_BELOTE_ON, S_BELOTE_SEATS,
-                      S_BID_SEAT, S_BID_STRAIN, S_BID_VALUE, S_CAPOT, S_COINCHE, S_CUR,
-                      S_DEALER, S_DECK, S_DECL_CARDS, S_DECL_DECIDED, S_DECL_KEY, S_DECL_LOW,
-                      S_DECL_PTS, S_DECL_WINNER, S_DECLARED, S_HAND, S_INIT_HAND, S_N_AUCTION,
-                      S_PHASE, S_PLAYS, S_RETOURNE, S_TEAM_BELOTE, S_TEAM_DECL, S_TRICK_LEADERS,
-                      S_TRICK_WINNERS, S_VOID, STATE_SIZE, kernel)
+from ..engine import (_random_action, announced_belotes, apply_legal_action, beats, deal_into,
+                      is_legal, legal_actions_into, public_view, public_view_into)
+from ..engine import (CARD_ORDER, DEAL_POINTS, DECL_UNRESOLVED, DIX_DE_DER, MIN_BID_VALUE,
+                      S_AUCTION, S_BID_SEAT, S_BID_STRAIN, S_BID_VALUE, S_CAPOT, S_COINCHE,
+                      S_CUR, S_DEALER, S_DECL_CARDS, S_DECL_WINNER, S_DECLARED, S_HAND,
+                      S_N_AUCTION, S_PHASE, S_PLAYS, S_RETOURNE, S_TRICK_LEADERS,
+                      S_TRICK_WINNERS, S_VOID, kernel)
 from ..rules import N_STRAINS, RuleSet, card_points_table
 from . import observation as O
 from .infoset import NO_CEILING
@@ -44,6 +42,13 @@ __all__ = ["public_state", "public_state_into", "encode_into", "infer_play",
 
 # observation offsets, as plain ints for the kernels
 _L = {name: a for name, (a, _) in O.LAYOUT.items()}
+#: what a seat may know (the state with the rest zeroed): the engine's
+#: :func:`~coinche_rl.engine.public_view_into` / :func:`~coinche_rl.engine.public_view`
+#: under their former names here
+public_state_into = public_view_into
+public_state = public_view
+_announced_belotes = announced_belotes
+
 O_HAND = _L["hand"]
 O_DEALER = _L["dealer"]
 O_PHASE = _L["phase"]
@@ -143,102 +148,6 @@ def infer_play(S, P, strain, voids, ceil):
                 win = c
 
 
-@kernel
-def _announced_belotes(S, strain):
-    """Bit per seat of the belotes announced so far (as the first of K / Q of a trump
-    suit was played), and the mask of their K and Q."""
-    seats = 0
-    cards = 0
-    if strain == NT:
-        return seats, cards
-    bel = S[S_BELOTE_CARDS]
-    seen = 0                                  # suits whose first K / Q was played
-    for t in range(8):
-        leader = S[S_TRICK_LEADERS + t]
-        if leader < 0:
-            break
-        for i in range(4):
-            c = S[S_PLAYS + 4 * t + i]
-            if c < 0:
-                break
-            suit = c >> 3
-            r = c & 7
-            if (r == 5 or r == 6) and (strain == AT or strain == suit) and not (seen >> suit) & 1:
-                seen |= 1 << suit
-                kq = BELOTE_PAIRS[suit]
-                if bel & kq == kq:
-                    seats |= 1 << ((leader + i) & 3)
-                    cards |= kq
-    return seats, cards
-
-
-@kernel
-def public_state_into(S, P, seat, out):
-    """Copy ``S`` into ``out`` with what ``seat`` cannot know zeroed (see the module
-    docstring): other seats' hands (now and as dealt), the classic deck, other seats'
-    declarations until resolved (then the scoring team's declared seats stay), other
-    seats' declare / belote choices and belote holdings until announced, and the team
-    belote points not yet announced. Everything else is public."""
-    for k in range(STATE_SIZE):
-        out[k] = S[k]
-    bit = 1 << seat
-    for p in range(4):
-        if p != seat:
-            out[S_HAND + p] = 0
-            out[S_INIT_HAND + p] = 0
-    if S[S_DECK] >= 0:
-        for k in range(32):
-            out[S_DECK + k] = 0
-    # declarations: public once resolved, for the scoring team's declared seats
-    w = S[S_DECL_WINNER]
-    keep = bit
-    if w >= 0:
-        keep |= (S[S_DECLARED] & ((1 << w) | (1 << (w + 2))))
-    for p in range(4):
-        if not (keep >> p) & 1:
-            out[S_DECL_PTS + p] = 0
-            out[S_DECL_KEY + p] = 0
-            out[S_DECL_CARDS + p] = 0
-    out[S_DECL_LOW] = S[S_DECL_LOW] & bit
-    out[S_DECLARED] = S[S_DECLARED] & keep
-    out[S_DECL_DECIDED] = S[S_DECL_DECIDED] & bit
-    if w == -2:
-        out[S_TEAM_DECL] = 0
-        out[S_TEAM_DECL + 1] = 0
-    # belote: the seat's own, and those announced by a card played
-    strain = S[S_BID_STRAIN]
-    ann_seats = 0
-    ann_cards = 0
-    if S[S_PHASE] != AUCTION and S[S_VOID] == 0:
-        ann_seats, ann_cards = _announced_belotes(S, strain)
-    own_cards = 0
-    if (S[S_BELOTE_SEATS] >> seat) & 1:
-        own_cards = S[S_BELOTE_CARDS] & S[S_INIT_HAND + seat]
-    out[S_BELOTE_CARDS] = (S[S_BELOTE_CARDS] & ann_cards) | own_cards
-    seats = ann_seats | bit
-    out[S_BELOTE_SEATS] = S[S_BELOTE_SEATS] & seats
-    out[S_BELOTE_DECIDED] = S[S_BELOTE_DECIDED] & seats
-    out[S_BELOTE_ON] = S[S_BELOTE_ON] & seats
-    if S[S_PHASE] != DONE:
-        b0 = 0
-        b1 = 0
-        for p in range(4):
-            if ((ann_seats >> p) & 1) or (p == seat and (S[S_BELOTE_ON] >> p) & 1):
-                if p & 1:
-                    b1 += BELOTE_POINTS
-                else:
-                    b0 += BELOTE_POINTS
-        out[S_TEAM_BELOTE] = b0
-        out[S_TEAM_BELOTE + 1] = b1
-
-
-def public_state(S: np.ndarray, P: np.ndarray, seat: int) -> np.ndarray:
-    """A new array: :func:`public_state_into` of ``S`` for ``seat``."""
-    out = np.empty(STATE_SIZE, dtype=np.int64)
-    public_state_into(S, P, int(seat), out)
-    return out
-
-
 @njit(cache=True)
 def encode_into(S, P, seat, cpt, rules_vec, match, out):
     """Write the observation of ``seat`` (:mod:`coinche_rl.envs.observation`, version 1)
@@ -309,7 +218,7 @@ def _encode(S, P, seat, cpt, rules_vec, match, out, voids, ceil):
         out[O_CONTRACT + N_LEVELS + N_STRAINS + 3 + ((S[S_BID_SEAT] - me) & 3)] = 1.0
     # declarations and belote
     w = S[S_DECL_WINNER]
-    if w != -2:
+    if w != DECL_UNRESOLVED:
         out[O_DECL_RESOLVED] = 1.0
     if w >= 0:
         out[O_DECL_WINNER + (0 if w == team else 1)] = 1.0
@@ -322,7 +231,7 @@ def _encode(S, P, seat, cpt, rules_vec, match, out, voids, ceil):
                     if (m >> c) & 1:
                         out[base + c] = 1.0
     if has_contract:
-        ann_seats, _ann = _announced_belotes(S, strain)
+        ann_seats, _ann = announced_belotes(S, strain)
         for p in range(4):
             if (ann_seats >> p) & 1:
                 out[O_BELOTE + ((p - me) & 3)] = 1.0
