@@ -77,10 +77,11 @@ receives the retourne and 2 cards, the others 3, from a uniformly shuffled stock
 8 cards (the deal after the prise; ``retourne`` is then the card of the hand that was
 turned up, by default its lowest card).
 
-Speed: the solver's points solve dominates (tens of ms per world and strain on one
-core, see :func:`evaluation_throughput`); ``threads`` runs worlds on that many cores
-(the kernels release the GIL; results do not depend on it). The heuristic evaluation
-is thousands of worlds per second.
+Speed: the solver's points solve dominates (one per world and strain; timings in
+``benchmarks/RESULTS.md``, measured with ``evaluation_throughput`` of
+``benchmarks/bench_lib.py``); ``threads`` runs worlds on that many cores (the kernels
+release the GIL; results do not depend on it). The heuristic evaluation, which solves
+nothing, is far faster.
 
 >>> ev = evaluate_hand("ffb", 0, "JH 9H AH TH 7S 8D KC QC", dealer=3, samples=4,
 ...                    strains="H", method="heuristic")
@@ -123,7 +124,7 @@ from .numba_bots import BOT_HEURISTIC, play_deals
 from .sampler import NoConsistentWorld, SamplerError, WorldSampler
 
 __all__ = ["EvaluationError", "HandEvaluation", "evaluate_hand", "contract_levels", "suggest_bid",
-           "evaluation_throughput", "warmup", "METHODS", "CAPOT", "TAKE_LEVEL"]
+           "warmup", "METHODS", "CAPOT", "TAKE_LEVEL"]
 
 #: the evaluation methods
 METHODS = ("dd", "heuristic", "both", "nn")
@@ -1138,18 +1139,7 @@ def _run_chunks(fn, starts, threads: int, done: Callable[[int], None]) -> None:
             raise
 
 
-# ====================================================================== benchmark, warmup
-def evaluation_throughput(method: str = "dd", rules: str = "ffb", samples: int = 40, *,
-                          hand: str = "JH 9H AH TH 7S 8D KC QC", seed: int = 0,
-                          threads: int = 1) -> float:
-    """Worlds per second of :func:`evaluate_hand` (every strain of ``rules``, every
-    level) for one method, kernels warm (benchmark key ``evaluation_<method>_worlds_per_s``)."""
-    evaluate_hand(rules, 0, hand, 3, samples=2, seed=seed + 1, method=method, threads=threads)
-    t = time.perf_counter()
-    evaluate_hand(rules, 0, hand, 3, samples=samples, seed=seed, method=method, threads=threads)
-    return samples / (time.perf_counter() - t)
-
-
+# ====================================================================== warmup
 def warmup() -> None:
     """Compile (or load from the numba cache) every kernel of this module."""
     evaluate_hand("ffb", 0, "JH 9H AH TH 7S 8D KC QC", 3, samples=1, strains="H")

@@ -67,11 +67,12 @@ The constants (``SHOWN_MARGIN``, ``COINCHE_P_FAIL``, ``PRISE_BONUS``, the keep v
 the lead bonuses) were tuned in duplicate self-play, each change kept only when it
 won against the previous version with its 95% interval clear of 0, and
 ``aggression=0`` beats ``aggression=-10`` and ``+10`` under every preset tried.
-Measured with :func:`duplicate_margin` (20,000 deal pairs): against ``random`` the
-heuristic wins about 1,270 points per deal under ``ffb`` (random bids and coinches
-wildly) and 67 under ``classic``; with the auction frozen, its card play alone takes
-about 29 card points per deal more than random play, and 16 more than a greedy player
-(win with the highest card, else play the lowest).
+Measured with ``duplicate_margin`` (``benchmarks/bench_lib.py``; 20,000 deal pairs,
+``benchmarks/RESULTS.md``): against ``random`` the heuristic wins about 1,270 points
+per deal under ``ffb`` (random bids and coinches wildly) and 67 under ``classic``; with
+the auction frozen, its card play alone takes about 29 card points per deal more than
+random play, and 16 more than a greedy player (win with the highest card, else play the
+lowest).
 
 The heuristic's parameters travel inside the bot id (:func:`heuristic_bot`): bits 0-7
 are the bot kind, bits 8-15 a signed bidding offset in points, bit 16 switches coinche
@@ -95,8 +96,7 @@ True
 from __future__ import annotations
 
 import math
-import time
-from typing import Dict, Union
+from typing import Union
 
 import numpy as np
 from numba import njit
@@ -115,7 +115,7 @@ from ..engine import (ABOVE, ALL_CARD_POINTS, AT, AUCTION, BELOTE, BELOTE_POINTS
                       P_MUST_UNDERTRUMP, P_OVERTRUMP_PARTNER, S_AUCTION, S_BID_SEAT, S_BID_STRAIN,
                       S_BID_VALUE, S_CAPOT, S_CARD_POINTS, S_COINCHE, S_CUR, S_DEALER, S_DECL_LOW,
                       S_DECL_PTS, S_HAND, S_N_AUCTION, S_PHASE, S_PLAYED, S_PLAYS, S_RETOURNE,
-                      S_SCORE, S_TRICK_LEADERS, S_TRICK_N, S_TRICK_NO, S_WIN_CARD, S_WIN_SEAT,
+                      S_TRICK_LEADERS, S_TRICK_N, S_TRICK_NO, S_WIN_CARD, S_WIN_SEAT,
                       STATE_SIZE, SURCOINCHE, TAKE, TRUMP_SUIT_MASK)
 from ..rules import RuleSet, get_rules, params_vector
 from .base import Agent, PlayerView
@@ -123,7 +123,7 @@ from .registry import Param, register_agent
 
 __all__ = ["BOT_RANDOM", "BOT_HEURISTIC", "BOT_NAMES", "bot_action", "play_deals",
            "heuristic_bot", "bot_kind", "bot_name", "NumbaBotAgent", "HeuristicAgent",
-           "deal_states", "duplicate_margin", "fit_hand_values", "HAND_COEF", "HAND_SIGMA",
+           "deal_states", "fit_hand_values", "HAND_COEF", "HAND_SIGMA",
            "warmup", "batch_bot_actions"]
 
 BOT_RANDOM = 0
@@ -928,7 +928,7 @@ def play_deals(P, states, bots, seeds):
     return 0
 
 
-# ============================================================= deals and measurement
+# ====================================================================== deals
 @njit(cache=True)
 def _deal_states(P, n, seed, dealer, out):
     """Fill ``out`` (int64[n, STATE_SIZE]) with fresh deals: deal ``i`` from sub-stream
@@ -958,46 +958,6 @@ def deal_states(rules: Union[str, RuleSet] = "ffb", n: int = 1, seed: int = 0,
     out = np.empty((int(n), STATE_SIZE), dtype=np.int64)
     _deal_states(P, int(n), int(seed), int(dealer), out)
     return out
-
-
-def _team_diff(states: np.ndarray) -> np.ndarray:
-    return (states[:, S_SCORE] - states[:, S_SCORE + 1]).astype(np.float64)
-
-
-def duplicate_margin(bot_a: int, bot_b: int, rules: Union[str, RuleSet] = "ffb",
-                     n_deals: int = 10000, seed: int = 0) -> Dict[str, float]:
-    """Duplicate comparison of two numba bots: each of ``n_deals`` random deals is played
-    twice, ``bot_a`` at seats 0 and 2 then at seats 1 and 3 (same deal, same dealer,
-    same per-seat seeds). For each pair, the margin is the mean over the two seatings of
-    ``bot_a``'s team score minus ``bot_b``'s.
-
-    Returns a dict: ``margin`` (mean per deal, points), ``ci95`` (half-width of its 95%
-    confidence interval, normal approximation), ``sd`` (standard deviation of the
-    per-pair margins), ``pairs``, ``deals_per_s`` (both seatings, all four seats in
-    numba, timed around :func:`play_deals` only; warm the kernels first).
-
-    >>> r = duplicate_margin(BOT_HEURISTIC, BOT_HEURISTIC, n_deals=50, seed=1)
-    >>> r["margin"], r["sd"]
-    (0.0, 0.0)
-    """
-    rules = get_rules(rules)
-    P = params_vector(rules)
-    s1 = deal_states(rules, n_deals, seed)
-    s2 = s1.copy()
-    seeds = np.random.default_rng(seed).integers(0, 2 ** 62, size=(n_deals, 4), dtype=np.int64)
-    t0 = time.perf_counter()
-    bad1 = play_deals(P, s1, np.array([bot_a, bot_b, bot_a, bot_b], dtype=np.int64), seeds)
-    bad2 = play_deals(P, s2, np.array([bot_b, bot_a, bot_b, bot_a], dtype=np.int64), seeds)
-    elapsed = time.perf_counter() - t0
-    if bad1 or bad2:
-        raise RuntimeError(f"a bot chose an illegal action (deal {max(bad1, bad2) - 1})")
-    pair = (_team_diff(s1) - _team_diff(s2)) / 2.0
-    n = len(pair)
-    sd = float(pair.std(ddof=1)) if n > 1 else 0.0
-    return {"margin": float(pair.mean()) if n else 0.0,
-            "ci95": 1.96 * sd / math.sqrt(n) if n else 0.0,
-            "sd": sd, "pairs": n,
-            "deals_per_s": 2 * n / elapsed if elapsed > 0 else float("inf")}
 
 
 # ================================================================== calibration
@@ -1131,8 +1091,8 @@ def batch_bot_actions(bot, states, P, seats, out):
 
 
 def warmup() -> None:
-    """Compile (or load from the cache) :func:`bot_action`, :func:`play_deals` and the
-    measurement kernels."""
+    """Compile (or load from the cache) :func:`bot_action`, :func:`play_deals` and
+    :func:`deal_states`."""
     for rules in ("ffb", "classic"):
         P = params_vector(get_rules(rules))
         states = deal_states(rules, 2, seed=0)

@@ -32,9 +32,9 @@ distribution; walking card by card needs no multinomials and the same single dra
 The state ``r`` is one mixed-radix integer over all holders but the one with the largest
 need (its remaining count follows from ``i``), at most ``9**3`` states; the table of ``W``
 (at most 33 x 729 int64) is built once per information set by :func:`build_table`,
-in numba (about 10 us for a fresh coinche deal, 40 us for the classic prise, less as
-cards are played), and every world then costs one random draw and one pass over the
-free cards (well under a microsecond: see :func:`sampler_throughput`).
+in numba (cheaper as cards are played), and every world then costs one random draw and
+one pass over the free cards (timings: ``benchmarks/RESULTS.md``, measured with
+``sampler_throughput`` of ``benchmarks/bench_lib.py``).
 
 Python API: :class:`WorldSampler` (from an information set, or :meth:`WorldSampler.from_hand`
 for a seat that knows only its own hand), with ``count``, :meth:`~WorldSampler.sample`,
@@ -73,7 +73,6 @@ True
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 from typing import Callable, Mapping, Optional, Sequence, Union
 
@@ -89,8 +88,7 @@ from ..rules import RuleSet, get_rules
 __all__ = [
     "SamplerError", "NoConsistentWorld", "WorldSampler", "count_worlds", "sample_worlds",
     "from_hand", "hand_information_set", "build_table", "sample_into", "unrank_into",
-    "rank_world", "seed_rng", "new_table", "TABLE_SIZE", "STOCK", "sampler_throughput",
-    "warmup",
+    "rank_world", "seed_rng", "new_table", "TABLE_SIZE", "STOCK", "warmup",
 ]
 
 
@@ -761,54 +759,7 @@ def sample_worlds(info: InformationSet, n: int, seed: int = 0, *, holds: Constra
     return WorldSampler(info, holds=holds, lacks=lacks).sample(n, seed, stock=stock)
 
 
-# ------------------------------------------------------------------ benchmark, warmup
-def _benchmark_infosets(rules: str, n_deals: int, seed: int):
-    """Information sets of the seat to play at every card of ``n_deals`` random deals
-    (random contract, uniformly random legal play)."""
-    from ..envs.infoset import information_set
-    from ..game import Deal
-    rng = np.random.default_rng(seed)
-    r = get_rules(rules)
-    strains = sorted(r.allowed_strains)
-    out = []
-    for _ in range(n_deals):
-        d = Deal(r, seed=int(rng.integers(2 ** 31)), dealer=int(rng.integers(4)))
-        taker = int(rng.integers(4))
-        strain = strains[int(rng.integers(len(strains)))]
-        if r.family == "classic":
-            d.with_contract(0, strain, taker=taker)
-        else:
-            d.with_contract(80, strain, taker=taker)
-        while not d.is_terminal:
-            legal = d.legal_actions()
-            out.append(information_set(d, d.current_player))
-            d.apply(legal[int(rng.integers(len(legal)))])
-    return out
-
-
-def sampler_throughput(rules: str = "ffb", worlds: int = 200_000, *, n_deals: int = 4,
-                       seed: int = 0, repeats: int = 3, with_tables: bool = False) -> float:
-    """Worlds per second on one core (benchmark key ``sampler_worlds_per_s``): uniform
-    worlds drawn with :meth:`WorldSampler.sample` from the information sets of the seat
-    to play at every card of ``n_deals`` random deals (about ``worlds`` in all, the
-    same number from each), best of ``repeats``. ``with_tables=True`` also times
-    building each sampler from its information set (the per-decision cost of a PIMC bot).
-    """
-    infos = _benchmark_infosets(rules, n_deals, seed)
-    per = max(1, worlds // len(infos))
-    samplers = [WorldSampler(i) for i in infos]
-    samplers[0].sample(2, 0)
-    best = 0.0
-    for rep in range(repeats):
-        t = time.perf_counter()
-        total = 0
-        for j, info in enumerate(infos):
-            s = WorldSampler(info) if with_tables else samplers[j]
-            total += len(s.sample(per, seed + rep))
-        best = max(best, total / (time.perf_counter() - t))
-    return best
-
-
+# ------------------------------------------------------------------ warmup
 def warmup() -> None:
     """Compile (or load from the cache) every kernel of this module."""
     s = WorldSampler.from_hand("ffb", 0, 0xFF)

@@ -13,7 +13,7 @@ jobs on a shared host do not count; per-position medians):
   of the two solvers are compared on every deal (``colver_values_equal``).
 * ``nodes_per_s``: search nodes per second over the root solves.
 * ``sampler_worlds_per_s``: worlds per second of the exact uniform information-set
-  sampler (``agents.sampler.sampler_throughput``, ffb).
+  sampler (``bench_lib.sampler_throughput``, ffb).
 * ``pimc_world_ms_median`` / ``pimc32_decision_ms_median`` (and ``_p90``): one PIMC
   world as the agent solves it (``agents.pimc.pimc_world_ms``) and one whole
   ``pimc:worlds=32`` decision at trick 1 (``agents.pimc.pimc_decision_ms``: information
@@ -176,7 +176,8 @@ def world_solves(args) -> dict:
 @measure("sampler")
 def sampler_figures(args) -> dict:
     """Worlds per second of the exact uniform sampler (``agents.sampler``), ffb."""
-    from coinche_rl.agents.sampler import sampler_throughput, warmup
+    from bench_lib import sampler_throughput
+    from coinche_rl.agents.sampler import warmup
     warmup()
     rate = sampler_throughput("ffb", repeats=3 if args.quick else 5)
     print(f"sampler: {rate:,.0f} worlds/s")

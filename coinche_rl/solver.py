@@ -68,13 +68,13 @@ exact value, computed once per hands, leader and capot state, then read back: th
 three-trick loops reach the same ending from many plays). When the last card of a
 trick is to play, the table buckets of every candidate's child are prefetched before the
 first is searched, so that their cache misses overlap (the table is aligned on cache
-lines). A forced card inside a trick is played without a node's bookkeeping. The
-history heuristic is implemented but off by default: on top of the static order it
-doubled the nodes (killer moves inside a trick also cost nodes, so only leads use
-them). None of them changes a value: the tests compare the results with every
-enhancement off, with pseudo-random move orders and with the direct search.
+lines). A forced card inside a trick is played without a node's bookkeeping. Killer
+moves are used at the lead only, and there is no history heuristic (what both cost:
+``benchmarks/RESULTS.md``, "Solver search options"). None of them changes a value: the
+tests compare the results with every enhancement off, with pseudo-random move orders
+and with the direct search.
 
-Entry points: :class:`Solver` (owns a reusable workspace: TT, killers, history),
+Entry points: :class:`Solver` (owns a reusable workspace: TT, killers),
 :func:`solve` and :func:`move_values` (one-off, a shared default solver), and the numba
 kernels :func:`solve_into` / :func:`move_values_into` for a PIMC loop written in numba
 (allocate the workspace once with :func:`new_workspace`; ``W[C_KEEP] = 1`` keeps the
@@ -149,7 +149,7 @@ C_STRAIN, C_MU, C_OP, C_AT, C_X, C_CB, C_GB, C_GEN, C_TTMASK, C_NODES, C_EMAX, C
 W_H = 24            # 4 hands (solver ids)
 W_PAIR = 32         # pending choices of the first trick: (seat, kind) x 8
 W_KILL = 64         # 2 killer leads per (trick, leader)
-W_HIST = 128        # history score per (seat, card)
+# 128..255: spare (once a history heuristic's scores)
 W_MV = 256          # ordered moves, 8 per card position
 DOM = 512           # extended-outcome domain: E + 1 in 0..DOM-1
 W_TOP = 512         # top of E's level (active map)
@@ -166,16 +166,17 @@ W_TT = W_C2 + 4 * (1 << C2_BITS)
 TT_WORDS = 8        # a bucket: 2 entries of (key1, key2, key3, data)
 
 #: Search options (bits; the values never depend on them, only the speed):
-#: killer leads, history heuristic, principal-variation search, equivalent cards, the
-#: two-trick endgame loop, the transposition table, static move ordering, sure-trump
-#: bounds, null-window (MTD) searches of the root moves after the first, the three-trick
-#: endgame loop, the cache of exact two-trick endings; OPT_DIRECT forces the direct
-#: search of the objective and OPT_SHUFFLE orders the moves pseudo-randomly (both for
-#: tests).
-OPT_KILLERS, OPT_HISTORY, OPT_PVS, OPT_EQUIV, OPT_TWO, OPT_TT, OPT_DIRECT, OPT_ORDER, \
+#: killer leads, principal-variation search, equivalent cards, the two-trick endgame
+#: loop, the transposition table, static move ordering, sure-trump bounds, null-window
+#: (MTD) searches of the root moves after the first, the three-trick endgame loop, the
+#: cache of exact two-trick endings; OPT_DIRECT forces the direct search of the
+#: objective (the path taken when ``f`` is not non-decreasing) and OPT_SHUFFLE orders
+#: the moves pseudo-randomly (both for tests). Bit 2 (a history heuristic, removed:
+#: slower than the static order) is accepted and ignored.
+OPT_KILLERS, OPT_PVS, OPT_EQUIV, OPT_TWO, OPT_TT, OPT_DIRECT, OPT_ORDER, \
     OPT_SURE, OPT_SHUFFLE, OPT_MTD, OPT_THREE, OPT_CACHE2 = \
-    1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096
-#: the default: everything that makes the search faster (history is slower: off)
+    1, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096
+#: the default: every enhancement
 OPT_DEFAULT = OPT_KILLERS | OPT_PVS | OPT_EQUIV | OPT_TWO | OPT_TT | OPT_ORDER | OPT_SURE \
     | OPT_MTD | OPT_THREE | OPT_CACHE2
 OPT_MAX = 8191
@@ -944,8 +945,6 @@ def _ab(W, leader, n, led, win, wseat, tpts, flag, rem, past, alpha, beta):
                             key = _lead_key(W, cur, x, strain, prow)
                         else:
                             key = _follow_key(x, IPTS.flat[prow + x], n, win, pm, strain)
-                    if opt & OPT_HISTORY:
-                        key = key * 65536 + W[W_HIST + cur * 32 + x]
                     if opt & OPT_SHUFFLE:
                         key = ((x + 1) * 0x2545F491 * (W[C_NODES] | 1)) >> 7 & 0xFFFF
                     W[mv + nmv] = (key << 5) | x
@@ -1035,7 +1034,6 @@ def _ab(W, leader, n, led, win, wseat, tpts, flag, rem, past, alpha, beta):
         if n == 0 and W[kslot] != best_c:
             W[kslot + 1] = W[kslot]
             W[kslot] = best_c
-        W[W_HIST + cur * 32 + best_c] += rc * rc
     if tt_on:
         if best <= a0:
             _tt_store(W, k1, k2, k3, ncards, -INF, _top(W, past + best) - past, best_c)
@@ -1282,7 +1280,11 @@ def _e_window(W, vec, a, b):
 @njit(cache=True, _nrt=False)
 def _ds(W, leader, n, led, win, wseat, tpts, flag, rem, past, vec, alpha, beta):
     """Alpha-beta (fail-soft) directly on the objective ``f`` of combination ``vec``:
-    exact whatever the shape of ``f``. The TT key holds the ``E`` already secured."""
+    exact whatever the shape of ``f``. The TT key holds the ``E`` already secured.
+
+    The solver's own path whenever ``f`` is not non-decreasing (``W_MONO`` 0: no preset
+    today, but a custom rule set may), not only a test oracle; ``OPT_DIRECT`` forces it
+    so that the tests can compare it with the ``E`` search."""
     W[C_NODES] += 1
     Z0 = np.int64(0)
     M1 = np.int64(-1)
@@ -1500,8 +1502,6 @@ def _setup(W, S, P, X, objective):
         W[C_GEN] += 1
         for i in range(64):
             W[W_KILL + i] = -1
-        for i in range(128):
-            W[W_HIST + i] = 0
     elif W[C_KEEP] == 0:
         W[C_GEN] += 1           # a fresh table for every call unless asked to keep it
     W[C_STRAIN] = strain
@@ -1792,7 +1792,7 @@ def _position(position, params):
 
 
 class Solver:
-    """A double-dummy solver with its own reusable workspace (TT, killers, history).
+    """A double-dummy solver with its own reusable workspace (TT, killers).
 
     :param tt_bits: the TT holds ``2 ** tt_bits`` buckets of two entries (32 bytes an
         entry; 17 = 8 MiB).

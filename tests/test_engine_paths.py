@@ -9,6 +9,8 @@ from coinche_rl.actions import N_ACTIONS
 from coinche_rl.game import Deal
 from coinche_rl.rules import get_rules, params_vector
 
+from oracles import auction_legal_count, auction_legal_nth
+
 VARIANTS = [
     get_rules("ffb"),
     get_rules("ffb_sa_ta"),
@@ -51,8 +53,8 @@ def test_auction_nth_legal_enumerates_the_legal_mask(preset):
         deal = Deal(rules, seed=i)
         while deal.phase == "auction":
             legal = deal.legal_actions()
-            n = E.auction_legal_count(deal.state, deal.params)
-            assert [E.auction_legal_nth(deal.state, deal.params, k) for k in range(n)] == legal
+            n = auction_legal_count(deal.state, deal.params)
+            assert [auction_legal_nth(deal.state, deal.params, k) for k in range(n)] == legal
             checked += 1
             deal.apply(0 if rng.random() < 0.5 else legal[int(rng.integers(len(legal)))])
     assert checked > 1000

@@ -14,6 +14,8 @@
 """
 
 import doctest
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,7 +26,7 @@ from coinche_rl.agents import make_agent, play_deal
 from coinche_rl.agents import numba_bots as NB
 from coinche_rl.agents.numba_bots import (BOT_HEURISTIC, BOT_NAMES, BOT_RANDOM, HeuristicAgent,
                                           NumbaBotAgent, bot_action, bot_name, deal_states,
-                                          duplicate_margin, heuristic_bot, play_deals)
+                                          heuristic_bot, play_deals)
 from coinche_rl.agents.random_agent import RandomAgent
 from coinche_rl.cards import parse_hand
 from coinche_rl.envs.kernels import public_state
@@ -32,6 +34,10 @@ from coinche_rl.game import Deal
 from coinche_rl.rules import PRESETS, get_rules, params_vector
 
 from test_infoset import actors, compare_in_other_worlds, random_trace
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+import bench_lib  # noqa: E402  (the benchmark helpers, out of the library)
+from bench_lib import duplicate_margin  # noqa: E402
 
 S, H, D, C, NT, AT = range(6)
 SPECS = {BOT_RANDOM: "random", BOT_HEURISTIC: "heuristic"}
@@ -369,6 +375,7 @@ def test_the_heuristic_beats_random_by_a_wide_margin():
         assert r["margin"] - r["ci95"] > 40, (preset, r)
     same = duplicate_margin(BOT_HEURISTIC, BOT_HEURISTIC, "ffb_sa_ta", n_deals=100, seed=2)
     assert same["margin"] == 0 and same["sd"] == 0
+    assert doctest.testmod(bench_lib).failed == 0       # duplicate_margin's example
 
 
 def test_the_heuristic_plays_better_than_random_with_the_auction_frozen():

@@ -18,6 +18,8 @@
 import doctest
 import itertools
 import math
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -33,6 +35,9 @@ from coinche_rl.game import Deal
 from coinche_rl.rules import PRESETS, get_rules
 
 from test_infoset import random_trace as infoset_trace
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from bench_lib import sampler_throughput  # noqa: E402  (the benchmark helper, out of the library)
 
 S, H, D, C, NT, AT = range(6)
 ALL_PRESETS = list(PRESETS)
@@ -571,9 +576,9 @@ def test_auction_phase_is_a_plain_uniform_deal():
 
 
 def test_throughput_function_and_doctest():
-    assert SM.sampler_throughput(worlds=2000, n_deals=1, repeats=1) > 0
-    assert SM.sampler_throughput("classic", worlds=500, n_deals=1, repeats=1,
-                                 with_tables=True) > 0
+    assert sampler_throughput(worlds=2000, n_deals=1, repeats=1) > 0
+    assert sampler_throughput("classic", worlds=500, n_deals=1, repeats=1,
+                              with_tables=True) > 0
     SM.warmup()
     assert repr(from_hand("ffb", 0, 0xFF)).startswith("<WorldSampler seat=0 phase=auction")
     assert doctest.testmod(SM).failed == 0
