@@ -353,13 +353,15 @@ def _warm_agents(arena, agents) -> None:
           "from the cache)...", flush=True)
     t0 = time.perf_counter()
     arena.warmup()
-    modules = dict.fromkeys(type(make_agent(s)).__module__ for s in dict.fromkeys(agents))
-    for name in modules:
+    modules: dict = {}                       # module -> the agents it defines
+    for spec in dict.fromkeys(agents):
+        modules.setdefault(type(make_agent(spec)).__module__, []).append(spec)
+    for name, specs in modules.items():
         fn = getattr(importlib.import_module(name), "warmup", None)
         if fn is not None and name != "coinche_rl.agents.numba_bots":
             t1 = time.perf_counter()
             fn()
-            print(f"  {name.rsplit('.', 1)[-1]}: ready in {time.perf_counter() - t1:.1f} s",
+            print(f"  {', '.join(specs)}: ready in {time.perf_counter() - t1:.1f} s",
                   flush=True)
     print(f"(kernels ready in {time.perf_counter() - t0:.1f} s)", flush=True)
 

@@ -328,6 +328,17 @@ def _check_names(names, X):
     return names
 
 
+def _fit_inputs(X, a, b, names, what: str):
+    """``X`` and the two per-row arrays of a fit as float64, and the checked names."""
+    X = np.asarray(X, dtype=np.float64)
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    names = _check_names(names, X)
+    if not (len(a) == len(b) == X.shape[0]):
+        raise RatingsError(f"X, {what} must have one row per matchup")
+    return X, a, b, names
+
+
 def fit_points(X, margins, variances, names) -> Ratings:
     """Points ratings by weighted least squares.
 
@@ -340,12 +351,7 @@ def fit_points(X, margins, variances, names) -> Ratings:
 
     The matchups are treated as independent (they may share deals, which this ignores).
     """
-    X = np.asarray(X, dtype=np.float64)
-    y = np.asarray(margins, dtype=np.float64)
-    v = np.asarray(variances, dtype=np.float64)
-    names = _check_names(names, X)
-    if not (len(y) == len(v) == X.shape[0]):
-        raise RatingsError("X, margins and variances must have one row per matchup")
+    X, y, v, names = _fit_inputs(X, margins, variances, names, "margins and variances")
     if not np.all(np.isfinite(y)) or not np.all(np.isfinite(v)) or np.any(v < 0):
         raise RatingsError("margins must be finite and variances finite and >= 0")
     keep = np.abs(X).sum(axis=1) > 1e-12
@@ -376,12 +382,7 @@ def fit_bradley_terry(X, wins, games, names, prior_sd_elo: float = 1000.0) -> Ra
         keeps the fit finite when a team won or lost every game; 1000 Elo moves ordinary
         fits by a negligible amount.
     """
-    X = np.asarray(X, dtype=np.float64)
-    w = np.asarray(wins, dtype=np.float64)
-    g = np.asarray(games, dtype=np.float64)
-    names = _check_names(names, X)
-    if not (len(w) == len(g) == X.shape[0]):
-        raise RatingsError("X, wins and games must have one row per matchup")
+    X, w, g, names = _fit_inputs(X, wins, games, names, "wins and games")
     if np.any(g < 0) or np.any(w < 0) or np.any(w > g):
         raise RatingsError("each row needs 0 <= wins <= games")
     if prior_sd_elo <= 0:

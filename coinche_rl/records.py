@@ -57,12 +57,26 @@ class RecordError(ValueError):
 
 
 # ------------------------------------------------------------------------ write
-def _rules_record(rules: RuleSet) -> Dict[str, Any]:
+def rules_record(rules: RuleSet) -> Dict[str, Any]:
     """``{"preset", "overrides"}``; a rule set whose name is not a preset is stored as
-    ``ffb`` plus its differences, its name among the overrides."""
+    ``ffb`` plus its differences, its name among the overrides. The form of the rules in
+    game records and in the arena's results files (:func:`rules_from_record` reads it).
+
+    >>> rec = rules_record(get_rules("ffb", target=2000))
+    >>> rec
+    {'preset': 'ffb', 'overrides': {'target': 2000}}
+    >>> rules_from_record(rec) == get_rules("ffb", target=2000)
+    True
+    """
     if rules.name in PRESETS:
         return {"preset": rules.name, "overrides": rules.overrides()}
     return {"preset": "ffb", "overrides": {"name": rules.name, **rules.overrides()}}
+
+
+def rules_from_record(obj: Dict[str, Any]) -> RuleSet:
+    """The rule set of a :func:`rules_record` (no checks of its own: a bad preset or
+    override raises what :func:`~coinche_rl.rules.get_rules` raises)."""
+    return get_rules(obj["preset"], **obj.get("overrides", {}))
 
 
 def _contract_record(c) -> Optional[Dict[str, Any]]:
@@ -115,7 +129,7 @@ def deal_to_record(deal: Deal, *, include_rules: bool = True) -> Dict[str, Any]:
     hist = deal.history
     rec: Dict[str, Any] = {"format": DEAL_FORMAT, "version": VERSION}
     if include_rules:
-        rec["rules"] = _rules_record(deal.rules)
+        rec["rules"] = rules_record(deal.rules)
     if deal.deck is not None:
         rec["deck"] = " ".join(format_card(c) for c in deal.deck)
     rec.update({
@@ -133,7 +147,7 @@ def match_to_record(match: Match) -> Dict[str, Any]:
     deals = list(match.deals)
     if not match.is_terminal and match.deal.history:
         deals.append(match.deal)
-    return {"format": MATCH_FORMAT, "version": VERSION, "rules": _rules_record(match.rules),
+    return {"format": MATCH_FORMAT, "version": VERSION, "rules": rules_record(match.rules),
             "first_dealer": match.first_dealer,
             "deals": [deal_to_record(d, include_rules=False) for d in deals],
             "scores": list(match.scores), "pot": match.pot, "winner": match.winner}
@@ -185,7 +199,7 @@ def _rules_from(rec: Dict[str, Any], where: str) -> RuleSet:
     if not isinstance(overrides, dict):
         raise RecordError(f"{where}rules.overrides: expected an object, got {overrides!r}")
     try:
-        return get_rules(preset, **overrides)
+        return rules_from_record({"preset": preset, "overrides": overrides})
     except (UnknownPresetError, InvalidRulesError) as e:
         raise RecordError(f"{where}rules: {e}") from None
 

@@ -496,10 +496,10 @@ def get_rules(rules="ffb", **overrides) -> RuleSet:
 
     >>> get_rules("ffb_sa_ta").strains
     'suits_nt_at'
-    >>> get_rules("belotte")
+    >>> get_rules("belotte")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    coinche_rl.rules.UnknownPresetError: unknown rule preset 'belotte': valid presets are 'ffb', 'ffb_sa_ta'
+    coinche_rl.rules.UnknownPresetError: unknown rule preset 'belotte': valid presets are 'ffb', 'ffb_sa_ta', ...
 
     :raises UnknownPresetError: for an unknown name (the message lists the valid ones).
     :raises InvalidRulesError: for a bad override.

@@ -4,6 +4,7 @@ executors, results files and resume. The statistics are in ``test_ratings.py``."
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import numpy as np
@@ -15,18 +16,10 @@ from coinche_rl.agents import AgentSpecError, make_agent, play_deal
 from coinche_rl.arena import (ArenaError, DealSet, ResultsFileError, format_summary,
                               plot_results, replay_pair, run_duplicate, run_knockout,
                               run_rotating, run_round_robin)
-from coinche_rl.game import Deal
-from coinche_rl.rules import TRUMP_POINTS, get_rules
+from coinche_rl.game import Deal, hands_from_deck
+from coinche_rl.rules import PRESETS, TRUMP_POINTS, get_rules, params_vector
 
-def _has_bots() -> bool:
-    try:
-        return all(make_agent(s).numba_bot is not None for s in ("random", "heuristic"))
-    except AgentSpecError:          # no heuristic registered
-        return False
-
-
-HAS_BOTS = _has_bots()
-needs_bots = pytest.mark.skipif(not HAS_BOTS, reason="the numba bots are not available")
+from bots import HAS_BOTS, needs_bots
 
 
 # ==================================================================== deal sets
@@ -41,7 +34,7 @@ def test_deal_set_is_a_function_of_rules_seed_index():
     assert set(states[:, E.S_DEALER].tolist()) <= {0, 1, 2, 3}
 
 
-@pytest.mark.parametrize("preset", ["ffb", "ffb_sa_ta", "classic", "coinche_x3"])
+@pytest.mark.parametrize("preset", list(PRESETS))
 @pytest.mark.parametrize("frozen", [False, "longest", "uniform"])
 def test_deal_set_equals_game_deals(preset, frozen):
     ds = DealSet(preset, seed=5, frozen_contract=frozen)
@@ -54,6 +47,114 @@ def test_deal_set_equals_game_deals(preset, frozen):
             deal.with_contract(c.value, c.strain, taker=c.taker)
         assert (deal.state == states[i]).all()
         assert ds.deal(i) == Deal.from_state(preset, states[i])
+    # and deal by deal with the engine's kernels, from the deal set's draws (the oracle
+    # below): reset_state / reset_classic, then set_contract
+    rules = get_rules(preset)
+    P = params_vector(rules)
+    idx = np.array([0, 1, 2, 999, 123_456, 2 ** 40 + 3, 2 ** 63 - 1])
+    states, seeds = ds.states(idx)
+    d = _oracle_draws(5, 0, idx)
+    strains = np.array(rules.allowed_strains)
+    for k in range(len(idx)):
+        deck = np.argsort(d[k, :32], kind="stable").astype(np.int64)
+        dealer = int(d[k, 32] >> np.uint64(62))
+        S = np.empty(E.STATE_SIZE, dtype=np.int64)
+        if rules.family == "classic":
+            E.reset_classic(S, deck, dealer)
+        else:
+            E.reset_state(S, np.array(hands_from_deck(deck, dealer), dtype=np.int64), dealer)
+        if frozen:
+            taker = int(d[k, 37] >> np.uint64(62))
+            if frozen == "uniform":
+                strain = strains[int(((d[k, 38] >> np.uint64(32)) * np.uint64(len(strains)))
+                                     >> np.uint64(32))]
+            elif rules.family == "classic":
+                strain = S[E.S_RETOURNE] >> 3
+            else:
+                hand = int(S[E.S_HAND + taker])
+                strain = max(range(4), key=lambda s: (
+                    bin(hand >> 8 * s & 0xFF).count("1"),
+                    sum(TRUMP_POINTS[r] for r in range(8) if hand >> (8 * s + r) & 1), -s))
+            E.set_contract(S, P, 0 if rules.family == "classic" else rules.min_bid,
+                           int(strain), 0, taker)
+        assert (states[k] == S).all(), (preset, frozen, int(idx[k]))
+        assert seeds[k].tolist() == [int(x >> np.uint64(1)) for x in d[k, 33:37]]
+
+
+# The deal sets are a reproducibility contract (results files store scores by deal
+# index): the stream of deal (seed, salt, stream) written out here with its constants,
+# independently of the package, as the arena first drew it.
+_GOLDEN = 0x9E3779B97F4A7C15
+_MUL1, _MUL2, _STREAM = 0xBF58476D1CE4E5B9, 0x94D049BB133111EB, 0xD1B54A32D192ED03
+
+
+def _oracle_mix(z):
+    z = (z + _GOLDEN) % 2 ** 64
+    z = (z ^ (z >> 30)) * _MUL1 % 2 ** 64
+    z = (z ^ (z >> 27)) * _MUL2 % 2 ** 64
+    return z ^ (z >> 31)
+
+
+def _oracle_draws(seed, salt, streams):
+    """``(n, 39)`` uint64: 32 shuffle keys, the dealer, 4 agent seeds, the frozen taker
+    and strain of each stream."""
+    base = _oracle_mix(_oracle_mix(seed % 2 ** 64) + salt * _STREAM)
+    out = []
+    for s in streams:
+        h = _oracle_mix((base + int(s) * _STREAM) % 2 ** 64)
+        out.append([_oracle_mix((h + j * _GOLDEN) % 2 ** 64) for j in range(1, 40)])
+    return np.array(out, dtype=np.uint64)
+
+
+def test_deal_set_streams_are_the_recorded_ones():
+    """Cards, dealers and seeds of the deal set, the match deals and the knockout games
+    against the oracle, and pinned values (as the arena's first results files hold)."""
+    from coinche_rl.arena import dealsets as D
+    rules = get_rules("ffb")
+    P = params_vector(rules)
+    for seed, salt in ((0, D._SALT_DEALS), (2 ** 64 - 1, D._SALT_DEALS), (7, D._SALT_MATCH),
+                       (2 ** 70 + 9, D._SALT_KNOCKOUT)):
+        streams = [0, 1, 4095, 4096 * 3 + 2, 2 ** 50, 2 ** 64 - 1]
+        _, seeds, dealers, decks = D._deals(rules, P, seed, salt, streams)
+        d = _oracle_draws(seed, salt, streams)
+        assert (decks == np.argsort(d[:, :32], axis=1, kind="stable")).all()
+        assert (dealers == (d[:, 32] >> np.uint64(62)).astype(np.int64)).all()
+        assert (seeds == (d[:, 33:37] >> np.uint64(1)).astype(np.int64)).all()
+        _, _, given, again = D._deals(rules, P, seed, salt, streams, dealers=[3] * 6)
+        assert (again == decks).all() and given.tolist() == [3] * 6
+    ds = DealSet("ffb", 0)
+    decks, dealers = ds.decks([0, 123456789])
+    assert decks.tolist() == [
+        [0, 16, 8, 30, 22, 25, 18, 7, 3, 5, 27, 23, 29, 13, 17, 6, 11, 26, 9, 1, 2, 19, 4, 15,
+         31, 14, 12, 21, 10, 24, 20, 28],
+        [8, 29, 24, 7, 22, 5, 6, 26, 18, 12, 9, 13, 14, 21, 2, 11, 31, 30, 23, 10, 3, 16, 19, 0,
+         1, 28, 27, 20, 15, 4, 25, 17]]
+    assert dealers.tolist() == [0, 2]
+    assert ds.states([0, 123456789])[1].tolist() == [
+        [7475271145317187082, 4201834821479535520, 4465701508746242180, 1849050405738286894],
+        [631561520346244050, 5848722990576828405, 5033237761654001360, 1699289793012651379]]
+    # 1000 deals of four deal sets: cards, dealers, seeds, frozen takers and strains
+    for preset, seed, frozen, digest in (("ffb", 0, False, "b89866821af6ef88"),
+                                         ("ffb", 2 ** 64 - 1, "longest", "cfed1b00371ea554"),
+                                         ("classic", 7, "longest", "ee5bb5a7da64a7d3"),
+                                         ("ffb_sa_ta", 5, "uniform", "b98fe56e8c447491")):
+        ds = DealSet(preset, seed, frozen)
+        states, seeds = ds.states(range(1000))
+        decks, dealers = ds.decks(range(1000))
+        h = hashlib.sha256()
+        for a in (decks, dealers, seeds, states[:, E.S_BID_SEAT], states[:, E.S_BID_STRAIN]):
+            h.update(np.ascontiguousarray(a, dtype=np.int64).tobytes())
+        assert h.hexdigest()[:16] == digest, (preset, seed, frozen)
+
+
+def test_deal_set_sort_is_a_stable_argsort():
+    from coinche_rl.arena.dealsets import _sort_order
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        keys = rng.integers(0, 6, 32).astype(np.uint64)         # many ties
+        order = np.empty(32, dtype=np.int64)
+        _sort_order(keys, order)
+        assert (order == np.argsort(keys, kind="stable")).all()
 
 
 def test_frozen_contracts_follow_their_rule():
@@ -85,6 +186,10 @@ def test_frozen_contracts_follow_their_rule():
 def test_deal_set_bad_arguments():
     with pytest.raises(ArenaError, match="seed must be a non-negative integer"):
         DealSet("ffb", seed=-1)
+    for bad in (True, "7", 2.0, None):
+        with pytest.raises(ArenaError, match=r"^seed must be a non-negative integer, not "):
+            DealSet("ffb", seed=bad)
+    assert DealSet("ffb", seed=np.int64(3)).seed == 3 and DealSet("ffb", 2 ** 70).seed == 2 ** 70
     with pytest.raises(ArenaError, match="frozen_contract='best'"):
         DealSet("ffb", frozen_contract="best")
 

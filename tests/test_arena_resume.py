@@ -4,6 +4,7 @@ silently, and two processes never write one file (issue 15, item 1)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import subprocess
@@ -18,6 +19,7 @@ from coinche_rl.agents.fingerprint import agent_fingerprint, module_closure
 from coinche_rl.agents.neural.net import default_weights_path
 from coinche_rl.arena import ArenaError, run_duplicate, run_knockout, run_round_robin
 from coinche_rl.cli import main
+from coinche_rl.rules import get_rules
 
 _PROBE = '''
 from coinche_rl.agents import Agent
@@ -88,6 +90,36 @@ def test_a_file_written_before_fingerprints_is_not_reused(tmp_path):
     out.write_text("".join(json.dumps(x) + "\n" for x in lines))
     with pytest.raises(ArenaError, match="predate code fingerprints"):
         run_duplicate("random", "random", 3, seed=5, out=out)
+
+
+def test_a_results_file_as_first_written_still_loads_and_resumes(tmp_path):
+    """The lines of a results file as the arena has written them since its format 2,
+    typed out: the run's configuration (rules in their JSON form), keyed by the hash of
+    that JSON, and its rows. The code fingerprint is today's (a file of other code is
+    refused by design, above); the rows are reused, not replayed, and more deals extend
+    them."""
+    code = arena.store._code_key(["random"])
+    config = ('{"version":2,"format":"pair","x":["random","random"],"y":["random","random"],'
+              '"rules":{"preset":"ffb","overrides":{"name":"house","bid_step":20,"target":1200}},'
+              '"seed":3,"frozen":"longest","code":%s}' % json.dumps(code, separators=(",", ":")))
+    run = hashlib.sha256(json.dumps(json.loads(config), sort_keys=True,
+                                    separators=(",", ":")).encode()).hexdigest()[:16]
+    lines = ['{"type":"run","run":"%s","config":%s}' % (run, config)]
+    for i in (0, 1):                     # scores no play gives: they can only be read back
+        lines.append('{"type":"pair","run":"%s","i":%d,"dealer":%d,"scores":[[7,%d],[5,3]],'
+                     '"contracts":[[80,1,0,0,1],[80,1,0,0,1]],"margin":%s}'
+                     % (run, i, i + 1, i, (7 - i + 5 - 3) / 2))
+    out = tmp_path / "old.jsonl"
+    out.write_text("\n".join(lines) + "\n")
+    assert list(arena.load_results(out).rows) == [run]
+    house = get_rules("ffb", name="house", target=1200, bid_step=20)
+    r = run_duplicate("random", "random", 3, preset=house, seed=3, frozen_contract=True, out=out)
+    assert r.run == run and r.new == 1
+    assert r.scores[:2].tolist() == [[[7, 0], [5, 3]], [[7, 1], [5, 3]]]
+    assert r.dealer[:2].tolist() == [1, 2]
+    fresh = run_duplicate("random", "random", 3, preset=house, seed=3, frozen_contract=True)
+    assert (r.scores[2] == fresh.scores[2]).all() and r.dealer[2] == fresh.dealer[2]
+    assert out.read_text().startswith("\n".join(lines) + "\n")       # kept as it was
 
 
 def test_round_robin_with_a_new_agent_needs_append(tmp_path):

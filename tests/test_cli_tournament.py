@@ -15,21 +15,12 @@ from pathlib import Path
 import pytest
 
 from coinche_rl import cli
-from coinche_rl.agents import AgentSpecError, make_agent
 from coinche_rl.arena import run_duplicate
 from coinche_rl.cli import main
 
+from bots import needs_bots
+
 REPO = Path(__file__).resolve().parents[1]
-def _has_bots() -> bool:
-    try:
-        return all(make_agent(s).numba_bot is not None for s in ("random", "heuristic"))
-    except AgentSpecError:          # no heuristic registered
-        return False
-
-
-HAS_BOTS = _has_bots()
-needs_bots = pytest.mark.skipif(not HAS_BOTS, reason="the numba bots are not available")
-
 
 def _env():
     env = dict(os.environ)

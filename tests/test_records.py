@@ -621,3 +621,34 @@ def test_gather_cut_deal_differs_from_shuffle():
     # engine states)
     assert np.array_equal(prev_s.state, prev.state) and prev_s.history == prev.history
     assert nxt_s.initial_hands not in _gather_cut_deal_candidates(prev_s, nxt_s.dealer).values()
+
+
+# ------------------------------------------------------------- the rules' JSON
+#: rule sets and their JSON as game records and the arena's results files have always
+#: written them (run ids hash this JSON: a change would orphan every results file)
+_RULES_JSON = [
+    (("ffb", {}), '{"preset":"ffb","overrides":{}}'),
+    (("classic", {"target": 500}), '{"preset":"classic","overrides":{"target":500}}'),
+    (("ffb", {"name": "house", "target": 1200, "bid_step": 20}),
+     '{"preset":"ffb","overrides":{"name":"house","bid_step":20,"target":1200}}'),
+    (("coinche_x3", {"name": "house2"}),
+     '{"preset":"ffb","overrides":{"name":"house2","strains":"suits_nt_at","multipliers":[2,3],'
+     '"declarations_share_cards":true,"carre_low_cancels":true,"optional_declare":true,'
+     '"contract_counts":"cards","made_conditions":"bid_only","fail_base":162,'
+     '"coinche_scoring":"cards_plus_bid"}}'),
+]
+
+
+@pytest.mark.parametrize("rules, text", _RULES_JSON)
+def test_rules_json_is_one_function_for_records_and_the_arena(rules, text):
+    from coinche_rl import records
+    from coinche_rl.arena import executors, formats, replay as arena_replay, tasks
+    r = get_rules(rules[0], **rules[1])
+    assert json.dumps(records.rules_record(r), separators=(",", ":")) == text
+    assert records.rules_from_record(json.loads(text)) == r
+    assert formats.rules_record is records.rules_record
+    assert tasks.rules_from_record is executors.rules_from_record is \
+        arena_replay.rules_from_record is records.rules_from_record
+    rec = deal_to_record(play(Deal(r, seed=1), 1))
+    assert json.dumps(rec["rules"], separators=(",", ":")) == text
+    assert replay_deal(rec).rules == r

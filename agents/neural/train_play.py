@@ -48,6 +48,8 @@ from typing import List, Optional
 
 import numpy as np
 
+from ...progress import Progress
+
 __all__ = ["Args", "train", "check_args", "play_loss", "export_weights", "export_run",
            "evaluate_weights", "parse_args"]
 
@@ -484,31 +486,18 @@ class _Logger:
             self.tb.close()
 
 
-class _Progress:
+class _Progress(Progress):
+    """The training bar on stdout: the seconds of the time budget spent, and the latest
+    figures; plain lines instead when disabled (or without rich)."""
+
     def __init__(self, enabled: bool, total_s: float, name: str = "train play"):
-        self.bar = None
-        if not enabled:
-            return
-        try:
-            from rich.progress import (BarColumn, Progress, TextColumn, TimeElapsedColumn,
-                                       TimeRemainingColumn)
-            self.bar = Progress(TextColumn(name), BarColumn(), TimeElapsedColumn(),
-                                TimeRemainingColumn(), TextColumn("{task.fields[info]}"),
-                                transient=False)
-            self.bar.start()
-            self.task = self.bar.add_task("train", total=total_s, info="")
-        except ImportError:
-            self.bar = None
+        super().__init__(bool(enabled), total_s, 0, name, stderr=False, counts=False, info=True)
 
     def update(self, elapsed: float, info: str) -> None:
         if self.bar is not None:
-            self.bar.update(self.task, completed=elapsed, info=info)
+            super().update(elapsed, info=info)
         else:
             print(f"[{elapsed / 60:6.1f} min] {info}", flush=True)
-
-    def close(self):
-        if self.bar is not None:
-            self.bar.stop()
 
 
 # ==================================================================== the loop

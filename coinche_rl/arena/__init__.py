@@ -70,12 +70,11 @@ from __future__ import annotations
 #   store      results files: ResultsFile, rows, run ids, code fingerprints, locking
 #   tasks      the per-chunk tasks every executor ships, the seated agents, warmup
 #   executors  serial / pool / Ray, the workers' set-up
-#   progress   the progress bar
 #   results    DuplicateResult, TournamentResult, KnockoutResult
 #   formats    run_duplicate, run_round_robin, run_rotating, run_knockout, ...
 #   reports    tables, format_summary, print_summary, plot_results
 #   replay     replay_pair
-from . import dealsets, errors, executors, formats, progress, replay, reports, results, store, tasks
+from . import dealsets, errors, executors, formats, replay, reports, results, store, tasks
 from .dealsets import FROZEN_MODES, DealSet
 from .errors import ArenaError, ResultsFileError
 from .executors import BACKENDS, RAY_CONNECT_TIMEOUT, shutdown_pool
@@ -95,8 +94,8 @@ __all__ = ["ArenaError", "ResultsFileError", "DealSet", "DuplicateResult", "Tour
 
 #: the package's modules, in the order above (the code fingerprint of a results file
 #: hashes them all, see :func:`coinche_rl.arena.store._code_key`)
-MODULES = ("errors", "dealsets", "store", "tasks", "executors", "progress", "results",
-           "formats", "reports", "replay")
+MODULES = ("errors", "dealsets", "store", "tasks", "executors", "results", "formats",
+           "reports", "replay")
 
 
 def _doctests() -> dict:

@@ -1,16 +1,18 @@
 """Deal sets (``coinche_rl.arena.dealsets``): deal ``i`` of a deal set is a function of
-``(rules, seed, i)`` alone, drawn from a splitmix64 stream keyed by ``(seed, i)``; the
-match-deal and knockout-game streams of one seed; the frozen-contract draws."""
+``(rules, seed, i)`` alone, drawn from a stream of the engine's splitmix64 generator
+keyed by ``(seed, i)`` and dealt by the engine's kernels; the match-deal and
+knockout-game streams of one seed; the frozen-contract draws."""
 
 from __future__ import annotations
 
 from typing import List, Tuple, Union
 
 import numpy as np
+from numba import njit
 
 from .. import engine as E
 from ..game import Deal
-from ..rules import TRUMP_POINTS, RuleSet, get_rules, params_vector
+from ..rules import DEAL_PACKETS, TRUMP_POINTS, RuleSet, check_int, get_rules, params_vector
 from .errors import ArenaError
 
 __all__ = ["DealSet", "FROZEN_MODES"]
@@ -19,55 +21,107 @@ __all__ = ["DealSet", "FROZEN_MODES"]
 FROZEN_MODES = ("longest", "uniform")
 
 
-_U = np.uint64
-_GOLDEN = _U(0x9E3779B97F4A7C15)
-_C1, _C2, _C3 = _U(0xBF58476D1CE4E5B9), _U(0x94D049BB133111EB), _U(0xD1B54A32D192ED03)
-#: draws per deal: 32 shuffle keys, dealer, 4 agent seeds, frozen taker and strain
-_N_DRAWS = 39
-_D_DEALER, _D_SEEDS, _D_TAKER, _D_STRAIN = 32, 33, 37, 38
+#: draws per deal from its stream (the engine's splitmix64 generator, ``engine.rng_next``),
+#: in this order: 32 shuffle keys, the dealer, 4 agent seeds, the frozen taker and strain
+_N_KEYS, _N_SEEDS = 32, 4
 #: separate streams for the deal sets, match deals and knockout games of one seed
 _SALT_DEALS, _SALT_MATCH, _SALT_KNOCKOUT = 0, 1, 2
 #: deals per match in the match-deal stream (Match.max_deals is 1000)
 _MATCH_STRIDE = 4096
 _MAX_MATCH_DEALS = 1000
-
-# deal positions 0..31 -> receiver (0 = the seat after the dealer), packets 3-2-3
-_RECEIVER = np.array([k for packet in (3, 2, 3) for k in range(4) for _ in range(packet)],
-                     dtype=np.int64)
-_BYTE_COUNT = np.array([bin(b).count("1") for b in range(256)], dtype=np.int64)
-_BYTE_TRUMP = np.array([sum(TRUMP_POINTS[r] for r in range(8) if b >> r & 1) for b in range(256)],
-                       dtype=np.int64)
+#: ``frozen_contract`` modes as the kernel sees them
+_FROZEN_CODE = {"": 0, "longest": 1, "uniform": 2}
+_TRUMP_POINTS = np.array(TRUMP_POINTS, dtype=np.int64)
 
 
-def _mix(z: np.ndarray) -> np.ndarray:
-    """The splitmix64 output function (uint64 arrays, wrapping arithmetic)."""
-    z = z + _GOLDEN
-    z = (z ^ (z >> _U(30))) * _C1
-    z = (z ^ (z >> _U(27))) * _C2
-    return z ^ (z >> _U(31))
+@E.kernel
+def _substream(rng, key, stream):
+    """The first output of sub-stream ``stream`` of ``key``: one step of the engine's
+    generator (``engine.rng_next``) from the state ``key + stream * m``, where ``m`` is
+    the sub-stream multiplier of ``engine.rng_seed``; ``m`` and the generator's step
+    ``g`` are read from ``rng_seed``, which leaves the state at ``seed * g + stream * m
+    + g``, so that the deal sets have no constants of their own."""
+    E.rng_seed(rng, 0, 0)
+    g = rng[0]
+    E.rng_seed(rng, 0, stream)
+    rng[0] = key + (rng[0] - g)                 # key + stream * m
+    return E.rng_next(rng)
 
 
-def _draws(seed: int, salt: int, streams) -> np.ndarray:
-    """``(n, _N_DRAWS)`` uint64: a splitmix64 stream per ``(seed, salt, stream)``."""
-    base = _mix(np.array([int(seed) % (1 << 64)], dtype=np.uint64))
-    base = _mix(base + np.array([salt], dtype=np.uint64) * _C3)
-    s = np.asarray(streams, dtype=np.uint64).reshape(-1)
-    h = _mix(base + s * _C3)
-    return _mix(h[:, None] + np.arange(1, _N_DRAWS + 1, dtype=np.uint64)[None, :] * _GOLDEN)
+@E.kernel
+def _longest_suit(hand):
+    """The suit with the most cards of ``hand``, then the most trump points, then the
+    lowest suit."""
+    best, strain = -1, 0
+    for s in range(4):
+        cards = (hand >> (8 * s)) & 0xFF
+        key = E.popcount(cards) * 64
+        for r in range(8):
+            if cards >> r & 1:
+                key += _TRUMP_POINTS[r]
+        if key > best:
+            best, strain = key, s
+    return strain
 
 
-_CLEARED = None
+@E.kernel
+def _sort_order(keys, order):
+    """``order``: the indices of ``keys`` in increasing order, ties in index order (a
+    stable argsort; insertion sort, 32 keys)."""
+    for i in range(len(keys)):
+        x = keys[i]
+        j = i
+        while j > 0 and keys[order[j - 1]] > x:
+            order[j] = order[j - 1]
+            j -= 1
+        order[j] = i
 
 
-def _cleared_states() -> np.ndarray:
-    """``(4, STATE_SIZE)``: a coinche-family state before the deal, per dealer."""
-    global _CLEARED
-    if _CLEARED is None:
-        c = np.empty((4, E.STATE_SIZE), dtype=np.int64)
-        for dealer in range(4):
-            E.reset_state(c[dealer], np.zeros(4, dtype=np.int64), dealer)
-        _CLEARED = c
-    return _CLEARED
+@njit(cache=True)
+def _deal_streams(P, seed, salt, streams, dealers, frozen, value, strains, states, seeds,
+                  drawn, decks):
+    """Deal ``k`` from the stream ``(seed, salt, streams[k])``: the deck sorted by 32
+    draws (stable), the dealer (``dealers[k]``, or the one drawn when -1), four agent
+    seeds, then (``frozen``) the taker and, uniform mode, the strain among ``strains``;
+    dealt by ``engine.reset_state`` (3-2-3, ``rules.DEAL_PACKETS``) or
+    ``engine.reset_classic`` and, frozen, given its contract by ``engine.set_contract``."""
+    rng = np.empty(1, dtype=np.uint64)
+    keys = np.empty(_N_KEYS, dtype=np.uint64)
+    hands = np.empty(4, dtype=np.int64)
+    classic = P[E.P_FAMILY] != 0
+    base = _substream(rng, _substream(rng, seed, np.uint64(0)), np.uint64(salt))
+    for k in range(len(streams)):
+        rng[0] = _substream(rng, base, streams[k])
+        E.rng_next(rng)                         # as rng_seed: one step before the draws
+        for c in range(_N_KEYS):
+            keys[c] = E.rng_next(rng)
+        _sort_order(keys, decks[k])
+        drawn[k] = E.rng_below(rng, 4)
+        dealer = drawn[k] if dealers[k] < 0 else dealers[k]
+        for s in range(_N_SEEDS):
+            seeds[k, s] = np.int64(E.rng_next(rng) >> np.uint64(1))
+        S = states[k]
+        if classic:
+            E.reset_classic(S, decks[k], dealer)
+        else:
+            i = 0
+            hands[:] = 0
+            for packet in DEAL_PACKETS:
+                for j in range(4):
+                    seat = (dealer + 1 + j) & 3
+                    for _ in range(packet):
+                        hands[seat] |= 1 << decks[k, i]
+                        i += 1
+            E.reset_state(S, hands, dealer)
+        if frozen:
+            taker = E.rng_below(rng, 4)
+            if frozen == 2:
+                strain = strains[E.rng_below(rng, len(strains))]
+            elif classic:
+                strain = S[E.S_RETOURNE] >> 3
+            else:
+                strain = _longest_suit(S[E.S_HAND + taker])
+            E.set_contract(S, P, value, strain, 0, taker)
 
 
 def _frozen_mode(frozen) -> str:
@@ -81,45 +135,24 @@ def _frozen_mode(frozen) -> str:
                      f"{', '.join(map(repr, FROZEN_MODES))}")
 
 
-def _build_states(rules: RuleSet, P: np.ndarray, d: np.ndarray, dealers, frozen: str):
-    """Initial states, agent seeds and dealers from the draws ``d`` (one row per deal)."""
-    n = len(d)
-    decks = np.argsort(d[:, :32], axis=1, kind="stable").astype(np.int64)
-    drawn = (d[:, _D_DEALER] >> _U(62)).astype(np.int64)
-    dealers = drawn if dealers is None else np.asarray(dealers, dtype=np.int64)
-    seeds = np.ascontiguousarray((d[:, _D_SEEDS:_D_SEEDS + 4] >> _U(1)).astype(np.int64))
+def _deals(rules: RuleSet, P: np.ndarray, seed: int, salt: int, streams, dealers=None,
+           frozen: str = ""):
+    """``(states, seeds, dealers, decks)`` of the deals of streams ``streams`` (uint64) of
+    ``(seed, salt)``: initial states, agent seeds, the dealers (``dealers``, else those
+    drawn) and the dealing orders."""
+    streams = np.ascontiguousarray(streams, dtype=np.uint64).reshape(-1)
+    n = len(streams)
+    given = np.full(n, -1, dtype=np.int64) if dealers is None else \
+        np.ascontiguousarray(np.broadcast_to(np.asarray(dealers, dtype=np.int64), (n,)))
     states = np.empty((n, E.STATE_SIZE), dtype=np.int64)
-    classic = rules.family == "classic"
-    if classic:
-        for i in range(n):
-            E.reset_classic(states[i], decks[i], int(dealers[i]))
-    else:
-        # reset_state is the cleared state of the dealer plus the hands: build the four
-        # cleared states once and fill in the hands (a test compares with Deal(deck=...))
-        seat = (dealers[:, None] + 1 + _RECEIVER[None, :]) & 3
-        bits = np.left_shift(np.int64(1), decks)
-        hands = np.stack([(bits * (seat == s)).sum(axis=1) for s in range(4)], axis=1)
-        states[:] = _cleared_states()[dealers]
-        states[:, E.S_HAND:E.S_HAND + 4] = hands
-        states[:, E.S_INIT_HAND:E.S_INIT_HAND + 4] = hands
-    if frozen:
-        takers = (d[:, _D_TAKER] >> _U(62)).astype(np.int64)
-        strains_allowed = rules.allowed_strains
-        if frozen == "uniform":
-            k = len(strains_allowed)
-            pick = ((d[:, _D_STRAIN] >> _U(32)) * _U(k)) >> _U(32)
-            strains = np.array(strains_allowed, dtype=np.int64)[pick.astype(np.int64)]
-        elif classic:
-            strains = states[:, E.S_RETOURNE] >> 3
-        else:
-            hand = states[np.arange(n), E.S_HAND + takers]
-            key = np.stack([_BYTE_COUNT[(hand >> (8 * s)) & 0xFF] * 64
-                            + _BYTE_TRUMP[(hand >> (8 * s)) & 0xFF] for s in range(4)], axis=1)
-            strains = np.argmax(key, axis=1).astype(np.int64)
-        value = 0 if classic else rules.min_bid
-        for i in range(n):
-            E.set_contract(states[i], P, value, int(strains[i]), 0, int(takers[i]))
-    return states, seeds, dealers, decks
+    seeds = np.empty((n, _N_SEEDS), dtype=np.int64)
+    drawn = np.empty(n, dtype=np.int64)
+    decks = np.empty((n, _N_KEYS), dtype=np.int64)
+    value = 0 if rules.family == "classic" else rules.min_bid
+    _deal_streams(P, np.uint64(int(seed) % (1 << 64)), salt, streams, given,
+                  _FROZEN_CODE[frozen], value, np.array(rules.allowed_strains, dtype=np.int64),
+                  states, seeds, drawn, decks)
+    return states, seeds, (drawn if dealers is None else given), decks
 
 
 class DealSet:
@@ -143,18 +176,16 @@ class DealSet:
     def states(self, indices) -> Tuple[np.ndarray, np.ndarray]:
         """``(states, seeds)``: int64 ``(n, STATE_SIZE)`` initial states of the deals
         ``indices`` and int64 ``(n, 4)`` agent seeds per (deal, seat)."""
-        idx = _check_indices(indices)
-        d = _draws(self.seed, _SALT_DEALS, idx)
-        states, seeds, _, _ = _build_states(self.rules, self.params, d, None, self.frozen)
+        states, seeds, _, _ = _deals(self.rules, self.params, self.seed, _SALT_DEALS,
+                                     _check_indices(indices), None, self.frozen)
         return states, seeds
 
     def decks(self, indices) -> Tuple[np.ndarray, np.ndarray]:
         """``(decks, dealers)``: the dealing order (int64 ``(n, 32)``) and dealer of each
         deal: ``Deal(rules, deck=decks[k], dealer=dealers[k])`` is deal ``indices[k]``."""
-        idx = _check_indices(indices)
-        d = _draws(self.seed, _SALT_DEALS, idx)
-        decks = np.argsort(d[:, :32], axis=1, kind="stable").astype(np.int64)
-        return decks, (d[:, _D_DEALER] >> _U(62)).astype(np.int64)
+        _, _, dealers, decks = _deals(self.rules, self.params, self.seed, _SALT_DEALS,
+                                      _check_indices(indices))
+        return decks, dealers
 
     def deal(self, index: int) -> Deal:
         """Deal ``index`` as a :class:`~coinche_rl.game.Deal` (before its first action)."""
@@ -167,9 +198,9 @@ class DealSet:
 
 
 def _check_seed(seed) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ArenaError(f"seed must be a non-negative integer, not {seed!r}")
-    return int(seed)
+    """Any integer >= 0 (the streams key on its low 64 bits)."""
+    return check_int(seed, "seed", 0, error=ArenaError,
+                     message="seed must be a non-negative integer, not {value!r}")
 
 
 def _check_indices(indices) -> np.ndarray:

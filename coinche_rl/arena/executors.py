@@ -13,8 +13,8 @@ import numpy as np
 
 from ..agents import AgentSpecError, make_agent
 from ..agents.registry import spec_module
+from ..records import rules_from_record
 from .errors import ArenaError
-from .store import _rules_from_json
 from .tasks import _run_task, warmup
 
 __all__ = ["BACKENDS", "RAY_CONNECT_TIMEOUT", "shutdown_pool"]
@@ -91,7 +91,7 @@ def _check_agents_rules(tasks) -> None:
             check = getattr(make_agent(spec), "check_rules", None)
             if check is None:
                 continue
-            rules = _rules_from_json(cfg["rules"])
+            rules = rules_from_record(cfg["rules"])
             try:
                 check(rules)
             except ValueError as e:

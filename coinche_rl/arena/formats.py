@@ -13,15 +13,16 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from ..agents import available_agents, make_agent
+from ..progress import Progress
 from ..ratings import Ratings, fit_bradley_terry, team_design
+from ..records import rules_record
 from ..rules import RuleSet, get_rules
 from .dealsets import _check_seed, _frozen_mode
 from .errors import ArenaError
 from .executors import BACKENDS, _chunks, _execute
-from .progress import _Progress
 from .results import DuplicateResult, KnockoutResult, TournamentResult, _fit_matchups
 from .store import (_FORMAT_VERSION, ResultsFile, _arrays_from_rows, _check_store, _code_key,
-                    _concat, _exclusive, _match_rows, _pair_rows, _rules_to_json, _run_id)
+                    _concat, _exclusive, _match_rows, _pair_rows, _run_id)
 
 __all__ = ["run_duplicate", "run_round_robin", "run_rotating", "run_knockout",
            "estimate_seconds", "default_roster"]
@@ -90,7 +91,7 @@ def _play_matchups(pairs, ns, rules, seed, frozen, match, backend, workers, addr
     ids = []
     for (x, y), n in zip(pairs, ns):
         cfg = {"version": _FORMAT_VERSION, "format": kind, "x": list(x), "y": list(y),
-               "rules": _rules_to_json(rules), "seed": seed, "frozen": frozen,
+               "rules": rules_record(rules), "seed": seed, "frozen": frozen,
                "code": dict(code, agents={s: code["agents"][s] for s in sorted({*x, *y})})}
         run = _run_id(cfg)
         ids.append(run)
@@ -124,7 +125,7 @@ def _play_matchups(pairs, ns, rules, seed, frozen, match, backend, workers, addr
     total = sum(want.values())
     # spread the matchups over the run instead of finishing one after the other
     tasks.sort(key=lambda t: int(t[2][0]))
-    bar = _Progress(progress, total, have, "deal pairs" if kind == "pair" else "match pairs")
+    bar = Progress(progress, total, have, "deal pairs" if kind == "pair" else "match pairs")
 
     def on_done(task, res):
         run = task[1]["run"]
@@ -204,7 +205,7 @@ def estimate_seconds(pairs: Sequence[Tuple[Sequence[str], Sequence[str]]], ns: S
     ``ns[k]`` deal pairs with ``workers`` processes, from the agents'
     ``seconds_per_deal`` (numba bots count as free); compile time not included.
 
-    >>> estimate_seconds([(("pimc", "pimc"), ("random", "random"))], [10]) > 5
+    >>> estimate_seconds([(("pimc", "pimc"), ("random", "random"))], [10]) > 1
     True
     """
     cost: Dict[str, float] = {}
@@ -321,7 +322,7 @@ def run_knockout(players: Sequence[str], n_tournaments: int = 100,
     rules = _rules_for(preset, target)
     seed = _check_seed(seed)
     cfg = {"version": _FORMAT_VERSION, "format": "knockout", "players": specs,
-           "rules": _rules_to_json(rules), "seed": seed, "max_deals": max_deals,
+           "rules": rules_record(rules), "seed": seed, "max_deals": max_deals,
            "code": _code_key(specs)}
     with _exclusive(out):
         return _play_knockout(cfg, specs, rules, seed, max_deals, n_tournaments, backend,
@@ -341,7 +342,7 @@ def _play_knockout(cfg, specs, rules, seed, max_deals, n_tournaments, backend, w
     n_workers = 1 if backend == "serial" else (workers or os.cpu_count() or 1)
     size = max(1, min(16, math.ceil(len(missing) / (4 * n_workers)))) if len(missing) else 1
     tasks = [("knockout", dict(cfg, fast=fast), c) for c in _chunks(missing, size)]
-    bar = _Progress(progress, n_tournaments, len(rows), "tournaments")
+    bar = Progress(progress, n_tournaments, len(rows), "tournaments")
     secs = [0.0]
 
     def on_done(task, res):

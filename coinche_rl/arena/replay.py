@@ -7,9 +7,10 @@ from typing import List, Optional, Tuple
 
 from ..agents import play_deal
 from ..game import Deal
+from ..records import rules_from_record
 from .dealsets import DealSet
 from .errors import ResultsFileError
-from .store import _rules_from_json, load_results
+from .store import load_results
 from .tasks import _seat_agents, _seatings
 
 __all__ = ["replay_pair"]
@@ -37,7 +38,7 @@ def replay_pair(path, index: int, run: Optional[str] = None) -> Tuple[List[Deal]
     row = store.done(run).get(int(index))
     if row is None:
         raise ResultsFileError(f"{path}: run {run} has no finished pair {index}")
-    rules = _rules_from_json(cfg["rules"])
+    rules = rules_from_record(cfg["rules"])
     ds = DealSet(rules, cfg["seed"], cfg["frozen"])
     deals = []
     for specs4 in _seatings(cfg["x"], cfg["y"]):

@@ -21,7 +21,6 @@ except ModuleNotFoundError:                   # Windows: results files are not l
 from .. import __version__
 from ..agents import make_agent
 from ..agents.fingerprint import agent_fingerprint, module_closure
-from ..rules import PRESETS, RuleSet, get_rules
 from .errors import ArenaError, ResultsFileError
 
 __all__ = ["ResultsFile", "load_results", "ROW_TYPES"]
@@ -29,16 +28,6 @@ __all__ = ["ResultsFile", "load_results", "ROW_TYPES"]
 #: rows of a results file
 ROW_TYPES = ("pair", "match", "knockout")
 _FORMAT_VERSION = 2
-
-
-def _rules_to_json(rules: RuleSet) -> dict:
-    if rules.name in PRESETS:
-        return {"preset": rules.name, "overrides": rules.overrides()}
-    return {"preset": "ffb", "overrides": {"name": rules.name, **rules.overrides()}}
-
-
-def _rules_from_json(obj: dict) -> RuleSet:
-    return get_rules(obj["preset"], **obj.get("overrides", {}))
 
 
 def _run_id(cfg: dict) -> str:

@@ -15,12 +15,12 @@ from ..agents import make_agent, numba_bots, play_deal
 from ..agents.neural.agent import play_states
 from ..agents.numba_bots import play_deals
 from ..game import Deal, score_into_match
+from ..records import rules_from_record
 from ..rules import RuleSet, params_vector
 from ..simulate import warmup as engine_warmup
 from .dealsets import (_MATCH_STRIDE, _MAX_MATCH_DEALS, _SALT_DEALS, _SALT_KNOCKOUT, _SALT_MATCH,
-                       _U, DealSet, _build_states, _draws)
+                       DealSet, _deals)
 from .errors import ArenaError
-from .store import _rules_from_json
 
 __all__ = ["warmup"]
 
@@ -108,10 +108,10 @@ def _seatings(x, y):
 
 def _task_pairs(cfg: dict, indices: np.ndarray) -> dict:
     """Deal pairs ``indices`` of a duplicate configuration."""
-    rules = _rules_from_json(cfg["rules"])
+    rules = rules_from_record(cfg["rules"])
     P = params_vector(rules)
-    d = _draws(cfg["seed"], _SALT_DEALS, indices)
-    states, seeds, dealers, _ = _build_states(rules, P, d, None, cfg["frozen"])
+    states, seeds, dealers, _ = _deals(rules, P, cfg["seed"], _SALT_DEALS, indices, None,
+                                       cfg["frozen"])
     other = states.copy()
     s1, s2 = _seatings(cfg["x"], cfg["y"])
     fast = cfg.get("fast", True)
@@ -126,15 +126,14 @@ def _task_pairs(cfg: dict, indices: np.ndarray) -> dict:
 
 
 def _match_deals(cfg, rules, P, j: np.ndarray, k: int, first_dealers):
-    streams = j.astype(np.uint64) * _U(_MATCH_STRIDE) + _U(k)
-    d = _draws(cfg["seed"], _SALT_MATCH, streams)
+    streams = j.astype(np.uint64) * np.uint64(_MATCH_STRIDE) + np.uint64(k)
     dealers = None if first_dealers is None else (first_dealers + k) & 3
-    return _build_states(rules, P, d, dealers, cfg["frozen"])
+    return _deals(rules, P, cfg["seed"], _SALT_MATCH, streams, dealers, cfg["frozen"])
 
 
 def _task_matches(cfg: dict, indices: np.ndarray) -> dict:
     """Match pairs ``indices``: both seatings play deal ``k`` of match ``j`` alike."""
-    rules = _rules_from_json(cfg["rules"])
+    rules = rules_from_record(cfg["rules"])
     P = params_vector(rules)
     fast = cfg.get("fast", True)
     idx = np.asarray(indices, dtype=np.int64)
@@ -193,9 +192,8 @@ def _play_game(rules, P, cfg, specs4, t: int, rnd: int, table: int) -> dict:
     while w is None:
         if k >= _MAX_MATCH_DEALS:
             raise ArenaError(f"a knockout game was not decided after {_MAX_MATCH_DEALS} deals")
-        d = _draws(cfg["seed"], _SALT_KNOCKOUT, [base + k])
-        states, seeds, dealers, _ = _build_states(
-            rules, P, d, None if first is None else [(first + k) & 3], "")
+        states, seeds, dealers, _ = _deals(rules, P, cfg["seed"], _SALT_KNOCKOUT, [base + k],
+                                           None if first is None else [(first + k) & 3])
         if first is None:
             first = int(dealers[0])
         _play_states(rules, P, states, seeds, specs4, fast,
@@ -210,7 +208,7 @@ def _play_game(rules, P, cfg, specs4, t: int, rnd: int, table: int) -> dict:
 
 def _task_knockout(cfg: dict, indices: np.ndarray) -> dict:
     """Knockout tournaments ``indices`` (rows as dicts)."""
-    rules = _rules_from_json(cfg["rules"])
+    rules = rules_from_record(cfg["rules"])
     P = params_vector(rules)
     players = cfg["players"]
     rows = []

@@ -1,0 +1,73 @@
+"""The progress helper (``coinche_rl.progress``) of the arena's tournaments and the
+networks' training loops: a rich bar (stderr for the arena, stdout with the latest
+figures for training), a callback ``f(done, total)``, or nothing."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from coinche_rl.arena import run_duplicate
+from coinche_rl.progress import Progress
+
+
+def test_a_callback_sees_done_and_total():
+    seen = []
+    p = Progress(lambda done, total: seen.append((done, total)), 10, 4, "deal pairs")
+    p.advance(3)
+    p.advance(1)
+    p.update(10)
+    p.close()
+    assert seen == [(7, 10), (8, 10), (10, 10)] and p.bar is None
+
+
+@pytest.mark.parametrize("off", [False, None, 0])
+def test_nothing_shows_nothing(off, capsys):
+    p = Progress(off, 5, 0, "x")
+    p.advance(5)
+    p.close()
+    assert p.bar is None and p.callback is None and capsys.readouterr() == ("", "")
+
+
+def test_the_arena_bar_is_on_stderr(capsys):
+    pytest.importorskip("rich")
+    p = Progress(True, 5, 2, "deal pairs")
+    p.advance(3)
+    p.close()
+    out, err = capsys.readouterr()
+    assert out == "" and "deal pairs" in err and "5/5" in err
+    run_duplicate("random", "random", 3, seed=1, progress=True)
+    out, err = capsys.readouterr()
+    assert out == "" and "deal pairs" in err and "3/3" in err
+
+
+def test_without_rich_there_is_no_bar(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "rich", None)
+    monkeypatch.setitem(sys.modules, "rich.progress", None)
+    monkeypatch.setitem(sys.modules, "rich.console", None)
+    p = Progress(True, 5, 0, "x")
+    p.advance(5)
+    p.close()
+    assert p.bar is None and capsys.readouterr() == ("", "")
+    from coinche_rl.agents.neural.train_play import _Progress
+    t = _Progress(True, 60.0)
+    t.update(30.0, "upd 1")
+    t.close()
+    assert capsys.readouterr().out == "[   0.5 min] upd 1\n"
+
+
+def test_the_training_bar_is_on_stdout_with_its_figures(capsys):
+    pytest.importorskip("rich")
+    from coinche_rl.agents.neural.train_bid import _Progress as BidProgress
+    from coinche_rl.agents.neural.train_play import _Progress
+    assert BidProgress is _Progress and issubclass(_Progress, Progress)
+    t = _Progress(True, 120.0, "train bid")
+    t.update(60.0, "upd 7 lab 0.01M")
+    t.close()
+    out, err = capsys.readouterr()
+    assert err == "" and "train bid" in out and "upd 7 lab 0.01M" in out and "/" not in out
+    off = _Progress(False, 120.0)                       # disabled: plain lines
+    off.update(6.0, "upd 1")
+    off.close()
+    assert capsys.readouterr().out == "[   0.1 min] upd 1\n"
