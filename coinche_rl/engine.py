@@ -333,6 +333,55 @@ def beats(c, w, strain):
     return (TRUMP_SUIT_MASK[strain] >> c) & 1 == 1
 
 
+#: which rule of RULES.md §6 decided :func:`legal_cards_rule`'s mask (for messages)
+RULE_FREE = 0            # no obligation: leading, or a free discard
+RULE_FOLLOW = 1          # must follow the led suit
+RULE_OVERTRUMP_LED = 2   # trump led: must play a higher trump
+RULE_BEAT = 3            # all trumps: must beat the winning card of the led suit
+RULE_TRUMP = 4           # void in the led suit: must trump
+RULE_OVERTRUMP = 5       # void in the led suit: must trump higher than the winning trump
+RULE_UNDERTRUMP = 6      # void in the led suit, unable to overtrump: must undertrump
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def legal_cards_rule(hand, n_in_trick, led_suit, win_card, partner_master, strain,
+                     must_undertrump, overtrump_partner):
+    """``(mask, rule)``: :func:`legal_cards`'s mask and the ``RULE_*`` obligation that
+    produced it (RULES.md §6). The one copy of the card-play rules of the kernels."""
+    if n_in_trick == 0:
+        return hand, RULE_FREE
+    insuit = hand & (0xFF << (8 * led_suit))
+    if strain < 4:
+        if insuit != 0:
+            if led_suit == strain:
+                if partner_master and not overtrump_partner:
+                    return insuit, RULE_FOLLOW
+                up = insuit & ABOVE[strain, win_card]
+                if up != 0:
+                    return up, RULE_OVERTRUMP_LED
+            return insuit, RULE_FOLLOW
+        if partner_master:
+            return hand, RULE_FREE
+        trumps = hand & (0xFF << (8 * strain))
+        if trumps == 0:
+            return hand, RULE_FREE
+        if (win_card >> 3) != strain:
+            return trumps, RULE_TRUMP
+        up = trumps & ABOVE[strain, win_card]
+        if up != 0:
+            return up, RULE_OVERTRUMP
+        if must_undertrump:
+            return trumps, RULE_UNDERTRUMP
+        return hand, RULE_FREE
+    if insuit == 0:
+        return hand, RULE_FREE
+    if strain == AT and not (partner_master and not overtrump_partner):
+        up = insuit & ABOVE[AT, win_card]
+        if up != 0:
+            return up, RULE_BEAT
+    return insuit, RULE_FOLLOW
+
+
 @kernel
 def legal_cards(hand, n_in_trick, led_suit, win_card, partner_master, strain,
                 must_undertrump, overtrump_partner):
@@ -341,38 +390,8 @@ def legal_cards(hand, n_in_trick, led_suit, win_card, partner_master, strain,
     ``n_in_trick`` cards are already in the trick, the first of suit ``led_suit``;
     ``win_card`` is winning it, played by the partner when ``partner_master``.
     """
-    if n_in_trick == 0:
-        return hand
-    insuit = hand & (0xFF << (8 * led_suit))
-    if strain < 4:
-        if insuit != 0:
-            if led_suit == strain:
-                if partner_master and not overtrump_partner:
-                    return insuit
-                up = insuit & ABOVE[strain, win_card]
-                if up != 0:
-                    return up
-            return insuit
-        if partner_master:
-            return hand
-        trumps = hand & (0xFF << (8 * strain))
-        if trumps == 0:
-            return hand
-        if (win_card >> 3) != strain:
-            return trumps
-        up = trumps & ABOVE[strain, win_card]
-        if up != 0:
-            return up
-        if must_undertrump:
-            return trumps
-        return hand
-    if insuit == 0:
-        return hand
-    if strain == AT and not (partner_master and not overtrump_partner):
-        up = insuit & ABOVE[AT, win_card]
-        if up != 0:
-            return up
-    return insuit
+    return legal_cards_rule(hand, n_in_trick, led_suit, win_card, partner_master, strain,
+                            must_undertrump, overtrump_partner)[0]
 
 
 # -------------------------------------------------------------- declarations
@@ -598,20 +617,28 @@ def _pending_choice(S, P):
     return 0
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def legal_play_rule(S, P):
+    """``(mask, rule)`` of :func:`legal_cards_rule` for the seat to act: the mask of
+    :func:`legal_play_mask` and the rule that decided it (``(0, RULE_FREE)`` outside the
+    play phase or while a declare / belote choice is pending)."""
+    if S[S_PHASE] != PLAY or _pending_choice(S, P) != 0:
+        return 0, RULE_FREE
+    cur = S[S_CUR]
+    n = S[S_TRICK_N]
+    if n == 0:
+        return S[S_HAND + cur], RULE_FREE
+    led = S[S_PLAYS + 4 * S[S_TRICK_NO]] >> 3
+    return legal_cards_rule(S[S_HAND + cur], n, led, S[S_WIN_CARD],
+                            S[S_WIN_SEAT] == ((cur + 2) & 3), S[S_BID_STRAIN],
+                            P[P_MUST_UNDERTRUMP], P[P_OVERTRUMP_PARTNER])
+
+
 @kernel
 def legal_play_mask(S, P):
     """Mask of the cards the seat to act may play (0 outside the play phase or while a
     declare / belote choice is pending)."""
-    if S[S_PHASE] != PLAY or _pending_choice(S, P) != 0:
-        return 0
-    cur = S[S_CUR]
-    n = S[S_TRICK_N]
-    if n == 0:
-        return S[S_HAND + cur]
-    led = S[S_PLAYS + 4 * S[S_TRICK_NO]] >> 3
-    return legal_cards(S[S_HAND + cur], n, led, S[S_WIN_CARD],
-                       S[S_WIN_SEAT] == ((cur + 2) & 3), S[S_BID_STRAIN],
-                       P[P_MUST_UNDERTRUMP], P[P_OVERTRUMP_PARTNER])
+    return legal_play_rule(S, P)[0]
 
 
 @kernel
@@ -1775,3 +1802,135 @@ def random_play_phase(P, n, seed, strain, out_points):
                 pts0 += pts
             leader = win_seat
         out_points[i] = pts0
+
+
+# ------------------------------------------------------------------- accessors
+# Named reads and writes of the state's slots, for the modules outside the engine (issue
+# 16): inlined into numba callers (the same code as the slot read it replaces), callable
+# from Python too. The layout stays the engine's business.
+@njit(cache=True, _nrt=False, inline="always")
+def current_seat(S):
+    """The seat to act (``S_CUR``)."""
+    return S[S_CUR]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def set_current_seat(S, seat):
+    """Make ``seat`` the seat to act (``S_CUR``)."""
+    S[S_CUR] = seat
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def phase_of(S):
+    """The phase: ``AUCTION``, ``PLAY`` or ``DONE`` (``S_PHASE``)."""
+    return S[S_PHASE]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def dealer_of(S):
+    """The dealer (``S_DEALER``)."""
+    return S[S_DEALER]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def hand_of(S, seat):
+    """The card mask ``seat`` holds now (``S_HAND``)."""
+    return S[S_HAND + seat]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def contract_of(S):
+    """``(value, strain, bidder)`` of the current bid or contract (``S_BID_VALUE``,
+    ``S_BID_STRAIN``, ``S_BID_SEAT``; bidder ``NO_SEAT`` before any bid)."""
+    return S[S_BID_VALUE], S[S_BID_STRAIN], S[S_BID_SEAT]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def contract_strain(S):
+    """The strain of the current bid or contract (``S_BID_STRAIN``)."""
+    return S[S_BID_STRAIN]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def auction_length(S):
+    """The number of auction actions so far (``S_N_AUCTION``)."""
+    return S[S_N_AUCTION]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def auction_action(S, i):
+    """The ``i``-th action of the auction (``S_AUCTION``; from the seat after the dealer)."""
+    return S[S_AUCTION + i]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def retourne_of(S):
+    """Classic family: the turned-up card (``S_RETOURNE``; ``NO_CARD`` otherwise)."""
+    return S[S_RETOURNE]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def prise_round(S):
+    """Classic family: the round of the prise, 1 or 2 (``S_PRISE_ROUND``)."""
+    return S[S_PRISE_ROUND]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def seat_declaration_points(S, seat):
+    """The points of ``seat``'s best declaration (``S_DECL_PTS``)."""
+    return S[S_DECL_PTS + seat]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def low_carre_seats(S):
+    """Bit per seat: holds a carré of 7s or 8s (``S_DECL_LOW``)."""
+    return S[S_DECL_LOW]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def declare_decided_seats(S):
+    """Bit per seat: its declare choice is made (``S_DECL_DECIDED``)."""
+    return S[S_DECL_DECIDED]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def mark_declared(S, bits):
+    """Add the seats of ``bits`` to the declaring seats (``S_DECLARED``)."""
+    S[S_DECLARED] |= bits
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def belote_holder_seats(S):
+    """Bit per seat: holds K and Q of a trump suit (``S_BELOTE_SEATS``)."""
+    return S[S_BELOTE_SEATS]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def belote_decided_seats(S):
+    """Bit per seat: its belote choice is made (``S_BELOTE_DECIDED``)."""
+    return S[S_BELOTE_DECIDED]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def belote_announced_seats(S):
+    """Bit per seat: announced its belote (``S_BELOTE_ON``)."""
+    return S[S_BELOTE_ON]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def deal_made(S):
+    """Whether the contract was made: ``MADE_UNSCORED``, ``MADE_FAILED``, ``MADE_MADE``
+    or ``MADE_LITIGE`` (``S_MADE``)."""
+    return S[S_MADE]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def team_score(S, team):
+    """The deal score of ``team`` (``S_SCORE``)."""
+    return S[S_SCORE + team]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def team_card_points(S, team):
+    """The card points ``team`` won (``S_CARD_POINTS``)."""
+    return S[S_CARD_POINTS + team]

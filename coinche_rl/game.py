@@ -550,22 +550,23 @@ class Deal:
         return "not legal now"
 
     def _card_reason(self, c: int) -> str:
+        """Why card ``c`` is illegal: the rule that the engine's legality kernel
+        (:func:`engine.legal_play_rule`, the code of ``legal_cards``) applied."""
         seat = self.current_player
         hand = self.hands[seat]
         if not hand >> c & 1:
             return "the card is not in the hand"
-        if self.legal_cards() == 0:
+        legal, rule = (int(x) for x in E.legal_play_rule(self._S, self._P))
+        if legal == 0:
             return "a declare / belote choice must be made first"
-        trick = self.current_trick
-        led = trick[0][1] >> 3
+        led = self.current_trick[0][1] >> 3
         strain = int(self._S[E.S_BID_STRAIN])
-        legal = self.legal_cards()
-        if hand & (0xFF << 8 * led):
-            if legal & ~(0xFF << 8 * led) == 0 and (c >> 3) != led:
+        if rule in (E.RULE_FOLLOW, E.RULE_OVERTRUMP_LED, E.RULE_BEAT):
+            if (c >> 3) != led:
                 return f"must follow {SUIT_NAMES[led]}"
-            return f"must play higher in {SUIT_NAMES[led]} (overtrump)" if strain < 4 else \
+            return f"must play higher in {SUIT_NAMES[led]} (overtrump)" if rule == E.RULE_OVERTRUMP_LED else \
                 f"must beat the winning card in {SUIT_NAMES[led]}"
-        if strain < 4 and legal & ~(0xFF << 8 * strain) == 0:
+        if rule in (E.RULE_TRUMP, E.RULE_OVERTRUMP, E.RULE_UNDERTRUMP):
             return f"void in {SUIT_NAMES[led]}: must trump ({SUIT_NAMES[strain]})" + \
                 (" higher than the trump in the trick" if legal != hand & (0xFF << 8 * strain) else "")
         return "not legal now"

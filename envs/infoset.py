@@ -349,7 +349,9 @@ def information_set(deal: Deal, seat: int) -> InformationSet:
 def _infer_trick(trick, strain: int, rules: RuleSet, voids, ceil) -> None:
     """Voids and ceilings from one trick's plays (RULES.md §6; mirrors
     ``engine.legal_cards``: each inference is the negation of an obligation the player
-    would have had to meet, had he held the card)."""
+    would have had to meet, had he held the card). An inference, not a copy of the rules:
+    test_single_source checks that what it rules out (through ``kernels.infer_play``, its
+    kernel twin) is what ``engine.legal_cards`` on the hands ``{card, x}`` rules out."""
     led = trick[0][1] >> 3
     win_seat, win = trick[0]
     for p, c in trick[1:]:

@@ -94,7 +94,8 @@ def infer_play(S, P, strain, voids, ceil):
     """Voids (``voids[p]``: suit bits) and ceilings (``ceil[p, suit]``, strength, 8 for
     none) of every seat from the cards played so far under ``strain`` (RULES.md §6;
     the rules of ``infoset._infer_trick``). ``voids`` int64[4], ``ceil`` int64[4, 4] are
-    filled."""
+    filled. The cards they rule out are those that would make a played card illegal
+    (``engine.legal_cards``) in a two-card hand: tested in test_single_source."""
     for p in range(4):
         voids[p] = 0
         for s in range(4):

@@ -246,3 +246,111 @@ def test_set_outcome():
     E.set_outcome(S, 0, E.OUTCOME_GENERALE, 0, 162, 2)
     assert list(S[E.S_TRICKS:E.S_TRICKS + 2]) == [8, 0]
     assert list(S[E.S_SEAT_TRICKS:E.S_SEAT_TRICKS + 4]) == [0, 0, 8, 0]
+
+
+# ------------------------------------------------------------ the one card-play kernel
+def test_legal_cards_is_legal_cards_rule():
+    """``legal_cards`` is the mask of ``legal_cards_rule``, and each ``RULE_*`` code names
+    the obligation the mask is: the one copy of the card-play rules in the kernels."""
+    rng = np.random.default_rng(16)
+    for _ in range(3000):
+        hand = int(rng.integers(1, 1 << 32))
+        n, led, win = int(rng.integers(0, 4)), int(rng.integers(0, 4)), int(rng.integers(0, 32))
+        pm, strain = bool(rng.integers(0, 2)), int(rng.integers(0, 6))
+        mu, op = int(rng.integers(0, 2)), int(rng.integers(0, 2))
+        mask, rule = (int(x) for x in E.legal_cards_rule(hand, n, led, win, pm, strain, mu, op))
+        assert mask == int(E.legal_cards(hand, n, led, win, pm, strain, mu, op))
+        insuit = hand & (0xFF << 8 * led)
+        trumps = hand & (0xFF << 8 * strain) if strain < 4 else 0
+        if rule == E.RULE_FREE:
+            assert mask == hand
+        elif rule == E.RULE_FOLLOW:
+            assert insuit and mask == insuit
+        elif rule in (E.RULE_OVERTRUMP_LED, E.RULE_BEAT):
+            assert insuit and mask == insuit & int(E.ABOVE[strain, win]) != 0
+            assert (rule == E.RULE_OVERTRUMP_LED) == (strain < 4 and led == strain)
+            assert (rule == E.RULE_BEAT) == (strain == R.AT)
+        elif rule == E.RULE_OVERTRUMP:
+            assert not insuit and mask == trumps & int(E.ABOVE[strain, win]) != 0
+        else:
+            assert rule in (E.RULE_TRUMP, E.RULE_UNDERTRUMP) and not insuit and mask == trumps
+            assert rule == E.RULE_TRUMP or mu
+
+
+def test_card_reason_reads_the_kernel_rule():
+    """``Deal._card_reason`` explains an illegal card from ``engine.legal_play_rule``,
+    re-deriving no rule of play (no suit or trump masks of its own but the message's)."""
+    src = (ROOT / "coinche_rl/game.py").read_text(encoding="utf-8")
+    fn = next(n for n in ast.walk(ast.parse(src)) if isinstance(n, ast.FunctionDef)
+              and n.name == "_card_reason")
+    names = {n.attr for n in ast.walk(fn) if isinstance(n, ast.Attribute)}
+    assert "legal_play_rule" in names and "legal_cards" not in names
+    # no module but the engine (and the solver, on its own card ids; the reference, the
+    # independent copy) indexes ABOVE: the "beat the winning card" rule lives in one place
+    for rel in ["coinche_rl/game.py", "envs/infoset.py", "envs/kernels.py"]:
+        assert not any(isinstance(n, ast.Name) and n.id == "ABOVE" for n in ast.walk(_tree(rel))), rel
+
+
+def _excluded_by_legality(S, P, strain):
+    """Per seat, the cards ``x`` that a card ``c`` it played rules out: ``c`` would not be
+    legal (``engine.legal_cards``) in the hypothetical hand ``{c, x}``."""
+    out = [0, 0, 0, 0]
+    for t in range(8):
+        leader = int(S[E.S_TRICK_LEADERS + t])
+        c0 = int(S[E.S_PLAYS + 4 * t]) if leader >= 0 else -1
+        if c0 < 0:
+            break
+        win_seat, win, led = leader, c0, c0 >> 3
+        for i in range(1, 4):
+            c = int(S[E.S_PLAYS + 4 * t + i])
+            if c < 0:
+                break
+            p = (leader + i) & 3
+            for x in range(32):
+                h = (1 << c) | (1 << x)
+                if not int(E.legal_cards(h, i, led, win, win_seat == (p + 2) & 3, strain,
+                                         P[E.P_MUST_UNDERTRUMP], P[E.P_OVERTRUMP_PARTNER])) >> c & 1:
+                    out[p] |= 1 << x
+            if E.beats(c, win, strain):
+                win_seat, win = p, c
+    return out
+
+
+@pytest.mark.parametrize("preset", ["ffb", "classic"])
+@pytest.mark.parametrize("overrides", [{}, {"must_undertrump": True}, {"overtrump_partner": False}])
+def test_infer_play_is_the_negation_of_legality(preset, overrides):
+    """``kernels.infer_play`` (and ``infoset._infer_trick``, its Python twin, tested equal
+    in test_env_kernels) is an inference, not a copy of the rules: the cards its voids
+    and ceilings rule out, among those still in the hands, are exactly the cards ``x``
+    for which a played card would have been illegal in the hand ``{c, x}``."""
+    try:
+        rules = get_rules(preset, **overrides)
+    except Exception:
+        pytest.skip("option not available for this preset")
+    P = params_vector(rules)
+    rng = np.empty(1, dtype=np.uint64)
+    buf = np.zeros(E.N_ACTIONS, dtype=np.uint8)
+    voids = np.empty(4, dtype=np.int64)
+    ceil = np.empty((4, 4), dtype=np.int64)
+    checked = 0
+    for g in range(12):
+        S, rng = _deal_by_hand(P, 16, g, -1)
+        while S[E.S_PHASE] != E.DONE:
+            if S[E.S_PHASE] == E.PLAY:
+                strain = int(S[E.S_BID_STRAIN])
+                kernels.infer_play(S, P, strain, voids, ceil)
+                remaining = 0
+                for s in range(4):
+                    remaining |= int(S[E.S_HAND + s])
+                want = _excluded_by_legality(S, P, strain)
+                for p in range(4):
+                    got = 0
+                    for suit in range(4):
+                        if voids[p] >> suit & 1:
+                            got |= int(cards.SUIT_MASKS[suit])
+                        elif ceil[p, suit] < kernels.NO_CEILING:
+                            got |= infoset._above_mask(strain, suit, int(ceil[p, suit]))
+                    assert got & remaining == want[p] & remaining, (g, p)
+                checked += 1
+            E.apply_legal_action(S, P, E._random_action(S, P, rng, buf, 0.7))
+    assert checked > 100
