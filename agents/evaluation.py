@@ -113,11 +113,13 @@ from ..engine import (OUTCOME_CAPOT, OUTCOME_CAPOT_AGAINST, OUTCOME_GENERALE, OU
                       set_outcome)
 from ..engine import (ALL_CARD_POINTS, AT, CAPOT_POINTS, CAPOT_VALUE, DIX_DE_DER, P_AT_TABLE,
                       P_CARRE_LOW_CANCELS, P_DECLARATIONS, P_GENERALE_BONUS, P_OPTIONAL_BELOTE,
-                      P_OPTIONAL_DECLARE, S_BELOTE_DECIDED, S_BELOTE_SEATS, S_BID_STRAIN,
-                      S_CARD_POINTS, S_CUR, S_DECL_DECIDED, S_DECL_LOW, S_DECL_PTS, S_DECLARED,
-                      S_MADE, S_PRISE_ROUND, S_RETOURNE, S_SCORE, STATE_SIZE, apply_legal_action,
-                      is_legal, kernel, lowest_card, reset_classic, reset_state, rng_seed,
-                      scale_at_points, score_deal, set_contract, shuffle)
+                      P_OPTIONAL_DECLARE, STATE_SIZE, apply_legal_action, is_legal, kernel,
+                      lowest_card, reset_classic, reset_state, rng_seed, scale_at_points,
+                      score_deal, set_contract, shuffle)
+from ..engine import (belote_decided_seats, belote_holder_seats, contract_strain, current_seat,
+                      deal_made, declare_decided_seats, low_carre_seats, mark_declared,
+                      prise_round, retourne_of, seat_declaration_points, set_current_seat,
+                      team_card_points, team_score)
 from ..rules import AT_TABLE_NAMES, STRAIN_NAMES, RuleSet, check_int, get_rules, params_vector
 from ..solver import C_KEEP, C_NPAIRS, POINTS, SCORE, W_MONO, Solver, solve_into
 from .numba_bots import BOT_HEURISTIC, play_deals
@@ -196,25 +198,25 @@ def _score_outcome(S, Z, P, taker, kind, e):
         Z[k] = S[k]
     for seat in range(4):
         bit = 1 << seat
-        has_decl = Z[S_DECL_PTS + seat] > 0 or (P[P_CARRE_LOW_CANCELS] != 0
-                                                 and (Z[S_DECL_LOW] & bit) != 0)
+        has_decl = seat_declaration_points(Z, seat) > 0 or (P[P_CARRE_LOW_CANCELS] != 0
+                                                            and (low_carre_seats(Z) & bit) != 0)
         if P[P_DECLARATIONS] != 0 and has_decl:
             if P[P_OPTIONAL_DECLARE] != 0:
-                if (Z[S_DECL_DECIDED] & bit) == 0:
-                    Z[S_CUR] = seat
+                if (declare_decided_seats(Z) & bit) == 0:
+                    set_current_seat(Z, seat)
                     apply_legal_action(Z, P, A.DECLARE)
             else:
-                Z[S_DECLARED] |= bit
-        if (P[P_OPTIONAL_BELOTE] != 0 and (Z[S_BELOTE_SEATS] & bit) != 0
-                and (Z[S_BELOTE_DECIDED] & bit) == 0):
-            Z[S_CUR] = seat
+                mark_declared(Z, bit)
+        if (P[P_OPTIONAL_BELOTE] != 0 and (belote_holder_seats(Z) & bit) != 0
+                and (belote_decided_seats(Z) & bit) == 0):
+            set_current_seat(Z, seat)
             apply_legal_action(Z, P, A.BELOTE)
     T = taker & 1
     D = 1 - T
-    raw = _raw_total(P, Z[S_BID_STRAIN])
+    raw = _raw_total(P, contract_strain(Z))
     set_outcome(Z, T, kind, e, raw, taker)
     score_deal(Z, P)
-    return Z[S_MADE], Z[S_SCORE + T] - Z[S_SCORE + D]
+    return deal_made(Z), team_score(Z, T) - team_score(Z, D)
 
 
 @kernel
@@ -290,10 +292,11 @@ def _heur_chunk(P, hands, decks, classic, seat, dealer, strains, levels, coinche
             if r != 0:
                 return first + r
             for k in range(n):
-                out_score[j, lv, first + k] = states[k, S_SCORE + T] - states[k, S_SCORE + 1 - T]
-                out_made[j, lv, first + k] = states[k, S_MADE]
+                out_score[j, lv, first + k] = (team_score(states[k], T)
+                                               - team_score(states[k], 1 - T))
+                out_made[j, lv, first + k] = deal_made(states[k])
                 if lv == 0:
-                    out_pts[j, first + k] = states[k, S_CARD_POINTS + T]
+                    out_pts[j, first + k] = team_card_points(states[k], T)
     return 0
 
 
@@ -731,15 +734,15 @@ def _replay_auction(rules: RuleSet, seat: int, dealer: int, auction: Tuple[int, 
             + "): evaluate a hand before the auction ends (give the actions so far)")
     S = d.state.copy()
     after = S.copy()
-    S[S_CUR] = seat
+    set_current_seat(S, seat)
     P = d.params
     legal = np.zeros((len(strains), len(levels)), dtype=bool)
     classic = rules.family == "classic"
     for j, st in enumerate(strains):
         for k, v in enumerate(levels):
             if classic:
-                if S[S_PRISE_ROUND] == 1:   # round 1 takes the retourne's suit
-                    a = A.TAKE if st == int(S[S_RETOURNE]) >> 3 else -1
+                if prise_round(S) == 1:   # round 1 takes the retourne's suit
+                    a = A.TAKE if st == int(retourne_of(S)) >> 3 else -1
                 else:
                     a = A.NAME_BASE + st
             elif v == CAPOT:
@@ -754,9 +757,9 @@ def _nn_evaluation(rules, seat, dealer, hand_m, auction_t, ret, strains_t, level
                    bid_weights, nn_player) -> HandEvaluation:
     """``evaluate_hand(method="nn")``: the bidding network on the seat's decision."""
     from .neural.agent import NeuralError, load_bid_net
-    if int(after[S_CUR]) != seat:
+    if int(current_seat(after)) != seat:
         raise EvaluationError(f"method 'nn' reads seat {seat}'s auction decision, but after "
-                              f"the auction given it is seat {int(after[S_CUR])}'s turn: give "
+                              f"the auction given it is seat {int(current_seat(after))}'s turn: give "
                               f"the auction up to seat {seat}'s turn")
     t0 = time.perf_counter()
     try:

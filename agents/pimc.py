@@ -85,8 +85,8 @@ evaluation expected to fail by more than 50 points failed 60% of the time, by mo
 20 only 30% (uniform worlds know nothing of the strength a bid shows, beyond the suit
 length).
 
-**Speed** (one core, CPU time, measured with :func:`pimc_world_ms` and
-:func:`pimc_decision_ms` by ``benchmarks/bench_solver.py``; the figures are in
+**Speed** (one core, CPU time, measured with ``pimc_world_ms`` and ``pimc_decision_ms``
+of ``benchmarks/bench_lib.py`` by ``benchmarks/bench_solver.py``; the figures are in
 ``benchmarks/RESULTS.md``): the first trick dominates, the opening lead most; from the
 third trick on a decision is far cheaper. The solver's table is kept between
 the worlds and decisions of the agent (its entries stay exact: a used agent and a fresh
@@ -108,9 +108,8 @@ True
 from __future__ import annotations
 
 import os
-import time
 from functools import partial
-from typing import List, Optional
+from typing import Optional
 
 import numpy as np
 
@@ -121,20 +120,19 @@ from ..engine import belote_pairs as _belote_pairs
 from ..engine import seed_int64 as _int64
 from ..engine import (ALL_CARD_POINTS, CAPOT_POINTS, CAPOT_VALUE, CARD_ORDER, DEAL_POINTS,
                       NO_DECK, PLAY, P_AT_TABLE, P_CARRE_LOW_CANCELS, P_DECL_SHARE,
-                      P_DECLARATIONS, P_OPTIONAL_BELOTE, P_OPTIONAL_DECLARE, S_AUCTION,
-                      S_BELOTE_ON, S_BID_SEAT, S_BID_STRAIN, S_BID_VALUE, S_DEALER, S_HAND,
-                      S_N_AUCTION, S_PHASE, S_RETOURNE, S_TRICK_N, S_TRICK_NO, STATE_SIZE,
+                      P_DECLARATIONS, P_OPTIONAL_BELOTE, P_OPTIONAL_DECLARE, STATE_SIZE,
                       determinize_into, hand_declarations, kernel, played_by,
                       played_first_trick, rng_seed, shown_declarers)
+from ..engine import (auction_action, auction_length, belote_announced_seats, contract_of,
+                      contract_strain, dealer_of, hand_of, phase_of, retourne_of)
 from ..rules import RuleSet, check_int
-from ..solver import C_KEEP, C_NODES, OBJECTIVES, POINTS, SCORE, move_values_into, new_workspace
+from ..solver import C_KEEP, C_NODES, OBJECTIVES, POINTS, move_values_into, new_workspace
 from .base import Agent, PlayerView
 from .registry import Param, register_agent
 from .sampler import build_table, new_table, sample_into, unrank_into
 
 __all__ = ["PIMCAgent", "PIMCError", "world_state_into", "world_state", "pimc_sums_into",
-           "choose_action", "pimc_world_ms", "pimc_decision_ms", "benchmark_positions",
-           "warmup"]
+           "choose_action", "warmup"]
 
 
 class PIMCError(ValueError):
@@ -165,7 +163,7 @@ def assumed_choices(pub, P, seat, hands):
     declared = 0
     belote_decided = 0
     belote_on = 0
-    strain = pub[S_BID_STRAIN]
+    strain = contract_strain(pub)
     if P[P_DECLARATIONS] != 0 and P[P_OPTIONAL_DECLARE] != 0:
         shown = shown_declarers(pub)
         for p in range(4):
@@ -182,7 +180,7 @@ def assumed_choices(pub, P, seat, hands):
                 if assumed_declare(pts, low, P):
                     declared |= bit
     if P[P_OPTIONAL_BELOTE] != 0:
-        announced = pub[S_BELOTE_ON]
+        announced = belote_announced_seats(pub)
         for p in range(4):
             if p == seat:
                 continue
@@ -223,11 +221,11 @@ def world_state(public_state: np.ndarray, params: np.ndarray, seat: int, hands) 
         own hand.
     """
     pub = np.asarray(public_state, dtype=np.int64)
-    if pub.shape != (STATE_SIZE,) or pub[S_PHASE] != PLAY:
+    if pub.shape != (STATE_SIZE,) or phase_of(pub) != PLAY:
         raise PIMCError("world_state needs the public state of a seat in the card play "
                         f"(an int64 vector of {STATE_SIZE} slots with S_PHASE = PLAY)")
     h = np.asarray([int(x) for x in hands], dtype=np.int64)
-    if h.shape != (4,) or h[seat] != pub[S_HAND + seat]:
+    if h.shape != (4,) or h[seat] != hand_of(pub, seat):
         raise PIMCError("hands must be 4 card masks, the seat's own hand at its place")
     out = np.empty(STATE_SIZE, dtype=np.int64)
     world_state_into(pub, np.asarray(params, dtype=np.int64), int(seat), h, out)
@@ -364,6 +362,12 @@ class PIMCAgent(Agent):
         #: worlds solved at the last card decision (0 when it had one legal action)
         self.last_worlds = 0
 
+    @property
+    def search_nodes(self) -> int:
+        """The solver's search nodes so far, over every decision of this agent (a
+        difference of two readings is the work of the decisions between them)."""
+        return int(self._W[C_NODES])
+
     def reset(self, seat: int, rules: RuleSet, seed: int) -> None:
         super().reset(seat, rules, seed)
         # the reset seed, mixed with the ``seed`` parameter (0 leaves it as it is)
@@ -386,7 +390,7 @@ class PIMCAgent(Agent):
             self.last_worlds = 0
             return int(legal[0])
         pub = view.public_state
-        if pub[S_PHASE] == PLAY:
+        if phase_of(pub) == PLAY:
             return self._play(view, pub, rng)
         return self._auction(view, pub, legal)
 
@@ -406,7 +410,7 @@ class PIMCAgent(Agent):
         if count <= 0:
             raise PIMCError(f"no world is consistent with the information set of seat {seat}")
         self._table_count = int(count)
-        target = self.worlds_for(int(pub[S_HAND + seat]))
+        target = self.worlds_for(int(hand_of(pub, seat)))
         n = min(target, int(count))
         team = seat & 1
         k = pimc_sums_into(self._W, self._table, pub, view.params, seat, n, count <= target,
@@ -426,7 +430,7 @@ class PIMCAgent(Agent):
     def _play(self, view: PlayerView, pub: np.ndarray, rng: np.ndarray) -> int:
         actions, totals, n = self.card_values(view, rng)
         self.last_worlds = n
-        a = choose_action(self._sums, self._a, len(actions), pub[S_BID_STRAIN],
+        a = choose_action(self._sums, self._a, len(actions), contract_strain(pub),
                           view.params[P_AT_TABLE])
         return int(a)
 
@@ -437,11 +441,11 @@ class PIMCAgent(Agent):
         worlds from this deal's evaluation seed)."""
         from .evaluation import evaluate_hand
         classic = view.rules.family == "classic"
-        return evaluate_hand(view.rules, view.seat, int(pub[S_HAND + view.seat]),
-                             int(pub[S_DEALER]), samples=self.bid_samples,
+        return evaluate_hand(view.rules, view.seat, int(hand_of(pub, view.seat)),
+                             int(dealer_of(pub)), samples=self.bid_samples,
                              seed=(self._stream_seed ^ _EVAL_SALT) & (2 ** 63 - 1),
                              strains=strains, method=self._eval_method, auction=auction,
-                             retourne=int(pub[S_RETOURNE]) if classic else None,
+                             retourne=int(retourne_of(pub)) if classic else None,
                              min_suit_length=min_suit_length)
 
     def hand_evaluation(self, view: PlayerView):
@@ -458,11 +462,9 @@ class PIMCAgent(Agent):
         legal_set = set(int(a) for a in legal)
         ev = self.hand_evaluation(view)
         if view.rules.family == "classic":
-            return self._prise(ev, legal_set, int(pub[S_RETOURNE]) >> 3)
+            return self._prise(ev, legal_set, int(retourne_of(pub)) >> 3)
         seat = view.seat
-        value = int(pub[S_BID_VALUE])
-        strain = int(pub[S_BID_STRAIN])
-        bidder = int(pub[S_BID_SEAT])
+        value, strain, bidder = (int(x) for x in contract_of(pub))
         if COINCHE in legal_set and self.failure_margin(view, value, strain) > self.coinche_margin:
             return COINCHE
         if SURCOINCHE in legal_set and self.success_margin(view, value, strain) > self.coinche_margin:
@@ -522,9 +524,9 @@ class PIMCAgent(Agent):
         evaluation's worlds (double-dummy or heuristic play), where each opponent who bid
         a suit holds at least ``coinche_length`` cards of it."""
         pub = view.public_state
-        auction = tuple(int(a) for a in pub[S_AUCTION:S_AUCTION + int(pub[S_N_AUCTION])])
+        auction = tuple(int(auction_action(pub, i)) for i in range(int(auction_length(pub))))
         # the worlds depend on the auction only through the suits the other seats bid
-        dealer = int(pub[S_DEALER])
+        dealer = int(dealer_of(pub))
         shown = set()
         for i, a in enumerate(auction):
             bidder = (dealer + 1 + i) & 3
@@ -621,93 +623,7 @@ register_agent("pimc", PIMCAgent, {
    "Carlo hand evaluation")
 
 
-# ================================================================== benchmarks, warmup
-def benchmark_positions(n_positions: int, preset: str = "ffb", seed: int = 0,
-                        trick: int = 1) -> List:
-    """``n_positions`` card-play positions of the ``trick``-th trick (1 = the first): a
-    random deal and dealer, a contract of 80 in a random allowed strain by a random
-    taker (the classic family: that strain, no value), then random legal actions up to
-    a random place in that trick (the opening lead included), kept when the seat to act
-    has a choice (two legal actions or more). Returns Deals."""
-    from ..game import Deal
-    from ..rules import get_rules
-    rules = get_rules(preset)
-    _check_int(trick, "trick", 1, 8)
-    rng = np.random.default_rng(seed)
-    strains = sorted(rules.allowed_strains)
-    out = []
-    while len(out) < n_positions:
-        d = Deal(rules, seed=int(rng.integers(2 ** 31)), dealer=int(rng.integers(4)))
-        st = strains[int(rng.integers(len(strains)))]
-        d.with_contract(0 if rules.family == "classic" else 80, st, taker=int(rng.integers(4)))
-        cards = 4 * (trick - 1) + int(rng.integers(4))
-        while not d.is_terminal and int(d.state[S_TRICK_NO]) * 4 + int(d.state[S_TRICK_N]) < cards:
-            legal = d.legal_actions()
-            d.apply(int(legal[int(rng.integers(len(legal)))]))
-        if not d.is_terminal and len(d.legal_actions()) >= 2:
-            out.append(d)
-    return out
-
-
-def pimc_world_ms(n_positions: int = 40, seed: int = 0, preset: str = "ffb",
-                  trick: int = 1) -> List[float]:
-    """CPU milliseconds (``time.process_time``: this single-threaded process's time on its
-    core, so that other jobs on a shared host do not count) to solve one world (the exact
-    value of every legal action) at :func:`benchmark_positions` of the ``trick``-th trick,
-    one world sampled from the information set of the seat to act; a fresh table each
-    time (benchmark key ``pimc_world_ms``: the median)."""
-    from ..solver import C_KEEP as _KEEP
-    positions = benchmark_positions(n_positions, preset, seed, trick)
-    W = new_workspace(17)
-    W[_KEEP] = 0
-    a = np.zeros(32, dtype=np.int64)
-    v = np.zeros(32, dtype=np.int64)
-    sums = np.zeros(N_ACTIONS, dtype=np.int64)
-    rng = np.zeros(1, dtype=np.uint64)
-    table = new_table()
-    hands = np.zeros(4, dtype=np.int64)
-    Sw = np.zeros(STATE_SIZE, dtype=np.int64)
-    out = []
-    for i, d in enumerate(positions):
-        view = PlayerView.from_deal(d)
-        info = view.information_set
-        build_table(table, view.seat, np.array(info.hand_sizes, dtype=np.int64),
-                    np.array(info.known, dtype=np.int64), np.array(info.possible, dtype=np.int64),
-                    np.int64(info.played))
-        rng_seed(rng, seed, i)
-        pub = view.public_state
-        t = time.process_time()
-        pimc_sums_into(W, table, pub, view.params, view.seat, 1, False, rng, SCORE,
-                       view.seat & 1, hands, Sw, a, v, sums)
-        out.append(1000 * (time.process_time() - t))
-    return out
-
-
-def pimc_decision_ms(n_positions: int = 20, worlds: int = 32, seed: int = 0,
-                     preset: str = "ffb", trick: int = 1,
-                     nodes: Optional[List[int]] = None) -> List[float]:
-    """CPU milliseconds (``time.process_time``) of one PIMC decision
-    (``pimc:worlds=<worlds>``'s :meth:`act`, from the view to the card: information set,
-    sampler table, ``worlds`` solves) at :func:`benchmark_positions` of the ``trick``-th
-    trick, one agent keeping its table between positions as in play (benchmark key
-    ``pimc32_decision_ms``: the median). When ``nodes`` is a list, the solver's search
-    nodes of each decision are appended to it (deterministic, unlike the time: a
-    host-independent measure of the search's work)."""
-    positions = benchmark_positions(n_positions, preset, seed, trick)
-    agent = PIMCAgent(worlds=worlds)
-    out = []
-    for i, d in enumerate(positions):
-        view = PlayerView.from_deal(d)
-        agent.reset(view.seat, d.rules, seed + i)
-        n0 = int(agent._W[C_NODES])
-        t = time.process_time()
-        agent.act(view)
-        out.append(1000 * (time.process_time() - t))
-        if nodes is not None:
-            nodes.append(int(agent._W[C_NODES]) - n0)
-    return out
-
-
+# ================================================================== warmup
 def warmup() -> None:
     """Compile (or load from the numba cache) the kernels of this module (the card-play
     loop with the sampler's and the solver's kernels)."""

@@ -6,6 +6,9 @@ compare it. Figures they produced are recorded in ``benchmarks/RESULTS.md``.
   (``bench_solver.py``, key ``sampler_worlds_per_s``);
 * :func:`evaluation_throughput`: worlds per second of
   :func:`coinche_rl.agents.evaluation.evaluate_hand` for one method;
+* :func:`benchmark_positions`, :func:`pimc_world_ms`, :func:`pimc_decision_ms`: card-play
+  positions and the CPU time of one PIMC world / one PIMC decision
+  (:mod:`coinche_rl.agents.pimc`; ``bench_solver.py``, ``bench_strength.py``);
 * :func:`duplicate_margin`: a duplicate comparison of two numba bots, all in numba
   (:func:`coinche_rl.agents.numba_bots.play_deals`), with its own timing; the arena
   (:mod:`coinche_rl.arena`) is the library's tournament.
@@ -25,18 +28,23 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Dict, Union
+from typing import Dict, List, Optional, Union
 
 import numpy as np
 
+from coinche_rl.actions import N_ACTIONS
+from coinche_rl.agents.base import PlayerView
 from coinche_rl.agents.evaluation import evaluate_hand
 from coinche_rl.agents.numba_bots import deal_states, play_deals
-from coinche_rl.agents.sampler import WorldSampler
-from coinche_rl.engine import S_SCORE
-from coinche_rl.rules import RuleSet, get_rules, params_vector
+from coinche_rl.agents.pimc import PIMCAgent, PIMCError, pimc_sums_into
+from coinche_rl.agents.sampler import WorldSampler, build_table, new_table
+from coinche_rl.engine import S_SCORE, S_TRICK_N, S_TRICK_NO, STATE_SIZE, rng_seed
+from coinche_rl.game import Deal
+from coinche_rl.rules import RuleSet, check_int, get_rules, params_vector
+from coinche_rl.solver import C_KEEP, SCORE, new_workspace
 
 __all__ = ["benchmark_infosets", "sampler_throughput", "evaluation_throughput",
-           "duplicate_margin"]
+           "benchmark_positions", "pimc_world_ms", "pimc_decision_ms", "duplicate_margin"]
 
 
 # ------------------------------------------------------------------ sampler
@@ -98,6 +106,90 @@ def evaluation_throughput(method: str = "dd", rules: str = "ffb", samples: int =
     t = time.perf_counter()
     evaluate_hand(rules, 0, hand, 3, samples=samples, seed=seed, method=method, threads=threads)
     return samples / (time.perf_counter() - t)
+
+
+# ------------------------------------------------------------------ PIMC
+def benchmark_positions(n_positions: int, preset: str = "ffb", seed: int = 0,
+                        trick: int = 1) -> List:
+    """``n_positions`` card-play positions of the ``trick``-th trick (1 = the first): a
+    random deal and dealer, a contract of 80 in a random allowed strain by a random
+    taker (the classic family: that strain, no value), then random legal actions up to
+    a random place in that trick (the opening lead included), kept when the seat to act
+    has a choice (two legal actions or more). Returns Deals."""
+    rules = get_rules(preset)
+    check_int(trick, "trick", 1, 8, error=PIMCError)
+    rng = np.random.default_rng(seed)
+    strains = sorted(rules.allowed_strains)
+    out = []
+    while len(out) < n_positions:
+        d = Deal(rules, seed=int(rng.integers(2 ** 31)), dealer=int(rng.integers(4)))
+        st = strains[int(rng.integers(len(strains)))]
+        d.with_contract(0 if rules.family == "classic" else 80, st, taker=int(rng.integers(4)))
+        cards = 4 * (trick - 1) + int(rng.integers(4))
+        while not d.is_terminal and int(d.state[S_TRICK_NO]) * 4 + int(d.state[S_TRICK_N]) < cards:
+            legal = d.legal_actions()
+            d.apply(int(legal[int(rng.integers(len(legal)))]))
+        if not d.is_terminal and len(d.legal_actions()) >= 2:
+            out.append(d)
+    return out
+
+
+def pimc_world_ms(n_positions: int = 40, seed: int = 0, preset: str = "ffb",
+                  trick: int = 1) -> List[float]:
+    """CPU milliseconds (``time.process_time``: this single-threaded process's time on its
+    core, so that other jobs on a shared host do not count) to solve one world (the exact
+    value of every legal action) at :func:`benchmark_positions` of the ``trick``-th trick,
+    one world sampled from the information set of the seat to act; a fresh table each
+    time (benchmark key ``pimc_world_ms``: the median)."""
+    positions = benchmark_positions(n_positions, preset, seed, trick)
+    W = new_workspace(17)
+    W[C_KEEP] = 0
+    a = np.zeros(32, dtype=np.int64)
+    v = np.zeros(32, dtype=np.int64)
+    sums = np.zeros(N_ACTIONS, dtype=np.int64)
+    rng = np.zeros(1, dtype=np.uint64)
+    table = new_table()
+    hands = np.zeros(4, dtype=np.int64)
+    Sw = np.zeros(STATE_SIZE, dtype=np.int64)
+    out = []
+    for i, d in enumerate(positions):
+        view = PlayerView.from_deal(d)
+        info = view.information_set
+        build_table(table, view.seat, np.array(info.hand_sizes, dtype=np.int64),
+                    np.array(info.known, dtype=np.int64), np.array(info.possible, dtype=np.int64),
+                    np.int64(info.played))
+        rng_seed(rng, seed, i)
+        pub = view.public_state
+        t = time.process_time()
+        pimc_sums_into(W, table, pub, view.params, view.seat, 1, False, rng, SCORE,
+                       view.seat & 1, hands, Sw, a, v, sums)
+        out.append(1000 * (time.process_time() - t))
+    return out
+
+
+def pimc_decision_ms(n_positions: int = 20, worlds: int = 32, seed: int = 0,
+                     preset: str = "ffb", trick: int = 1,
+                     nodes: Optional[List[int]] = None) -> List[float]:
+    """CPU milliseconds (``time.process_time``) of one PIMC decision
+    (``pimc:worlds=<worlds>``'s :meth:`act`, from the view to the card: information set,
+    sampler table, ``worlds`` solves) at :func:`benchmark_positions` of the ``trick``-th
+    trick, one agent keeping its table between positions as in play (benchmark key
+    ``pimc32_decision_ms``: the median). When ``nodes`` is a list, the solver's search
+    nodes of each decision are appended to it (deterministic, unlike the time: a
+    host-independent measure of the search's work)."""
+    positions = benchmark_positions(n_positions, preset, seed, trick)
+    agent = PIMCAgent(worlds=worlds)
+    out = []
+    for i, d in enumerate(positions):
+        view = PlayerView.from_deal(d)
+        agent.reset(view.seat, d.rules, seed + i)
+        n0 = agent.search_nodes
+        t = time.process_time()
+        agent.act(view)
+        out.append(1000 * (time.process_time() - t))
+        if nodes is not None:
+            nodes.append(agent.search_nodes - n0)
+    return out
 
 
 # ------------------------------------------------------------------ numba bots

@@ -15,8 +15,8 @@ jobs on a shared host do not count; per-position medians):
 * ``sampler_worlds_per_s``: worlds per second of the exact uniform information-set
   sampler (``bench_lib.sampler_throughput``, ffb).
 * ``pimc_world_ms_median`` / ``pimc32_decision_ms_median`` (and ``_p90``): one PIMC
-  world as the agent solves it (``agents.pimc.pimc_world_ms``) and one whole
-  ``pimc:worlds=32`` decision at trick 1 (``agents.pimc.pimc_decision_ms``: information
+  world as the agent solves it (``bench_lib.pimc_world_ms``) and one whole
+  ``pimc:worlds=32`` decision at trick 1 (``bench_lib.pimc_decision_ms``: information
   set, sampler, 32 solves), CPU time like the rest (they were wall time before
   2026-11-30). ``pimc32_decision_nodes_median``: the solver's nodes per decision, the
   same on every host (compare search changes with it; the time moves with the load).
@@ -189,7 +189,7 @@ def pimc_figures(args) -> dict:
     """One PIMC world (every legal card's value for the deal score, a world drawn from
     the information set, trick 1) and one PIMC-32 decision at trick 1 (``act``, end to
     end), medians over seeded positions."""
-    from coinche_rl.agents.pimc import pimc_decision_ms, pimc_world_ms
+    from bench_lib import pimc_decision_ms, pimc_world_ms
     n = 30 if args.quick else 100
     world = pimc_world_ms(n_positions=4 * n, seed=1)
     nodes = []

@@ -35,7 +35,8 @@ import time
 import numpy as np
 
 from bench_arena import machine
-from coinche_rl.agents.pimc import pimc_decision_ms, pimc_world_ms, warmup as pimc_warmup
+from bench_lib import pimc_decision_ms, pimc_world_ms
+from coinche_rl.agents.pimc import warmup as pimc_warmup
 from coinche_rl.arena import run_duplicate, shutdown_pool, warmup
 
 COLVER_BOTS = ("colver:heuristic", "colver:maxi", "colver:rule", "colver:ismcts")

@@ -255,6 +255,7 @@ def test_run_duplicate_serial_with_an_import_path(user_module):
     assert (r.scores == again.scores).all()
 
 
+@pytest.mark.slow
 def test_run_duplicate_in_the_pool_with_an_import_path(user_module, tmp_path, monkeypatch):
     """The same results as serial; and the module's folder reaches the workers of a pool
     kept from an earlier call, spawned before that folder was on sys.path."""
@@ -282,6 +283,7 @@ def test_the_pool_worker_error_says_where_the_module_must_be(monkeypatch):
         arena.executors._run_task_in_worker(("pair", {}, [0]), ())
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not CONSOLE.exists(), reason="the coinche-rl console script is not installed")
 def test_cli_tournament_runs_a_module_of_the_current_directory_in_the_pool(tmp_path):
     """The console script's sys.path holds its own folder, not the current directory: the
@@ -310,6 +312,7 @@ def test_cli_puts_the_current_directory_on_sys_path(tmp_path, monkeypatch):
     assert sys.path.count(str(tmp_path)) == 1
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not CONSOLE.exists(), reason="the coinche-rl console script is not installed")
 def test_an_installed_plugin_distribution_is_found_by_the_cli_and_its_workers(tmp_path):
     """A tiny distribution (dist-info with entry_points.txt) on PYTHONPATH, as pip
@@ -338,6 +341,7 @@ def test_an_installed_plugin_distribution_is_found_by_the_cli_and_its_workers(tm
     assert "first-legal:k=1" in res.stdout
 
 
+@pytest.mark.slow
 def test_ray_workers_import_the_module(user_module, tmp_path):
     """A local Ray started for the run ships the module as the job's py_modules (and
     the workers get its folder): the same results as serial."""
@@ -365,6 +369,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+@pytest.mark.slow
 def test_a_ray_address_where_nothing_listens_fails_at_once():
     pytest.importorskip("ray")
     import ray
@@ -383,6 +388,7 @@ def test_a_ray_address_where_nothing_listens_fails_at_once():
         run_duplicate("random", "random", 2, backend="ray", address="no-such-host.invalid:6379")
 
 
+@pytest.mark.slow
 def test_cli_ray_address_127_0_0_1_port_1_is_an_error_not_a_hang(capsys):
     pytest.importorskip("ray")
     import ray
@@ -396,6 +402,7 @@ def test_cli_ray_address_127_0_0_1_port_1_is_an_error_not_a_hang(capsys):
     assert "coinche-rl: error: no Ray cluster answered at the address '127.0.0.1:1'" in err
 
 
+@pytest.mark.slow
 def test_a_ray_address_that_answers_but_is_no_cluster_times_out(tmp_path):
     """Something listens but never speaks Ray: ray.init would retry forever; it runs in a
     thread bounded by COINCHE_RL_RAY_TIMEOUT (in a subprocess: its thread is left behind)."""

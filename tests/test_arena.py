@@ -388,6 +388,7 @@ def _same(a, b):
     assert (a.scores == b.scores).all() and (a.contracts == b.contracts).all()
 
 
+@pytest.mark.slow
 def test_serial_and_pool_agree(serial_result):
     try:
         _same(serial_result, run_duplicate(*_AGENTS, 120, backend="pool", workers=2, **_KW))
@@ -398,6 +399,7 @@ def test_serial_and_pool_agree(serial_result):
         arena.shutdown_pool()
 
 
+@pytest.mark.slow
 def test_serial_and_ray_agree(serial_result, ray_local):
     _same(serial_result, run_duplicate(*_AGENTS, 120, backend="ray", workers=2, **_KW))
     players = ["random", "heuristic"] * 4 if HAS_BOTS else ["random"] * 8

@@ -6,6 +6,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 
 def run_script(tmp_path, body: str) -> subprocess.CompletedProcess:
     path = tmp_path / "script.py"
@@ -14,6 +16,7 @@ def run_script(tmp_path, body: str) -> subprocess.CompletedProcess:
                           timeout=600, cwd=tmp_path)
 
 
+@pytest.mark.slow
 def test_an_unguarded_script_is_told_to_add_the_main_guard(tmp_path):
     res = run_script(tmp_path, """
         from coinche_rl.arena import ArenaError, run_duplicate
@@ -30,6 +33,7 @@ def test_an_unguarded_script_is_told_to_add_the_main_guard(tmp_path):
     assert 'if __name__ == "__main__":' in res.stdout and "backend='serial'" in res.stdout
 
 
+@pytest.mark.slow
 def test_an_agent_registered_under_the_guard_is_named_in_the_worker_error(tmp_path):
     res = run_script(tmp_path, """
         from coinche_rl.agents import register_agent

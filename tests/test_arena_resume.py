@@ -147,6 +147,7 @@ def test_fingerprint_follows_code_and_weights(tmp_path):
     assert after["data"] != before["data"] and after["code"] == before["code"]
 
 
+@pytest.mark.slow
 def test_two_processes_never_write_one_file(tmp_path):
     out = tmp_path / "r.jsonl"
     holder = subprocess.Popen(

@@ -315,6 +315,7 @@ def test_an_unwritable_output_is_a_message_not_a_traceback(capsys, tmp_path, com
     assert "cannot write" in err and str(bad) in err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("argv", [["presets"], ["random-deal"], ["agents"]])
 def test_a_closed_pipe_stops_quietly(argv):
     """``coinche-rl presets | head``: the reader is gone (here before the first write,
@@ -391,6 +392,7 @@ def test_random_match_output_replayable(tmp_path, capsys):
 
 
 # ------------------------------------------------------------------ subprocess
+@pytest.mark.slow
 def test_subprocess_module_replay_and_errors(tmp_path, deal_file):
     ok = run_cli("replay", str(deal_file), cwd=tmp_path)
     assert ok.returncode == 0, ok.stderr
@@ -408,6 +410,7 @@ def test_subprocess_module_replay_and_errors(tmp_path, deal_file):
     assert nosuch.returncode == 2 and "'ffb'" in nosuch.stderr
 
 
+@pytest.mark.slow
 def test_subprocess_random_match_then_replay(tmp_path):
     path = tmp_path / "m.json"
     r = run_cli("random-match", "--seed", "1", "-o", str(path), cwd=tmp_path)
@@ -418,6 +421,7 @@ def test_subprocess_random_match_then_replay(tmp_path):
     assert "match record OK" in r2.stdout and "winner: team" in r2.stdout
 
 
+@pytest.mark.slow
 def test_installed_script(tmp_path):
     script = Path(sys.executable).with_name("coinche-rl")
     if not script.exists():

@@ -92,6 +92,7 @@ def test_argument_errors(args, message, capsys):
     assert err.startswith("usage: coinche-rl evaluate ") and message in err
 
 
+@pytest.mark.slow
 def test_as_a_subprocess():
     env = dict(os.environ)
     env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")

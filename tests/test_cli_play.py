@@ -407,6 +407,7 @@ def test_cli_option_ranges(argv, message, capsys):
     assert message in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_cli_subprocess_with_stdin(tmp_path):
     path = tmp_path / "sub.json"
     env = dict(os.environ)

@@ -153,6 +153,7 @@ def test_bench_runs_the_scripts(capsys):
     assert "unknown benchmark 'nosuch'" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 @needs_bots
 def test_killed_run_resumes_without_losing_a_pair(tmp_path):
     """SIGKILL in the middle of a tournament (played through the Python agents, in

@@ -7,6 +7,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 
 SCRIPT = """
 import numpy as np
@@ -26,6 +28,7 @@ def _run(cache):
                           text=True, timeout=600)
 
 
+@pytest.mark.slow
 def test_the_environment_says_when_it_compiles(tmp_path):
     cold = _run(tmp_path / "cache")
     assert cold.returncode == 0, cold.stderr

@@ -148,6 +148,7 @@ def test_readme_blocks_are_found():
     assert any(module_file(b) for b in BLOCKS)          # the README's own agent module
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("block", BLOCKS, ids=str)
 def test_readme_python_block(block, readme_runs):
     missing = missing_needs(block.code)
@@ -157,6 +158,7 @@ def test_readme_python_block(block, readme_runs):
     assert rc == 0, f"{block.name} failed on its own (exit {rc}, {seconds:.1f} s):\n{out[-4000:]}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", sorted((ROOT / "notebooks").glob("*.ipynb")), ids=lambda p: p.name)
 def test_notebook_runs(path, tmp_path, monkeypatch):
     nb = json.loads(path.read_text())

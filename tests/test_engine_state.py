@@ -219,13 +219,11 @@ def test_pimc_world_is_determinize_with_the_assumed_choices(preset):
 #: behind an accessor. The list may only shrink: a module not listed must not start
 #: using slots, and a listed module that no longer uses any must leave the list.
 NOT_YET_MOVED = {
-    "coinche_rl.agents.evaluation": "not yet moved behind an accessor",
     "coinche_rl.agents.neural.agent": "not yet moved behind an accessor",
     "coinche_rl.agents.neural.bid_labels": "not yet moved behind an accessor",
     "coinche_rl.agents.neural.canonical": "not yet moved behind an accessor",
     "coinche_rl.agents.neural.labels": "not yet moved behind an accessor",
     "coinche_rl.agents.numba_bots": "not yet moved behind an accessor",
-    "coinche_rl.agents.pimc": "not yet moved behind an accessor",
     "coinche_rl.arena.dealsets": "not yet moved behind an accessor",
     "coinche_rl.arena.tasks": "not yet moved behind an accessor",
     "coinche_rl.envs.kernels": "not yet moved behind an accessor",

@@ -71,6 +71,7 @@ def test_entry_points_are_declared_and_load_to_the_agents_layer():
     assert groups["coinche_rl.vector_opponents"].load() is env_plugins.vector_opponent
 
 
+@pytest.mark.slow
 def test_envs_never_import_the_agents():
     """No module of envs/ imports coinche_rl.agents (engine < envs < agents), not even in
     a function or through importlib with a literal path."""
@@ -277,6 +278,7 @@ def _fresh(code: str) -> subprocess.CompletedProcess:
                           cwd="/", timeout=300)
 
 
+@pytest.mark.slow
 def test_gymnasium_make_in_a_fresh_interpreter():
     from gymnasium.envs import registration
     loads_plugins = hasattr(registration, "load_plugin_envs")

@@ -203,14 +203,17 @@ def _loaded_after(statement: str, prefixes=("pettingzoo", "gymnasium")) -> Set[s
     return set(json.loads(r.stdout.strip().splitlines()[-1]))
 
 
+@pytest.mark.slow
 def test_importing_the_envs_does_not_import_pettingzoo():
     assert "pettingzoo" not in _loaded_after("import coinche_rl.envs")
 
 
+@pytest.mark.slow
 def test_the_pettingzoo_env_imports_pettingzoo_when_used():
     assert "pettingzoo" in _loaded_after("import coinche_rl.envs as e; e.coinche_v0")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("module", ["coinche_rl.agents.sampler", "coinche_rl.agents.pimc",
                                     "coinche_rl.agents.evaluation"])
 @pytest.mark.parametrize("dependency", ["pettingzoo", "gymnasium"])

@@ -259,6 +259,7 @@ def test_a_warm_start_takes_the_weights_time_and_curve_of_another_run(tmp_path):
         train(tiny_args(tmp_path / "e", init=str(tmp_path / "none")))
 
 
+@pytest.mark.slow
 def test_ctrl_c_saves_a_checkpoint_and_the_resumed_run_is_the_same_run(tmp_path):
     """Ctrl-C (SIGINT to the whole process group, label worker included) stops the
     command line trainer with exit 130 and a checkpoint; resumed to N chunks it ends
@@ -303,6 +304,7 @@ def test_ctrl_c_saves_a_checkpoint_and_the_resumed_run_is_the_same_run(tmp_path)
         assert torch.equal(a["model"][k], b["model"][k]), k
 
 
+@pytest.mark.slow
 def test_label_workers_do_not_change_the_weights(tmp_path):
     local = train(tiny_args(tmp_path / "local", max_chunks=5))
     pooled = train(tiny_args(tmp_path / "pool", max_chunks=5, workers=1, backend="pool"))
@@ -312,6 +314,7 @@ def test_label_workers_do_not_change_the_weights(tmp_path):
         assert torch.equal(a["model"][k], b["model"][k]), k
 
 
+@pytest.mark.slow
 def test_ray_label_workers_give_the_same_weights(tmp_path):
     ray = pytest.importorskip("ray")
     import logging

@@ -133,6 +133,7 @@ def readonly_install(tmp_path_factory):
         os.chmod(home, 0o755)
 
 
+@pytest.mark.slow
 def test_readonly_install_falls_back_to_writable_cache(readonly_install):
     ro = readonly_install
     out = run_child({"HOME": str(ro["home"]), "TMPDIR": str(ro["tmp"])},
@@ -150,6 +151,7 @@ def test_readonly_install_falls_back_to_writable_cache(readonly_install):
     assert _index_files(expected), "no numba cache index (*.nbi) in the fallback folder"
 
 
+@pytest.mark.slow
 def test_unusable_explicit_cache_dir_falls_back(readonly_install, tmp_path):
     ro = readonly_install
     bad = _make_unwritable_dir(tmp_path, "cache")
@@ -175,6 +177,7 @@ def explicit_cache(tmp_path_factory):
     return cache, out
 
 
+@pytest.mark.slow
 def test_usable_explicit_cache_dir_is_kept(explicit_cache):
     cache, out = explicit_cache
     assert Path(out["file"]).resolve().parent == (REPO / "coinche_rl").resolve()
@@ -188,6 +191,7 @@ def test_usable_explicit_cache_dir_is_kept(explicit_cache):
     assert list(Path(cache).rglob("*.nbc")), "no *.nbc data files after the first run"
 
 
+@pytest.mark.slow
 def test_second_process_reuses_the_cache(explicit_cache):
     cache, first = explicit_cache
     before = {p: p.stat().st_mtime_ns for p in Path(cache).rglob("*.nbi")}
@@ -220,6 +224,7 @@ print(json.dumps({"values": out, "hits": sum(st.cache_hits.values()),
 """
 
 
+@pytest.mark.slow
 def test_solver_kernels_run_from_the_cache(tmp_path):
     """The solver's recursive kernels compiled in one process, then loaded from the cache
     by another, give the same values (a mutually recursive call graph once crashed on
@@ -323,6 +328,7 @@ print(json.dumps({"file": coinche_rl.__file__, "value": int(caller()),
 """
 
 
+@pytest.mark.slow
 def test_an_edit_of_a_called_module_recompiles_its_callers(tmp_path):
     """Numba stamps a cached kernel with its own source file only; a kernel that calls a
     kernel of another module of the package must still be recompiled when that module

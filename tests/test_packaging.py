@@ -33,6 +33,7 @@ def test_subpackages_import_from_repo_folders():
     assert envs.__name__ == "coinche_rl.envs" and agents.__name__ == "coinche_rl.agents"
 
 
+@pytest.mark.slow
 def test_subpackages_import_in_fresh_interpreter(tmp_path):
     code = ("import coinche_rl.envs, coinche_rl.agents, json; "
             "print(json.dumps([coinche_rl.envs.__file__, coinche_rl.agents.__file__]))")
@@ -47,6 +48,7 @@ def test_subpackages_import_in_fresh_interpreter(tmp_path):
     assert Path(agents_file).resolve() == (REPO / "agents" / "__init__.py").resolve()
 
 
+@pytest.mark.slow
 def test_no_top_level_envs_or_agents(tmp_path):
     code = ("import importlib.util, json; "
             "print(json.dumps([importlib.util.find_spec(n) is None for n in ('envs', 'agents')]))")
@@ -97,6 +99,7 @@ def _setuptools_problem():
     return None
 
 
+@pytest.mark.slow
 def test_wheel_has_only_coinche_rl(tmp_path):
     problem = _setuptools_problem()
     if problem:

@@ -1,7 +1,9 @@
 """The PIMC agent (agents/pimc.py): exact world states, card play against the solver,
 legality in every preset family, determinism, tie-breaks, bidding, and the harnesses."""
 
+import sys
 import zlib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,6 +21,8 @@ from coinche_rl.envs.kernels import public_state
 from coinche_rl.game import Deal
 from coinche_rl.rules import PRESETS, get_rules
 from coinche_rl.solver import Solver
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 #: every preset, and rule sets with both private choices (and their declaration options)
 RULESETS = [get_rules(p) for p in PRESETS] + [
@@ -504,7 +508,7 @@ def test_benchmark_helpers_time_and_count_the_search():
     """The speed helpers behind bench_solver / bench_strength: positions of the asked
     trick with a choice to make, one CPU time per position, and node counts that are the
     same on every run (the host-independent measure)."""
-    from coinche_rl.agents.pimc import benchmark_positions, pimc_decision_ms, pimc_world_ms
+    from bench_lib import benchmark_positions, pimc_decision_ms, pimc_world_ms
     positions = benchmark_positions(4, "ffb", seed=3, trick=2)
     for d in positions:
         assert int(d.state[E.S_TRICK_NO]) == 1 and len(d.legal_actions()) >= 2
