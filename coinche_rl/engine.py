@@ -310,7 +310,7 @@ def random_deal(rng, hands, deck):
         hands[s] = m
 
 
-@kernel
+@njit(cache=True, _nrt=False, inline="always")
 def deal_into(S, P, rng, dealer, hands, deck):
     """A fresh random deal into ``S`` from the stream ``rng``: :func:`random_deal`, then
     the dealer (``dealer``, or a random seat drawn after the cards when -1), then
