@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import itertools
 import json
 import os
 import re
@@ -369,13 +368,11 @@ def _warm_agents(arena, agents) -> None:
 def _print_estimate(arena, agents, args) -> None:
     """Print the expected playing time of a duplicate round robin when it is long."""
     distinct = list(dict.fromkeys(agents))
-    matchups = (list(itertools.combinations(distinct, 2)) if len(distinct) > 1
-                else [(distinct[0], distinct[0])])
-    pairs, ns = [], []
-    for a, b in matchups:
-        pairs.append(((a, a), (b, b)))
-        fast = not args.no_numba and arena.formats._is_fast([a, b])
-        ns.append(args.deals if fast or len(distinct) < 2 else min(args.deals, args.python_deals))
+    if len(distinct) > 1:                     # what run_round_robin will play
+        pairs, ns, _ = arena.formats.round_robin_plan(distinct, args.deals, args.python_deals,
+                                                      not args.no_numba)
+    else:                                     # one agent against itself, every deal
+        pairs, ns = [((distinct[0],) * 2, (distinct[0],) * 2)], [args.deals]
     workers = 1 if args.backend == "serial" else (args.workers or os.cpu_count() or 1)
     seconds = arena.estimate_seconds(pairs, ns, workers)
     if seconds >= 30:

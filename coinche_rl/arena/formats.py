@@ -235,6 +235,22 @@ def _unique_names(specs: Sequence[str]) -> List[str]:
     return names
 
 
+def round_robin_plan(specs: Sequence[str], n_deals: int, python_deals: Optional[int] = None,
+                     fast: bool = True):
+    """``(pairs, ns, teams)`` of a round robin between ``specs`` (canonical, distinct):
+    every two agents as two teams, the deal pairs of each matchup (``python_deals`` caps
+    the matchups that cannot run in numba) and the members of each team."""
+    pairs, ns, teams = [], [], []
+    for i, j in itertools.combinations(range(len(specs)), 2):
+        pairs.append(((specs[i], specs[i]), (specs[j], specs[j])))
+        n = int(n_deals)
+        if python_deals is not None and not (fast and _is_fast([specs[i], specs[j]])):
+            n = min(n, int(python_deals))
+        ns.append(n)
+        teams.append(((i,), (j,)))
+    return pairs, ns, teams
+
+
 def run_round_robin(agents: Sequence[str], n_deals: int = 1000,
                     preset: Union[str, RuleSet] = "ffb", seed: int = 0,
                     backend: str = "serial", workers: Optional[int] = None, out=None,
@@ -252,14 +268,7 @@ def run_round_robin(agents: Sequence[str], n_deals: int = 1000,
     if len(set(specs)) < 2 or len(specs) != len(set(specs)):
         raise ArenaError(f"a round robin needs at least two agents, each once; got {list(agents)!r}")
     rules = _rules_for(preset, target)
-    pairs, ns, teams = [], [], []
-    for i, j in itertools.combinations(range(len(specs)), 2):
-        pairs.append(((specs[i], specs[i]), (specs[j], specs[j])))
-        n = int(n_deals)
-        if python_deals is not None and not (fast and _is_fast([specs[i], specs[j]])):
-            n = min(n, int(python_deals))
-        ns.append(n)
-        teams.append(((i,), (j,)))
+    pairs, ns, teams = round_robin_plan(specs, n_deals, python_deals, fast)
     t0 = time.perf_counter()
     results = _run_matchups(pairs, ns, rules, _check_seed(seed), _frozen_mode(frozen_contract),
                             bool(match), backend, workers, address, out, progress, fast,
