@@ -466,6 +466,8 @@ def test_other_rules_are_refused_unless_any_rules():
         make_agent(f"nn:weights={default_weights_path('ffb')}").reset(0, classic, 0)
     with pytest.raises(NeuralError, match="any_rules"):
         make_agent("nn").reset(0, get_rules("ffb", overtrump_partner=False), 0)
+    with pytest.raises(NeuralError, match="'ffb' rules with other parameters"):
+        make_agent("nn").reset(0, get_rules("ffb", must_undertrump=True), 0)
     agent = make_agent("nn:any_rules=true")
     agent.reset(1, classic, 0)
     deal = Deal(classic, seed=3)
@@ -507,6 +509,13 @@ def test_the_match_target_does_not_change_the_rules_the_net_accepts():
     from coinche_rl.agents.neural.net import rules_hash
     assert rules_hash(get_rules("ffb")) == rules_hash(get_rules("ffb", target=2000))
     assert rules_hash(get_rules("ffb")) != rules_hash(get_rules("ffb", overtrump_partner=False))
+    # the hash reads the RuleSet fields, not the kernels' parameter vector: nor the name
+    # nor the match-only fields move it, every rule of a deal does
+    from dataclasses import replace
+    ffb = get_rules("ffb")
+    assert rules_hash(replace(ffb, name="my_ffb", target=700)) == rules_hash(ffb)
+    hashes = {rules_hash(r) for r in PRESETS.values()}
+    assert len(hashes) == len(PRESETS)
     r = run_duplicate("nn", "heuristic", 2, match=True, target=300, seed=5)
     assert r.n == 2
 

@@ -75,16 +75,22 @@ class WeightsError(ValueError):
     this code (the message names the field)."""
 
 
+#: RuleSet fields that never change how a deal is bid, played or scored (a net trained
+#: on ``ffb`` deals plays ``ffb`` matches to any target, shuffled or not)
+MATCH_ONLY_FIELDS = ("name", "target", "shuffle_between_deals", "belote_cannot_win",
+                     "reshuffle_after_voids", "min_cut")
+
+
 def rules_hash(rules) -> str:
-    """A short hash of the parameters of a rule set that change a deal: the match target
-    and the shuffle between deals are left out (they never change how a deal is bid,
-    played or scored), so a net trained on ``ffb`` deals plays ``ffb`` matches to any
-    target."""
-    from ...rules import P_SHUFFLE, P_TARGET, params_vector
-    p = params_vector(rules).copy()
-    p[P_TARGET] = 0
-    p[P_SHUFFLE] = 0
-    return hashlib.sha256(p.tobytes()).hexdigest()[:16]
+    """A short hash of the rules of a deal: the ``RuleSet`` fields that differ from their
+    defaults, less :data:`MATCH_ONLY_FIELDS`. It reads the fields, not the kernels'
+    parameter vector, so it does not move when that vector's layout does, and a new rule
+    field (whose default keeps the old rules) leaves every hash as it was."""
+    import dataclasses
+    changed = sorted((f.name, np.asarray(getattr(rules, f.name)).tolist())
+                     for f in dataclasses.fields(rules)
+                     if f.name not in MATCH_ONLY_FIELDS and getattr(rules, f.name) != f.default)
+    return hashlib.sha256(json.dumps(changed).encode()).hexdigest()[:16]
 
 
 def trained_for(manifest: dict, rules) -> bool:
