@@ -96,7 +96,6 @@ True
 from __future__ import annotations
 
 import math
-import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -120,6 +119,7 @@ from ..engine import (belote_decided_seats, belote_holder_seats, contract_strain
                       deal_made, declare_decided_seats, low_carre_seats, mark_declared,
                       prise_round, retourne_of, seat_declaration_points, set_current_seat,
                       team_card_points, team_score)
+from ..progress import TaskProgress
 from ..rules import AT_TABLE_NAMES, STRAIN_NAMES, RuleSet, check_int, get_rules, params_vector
 from ..solver import C_KEEP, C_NPAIRS, POINTS, SCORE, W_MONO, Solver, solve_into
 from .numba_bots import BOT_HEURISTIC, play_deals
@@ -803,53 +803,6 @@ def _give_back(ws: List[np.ndarray]) -> None:
         del _POOL[8:]
 
 
-# ====================================================================== progress
-class _Progress:
-    """A progress display: a rich bar on stderr when rich is installed (the ``arena``
-    extra), else a plain line every 10%; or a callable ``fn(method, done, total)``."""
-
-    def __init__(self, spec, totals: Dict[str, int]):
-        self.fn = spec if callable(spec) else None
-        self.on = bool(spec)
-        self.totals = totals
-        self.done = {k: 0 for k in totals}
-        self.last = {k: -1 for k in totals}
-        self.rich = None
-        if self.on and self.fn is None:
-            try:
-                from rich.console import Console
-                from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                                           TimeElapsedColumn, TimeRemainingColumn)
-                self.rich = Progress(TextColumn("{task.description}"), BarColumn(),
-                                     MofNCompleteColumn(), TextColumn("worlds"),
-                                     TimeElapsedColumn(), TimeRemainingColumn(),
-                                     console=Console(stderr=True), transient=False)
-                self.tasks = {k: self.rich.add_task(f"evaluate {k:9s}", total=v)
-                              for k, v in totals.items()}
-                self.rich.start()
-            except ImportError:
-                self.rich = None
-
-    def advance(self, method: str, n: int) -> None:
-        if not self.on:
-            return
-        self.done[method] += n
-        d, t = self.done[method], self.totals[method]
-        if self.fn is not None:
-            self.fn(method, d, t)
-        elif self.rich is not None:
-            self.rich.update(self.tasks[method], completed=d)
-        else:
-            tenth = d * 10 // max(t, 1)
-            if tenth != self.last[method]:
-                self.last[method] = tenth
-                print(f"evaluate {method}: {d}/{t} worlds", file=sys.stderr, flush=True)
-
-    def close(self) -> None:
-        if self.rich is not None:
-            self.rich.stop()
-
-
 # ====================================================================== the evaluation
 #: ``_check_int(v, name, lo, hi=None)``: ``int(v)``, or :class:`EvaluationError`
 _check_int = partial(check_int, error=EvaluationError,
@@ -1048,7 +1001,7 @@ def evaluate_hand(rules: Union[str, RuleSet], seat: int, hand, dealer: int, samp
         totals["dd"] = samples
     if do_h:
         totals["heuristic"] = samples
-    bar = _Progress(progress, totals)
+    bar = TaskProgress(progress, totals, "evaluate {task:9s}", unit="worlds")
     seconds: Dict[str, float] = {}
     res = {}
     try:

@@ -71,3 +71,36 @@ def test_the_training_bar_is_on_stdout_with_its_figures(capsys):
     off.update(6.0, "upd 1")
     off.close()
     assert capsys.readouterr().out == "[   0.1 min] upd 1\n"
+
+
+def test_named_tasks_share_one_display(monkeypatch, capsys):
+    """``TaskProgress`` (the hand evaluation's): one rich bar per task on stderr; without
+    rich a plain line at every tenth of each task; a callback sees the task's name."""
+    from coinche_rl.progress import TaskProgress
+    seen = []
+    p = TaskProgress(lambda t, d, n: seen.append((t, d, n)), {"a": 4, "b": 2})
+    p.advance("b", 2)
+    p.advance("a", 1)
+    p.close()
+    assert seen == [("b", 2, 2), ("a", 1, 4)]
+    try:
+        import rich  # noqa: F401
+    except ImportError:
+        rich = None
+    if rich is not None:
+        p = TaskProgress(True, {"dd": 5, "heuristic": 3}, "evaluate {task:9s}", unit="worlds")
+        p.advance("dd", 5)
+        p.advance("heuristic", 3)
+        p.close()
+        out, err = capsys.readouterr()
+        assert out == "" and "evaluate dd" in err and "5/5" in err and "3/3" in err
+    monkeypatch.setitem(sys.modules, "rich", None)
+    monkeypatch.setitem(sys.modules, "rich.progress", None)
+    monkeypatch.setitem(sys.modules, "rich.console", None)
+    p = TaskProgress(True, {"dd": 20}, "evaluate {task:9s}", unit="worlds")
+    for _ in range(20):
+        p.advance("dd", 1)
+    p.close()
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == "evaluate dd: 1/20 worlds" and lines[-1] == "evaluate dd: 20/20 worlds"
+    assert len(lines) == 11                     # tenths 0..10
