@@ -103,20 +103,22 @@ from numba import njit
 
 from ..actions import N_ACTIONS
 from ..engine import (_pending_choice, _random_action, _strain_allowed, apply_legal_action,
-                      beats, belote_pairs, deal_into, hand_declarations, is_legal, kernel,
-                      legal_play_mask, lowest_card, open_bid_values, popcount, prise_options,
-                      rng_below, rng_seed, set_contract)
+                      auction_action, auction_length, beats, belote_pairs, cards_in_trick,
+                      coinche_level, contract_is_capot, contract_of, contract_strain,
+                      current_seat, deal_into, dealer_of, hand_declarations, hand_of,
+                      is_legal, kernel, legal_play_mask, low_carre_seats, lowest_card,
+                      open_bid_values, phase_of, played_cards, popcount, prise_options,
+                      retourne_of, rng_below, rng_seed, seat_declaration_points,
+                      set_contract, team_card_points, trick_card, trick_leader, trick_number,
+                      winning_card, winning_seat)
 from ..engine import seed_int64 as _int64
 from ..engine import (ABOVE, ALL_CARD_POINTS, AT, AUCTION, BELOTE, BELOTE_POINTS, BID_BASE,
                       CAPOT_BASE, CAPOT_POINTS, CAPOT_VALUE, CARD_BASE, DEAL_POINTS, CARD_ORDER,
                       COINCHE, DECLARE, DONE, MAX_AUCTION, MIN_BID_VALUE, NO_DECLARE, NT, PASS,
                       P_AT_TABLE, P_BID_ONLY, P_CARRE_LOW_CANCELS, P_COUNT_BELOTE,
                       P_COUNT_DECLARATIONS, P_DECLARATIONS, P_DECL_SHARE, P_FAIL_BASE, P_FAMILY,
-                      P_MUST_UNDERTRUMP, P_OVERTRUMP_PARTNER, S_AUCTION, S_BID_SEAT, S_BID_STRAIN,
-                      S_BID_VALUE, S_CAPOT, S_CARD_POINTS, S_COINCHE, S_CUR, S_DEALER, S_DECL_LOW,
-                      S_DECL_PTS, S_HAND, S_N_AUCTION, S_PHASE, S_PLAYED, S_PLAYS, S_RETOURNE,
-                      S_TRICK_LEADERS, S_TRICK_N, S_TRICK_NO, S_WIN_CARD, S_WIN_SEAT,
                       STATE_SIZE, SURCOINCHE, TAKE, TRUMP_SUIT_MASK)
+from ..inference import inferred_voids_ceilings
 from ..rules import RuleSet, get_rules, params_vector
 from .base import Agent, PlayerView
 from .registry import Param, register_agent
@@ -380,13 +382,13 @@ def _shown(S, seat, strain):
     how much the partner's hand holds above an average one by the convention (a bid of
     ``v`` shows a team total ``v + SHOWN_MARGIN`` given what its partner had shown), and
     the most any opponent showed in the strain."""
-    dealer = S[S_DEALER]
-    n = min(S[S_N_AUCTION], MAX_AUCTION)
+    dealer = dealer_of(S)
+    n = min(auction_length(S), MAX_AUCTION)
     me = 0.0
     partner = 0.0
     opp = 0.0
     for i in range(n):
-        a = S[S_AUCTION + i]
+        a = auction_action(S, i)
         if a < BID_BASE or a >= CAPOT_BASE:
             continue
         if (a - BID_BASE) % 6 != strain:
@@ -445,15 +447,13 @@ def _likely_trick(h, strain):
 @kernel
 def _auction_action(S, P, seat, bot):
     """The heuristic's auction action (coinche family)."""
-    h = S[S_HAND + seat]
+    h = hand_of(S, seat)
     agg = float(_aggression(bot))
     may_coinche = (bot & _NO_COINCHE_BIT) == 0
-    bid_seat = S[S_BID_SEAT]
-    coinche = S[S_COINCHE]
-    capot = S[S_CAPOT]
+    cur_value, cur_strain, bid_seat = contract_of(S)
+    coinche = coinche_level(S)
+    capot = contract_is_capot(S)
     ours = bid_seat >= 0 and ((bid_seat ^ seat) & 1) == 0
-    cur_strain = S[S_BID_STRAIN]
-    cur_value = S[S_BID_VALUE]
     if coinche == 1:
         # our contract was coinched: surcoinche when very likely made
         if ours and may_coinche:
@@ -521,8 +521,8 @@ def _auction_action(S, P, seat, bot):
 @kernel
 def _prise_action(S, P, seat, bot):
     """The heuristic's prise (classic family): take, name a strain, or pass."""
-    h = S[S_HAND + seat]
-    ret = S[S_RETOURNE]
+    h = hand_of(S, seat)
+    ret = retourne_of(S)
     known = h | (1 << ret)
     n_known = popcount(known)
     agg = float(_aggression(bot))
@@ -545,60 +545,17 @@ def _prise_action(S, P, seat, bot):
 
 # ==================================================================== card play
 @kernel
-def _cap(caps, p, v):
-    cur = (caps >> (4 * p)) & 15
-    if v < cur:
-        caps = (caps & ~(15 << (4 * p))) | (v << (4 * p))
-    return caps
-
-
-@kernel
 def _knowledge(S, P, strain):
-    """``(voids, caps)`` from the cards played: bit ``4 p + s`` of ``voids`` when seat
-    ``p`` showed void in suit ``s``; nibble ``p`` of ``caps``: in a suit contract, seat
-    ``p`` holds no trump of strength >= it (8: nothing known)."""
-    voids = 0
-    caps = 0x8888
-    mu = P[P_MUST_UNDERTRUMP] != 0
-    op = P[P_OVERTRUMP_PARTNER] != 0
-    tn = S[S_TRICK_NO]
-    for t in range(tn + 1):
-        ncards = 4 if t < tn else S[S_TRICK_N]
-        leader = S[S_TRICK_LEADERS + t]
-        w = -1
-        ws = -1
-        led = 0
-        for k in range(ncards):
-            c = S[S_PLAYS + 4 * t + k]
-            p = (leader + k) & 3
-            if k == 0:
-                led = c >> 3
-                w = c
-                ws = p
-                continue
-            suit = c >> 3
-            pm = ws == (p ^ 2)
-            if strain < 4:
-                wo = CARD_ORDER[strain, w]
-                lower = CARD_ORDER[strain, c] < wo
-                if suit != led:
-                    voids |= 1 << (4 * p + led)
-                    if not pm:
-                        w_trump = (w >> 3) == strain
-                        if suit == strain:
-                            if w_trump and lower:
-                                caps = _cap(caps, p, wo)
-                        elif (not w_trump) or mu:
-                            voids |= 1 << (4 * p + strain)
-                        else:
-                            caps = _cap(caps, p, wo)
-                elif led == strain and lower and not (pm and not op):
-                    caps = _cap(caps, p, wo)
-            elif suit != led:
-                voids |= 1 << (4 * p + led)
-            if beats(c, w, strain):
-                w = c
-                ws = p
+    """``(voids, caps)`` from the cards played (:func:`coinche_rl.inference.
+    inferred_voids_ceilings`): bit ``4 p + s`` of ``voids`` when seat ``p`` showed void in
+    suit ``s``; nibble ``p`` of ``caps``: in a suit contract, seat ``p`` holds no trump of
+    strength >= it (8: nothing known)."""
+    voids, ceilings = inferred_voids_ceilings(S, P, strain)
+    if strain >= 4:
+        return voids, 0x8888
+    caps = 0
+    for p in range(4):
+        caps |= ((ceilings >> (16 * p + 4 * strain)) & 15) << (4 * p)
     return voids, caps
 
 
@@ -623,10 +580,10 @@ def _possible(unk, voids, caps, p, strain):
 @kernel
 def _hand_size(S, p):
     """Cards seat ``p`` still holds (public: 8 minus the cards it played)."""
-    tn = S[S_TRICK_NO]
-    n = S[S_TRICK_N]
+    tn = trick_number(S)
+    n = cards_in_trick(S)
     played = tn
-    leader = S[S_TRICK_LEADERS + tn]
+    leader = trick_leader(S, tn)
     if ((p - leader) & 3) < n:
         played += 1
     return 8 - played
@@ -732,10 +689,10 @@ def _play_card(S, P, seat):
     legal = legal_play_mask(S, P)
     if legal & (legal - 1) == 0:
         return lowest_card(legal)
-    strain = S[S_BID_STRAIN]
+    strain = contract_strain(S)
     pts = ALL_CARD_POINTS[P[P_AT_TABLE], strain]
-    hand = S[S_HAND + seat]
-    unk = _FULL & ~S[S_PLAYED] & ~hand
+    hand = hand_of(S, seat)
+    unk = _FULL & ~played_cards(S) & ~hand
     voids, caps = _knowledge(S, P, strain)
     partner = seat ^ 2
     o1 = (seat + 1) & 3
@@ -746,21 +703,21 @@ def _play_card(S, P, seat):
     h_p = _hand_size(S, partner)
     h_1 = _hand_size(S, o1)
     h_3 = _hand_size(S, o3)
-    tn = S[S_TRICK_NO]
-    n = S[S_TRICK_N]
+    tn = trick_number(S)
+    n = cards_in_trick(S)
     tm = TRUMP_SUIT_MASK[strain]
-    we_take = ((S[S_BID_SEAT] ^ seat) & 1) == 0
+    we_take = ((contract_of(S)[2] ^ seat) & 1) == 0
     last_bonus = 10.0 if tn == 7 else 0.0
     if n == 0:
         return _lead(S, seat, hand, unk, strain, pts, tm, we_take, poss_p, poss_1, poss_3,
                      h_p, h_1, h_3, tn, last_bonus)
-    leader = S[S_TRICK_LEADERS + tn]
-    led = S[S_PLAYS + 4 * tn] >> 3
-    w = S[S_WIN_CARD]
-    ws = S[S_WIN_SEAT]
+    leader = trick_leader(S, tn)
+    led = trick_card(S, tn, 0) >> 3
+    w = winning_card(S)
+    ws = winning_seat(S)
     on_table = 0.0
     for k in range(n):
-        on_table += pts[S[S_PLAYS + 4 * tn + k]]
+        on_table += pts[trick_card(S, tn, k)]
     rest = 3 - n                     # players after me
     best = -1
     best_ev = -1e18
@@ -863,9 +820,9 @@ def _partner_suits(S, seat):
     """Suit bits of the suits the partner bid (coinche-family auction)."""
     m = 0
     partner = seat ^ 2
-    for i in range(min(S[S_N_AUCTION], MAX_AUCTION)):
-        a = S[S_AUCTION + i]
-        if ((S[S_DEALER] + 1 + i) & 3) == partner and a >= BID_BASE and a < CAPOT_BASE:
+    for i in range(min(auction_length(S), MAX_AUCTION)):
+        a = auction_action(S, i)
+        if ((dealer_of(S) + 1 + i) & 3) == partner and a >= BID_BASE and a < CAPOT_BASE:
             st = (a - BID_BASE) % 6
             if st < 4:
                 m |= 1 << st
@@ -875,15 +832,15 @@ def _partner_suits(S, seat):
 # ==================================================================== the bots
 @kernel
 def _heuristic_action(S, P, seat, bot):
-    phase = S[S_PHASE]
+    phase = phase_of(S)
     if phase == AUCTION:
         if P[P_FAMILY] != 0:
             return _prise_action(S, P, seat, bot)
         return _auction_action(S, P, seat, bot)
     pend = _pending_choice(S, P)
     if pend == 1:
-        low = (S[S_DECL_LOW] >> seat) & 1
-        if S[S_DECL_PTS + seat] > 0 and not (low and P[P_CARRE_LOW_CANCELS]):
+        low = (low_carre_seats(S) >> seat) & 1
+        if seat_declaration_points(S, seat) > 0 and not (low and P[P_CARRE_LOW_CANCELS]):
             return DECLARE
         return NO_DECLARE
     if pend == 2:
@@ -919,8 +876,8 @@ def play_deals(P, states, bots, seeds):
         S = states[i]
         for s in range(4):
             rng_seed(rngs[s], seeds[i, s], 0)
-        while S[S_PHASE] != DONE:
-            cur = S[S_CUR]
+        while phase_of(S) != DONE:
+            cur = current_seat(S)
             a = bot_action(bots[cur], S, P, cur, rngs[cur], buf)
             if not is_legal(S, P, a):
                 return i + 1
@@ -975,16 +932,16 @@ def _calibration_deals(P, n, seed, kind, X, y):
         rng_seed(rng, seed, i)
         deal_into(S, P, rng, -1, hands, deck)      # the dealer drawn after the cards
         taker = rng_below(rng, 4)
-        known = S[S_HAND + taker]
+        known = hand_of(S, taker)
         if classic:
-            known |= 1 << S[S_RETOURNE]
+            known |= 1 << retourne_of(S)
         base = kind % 3
         if base == K_NT:
             st = NT
         elif base == K_AT:
             st = AT
         elif classic and rng_below(rng, 2) == 0:
-            st = S[S_RETOURNE] >> 3
+            st = retourne_of(S) >> 3
         elif rng_below(rng, 2) == 0:
             st = rng_below(rng, 4)
         else:                               # the suit the hand is strongest in
@@ -1000,10 +957,10 @@ def _calibration_deals(P, n, seed, kind, X, y):
         f = _hand_features(known, st)
         for k in range(N_FEATURES):
             X[i, k] = f[k]
-        while S[S_PHASE] != DONE:
-            cur = S[S_CUR]
+        while phase_of(S) != DONE:
+            cur = current_seat(S)
             apply_legal_action(S, P, _heuristic_action(S, P, cur, BOT_HEURISTIC))
-        y[i] = S[S_CARD_POINTS + (taker & 1)]
+        y[i] = team_card_points(S, taker & 1)
 
 
 def fit_hand_values(kind: int, n: int = 60000, seed: int = 0):
@@ -1101,4 +1058,4 @@ def warmup() -> None:
         S = deal_states(rules, 1, seed=1)[0]
         rng = np.zeros(1, dtype=np.uint64)
         buf = np.zeros(N_ACTIONS, dtype=np.uint8)
-        bot_action(BOT_HEURISTIC, S, P, int(S[S_CUR]), rng, buf)
+        bot_action(BOT_HEURISTIC, S, P, int(current_seat(S)), rng, buf)

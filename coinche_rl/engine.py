@@ -196,8 +196,7 @@ P_COINCHE_SCORING = R.P_COINCHE_SCORING
 SCORING_FFB, SCORING_CARDS_PLUS_BID, SCORING_ALL_PLUS_BID = 0, 1, 2
 P_AT_TABLE = R.P_AT_TABLE
 P_GENERALE_BONUS = R.P_GENERALE_BONUS
-P_MUST_UNDERTRUMP = R.P_MUST_UNDERTRUMP
-P_OVERTRUMP_PARTNER = R.P_OVERTRUMP_PARTNER
+P_PLAY_RULES = R.P_PLAY_RULES
 P_ROUNDING = R.P_ROUNDING
 P_BID_LADDER = R.P_BID_LADDER
 AT_SCALED_INDEX = R.AT_TABLE_NAMES.index("scaled")
@@ -310,6 +309,23 @@ def random_deal(rng, hands, deck):
         hands[s] = m
 
 
+@kernel
+def hands_from_deck_into(deck, dealer, hands):
+    """Deal the 32 cards of ``deck`` as a coinche-family dealer does: in packets of
+    ``rules.DEAL_PACKETS`` (3-2-3) from the seat after ``dealer``, into ``hands``
+    (int64[4]). The one copy of that deal (``game.hands_from_deck``, the arena's deal
+    sets)."""
+    for s in range(4):
+        hands[s] = 0
+    i = 0
+    for packet in R.DEAL_PACKETS:
+        for j in range(4):
+            seat = (dealer + 1 + j) & 3
+            for _ in range(packet):
+                hands[seat] |= np.int64(1) << deck[i]
+                i += 1
+
+
 @njit(cache=True, _nrt=False, inline="always")
 def deal_into(S, P, rng, dealer, hands, deck):
     """A fresh random deal into ``S`` from the stream ``rng``: :func:`random_deal`, then
@@ -344,19 +360,27 @@ RULE_UNDERTRUMP = 6      # void in the led suit, unable to overtrump: must under
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def legal_cards_rule(hand, n_in_trick, led_suit, win_card, partner_master, strain,
-                     must_undertrump, overtrump_partner):
-    """``(mask, rule)``: :func:`legal_cards`'s mask and the ``RULE_*`` obligation that
-    produced it (RULES.md §6). The one copy of the card-play rules of the kernels."""
-    if n_in_trick == 0:
-        return hand, RULE_FREE
+def card_play_rule(hand, led_suit, win_card, beats_win, partner_master, strain, play_rules):
+    """``(mask, rule)``: the cards of ``hand`` that may follow in a trick already led
+    (RULES.md §6), and the ``RULE_*`` obligation that decided it. **The one copy of the
+    card-play rules of the kernels**: :func:`legal_cards_rule` (engine card ids) and the
+    solver (its renumbered ids) call it, and the inferences of voids and ceilings
+    (:func:`inferred_voids_ceilings`) derive from it.
+
+    ``led_suit``: the suit led; ``win_card``: the card winning the trick, played by the
+    partner when ``partner_master``; ``beats_win``: the cards of ``win_card``'s suit that
+    beat it (in the caller's card numbering; only suits are read from the card ids);
+    ``play_rules``: the bits ``PLAY_*`` of ``rules.PLAY_RULE_BITS`` (read here as
+    ``R.PLAY_*``: a card-play variant adds its bit in ``rules.py`` and its branch here).
+    """
+    overtrump_partner = (play_rules & R.PLAY_OVERTRUMP_PARTNER) != 0
     insuit = hand & (0xFF << (8 * led_suit))
     if strain < 4:
         if insuit != 0:
             if led_suit == strain:
                 if partner_master and not overtrump_partner:
                     return insuit, RULE_FOLLOW
-                up = insuit & ABOVE[strain, win_card]
+                up = insuit & beats_win
                 if up != 0:
                     return up, RULE_OVERTRUMP_LED
             return insuit, RULE_FOLLOW
@@ -367,31 +391,41 @@ def legal_cards_rule(hand, n_in_trick, led_suit, win_card, partner_master, strai
             return hand, RULE_FREE
         if (win_card >> 3) != strain:
             return trumps, RULE_TRUMP
-        up = trumps & ABOVE[strain, win_card]
+        up = trumps & beats_win
         if up != 0:
             return up, RULE_OVERTRUMP
-        if must_undertrump:
+        if (play_rules & R.PLAY_MUST_UNDERTRUMP) != 0:
             return trumps, RULE_UNDERTRUMP
         return hand, RULE_FREE
     if insuit == 0:
         return hand, RULE_FREE
     if strain == AT and not (partner_master and not overtrump_partner):
-        up = insuit & ABOVE[AT, win_card]
+        up = insuit & beats_win
         if up != 0:
             return up, RULE_BEAT
     return insuit, RULE_FOLLOW
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def legal_cards_rule(hand, n_in_trick, led_suit, win_card, partner_master, strain, play_rules):
+    """``(mask, rule)``: :func:`legal_cards`'s mask and the ``RULE_*`` obligation that
+    produced it (RULES.md §6): leading is free, following is :func:`card_play_rule`."""
+    if n_in_trick == 0:
+        return hand, RULE_FREE
+    return card_play_rule(hand, led_suit, win_card, ABOVE[strain, win_card], partner_master,
+                          strain, play_rules)
+
+
 @kernel
-def legal_cards(hand, n_in_trick, led_suit, win_card, partner_master, strain,
-                must_undertrump, overtrump_partner):
+def legal_cards(hand, n_in_trick, led_suit, win_card, partner_master, strain, play_rules):
     """Mask of the cards of ``hand`` that may be played (RULES.md §6).
 
     ``n_in_trick`` cards are already in the trick, the first of suit ``led_suit``;
-    ``win_card`` is winning it, played by the partner when ``partner_master``.
+    ``win_card`` is winning it, played by the partner when ``partner_master``;
+    ``play_rules``: the card-play options, ``P[P_PLAY_RULES]``.
     """
     return legal_cards_rule(hand, n_in_trick, led_suit, win_card, partner_master, strain,
-                            must_undertrump, overtrump_partner)[0]
+                            play_rules)[0]
 
 
 # -------------------------------------------------------------- declarations
@@ -631,7 +665,7 @@ def legal_play_rule(S, P):
     led = S[S_PLAYS + 4 * S[S_TRICK_NO]] >> 3
     return legal_cards_rule(S[S_HAND + cur], n, led, S[S_WIN_CARD],
                             S[S_WIN_SEAT] == ((cur + 2) & 3), S[S_BID_STRAIN],
-                            P[P_MUST_UNDERTRUMP], P[P_OVERTRUMP_PARTNER])
+                            P[P_PLAY_RULES])
 
 
 @kernel
@@ -1612,10 +1646,10 @@ def play_out(S, P, rng, buf, pass_prob):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _random_card(rng, hand, seat, n, led, win_card, win_seat, strain, mu, op):
+def _random_card(rng, hand, seat, n, led, win_card, win_seat, strain, play_rules):
     """One uniformly random legal card of ``hand`` for ``seat``, the ``n``-th card of the
     trick; returns ``(card, led suit, winning card, winning seat)`` after it."""
-    m = legal_cards(hand, n, led, win_card, win_seat == ((seat + 2) & 3), strain, mu, op)
+    m = legal_cards(hand, n, led, win_card, win_seat == ((seat + 2) & 3), strain, play_rules)
     c = nth_card(m, rng_below(rng, popcount(m)))
     if n == 0:
         return c, c >> 3, c, seat
@@ -1636,8 +1670,7 @@ def _play_cards_fast(S, P, rng):
     auto_declare = P[P_DECLARATIONS] != 0 and P[P_OPTIONAL_DECLARE] == 0
     low_cancels = P[P_CARRE_LOW_CANCELS] != 0
     strain = S[S_BID_STRAIN]
-    mu = P[P_MUST_UNDERTRUMP]
-    op = P[P_OVERTRUMP_PARTNER]
+    play_rules = P[P_PLAY_RULES]
     pts_table = ALL_CARD_POINTS[P[P_AT_TABLE], strain]
     trick = S[S_TRICK_NO]
     n = S[S_TRICK_N]
@@ -1658,7 +1691,7 @@ def _play_cards_fast(S, P, rng):
                 resolve_declarations(S, P)
         hand = S[S_HAND + cur]
         c, led, win_card, win_seat = _random_card(rng, hand, cur, n, led, win_card, win_seat,
-                                                  strain, mu, op)
+                                                  strain, play_rules)
         S[S_HAND + cur] = hand & ~(1 << c)
         played |= 1 << c
         S[S_PLAYS + 4 * trick + n] = c
@@ -1778,8 +1811,7 @@ def random_play_phase(P, n, seed, strain, out_points):
     deck = np.empty(32, dtype=np.int64)
     rng = np.empty(1, dtype=np.uint64)
     pts_table = ALL_CARD_POINTS[P[P_AT_TABLE], strain]
-    mu = P[P_MUST_UNDERTRUMP]
-    op = P[P_OVERTRUMP_PARTNER]
+    play_rules = P[P_PLAY_RULES]
     for i in range(n):
         rng_seed(rng, seed, i)
         random_deal(rng, hands, deck)
@@ -1793,7 +1825,7 @@ def random_play_phase(P, n, seed, strain, out_points):
             for k in range(4):
                 seat = (leader + k) & 3
                 c, led, win_card, win_seat = _random_card(rng, hands[seat], seat, k, led, win_card,
-                                                          win_seat, strain, mu, op)
+                                                          win_seat, strain, play_rules)
                 hands[seat] &= ~(1 << c)
                 pts += pts_table[c]
             if trick == 7:
@@ -1934,3 +1966,176 @@ def team_score(S, team):
 def team_card_points(S, team):
     """The card points ``team`` won (``S_CARD_POINTS``)."""
     return S[S_CARD_POINTS + team]
+
+
+# the deal, the auction and the tricks; setters for the neural agents' canonical states
+@njit(cache=True, _nrt=False, inline="always")
+def set_hand(S, seat, mask):
+    """Make ``mask`` the cards ``seat`` holds now (``S_HAND``)."""
+    S[S_HAND + seat] = mask
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def initial_hand(S, seat):
+    """The card mask ``seat`` was dealt (``S_INIT_HAND``)."""
+    return S[S_INIT_HAND + seat]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def set_initial_hand(S, seat, mask):
+    """Make ``mask`` the cards ``seat`` was dealt (``S_INIT_HAND``)."""
+    S[S_INIT_HAND + seat] = mask
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def set_auction_action(S, i, a):
+    """Make ``a`` the ``i``-th action of the auction (``S_AUCTION``)."""
+    S[S_AUCTION + i] = a
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def set_contract_strain(S, strain):
+    """Make ``strain`` the strain of the current bid or contract (``S_BID_STRAIN``)."""
+    S[S_BID_STRAIN] = strain
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def set_retourne(S, card):
+    """Classic family: make ``card`` the turned-up card (``S_RETOURNE``)."""
+    S[S_RETOURNE] = card
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def contract_is_capot(S):
+    """Whether the current bid or contract is a capot (``S_CAPOT``, 0 or 1)."""
+    return S[S_CAPOT]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def coinche_level(S):
+    """``NOT_COINCHED``, ``COINCHED`` or ``SURCOINCHED`` (``S_COINCHE``)."""
+    return S[S_COINCHE]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def trick_number(S):
+    """The number of the trick being played, 0 to 7 (``S_TRICK_NO``)."""
+    return S[S_TRICK_NO]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def team_points_won(S, team):
+    """The card points ``team`` has won in tricks so far, dix de der included
+    (``S_POINTS``)."""
+    return S[S_POINTS + team]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def team_tricks_won(S, team):
+    """The number of tricks ``team`` has won (``S_TRICKS``)."""
+    return S[S_TRICKS + team]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def seat_tricks_won(S, seat):
+    """The number of tricks ``seat`` has won (``S_SEAT_TRICKS``)."""
+    return S[S_SEAT_TRICKS + seat]
+
+
+@njit(cache=True)
+def current_seats(states, rows):
+    """The seat to act in each game ``states[rows[j]]`` (``S_CUR``; int64 array)."""
+    out = np.empty(rows.shape[0], dtype=np.int64)
+    for j in range(rows.shape[0]):
+        out[j] = states[rows[j], S_CUR]
+    return out
+
+
+@njit(cache=True)
+def phases_of(states, rows):
+    """The phase of each game ``states[rows[j]]`` (``S_PHASE``; int64 array)."""
+    out = np.empty(rows.shape[0], dtype=np.int64)
+    for j in range(rows.shape[0]):
+        out[j] = states[rows[j], S_PHASE]
+    return out
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def deal_void(S):
+    """1 when the deal is void (the auction ended without a contract), else 0 (``S_VOID``)."""
+    return S[S_VOID]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def cards_in_trick(S):
+    """The number of cards played to the current trick so far (``S_TRICK_N``)."""
+    return S[S_TRICK_N]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def trick_leader(S, t):
+    """The seat that led trick ``t`` (``S_TRICK_LEADERS``; ``NO_SEAT`` before it starts)."""
+    return S[S_TRICK_LEADERS + t]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def trick_card(S, t, k):
+    """The ``k``-th card played to trick ``t``, from its leader (``S_PLAYS``; ``NO_CARD``
+    before it is played)."""
+    return S[S_PLAYS + 4 * t + k]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def played_cards(S):
+    """The mask of the cards played so far, by every seat (``S_PLAYED``)."""
+    return S[S_PLAYED]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def winning_card(S):
+    """The card winning the current trick so far (``S_WIN_CARD``; ``NO_CARD`` before its
+    lead)."""
+    return S[S_WIN_CARD]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def winning_seat(S):
+    """The seat winning the current trick so far (``S_WIN_SEAT``; ``NO_SEAT`` before its
+    lead)."""
+    return S[S_WIN_SEAT]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def current_leader(S):
+    """The seat that leads (or led) the current trick (``S_LEADER``)."""
+    return S[S_LEADER]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def trick_winner(S, t):
+    """The seat that won trick ``t`` (``S_TRICK_WINNERS``; ``NO_SEAT`` until it is over)."""
+    return S[S_TRICK_WINNERS + t]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def declaration_winner(S):
+    """The team that scores the declarations: 0 or 1, ``DECL_NOBODY``, or
+    ``DECL_UNRESOLVED`` before they are compared (``S_DECL_WINNER``)."""
+    return S[S_DECL_WINNER]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def declaration_cards(S, seat):
+    """The cards of ``seat``'s declarations (``S_DECL_CARDS``)."""
+    return S[S_DECL_CARDS + seat]
+
+
+@kernel
+def outcome_score(S, P, X, kind, e, raw, gseat):
+    """Score the synthetic finished deal :func:`set_outcome` makes of ``S`` (``kind``,
+    ``e``, ``raw``, ``gseat`` as there, seen from team ``X``) with :func:`score_deal`;
+    returns team ``X``'s final card points and its deal score minus the other team's
+    (``S_CARD_POINTS``, ``S_SCORE``)."""
+    set_outcome(S, X, kind, e, raw, gseat)
+    score_deal(S, P)
+    return S[S_CARD_POINTS + X], S[S_SCORE + X] - S[S_SCORE + 1 - X]

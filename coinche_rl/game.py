@@ -28,7 +28,7 @@ import numpy as np
 from . import actions as A
 from . import engine as E
 from .cards import FULL_DECK, SUIT_NAMES, cards_of, format_card, format_hand, parse_card, parse_hand
-from .rules import (NT, AT, DEAL_PACKETS, STRAIN_LONG_NAMES, STRAIN_NAMES, RuleSet, get_rules,
+from .rules import (NT, AT, STRAIN_LONG_NAMES, STRAIN_NAMES, RuleSet, get_rules,
                     params_vector)
 
 __all__ = ["Deal", "Match", "Contract", "TeamScore", "DealResult", "IllegalActionError",
@@ -162,16 +162,11 @@ def deck_from(deck) -> List[int]:
 
 
 def hands_from_deck(deck: Sequence[int], dealer: int) -> List[int]:
-    """Deal 3-2-3 from the seat after ``dealer`` (coinche family)."""
-    hands = [0, 0, 0, 0]
-    i = 0
-    for packet in DEAL_PACKETS:
-        for k in range(4):
-            seat = (dealer + 1 + k) % 4
-            for _ in range(packet):
-                hands[seat] |= 1 << deck[i]
-                i += 1
-    return hands
+    """Deal 3-2-3 from the seat after ``dealer`` (coinche family):
+    :func:`engine.hands_from_deck_into`."""
+    hands = np.zeros(4, dtype=np.int64)
+    E.hands_from_deck_into(np.asarray(deck, dtype=np.int64), int(dealer), hands)
+    return [int(h) for h in hands]
 
 
 def _to_mask(h) -> int:

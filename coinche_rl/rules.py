@@ -523,9 +523,30 @@ P_FAMILY, P_NT_AT, P_MIN_BID, P_MAX_BID, P_BID_STEP, P_CAPOT_AFTER_COINCHE, \
     P_MULT_COINCHE, P_MULT_SURCOINCHE, P_DECLARATIONS, P_DECL_SHARE, P_CARRE_LOW_CANCELS, \
     P_OPTIONAL_DECLARE, P_OPTIONAL_BELOTE, P_BELOTE_TAKEABLE, P_COUNT_BELOTE, \
     P_COUNT_DECLARATIONS, P_BID_ONLY, P_FAIL_BASE, P_COINCHE_SCORING, P_AT_TABLE, \
-    P_GENERALE_BONUS, P_MUST_UNDERTRUMP, P_OVERTRUMP_PARTNER, P_ROUNDING, P_TARGET, \
-    P_SHUFFLE, P_BID_LADDER = range(27)
-N_PARAMS = 27
+    P_GENERALE_BONUS, P_PLAY_RULES, P_ROUNDING, P_TARGET, P_SHUFFLE, P_BID_LADDER = range(26)
+N_PARAMS = 26
+
+#: The card-play options of RULES.md §6 as bits of one word, ``P[P_PLAY_RULES]``, the
+#: only rule parameter the legality kernel reads (``engine.card_play_rule``). A card-play
+#: variant is a ``RuleSet`` field, its bit here, and its branch in that kernel; the
+#: solver, the random play-outs and the inferences of voids and ceilings derive from it.
+PLAY_MUST_UNDERTRUMP = 1        # void, unable to overtrump: must still trump lower
+PLAY_OVERTRUMP_PARTNER = 2      # must overtrump (or, trump led, play higher) over the partner
+#: ``(RuleSet field, bit)`` of each card-play option
+PLAY_RULE_BITS = (("must_undertrump", PLAY_MUST_UNDERTRUMP),
+                  ("overtrump_partner", PLAY_OVERTRUMP_PARTNER))
+#: the number of distinct words (the bits are powers of two, each used once)
+N_PLAY_WORDS = 1 << len(PLAY_RULE_BITS)
+assert sorted(bit for _, bit in PLAY_RULE_BITS) == [1 << i for i in range(len(PLAY_RULE_BITS))]
+
+
+def play_rules_word(rules: RuleSet) -> int:
+    """The card-play options of ``rules`` as the bits of ``PLAY_RULE_BITS``.
+
+    >>> play_rules_word(get_rules("ffb")), play_rules_word(get_rules("ffb", must_undertrump=True))
+    (2, 3)
+    """
+    return sum(bit for name, bit in PLAY_RULE_BITS if getattr(rules, name))
 
 
 def params_vector(rules: RuleSet) -> np.ndarray:
@@ -549,8 +570,7 @@ def params_vector(rules: RuleSet) -> np.ndarray:
     p[P_COINCHE_SCORING] = _CHOICES["coinche_scoring"].index(rules.coinche_scoring)
     p[P_AT_TABLE] = AT_TABLE_NAMES.index(rules.at_points)
     p[P_GENERALE_BONUS] = rules.generale_bonus
-    p[P_MUST_UNDERTRUMP] = rules.must_undertrump
-    p[P_OVERTRUMP_PARTNER] = rules.overtrump_partner
+    p[P_PLAY_RULES] = play_rules_word(rules)
     p[P_ROUNDING] = rules.rounding == "nearest10"
     p[P_TARGET] = rules.target
     p[P_SHUFFLE] = rules.shuffle_between_deals

@@ -7,16 +7,16 @@ two objectives:
 
 ``"points"``
     The card points a team ends the deal with, exactly as :func:`engine.score_deal`
-    writes them into ``S_CARD_POINTS``: cards won plus dix de der, 252 for a capot, the
-    rule set's générale value when one taker wins all eight tricks, the ``scaled`` AT
-    table brought back to 162. Points already won count (so values of different moves
-    compare directly).
+    leaves them (:func:`engine.team_card_points`): cards won plus dix de der, 252 for a
+    capot, the rule set's générale value when one taker wins all eight tricks, the
+    ``scaled`` AT table brought back to 162. Points already won count (so values of
+    different moves compare directly).
 ``"score"``
-    The deal score difference ``S_SCORE[team] - S_SCORE[other team]`` after
+    The deal score difference ``team_score(S, team) - team_score(S, other team)`` after
     :func:`engine.score_deal` (contract made or failed, multiplier, belote,
     declarations, rounding): what a PIMC player should maximise. In the classic family a
-    litige scores what ``S_SCORE`` holds (the takers' points held aside for the next
-    deal count for nobody).
+    litige scores what :func:`engine.team_score` holds (the takers' points held aside for
+    the next deal count for nobody).
 
 Values are for ``team`` (default: the team of the seat to act).
 
@@ -24,8 +24,9 @@ How the search works (and why it is exact)
 ------------------------------------------
 Cards are renumbered inside the solver as ``suit * 8 + strength`` under the strain, so
 "beats", "the cards above" and "the next lower card" are bit operations; the legal-card
-rules (RULES.md §6) are restated on these ids and tested equal to
-:func:`engine.legal_cards` for every strain and option.
+rules (RULES.md §6) are the engine's one copy, :func:`engine.card_play_rule`, given
+the cards above the winning one as solver ids (tested equal to :func:`engine.legal_cards`
+for every strain and option).
 
 The search maximises, for one team ``X``, the *extended outcome* ``E``: the raw card
 points of ``X`` (dix de der included) plus 90 when ``X`` takes every trick, plus the
@@ -99,14 +100,18 @@ from numba.extending import intrinsic
 
 from . import actions as A
 from . import engine as E
-from .engine import (ALL_CARD_POINTS, AT, CAPOT_POINTS, CARD_ORDER, DIX_DE_DER, P_AT_TABLE,
-                     P_CARRE_LOW_CANCELS, P_DECLARATIONS, P_GENERALE_BONUS, P_MUST_UNDERTRUMP,
-                     P_OPTIONAL_BELOTE, P_OPTIONAL_DECLARE, P_OVERTRUMP_PARTNER, PLAY,
-                     S_BELOTE_DECIDED, S_BELOTE_SEATS, S_BID_SEAT, S_BID_STRAIN, S_CARD_POINTS,
-                     S_CUR, S_DECL_DECIDED, S_DECL_LOW, S_DECL_PTS, S_DECLARED, S_HAND, S_LEADER,
-                     S_PHASE, S_PLAYS, S_POINTS, S_SCORE, S_TRICK_N, S_TRICK_NO, S_TRICK_WINNERS,
-                     S_WIN_CARD, S_WIN_SEAT, STATE_SIZE, apply_legal_action, highest_card, kernel,
-                     lowest_card, popcount, score_deal, set_outcome)
+from .engine import (ALL_CARD_POINTS, CAPOT_POINTS, CARD_ORDER, DIX_DE_DER, P_AT_TABLE,
+                     P_CARRE_LOW_CANCELS, P_DECLARATIONS, P_GENERALE_BONUS, P_PLAY_RULES,
+                     P_OPTIONAL_BELOTE, P_OPTIONAL_DECLARE, PLAY,
+                     STATE_SIZE, apply_legal_action, card_play_rule, highest_card, kernel,
+                     lowest_card,
+                     popcount)
+from .engine import (belote_decided_seats, belote_holder_seats, cards_in_trick, contract_of,
+                     contract_strain, current_leader, current_seat, declare_decided_seats,
+                     hand_of, low_carre_seats, mark_declared, outcome_score, phase_of,
+                     seat_declaration_points, set_current_seat, team_card_points,
+                     team_points_won, team_score, trick_card, trick_number, trick_winner,
+                     winning_card, winning_seat)
 
 __all__ = ["Solver", "SolverError", "solve", "move_values", "solve_into", "move_values_into",
            "new_workspace", "warmup", "OBJECTIVES", "POINTS", "SCORE"]
@@ -144,8 +149,8 @@ for _t in range(ALL_CARD_POINTS.shape[0]):
 
 # ------------------------------------------------------------------ workspace layout
 # One int64 array holds everything a solve needs (a single kernel argument):
-C_STRAIN, C_MU, C_OP, C_AT, C_X, C_CB, C_GB, C_GEN, C_TTMASK, C_NODES, C_EMAX, C_SIG, \
-    C_OPT, C_NPAIRS, C_ACTIVE, C_RAWTOT, C_KEEP = range(17)
+C_STRAIN, C_PLAY_RULES, C_AT, C_X, C_CB, C_GB, C_GEN, C_TTMASK, C_NODES, C_EMAX, C_SIG, \
+    C_OPT, C_NPAIRS, C_ACTIVE, C_RAWTOT, C_KEEP = range(16)
 W_H = 24            # 4 hands (solver ids)
 W_PAIR = 32         # pending choices of the first trick: (seat, kind) x 8
 W_KILL = 64         # 2 killer leads per (trick, leader)
@@ -220,46 +225,18 @@ def _beats(c, w, strain):
 
 
 @njit(cache=True, _nrt=False, inline='always')
-def _legal(hand, n, led, win, partner_master, strain, mu, op):
-    """RULES.md §6 on solver ids: the decisions of :func:`engine.legal_cards`."""
+def _legal(hand, n, led, win, partner_master, strain, play_rules):
+    """The legal cards of ``hand`` on solver ids (RULES.md §6): the engine's
+    :func:`engine.card_play_rule`, with the cards above ``win`` in solver ids."""
     if n == 0:
         return hand
-    insuit = hand & (0xFF << (8 * led))
-    if strain < 4:
-        if insuit != 0:
-            if led == strain:
-                if partner_master and not op:
-                    return insuit
-                up = insuit & _above(win)
-                if up != 0:
-                    return up
-            return insuit
-        if partner_master:
-            return hand
-        trumps = hand & (0xFF << (8 * strain))
-        if trumps == 0:
-            return hand
-        if (win >> 3) != strain:
-            return trumps
-        up = trumps & _above(win)
-        if up != 0:
-            return up
-        if mu:
-            return trumps
-        return hand
-    if insuit == 0:
-        return hand
-    if strain == AT and not (partner_master and not op):
-        up = insuit & _above(win)
-        if up != 0:
-            return up
-    return insuit
+    return card_play_rule(hand, led, win, _above(win), partner_master, strain, play_rules)[0]
 
 
 @kernel
-def legal_ids(hand, n, led, win, partner_master, strain, mu, op):
+def legal_ids(hand, n, led, win, partner_master, strain, play):
     """:func:`_legal` as a callable kernel (for the differential tests)."""
-    return _legal(hand, n, led, win, partner_master, strain, mu, op)
+    return _legal(hand, n, led, win, partner_master, strain, play)
 
 
 @njit(cache=True, _nrt=False, inline='always')
@@ -342,8 +319,7 @@ def _two_tricks(W, leader, flag, rem, alpha, beta):
     W[C_NODES] += 1
     strain = W[C_STRAIN]
     X = W[C_X]
-    mu = W[C_MU]
-    op = W[C_OP]
+    play = W[C_PLAY_RULES]
     prow = W[C_AT] * 6 + strain
     s0 = leader
     s1 = (leader + 1) & 3
@@ -367,7 +343,7 @@ def _two_tricks(W, leader, flag, rem, alpha, beta):
         best1 = INF if max0 else -INF
         a1 = a0
         b1 = b0
-        m1 = _legal(h1, 1, led, c0, False, strain, mu, op)
+        m1 = _legal(h1, 1, led, c0, False, strain, play)
         while m1:
             c1 = lowest_card(m1)
             m1 &= m1 - 1
@@ -381,7 +357,7 @@ def _two_tricks(W, leader, flag, rem, alpha, beta):
             best2 = -INF if max0 else INF
             a2 = a1
             b2 = b1
-            m2 = _legal(h2, 2, led, w1, ws1 == s0, strain, mu, op)
+            m2 = _legal(h2, 2, led, w1, ws1 == s0, strain, play)
             while m2:
                 c2 = lowest_card(m2)
                 m2 &= m2 - 1
@@ -395,7 +371,7 @@ def _two_tricks(W, leader, flag, rem, alpha, beta):
                 best3 = INF if max0 else -INF
                 a3 = a2
                 b3 = b2
-                m3 = _legal(h3, 3, led, w2, ws2 == s1, strain, mu, op)
+                m3 = _legal(h3, 3, led, w2, ws2 == s1, strain, play)
                 while m3:
                     c3 = lowest_card(m3)
                     m3 &= m3 - 1
@@ -527,8 +503,7 @@ def _three_tricks(W, leader, flag, rem, past, alpha, beta):
     :func:`_two_cached`. Nodes are counted per player to act."""
     strain = W[C_STRAIN]
     X = W[C_X]
-    mu = W[C_MU]
-    op = W[C_OP]
+    play = W[C_PLAY_RULES]
     prow = (W[C_AT] * 6 + strain) * 32
     s0 = leader
     s1 = (leader + 1) & 3
@@ -555,7 +530,7 @@ def _three_tricks(W, leader, flag, rem, past, alpha, beta):
         a1 = a0
         b1 = b0
         W[C_NODES] += 1
-        m1 = _legal(h1, 1, led, c0, False, strain, mu, op)
+        m1 = _legal(h1, 1, led, c0, False, strain, play)
         while m1:
             c1 = lowest_card(m1)
             m1 &= m1 - 1
@@ -571,7 +546,7 @@ def _three_tricks(W, leader, flag, rem, past, alpha, beta):
             a2 = a1
             b2 = b1
             W[C_NODES] += 1
-            m2 = _legal(h2, 2, led, w1, ws1 == s0, strain, mu, op)
+            m2 = _legal(h2, 2, led, w1, ws1 == s0, strain, play)
             while m2:
                 c2 = lowest_card(m2)
                 m2 &= m2 - 1
@@ -587,7 +562,7 @@ def _three_tricks(W, leader, flag, rem, past, alpha, beta):
                 a3 = a2
                 b3 = b2
                 W[C_NODES] += 1
-                m3 = _legal(h3, 3, led, w2, ws2 == s1, strain, mu, op)
+                m3 = _legal(h3, 3, led, w2, ws2 == s1, strain, play)
                 while m3:
                     c3 = lowest_card(m3)
                     m3 &= m3 - 1
@@ -722,12 +697,11 @@ def _lead_key(W, cur, c, strain, prow):
     ws = cur
     led = c >> 3
     pts = IPTS.flat[prow + c]
-    mu = W[C_MU]
-    op = W[C_OP]
+    play = W[C_PLAY_RULES]
     for k in range(1, 4):
         s = (cur + k) & 3
         pm = ws == ((s + 2) & 3)
-        m = _legal(W[W_H + s], k, led, w, pm, strain, mu, op)
+        m = _legal(W[W_H + s], k, led, w, pm, strain, play)
         best = -1
         x = -1
         while m:
@@ -861,7 +835,7 @@ def _ab(W, leader, n, led, win, wseat, tpts, flag, rem, past, alpha, beta):
     if n == 0:
         legal = h
     else:
-        legal = _legal(h, n, led, win, wseat == ((cur + 2) & 3), strain, W[C_MU], W[C_OP])
+        legal = _legal(h, n, led, win, wseat == ((cur + 2) & 3), strain, W[C_PLAY_RULES])
         if (legal & (legal - 1)) == 0:
             # a forced card (about 40 % of the nodes inside a trick): its child's value,
             # searched with this node's window, is this node's, as the loop below would
@@ -1114,7 +1088,7 @@ def _root_values(W, leader, n, led, win, wseat, tpts, flag, rem, past, out_c, ou
     if n == 0:
         legal = h
     else:
-        legal = _legal(h, n, led, win, wseat == ((cur + 2) & 3), strain, W[C_MU], W[C_OP])
+        legal = _legal(h, n, led, win, wseat == ((cur + 2) & 3), strain, W[C_PLAY_RULES])
     present = W[W_H] | W[W_H + 1] | W[W_H + 2] | W[W_H + 3]
     if n > 0:
         present |= 1 << win
@@ -1192,7 +1166,7 @@ def _fill_map(W, P, X, objective, vec):
         seat = W[W_PAIR + 2 * j]
         kind = W[W_PAIR + 2 * j + 1]
         yes = (vec >> j) & 1
-        scr[S_CUR] = seat
+        set_current_seat(scr, seat)
         if kind == 0:
             apply_legal_action(scr, P, A.DECLARE if yes else A.NO_DECLARE)
         else:
@@ -1201,7 +1175,6 @@ def _fill_map(W, P, X, objective, vec):
     rawtot = W[C_RAWTOT]
     emax = W[C_EMAX]
     sc = W[W_SC2:W_SC2 + STATE_SIZE]
-    Y = 1 - X
     last = -INF
     for e in range(-1, emax + 1):
         kind = -1
@@ -1216,13 +1189,9 @@ def _fill_map(W, P, X, objective, vec):
             continue
         _copy_state(W, W_SCR, W_SC2)
         # E = -1: every trick to the other team; a générale goes to seat X (of team X)
-        set_outcome(sc, X, E.OUTCOME_CAPOT_AGAINST if e == -1 else kind, e, rawtot, X)
-        score_deal(sc, P)
-        if objective == POINTS:
-            val = sc[S_CARD_POINTS + X]
-        else:
-            val = sc[S_SCORE + X] - sc[S_SCORE + Y]
-        W[out + e + 1] = val
+        cp, diff = outcome_score(sc, P, X, E.OUTCOME_CAPOT_AGAINST if e == -1 else kind, e,
+                                 rawtot, X)
+        W[out + e + 1] = cp if objective == POINTS else diff
     mono = 1
     for i in range(1, emax + 2):
         if W[out + i] < W[out + i - 1]:
@@ -1321,7 +1290,7 @@ def _ds(W, leader, n, led, win, wseat, tpts, flag, rem, past, vec, alpha, beta):
     if n == 0:
         legal = h
     else:
-        legal = _legal(h, n, led, win, wseat == ((cur + 2) & 3), strain, W[C_MU], W[C_OP])
+        legal = _legal(h, n, led, win, wseat == ((cur + 2) & 3), strain, W[C_PLAY_RULES])
     inhand = W[W_H] | W[W_H + 1] | W[W_H + 2] | W[W_H + 3]
     prow = (W[C_AT] * 6 + strain) * 32
     maxnode = (cur & 1) == X
@@ -1431,7 +1400,7 @@ def _outer(W, leader, n, led, win, wseat, tpts, rem, vec, j, alpha, beta):
     elif n == 0:
         m = h
     else:
-        m = _legal(h, n, led, win, wseat == ((cur + 2) & 3), strain, W[C_MU], W[C_OP])
+        m = _legal(h, n, led, win, wseat == ((cur + 2) & 3), strain, W[C_PLAY_RULES])
     prow = (W[C_AT] * 6 + strain) * 32
     while m:
         c = highest_card(m) if choice else lowest_card(m)
@@ -1490,13 +1459,13 @@ def _setup(W, S, P, X, objective):
     """Load the engine position ``S`` into the workspace for a search maximising team
     ``X``'s ``E``; build ``f`` for every combination of pending choices. Returns the
     trick state ``(leader, n, led, win, wseat, tpts, flag, rem, past)`` in solver ids."""
-    strain = S[S_BID_STRAIN]
+    strain = contract_strain(S)
     at = P[P_AT_TABLE]
-    T = S[S_BID_SEAT] & 1
+    T = contract_of(S)[2] & 1
     G = P[P_GENERALE_BONUS]
     GB = G - CAPOT_POINTS if (G > 0 and X == T) else 0
-    sig = strain | (at << 3) | (P[P_MUST_UNDERTRUMP] << 5) | (P[P_OVERTRUMP_PARTNER] << 6) \
-        | (X << 7) | (GB << 8)
+    # (ten bits for the card-play options: rules.PLAY_RULE_BITS)
+    sig = strain | (at << 3) | (X << 5) | (P[P_PLAY_RULES] << 6) | (GB << 16)
     if sig != W[C_SIG]:
         W[C_SIG] = sig
         W[C_GEN] += 1
@@ -1505,8 +1474,7 @@ def _setup(W, S, P, X, objective):
     elif W[C_KEEP] == 0:
         W[C_GEN] += 1           # a fresh table for every call unless asked to keep it
     W[C_STRAIN] = strain
-    W[C_MU] = P[P_MUST_UNDERTRUMP]
-    W[C_OP] = P[P_OVERTRUMP_PARTNER]
+    W[C_PLAY_RULES] = P[P_PLAY_RULES]
     W[C_AT] = at
     W[C_X] = X
     W[C_CB] = CAPOT_BONUS
@@ -1519,7 +1487,7 @@ def _setup(W, S, P, X, objective):
     W[C_EMAX] = rawtot + CAPOT_BONUS + GB
     rem = 0
     for s in range(4):
-        m = S[S_HAND + s]
+        m = hand_of(S, s)
         h = 0
         while m:
             c = lowest_card(m)
@@ -1528,44 +1496,46 @@ def _setup(W, S, P, X, objective):
             h |= 1 << i
             rem += IPTS.flat[prow + i]
         W[W_H + s] = h
-    trick = S[S_TRICK_NO]
-    n = S[S_TRICK_N]
-    leader = S[S_LEADER]
+    trick = trick_number(S)
+    n = cards_in_trick(S)
+    leader = current_leader(S)
     led = 0
     win = -1
     wseat = -1
     tpts = 0
     if n > 0:
-        led = S[S_PLAYS + 4 * trick] >> 3
-        win = PERM[strain, S[S_WIN_CARD]]
-        wseat = S[S_WIN_SEAT]
+        led = trick_card(S, trick, 0) >> 3
+        win = PERM[strain, winning_card(S)]
+        wseat = winning_seat(S)
         for i in range(n):
-            tpts += IPTS.flat[prow + PERM[strain, S[S_PLAYS + 4 * trick + i]]]
+            tpts += IPTS.flat[prow + PERM[strain, trick_card(S, trick, i)]]
     if trick == 0:
         flag = 3
     else:
         flag = 2
         for t in range(trick):
-            w = S[S_TRICK_WINNERS + t]
+            w = trick_winner(S, t)
             if w != leader:
                 if (w & 1) == (leader & 1):
                     if flag == 2:
                         flag = 1
                 else:
                     flag = 0
-    past = S[S_POINTS + X]
+    past = team_points_won(S, X)
     # pending choices of the first trick (they only move the score)
     npairs = 0
     if trick == 0 and objective == SCORE:
         for i in range(n, 4):
             seat = (leader + i) & 3
             bit = 1 << seat
-            if P[P_OPTIONAL_DECLARE] and (S[S_DECL_DECIDED] & bit) == 0 and (
-                    S[S_DECL_PTS + seat] > 0 or (P[P_CARRE_LOW_CANCELS] and (S[S_DECL_LOW] & bit) != 0)):
+            if P[P_OPTIONAL_DECLARE] and (declare_decided_seats(S) & bit) == 0 and (
+                    seat_declaration_points(S, seat) > 0
+                    or (P[P_CARRE_LOW_CANCELS] and (low_carre_seats(S) & bit) != 0)):
                 W[W_PAIR + 2 * npairs] = seat
                 W[W_PAIR + 2 * npairs + 1] = 0
                 npairs += 1
-            if P[P_OPTIONAL_BELOTE] and (S[S_BELOTE_DECIDED] & bit) == 0 and (S[S_BELOTE_SEATS] & bit) != 0:
+            if P[P_OPTIONAL_BELOTE] and (belote_decided_seats(S) & bit) == 0 and (
+                    belote_holder_seats(S) & bit) != 0:
                 W[W_PAIR + 2 * npairs] = seat
                 W[W_PAIR + 2 * npairs + 1] = 1
                 npairs += 1
@@ -1574,9 +1544,11 @@ def _setup(W, S, P, X, objective):
     for i in range(STATE_SIZE):
         W[W_BASE + i] = S[i]
     if trick == 0 and P[P_DECLARATIONS] and P[P_OPTIONAL_DECLARE] == 0:
+        base = W[W_BASE:W_BASE + STATE_SIZE]
         for seat in range(4):
-            if S[S_DECL_PTS + seat] > 0 or (P[P_CARRE_LOW_CANCELS] and (S[S_DECL_LOW] >> seat) & 1):
-                W[W_BASE + S_DECLARED] |= 1 << seat
+            if seat_declaration_points(S, seat) > 0 or (
+                    P[P_CARRE_LOW_CANCELS] and (low_carre_seats(S) >> seat) & 1):
+                mark_declared(base, 1 << seat)
     for vec in range(1 << npairs):
         mono = _fill_map(W, P, X, objective, vec)
         W[W_MONO + vec] = 0 if W[C_OPT] & OPT_DIRECT else mono
@@ -1587,8 +1559,8 @@ def _setup(W, S, P, X, objective):
 @njit(cache=True, _nrt=False)
 def _final_value(S, objective, team):
     if objective == POINTS:
-        return S[S_CARD_POINTS + team]
-    return S[S_SCORE + team] - S[S_SCORE + 1 - team]
+        return team_card_points(S, team)
+    return team_score(S, team) - team_score(S, 1 - team)
 
 
 @kernel
@@ -1596,11 +1568,11 @@ def solve_into(W, S, P, objective, team):
     """Exact value of position ``S`` for ``team`` (``objective`` 0 points, 1 score), in
     the workspace ``W`` (:func:`new_workspace`). A finished deal returns its final
     value; outside the card play the result is ``INF`` (30000)."""
-    if S[S_PHASE] == E.DONE:
+    if phase_of(S) == E.DONE:
         return _final_value(S, objective, team)
-    if S[S_PHASE] != PLAY:
+    if phase_of(S) != PLAY:
         return INF
-    T = S[S_BID_SEAT] & 1
+    T = contract_of(S)[2] & 1
     X = team if objective == POINTS else T
     leader, n, led, win, wseat, tpts, flag, rem, past = _setup(W, S, P, X, objective)
     if W[C_NPAIRS] > 0:
@@ -1622,11 +1594,11 @@ def move_values_into(W, S, P, objective, team, out_a, out_v):
     """Exact value for ``team`` of every legal action of position ``S``: action ids into
     ``out_a`` (increasing), values into ``out_v`` (int64 arrays of at least 8); returns
     how many (0 when the deal is over, -1 outside the card play)."""
-    if S[S_PHASE] == E.DONE:
+    if phase_of(S) == E.DONE:
         return 0
-    if S[S_PHASE] != PLAY:
+    if phase_of(S) != PLAY:
         return -1
-    T = S[S_BID_SEAT] & 1
+    T = contract_of(S)[2] & 1
     X = team if objective == POINTS else T
     sign = 1 if X == team else -1
     pend = E._pending_choice(S, P)
@@ -1659,7 +1631,7 @@ def move_values_into(W, S, P, objective, team, out_a, out_v):
     if n == 0:
         legal = h
     else:
-        legal = _legal(h, n, led, win, wseat == ((cur + 2) & 3), strain, W[C_MU], W[C_OP])
+        legal = _legal(h, n, led, win, wseat == ((cur + 2) & 3), strain, W[C_PLAY_RULES])
     k = 0
     if W[C_NPAIRS] > 0:
         prow = (W[C_AT] * 6 + strain) * 32
@@ -1829,13 +1801,13 @@ class Solver:
     def _args(self, position, objective, team, params):
         S, P = _position(position, params)
         obj = _objective_code(objective)
-        if S[E.S_PHASE] == E.AUCTION:
+        if phase_of(S) == E.AUCTION:
             raise SolverError("the solver needs a position in the card play: this deal is still "
                               "in the auction (finish it, or use Deal.with_contract)")
         if team is None:
-            if S[E.S_PHASE] == E.DONE:
+            if phase_of(S) == E.DONE:
                 raise SolverError("the deal is over: say for which team (team=0 or 1)")
-            team = int(S[S_CUR]) & 1
+            team = int(current_seat(S)) & 1
         if team not in (0, 1):
             raise SolverError(f"team={team!r} must be 0 or 1")
         return S, P, obj, team
@@ -1890,4 +1862,4 @@ def warmup() -> None:
     x3 = Deal("coinche_x3", dealer=3, seed=0).with_contract(90, 1, taker=0)
     s.move_values(x3, "score")
     legal_ids(np.int64(1), np.int64(0), np.int64(0), np.int64(0), False, np.int64(0),
-              np.int64(0), np.int64(1))
+              np.int64(2))

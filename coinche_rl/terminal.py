@@ -263,8 +263,8 @@ class TerminalGame:
         else:
             played = ", ".join(f"{RELATIVE_NAMES[(s - self.seat) % 4]} {format_card(c)}"
                                for s, c in trick)
-            win_seat = int(deal.state[E.S_WIN_SEAT])
-            win_card = int(deal.state[E.S_WIN_CARD])
+            win_seat = int(E.winning_seat(deal.state))
+            win_card = int(E.winning_card(deal.state))
             lines.append(f"Trick {number} of 8, led by {self.name(trick[0][0])}: {played}; "
                          f"winning: {self.name(win_seat)} with {format_card(win_card)}")
         return lines
@@ -281,8 +281,8 @@ class TerminalGame:
             elif hb is None:
                 self.say("No bid yet.")
             else:
-                coinche = int(deal.state[E.S_COINCHE])
-                bid = A.action_to_str(A.capot_action(hb[1]) if int(deal.state[E.S_CAPOT])
+                coinche = int(E.coinche_level(deal.state))
+                bid = A.action_to_str(A.capot_action(hb[1]) if int(E.contract_is_capot(deal.state))
                                       else A.bid_action(hb[0], hb[1]))
                 self.say(f"Current bid: {bid} by {self.name(hb[2])}"
                          + (", coinched" if coinche == 1 else ", surcoinched" if coinche == 2 else ""))

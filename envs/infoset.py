@@ -23,7 +23,9 @@ public effect (the cards shown at resolution, the belote announced as a card is
 played). The seat's own choices are part of what it knows.
 
 Inferences from the rules of play (RULES.md §6), each one for the seat that played,
-at the moment of the play, and therefore still true of its (smaller) hand afterwards:
+at the moment of the play, and therefore still true of its (smaller) hand afterwards.
+They are the engine's :func:`~coinche_rl.inference.inferred_voids_ceilings`, which derives
+them from the legality kernel; under the presets' rules they read:
 
 * **not following the led suit** -> void in that suit (every strain);
 * **suit contract, trump led**, the player followed with a trump *lower* than the
@@ -78,8 +80,8 @@ from typing import Optional, Sequence, Tuple
 
 from ..actions import BELOTE, CARD_BASE, DECLARE, NO_BELOTE, NO_DECLARE
 from ..cards import BELOTE_PAIRS, FULL_DECK, SUIT_MASKS, popcount
-from ..engine import beats as _kernel_beats
 from ..engine import private_choices
+from ..inference import NO_CEILING, inferred_voids_ceilings
 from ..game import Contract, Deal
 from ..rules import AT, CARD_ORDER, NT, RuleSet
 
@@ -90,14 +92,7 @@ ALL_CARDS = FULL_DECK
 #: ``SUIT_MASK[s]``: the eight cards of suit ``s`` (:data:`coinche_rl.cards.SUIT_MASKS`
 #: as Python ints)
 SUIT_MASK = tuple(int(m) for m in SUIT_MASKS)
-#: ceiling value meaning "nothing known" (every strength is 0..7)
-NO_CEILING = 8
-
 Masks4 = Tuple[int, int, int, int]
-
-
-#: card ``c`` beats ``w``, the card winning the trick: ``engine.beats`` run as Python
-_beats = _kernel_beats.py_func
 
 
 @dataclass(frozen=True)
@@ -327,8 +322,9 @@ def information_set(deal: Deal, seat: int) -> InformationSet:
     voids = [0, 0, 0, 0]
     ceil = [[NO_CEILING] * 4 for _ in range(4)]
     if strain is not None:
-        for t in tricks:
-            _infer_trick(t, strain, rules, voids, ceil)
+        v, c = (int(x) for x in inferred_voids_ceilings(deal.state, deal.params, strain))
+        voids = [(v >> (4 * p)) & 15 for p in range(4)]
+        ceil = [[(c >> (16 * p + 4 * s)) & 15 for s in range(4)] for p in range(4)]
 
     known[seat] = hand
     possible = _possible(seat, hand, played | on_table, sizes, strain, known, excluded,
@@ -344,47 +340,6 @@ def information_set(deal: Deal, seat: int) -> InformationSet:
         declaration_winner=decl_winner, shown=tuple(shown), known=tuple(known[:4]),
         voids=tuple(voids), ceilings=tuple(tuple(c) for c in ceil),
         possible=tuple(possible))
-
-
-def _infer_trick(trick, strain: int, rules: RuleSet, voids, ceil) -> None:
-    """Voids and ceilings from one trick's plays (RULES.md §6; mirrors
-    ``engine.legal_cards``: each inference is the negation of an obligation the player
-    would have had to meet, had he held the card). An inference, not a copy of the rules:
-    test_single_source checks that what it rules out (through ``kernels.infer_play``, its
-    kernel twin) is what ``engine.legal_cards`` on the hands ``{card, x}`` rules out."""
-    led = trick[0][1] >> 3
-    win_seat, win = trick[0]
-    for p, c in trick[1:]:
-        suit = c >> 3
-        partner_master = win_seat == (p + 2) % 4
-        exempt = partner_master and not rules.overtrump_partner
-        win_order = int(CARD_ORDER[strain, win])
-        lower = int(CARD_ORDER[strain, c]) < win_order
-        if suit != led:
-            voids[p] |= 1 << led                       # §6: must follow the led suit
-        if strain < 4:
-            if suit == led:
-                if led == strain and not exempt and lower:
-                    # §6.1: trump led, must play higher than every trump if able
-                    ceil[p][strain] = min(ceil[p][strain], win_order)
-            elif not partner_master:
-                win_is_trump = win >> 3 == strain
-                if suit == strain:
-                    if win_is_trump and lower:
-                        # §6.2: must trump higher than the winning trump if able
-                        ceil[p][strain] = min(ceil[p][strain], win_order)
-                elif not win_is_trump or rules.must_undertrump:
-                    # §6.2: must trump (no trump in the trick), or must undertrump
-                    voids[p] |= 1 << strain
-                else:
-                    # FFB "on ne pisse pas": may discard only when unable to overtrump
-                    ceil[p][strain] = min(ceil[p][strain], win_order)
-        elif strain == AT:
-            if suit == led and not exempt and lower:
-                # AT: must beat the winning card of the led suit if able
-                ceil[p][led] = min(ceil[p][led], win_order)
-        if _beats(c, win, strain):
-            win_seat, win = p, c
 
 
 def _possible(seat, hand, gone, sizes, strain, known, excluded, voids, ceil, all_dealt):

@@ -14,8 +14,8 @@ building Python objects:
   every step of random games, every preset), far faster (``benchmarks/RESULTS.md``). The AEC env
   and the vector env use it; the Python encoder stays as the readable reference.
 
-The voids and ceilings inferred from the play (RULES.md §6) are the rules of
-:func:`coinche_rl.envs.infoset._infer_trick`, restated for numba in :func:`infer_play`.
+The voids and ceilings inferred from the play (RULES.md §6) are the engine's
+:func:`~coinche_rl.inference.inferred_voids_ceilings`, unpacked by :func:`infer_play`.
 
 Kernels of one call graph live in this module (numba caches per module).
 """
@@ -26,16 +26,16 @@ import numpy as np
 from numba import njit
 
 from .. import engine as E
-from ..engine import (_random_action, announced_belotes, apply_legal_action, beats, deal_into,
+from ..engine import (_random_action, announced_belotes, apply_legal_action, deal_into,
                       is_legal, legal_actions_into, public_view, public_view_into)
-from ..engine import (CARD_ORDER, DEAL_POINTS, DECL_UNRESOLVED, DIX_DE_DER, MIN_BID_VALUE,
-                      S_AUCTION, S_BID_SEAT, S_BID_STRAIN, S_BID_VALUE, S_CAPOT, S_COINCHE,
-                      S_CUR, S_DEALER, S_DECL_CARDS, S_DECL_WINNER, S_DECLARED, S_HAND,
-                      S_N_AUCTION, S_PHASE, S_PLAYS, S_RETOURNE, S_TRICK_LEADERS,
-                      S_TRICK_WINNERS, S_VOID, kernel)
+from ..engine import DEAL_POINTS, DECL_UNRESOLVED, DIX_DE_DER, MIN_BID_VALUE, kernel
+from ..engine import (auction_action, auction_length, coinche_level, contract_is_capot,
+                      contract_of, current_seat, deal_void, dealer_of, declaration_cards,
+                      declaration_winner, hand_of, phase_of, retourne_of, shown_declarers,
+                      team_score, trick_card, trick_leader, trick_winner)
 from ..rules import N_STRAINS, RuleSet, card_points_table
 from . import observation as O
-from .infoset import NO_CEILING
+from ..inference import NO_CEILING, inferred_voids_ceilings
 
 __all__ = ["public_state", "public_state_into", "encode_into", "infer_play",
            "ObservationEncoder", "warmup"]
@@ -91,62 +91,15 @@ HIGH = O.HIGH
 
 @kernel
 def infer_play(S, P, strain, voids, ceil):
-    """Voids (``voids[p]``: suit bits) and ceilings (``ceil[p, suit]``, strength, 8 for
-    none) of every seat from the cards played so far under ``strain`` (RULES.md §6;
-    the rules of ``infoset._infer_trick``). ``voids`` int64[4], ``ceil`` int64[4, 4] are
-    filled. The cards they rule out are those that would make a played card illegal
-    (``engine.legal_cards``) in a two-card hand: tested in test_single_source."""
+    """Voids (``voids[p]``: suit bits) and ceilings (``ceil[p, suit]``, strength,
+    ``NO_CEILING`` for none) of every seat from the cards played so far under ``strain``:
+    :func:`coinche_rl.inference.inferred_voids_ceilings` unpacked into ``voids`` int64[4] and
+    ``ceil`` int64[4, 4]."""
+    v, c = inferred_voids_ceilings(S, P, strain)
     for p in range(4):
-        voids[p] = 0
+        voids[p] = (v >> (4 * p)) & 15
         for s in range(4):
-            ceil[p, s] = NO_CEILING
-    overtrump_partner = P[E.P_OVERTRUMP_PARTNER] != 0
-    must_undertrump = P[E.P_MUST_UNDERTRUMP] != 0
-    for t in range(8):
-        leader = S[S_TRICK_LEADERS + t]
-        if leader < 0:
-            break
-        c0 = S[S_PLAYS + 4 * t]
-        if c0 < 0:
-            break
-        led = c0 >> 3
-        win_seat = leader
-        win = c0
-        for i in range(1, 4):
-            c = S[S_PLAYS + 4 * t + i]
-            if c < 0:
-                break
-            p = (leader + i) & 3
-            suit = c >> 3
-            partner_master = win_seat == ((p + 2) & 3)
-            exempt = partner_master and not overtrump_partner
-            win_order = CARD_ORDER[strain, win]
-            lower = CARD_ORDER[strain, c] < win_order
-            if suit != led:
-                voids[p] |= 1 << led
-            if strain < 4:
-                if suit == led:
-                    if led == strain and (not exempt) and lower:
-                        if win_order < ceil[p, strain]:
-                            ceil[p, strain] = win_order
-                elif not partner_master:
-                    win_is_trump = (win >> 3) == strain
-                    if suit == strain:
-                        if win_is_trump and lower:
-                            if win_order < ceil[p, strain]:
-                                ceil[p, strain] = win_order
-                    elif (not win_is_trump) or must_undertrump:
-                        voids[p] |= 1 << strain
-                    else:
-                        if win_order < ceil[p, strain]:
-                            ceil[p, strain] = win_order
-            elif strain == AT:
-                if suit == led and (not exempt) and lower:
-                    if win_order < ceil[p, led]:
-                        ceil[p, led] = win_order
-            if beats(c, win, strain):
-                win_seat = p
-                win = c
+            ceil[p, s] = (c >> (16 * p + 4 * s)) & 15
 
 
 @njit(cache=True)
@@ -170,20 +123,20 @@ def _encode(S, P, seat, cpt, rules_vec, match, out, voids, ceil):
         out[k] = 0.0
     me = seat
     team = me & 1
-    dealer = S[S_DEALER]
-    phase = S[S_PHASE]
-    hand = S[S_HAND + me]
+    dealer = dealer_of(S)
+    phase = phase_of(S)
+    hand = hand_of(S, me)
     for c in range(32):
         if (hand >> c) & 1:
             out[O_HAND + c] = 1.0
     out[O_DEALER + ((dealer - me) & 3)] = 1.0
     out[O_PHASE + phase] = 1.0
     if phase != DONE:
-        out[O_TO_ACT + ((S[S_CUR] - me) & 3)] = 1.0
+        out[O_TO_ACT + ((current_seat(S) - me) & 3)] = 1.0
     # auction
-    n_auction = S[S_N_AUCTION]
+    n_auction = auction_length(S)
     for i in range(n_auction):
-        a = S[S_AUCTION + i]
+        a = auction_action(S, i)
         p = (dealer + 1 + i) & 3
         r = (p - me) & 3
         if BID_BASE <= a < COINCHE:
@@ -205,28 +158,28 @@ def _encode(S, P, seat, cpt, rules_vec, match, out, voids, ceil):
     classic = P[E.P_FAMILY] != 0
     if classic and phase == AUCTION:
         out[O_PRISE + (0 if n_auction < 4 else 1)] = 1.0
-    if classic and S[S_RETOURNE] >= 0:
-        out[O_RETOURNE + S[S_RETOURNE]] = 1.0
-    has_contract = phase != AUCTION and S[S_VOID] == 0
-    strain = S[S_BID_STRAIN]
+    if classic and retourne_of(S) >= 0:
+        out[O_RETOURNE + retourne_of(S)] = 1.0
+    has_contract = phase != AUCTION and deal_void(S) == 0
+    value, strain, taker = contract_of(S)
     if has_contract:
-        if S[S_CAPOT] != 0:
+        if contract_is_capot(S) != 0:
             out[O_CONTRACT + CAPOT_ROW] = 1.0
-        elif S[S_BID_VALUE] != 0:
-            out[O_CONTRACT + (S[S_BID_VALUE] - MIN_BID_VALUE) // 10] = 1.0
+        elif value != 0:
+            out[O_CONTRACT + (value - MIN_BID_VALUE) // 10] = 1.0
         out[O_CONTRACT + N_LEVELS + strain] = 1.0
-        out[O_CONTRACT + N_LEVELS + N_STRAINS + S[S_COINCHE]] = 1.0
-        out[O_CONTRACT + N_LEVELS + N_STRAINS + 3 + ((S[S_BID_SEAT] - me) & 3)] = 1.0
+        out[O_CONTRACT + N_LEVELS + N_STRAINS + coinche_level(S)] = 1.0
+        out[O_CONTRACT + N_LEVELS + N_STRAINS + 3 + ((taker - me) & 3)] = 1.0
     # declarations and belote
-    w = S[S_DECL_WINNER]
+    w = declaration_winner(S)
     if w != DECL_UNRESOLVED:
         out[O_DECL_RESOLVED] = 1.0
     if w >= 0:
         out[O_DECL_WINNER + (0 if w == team else 1)] = 1.0
-        declared = S[S_DECLARED]
+        shown = shown_declarers(S)
         for p in (w, w + 2):
-            if (declared >> p) & 1:
-                m = S[S_DECL_CARDS + p]
+            if (shown >> p) & 1:
+                m = declaration_cards(S, p)
                 base = O_SHOWN + 32 * ((p - me) & 3)
                 for c in range(32):
                     if (m >> c) & 1:
@@ -239,7 +192,7 @@ def _encode(S, P, seat, cpt, rules_vec, match, out, voids, ceil):
     # card play
     n_done = 0
     for t in range(8):
-        if S[S_TRICK_WINNERS + t] >= 0:
+        if trick_winner(S, t) >= 0:
             n_done += 1
     cur_leader = -1
     cur_n = 0
@@ -248,13 +201,13 @@ def _encode(S, P, seat, cpt, rules_vec, match, out, voids, ceil):
     tr_us = 0
     tr_them = 0
     for t in range(8):
-        leader = S[S_TRICK_LEADERS + t]
+        leader = trick_leader(S, t)
         if leader < 0:
             break
         tp = 0
         n = 0
         for i in range(4):
-            c = S[S_PLAYS + 4 * t + i]
+            c = trick_card(S, t, i)
             if c < 0:
                 break
             n += 1
@@ -270,18 +223,18 @@ def _encode(S, P, seat, cpt, rules_vec, match, out, voids, ceil):
             cur_n = n
             if phase == PLAY:
                 for i in range(n):
-                    out[O_CURRENT + S[S_PLAYS + 4 * t + i]] = 1.0
+                    out[O_CURRENT + trick_card(S, t, i)] = 1.0
         else:
             if t == 7:
                 tp += DIX_DE_DER
-            if (S[S_TRICK_WINNERS + t] & 1) == team:
+            if (trick_winner(S, t) & 1) == team:
                 pts_us += tp
                 tr_us += 1
             else:
                 pts_them += tp
                 tr_them += 1
     if phase == PLAY:
-        leader = cur_leader if cur_n > 0 else S[S_CUR]
+        leader = cur_leader if cur_n > 0 else current_seat(S)
         out[O_LEADER + ((leader - me) & 3)] = 1.0
         out[O_TRICK_NO + min(n_done, 7)] = 1.0
     if has_contract:
@@ -330,7 +283,7 @@ def next_dealer(S, dealer):
     """The dealer of the next deal: ``dealer`` if fixed (0..3), -1 random, -2 rotate
     (the seat after the last deal's dealer)."""
     if dealer == -2:
-        return (S[S_DEALER] + 1) & 3
+        return (dealer_of(S) + 1) & 3
     return dealer
 
 
@@ -349,8 +302,8 @@ def deal_rewards(S, seat, raw):
     other's, or its team's score when ``raw``."""
     t = seat & 1
     if raw:
-        return float(S[E.S_SCORE + t])
-    return float(S[E.S_SCORE + t] - S[E.S_SCORE + 1 - t])
+        return float(team_score(S, t))
+    return float(team_score(S, t) - team_score(S, 1 - t))
 
 
 @kernel
@@ -358,7 +311,7 @@ def vector_observe(states, P, cpt, rules_vec, match, obs, masks, cur, voids, cei
     """Observation (of the seat to act), mask and seat to act of every game."""
     for i in range(states.shape[0]):
         S = states[i]
-        seat = S[S_CUR] if S[S_PHASE] != DONE else 0
+        seat = current_seat(S) if phase_of(S) != DONE else 0
         cur[i] = seat
         _encode(S, P, seat, cpt, rules_vec, match, obs[i], voids, ceil)
         legal_actions_into(S, P, masks[i])
@@ -377,14 +330,14 @@ def vector_step(states, P, actions, rngs, dealer, raw, cpt, rules_vec, match, ob
         for s in range(4):
             rewards[i, s] = 0.0
         terminated[i] = 0
-        if S[S_PHASE] == DONE:
+        if phase_of(S) == DONE:
             terminated[i] = 1
-            final_scores[i, 0] = S[E.S_SCORE]
-            final_scores[i, 1] = S[E.S_SCORE + 1]
+            final_scores[i, 0] = team_score(S, 0)
+            final_scores[i, 1] = team_score(S, 1)
             for s in range(4):
                 rewards[i, s] = deal_rewards(S, s, raw)
             new_deal(S, P, rngs[i:i + 1], next_dealer(S, dealer), hands, deck)
-        seat = S[S_CUR]
+        seat = current_seat(S)
         cur[i] = seat
         _encode(S, P, seat, cpt, rules_vec, match, obs[i], voids, ceil)
         legal_actions_into(S, P, masks[i])
@@ -393,7 +346,7 @@ def vector_step(states, P, actions, rngs, dealer, raw, cpt, rules_vec, match, ob
 @kernel
 def _opponents_random(S, P, seat, rng, buf, pass_prob):
     """Random actions for the other seats until ``seat`` acts or the deal ends."""
-    while S[S_PHASE] != DONE and S[S_CUR] != seat:
+    while phase_of(S) != DONE and current_seat(S) != seat:
         apply_legal_action(S, P, _random_action(S, P, rng, buf, pass_prob))
 
 
@@ -414,14 +367,14 @@ def learner_settle(states, P, seat, rngs, dealer, raw, use_random, pass_prob, cp
         rng = rngs[i:i + 1]
         if use_random:
             _opponents_random(S, P, seat, rng, buf, pass_prob)
-        while S[S_PHASE] == DONE:
+        while phase_of(S) == DONE:
             rewards[i] += deal_rewards(S, seat, raw)
             terminated[i] = 1
             _encode(S, P, seat, cpt, rules_vec, match, final_obs[i], voids, ceil)
             new_deal(S, P, rng, next_dealer(S, dealer), hands, deck)
             if use_random:
                 _opponents_random(S, P, seat, rng, buf, pass_prob)
-        if S[S_CUR] != seat:
+        if current_seat(S) != seat:
             waiting += 1
         else:
             _encode(S, P, seat, cpt, rules_vec, match, obs[i], voids, ceil)
@@ -436,7 +389,7 @@ def others_to_act(states, seat, idx):
     k = 0
     for i in range(states.shape[0]):
         S = states[i]
-        if S[S_PHASE] != DONE and S[S_CUR] != seat:
+        if phase_of(S) != DONE and current_seat(S) != seat:
             idx[k] = i
             k += 1
     return k
@@ -448,8 +401,8 @@ def public_states_of(states, P, idx, k, out, seats):
     ``idx[:k]``, into ``out[:k]``, and those seats into ``seats[:k]``."""
     for j in range(k):
         S = states[idx[j]]
-        seats[j] = S[S_CUR]
-        public_state_into(S, P, S[S_CUR], out[j])
+        seats[j] = current_seat(S)
+        public_state_into(S, P, current_seat(S), out[j])
 
 
 @kernel

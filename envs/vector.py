@@ -191,7 +191,7 @@ class _Batch:
             what = action_to_str(int(a[bad])) if 0 <= a[bad] < N_ACTIONS else repr(int(a[bad]))
             raise IllegalActionError(
                 f"game {bad}: action {int(a[bad])} ({what}) is illegal for seat "
-                f"{int(self.states[bad, E.S_CUR])}; legal: {names}. No game was changed.")
+                f"{int(E.current_seat(self.states[bad]))}; legal: {names}. No game was changed.")
         return a
 
 

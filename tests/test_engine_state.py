@@ -7,8 +7,7 @@
    preset, for every seat; ``public_view`` is what ``envs.kernels.public_state`` computed
    before it moved to the engine (a copy of that code below); PIMC's world state is the
    engine's ``determinize_into`` with the choices PIMC assumes.
-3. Which modules outside the engine still read or write ``S_*`` slots directly (an
-   allow-list that may only shrink).
+3. No module outside the engine reads or writes ``S_*`` slots: they use its accessors.
 """
 
 import ast
@@ -214,23 +213,7 @@ def test_pimc_world_is_determinize_with_the_assumed_choices(preset):
     assert n > 50
 
 
-# --------------------------------------------- 3. who still reads the slots
-#: modules outside engine.py / game.py that use S_* slots of the engine: not yet moved
-#: behind an accessor. The list may only shrink: a module not listed must not start
-#: using slots, and a listed module that no longer uses any must leave the list.
-NOT_YET_MOVED = {
-    "coinche_rl.agents.neural.agent": "not yet moved behind an accessor",
-    "coinche_rl.agents.neural.bid_labels": "not yet moved behind an accessor",
-    "coinche_rl.agents.neural.canonical": "not yet moved behind an accessor",
-    "coinche_rl.agents.neural.labels": "not yet moved behind an accessor",
-    "coinche_rl.agents.numba_bots": "not yet moved behind an accessor",
-    "coinche_rl.arena.dealsets": "not yet moved behind an accessor",
-    "coinche_rl.arena.tasks": "not yet moved behind an accessor",
-    "coinche_rl.envs.kernels": "not yet moved behind an accessor",
-    "coinche_rl.envs.vector": "not yet moved behind an accessor",
-    "coinche_rl.solver": "not yet moved behind an accessor",
-    "coinche_rl.terminal": "not yet moved behind an accessor",
-}
+# ----------------------------------------- 3. no module but the engine reads the slots
 #: the engine and its Python wrapper own the state
 OWNERS = {"coinche_rl.engine", "coinche_rl.game"}
 #: source folder -> package (pyproject's package-dir)
@@ -290,10 +273,32 @@ def test_the_scanner_sees_the_owners_use():
     assert len(found["coinche_rl.game"]) > 20      # ``E.S_*`` through ``from . import engine as E``
 
 
-def test_only_the_listed_modules_use_engine_slots():
-    users = slot_users()
-    counts = {m: len(u) for m, u in sorted(users.items())}
-    new = sorted(set(users) - set(NOT_YET_MOVED))
-    assert not new, f"modules that started using S_* slots (use an engine accessor): {new}; {counts}"
-    gone = sorted(set(NOT_YET_MOVED) - set(users))
-    assert not gone, f"modules that no longer use S_* slots: remove them from NOT_YET_MOVED: {gone}"
+def test_no_module_outside_the_engine_uses_a_slot():
+    """No module but ``engine.py`` and ``game.py`` (its Python face) uses an ``S_*`` slot:
+    neither imported from the engine nor read from the engine module, and no identifier of
+    the form ``S_NAME`` at all (an ``import *`` or an alias would otherwise hide one).
+    Everything else goes through the engine's named accessors."""
+    assert slot_users() == {}
+    names = {}
+    for module, path in package_modules():
+        if module in OWNERS:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        found = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+        found |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+        found |= {a.asname or a.name for n in ast.walk(tree)
+                  if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
+        slots = sorted(x for x in found if x in E.STATE_OFFSETS)
+        if slots:
+            names[module] = slots
+    assert names == {}, f"modules using S_* slots (use an engine accessor): {names}"
+
+
+def test_the_slot_scanner_sees_a_slot_use(tmp_path):
+    """The scanner catches each way of reaching a slot (so that the test above can fail)."""
+    for src in ("from coinche_rl.engine import S_CUR\nx = S_CUR",
+                "from coinche_rl import engine as E\nx = E.S_HAND",
+                "from ..engine import S_PHASE"):
+        path = tmp_path / "m.py"
+        path.write_text(src, encoding="utf-8")
+        assert engine_slots_used("coinche_rl.envs.m", path), src

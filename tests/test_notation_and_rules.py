@@ -269,8 +269,10 @@ PARAM_CASES = [
     (dict(strains="suits_nt_at", at_points="scaled"), R.P_AT_TABLE,
      R.AT_TABLE_NAMES.index("scaled")),
     (dict(generale_bonus=350), R.P_GENERALE_BONUS, 350),
-    (dict(must_undertrump=True), R.P_MUST_UNDERTRUMP, 1),
-    (dict(overtrump_partner=False), R.P_OVERTRUMP_PARTNER, 0),
+    (dict(must_undertrump=True), R.P_PLAY_RULES,
+     R.PLAY_MUST_UNDERTRUMP | R.PLAY_OVERTRUMP_PARTNER),
+    (dict(overtrump_partner=False), R.P_PLAY_RULES, 0),
+    (dict(must_undertrump=True, overtrump_partner=False), R.P_PLAY_RULES, R.PLAY_MUST_UNDERTRUMP),
     (dict(rounding="none"), R.P_ROUNDING, 0),
     (dict(target=1501), R.P_TARGET, 1501),
     (dict(shuffle_between_deals=False), R.P_SHUFFLE, 0),
@@ -287,7 +289,7 @@ def test_params_vector_defaults():
                 R.P_COUNT_BELOTE: 1, R.P_COUNT_DECLARATIONS: 1, R.P_BID_ONLY: 0,
                 R.P_FAIL_BASE: 160, R.P_COINCHE_SCORING: 0,
                 R.P_AT_TABLE: R.AT_TABLE_NAMES.index("ffb"), R.P_GENERALE_BONUS: 0,
-                R.P_MUST_UNDERTRUMP: 0, R.P_OVERTRUMP_PARTNER: 1, R.P_ROUNDING: 1,
+                R.P_PLAY_RULES: R.PLAY_OVERTRUMP_PARTNER, R.P_ROUNDING: 1,
                 R.P_TARGET: 1000, R.P_SHUFFLE: 1,
                 R.P_BID_LADDER: 0b111111111}      # 80..160 by 10: value indices 0..8
     assert len(expected) == R.N_PARAMS

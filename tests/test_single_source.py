@@ -15,11 +15,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from coinche_rl import cards, engine as E, rules as R
+from coinche_rl import cards, engine as E, inference, rules as R
 from coinche_rl.agents import evaluation, numba_bots, pimc, sampler
 from coinche_rl.envs import infoset, kernels
 from coinche_rl.cards import parse_hand
-from coinche_rl.rules import card_points_table, get_rules, params_vector
+from coinche_rl.rules import PRESETS, card_points_table, get_rules, params_vector
+
+from oracles import written_out_inference
 
 ROOT = Path(__file__).resolve().parents[1]
 #: the modules that hold numba kernels (and the Python code beside them)
@@ -94,13 +96,12 @@ def test_shared_helpers_are_not_redefined(rel):
 
 def test_shared_helpers_are_the_same_objects():
     assert not hasattr(kernels, "_beats")
-    assert infoset._beats is E.beats.py_func
     assert sampler._popcount is E.popcount
     assert numba_bots._int64 is E.seed_int64
     assert pimc._int64 is E.seed_int64
     assert pimc._belote_pairs is E.belote_pairs
     assert numba_bots._strain_allowed is E._strain_allowed
-    assert kernels.NO_CEILING is infoset.NO_CEILING
+    assert kernels.NO_CEILING is infoset.NO_CEILING is inference.NO_CEILING
     for mod in (pimc, evaluation):
         assert isinstance(mod._check_int, functools.partial)
         assert mod._check_int.func is R.check_int
@@ -219,14 +220,42 @@ def test_no_module_deals_but_the_engine():
     assert {"coinche_rl/engine.py", "envs/kernels.py", "agents/numba_bots.py"} <= users
 
 
+def test_the_3_2_3_deal_has_one_copy():
+    """Only ``engine.hands_from_deck_into`` deals a deck in packets (``DEAL_PACKETS``);
+    ``game.hands_from_deck`` and the arena's deal sets call it, and it deals as the rule
+    says: 3, 2 then 3 cards to each seat from the seat after the dealer."""
+    packets = {rel for rel in [*KERNEL_MODULES, "coinche_rl/game.py", "coinche_rl/arena/dealsets.py"]
+               if any(isinstance(n, ast.Attribute) and n.attr == "DEAL_PACKETS"
+                      or isinstance(n, ast.Name) and n.id == "DEAL_PACKETS"
+                      for n in ast.walk(_tree(rel)))}
+    assert packets == {"coinche_rl/engine.py"}
+    for rel in ("coinche_rl/game.py", "coinche_rl/arena/dealsets.py"):
+        assert any(isinstance(n, ast.Attribute) and n.attr == "hands_from_deck_into"
+                   for n in ast.walk(_tree(rel))), rel
+    from coinche_rl.game import hands_from_deck
+    deck = list(range(31, -1, -1))
+    hands = hands_from_deck(deck, 2)            # seat 3 first
+    seat_of = {}
+    for i, (seat, n) in enumerate([(s, n) for n in R.DEAL_PACKETS for s in (3, 0, 1, 2)
+                                   for _ in range(n)]):
+        seat_of[deck[i]] = seat
+    assert hands == [sum(1 << c for c, s in seat_of.items() if s == p) for p in range(4)]
+
+
 def test_synthetic_outcomes_have_one_kernel():
     """The solver's map of ``E`` and the evaluation's outcome scoring build their finished
-    deals with ``engine.set_outcome`` (no tricks written by hand)."""
-    for rel in ("coinche_rl/solver.py", "agents/evaluation.py"):
+    deals with ``engine.set_outcome`` (no tricks written by hand): the evaluation calls
+    it, the solver calls ``engine.outcome_score``, which calls it and ``score_deal``."""
+    for rel, entry in (("coinche_rl/solver.py", "outcome_score"),
+                       ("agents/evaluation.py", "set_outcome")):
         tree = _tree(rel)
         assert not any(isinstance(n, ast.Name) and n.id in ("S_SEAT_TRICKS", "S_TRICKS")
                        for n in ast.walk(tree)), rel
-        assert any(isinstance(n, ast.Name) and n.id == "set_outcome" for n in ast.walk(tree)), rel
+        assert any(isinstance(n, ast.Name) and n.id == entry for n in ast.walk(tree)), rel
+    fn = next(n for n in ast.walk(_tree("coinche_rl/engine.py"))
+              if isinstance(n, ast.FunctionDef) and n.name == "outcome_score")
+    assert {n.func.id for n in ast.walk(fn) if isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Name)} == {"set_outcome", "score_deal"}
     assert (evaluation._K_CAPOT_AGAINST, evaluation._K_NORMAL, evaluation._K_CAPOT,
             evaluation._K_GENERALE) == (E.OUTCOME_CAPOT_AGAINST, E.OUTCOME_NORMAL,
                                         E.OUTCOME_CAPOT, E.OUTCOME_GENERALE)
@@ -257,9 +286,10 @@ def test_legal_cards_is_legal_cards_rule():
         hand = int(rng.integers(1, 1 << 32))
         n, led, win = int(rng.integers(0, 4)), int(rng.integers(0, 4)), int(rng.integers(0, 32))
         pm, strain = bool(rng.integers(0, 2)), int(rng.integers(0, 6))
-        mu, op = int(rng.integers(0, 2)), int(rng.integers(0, 2))
-        mask, rule = (int(x) for x in E.legal_cards_rule(hand, n, led, win, pm, strain, mu, op))
-        assert mask == int(E.legal_cards(hand, n, led, win, pm, strain, mu, op))
+        play = int(rng.integers(0, 4))
+        mu = play & R.PLAY_MUST_UNDERTRUMP
+        mask, rule = (int(x) for x in E.legal_cards_rule(hand, n, led, win, pm, strain, play))
+        assert mask == int(E.legal_cards(hand, n, led, win, pm, strain, play))
         insuit = hand & (0xFF << 8 * led)
         trumps = hand & (0xFF << 8 * strain) if strain < 4 else 0
         if rule == E.RULE_FREE:
@@ -309,7 +339,7 @@ def _excluded_by_legality(S, P, strain):
             for x in range(32):
                 h = (1 << c) | (1 << x)
                 if not int(E.legal_cards(h, i, led, win, win_seat == (p + 2) & 3, strain,
-                                         P[E.P_MUST_UNDERTRUMP], P[E.P_OVERTRUMP_PARTNER])) >> c & 1:
+                                         P[E.P_PLAY_RULES])) >> c & 1:
                     out[p] |= 1 << x
             if E.beats(c, win, strain):
                 win_seat, win = p, c
@@ -319,8 +349,8 @@ def _excluded_by_legality(S, P, strain):
 @pytest.mark.parametrize("preset", ["ffb", "classic"])
 @pytest.mark.parametrize("overrides", [{}, {"must_undertrump": True}, {"overtrump_partner": False}])
 def test_infer_play_is_the_negation_of_legality(preset, overrides):
-    """``kernels.infer_play`` (and ``infoset._infer_trick``, its Python twin, tested equal
-    in test_env_kernels) is an inference, not a copy of the rules: the cards its voids
+    """``kernels.infer_play`` (``inference.inferred_voids_ceilings``, which the
+    information set reads too) is an inference, not a copy of the rules: the cards its voids
     and ceilings rule out, among those still in the hands, are exactly the cards ``x``
     for which a played card would have been illegal in the hand ``{c, x}``."""
     rules = get_rules(preset, **overrides)
@@ -351,3 +381,43 @@ def test_infer_play_is_the_negation_of_legality(preset, overrides):
                 checked += 1
             E.apply_legal_action(S, P, E._random_action(S, P, rng, buf, 0.7))
     assert checked > 100
+
+
+#: the presets whose card-play options are those the written-out inference knew
+WRITTEN_OUT_OPTIONS = R.PLAY_MUST_UNDERTRUMP | R.PLAY_OVERTRUMP_PARTNER
+
+
+@pytest.mark.parametrize("preset", [p for p in sorted(PRESETS)
+                                    if R.play_rules_word(PRESETS[p]) & ~WRITTEN_OUT_OPTIONS == 0])
+@pytest.mark.parametrize("overrides", [{}, {"must_undertrump": True}, {"overtrump_partner": False},
+                                       {"must_undertrump": True, "overtrump_partner": False}])
+def test_derived_inference_gives_the_written_out_values(preset, overrides):
+    """``inference.inferred_voids_ceilings`` derives the voids and ceilings from the legality
+    kernel; they are the values the inference written out rule by rule gave
+    (``oracles.written_out_inference``) at every step of random games and under every
+    strain, the trick in progress included: the same voids, and the same ceilings in every
+    suit the seat is not void in. (The written-out rules also gave a void in trumps a
+    ceiling when trumps were led and the seat discarded, without ``must_undertrump``
+    only; the derivation gives a void no new ceiling: it would say nothing more.)"""
+    rules = get_rules(preset, **overrides)
+    P = params_vector(rules)
+    rng = np.empty(1, dtype=np.uint64)
+    buf = np.zeros(E.N_ACTIONS, dtype=np.uint8)
+    checked = ceilings = 0
+    for g in range(8):
+        S, rng = _deal_by_hand(P, 17, g, -1)
+        while S[E.S_PHASE] != E.DONE:
+            if S[E.S_PHASE] == E.PLAY:
+                for strain in range(6):
+                    v, c = (int(x) for x in inference.inferred_voids_ceilings(S, P, strain))
+                    want_v, want_c = written_out_inference(S, P, strain)
+                    assert [(v >> 4 * p) & 15 for p in range(4)] == want_v, (g, strain)
+                    for p in range(4):
+                        for s in range(4):
+                            got_c = (c >> (16 * p + 4 * s)) & 15
+                            if not want_v[p] >> s & 1:       # a void's ceiling is moot
+                                assert got_c == want_c[p][s], (g, strain, p, s)
+                                ceilings += got_c < inference.NO_CEILING
+                    checked += 1
+            E.apply_legal_action(S, P, E._random_action(S, P, rng, buf, 0.7))
+    assert checked > 500 and ceilings > 50

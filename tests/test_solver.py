@@ -145,8 +145,7 @@ def test_legal_ids_match_the_engine(rules):
                 led = int(S[E.S_PLAYS + 4 * S[E.S_TRICK_NO]]) >> 3 if n else 0
                 win = int(SV.PERM[strain, S[E.S_WIN_CARD]]) if n else 0
                 pm = n > 0 and int(S[E.S_WIN_SEAT]) == (cur + 2) & 3
-                got = int(SV.legal_ids(hand, n, led, win, pm, strain, P[E.P_MUST_UNDERTRUMP],
-                                       P[E.P_OVERTRUMP_PARTNER]))
+                got = int(SV.legal_ids(hand, n, led, win, pm, strain, P[E.P_PLAY_RULES]))
                 want = sum(1 << int(SV.PERM[strain, c]) for c in range(32) if m >> c & 1)
                 assert got == want
                 checked += 1

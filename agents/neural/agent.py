@@ -50,10 +50,12 @@ import numpy as np
 from numba import njit
 
 from ... import actions as A
-from ...engine import (AUCTION, DONE, PLAY, S_AUCTION, S_BID_SEAT, S_BID_STRAIN, S_CUR,
-                       S_HAND, S_INIT_HAND, S_N_AUCTION, S_PHASE, STATE_SIZE, _pending_choice,
-                       S_RETOURNE, apply_legal_action, is_legal, legal_play_mask, lowest_card,
-                       popcount, rng_seed, kernel)
+from ...engine import (AUCTION, DONE, PLAY, STATE_SIZE, _pending_choice, apply_legal_action,
+                       auction_action, auction_length, contract_of, current_seat,
+                       current_seats, hand_of, initial_hand, is_legal, legal_play_mask,
+                       lowest_card, phase_of, phases_of, popcount, retourne_of, rng_seed,
+                       set_auction_action, set_contract_strain, set_hand, set_initial_hand,
+                       set_retourne, kernel)
 from ...rules import CAPOT_VALUE, RuleSet, card_points_table, get_rules, params_vector
 from ...envs.kernels import apply_at, public_state_into, rules_vector
 from ..base import Agent, PlayerView
@@ -61,7 +63,7 @@ from ..numba_bots import BOT_HEURISTIC, bot_action
 from ..registry import Param, register_agent
 from . import canonical as C
 from .bid_labels import BID_ACTIONS, BID_INDEX, N_BID, bid_inputs
-from .net import MLP, default_weights_path, load_weights, trained_for
+from .net import MLP, default_weights_path, load_weights, rules_hash, trained_for
 
 __all__ = ["NeuralAgent", "NeuralError", "BatchPolicy", "BidNet", "play_states", "NetInputs",
            "load_play_net", "load_bid_net", "warmup"]
@@ -88,7 +90,7 @@ def card_choice(S, P):
     choice of two or more (the network decides), the card action when the card is
     forced, :data:`NOT_A_CARD` for every other decision (auction, declare / belote
     choices: the numba bot's)."""
-    if S[S_PHASE] != PLAY or _pending_choice(S, P) != 0:
+    if phase_of(S) != PLAY or _pending_choice(S, P) != 0:
         return NOT_A_CARD
     legal = legal_play_mask(S, P)
     if popcount(legal) >= 2:
@@ -101,7 +103,7 @@ def net_choice(S, P, flag):
     """What a seat with flags ``flag`` (:data:`CARD_NET` | :data:`BID_NET`) does at
     ``S``: :data:`NET_BID` for an auction decision of a bidding-net seat, else
     :func:`card_choice` for a card-net seat, else :data:`NOT_A_CARD`."""
-    if (flag & BID_NET) != 0 and S[S_PHASE] == AUCTION:
+    if (flag & BID_NET) != 0 and phase_of(S) == AUCTION:
         return NET_BID
     if (flag & CARD_NET) != 0:
         return card_choice(S, P)
@@ -121,8 +123,8 @@ def advance(states, P, bots, nets, rngs, waiting):
     k = 0
     for i in range(states.shape[0]):
         S = states[i]
-        while S[S_PHASE] != DONE:
-            cur = S[S_CUR]
+        while phase_of(S) != DONE:
+            cur = current_seat(S)
             a = net_choice(S, P, nets[cur])
             if a == NET_CARD or a == NET_BID:
                 waiting[k] = i
@@ -158,21 +160,21 @@ def canonical_auction_state(S, P, p, pub, out):
     ``PERMS[p, s]``). During the auction the suit-dependent slots are the hands, the
     auction record, the bid strain and the classic retourne (declarations and belotes are
     set when the play starts)."""
-    public_state_into(S, P, S[S_CUR], pub)
+    public_state_into(S, P, current_seat(S), pub)
     for k in range(STATE_SIZE):
         out[k] = pub[k]
     for s in range(4):
-        out[S_HAND + s] = _rename_mask(pub[S_HAND + s], p)
-        out[S_INIT_HAND + s] = _rename_mask(pub[S_INIT_HAND + s], p)
-    for i in range(pub[S_N_AUCTION]):
-        a = pub[S_AUCTION + i]
+        set_hand(out, s, _rename_mask(hand_of(pub, s), p))
+        set_initial_hand(out, s, _rename_mask(initial_hand(pub, s), p))
+    for i in range(auction_length(pub)):
+        a = auction_action(pub, i)
         if a >= 0:
-            out[S_AUCTION + i] = C.ACT_DST[p, a]
-    st = pub[S_BID_STRAIN]
-    if pub[S_BID_SEAT] >= 0 and 0 <= st < 4:
-        out[S_BID_STRAIN] = C.PERMS[p, st]
-    if pub[S_RETOURNE] >= 0:
-        out[S_RETOURNE] = _rename_card(pub[S_RETOURNE], p)
+            set_auction_action(out, i, C.ACT_DST[p, a])
+    _value, st, bidder = contract_of(pub)
+    if bidder >= 0 and 0 <= st < 4:
+        set_contract_strain(out, C.PERMS[p, st])
+    if retourne_of(pub) >= 0:
+        set_retourne(out, _rename_card(retourne_of(pub), p))
 
 
 @njit(cache=True)
@@ -187,7 +189,7 @@ def anchor_actions(states, P, idx, perms, bot, out):
     T = np.empty(STATE_SIZE, dtype=np.int64)
     for j in range(idx.shape[0]):
         canonical_auction_state(states[idx[j]], P, perms[j], pub, T)
-        out[j] = bot_action(bot, T, P, T[S_CUR], rng, buf)
+        out[j] = bot_action(bot, T, P, current_seat(T), rng, buf)
 
 
 @njit(cache=True)
@@ -295,7 +297,7 @@ class BidNet:
         p = int(perms[0])
         out_ev = np.zeros((len(strains), len(levels)), dtype=np.float32)
         out_pm = np.zeros_like(out_ev)
-        ret_suit = int(state[S_RETOURNE]) >> 3
+        ret_suit = int(retourne_of(state)) >> 3
         for j, st in enumerate(strains):
             for k, v in enumerate(levels):
                 if rules.family == "classic":
@@ -368,8 +370,8 @@ def play_states(rules: RuleSet, states: np.ndarray, seeds: np.ndarray,
         if k == 0:
             return
         idx = waiting[:k]
-        seat = states[idx, S_CUR]
-        bidding = states[idx, S_PHASE] == AUCTION
+        seat = current_seats(states, idx)
+        bidding = phases_of(states, idx) == AUCTION
         for net, seats in bid_groups.values():
             mine = idx[bidding & np.isin(seat, seats)]
             if len(mine):
@@ -428,7 +430,7 @@ class BatchPolicy:
                            self.flag, out, need)
         if k:
             rows = need[:k]
-            bidding = states[rows, S_PHASE] == AUCTION
+            bidding = phases_of(states, rows) == AUCTION
             if bidding.any():
                 out[rows[bidding]] = self.bid_net.actions(self.inputs, states, rows[bidding])
             if (~bidding).any():
@@ -484,10 +486,16 @@ def _not_shipped(rules: RuleSet, path: str, kind: str, what: str, advice: str) -
 def _check_trained_for(net: MLP, path: str, rules: RuleSet, what: str, verb: str) -> None:
     """Raise unless ``net`` was trained for ``rules`` (:func:`~.net.trained_for`)."""
     if not trained_for(net.manifest, rules):
-        raise NeuralError(f"the {what} net {path} was trained for "
-                          f"{net.manifest.get('rules', {}).get('name')!r} rules, not for "
-                          f"{rules.name!r} (or its overrides); use nn:any_rules=true to "
-                          f"{verb} it anyway")
+        trained = net.manifest.get("rules") or {}
+        if trained.get("name") == rules.name:
+            # same preset name, other rules: overrides, or a manifest hashed otherwise
+            why = (f"for {rules.name!r} rules with other parameters (its rules hash "
+                   f"{trained.get('hash')!r} is not {rules_hash(rules)!r}: overrides, or "
+                   f"weights written before rules_hash read the RuleSet fields)")
+        else:
+            why = f"for {trained.get('name')!r} rules, not for {rules.name!r} (or its overrides)"
+        raise NeuralError(f"the {what} net {path} was trained {why}; use nn:any_rules=true "
+                          f"to {verb} it anyway")
 
 
 def load_bid_net(path: str = "", rules: Optional[RuleSet] = None, player: str = "nn",

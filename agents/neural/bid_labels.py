@@ -48,10 +48,11 @@ from numba import njit
 
 from ... import actions as A
 from ... import engine as E
-from ...engine import (AUCTION, PLAY, S_BID_SEAT, S_BID_STRAIN, S_BID_VALUE, S_CAPOT,
-                       S_COINCHE, S_CUR, S_PHASE, S_RETOURNE, STATE_SIZE, apply_legal_action,
-                       kernel, random_deal, reset_classic, reset_state, rng_below, rng_seed,
-                       set_contract)
+from ...engine import (AUCTION, PLAY, STATE_SIZE, apply_legal_action, coinche_level,
+                       contract_is_capot, contract_of, current_seat, kernel, phase_of,
+                       random_deal, reset_classic, reset_state, retourne_of, rng_below,
+                       rng_seed, seat_tricks_won, set_contract, team_points_won,
+                       team_tricks_won)
 from ...rules import CAPOT_VALUE, MIN_BID_VALUE, RuleSet, card_points_table, params_vector
 from ...envs.kernels import rules_vector
 from ..evaluation import _score_outcome, contract_levels
@@ -103,8 +104,8 @@ def _deal(S, P, rng, hands, deck):
 @kernel
 def _finish_auction(T, P, rngb, buf, counters):
     """The heuristic at every seat until the auction ends."""
-    while T[S_PHASE] == AUCTION:
-        cur = T[S_CUR]
+    while phase_of(T) == AUCTION:
+        cur = current_seat(T)
         apply_legal_action(T, P, bot_action(BOT_HEURISTIC, T, P, cur, rngb, buf))
         counters[1] += 1
 
@@ -142,8 +143,8 @@ def auction_positions(P, cpt, rules_vec, seed, first_game, n_games, epsilon, sta
         _deal(S, P, rng, hands, deck)
         starts[g, :] = S
         random_by = 0                 # seats that took a random action in this auction
-        while S[S_PHASE] == AUCTION:
-            cur = S[S_CUR]
+        while phase_of(S) == AUCTION:
+            cur = current_seat(S)
             counters[0] += 1
             p = C._play_inputs_one(S, P, cpt, rules_vec, match, obs, mask, cobs, cmask,
                                    voids, ceil, keys, order, feats[k], cards)
@@ -163,11 +164,12 @@ def auction_positions(P, cpt, rules_vec, seed, first_game, n_games, epsilon, sta
                     T[:] = S
                     apply_legal_action(T, P, C.ACT_SRC[p, ca])
                     _finish_auction(T, P, rngb, buf, counters)
-                    if T[S_PHASE] == PLAY:
-                        final[k, j, 0] = T[S_BID_STRAIN]
-                        final[k, j, 1] = T[S_BID_SEAT]
-                        final[k, j, 2] = CAPOT_VALUE if T[S_CAPOT] != 0 else T[S_BID_VALUE]
-                        final[k, j, 3] = T[S_COINCHE]
+                    if phase_of(T) == PLAY:
+                        value, strain, bidder = contract_of(T)
+                        final[k, j, 0] = strain
+                        final[k, j, 1] = bidder
+                        final[k, j, 2] = CAPOT_VALUE if contract_is_capot(T) != 0 else value
+                        final[k, j, 3] = coinche_level(T)
                 pos_game[k] = g
                 pos_seat[k] = cur
                 pos_perm[k] = p
@@ -231,16 +233,16 @@ def playout_outcomes(P, states, kinds, points):
     normal, 1 capot, 2 générale) and ``points`` (their raw card points)."""
     for i in range(states.shape[0]):
         F = states[i]
-        taker = F[S_BID_SEAT]
+        taker = contract_of(F)[2]
         T = taker & 1
-        tr = F[E.S_TRICKS + T]
-        points[i] = F[E.S_POINTS + T]
+        tr = team_tricks_won(F, T)
+        points[i] = team_points_won(F, T)
         if tr == 0:
             kinds[i] = _K_CAPOT_AGAINST
         elif tr == 8:
             kinds[i] = _K_CAPOT
-            if P[E.P_GENERALE_BONUS] > 0 and (F[E.S_SEAT_TRICKS + taker] == 8
-                                               or F[E.S_SEAT_TRICKS + (taker ^ 2)] == 8):
+            if P[E.P_GENERALE_BONUS] > 0 and (seat_tricks_won(F, taker) == 8
+                                               or seat_tricks_won(F, taker ^ 2) == 8):
                 kinds[i] = _K_GENERALE
         else:
             kinds[i] = _K_NORMAL
@@ -297,9 +299,9 @@ def bid_targets(P, starts, strain_slot, n_strains, contracts, pos_game, pos_seat
                 st = (a - A.CAPOT_BASE) if a >= A.CAPOT_BASE else (a - A.BID_BASE) % 6
             elif classic and a == A.TAKE:
                 value = 0
-                st = start[S_RETOURNE] >> 3
+                st = retourne_of(start) >> 3
             elif classic and A.NAME_BASE <= a < A.NAME_BASE + 4 and \
-                    a - A.NAME_BASE != start[S_RETOURNE] >> 3:
+                    a - A.NAME_BASE != retourne_of(start) >> 3:
                 value = 0
                 st = a - A.NAME_BASE
             if st < 0:

@@ -60,7 +60,7 @@ from numba import njit
 from ... import actions as A
 from ...engine import CARD_ORDER, kernel
 from ...envs import observation as O
-from ...engine import S_CUR, beats, legal_actions_into
+from ...engine import beats, current_seat, legal_actions_into
 from ...envs.kernels import (O_BIDS, O_CONTRACT, O_CURRENT, O_HAND, O_LEADER, O_PHASE,
                              O_PLAYED_BY, _encode)
 
@@ -391,7 +391,7 @@ def card_mask(cmask, out):
 @kernel
 def _play_inputs_one(S, P, cpt, rules_vec, match, obs, mask, cobs, cmask, voids, ceil,
                      keys, order, feats, cards):
-    seat = S[S_CUR]
+    seat = current_seat(S)
     _encode(S, P, seat, cpt, rules_vec, match, obs, voids, ceil)
     legal_actions_into(S, P, mask)
     p = _suit_order(obs, keys, order)

@@ -34,10 +34,10 @@ from numba import njit
 
 from ... import actions as A
 from ... import engine as E
-from ...engine import (DONE, PLAY, S_CUR, S_HAND, S_PHASE, S_SCORE, STATE_SIZE,
-                       _pending_choice, apply_legal_action, legal_play_mask, lowest_card,
-                       popcount, random_deal, reset_state, rng_below, rng_next, rng_seed,
-                       set_contract, kernel)
+from ...engine import (DONE, PLAY, STATE_SIZE, _pending_choice, apply_legal_action,
+                       auction_length, current_seat, hand_of, legal_play_mask, lowest_card,
+                       phase_of, popcount, random_deal, reset_state, rng_below, rng_next,
+                       rng_seed, set_contract, team_score, trick_number, kernel)
 from ...rules import RuleSet, card_points_table, params_vector
 from ...solver import SCORE, move_values_into, new_workspace
 from ...envs.kernels import rules_vector
@@ -86,10 +86,10 @@ def _start_deal(S, P, cpt, rng, frozen, hands, deck, rngb, buf):
         taker = rng_below(rng, 4)
         set_contract(S, P, P[E.P_MIN_BID], _frozen_strain(hands[taker], cpt), 0, taker)
         return True
-    while S[S_PHASE] == E.AUCTION:
-        cur = S[S_CUR]
+    while phase_of(S) == E.AUCTION:
+        cur = current_seat(S)
         apply_legal_action(S, P, bot_action(BOT_HEURISTIC, S, P, cur, rngb, buf))
-    return S[S_PHASE] == PLAY
+    return phase_of(S) == PLAY
 
 
 @kernel
@@ -105,11 +105,11 @@ def start_played_deal(S, P, cpt, rng, frozen, hands, deck, rngb, buf):
 def _playout_value(T, P, team, rngb, buf, counters):
     """Play ``T`` to its end with the heuristic at every seat; ``team``'s score
     difference. ``counters[1]`` counts the decisions taken."""
-    while T[S_PHASE] != DONE:
-        cur = T[S_CUR]
+    while phase_of(T) != DONE:
+        cur = current_seat(T)
         apply_legal_action(T, P, bot_action(BOT_HEURISTIC, T, P, cur, rngb, buf))
         counters[1] += 1
-    return T[S_SCORE + team] - T[S_SCORE + 1 - team]
+    return team_score(T, team) - team_score(T, 1 - team)
 
 
 @njit(cache=True)
@@ -144,9 +144,9 @@ def generate_chunk(P, cpt, rules_vec, seed, first_game, n_games, deals_per_game,
         rng_seed(rng, seed, first_game + g)
         for _d in range(deals_per_game):
             start_played_deal(S, P, cpt, rng, frozen, hands, deck, rngb, buf)
-            counters[0] += S[E.S_N_AUCTION]
-            while S[S_PHASE] != DONE:
-                cur = S[S_CUR]
+            counters[0] += auction_length(S)
+            while phase_of(S) != DONE:
+                cur = current_seat(S)
                 counters[0] += 1
                 if _pending_choice(S, P) != 0:
                     apply_legal_action(S, P, bot_action(BOT_HEURISTIC, S, P, cur, rngb, buf))
@@ -159,7 +159,7 @@ def generate_chunk(P, cpt, rules_vec, seed, first_game, n_games, deals_per_game,
                                            cmask, voids, ceil, keys, order, feats[k], cards[k])
                     for c in range(32):
                         targets[k, c] = 0.0
-                    left = popcount(S[S_HAND] | S[S_HAND + 1] | S[S_HAND + 2] | S[S_HAND + 3])
+                    left = popcount(hand_of(S, 0) | hand_of(S, 1) | hand_of(S, 2) | hand_of(S, 3))
                     if left <= solver_cards:
                         n = move_values_into(W, S, P, SCORE, team, out_a, out_v)
                         for i in range(n):
@@ -176,7 +176,7 @@ def generate_chunk(P, cpt, rules_vec, seed, first_game, n_games, deals_per_game,
                             v = _playout_value(T, P, team, rngb, buf, counters)
                             targets[k, C.ACT_DST[p, A.CARD_BASE + c] - A.CARD_BASE] = v
                         kinds[k] = KIND_ROLLOUT
-                    tricks[k] = S[E.S_TRICK_NO]
+                    tricks[k] = trick_number(S)
                     k += 1
                 if n_legal >= 2 and _u01(rng) < epsilon:
                     j = rng_below(rng, n_legal)

@@ -12,7 +12,7 @@ from numba import njit
 
 from .. import engine as E
 from ..game import Deal
-from ..rules import DEAL_PACKETS, TRUMP_POINTS, RuleSet, check_int, get_rules, params_vector
+from ..rules import TRUMP_POINTS, RuleSet, check_int, get_rules, params_vector
 from .errors import ArenaError
 
 __all__ = ["DealSet", "FROZEN_MODES"]
@@ -83,7 +83,7 @@ def _deal_streams(P, seed, salt, streams, dealers, frozen, value, strains, state
     """Deal ``k`` from the stream ``(seed, salt, streams[k])``: the deck sorted by 32
     draws (stable), the dealer (``dealers[k]``, or the one drawn when -1), four agent
     seeds, then (``frozen``) the taker and, uniform mode, the strain among ``strains``;
-    dealt by ``engine.reset_state`` (3-2-3, ``rules.DEAL_PACKETS``) or
+    dealt by ``engine.hands_from_deck_into`` (3-2-3) and ``engine.reset_state``, or
     ``engine.reset_classic`` and, frozen, given its contract by ``engine.set_contract``."""
     rng = np.empty(1, dtype=np.uint64)
     keys = np.empty(_N_KEYS, dtype=np.uint64)
@@ -104,23 +104,16 @@ def _deal_streams(P, seed, salt, streams, dealers, frozen, value, strains, state
         if classic:
             E.reset_classic(S, decks[k], dealer)
         else:
-            i = 0
-            hands[:] = 0
-            for packet in DEAL_PACKETS:
-                for j in range(4):
-                    seat = (dealer + 1 + j) & 3
-                    for _ in range(packet):
-                        hands[seat] |= 1 << decks[k, i]
-                        i += 1
+            E.hands_from_deck_into(decks[k], dealer, hands)
             E.reset_state(S, hands, dealer)
         if frozen:
             taker = E.rng_below(rng, 4)
             if frozen == 2:
                 strain = strains[E.rng_below(rng, len(strains))]
             elif classic:
-                strain = S[E.S_RETOURNE] >> 3
+                strain = E.retourne_of(S) >> 3
             else:
-                strain = _longest_suit(S[E.S_HAND + taker])
+                strain = _longest_suit(E.hand_of(S, taker))
             E.set_contract(S, P, value, strain, 0, taker)
 
 

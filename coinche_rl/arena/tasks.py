@@ -88,16 +88,33 @@ def _play_states(rules: RuleSet, P: np.ndarray, states: np.ndarray, seeds: np.nd
         states[i] = deal.state
 
 
+@E.kernel
+def _contracts_into(states, out):
+    """``out[i]``: value, strain, taker, coinche, made of finished state ``states[i]``
+    (void: 0, 0, -1, 0, -1)."""
+    for i in range(states.shape[0]):
+        S = states[i]
+        if E.deal_void(S) == 1:
+            out[i, 0], out[i, 1], out[i, 2], out[i, 3], out[i, 4] = 0, 0, -1, 0, -1
+        else:
+            out[i, 0], out[i, 1], out[i, 2] = E.contract_of(S)
+            out[i, 3] = E.coinche_level(S)
+            out[i, 4] = E.deal_made(S)
+
+
+@E.kernel
+def _scores_into(states, first, out):
+    """``out[i]``: the deal scores of team ``first`` then of the other team in state
+    ``states[i]``."""
+    for i in range(states.shape[0]):
+        out[i, 0] = E.team_score(states[i], first)
+        out[i, 1] = E.team_score(states[i], 1 - first)
+
+
 def _contracts(states: np.ndarray) -> np.ndarray:
     """``(n, 5)``: value, strain, taker, coinche, made of finished states (void: taker -1)."""
     out = np.empty((len(states), 5), dtype=np.int64)
-    out[:, 0] = states[:, E.S_BID_VALUE]
-    out[:, 1] = states[:, E.S_BID_STRAIN]
-    out[:, 2] = states[:, E.S_BID_SEAT]
-    out[:, 3] = states[:, E.S_COINCHE]
-    out[:, 4] = states[:, E.S_MADE]
-    void = states[:, E.S_VOID] == 1
-    out[void] = (0, 0, -1, 0, -1)
+    _contracts_into(states, out)
     return out
 
 
@@ -119,8 +136,8 @@ def _task_pairs(cfg: dict, indices: np.ndarray) -> dict:
     _play_states(rules, P, other, seeds, s2, fast)
     n = len(indices)
     scores = np.empty((n, 2, 2), dtype=np.int64)
-    scores[:, 0, 0], scores[:, 0, 1] = states[:, E.S_SCORE], states[:, E.S_SCORE + 1]
-    scores[:, 1, 0], scores[:, 1, 1] = other[:, E.S_SCORE + 1], other[:, E.S_SCORE]
+    _scores_into(states, 0, scores[:, 0])
+    _scores_into(other, 1, scores[:, 1])
     return {"index": np.asarray(indices, dtype=np.int64), "dealer": dealers, "scores": scores,
             "contracts": np.stack([_contracts(states), _contracts(other)], axis=1)}
 
