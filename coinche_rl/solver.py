@@ -216,6 +216,11 @@ def _above(w):
     return (0xFF << (8 * (w >> 3))) & ~((2 << w) - 1) & 0xFFFFFFFF
 
 
+#: ``SOLVER_ABOVE[strain, w]``: :func:`_above` as the table ``engine.card_play_rule`` reads
+SOLVER_ABOVE = np.array([[(0xFF << (8 * (w >> 3))) & ~((2 << w) - 1) & 0xFFFFFFFF
+                          for w in range(32)] for _ in range(6)], dtype=np.int64)
+
+
 @njit(cache=True, _nrt=False, inline='always')
 def _beats(c, w, strain):
     """``c`` beats the card ``w`` winning the trick (solver ids)."""
@@ -230,7 +235,7 @@ def _legal(hand, n, led, win, partner_master, strain, play_rules):
     :func:`engine.card_play_rule`, with the cards above ``win`` in solver ids."""
     if n == 0:
         return hand
-    return card_play_rule(hand, led, win, _above(win), partner_master, strain, play_rules)[0]
+    return card_play_rule(hand, led, win, SOLVER_ABOVE, partner_master, strain, play_rules)[0]
 
 
 @kernel
