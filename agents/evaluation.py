@@ -110,17 +110,18 @@ from .. import actions as A
 from ..cards import FULL_DECK, InvalidNotationError, format_hand, parse_card, parse_hand
 from ..engine import (OUTCOME_CAPOT, OUTCOME_CAPOT_AGAINST, OUTCOME_GENERALE, OUTCOME_NORMAL,
                       set_outcome)
-from ..engine import (ALL_CARD_POINTS, AT, CAPOT_POINTS, CAPOT_VALUE, DIX_DE_DER, P_AT_TABLE,
-                      P_CARRE_LOW_CANCELS, P_DECLARATIONS, P_GENERALE_BONUS, P_OPTIONAL_BELOTE,
-                      P_OPTIONAL_DECLARE, STATE_SIZE, apply_legal_action, is_legal, kernel,
-                      lowest_card, reset_classic, reset_state, rng_seed, scale_at_points,
-                      score_deal, set_contract, shuffle)
+from ..engine import (STATE_SIZE, apply_legal_action, is_legal, kernel, lowest_card,
+                      reset_classic, reset_state, rng_seed, scale_at_points, score_deal,
+                      set_contract, shuffle)
 from ..engine import (belote_decided_seats, belote_holder_seats, contract_strain, current_seat,
                       deal_made, declare_decided_seats, low_carre_seats, mark_declared,
                       prise_round, retourne_of, seat_declaration_points, set_current_seat,
                       team_card_points, team_score)
+from ..rules import (ALL_CARD_POINTS, AT, AT_TABLE_NAMES, CAPOT_POINTS, CAPOT_VALUE,
+                     DIX_DE_DER, P_AT_TABLE, P_CARRE_LOW_CANCELS, P_DECLARATIONS,
+                     P_GENERALE_BONUS, P_OPTIONAL_BELOTE, P_OPTIONAL_DECLARE, STRAIN_NAMES,
+                     RuleSet, check_int, get_rules, params_vector)
 from ..progress import TaskProgress
-from ..rules import AT_TABLE_NAMES, STRAIN_NAMES, RuleSet, check_int, get_rules, params_vector
 from ..solver import C_KEEP, C_NPAIRS, POINTS, SCORE, W_MONO, Solver, solve_into
 from .numba_bots import BOT_HEURISTIC, play_deals
 from .sampler import NoConsistentWorld, SamplerError, WorldSampler

@@ -101,7 +101,8 @@ from typing import Union
 import numpy as np
 from numba import njit
 
-from ..actions import N_ACTIONS
+from ..actions import (BELOTE, BID_BASE, CAPOT_BASE, CARD_BASE, COINCHE, DECLARE, NO_DECLARE,
+                       N_ACTIONS, PASS, SURCOINCHE, TAKE)
 from ..engine import (_pending_choice, _random_action, _strain_allowed, apply_legal_action,
                       auction_action, auction_length, beats, belote_pairs, cards_in_trick,
                       coinche_level, contract_is_capot, contract_of, contract_strain,
@@ -112,14 +113,13 @@ from ..engine import (_pending_choice, _random_action, _strain_allowed, apply_le
                       set_contract, team_card_points, trick_card, trick_leader, trick_number,
                       winning_card, winning_seat)
 from ..engine import seed_int64 as _int64
-from ..engine import (ABOVE, ALL_CARD_POINTS, AT, AUCTION, BELOTE, BELOTE_POINTS, BID_BASE,
-                      CAPOT_BASE, CAPOT_POINTS, CAPOT_VALUE, CARD_BASE, DEAL_POINTS, CARD_ORDER,
-                      COINCHE, DECLARE, DONE, MAX_AUCTION, MIN_BID_VALUE, NO_DECLARE, NT, PASS,
-                      P_AT_TABLE, P_BID_ONLY, P_CARRE_LOW_CANCELS, P_COUNT_BELOTE,
-                      P_COUNT_DECLARATIONS, P_DECLARATIONS, P_DECL_SHARE, P_FAIL_BASE, P_FAMILY,
-                      STATE_SIZE, SURCOINCHE, TAKE, TRUMP_SUIT_MASK)
+from ..engine import AUCTION, DONE, MAX_AUCTION, STATE_SIZE
+from ..rules import (ABOVE, ALL_CARD_POINTS, AT, BELOTE_POINTS, CAPOT_POINTS, CAPOT_VALUE,
+                     CARD_ORDER, DEAL_POINTS, MIN_BID_VALUE, NT, P_AT_TABLE, P_BID_ONLY,
+                     P_CARRE_LOW_CANCELS, P_COUNT_BELOTE, P_COUNT_DECLARATIONS, P_DECLARATIONS,
+                     P_DECL_SHARE, P_FAIL_BASE, P_FAMILY, TRUMP_SUIT_MASK, RuleSet, get_rules,
+                     params_vector)
 from ..inference import inferred_voids_ceilings
-from ..rules import RuleSet, get_rules, params_vector
 from .base import Agent, PlayerView
 from .registry import Param, register_agent
 

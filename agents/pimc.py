@@ -113,19 +113,17 @@ from typing import Optional
 
 import numpy as np
 
-from ..actions import (BID_BASE, CAPOT_BASE, CARD_BASE, COINCHE, N_ACTIONS, NAME_BASE, PASS,
-                       SURCOINCHE, TAKE)
-from ..actions import bid_strain, bid_value
+from ..actions import (BID_BASE, CAPOT_BASE, CARD_BASE, COINCHE, NAME_BASE, N_ACTIONS, PASS,
+                       SURCOINCHE, TAKE, bid_strain, bid_value)
 from ..engine import belote_pairs as _belote_pairs
 from ..engine import seed_int64 as _int64
-from ..engine import (ALL_CARD_POINTS, CAPOT_POINTS, CAPOT_VALUE, CARD_ORDER, DEAL_POINTS,
-                      NO_DECK, PLAY, P_AT_TABLE, P_CARRE_LOW_CANCELS, P_DECL_SHARE,
-                      P_DECLARATIONS, P_OPTIONAL_BELOTE, P_OPTIONAL_DECLARE, STATE_SIZE,
-                      determinize_into, hand_declarations, kernel, played_by,
-                      played_first_trick, rng_seed, shown_declarers)
+from ..engine import (NO_DECK, PLAY, STATE_SIZE, determinize_into, hand_declarations, kernel,
+                      played_by, played_first_trick, rng_seed, shown_declarers)
 from ..engine import (auction_action, auction_length, belote_announced_seats, contract_of,
                       contract_strain, dealer_of, hand_of, phase_of, retourne_of)
-from ..rules import RuleSet, check_int
+from ..rules import (ALL_CARD_POINTS, CAPOT_POINTS, CAPOT_VALUE, CARD_ORDER, DEAL_POINTS,
+                     P_AT_TABLE, P_CARRE_LOW_CANCELS, P_DECLARATIONS, P_DECL_SHARE,
+                     P_OPTIONAL_BELOTE, P_OPTIONAL_DECLARE, RuleSet, check_int)
 from ..solver import C_KEEP, C_NODES, OBJECTIVES, POINTS, move_values_into, new_workspace
 from .base import Agent, PlayerView
 from .registry import Param, register_agent

@@ -360,7 +360,7 @@ RULE_UNDERTRUMP = 6      # void in the led suit, unable to overtrump: must under
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def card_play_rule(hand, led_suit, win_card, above, partner_master, strain, play_rules):
+def card_play_rule(hand, led_suit, win_card, beats_win, partner_master, strain, play_rules):
     """``(mask, rule)``: the cards of ``hand`` that may follow in a trick already led
     (RULES.md §6), and the ``RULE_*`` obligation that decided it. **The one copy of the
     card-play rules of the kernels**: :func:`legal_cards_rule` (engine card ids) and the
@@ -368,9 +368,8 @@ def card_play_rule(hand, led_suit, win_card, above, partner_master, strain, play
     (:func:`inferred_voids_ceilings`) derive from it.
 
     ``led_suit``: the suit led; ``win_card``: the card winning the trick, played by the
-    partner when ``partner_master``; ``above[strain, card]``: the cards of ``card``'s suit
-    that beat it under ``strain``, in the caller's card numbering (``ABOVE`` for engine
-    ids; only suits are read from the ids otherwise), read only where a rule needs it;
+    partner when ``partner_master``; ``beats_win``: the cards of ``win_card``'s suit that
+    beat it (in the caller's card numbering; only suits are read from the card ids);
     ``play_rules``: the bits ``PLAY_*`` of ``rules.PLAY_RULE_BITS`` (read here as
     ``R.PLAY_*``: a card-play variant adds its bit in ``rules.py`` and its branch here).
     """
@@ -381,7 +380,7 @@ def card_play_rule(hand, led_suit, win_card, above, partner_master, strain, play
             if led_suit == strain:
                 if partner_master and not overtrump_partner:
                     return insuit, RULE_FOLLOW
-                up = insuit & above[strain, win_card]
+                up = insuit & beats_win
                 if up != 0:
                     return up, RULE_OVERTRUMP_LED
             return insuit, RULE_FOLLOW
@@ -392,7 +391,7 @@ def card_play_rule(hand, led_suit, win_card, above, partner_master, strain, play
             return hand, RULE_FREE
         if (win_card >> 3) != strain:
             return trumps, RULE_TRUMP
-        up = trumps & above[strain, win_card]
+        up = trumps & beats_win
         if up != 0:
             return up, RULE_OVERTRUMP
         if (play_rules & R.PLAY_MUST_UNDERTRUMP) != 0:
@@ -401,7 +400,7 @@ def card_play_rule(hand, led_suit, win_card, above, partner_master, strain, play
     if insuit == 0:
         return hand, RULE_FREE
     if strain == AT and not (partner_master and not overtrump_partner):
-        up = insuit & above[strain, win_card]
+        up = insuit & beats_win
         if up != 0:
             return up, RULE_BEAT
     return insuit, RULE_FOLLOW
@@ -413,8 +412,8 @@ def legal_cards_rule(hand, n_in_trick, led_suit, win_card, partner_master, strai
     produced it (RULES.md §6): leading is free, following is :func:`card_play_rule`."""
     if n_in_trick == 0:
         return hand, RULE_FREE
-    return card_play_rule(hand, led_suit, win_card, ABOVE, partner_master, strain,
-                          play_rules)
+    return card_play_rule(hand, led_suit, win_card, ABOVE[strain, win_card], partner_master,
+                          strain, play_rules)
 
 
 @kernel

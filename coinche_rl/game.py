@@ -28,7 +28,7 @@ import numpy as np
 from . import actions as A
 from . import engine as E
 from .cards import FULL_DECK, SUIT_NAMES, cards_of, format_card, format_hand, parse_card, parse_hand
-from .rules import (NT, AT, STRAIN_LONG_NAMES, STRAIN_NAMES, RuleSet, get_rules,
+from .rules import (NT, AT, CAPOT_VALUE, STRAIN_LONG_NAMES, STRAIN_NAMES, RuleSet, get_rules,
                     params_vector)
 
 __all__ = ["Deal", "Match", "Contract", "TeamScore", "DealResult", "IllegalActionError",
@@ -259,7 +259,7 @@ class Deal:
                 raise ValueError(f"taker must be a seat 0..3, not {taker!r}")
             E.set_contract(self._S, self._P, 0, strain, 0, taker)
             return self
-        if value != E.CAPOT_VALUE and value not in self.rules.bid_values:
+        if value != CAPOT_VALUE and value not in self.rules.bid_values:
             raise ValueError(f"contract value {value!r} not in {self.rules.bid_values} (or 250 for capot)")
         if coinche not in (0, 1, 2) or not 0 <= taker < 4:
             raise ValueError(f"coinche must be 0, 1 or 2 and taker a seat 0..3 (got {coinche!r}, {taker!r})")

@@ -16,17 +16,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .engine import (ABOVE, CARD_ORDER, P_PLAY_RULES, beats, card_play_rule, kernel,
-                     lowest_card, trick_card, trick_leader)
-from .rules import N_PLAY_WORDS
+from .engine import beats, card_play_rule, kernel, lowest_card, trick_card, trick_leader
+from .rules import ABOVE, CARD_ORDER, N_PLAY_WORDS, P_PLAY_RULES
 
 __all__ = ["NO_CEILING", "NO_CEILINGS", "play_inference", "PLAY_INFERENCE",
            "inferred_voids_ceilings"]
-
-#: ``ABOVE`` where every card that nothing beats is said to be beaten by itself: the
-#: hypothetical beating card of :func:`play_inference` (the card itself stands for it)
-ABOVE_OR_ITSELF = np.where(ABOVE == 0, np.int64(1) << np.arange(32, dtype=np.int64),
-                           ABOVE).astype(np.int64)
 
 #: a ceiling of :func:`inferred_voids_ceilings` that says nothing (strengths are 0..7)
 NO_CEILING = 8
@@ -36,10 +30,10 @@ NO_CEILINGS = 0x8888888888888888 - (1 << 64)
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _ruled_out(c, x, above, led, win, partner_master, strain, play_rules):
+def _ruled_out(c, x, beats_win, led, win, partner_master, strain, play_rules):
     """True when ``c`` would not be a legal card in the hand ``{c, x}``."""
     hand = (np.int64(1) << c) | (np.int64(1) << x)
-    m = card_play_rule(hand, led, win, above, partner_master, strain, play_rules)[0]
+    m = card_play_rule(hand, led, win, beats_win, partner_master, strain, play_rules)[0]
     return (m >> c) & 1 == 0
 
 
@@ -64,18 +58,18 @@ def play_inference(c, led, win, partner_master, strain, play_rules):
     for s in range(4):
         suit = (np.int64(0xFF) << (8 * s)) & ~(np.int64(1) << c)
         if s != ws:
-            if _ruled_out(c, lowest_card(suit), ABOVE, led, win, partner_master, strain,
+            if _ruled_out(c, lowest_card(suit), beats_win, led, win, partner_master, strain,
                           play_rules):
                 out |= 1 << s
             continue
         # the cards that do not beat the winning card: it is one of them
-        lo_out = _ruled_out(c, win, ABOVE, led, win, partner_master, strain, play_rules)
+        lo_out = _ruled_out(c, win, beats_win, led, win, partner_master, strain, play_rules)
         hi = suit & beats_win
         if hi != 0:
-            hi_out = _ruled_out(c, lowest_card(hi), ABOVE, led, win, partner_master, strain,
-                                play_rules)
+            hi_out = _ruled_out(c, lowest_card(hi), beats_win, led, win, partner_master,
+                                strain, play_rules)
         elif beats_win == 0:    # nothing beats it: a hypothetical card that does
-            hi_out = _ruled_out(c, win, ABOVE_OR_ITSELF, led, win, partner_master, strain,
+            hi_out = _ruled_out(c, win, np.int64(1) << win, led, win, partner_master, strain,
                                 play_rules)
         else:                   # only c beats it
             hi_out = False

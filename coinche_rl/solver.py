@@ -100,18 +100,18 @@ from numba.extending import intrinsic
 
 from . import actions as A
 from . import engine as E
-from .engine import (ALL_CARD_POINTS, CAPOT_POINTS, CARD_ORDER, DIX_DE_DER, P_AT_TABLE,
-                     P_CARRE_LOW_CANCELS, P_DECLARATIONS, P_GENERALE_BONUS, P_PLAY_RULES,
-                     P_OPTIONAL_BELOTE, P_OPTIONAL_DECLARE, PLAY,
-                     STATE_SIZE, apply_legal_action, card_play_rule, highest_card, kernel,
-                     lowest_card,
-                     popcount)
+from . import rules as R
+from .engine import (PLAY, STATE_SIZE, apply_legal_action, card_play_rule, highest_card,
+                     kernel, lowest_card, popcount)
 from .engine import (belote_decided_seats, belote_holder_seats, cards_in_trick, contract_of,
                      contract_strain, current_leader, current_seat, declare_decided_seats,
                      hand_of, low_carre_seats, mark_declared, outcome_score, phase_of,
                      seat_declaration_points, set_current_seat, team_card_points,
                      team_points_won, team_score, trick_card, trick_number, trick_winner,
                      winning_card, winning_seat)
+from .rules import (ALL_CARD_POINTS, CAPOT_POINTS, CARD_ORDER, DIX_DE_DER, P_AT_TABLE,
+                    P_CARRE_LOW_CANCELS, P_DECLARATIONS, P_GENERALE_BONUS, P_OPTIONAL_BELOTE,
+                    P_OPTIONAL_DECLARE, P_PLAY_RULES)
 
 __all__ = ["Solver", "SolverError", "solve", "move_values", "solve_into", "move_values_into",
            "new_workspace", "warmup", "OBJECTIVES", "POINTS", "SCORE"]
@@ -188,7 +188,7 @@ OPT_MAX = 8191
 
 INF = 30000
 OFF = 32768
-CAPOT_BONUS = E.CAPOT_BONUS    # E of a capot: all the points + 90 (= 252 with the 162-point tables)
+CAPOT_BONUS = R.CAPOT_BONUS    # E of a capot: all the points + 90 (= 252 with the 162-point tables)
 
 
 def new_workspace(tt_bits: int = 17) -> np.ndarray:
@@ -216,11 +216,6 @@ def _above(w):
     return (0xFF << (8 * (w >> 3))) & ~((2 << w) - 1) & 0xFFFFFFFF
 
 
-#: ``SOLVER_ABOVE[strain, w]``: :func:`_above` as the table ``engine.card_play_rule`` reads
-SOLVER_ABOVE = np.array([[(0xFF << (8 * (w >> 3))) & ~((2 << w) - 1) & 0xFFFFFFFF
-                          for w in range(32)] for _ in range(6)], dtype=np.int64)
-
-
 @njit(cache=True, _nrt=False, inline='always')
 def _beats(c, w, strain):
     """``c`` beats the card ``w`` winning the trick (solver ids)."""
@@ -235,7 +230,7 @@ def _legal(hand, n, led, win, partner_master, strain, play_rules):
     :func:`engine.card_play_rule`, with the cards above ``win`` in solver ids."""
     if n == 0:
         return hand
-    return card_play_rule(hand, led, win, SOLVER_ABOVE, partner_master, strain, play_rules)[0]
+    return card_play_rule(hand, led, win, _above(win), partner_master, strain, play_rules)[0]
 
 
 @kernel

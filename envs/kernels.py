@@ -28,12 +28,14 @@ from numba import njit
 from .. import engine as E
 from ..engine import (_random_action, announced_belotes, apply_legal_action, deal_into,
                       is_legal, legal_actions_into, public_view, public_view_into)
-from ..engine import DEAL_POINTS, DECL_UNRESOLVED, DIX_DE_DER, MIN_BID_VALUE, kernel
+from ..engine import DECL_UNRESOLVED, kernel
 from ..engine import (auction_action, auction_length, coinche_level, contract_is_capot,
                       contract_of, current_seat, deal_void, dealer_of, declaration_cards,
                       declaration_winner, hand_of, phase_of, retourne_of, shown_declarers,
                       team_score, trick_card, trick_leader, trick_winner)
-from ..rules import N_STRAINS, RuleSet, card_points_table
+from ..actions import BID_BASE, CAPOT_BASE, COINCHE, SURCOINCHE
+from ..rules import (DEAL_POINTS, DIX_DE_DER, MIN_BID_VALUE, N_STRAINS, P_FAMILY, RuleSet,
+                     card_points_table)
 from . import observation as O
 from ..inference import NO_CEILING, inferred_voids_ceilings
 
@@ -77,12 +79,6 @@ O_CEILINGS = _L["ceilings"]
 N_OBS = O.OBSERVATION_SIZE
 N_LEVELS = O.N_LEVELS
 CAPOT_ROW = O.CAPOT_ROW
-BID_BASE = E.BID_BASE
-CAPOT_BASE = E.CAPOT_BASE
-COINCHE = E.COINCHE
-SURCOINCHE = E.SURCOINCHE
-NT = E.NT
-AT = E.AT
 DONE = E.DONE
 PLAY = E.PLAY
 AUCTION = E.AUCTION
@@ -155,7 +151,7 @@ def _encode(S, P, seat, cpt, rules_vec, match, out, voids, ceil):
             out[O_COINCHE + r] = 1.0
         elif a == SURCOINCHE:
             out[O_SURCOINCHE + r] = 1.0
-    classic = P[E.P_FAMILY] != 0
+    classic = P[P_FAMILY] != 0
     if classic and phase == AUCTION:
         out[O_PRISE + (0 if n_auction < 4 else 1)] = 1.0
     if classic and retourne_of(S) >= 0:

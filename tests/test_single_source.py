@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 from pathlib import Path
 
 import numpy as np
@@ -421,3 +422,26 @@ def test_derived_inference_gives_the_written_out_values(preset, overrides):
                     checked += 1
             E.apply_legal_action(S, P, E._random_action(S, P, rng, buf, 0.7))
     assert checked > 500 and ceilings > 50
+
+
+def test_rule_and_action_constants_come_from_their_modules():
+    """The engine names the constants of ``rules`` and ``actions`` for its own kernels
+    (``P_FAMILY = R.P_FAMILY``, ``PASS = A.PASS``, ...); no other module takes them from
+    it: they are imported from ``coinche_rl.rules`` / ``coinche_rl.actions``, their one
+    definition."""
+    src = (ROOT / "coinche_rl/engine.py").read_text(encoding="utf-8")
+    aliases = set(re.findall(r"^([A-Z_0-9]+) = [AR]\.[A-Z_0-9]+$", src, re.M))
+    assert {"P_FAMILY", "PASS", "CARD_ORDER", "DIX_DE_DER"} <= aliases
+    found = {}
+    for folder in ("coinche_rl", "envs", "agents"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            if path.name == "engine.py" and path.parent.name == "coinche_rl":
+                continue
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            names = {a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
+                     and (n.module or "").split(".")[-1] == "engine" for a in n.names}
+            names |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)
+                      and isinstance(n.value, ast.Name) and n.value.id == "E"}
+            if names & aliases:
+                found[str(path.relative_to(ROOT))] = sorted(names & aliases)
+    assert found == {}

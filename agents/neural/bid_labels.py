@@ -53,7 +53,8 @@ from ...engine import (AUCTION, PLAY, STATE_SIZE, apply_legal_action, coinche_le
                        random_deal, reset_classic, reset_state, retourne_of, rng_below,
                        rng_seed, seat_tricks_won, set_contract, team_points_won,
                        team_tricks_won)
-from ...rules import CAPOT_VALUE, MIN_BID_VALUE, RuleSet, card_points_table, params_vector
+from ...rules import (CAPOT_VALUE, MIN_BID_VALUE, P_FAMILY, P_GENERALE_BONUS, P_MIN_BID, RuleSet,
+                      card_points_table, params_vector)
 from ...envs.kernels import rules_vector
 from ..evaluation import _score_outcome, contract_levels
 from ..numba_bots import BOT_HEURISTIC, bot_action, play_deals
@@ -95,7 +96,7 @@ def contract_mask(rules: RuleSet) -> np.ndarray:
 def _deal(S, P, rng, hands, deck):
     random_deal(rng, hands, deck)
     dealer = rng_below(rng, 4)
-    if P[E.P_FAMILY] != 0:
+    if P[P_FAMILY] != 0:
         reset_classic(S, deck, dealer)
     else:
         reset_state(S, hands, dealer)
@@ -217,7 +218,7 @@ def bid_inputs(states, P, idx, cpt, rules_vec, match, feats, legal, perms):
 def playout_starts(P, starts, n_games, strains, out):
     """``out[(g * len(strains) + i) * 4 + t]``: deal ``g`` with the contract in
     ``strains[i]`` taken by seat ``t`` (the lowest level, no coinche)."""
-    v0 = P[E.P_MIN_BID] if P[E.P_FAMILY] == 0 else 0
+    v0 = P[P_MIN_BID] if P[P_FAMILY] == 0 else 0
     ns = strains.shape[0]
     for g in range(n_games):
         for i in range(ns):
@@ -241,7 +242,7 @@ def playout_outcomes(P, states, kinds, points):
             kinds[i] = _K_CAPOT_AGAINST
         elif tr == 8:
             kinds[i] = _K_CAPOT
-            if P[E.P_GENERALE_BONUS] > 0 and (seat_tricks_won(F, taker) == 8
+            if P[P_GENERALE_BONUS] > 0 and (seat_tricks_won(F, taker) == 8
                                                or seat_tricks_won(F, taker ^ 2) == 8):
                 kinds[i] = _K_GENERALE
         else:
@@ -269,7 +270,7 @@ def bid_targets(P, starts, strain_slot, n_strains, contracts, pos_game, pos_seat
     prise in the classic family)."""
     T = np.empty(STATE_SIZE, dtype=np.int64)
     Z = np.empty(STATE_SIZE, dtype=np.int64)
-    classic = P[E.P_FAMILY] != 0
+    classic = P[P_FAMILY] != 0
     n_pl = kinds.shape[0]
     for k in range(pos_game.shape[0]):
         g = pos_game[k]

@@ -58,9 +58,10 @@ import numpy as np
 from numba import njit
 
 from ... import actions as A
-from ...engine import CARD_ORDER, kernel
+from ...engine import kernel
 from ...envs import observation as O
 from ...engine import beats, current_seat, legal_actions_into
+from ...rules import CARD_ORDER
 from ...envs.kernels import (O_BIDS, O_CONTRACT, O_CURRENT, O_HAND, O_LEADER, O_PHASE,
                              O_PLAYED_BY, _encode)
 

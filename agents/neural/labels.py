@@ -38,7 +38,7 @@ from ...engine import (DONE, PLAY, STATE_SIZE, _pending_choice, apply_legal_acti
                        auction_length, current_seat, hand_of, legal_play_mask, lowest_card,
                        phase_of, popcount, random_deal, reset_state, rng_below, rng_next,
                        rng_seed, set_contract, team_score, trick_number, kernel)
-from ...rules import RuleSet, card_points_table, params_vector
+from ...rules import P_MIN_BID, RuleSet, card_points_table, params_vector
 from ...solver import SCORE, move_values_into, new_workspace
 from ...envs.kernels import rules_vector
 from ..numba_bots import BOT_HEURISTIC, bot_action
@@ -84,7 +84,7 @@ def _start_deal(S, P, cpt, rng, frozen, hands, deck, rngb, buf):
     reset_state(S, hands, dealer)
     if _u01(rng) < frozen:
         taker = rng_below(rng, 4)
-        set_contract(S, P, P[E.P_MIN_BID], _frozen_strain(hands[taker], cpt), 0, taker)
+        set_contract(S, P, P[P_MIN_BID], _frozen_strain(hands[taker], cpt), 0, taker)
         return True
     while phase_of(S) == E.AUCTION:
         cur = current_seat(S)

@@ -12,7 +12,7 @@ from numba import njit
 
 from .. import engine as E
 from ..game import Deal
-from ..rules import TRUMP_POINTS, RuleSet, check_int, get_rules, params_vector
+from ..rules import P_FAMILY, TRUMP_POINTS, RuleSet, check_int, get_rules, params_vector
 from .errors import ArenaError
 
 __all__ = ["DealSet", "FROZEN_MODES"]
@@ -88,7 +88,7 @@ def _deal_streams(P, seed, salt, streams, dealers, frozen, value, strains, state
     rng = np.empty(1, dtype=np.uint64)
     keys = np.empty(_N_KEYS, dtype=np.uint64)
     hands = np.empty(4, dtype=np.int64)
-    classic = P[E.P_FAMILY] != 0
+    classic = P[P_FAMILY] != 0
     base = _substream(rng, _substream(rng, seed, np.uint64(0)), np.uint64(salt))
     for k in range(len(streams)):
         rng[0] = _substream(rng, base, streams[k])
