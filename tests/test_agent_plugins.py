@@ -284,10 +284,10 @@ def test_the_pool_worker_error_says_where_the_module_must_be(monkeypatch):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not CONSOLE.exists(), reason="the coinche-rl console script is not installed")
 def test_cli_tournament_runs_a_module_of_the_current_directory_in_the_pool(tmp_path):
     """The console script's sys.path holds its own folder, not the current directory: the
     command adds it, and the spawned workers import the module from there."""
+    assert CONSOLE.exists(), f"no console script {CONSOLE}: install the package (pip install -e .)"
     _write_module(tmp_path, "cli_user_agents")
     res = subprocess.run(
         [str(CONSOLE), "tournament", "--agents", "cli_user_agents:FirstLegal:k=1", "random",
@@ -313,10 +313,10 @@ def test_cli_puts_the_current_directory_on_sys_path(tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not CONSOLE.exists(), reason="the coinche-rl console script is not installed")
 def test_an_installed_plugin_distribution_is_found_by_the_cli_and_its_workers(tmp_path):
     """A tiny distribution (dist-info with entry_points.txt) on PYTHONPATH, as pip
     installs one: listed by coinche-rl agents, played by name in the pool."""
+    assert CONSOLE.exists(), f"no console script {CONSOLE}: install the package (pip install -e .)"
     site = tmp_path / "site"
     site.mkdir()
     _write_module(site, "plugin_dist_agents")
@@ -347,7 +347,7 @@ def test_ray_workers_import_the_module(user_module, tmp_path):
     the workers get its folder): the same results as serial."""
     ray = pytest.importorskip("ray")
     if ray.is_initialized():
-        pytest.skip("Ray is already running in this process")
+        ray.shutdown()          # an earlier test's local Ray: these tests start their own
     folders, modules = arena.executors._agent_modules([("pair", {"x": [f"{user_module}:FirstLegal"],
                                                         "y": ["random"]}, [0])])
     assert folders == [str(tmp_path)] and modules == [str(tmp_path / f"{user_module}.py")]
@@ -374,7 +374,7 @@ def test_a_ray_address_where_nothing_listens_fails_at_once():
     pytest.importorskip("ray")
     import ray
     if ray.is_initialized():
-        pytest.skip("Ray is already running in this process")
+        ray.shutdown()          # an earlier test's local Ray: these tests start their own
     address = f"127.0.0.1:{_free_port()}"
     t0 = time.perf_counter()
     with pytest.raises(ArenaError) as e:
@@ -393,7 +393,7 @@ def test_cli_ray_address_127_0_0_1_port_1_is_an_error_not_a_hang(capsys):
     pytest.importorskip("ray")
     import ray
     if ray.is_initialized():
-        pytest.skip("Ray is already running in this process")
+        ray.shutdown()          # an earlier test's local Ray: these tests start their own
     t0 = time.perf_counter()
     rc = cli.main(["tournament", "--backend", "ray", "--address", "127.0.0.1:1", "--agents",
                    "random", "heuristic", "--deals", "10", "--no-progress"])

@@ -19,7 +19,6 @@ from coinche_rl.arena import (ArenaError, DealSet, ResultsFileError, format_summ
 from coinche_rl.game import Deal, hands_from_deck
 from coinche_rl.rules import PRESETS, TRUMP_POINTS, get_rules, params_vector
 
-from bots import HAS_BOTS, needs_bots
 
 
 # ==================================================================== deal sets
@@ -196,7 +195,7 @@ def test_deal_set_bad_arguments():
 
 # ==================================================================== duplicate
 def test_identical_agents_give_exactly_zero():
-    for spec in ("random", "heuristic") if HAS_BOTS else ("random",):
+    for spec in ("random", "heuristic"):
         for frozen in (False, True):
             r = run_duplicate(spec, spec, 300, seed=9, frozen_contract=frozen)
             assert r.n == 300 and (r.margins == 0).all()
@@ -210,7 +209,7 @@ def test_identical_agents_give_exactly_zero():
 def test_seatings_are_the_play_deal_protocol():
     """Pair i: seating 1 is X, Y, X, Y at seats 0..3, seating 2 the other way round, with
     the seeds of (deal, seat) in both; scores are stored from X's and Y's side."""
-    r = run_duplicate("heuristic" if HAS_BOTS else "random", "random", 6, seed=4, fast=False)
+    r = run_duplicate("heuristic", "random", 6, seed=4, fast=False)
     ds = DealSet("ffb", seed=4)
     for k in range(6):
         for t, specs in enumerate(((r.x[0], "random", r.x[1], "random"),
@@ -226,7 +225,6 @@ def test_seatings_are_the_play_deal_protocol():
                             + (r.scores[0, 1, 0] - r.scores[0, 1, 1])) / 2
 
 
-@needs_bots
 @pytest.mark.parametrize("preset, frozen, match", [("ffb", False, False), ("ffb", "longest", False),
                                                    ("classic", False, False), ("ffb", False, True)])
 def test_numba_and_python_paths_agree(preset, frozen, match):
@@ -242,7 +240,6 @@ def test_numba_and_python_paths_agree(preset, frozen, match):
         assert (fast.contracts == slow.contracts).all()
 
 
-@needs_bots
 def test_heuristic_beats_random():
     r = run_duplicate("heuristic", "random", 2000, seed=1)
     assert r.mean > 40 and r.estimate.excludes(0.0) and r.win_rate > 0.9
@@ -293,7 +290,6 @@ def test_bad_specs_and_arguments_are_rejected():
 
 
 # ================================================================ tournaments
-@needs_bots
 def test_round_robin_ratings():
     t = run_round_robin(["random", "heuristic", "heuristic:coinche=false"], 400, seed=2)
     assert t.kind == "round_robin" and len(t.matchups) == 3
@@ -309,7 +305,6 @@ def test_round_robin_ratings():
     assert "heuristic:coinche=false" in text and "Elo" in text and "points/deal" in text
 
 
-@needs_bots
 def test_rotating_partners_separate_players():
     t = run_rotating(["heuristic", "random", "heuristic", "random"], 300, seed=3)
     assert t.kind == "rotating" and len(t.matchups) == 3
@@ -326,7 +321,6 @@ def test_rotating_partners_separate_players():
     assert "rotating partners" in format_summary(t, use_rich=False)
 
 
-@needs_bots
 def test_knockout_structure():
     players = ["heuristic", "random"] * 8
     k = run_knockout(players, 3, seed=5)
@@ -374,7 +368,7 @@ def ray_local():
         ray.shutdown()
 
 
-_AGENTS = ("heuristic", "random") if HAS_BOTS else ("random", ("random", "random"))
+_AGENTS = ("heuristic", "random")
 _KW = dict(seed=8, chunk=40)
 
 
@@ -402,7 +396,7 @@ def test_serial_and_pool_agree(serial_result):
 @pytest.mark.slow
 def test_serial_and_ray_agree(serial_result, ray_local):
     _same(serial_result, run_duplicate(*_AGENTS, 120, backend="ray", workers=2, **_KW))
-    players = ["random", "heuristic"] * 4 if HAS_BOTS else ["random"] * 8
+    players = ["random", "heuristic"] * 4
     ko_serial = run_knockout(players, 2, seed=1)
     ko_ray = run_knockout(players, 2, seed=1, backend="ray")
     assert ko_serial.rows == ko_ray.rows
@@ -415,7 +409,7 @@ class _Stop(Exception):
 
 def test_resume_after_an_interrupted_run(tmp_path):
     out = tmp_path / "r.jsonl"
-    full = run_duplicate("heuristic" if HAS_BOTS else "random", "random", 90, seed=7, chunk=20)
+    full = run_duplicate("heuristic", "random", 90, seed=7, chunk=20)
 
     def stop_after_two_chunks(done, total):
         if done >= 40:
@@ -468,7 +462,6 @@ def test_a_row_with_a_bad_deal_index_is_refused_not_counted(tmp_path, bad):
         run_duplicate("random", "random", 12, seed=2, out=out)
 
 
-@needs_bots
 def test_several_runs_share_a_file_and_replay(tmp_path):
     out = tmp_path / "rr.jsonl"
     t = run_round_robin(["random", "heuristic"], 20, seed=1, out=out)
@@ -508,8 +501,7 @@ def test_summary_and_plots(tmp_path):
 def test_default_roster_puts_random_and_heuristic_first():
     roster, skipped = arena.default_roster("ffb")
     assert roster[0] == "random"
-    if HAS_BOTS:
-        assert roster[1] == "heuristic"
+    assert roster[1] == "heuristic"
     for line in skipped:
         assert ":" in line
 

@@ -18,7 +18,6 @@ from coinche_rl import cli
 from coinche_rl.arena import run_duplicate
 from coinche_rl.cli import main
 
-from bots import needs_bots
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -50,7 +49,6 @@ def test_tournament_help_lists_the_options(capsys):
         assert opt in out
 
 
-@needs_bots
 def test_tournament_writes_resumes_and_replays(tmp_path, capsys):
     out, png = tmp_path / "t.jsonl", tmp_path / "t.png"
     args = ["tournament", "--agents", "random", "heuristic", "--deals", "300", "--seed", "4",
@@ -77,7 +75,6 @@ def test_tournament_writes_resumes_and_replays(tmp_path, capsys):
     assert "--pair" in capsys.readouterr().err
 
 
-@needs_bots
 def test_tournament_formats(tmp_path, capsys):
     assert main(["tournament", "--agents", "heuristic", "random", "--format", "knockout",
                  "--tournaments", "2", "--players", "8", "--no-progress"]) == 0
@@ -154,7 +151,6 @@ def test_bench_runs_the_scripts(capsys):
 
 
 @pytest.mark.slow
-@needs_bots
 def test_killed_run_resumes_without_losing_a_pair(tmp_path):
     """SIGKILL in the middle of a tournament (played through the Python agents, in
     chunks of 16 pairs), then the same command: every deal pair once, and the results
@@ -208,7 +204,6 @@ def test_bad_outputs_are_refused_before_anything_is_played(tmp_path, capsys, mon
     assert word in err and name.split("/")[-1] in err
 
 
-@needs_bots
 def test_a_plot_name_without_extension_is_written_as_png_and_said_so(tmp_path, capsys):
     path = tmp_path / "noext"
     assert main(["tournament", "--agents", "random", "heuristic", "--deals", "20",
