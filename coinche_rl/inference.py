@@ -20,7 +20,7 @@ from .engine import beats, card_play_rule, kernel, lowest_card, trick_card, tric
 from .rules import ABOVE, CARD_ORDER, N_PLAY_WORDS, P_PLAY_RULES
 
 __all__ = ["NO_CEILING", "NO_CEILINGS", "play_inference", "PLAY_INFERENCE",
-           "inferred_voids_ceilings"]
+           "inferred_voids_ceilings", "voids_ceilings_into"]
 
 #: a ceiling of :func:`inferred_voids_ceilings` that says nothing (strengths are 0..7)
 NO_CEILING = 8
@@ -139,3 +139,15 @@ def inferred_voids_ceilings(S, P, strain):
                 win_seat = p
                 win = c
     return voids, ceilings
+
+
+@kernel
+def voids_ceilings_into(S, P, strain, voids, ceil):
+    """:func:`inferred_voids_ceilings` unpacked: ``voids[p]`` (int64[4]) the suit bits of
+    seat ``p``'s voids, ``ceil[p, s]`` (int64[4, 4]) its ceiling in suit ``s``
+    (``NO_CEILING`` for none)."""
+    v, c = inferred_voids_ceilings(S, P, strain)
+    for p in range(4):
+        voids[p] = (v >> (4 * p)) & 15
+        for s in range(4):
+            ceil[p, s] = (c >> (16 * p + 4 * s)) & 15

@@ -24,7 +24,7 @@ played). The seat's own choices are part of what it knows.
 
 Inferences from the rules of play (RULES.md §6), each one for the seat that played,
 at the moment of the play, and therefore still true of its (smaller) hand afterwards.
-They are the engine's :func:`~coinche_rl.inference.inferred_voids_ceilings`, which derives
+They are :func:`~coinche_rl.inference.voids_ceilings_into`, which derives
 them from the legality kernel; under the presets' rules they read:
 
 * **not following the led suit** -> void in that suit (every strain);
@@ -78,10 +78,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Sequence, Tuple
 
+import numpy as np
+
 from ..actions import BELOTE, CARD_BASE, DECLARE, NO_BELOTE, NO_DECLARE
 from ..cards import BELOTE_PAIRS, FULL_DECK, SUIT_MASKS, popcount
 from ..engine import private_choices
-from ..inference import NO_CEILING, inferred_voids_ceilings
+from ..inference import NO_CEILING, voids_ceilings_into
 from ..game import Contract, Deal
 from ..rules import AT, CARD_ORDER, NT, RuleSet
 
@@ -322,9 +324,10 @@ def information_set(deal: Deal, seat: int) -> InformationSet:
     voids = [0, 0, 0, 0]
     ceil = [[NO_CEILING] * 4 for _ in range(4)]
     if strain is not None:
-        v, c = (int(x) for x in inferred_voids_ceilings(deal.state, deal.params, strain))
-        voids = [(v >> (4 * p)) & 15 for p in range(4)]
-        ceil = [[(c >> (16 * p + 4 * s)) & 15 for s in range(4)] for p in range(4)]
+        v = np.empty(4, dtype=np.int64)
+        c = np.empty((4, 4), dtype=np.int64)
+        voids_ceilings_into(deal.state, deal.params, strain, v, c)
+        voids, ceil = v.tolist(), c.tolist()
 
     known[seat] = hand
     possible = _possible(seat, hand, played | on_table, sizes, strain, known, excluded,

@@ -15,7 +15,7 @@ building Python objects:
   and the vector env use it; the Python encoder stays as the readable reference.
 
 The voids and ceilings inferred from the play (RULES.md §6) are the engine's
-:func:`~coinche_rl.inference.inferred_voids_ceilings`, unpacked by :func:`infer_play`.
+:func:`~coinche_rl.inference.voids_ceilings_into` (here :func:`infer_play`).
 
 Kernels of one call graph live in this module (numba caches per module).
 """
@@ -37,7 +37,7 @@ from ..actions import BID_BASE, CAPOT_BASE, COINCHE, SURCOINCHE
 from ..rules import (DEAL_POINTS, DIX_DE_DER, MIN_BID_VALUE, N_STRAINS, P_FAMILY, RuleSet,
                      card_points_table)
 from . import observation as O
-from ..inference import NO_CEILING, inferred_voids_ceilings
+from ..inference import NO_CEILING, voids_ceilings_into
 
 __all__ = ["public_state", "public_state_into", "encode_into", "infer_play",
            "ObservationEncoder", "warmup"]
@@ -85,17 +85,10 @@ AUCTION = E.AUCTION
 HIGH = O.HIGH
 
 
-@kernel
-def infer_play(S, P, strain, voids, ceil):
-    """Voids (``voids[p]``: suit bits) and ceilings (``ceil[p, suit]``, strength,
-    ``NO_CEILING`` for none) of every seat from the cards played so far under ``strain``:
-    :func:`coinche_rl.inference.inferred_voids_ceilings` unpacked into ``voids`` int64[4] and
-    ``ceil`` int64[4, 4]."""
-    v, c = inferred_voids_ceilings(S, P, strain)
-    for p in range(4):
-        voids[p] = (v >> (4 * p)) & 15
-        for s in range(4):
-            ceil[p, s] = (c >> (16 * p + 4 * s)) & 15
+#: voids (``voids[p]``: suit bits) and ceilings (``ceil[p, suit]``) of every seat from
+#: the cards played so far under ``strain``: the engine layer's
+#: :func:`~coinche_rl.inference.voids_ceilings_into` under its name here
+infer_play = voids_ceilings_into
 
 
 @njit(cache=True)

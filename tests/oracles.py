@@ -48,7 +48,7 @@ def auction_legal_nth(S, P, k):
 
 def written_out_inference(S, P, strain):
     """The voids and ceilings of the play as they were written out by hand (every rule of
-    RULES.md §6 restated as an inference) before ``engine.inferred_voids_ceilings``
+    RULES.md §6 restated as an inference) before ``inference.inferred_voids_ceilings``
     derived them from the legality kernel: ``(voids, ceil)``, ``voids[p]`` suit bits and
     ``ceil[p][s]`` strengths (8: nothing known). Plain Python; reads the state's slots."""
     from coinche_rl import engine as E

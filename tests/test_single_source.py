@@ -103,6 +103,7 @@ def test_shared_helpers_are_the_same_objects():
     assert pimc._belote_pairs is E.belote_pairs
     assert numba_bots._strain_allowed is E._strain_allowed
     assert kernels.NO_CEILING is infoset.NO_CEILING is inference.NO_CEILING
+    assert kernels.infer_play is infoset.voids_ceilings_into is inference.voids_ceilings_into
     for mod in (pimc, evaluation):
         assert isinstance(mod._check_int, functools.partial)
         assert mod._check_int.func is R.check_int
@@ -350,7 +351,7 @@ def _excluded_by_legality(S, P, strain):
 @pytest.mark.parametrize("preset", ["ffb", "classic"])
 @pytest.mark.parametrize("overrides", [{}, {"must_undertrump": True}, {"overtrump_partner": False}])
 def test_infer_play_is_the_negation_of_legality(preset, overrides):
-    """``kernels.infer_play`` (``inference.inferred_voids_ceilings``, which the
+    """``kernels.infer_play`` (``inference.voids_ceilings_into``, which the
     information set reads too) is an inference, not a copy of the rules: the cards its voids
     and ceilings rule out, among those still in the hands, are exactly the cards ``x``
     for which a played card would have been illegal in the hand ``{c, x}``."""
