@@ -127,7 +127,8 @@ from ..rules import (ALL_CARD_POINTS, CAPOT_POINTS, CAPOT_VALUE, CARD_ORDER, DEA
 from ..solver import C_KEEP, C_NODES, OBJECTIVES, POINTS, move_values_into, new_workspace
 from .base import Agent, PlayerView
 from .registry import Param, register_agent
-from .sampler import build_table, new_table, sample_into, unrank_into
+from .sampler import (build_table, new_table, new_weights, sample_into, sample_mixed_into,
+                      unrank_into, weigh_table)
 
 __all__ = ["PIMCAgent", "PIMCError", "world_state_into", "world_state", "pimc_sums_into",
            "choose_action", "warmup"]
@@ -233,9 +234,12 @@ def world_state(public_state: np.ndarray, params: np.ndarray, seat: int, hands) 
 # ================================================================== card play
 @kernel
 def pimc_sums_into(W, table, pub, P, seat, n_worlds, exhaustive, rng, objective, team,
-                   hands, Sw, out_a, out_v, sums):
+                   hands, Sw, out_a, out_v, sums, Wf, q, weighted, uniform_share):
     """The PIMC loop: ``n_worlds`` worlds of the sampler ``table`` (world ``j`` for
-    ``j < n_worlds`` when ``exhaustive``, else uniform draws from ``rng``), each turned into
+    ``j < n_worlds`` when ``exhaustive``, else draws from ``rng``: uniform, or with
+    ``weighted`` from the belief weights ``Wf`` / ``q`` of
+    :func:`~coinche_rl.agents.sampler.weigh_table`, each world uniform with probability
+    ``uniform_share``), each turned into
     a state (:func:`world_state_into`) and solved (:func:`coinche_rl.solver.move_values_into`,
     ``objective`` for ``team``); ``sums[a]`` (int64[N_ACTIONS], zeroed here) receives the
     total value of action ``a``. ``hands`` (int64[4]), ``Sw`` (int64[STATE_SIZE]),
@@ -247,6 +251,9 @@ def pimc_sums_into(W, table, pub, P, seat, n_worlds, exhaustive, rng, objective,
     for j in range(n_worlds):
         if exhaustive:
             unrank_into(table, j, hands)
+        elif weighted:
+            if not sample_mixed_into(table, Wf, q, uniform_share, rng, hands):
+                return -1
         elif not sample_into(table, rng, hands):
             return -1
         world_state_into(pub, P, seat, hands, Sw)
@@ -288,6 +295,9 @@ BID_METHODS = ("auto", "dd", "heuristic", "nn")
 BID_RULES = ("best", "highest")
 #: ``taper`` values: ``worlds`` at every card, or fewer as the seat's cards run out
 TAPERS = ("none", "linear")
+#: ``worlds_from`` values: worlds drawn in proportion to the belief net's card
+#: probabilities (``auto``: where belief weights ship for the preset), or uniformly
+WORLD_SOURCES = ("auto", "belief", "uniform")
 
 
 #: ``_check_int(v, name, lo, hi=None)``: ``int(v)``, or :class:`PIMCError`
@@ -313,7 +323,9 @@ class PIMCAgent(Agent):
     def __init__(self, worlds: int = 32, objective: str = "score", bid_samples: int = 128,
                  bid_method: str = "auto", bid_rule: str = "best", bid_margin: float = 0.0,
                  coinche_margin: float = 50.0, coinche_length: int = 4, seed: int = 0,
-                 tt_bits: int = 17, taper: str = "none", bid_weights: str = ""):
+                 tt_bits: int = 17, taper: str = "none", bid_weights: str = "",
+                 worlds_from: str = "auto", uniform_share: float = 0.1,
+                 belief_weights: str = ""):
         super().__init__()
         _check_int(worlds, "worlds", 1)
         _check_int(bid_samples, "bid_samples", 1)
@@ -324,6 +336,18 @@ class PIMCAgent(Agent):
         _check_choice(bid_method, "bid_method", BID_METHODS)
         _check_choice(bid_rule, "bid_rule", BID_RULES)
         _check_choice(taper, "taper", TAPERS)
+        _check_choice(worlds_from, "worlds_from", WORLD_SOURCES)
+        if not 0.0 <= uniform_share <= 1.0:
+            raise PIMCError(f"uniform_share={uniform_share!r} must be in [0, 1]")
+        if belief_weights and worlds_from == "uniform":
+            raise PIMCError("pimc: belief_weights is for worlds_from=belief (or auto)")
+        self.worlds_from = worlds_from
+        self.uniform_share = float(uniform_share)
+        self.belief_weights = belief_weights
+        self._belief = None
+        self._belief_rules = None
+        self._Wf = new_weights()
+        self._q = np.zeros(32 * 4, dtype=np.float64)
         self.worlds = int(worlds)
         self.taper = taper
         self.objective = objective
@@ -411,11 +435,45 @@ class PIMCAgent(Agent):
         target = self.worlds_for(int(hand_of(pub, seat)))
         n = min(target, int(count))
         team = seat & 1
+        weighted = False
+        if count > target:
+            belief = self.belief_net(view.rules)
+            if belief is not None:
+                probs = belief.probabilities(info, pub)
+                weighted = weigh_table(self._table, probs, self._Wf, self._q) > 0.0
         k = pimc_sums_into(self._W, self._table, pub, view.params, seat, n, count <= target,
                            rng, self._obj, team, self._hands, self._Sw, self._a, self._v,
-                           self._sums)
+                           self._sums, self._Wf, self._q, weighted, self.uniform_share)
         actions = self._a[:k].copy()
         return actions, self._sums[actions].copy(), n
+
+    def belief_net(self, rules: RuleSet):
+        """The belief net the worlds are drawn from under ``rules``
+        (:class:`~coinche_rl.agents.neural.belief.BeliefNet`), or None for uniform
+        worlds (``worlds_from=uniform``, or ``auto`` where no belief weights for the
+        rules ship)."""
+        if self.worlds_from == "uniform" or rules.family == "classic":
+            if self.worlds_from == "belief":
+                raise PIMCError("pimc: worlds_from=belief is for the coinche family; the "
+                                "belief net does not read the classic prise")
+            return None
+        if self._belief_rules is rules:
+            return self._belief
+        from .neural.agent import NeuralError
+        from .neural.belief import load_belief_net
+        from .neural.net import default_weights_path, load_weights, trained_for
+        if self.worlds_from == "auto" and not self.belief_weights:
+            path = default_weights_path(rules.name, "belief")
+            if not os.path.isfile(path) or not trained_for(load_weights(path, kind="belief")
+                                                           .manifest, rules):
+                self._belief, self._belief_rules = None, rules
+                return None
+        try:
+            self._belief = load_belief_net(self.belief_weights, rules)
+        except NeuralError as e:
+            raise PIMCError(f"pimc: {e}") from None
+        self._belief_rules = rules
+        return self._belief
 
     def worlds_for(self, hand: int) -> int:
         """Worlds to solve for a card decision holding ``hand`` (a card mask): ``worlds``,
@@ -616,6 +674,15 @@ register_agent("pimc", PIMCAgent, {
                    choices=TAPERS),
     "tt_bits": Param(int, 17, "the solver's transposition table holds 2**tt_bits buckets (32 "
                      "bytes each), kept between decisions", min=10, max=26),
+    "worlds_from": Param(str, "auto", "'belief': worlds drawn in proportion to the belief "
+                         "net's card probabilities (exactly, under every constraint of the "
+                         "information set); 'uniform': uniformly; 'auto' (default): 'belief' "
+                         "where belief weights ship for the preset (ffb)",
+                         choices=WORLD_SOURCES),
+    "uniform_share": Param(float, 0.1, "with belief worlds, the share of worlds drawn "
+                           "uniformly instead", min=0.0, max=1.0),
+    "belief_weights": Param(str, "", "a belief weights file (coinche-rl train belief); "
+                            "default: the weights shipped for the preset"),
 }, "perfect-information Monte Carlo: every legal card solved exactly (double dummy) in "
    "sampled worlds; bids with the bidding network where one ships (ffb), else from Monte "
    "Carlo hand evaluation")

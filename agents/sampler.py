@@ -89,6 +89,8 @@ __all__ = [
     "SamplerError", "NoConsistentWorld", "WorldSampler", "count_worlds", "sample_worlds",
     "from_hand", "hand_information_set", "build_table", "sample_into", "unrank_into",
     "rank_world", "seed_rng", "new_table", "TABLE_SIZE", "STOCK", "warmup",
+    "new_weights", "weigh_table", "sample_belief_into", "sample_mixed_into",
+    "marginals_into", "WEIGHTS_SIZE",
 ]
 
 
@@ -399,6 +401,230 @@ def rank_world(table, hands):
     return x
 
 
+# ------------------------------------------------------------------ weighted worlds
+#: float64 entries of a weighted table (:func:`new_weights`): ``Wf[i, state]`` at
+#: ``i * ns + state``
+WEIGHTS_SIZE = 33 * MAX_STATES
+
+
+def new_weights() -> np.ndarray:
+    """An empty weighted table (float64[:data:`WEIGHTS_SIZE`]) for :func:`weigh_table`."""
+    return np.zeros(WEIGHTS_SIZE, dtype=np.float64)
+
+
+@kernel
+def weigh_table(table, probs, Wf, q):
+    """Weigh the worlds of ``table`` (filled by :func:`build_table`) by ``probs``
+    (float64[4, 32]: ``probs[s, c]``, how likely seat ``s`` holds card ``c``): world ``w``
+    gets the weight ``prod over the free cards c of probs[holder(c), c]`` (the undealt
+    stock weighs 1). ``q`` (float64[32 * 4]) receives each free card's weight per holder,
+    scaled so that its largest allowed one is 1 (a non-positive or non-finite
+    probability counts as 1e-12: it may be wrong, never impossible); ``Wf`` (float64
+    [WEIGHTS_SIZE]) the weighted counts ``Wf[i, r]`` of the recursion of the module
+    docstring. Returns the total weight (0 when the table has no world).
+
+    Drawing worlds with :func:`sample_belief_into` then gives world ``w`` probability
+    exactly ``weight(w) / total``: the product of the per-card probabilities
+    conditioned on the hand sizes and on every constraint of the table."""
+    n = table[T_N]
+    H = table[T_H]
+    ns = table[T_NS]
+    last_need = table[T_NEED + H - 1] if H > 0 else 0
+    for i in range(n):
+        c = table[T_CARDS + i]
+        allow = table[T_ALLOW + i]
+        top = 0.0
+        for h in range(4):
+            v = 0.0
+            if h < H and (allow >> h) & 1:
+                slot = table[T_SLOT + h]
+                v = 1.0
+                if slot < 4:
+                    v = probs[slot, c]
+                    if not (v > 1e-12) or not np.isfinite(v):
+                        v = 1e-12
+                if v > top:
+                    top = v
+            q[4 * i + h] = v
+        if top > 0.0:
+            for h in range(4):
+                q[4 * i + h] /= top
+    if table[T_COUNT] <= 0:
+        return 0.0
+    for i in range(n, -1, -1):
+        row = i * ns
+        nxt = row + ns
+        allow = table[T_ALLOW + i] if i < n else 0
+        for st in range(ns):
+            rl = (n - i) - table[T_DIG + 4 * st + 3]
+            w = 0.0
+            if 0 <= rl <= last_need:
+                if i == n:
+                    w = 1.0 if st == 0 else 0.0
+                else:
+                    for h in range(H - 1):
+                        if (allow >> h) & 1 and table[T_DIG + 4 * st + h] > 0:
+                            w += q[4 * i + h] * Wf[nxt + st - table[T_STRIDE + h]]
+                    if (allow >> (H - 1)) & 1 and rl > 0:
+                        w += q[4 * i + H - 1] * Wf[nxt + st]
+            Wf[row + st] = w
+    return Wf[table[T_START]]
+
+
+@kernel
+def _u01(rng):
+    """Uniform float in [0, 1) (53 bits)."""
+    return (_rng_next(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@kernel
+def sample_belief_into(table, Wf, q, rng, out):
+    """Draw one world of ``table`` weighted by :func:`weigh_table` (``Wf``, ``q``) into
+    ``out`` (int64[4] or [5]), card by card: card ``c_i`` goes to holder ``h`` with
+    probability ``q[i, h] * Wf[i + 1, r - e_h] / Wf[i, r]``. Returns False (``out``
+    untouched) when the table has no world."""
+    if table[T_COUNT] <= 0:
+        return False
+    n = table[T_N]
+    H = table[T_H]
+    ns = table[T_NS]
+    for k in range(4):
+        out[k] = table[T_BASE + k]
+    with_stock = out.shape[0] > STOCK
+    if with_stock:
+        out[STOCK] = 0
+    st = table[T_START]
+    last = H - 1
+    for i in range(n):
+        allow = table[T_ALLOW + i]
+        nxt = (i + 1) * ns
+        rl = (n - i) - table[T_DIG + 4 * st + 3]
+        x = _u01(rng) * Wf[i * ns + st]
+        chosen = -1
+        chosen_st = st
+        for h in range(H):
+            if (allow >> h) & 1 == 0:
+                continue
+            if h < last:
+                if table[T_DIG + 4 * st + h] == 0:
+                    continue
+                st2 = st - table[T_STRIDE + h]
+            else:
+                if rl == 0:
+                    continue
+                st2 = st
+            w = q[4 * i + h] * Wf[nxt + st2]
+            if w <= 0.0:
+                continue
+            chosen = h
+            chosen_st = st2
+            if x < w:
+                break
+            x -= w
+        st = chosen_st
+        slot = table[T_SLOT + chosen]
+        if slot < 4:
+            out[slot] |= np.int64(1) << table[T_CARDS + i]
+        elif with_stock:
+            out[STOCK] |= np.int64(1) << table[T_CARDS + i]
+    return True
+
+
+@kernel
+def sample_mixed_into(table, Wf, q, uniform_share, rng, out):
+    """One world: uniform (:func:`sample_into`) with probability ``uniform_share``, else
+    weighted (:func:`sample_belief_into`): the mixture keeps every consistent world
+    possible however confident the weights are."""
+    if uniform_share >= 1.0 or (uniform_share > 0.0 and _u01(rng) < uniform_share):
+        return sample_into(table, rng, out)
+    return sample_belief_into(table, Wf, q, rng, out)
+
+
+@kernel
+def marginals_into(table, Wf, q, weighted, F, G, out):
+    """``out[slot, c]`` (float64[5, 32], slot 4 the stock): the exact probability that
+    free card ``c`` goes to ``slot`` under the uniform distribution of ``table`` (or,
+    with ``weighted``, under the weights of :func:`weigh_table`); the known cards get 1
+    at their seat. A forward pass over the recursion: the weight of the partial
+    assignments reaching each state, times the weight of their completions. ``F`` and
+    ``G`` (float64[MAX_STATES]) are scratch."""
+    for s in range(5):
+        for c in range(32):
+            out[s, c] = 0.0
+    for s in range(4):
+        m = table[T_BASE + s]
+        while m:
+            low = m & -m
+            c = 0
+            while (low >> c) != 1:
+                c += 1
+            m ^= low
+            out[s, c] = 1.0
+    if table[T_COUNT] <= 0:
+        return
+    n = table[T_N]
+    H = table[T_H]
+    ns = table[T_NS]
+    last = H - 1
+    for st in range(ns):
+        F[st] = 0.0
+    F[table[T_START]] = 1.0
+    total = Wf[table[T_START]] if weighted else float(table[T_W + table[T_START]])
+    for i in range(n):
+        allow = table[T_ALLOW + i]
+        nxt = (i + 1) * ns
+        c = table[T_CARDS + i]
+        for st in range(ns):
+            G[st] = 0.0
+        for st in range(ns):
+            f = F[st]
+            if f == 0.0:
+                continue
+            rl = (n - i) - table[T_DIG + 4 * st + 3]
+            for h in range(H):
+                if (allow >> h) & 1 == 0:
+                    continue
+                if h < last:
+                    if table[T_DIG + 4 * st + h] == 0:
+                        continue
+                    st2 = st - table[T_STRIDE + h]
+                else:
+                    if rl == 0:
+                        continue
+                    st2 = st
+                if weighted:
+                    g = f * q[4 * i + h]
+                    tail = Wf[nxt + st2]
+                else:
+                    g = f
+                    tail = float(table[T_W + nxt + st2])
+                if g * tail > 0.0:
+                    out[table[T_SLOT + h], c] += g * tail / total
+                    G[st2] += g
+        for st in range(ns):
+            F[st] = G[st]
+
+
+@njit(cache=True)
+def _sample_belief_batch(table, Wf, q, uniform_share, seed, first, out):
+    rng = np.empty(1, dtype=np.uint64)
+    for j in range(out.shape[0]):
+        seed_rng(rng, seed, first + j)
+        sample_mixed_into(table, Wf, q, uniform_share, rng, out[j])
+
+
+@njit(cache=True)
+def _marginals(table, Wf, q, weighted, out):
+    F = np.zeros(MAX_STATES, dtype=np.float64)
+    G = np.zeros(MAX_STATES, dtype=np.float64)
+    marginals_into(table, Wf, q, weighted, F, G, out)
+
+
+@njit(cache=True)
+def _weigh(table, probs, Wf, q):
+    return weigh_table(table, probs, Wf, q)
+
+
 @njit(cache=True)
 def _sample_batch(table, seed, first, out):
     """World ``j`` of ``out`` from stream ``first + j`` of ``seed`` (so that a batch does
@@ -675,6 +901,77 @@ class WorldSampler:
         return hands
 
 
+    def _weights(self, probs):
+        """``(Wf, q, total)`` of :func:`weigh_table` for ``probs`` (float64[4, 32])."""
+        pr = np.asarray(probs, dtype=np.float64)
+        if pr.shape != (4, 32):
+            raise SamplerError(f"probs must have shape (4, 32) (seat, card), not {pr.shape}")
+        if not np.all(np.isfinite(pr)) or np.any(pr < 0):
+            raise SamplerError("probs must be finite and non-negative")
+        Wf = new_weights()
+        q = np.zeros(32 * 4, dtype=np.float64)
+        total = float(_weigh(self.table, np.ascontiguousarray(pr), Wf, q))
+        return Wf, q, total
+
+    def sample_belief(self, n: int, seed: int, probs, *, uniform_share: float = 0.0,
+                      stock: bool = False) -> np.ndarray:
+        """``n`` worlds drawn **exactly** in proportion to the product of the per-card
+        probabilities ``probs`` (float64[4, 32], ``probs[s, c]``: how likely seat ``s``
+        holds card ``c``, e.g. :meth:`coinche_rl.agents.neural.belief.BeliefNet.probabilities`)
+        over the free cards, conditioned on the hand sizes and every constraint of the
+        information set (:func:`weigh_table`, :func:`sample_belief_into`); each world is
+        instead uniform with probability ``uniform_share``. A probability of 0 for an
+        allowed holder counts as 1e-12 (unlikely, never impossible). World ``j`` depends
+        only on ``(seed, j)``.
+
+        :raises NoConsistentWorld: when :attr:`count` is 0.
+        """
+        n = _check_count(n, "n")
+        seed = _check_seed(seed)
+        if not 0.0 <= uniform_share <= 1.0:
+            raise SamplerError(f"uniform_share must be in [0, 1], not {uniform_share!r}")
+        self._check()
+        Wf, q, _total = self._weights(probs)
+        out = np.empty((n, self._width(stock)), dtype=np.int64)
+        if n:
+            _sample_belief_batch(self.table, Wf, q, float(uniform_share), np.uint64(seed), 0, out)
+        return out
+
+    def marginals(self, probs=None, *, stock: bool = False) -> np.ndarray:
+        """The exact probability that each seat holds each card, float64[4, 32] (or
+        [5, 32] with ``stock=True``): under the uniform distribution of the worlds, or,
+        given ``probs``, under :meth:`sample_belief`'s weighted distribution (with no
+        uniform share). Known cards have 1 at their seat, played cards 0 everywhere.
+
+        :raises NoConsistentWorld: when :attr:`count` is 0.
+        """
+        self._check()
+        out = np.zeros((5, 32), dtype=np.float64)
+        if probs is None:
+            _marginals(self.table, np.zeros(1), np.zeros(1), False, out)
+        else:
+            Wf, q, _total = self._weights(probs)
+            _marginals(self.table, Wf, q, True, out)
+        return out if stock else out[:4].copy()
+
+    def weight_of(self, hands, probs) -> float:
+        """The probability of world ``hands`` (4 masks) under :meth:`sample_belief`
+        with ``probs`` and no uniform share (0 when it is not a world of the sampler)."""
+        if self.index_of(hands) < 0:
+            return 0.0
+        Wf, q, total = self._weights(probs)
+        w = 1.0
+        for i in range(self.n_free):
+            c = int(self.table[T_CARDS + i])
+            for h in range(int(self.table[T_H])):
+                slot = int(self.table[T_SLOT + h])
+                if slot < 4 and (int(hands[slot]) >> c) & 1:
+                    w *= q[4 * i + h]
+                elif slot == STOCK and not any((int(hands[s]) >> c) & 1 for s in range(4)):
+                    w *= q[4 * i + h]
+        return w / total
+
+
 def _check_count(n, name: str) -> int:
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
         raise SamplerError(f"{name} must be a non-negative int, not {n!r}")
@@ -768,6 +1065,11 @@ def warmup() -> None:
     s.world(0)
     s.world(0, stock=True)
     s.index_of(s.world(0))
+    probs = np.full((4, 32), 0.5)
+    s.sample_belief(2, 0, probs, uniform_share=0.5)
+    s.sample_belief(2, 0, probs, stock=True)
+    s.marginals()
+    s.marginals(probs)
     c = WorldSampler.from_hand("classic", 0, 0x1F, retourne=8,
                                holds={1: 0x3E00, 2: 0x1F0000, 3: 0x1F000000})
     c.all_worlds(limit=10 ** 6, stock=True)

@@ -151,6 +151,7 @@ def pimc_world_ms(n_positions: int = 40, seed: int = 0, preset: str = "ffb",
     table = new_table()
     hands = np.zeros(4, dtype=np.int64)
     Sw = np.zeros(STATE_SIZE, dtype=np.int64)
+    no_weights, no_q = np.zeros(1), np.zeros(1)
     out = []
     for i, d in enumerate(positions):
         view = PlayerView.from_deal(d)
@@ -162,23 +163,28 @@ def pimc_world_ms(n_positions: int = 40, seed: int = 0, preset: str = "ffb",
         pub = view.public_state
         t = time.process_time()
         pimc_sums_into(W, table, pub, view.params, view.seat, 1, False, rng, SCORE,
-                       view.seat & 1, hands, Sw, a, v, sums)
+                       view.seat & 1, hands, Sw, a, v, sums, no_weights, no_q, False, 0.0)
         out.append(1000 * (time.process_time() - t))
     return out
 
 
 def pimc_decision_ms(n_positions: int = 20, worlds: int = 32, seed: int = 0,
                      preset: str = "ffb", trick: int = 1,
-                     nodes: Optional[List[int]] = None) -> List[float]:
+                     nodes: Optional[List[int]] = None, spec: str = "") -> List[float]:
     """CPU milliseconds (``time.process_time``) of one PIMC decision
     (``pimc:worlds=<worlds>``'s :meth:`act`, from the view to the card: information set,
     sampler table, ``worlds`` solves) at :func:`benchmark_positions` of the ``trick``-th
     trick, one agent keeping its table between positions as in play (benchmark key
     ``pimc32_decision_ms``: the median). When ``nodes`` is a list, the solver's search
     nodes of each decision are appended to it (deterministic, unlike the time: a
-    host-independent measure of the search's work)."""
+    host-independent measure of the search's work). ``spec``: another PIMC agent spec
+    (its own worlds)."""
     positions = benchmark_positions(n_positions, preset, seed, trick)
-    agent = PIMCAgent(worlds=worlds)
+    if spec:
+        from coinche_rl.agents import make_agent
+        agent = make_agent(spec)
+    else:
+        agent = PIMCAgent(worlds=worlds)
     out = []
     for i, d in enumerate(positions):
         view = PlayerView.from_deal(d)

@@ -6,12 +6,15 @@ float32; ``w`` is ``[inputs, outputs]``) and a ``manifest`` entry, a JSON text t
 what the numbers mean:
 
 ``format``           ``"coinche-rl-weights"`` and ``format_version`` (1)
-``kind``             ``"play"`` (card play; bidding nets come later)
+``kind``             ``"play"`` (card play), ``"bid"`` (bidding) or ``"belief"`` (card
+                     inference, :mod:`.belief`)
 ``observation``      version and ``feature_hash`` of the network input: the observation
                      layout, the canonical order and the derived features
                      (:func:`coinche_rl.agents.neural.canonical.feature_layout_hash`)
 ``canonical``        the canonical order's version
-``action_map``       what the outputs are: ``"canonical-cards-32"``
+``action_map``       what the outputs are: ``"canonical-cards-32"`` (play),
+                     ``"canonical-auction-82"`` (bid), ``"canonical-cards-32x3-seats"``
+                     (belief: the holder of each card, relative to the observer)
 ``architecture``     ``{"type": "mlp", "inputs", "hidden": [...], "outputs",
                      "activation": "relu"}``
 ``rules``            the preset the net was trained for (and its parameters' hash)
@@ -54,10 +57,15 @@ N_OUT = 32
 #: the heads ``q``, ``ev``, ``made`` over :data:`.bid_labels.BID_ACTIONS`
 BID_ACTION_MAP = "canonical-auction-82"
 BID_HEADS = ("q", "ev", "made")
+#: the belief net's outputs: 32 canonical cards x the 3 other seats (left, partner, right)
+BELIEF_ACTION_MAP = "canonical-cards-32x3-seats"
+N_BELIEF_OUT = 96
 
 
 def _outputs(kind: str, manifest: dict, path) -> tuple:
     """``(action map, outputs)`` a net of ``kind`` must have."""
+    if kind == "belief":
+        return BELIEF_ACTION_MAP, N_BELIEF_OUT
     if kind != "bid":
         return ACTION_MAP, N_OUT
     from .bid_labels import N_BID, PLAYERS
@@ -173,6 +181,7 @@ def make_manifest(net: MLP, rules, training: dict, evaluation: Optional[dict] = 
     (``kind="bid"``: a bidding net, with the card ``players`` of its heads)."""
     from ... import __version__
     extra = {}
+    action_map = {"bid": BID_ACTION_MAP, "belief": BELIEF_ACTION_MAP}.get(kind, ACTION_MAP)
     if kind == "bid":
         extra["bid"] = {"players": list(players), "heads": list(BID_HEADS)}
     return {**extra,
@@ -180,7 +189,7 @@ def make_manifest(net: MLP, rules, training: dict, evaluation: Optional[dict] = 
         "observation": {"version": C.O.VERSION, "size": C.N_OBS,
                         "features": C.FEATURE_SIZE, "feature_hash": C.feature_layout_hash()},
         "canonical": {"version": C.CANON_VERSION},
-        "action_map": BID_ACTION_MAP if kind == "bid" else ACTION_MAP,
+        "action_map": action_map,
         "architecture": net.architecture(),
         "rules": {"name": rules.name, "hash": rules_hash(rules)},
         "training": dict(training),

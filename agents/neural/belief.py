@@ -1,0 +1,437 @@
+"""Card inference: a network that says who holds each hidden card (``coinche_rl.agents.neural.belief``).
+
+The **belief net** reads what the seat to play a card knows (the same canonical input as
+the card-play net, :mod:`.canonical`: its hand, the auction, every card played and by
+whom, the contract, declarations, belote, the voids and trump ceilings the play showed)
+and gives, for each of the 32 canonical cards, a distribution over the three other seats
+(left, partner, right). Its 96 outputs are logits ``[card, seat - observer - 1]``; a
+card the observer sees (its own, or played) has no label and its outputs mean nothing.
+Labels are free: the true holders of the training deals.
+
+The net only gives *marginals*. PIMC does not draw each card on its own from them:
+:func:`coinche_rl.agents.sampler.sample_belief_into` draws whole worlds with probability
+proportional to the product of the per-card probabilities **conditioned exactly on the
+hand sizes and on every hard constraint** of the information set (voids, ceilings, known
+cards), so a card the engine rules out for a seat gets exactly zero there whatever the
+net says (:meth:`BeliefNet.probabilities` applies the same rule to the marginals it
+returns). This is the design the anchors measured: Solinas, Rebstock & Buro, *Improving
+search with supervised learning in trick-based card games* (AAAI-19, arXiv 1903.09604);
+colver's belief worlds (``docs/belief/playgen.md``).
+
+**Training positions** (:func:`generate_positions`) come from the population the agents
+meet: each deal's four seats are each the shipped ``nn`` card player, the heuristic or
+(rarely) a uniformly random player, every card decision is random with a small
+probability, and the auction is the bidding net's, the heuristic's, or skipped for the
+arena's frozen contract. Every card decision with two or more legal cards is a position
+(the decisions PIMC searches). ``coinche-rl train belief`` (:mod:`.train_belief`) trains
+the net and writes a torch-free weights file with its manifest (``kind: "belief"``).
+
+>>> from coinche_rl.rules import get_rules
+>>> pos = generate_positions(get_rules("ffb"), seed=1, first_game=0, n_games=4)
+>>> pos.feats.shape[1] == C.FEATURE_SIZE, pos.labels.shape[1], int(pos.labels.max()) <= 3
+(True, 32, True)
+>>> bool(((pos.labels > 0).sum(1) <= 24).all())     # at most 24 cards hidden
+True
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+from numba import njit
+
+from ... import actions as A
+from ...engine import (AUCTION, DONE, PLAY, STATE_SIZE, apply_legal_action, current_seat,
+                       current_seats, hand_of, kernel, phase_of, phases_of, random_deal,
+                       reset_state, rng_below, rng_next, rng_seed, set_contract)
+from ...rules import P_MIN_BID, RuleSet, get_rules
+from ...envs.kernels import apply_at
+from ..numba_bots import BOT_HEURISTIC, bot_action
+from . import canonical as C
+from .agent import (BID_NET, CARD_NET, NET_BID, NET_CARD, NetInputs, advance, load_bid_net,
+                    load_play_net, seed_streams)
+from .labels import _frozen_strain
+from .net import MLP, N_BELIEF_OUT, default_weights_path
+
+__all__ = ["BeliefNet", "Positions", "generate_positions", "position_labels",
+           "load_belief_net", "belief_report", "N_BELIEF", "warmup", "PLAYER_NN", "PLAYER_HEURISTIC",
+           "PLAYER_RANDOM", "DEFAULT_MIX"]
+
+#: outputs: 32 canonical cards x 3 relative seats (left, partner, right)
+N_BELIEF = N_BELIEF_OUT
+#: card players of the training population
+PLAYER_NN, PLAYER_HEURISTIC, PLAYER_RANDOM = 0, 1, 2
+#: the default population: P(nn), P(heuristic), P(random) card player per seat; the
+#: auction: P(bidding net), P(heuristic), P(frozen contract); epsilon: random cards
+DEFAULT_MIX = {"players": (0.55, 0.4, 0.05), "auction": (0.4, 0.3, 0.3), "epsilon": 0.05}
+
+
+# ------------------------------------------------------------------ kernels
+@njit(cache=True)
+def position_labels(states, idx, perms, out):
+    """``out[j, c]`` (int8[n, 32]) for the seat to act in ``states[idx[j]]`` and its
+    canonical renaming ``perms[j]``: for canonical card ``c``, the holder's seat relative
+    to the observer (1 left, 2 partner, 3 right), 0 when the card is not hidden from it
+    (in its hand, or played)."""
+    for j in range(idx.shape[0]):
+        S = states[idx[j]]
+        seat = current_seat(S)
+        p = perms[j]
+        for c in range(32):
+            out[j, c] = 0
+        for r in range(1, 4):
+            m = hand_of(S, (seat + r) & 3)
+            while m:
+                low = m & -m
+                c = 0
+                while (low >> c) != 1:
+                    c += 1
+                m ^= low
+                out[j, C.PERMS[p, c >> 3] * 8 + (c & 7)] = r
+
+
+@njit(cache=True)
+def bot_actions_at(states, P, idx, rngs, bot, out):
+    """``out[j]``: numba bot ``bot``'s action for the seat to act in ``states[idx[j]]``
+    (its stream ``rngs[idx[j], seat]``)."""
+    buf = np.zeros(A.N_ACTIONS, dtype=np.uint8)
+    for j in range(idx.shape[0]):
+        S = states[idx[j]]
+        cur = current_seat(S)
+        out[j] = bot_action(bot, S, P, cur, rngs[idx[j], cur:cur + 1], buf)
+
+
+@njit(cache=True)
+def deal_games(states, P, cpt, seed, first_game, frozen):
+    """Deal game ``g`` of ``states`` from sub-stream ``first_game + g`` of ``seed``: a
+    random deal and dealer; where ``frozen[g]`` the auction is skipped for the arena's
+    frozen contract (a random seat takes the minimum bid in its longest suit)."""
+    rng = np.zeros(1, dtype=np.uint64)
+    hands = np.zeros(4, dtype=np.int64)
+    deck = np.zeros(32, dtype=np.int64)
+    for g in range(states.shape[0]):
+        rng_seed(rng, seed, first_game + g)
+        random_deal(rng, hands, deck)
+        dealer = rng_below(rng, 4)
+        reset_state(states[g], hands, dealer)
+        if frozen[g]:
+            taker = rng_below(rng, 4)
+            set_contract(states[g], P, P[P_MIN_BID], _frozen_strain(hands[taker], cpt), 0, taker)
+
+
+# ------------------------------------------------------------------ positions
+@dataclass
+class Positions:
+    """Training positions: ``feats`` float16[n, FEATURE_SIZE] (the net input),
+    ``labels`` int8[n, 32] (:func:`position_labels`), ``tricks`` int8[n] (the trick
+    number, 0..7), ``deals`` (deals played)."""
+    feats: np.ndarray
+    labels: np.ndarray
+    tricks: np.ndarray
+    deals: int
+
+
+def generate_positions(rules: RuleSet, seed: int, first_game: int, n_games: int,
+                       mix: Optional[dict] = None, play_net: Optional[MLP] = None,
+                       bid_net=None) -> Positions:
+    """Play games ``first_game .. first_game + n_games - 1`` of ``seed`` in lockstep (see
+    the module docstring; ``mix`` as :data:`DEFAULT_MIX`) and return every card decision
+    with two or more legal cards as a position. A pure function of its arguments.
+
+    ``play_net`` / ``bid_net``: the networks of the ``nn`` seats (default: the weights
+    shipped for ``rules``; without them the heuristic takes their share)."""
+    mix = dict(DEFAULT_MIX, **(mix or {}))
+    P = np.asarray(rules_params(rules))
+    inputs = NetInputs(rules, n_games)
+    if play_net is None:
+        play_net = _shipped(lambda: load_play_net("", rules))
+    if bid_net is None:
+        bid_net = _shipped(lambda: load_bid_net("", rules, "nn", required=False))
+    rng = np.random.default_rng([seed, first_game, 0xBE11EF])
+    players = rng.choice(3, size=(n_games, 4), p=np.asarray(mix["players"], dtype=float))
+    if play_net is None:
+        players[players == PLAYER_NN] = PLAYER_HEURISTIC
+    auction = rng.choice(3, size=n_games, p=np.asarray(mix["auction"], dtype=float))
+    if bid_net is None:
+        auction[auction == 0] = 1
+    states = np.zeros((n_games, STATE_SIZE), dtype=np.int64)
+    deal_games(states, P, inputs.cpt, np.uint64(seed), first_game,
+               (auction == 2).astype(np.bool_))
+    rngs = np.zeros((n_games, 4), dtype=np.uint64)
+    seeds = (np.int64(seed) * 1_000_003 + first_game + np.arange(n_games, dtype=np.int64)
+             )[:, None] * 4 + np.arange(4)
+    seed_streams(np.ascontiguousarray(seeds), rngs)
+    bots = np.full(4, BOT_HEURISTIC, dtype=np.int64)
+    flags = np.full(4, CARD_NET | BID_NET, dtype=np.int64)
+    waiting = np.zeros(n_games, dtype=np.int64)
+    out_f, out_l, out_t = [], [], []
+    eps = float(mix["epsilon"])
+    while True:
+        k = advance(states, P, bots, flags, rngs, waiting)
+        if k < 0:
+            raise RuntimeError(f"a numba bot chose an illegal action in game {-k - 1}")
+        if k == 0:
+            break
+        idx = waiting[:k].copy()
+        bidding = phases_of(states, idx) == AUCTION
+        acts = np.empty(k, dtype=np.int64)
+        if bidding.any():
+            b = idx[bidding]
+            net_bid = auction[b] == 0
+            a = np.empty(len(b), dtype=np.int64)
+            if net_bid.any():
+                a[net_bid] = bid_net.actions(inputs, states, b[net_bid])
+            if (~net_bid).any():
+                h = np.empty(int((~net_bid).sum()), dtype=np.int64)
+                bot_actions_at(states, P, b[~net_bid], rngs, BOT_HEURISTIC, h)
+                a[~net_bid] = h
+            acts[bidding] = a
+        if (~bidding).any():
+            c = idx[~bidding]
+            feats, legal, perms = inputs.compute(states, c)
+            labels = np.empty((len(c), 32), dtype=np.int8)
+            position_labels(states, c, perms, labels)
+            out_f.append(feats.astype(np.float16))
+            out_l.append(labels)
+            out_t.append(_tricks(feats))
+            seat = current_seats(states, c)
+            who = players[c, seat]
+            rand = (who == PLAYER_RANDOM) | (rng.random(len(c)) < eps)
+            a = np.empty(len(c), dtype=np.int64)
+            net = (who == PLAYER_NN) & ~rand
+            if net.any():
+                q = play_net.forward(feats[net])
+                q[~legal[net]] = -np.inf
+                a[net] = C.ACT_SRC[perms[net], A.CARD_BASE + q.argmax(axis=1)]
+            heur = (who == PLAYER_HEURISTIC) & ~rand
+            if heur.any():
+                h = np.empty(int(heur.sum()), dtype=np.int64)
+                bot_actions_at(states, P, c[heur], rngs, BOT_HEURISTIC, h)
+                a[heur] = h
+            if rand.any():
+                lg = legal[rand]
+                u = rng.random(lg.shape) * lg
+                a[rand] = C.ACT_SRC[perms[rand], A.CARD_BASE + u.argmax(axis=1)]
+            acts[~bidding] = a
+        apply_at(states, P, idx, k, acts)
+    if not out_f:
+        return Positions(np.zeros((0, C.FEATURE_SIZE), np.float16), np.zeros((0, 32), np.int8),
+                         np.zeros(0, np.int8), n_games)
+    return Positions(np.concatenate(out_f), np.concatenate(out_l), np.concatenate(out_t),
+                     n_games)
+
+
+def rules_params(rules: RuleSet) -> np.ndarray:
+    from ...rules import params_vector
+    return params_vector(rules)
+
+
+def _shipped(load):
+    """A shipped net, or None when the preset has none."""
+    from .agent import NeuralError
+    try:
+        return load()
+    except NeuralError:
+        return None
+
+
+_TRICK0 = C.FEATURE_LAYOUT["observation"][0] + C.L["trick_no"][0]
+
+
+def _tricks(feats: np.ndarray) -> np.ndarray:
+    """The trick number (0..7) of each input row (its one-hot ``trick_no``)."""
+    return np.argmax(feats[:, _TRICK0:_TRICK0 + 8], axis=1).astype(np.int8)
+
+
+# ------------------------------------------------------------------ the net
+class BeliefNet:
+    """A belief net: :meth:`logits` of network inputs, :meth:`probabilities` of a seat's
+    position as physical ``[4, 32]`` marginals."""
+
+    def __init__(self, net: MLP):
+        if net.outputs != N_BELIEF:
+            raise ValueError(f"a belief net has {N_BELIEF} outputs, not {net.outputs}")
+        self.net = net
+        self.manifest = net.manifest
+        self._inputs = {}
+
+    def logits(self, feats: np.ndarray) -> np.ndarray:
+        """float32 ``[n, 32, 3]``: canonical card x relative seat."""
+        return self.net.forward(feats).reshape(len(feats), 32, 3)
+
+    def canonical_probs(self, feats: np.ndarray) -> np.ndarray:
+        """Softmax of :meth:`logits` over the three seats (float64 ``[n, 32, 3]``)."""
+        z = self.logits(feats).astype(np.float64)
+        z -= z.max(axis=2, keepdims=True)
+        np.exp(z, out=z)
+        z /= z.sum(axis=2, keepdims=True)
+        return z
+
+    def physical(self, feats: np.ndarray, perms: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """float64 ``[n, 4, 32]``: for each row, the net's probability that physical
+        card ``c`` is held by seat ``s`` (0 for the observer's own seat; the rows of
+        cards the observer sees are meaningless here: see :meth:`probabilities`)."""
+        pc = self.canonical_probs(feats)
+        n = len(feats)
+        out = np.zeros((n, 4, 32), dtype=np.float64)
+        cards = np.arange(32)
+        for j in range(n):
+            p = int(perms[j])
+            canon = C.PERMS[p, cards >> 3] * 8 + (cards & 7)
+            for r in range(1, 4):
+                out[j, (int(seats[j]) + r) & 3] = pc[j, canon, r - 1]
+        return out
+
+    def inputs_for(self, rules: RuleSet, state: np.ndarray):
+        """``(feats, perm, seat)`` of the seat to play a card in ``state`` (an engine
+        state or that seat's public state)."""
+        key = rules
+        inp = self._inputs.get(key)
+        if inp is None:
+            inp = self._inputs[key] = NetInputs(rules, 1)
+        S = np.ascontiguousarray(np.asarray(state, dtype=np.int64)[None, :])
+        feats, _legal, perms = inp.compute(S, np.zeros(1, dtype=np.int64))
+        return feats, int(perms[0]), int(current_seat(S[0]))
+
+    def probabilities(self, info, state: np.ndarray) -> np.ndarray:
+        """float64 ``[4, 32]``: the probability that each seat holds each card, for the
+        seat to play in ``state`` with information set ``info``
+        (:class:`~coinche_rl.envs.infoset.InformationSet`). Exactly 0 where ``info``
+        rules the seat out (``possible``) and 1 for known cards; each hidden card's
+        column sums to 1; played cards are 0 everywhere."""
+        if info.phase != "play":
+            raise ValueError("the belief net reads card-play positions (phase 'play'), "
+                             f"not {info.phase!r}")
+        feats, perm, seat = self.inputs_for(info.rules, state)
+        if seat != info.seat:
+            raise ValueError(f"the state's seat to act is {seat}, the information set's "
+                             f"seat is {info.seat}")
+        raw = self.physical(feats, np.array([perm]), np.array([seat]))[0]
+        out = np.zeros((4, 32), dtype=np.float64)
+        for c in range(32):
+            bit = 1 << c
+            holders = [s for s in range(4) if info.possible[s] & bit]
+            if not holders:
+                continue
+            known = [s for s in holders if info.known[s] & bit]
+            if known:
+                out[known[0], c] = 1.0
+                continue
+            w = np.array([raw[s, c] for s in holders])
+            w = np.maximum(w, 1e-12)
+            out[holders, c] = w / w.sum()
+        return out
+
+
+def load_belief_net(path: str = "", rules: Optional[RuleSet] = None,
+                    check_rules: bool = True) -> BeliefNet:
+    """The belief net at ``path`` (default: the weights shipped for ``rules``), checked
+    against its manifest (:func:`~.net.load_weights`, ``kind="belief"``)."""
+    from .agent import NeuralError, _check_trained_for, _load_once, _not_shipped
+    rules = rules or get_rules("ffb")
+    if not path:
+        path = default_weights_path(rules.name, "belief")
+        if not os.path.isfile(path):
+            _not_shipped(rules, path, "belief", "belief",
+                         "Pass belief_weights=PATH or worlds_from=uniform")
+    net = _load_once(path, "belief")
+    if check_rules:
+        _check_trained_for(net, path, rules, "belief", "use")
+    return BeliefNet(net)
+
+
+def warmup() -> None:
+    """Compile the kernels of the position generator."""
+    generate_positions(get_rules("ffb"), 0, 0, 2, play_net=MLP.random((4,), seed=0))
+
+
+# ------------------------------------------------------------------ the report
+def belief_report(belief: BeliefNet, rules=None, n_deals: int = 100, seed: int = 0,
+                  players=("nn", "heuristic", "nn", "heuristic"), frozen: bool = False) -> dict:
+    """How good the belief is, on the card decisions (two or more legal cards) of
+    ``n_deals`` deals of ``seed`` played by the agent specs ``players`` (whole deals, or
+    with ``frozen`` the arena's frozen contract). For every hidden card of every
+    position, three predictions of its holder are scored by their mean log-loss
+    (nats per hidden card; lower is better):
+
+    * ``uniform``: the exact marginals of the uniform world sampler (every world the
+      information set allows equally likely: what plain PIMC assumes);
+    * ``net``: the net's marginals with the information set's hard zeros
+      (:meth:`BeliefNet.probabilities`);
+    * ``worlds``: the exact marginals of the worlds PIMC draws from the belief (the
+      product of the net's probabilities conditioned on the hand sizes and every
+      constraint, :meth:`~coinche_rl.agents.sampler.WorldSampler.marginals`), no
+      uniform share.
+
+    Also by trick (``by_trick``), by phase (``first_trick``: right after the auction;
+    ``mid_play``: tricks 2-5; ``late``: 6-8), and the net's calibration by decile of
+    predicted probability (mean predicted vs observed frequency over every (hidden
+    card, candidate seat))."""
+    from ...game import Deal
+    from ...envs.infoset import information_set
+    from ..base import PlayerView
+    from ..registry import make_agent
+    from ..sampler import WorldSampler
+    rules = get_rules(rules or "ffb") if not isinstance(rules, RuleSet) else rules
+    rows = {"uniform": [], "net": [], "worlds": []}
+    tricks = []
+    cal_p, cal_y = [], []
+    rng = np.random.default_rng([seed, 0xCA1])
+    for i in range(n_deals):
+        deal = Deal(rules, seed=int(rng.integers(2 ** 62)), dealer=int(rng.integers(4)))
+        agents = [make_agent(p) for p in players]
+        for s, a in enumerate(agents):
+            a.reset(s, rules, int(rng.integers(2 ** 31)))
+        if frozen:
+            hand = deal.hands[0]
+            lengths = [bin((hand >> (8 * s)) & 0xFF).count("1") for s in range(4)]
+            deal = deal.with_contract(rules.min_bid, int(np.argmax(lengths)), taker=0)
+        while not deal.is_terminal:
+            seat = deal.current_player
+            view = PlayerView.from_deal(deal)
+            if deal.phase == "play" and bin(int(deal.legal_cards())).count("1") >= 2 \
+                    and not deal.legal_actions()[0] < A.CARD_BASE:
+                info = information_set(deal, seat)
+                sampler = WorldSampler(info)
+                hidden = [(c, s) for s in range(4) if s != seat
+                          for c in range(32) if (deal.hands[s] >> c) & 1
+                          and not (info.known[s] >> c) & 1]
+                if hidden:
+                    uni = sampler.marginals()
+                    net = belief.probabilities(info, view.public_state)
+                    worlds = sampler.marginals(net)
+                    for name, m in (("uniform", uni), ("net", net), ("worlds", worlds)):
+                        rows[name].append(float(np.mean([-np.log(max(m[s, c], 1e-12))
+                                                         for c, s in hidden])))
+                    tricks.append(bin(int(info.played)).count("1") // 4)
+                    for c, s in hidden:
+                        for t in range(4):
+                            if t != seat and 0.0 < net[t, c] < 1.0:
+                                cal_p.append(net[t, c])
+                                cal_y.append(1.0 if t == s else 0.0)
+            deal.apply(agents[seat].act(view))
+    tricks = np.asarray(tricks)
+    out = {"positions": int(len(tricks)), "deals": n_deals, "players": list(players),
+           "frozen": bool(frozen)}
+    for name, v in rows.items():
+        out[f"log_loss_{name}"] = round(float(np.mean(v)), 4) if v else None
+    out["by_trick"] = {str(t + 1): {name: round(float(np.mean(np.asarray(v)[tricks == t])), 4)
+                                    for name, v in rows.items()}
+                       for t in range(8) if (tricks == t).any()}
+    phases = {"first_trick": (0, 0), "mid_play": (1, 4), "late": (5, 7)}
+    out["by_phase"] = {ph: {name: round(float(np.mean(np.asarray(v)[(tricks >= lo) & (tricks <= hi)])), 4)
+                            for name, v in rows.items()}
+                       for ph, (lo, hi) in phases.items() if ((tricks >= lo) & (tricks <= hi)).any()}
+    p, y = np.asarray(cal_p), np.asarray(cal_y)
+    deciles = []
+    for k in range(10):
+        sel = (p >= k / 10) & (p < (k + 1) / 10 if k < 9 else p <= 1.0)
+        if sel.any():
+            deciles.append({"bin": f"{k / 10:.1f}-{(k + 1) / 10:.1f}", "n": int(sel.sum()),
+                            "predicted": round(float(p[sel].mean()), 4),
+                            "observed": round(float(y[sel].mean()), 4)})
+    out["calibration"] = deciles
+    return out
