@@ -715,9 +715,9 @@ def cmd_train(args) -> int:
         print("coinche-rl: error: training needs torch: pip install 'coinche-rl[nn]' "
               "(the CPU build: pip install torch==2.13.0)", file=sys.stderr)
         return 2
-    from .agents.neural import train_bid, train_play   # lazy: torch, see the top
-    if args.what in ("play", "bid"):
-        trainer = train_play if args.what == "play" else train_bid
+    from .agents.neural import train_belief, train_bid, train_play   # lazy: torch
+    if args.what in ("play", "bid", "belief"):
+        trainer = {"play": train_play, "bid": train_bid, "belief": train_belief}[args.what]
         try:
             targs = trainer.parse_args(args.rest)
             res = trainer.train(targs)
@@ -746,14 +746,18 @@ def cmd_train(args) -> int:
 
 
 def _export_run(run: str, output: str, float32: bool) -> str:
-    """Export a card-play or a bidding run (told apart by its checkpoint's settings)."""
+    """Export a card-play, bidding or belief run (told apart by its checkpoint)."""
     import torch
-    from .agents.neural import train_bid, train_play   # lazy: torch, see the top
+    from .agents.neural import train_belief, train_bid, train_play   # lazy: torch
     ckpt = os.path.join(run, "checkpoint.pt")
     if not os.path.isfile(ckpt):
         raise FileNotFoundError(f"no checkpoint.pt in {run!r}: not a training run folder")
-    settings = json.loads(torch.load(ckpt, weights_only=True)["args"])
-    trainer = train_bid if "players" in settings else train_play
+    ck = torch.load(ckpt, weights_only=True)
+    settings = json.loads(ck["args"])
+    if "population" in ck:
+        trainer = train_belief
+    else:
+        trainer = train_bid if "players" in settings else train_play
     return trainer.export_run(run, output, float32=float32)
 
 
@@ -878,15 +882,15 @@ def build_parser() -> argparse.ArgumentParser:
     a.set_defaults(func=cmd_agents)
     w = sub.add_parser("warmup", help="compile every numba kernel (or load it from the cache)")
     w.set_defaults(func=cmd_warmup)
-    tr = sub.add_parser("train", help="train a network (play, bid) or export a run's weights "
-                                      "(export); needs the nn extra (torch)")
-    tr.add_argument("what", choices=("play", "bid", "export"),
-                    help="play: the card-play trainer, bid: the bidding trainer (train play "
-                         "--help, train bid --help list their options); export RUN -o FILE: "
-                         "a run's torch-free weights")
+    tr = sub.add_parser("train", help="train a network (play, bid, belief) or export a run's "
+                                      "weights (export); needs the nn extra (torch)")
+    tr.add_argument("what", choices=("play", "bid", "belief", "export"),
+                    help="play: the card-play trainer, bid: the bidding trainer, belief: the "
+                         "card-inference net for PIMC (train play --help etc. list their "
+                         "options); export RUN -o FILE: a run's torch-free weights")
     tr.add_argument("rest", nargs=argparse.REMAINDER, metavar="...",
-                    help="the trainer's options (train play --help, train bid --help), or "
-                         "for export: RUN -o FILE [--float32]")
+                    help="the trainer's options (train play --help, train bid --help, train "
+                         "belief --help), or for export: RUN -o FILE [--float32]")
     tr.set_defaults(func=cmd_train)
     b = sub.add_parser("bench", help="run the benchmark scripts of benchmarks/ (--quick)")
     b.add_argument("names", nargs="*", metavar="NAME",

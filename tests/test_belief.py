@@ -324,3 +324,19 @@ def test_pimc_belief_parameters_are_checked(tmp_path):
     # auto: uniform where no belief weights ship for the preset
     assert PIMCAgent().belief_net(get_rules("coinche_x3")) is None
     assert PIMCAgent(worlds_from="uniform").belief_net(get_rules("ffb")) is None
+
+
+def test_cli_train_belief_and_export(tmp_path, capsys):
+    pytest.importorskip("torch")
+    from coinche_rl.cli import main
+    run = str(tmp_path / "run")
+    assert main(["train", "belief", "--out", run, "--max-chunks", "1", "--chunk-games", "4",
+                 "--batch-size", "16", "--eval-games", "2", "--no-progress",
+                 "--buffer-size", "200", "--hidden", "8"]) == 0
+    res = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert res["chunks"] == 1 and res["final"]["log_loss"] > 0
+    out = str(tmp_path / "b.npz")
+    assert main(["train", "export", run, "-o", out]) == 0
+    assert load_weights(out, kind="belief").manifest["kind"] == "belief"
+    assert main(["train", "belief", "--out", run, "--max-chunks", "1"]) == 2
+    assert "already holds a run" in capsys.readouterr().err
