@@ -3,7 +3,7 @@
 
 from .base import Agent, PlayerView, play_deal
 from .registry import (AgentSpecError, Param, available_agents, describe_agents, make_agent,
-                       register_agent)
+                       register_agent, roster_agents)
 
 __all__ = ["Agent", "PlayerView", "play_deal", "AgentSpecError", "Param", "available_agents",
-           "describe_agents", "make_agent", "register_agent"]
+           "describe_agents", "make_agent", "register_agent", "roster_agents"]

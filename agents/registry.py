@@ -119,6 +119,9 @@ class _Entry:
     all_params: bool = True
     #: the factory takes ``**kwargs``: keys outside ``params`` are passed as text
     any_key: bool = False
+    #: seated in the default tournament roster (``coinche-rl tournament`` without
+    #: ``--agents``)
+    roster: bool = True
 
 
 _REGISTRY: Dict[str, _Entry] = {}
@@ -129,12 +132,13 @@ _ENTRY_POINTS: Optional[Dict[str, Any]] = None
 
 
 def register_agent(name: str, factory: Callable[..., Agent], params: Dict[str, Param] = None,
-                   doc: str = "") -> None:
+                   doc: str = "", roster: bool = True) -> None:
     """Register ``factory(**params) -> Agent`` under ``name`` (letters, digits, ``_``,
-    ``-`` and ``:`` namespaces such as ``colver:maxi`` are allowed)."""
+    ``-`` and ``:`` namespaces such as ``colver:maxi`` are allowed). ``roster=False``
+    keeps a slow agent out of the default tournament roster (it is still a spec)."""
     if not name or any(ch in name for ch in ",= "):
         raise ValueError(f"invalid agent name {name!r}")
-    _REGISTRY[name] = _Entry(factory, dict(params or {}), doc)
+    _REGISTRY[name] = _Entry(factory, dict(params or {}), doc, roster=bool(roster))
 
 
 def parse_spec(spec: str) -> Tuple[str, Dict[str, str]]:
@@ -169,7 +173,7 @@ def parse_spec(spec: str) -> Tuple[str, Dict[str, str]]:
 def _load_builtin() -> None:
     # registering modules import this one; importing them here fills the registry
     from . import random_agent  # noqa: F401
-    for mod in ("numba_bots", "pimc", "neural.agent", "colver_bots"):
+    for mod in ("numba_bots", "pimc", "neural.agent", "neural.search", "colver_bots"):
         try:
             __import__(f"{__package__}.{mod}")
         except ModuleNotFoundError as e:
@@ -357,6 +361,12 @@ def available_agents() -> List[str]:
     (import-path agents are not listed: any ``module:Object`` may be given)."""
     _load_builtin()
     return sorted(set(_REGISTRY) | set(_entry_points()))
+
+
+def roster_agents() -> List[str]:
+    """:func:`available_agents` less those registered with ``roster=False`` (slow
+    searchers a default tournament would spend minutes on)."""
+    return [n for n in available_agents() if n not in _REGISTRY or _REGISTRY[n].roster]
 
 
 def describe_agents() -> str:

@@ -12,7 +12,7 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from ..agents import available_agents, make_agent
+from ..agents import make_agent, roster_agents
 from ..progress import Progress
 from ..ratings import Ratings, fit_bradley_terry, team_design
 from ..records import rules_record
@@ -393,7 +393,7 @@ def default_roster(preset: Union[str, RuleSet] = "ffb") -> Tuple[List[str], List
     order. Returns ``(specs, skipped)`` where ``skipped`` says why an agent was left out.
     """
     rules = get_rules(preset)
-    names = available_agents()
+    names = roster_agents()
     first = [n for n in ("random", "heuristic") if n in names]
     roster, skipped = [], []
     for name in first + [n for n in names if n not in first]:

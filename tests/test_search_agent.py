@@ -1,0 +1,120 @@
+"""The ``nnsearch`` agent: legal on every preset it supports, leak-free, seeded, its
+values the mean play-out scores, and its parameters checked."""
+
+import numpy as np
+import pytest
+
+from coinche_rl.actions import CARD_BASE
+from coinche_rl.agents import AgentSpecError, make_agent, play_deal, roster_agents
+from coinche_rl.agents.base import PlayerView
+from coinche_rl.agents.neural.search import SearchAgent
+from coinche_rl.agents.pimc import PIMCError
+from coinche_rl.agents.sampler import WorldSampler
+from coinche_rl.envs.infoset import information_set
+from coinche_rl.game import Deal
+from coinche_rl.rules import PRESETS, get_rules
+
+COINCHE = [name for name, r in PRESETS.items() if r.family == "coinche"]
+
+
+@pytest.mark.parametrize("preset", COINCHE)
+def test_nnsearch_plays_whole_legal_deals(preset):
+    extra = "" if preset == "ffb" else ",any_rules=true"
+    spec = f"nnsearch:worlds=2,batch=2{extra}"
+    deal = Deal(preset, seed=13, dealer=0)
+    table = [make_agent(spec), make_agent("heuristic"), make_agent(spec), make_agent("heuristic")]
+    play_deal(deal, table, seeds=[5, 6, 7, 8])        # play_deal refuses an illegal action
+    assert deal.is_terminal
+
+
+def _position(seed, cards):
+    deal = Deal("ffb", seed=seed, dealer=3).with_contract(80, 1, taker=0)
+    rng = np.random.default_rng(seed)
+    n = 0
+    while n < cards:
+        legal = deal.legal_actions()
+        deal.apply(int(legal[rng.integers(len(legal))]))
+        if int(legal[0]) >= CARD_BASE:
+            n += 1
+    return deal
+
+
+def test_nnsearch_is_seeded_and_scores_every_legal_card():
+    deal = _position(3, 6)
+    view = PlayerView.from_deal(deal)
+    runs = []
+    for _ in range(2):
+        agent = SearchAgent(worlds=6, batch=4, worlds_from="uniform")
+        agent.reset(view.seat, deal.rules, 9)
+        runs.append(agent.card_values(view))
+    (b1, a1, v1), (b2, a2, v2) = runs
+    assert b1 == b2 and np.array_equal(a1, a2) and np.array_equal(v1, v2)
+    assert sorted(a1.tolist()) == sorted(int(x) for x in deal.legal_actions())
+    assert b1 == int(a1[np.argmax(v1)])
+    assert agent.last_worlds == 6
+    # the values are deal-score differences: a multiple of the scoring unit, bounded
+    assert np.all(np.abs(v1) <= 2 * 4 * 500)
+
+
+def test_nnsearch_does_not_see_hidden_cards():
+    """Two deals with the same public history and the seat's hand, different hidden
+    hands: the same values and the same card."""
+    deal = _position(21, 9)
+    seat = deal.current_player
+    info = information_set(deal, seat)
+    pub = PlayerView.from_deal(deal).public_state
+    agent = SearchAgent(worlds=4, worlds_from="uniform")
+    agent.reset(seat, deal.rules, 1)
+    base = agent.card_values(PlayerView.from_deal(deal))
+    tried = 0
+    for w in WorldSampler(info).sample(20, 4):
+        played = [deal.initial_hands[t] & ~deal.hands[t] for t in range(4)]
+        other = Deal("ffb", hands=[int(w[t]) | played[t] for t in range(4)],
+                     dealer=deal.dealer).with_contract(80, 1, taker=0)
+        try:
+            for a in deal.history:
+                other.apply(int(a))
+        except ValueError:
+            continue
+        if not np.array_equal(PlayerView.from_deal(other).public_state, pub) or \
+                other.hands == deal.hands:
+            continue
+        agent.reset(seat, deal.rules, 1)
+        got = agent.card_values(PlayerView.from_deal(other))
+        assert got[0] == base[0] and np.array_equal(got[2], base[2])
+        tried += 1
+    assert tried >= 3
+
+
+def test_nnsearch_time_budget_stops_after_one_batch():
+    deal = _position(5, 2)
+    view = PlayerView.from_deal(deal)
+    agent = SearchAgent(worlds=64, batch=4, time_ms=1e-6, worlds_from="uniform")
+    agent.reset(view.seat, deal.rules, 0)
+    agent.card_values(view)
+    assert agent.last_worlds == 4
+
+
+def test_nnsearch_parameters_and_roster():
+    with pytest.raises(ValueError, match="worlds"):
+        SearchAgent(worlds=0)
+    with pytest.raises(ValueError, match="time_ms"):
+        SearchAgent(time_ms=-1)
+    with pytest.raises(PIMCError, match="worlds_from"):
+        SearchAgent(worlds_from="oracle")
+    with pytest.raises(AgentSpecError):
+        make_agent("nnsearch:worlds=0")
+    with pytest.raises(PIMCError, match="coinche family"):
+        SearchAgent().reset(0, get_rules("classic"), 0)
+    # a slow searcher: a spec, but not in the default tournament roster
+    assert "nnsearch" not in roster_agents()
+    assert make_agent("nnsearch:worlds=3").worlds == 3
+
+
+def test_tournaments_play_nnsearch_through_its_search():
+    """The arena's batched network path must not replace the search (it would play the
+    nn agent's cards): a duplicate against the nn agent is not all ties."""
+    from coinche_rl.arena import run_duplicate
+    r = run_duplicate("nnsearch:worlds=4", "nn", 2, preset="ffb", seed=3, frozen_contract=True)
+    assert r.n == 2
+    assert not hasattr(make_agent("nnsearch"), "play_net")
