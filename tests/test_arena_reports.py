@@ -12,7 +12,9 @@ import numpy as np
 import pytest
 
 from coinche_rl import arena
-from coinche_rl.arena import format_summary, run_duplicate, run_round_robin
+from coinche_rl.arena import (DuplicateResult, TournamentResult, format_summary, run_duplicate,
+                              run_round_robin)
+from coinche_rl.rules import get_rules
 from coinche_rl.cli import _print_estimate, build_parser
 from coinche_rl.ratings import Ratings, RatingsError, fit_points, team_design, wilson_interval
 
@@ -69,6 +71,71 @@ def test_few_deal_pairs_give_a_rank_range_in_the_table():
     assert "1-2" in ratings                 # heuristic and nn, three deal pairs each
     rows = {line.split()[1]: line.split()[0] for line in ratings.splitlines()[2:] if line.strip()}
     assert rows["random"] == "3" and rows["heuristic"] == rows["nn"] == "1-2"
+
+
+# ------------------------------------------------- ratings against the matchups
+def _synthetic(means, sds, n=3000, seed=0):
+    """A round robin of a, b, c whose matchups (a-b, a-c, b-c) have these per-pair
+    margins: normal with the given means and sds."""
+    rng = np.random.default_rng(seed)
+    names = ["a", "b", "c"]
+    teams = [((0,), (1,)), ((0,), (2,)), ((1,), (2,))]
+    matchups = []
+    for ((i,), (j,)), mean, sd in zip(teams, means, sds):
+        m = rng.normal(mean, sd, n)
+        scores = np.zeros((n, 2, 2))
+        scores[:, 0, 0] = scores[:, 1, 0] = m                  # X's margin in both seatings
+        matchups.append(DuplicateResult(
+            x=(names[i],) * 2, y=(names[j],) * 2, rules=get_rules("ffb"), seed=0, frozen="",
+            match=False, run="synthetic", index=np.arange(n), dealer=np.zeros(n, np.int64),
+            scores=scores))
+    return TournamentResult.from_matchups("round_robin", names, names, matchups, teams)
+
+
+def _table_ranks(text):
+    table = text.split("Ratings")[1].split("warning:")[0]
+    return [line.split()[:2] for line in table.splitlines()[2:] if line.strip()]
+
+
+def test_ratings_that_misfit_warn_and_rank_by_the_head_to_head():
+    # issue 23: a (nn) beats b (heuristic) by +31.5, but b beats c (random) by far more
+    # than a does: the additive fit rates b above a
+    t = _synthetic([31.5, 765.7, 1268.7], [185.0, 465.0, 435.0])
+    assert t.points.order()[:2] == [1, 0] and t.points.fit.misfit
+    m_ab = t.matchups[0]
+    assert m_ab.mean - m_ab.ci95 > 0                              # a beat b, significantly
+    text = format_summary(t, use_rich=False)
+    ranks = _table_ranks(text)
+    assert [name for _, name in ranks] == ["a", "b", "c"]        # never b above a
+    assert [rank for rank, _ in ranks] == ["1", "2", "3"]
+    assert "ranked by the head-to-head results" in text
+    warnings = t.warnings()
+    assert any(w.startswith("the additive points model") and "chi-square" in w
+               and "widened" in w for w in warnings)
+    assert any("the points ratings put b above a, but a beat b +" in w for w in warnings)
+    assert any(w.startswith("furthest from the model") for w in warnings)
+    assert all(f"warning: {w}" in text for w in warnings)
+    # the intervals include the misfit
+    assert t.points.half_width[0] > 10 * m_ab.ci95
+    assert t.summary()["standings"]["order"] == ["a", "b", "c"]
+    assert t.summary()["fit"]["points"]["misfit"] is True
+
+
+def test_ratings_that_fit_do_not_warn():
+    t = _synthetic([30.0, 330.0, 300.0], [185.0, 300.0, 300.0])
+    assert not t.points.fit.misfit and not t.elo.fit.misfit
+    assert t.warnings() == []
+    text = format_summary(t, use_rich=False)
+    assert "warning" not in text and "head-to-head results" not in text
+    assert [name for _, name in _table_ranks(text)] == ["a", "b", "c"]
+    assert t.standings.basis == "ratings"
+
+
+def test_the_rich_table_prints_the_warnings_too():
+    pytest.importorskip("rich")
+    t = _synthetic([31.5, 765.7, 1268.7], [185.0, 465.0, 435.0])
+    text = format_summary(t, use_rich=True, width=300)
+    assert "h2h W-D-L" in text and "warning: the additive points model" in text
 
 
 # --------------------------------------------------------------------- units
