@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 
 import numpy as np
 import pytest
@@ -15,7 +16,7 @@ from coinche_rl import arena
 from coinche_rl.arena import (DuplicateResult, TournamentResult, format_summary, run_duplicate,
                               run_round_robin)
 from coinche_rl.rules import get_rules
-from coinche_rl.cli import _print_estimate, build_parser
+from coinche_rl.cli import _print_estimate, _tournament_deals, build_parser
 from coinche_rl.ratings import Ratings, RatingsError, fit_points, team_design, wilson_interval
 
 
@@ -163,6 +164,32 @@ def test_the_plot_legend_names_each_matchup_as_the_table_does():
 
 
 # ------------------------------------------------------------------ duration
+def test_the_pool_is_not_recommended_for_numba_matchups(capsys, monkeypatch):
+    # issue 23: nn against the heuristic, 30,000 deal pairs: 16.8 s with the pool, 10.6-12.5 s
+    # serial, yet the estimate said "--backend pool plays on every core"
+    monkeypatch.setattr(os, "cpu_count", lambda: 16)
+    args = argparse.Namespace(deals=30_000, python_deals=None, backend="serial", workers=None,
+                              no_numba=False)
+    _print_estimate(arena, ["nn", "heuristic"], args)
+    out = capsys.readouterr().out
+    assert "estimated playing time" in out                 # long enough to be said
+    assert "pool" not in out and "--python-deals" not in out
+    # play through Python is what the pool speeds up
+    slow = argparse.Namespace(deals=300, python_deals=None, backend="serial", workers=None,
+                              no_numba=False)
+    _print_estimate(arena, ["pimc", "random"], slow)
+    assert "--backend pool plays them on every core" in capsys.readouterr().out
+    # ... unless it is already the backend
+    _print_estimate(arena, ["pimc", "random"], argparse.Namespace(**dict(vars(slow), backend="pool")))
+    assert "pool" not in capsys.readouterr().out
+    # a numba matchup next to a long Python one: the hint is for the Python one
+    mixed = argparse.Namespace(deals=30_000, python_deals=200, backend="serial", workers=None,
+                               no_numba=False)
+    _print_estimate(arena, ["nn", "heuristic", "pimc"], mixed)
+    assert "--backend pool plays them on every core" in capsys.readouterr().out
+
+
+
 def test_estimate_follows_the_agents_costs():
     cheap = arena.estimate_seconds([(("heuristic",) * 2, ("random",) * 2)], [10_000])
     assert cheap == 0.0                                   # numba bots: free
@@ -175,6 +202,7 @@ def test_estimate_follows_the_agents_costs():
 
 def test_the_default_tournament_is_short_and_a_long_one_says_how_long(capsys):
     args = build_parser().parse_args(["tournament"])
+    _tournament_deals(args)
     assert args.python_deals == 20
     # default roster under ffb: pimc plays 3 matchups of 20 deal pairs
     est = arena.estimate_seconds([(("pimc",) * 2, (o,) * 2) for o in ("random", "heuristic", "nn")],
@@ -185,6 +213,8 @@ def test_the_default_tournament_is_short_and_a_long_one_says_how_long(capsys):
     _print_estimate(arena, ["random", "pimc"], long)
     out = capsys.readouterr().out
     assert "estimated playing time: about 4.0 min on 1 core(s)" in out
+    assert "--python-deals caps" in out
+    assert ("--backend pool plays them on every core" in out) == ((os.cpu_count() or 1) > 1)
     short = argparse.Namespace(deals=10_000, python_deals=500, backend="serial", workers=None,
                                no_numba=False)
     _print_estimate(arena, ["random", "heuristic"], short)

@@ -210,3 +210,64 @@ def test_a_plot_name_without_extension_is_written_as_png_and_said_so(tmp_path, c
                  "--no-progress", "--plot", str(path)]) == 0
     assert f"plot written to {path}.png" in capsys.readouterr().out
     assert (tmp_path / "noext.png").read_bytes()[:4] == b"\x89PNG"
+
+
+# ------------------------------------------- --deals and --python-deals (issue 23)
+FIRST_LEGAL = '''
+from coinche_rl.agents import Agent
+
+
+class FirstLegal(Agent):
+    def act(self, view):
+        return int(view.legal_actions[0])
+'''
+
+
+def _pairs_per_run(path):
+    runs = {r["run"]: r["config"]["x"][0] + " vs " + r["config"]["y"][0]
+            for r in _rows(path) if r["type"] == "run"}
+    counts = dict.fromkeys(runs.values(), 0)
+    for r in _rows(path):
+        if r["type"] == "pair":
+            counts[runs[r["run"]]] += 1
+    return counts
+
+
+def test_an_explicit_deals_is_played_in_full_by_python_matchups(tmp_path, capsys, monkeypatch):
+    # issue 23: `--agents my_agents:FirstLegal heuristic --deals 200` played 20 pairs, and
+    # so did `--no-numba --deals 50`
+    (tmp_path / "deals_agents.py").write_text(FIRST_LEGAL)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    out = tmp_path / "a.jsonl"
+    assert main(["tournament", "--agents", "deals_agents:FirstLegal", "heuristic", "--deals", "23",
+                 "--out", str(out), "--no-progress"]) == 0
+    text = capsys.readouterr().out
+    assert _pairs_per_run(out) == {"deals_agents:FirstLegal vs heuristic": 23}
+    assert "--python-deals" not in text
+    out = tmp_path / "b.jsonl"
+    assert main(["tournament", "--agents", "random", "heuristic", "--no-numba", "--deals", "23",
+                 "--out", str(out), "--no-progress"]) == 0
+    assert _pairs_per_run(out) == {"random vs heuristic": 23}
+    capsys.readouterr()
+    # an explicit --python-deals still caps those matchups, and says so
+    out = tmp_path / "c.jsonl"
+    assert main(["tournament", "--agents", "deals_agents:FirstLegal", "heuristic", "random",
+                 "--deals", "23", "--python-deals", "4", "--out", str(out), "--no-progress"]) == 0
+    assert _pairs_per_run(out) == {"deals_agents:FirstLegal vs heuristic": 4,
+                                   "deals_agents:FirstLegal vs random": 4, "heuristic vs random": 23}
+    assert "played --python-deals 4 deal pairs)" in capsys.readouterr().out
+
+
+def test_without_deals_the_python_matchups_keep_the_short_default(tmp_path, capsys):
+    out = tmp_path / "d.jsonl"
+    assert main(["tournament", "--agents", "random", "heuristic", "--no-numba", "--out", str(out),
+                 "--no-progress"]) == 0
+    assert _pairs_per_run(out) == {"random vs heuristic": cli.PYTHON_DEALS}
+    assert (f"played --python-deals {cli.PYTHON_DEALS} deal pairs; give --deals to play more)"
+            in capsys.readouterr().out)
+    args = cli.build_parser().parse_args(["tournament", "--deals", "50"])
+    cli._tournament_deals(args)
+    assert (args.deals, args.python_deals) == (50, None)
+    args = cli.build_parser().parse_args(["tournament"])
+    cli._tournament_deals(args)
+    assert (args.deals, args.python_deals) == (cli.TOURNAMENT_DEALS, cli.PYTHON_DEALS)
