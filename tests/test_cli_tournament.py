@@ -271,3 +271,32 @@ def test_without_deals_the_python_matchups_keep_the_short_default(tmp_path, caps
     args = cli.build_parser().parse_args(["tournament"])
     cli._tournament_deals(args)
     assert (args.deals, args.python_deals) == (cli.TOURNAMENT_DEALS, cli.PYTHON_DEALS)
+
+
+# ------------------------------------------------- nn weights problems (issue 23)
+def _weights_problems(tmp_path):
+    from coinche_rl.agents.neural.net import default_weights_path
+    bad_json = tmp_path / "weights.json"
+    bad_json.write_text('{"layers": []}')
+    bid = default_weights_path("ffb", "bid")
+    return [(["nn", "random", "--rules", "classic"],
+             "agent 'nn' cannot be seated under the rule set 'classic': no shipped card-play "
+             "weights for preset 'classic'"),
+            (["nn:weights=/nonexistent.npz", "random"],
+             "agent 'nn:weights=/nonexistent.npz' cannot be seated under the rule set 'ffb': "
+             "no weights file at '/nonexistent.npz'"),
+            ([f"nn:weights={bid}", "random"], "manifest field kind is 'bid', this code expects 'play'"),
+            ([f"nn:weights={bad_json}", "random"], f"{bad_json}: not a readable .npz weights file")]
+
+
+@pytest.mark.parametrize("backend", ["serial", "pool"])
+def test_nn_weights_problems_are_one_line_not_a_traceback(tmp_path, capsys, backend):
+    # issue 23: each printed a 45-line traceback (serial and pool)
+    for agents, message in _weights_problems(tmp_path):
+        rules = agents[agents.index("--rules"):] if "--rules" in agents else []
+        agents = [a for a in agents if a not in rules]
+        assert main(["tournament", "--agents", *agents, *rules, "--deals", "3", "--backend", backend,
+                     "--workers", "1", "--no-progress"]) == 2, agents
+        err = capsys.readouterr().err
+        assert err.startswith("coinche-rl: error: ") and message in err, err
+        assert err.count("\n") == 1 and "Traceback" not in err
