@@ -86,7 +86,7 @@ def _tables(result) -> List[Tuple[str, List[str], List[List[str]]]]:
                  "Per-player ratings with rotating partners (team = mean of its members)")
         st = result.standings
         if st.basis == "head-to-head":
-            title += "; ranked by the head-to-head results: the ratings do not fit (see the warnings)"
+            title += "; ranked by the head-to-head results, see the warnings"
         headers = ["rank", "agent"] + (["h2h W-D-L"] if st.record else []) + \
             [f"points/{unit}", "95% CI", "Elo", "95% CI"]
         rows = []
