@@ -122,6 +122,19 @@ def test_ratings_that_misfit_warn_and_rank_by_the_head_to_head():
     assert t.summary()["fit"]["points"]["misfit"] is True
 
 
+def test_a_cycle_of_wins_is_said_and_its_players_are_not_separated():
+    import re
+    t = _synthetic([31.5, -765.7, 1268.7], [185.0, 465.0, 435.0])     # a > b > c > a
+    assert t.standings.ranges == [(1, 3)] * 3
+    warnings = t.warnings()
+    assert sum("no order agrees with every matchup" in w for w in warnings) >= 1
+    furthest = next(w for w in warnings if w.startswith("furthest from the model: "))
+    # each matchup from the side that leads, as in the tables
+    measured = re.findall(r"(\w) vs (\w) ([+-][\d.]+) per deal measured", furthest)
+    assert len(measured) == 3 and all(float(m) > 0 for _, _, m in measured)
+    assert ("c", "a") in {(x, y) for x, y, _ in measured}
+
+
 def test_ratings_that_fit_do_not_warn():
     t = _synthetic([30.0, 330.0, 300.0], [185.0, 300.0, 300.0])
     assert not t.points.fit.misfit and not t.elo.fit.misfit

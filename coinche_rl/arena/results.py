@@ -228,6 +228,15 @@ class TournamentResult:
     def _label(self, k: int) -> Tuple[str, str]:
         return tuple("+".join(self.names[i] for i in team) for team in self.teams[k])
 
+    def _departure(self, k: int) -> str:
+        """Matchup ``k``'s measured margin and the ratings' one, from the side that leads
+        (as the tables show it)."""
+        (lx, ly), mean, fitted = self._label(k), self.matchups[k].mean, self.points.fitted[k]
+        if mean < 0:
+            lx, ly, mean, fitted = ly, lx, -mean, -fitted
+        return (f"{lx} vs {ly} {mean:+.1f} per {self.unit} measured, {fitted:+.1f} by the "
+                f"ratings")
+
     def warnings(self) -> List[str]:
         """Where the ratings and the matchups disagree, one line each: a model that does
         not fit (its test, how much its intervals were widened, the matchups furthest
@@ -243,8 +252,7 @@ class TournamentResult:
                            key=lambda k: -abs(self.points.residuals[k]))[:3]
             if worst:
                 out.append("furthest from the model: " + "; ".join(
-                    f"{' vs '.join(self._label(k))} {self.matchups[k].mean:+.1f} per {unit} "
-                    f"measured, {self.points.fitted[k]:+.1f} by the ratings" for k in worst))
+                    self._departure(k) for k in worst))
         for h in st.contradicted:
             out.append(f"the points ratings put {names[h.loser]} above {names[h.winner]}, but "
                        f"{names[h.winner]} beat {names[h.loser]} {abs(h.mean):+.2f} ± "
