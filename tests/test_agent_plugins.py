@@ -547,3 +547,28 @@ def test_an_illegal_action_in_a_pool_worker_is_the_same_one_line(illegal_module,
     err = capsys.readouterr().err
     assert err.startswith("coinche-rl: error: agent ") and err.count("\n") == 1
     _check_replayable(err, spec)
+
+
+def test_a_replay_that_meets_an_illegal_action_says_it_in_one_line(tmp_path, monkeypatch, capsys):
+    """The agent's code changed since the results were written: the replay names the
+    agent, the action and the deal pair instead of a traceback."""
+    from coinche_rl.arena import tasks
+    name = "replayed_agents"
+    _write_module(tmp_path, name)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    out = tmp_path / "r.jsonl"
+    try:
+        run_duplicate(f"{name}:FirstLegal", "random", 2, seed=5, out=out)
+        _write_module(tmp_path, name, ILLEGAL_MODULE.replace("self.seed % 7 == 3", "True")
+                      .replace("class Illegal", "class FirstLegal"))
+        sys.modules.pop(name, None)
+        registry._IMPORTED.clear()
+        tasks._AGENTS.clear()
+        assert cli.main(["replay", str(out), "--pair", "1"]) == 1
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith(f"coinche-rl: error: agent '{name}:FirstLegal' at seat")
+        assert "in deal 1 of the deal set (rules ffb, seed 5), seating 1" in err
+    finally:
+        sys.modules.pop(name, None)
+        registry._IMPORTED.clear()
+        tasks._AGENTS.clear()
