@@ -170,9 +170,11 @@ def play_deal(deal: Deal, agents: Sequence[Agent], seeds: Sequence[int],
             from ..game import IllegalActionError
             from ..actions import action_to_str
             legal = ", ".join(action_to_str(int(x)) for x in view.legal_actions)
-            raise IllegalActionError(
+            err = IllegalActionError(
                 f"agent {agents[seat]!r} at seat {seat} chose the illegal action "
                 f"{a!r}; legal: {legal}")
+            err.seat, err.action, err.legal = seat, a, legal     # for the callers' messages
+            raise err
         deal.apply(a)
         if a in PRIVATE_ACTIONS:
             agents[seat].observe(seat, a)

@@ -366,19 +366,30 @@ def _warm_agents(arena, agents) -> None:
 
 
 def _print_estimate(arena, agents, args) -> None:
-    """Print the expected playing time of a duplicate round robin when it is long."""
+    """Print the expected playing time of a duplicate round robin when it is long, with
+    the options that would shorten it: --python-deals when matchups play through Python,
+    and --backend pool only when that Python play is long. Matchups in numba kernels
+    (numba bots, nn) are not sent to the pool: there its workers' start-up and kernel
+    loading cost more than they save (nn against the heuristic, 30,000 deal pairs on
+    two cores: 16.8 s with the pool, 10.6-12.5 s serial)."""
     distinct = list(dict.fromkeys(agents))
-    if len(distinct) > 1:                     # what run_round_robin will play
-        pairs, ns, _ = arena.formats.round_robin_plan(distinct, args.deals, args.python_deals,
-                                                      not args.no_numba)
-    else:                                     # one agent against itself, every deal
-        pairs, ns = [((distinct[0],) * 2, (distinct[0],) * 2)], [args.deals]
+    specs = distinct if len(distinct) > 1 else distinct * 2     # one agent: against itself
+    fast = not args.no_numba
+    pairs, ns, _ = arena.formats.round_robin_plan(specs, args.deals, args.python_deals, fast)
     workers = 1 if args.backend == "serial" else (args.workers or os.cpu_count() or 1)
     seconds = arena.estimate_seconds(pairs, ns, workers)
-    if seconds >= 30:
-        print(f"(estimated playing time: about {seconds / 60:.1f} min on {workers} core(s); "
-              f"--python-deals sets the deal pairs of the agents without numba kernels, "
-              f"--backend pool plays on every core)", flush=True)
+    if seconds < 30:
+        return
+    python = [k for k, (x, y) in enumerate(pairs) if not (fast and arena.formats._is_fast([*x, *y]))]
+    hints = []
+    if python:
+        hints.append("--python-deals caps the deal pairs of the matchups that play through "
+                     "Python")
+        python_seconds = arena.estimate_seconds([pairs[k] for k in python], [ns[k] for k in python])
+        if args.backend == "serial" and (os.cpu_count() or 1) > 1 and python_seconds >= 30:
+            hints.append("--backend pool plays them on every core")
+    print(f"(estimated playing time: about {seconds / 60:.1f} min on {workers} core(s)"
+          + "".join(f"; {h}" for h in hints) + ")", flush=True)
 
 
 def _roster_note(skipped: List[str], width: int = 100) -> str:
@@ -440,7 +451,9 @@ def cmd_tournament(args) -> int:
         else:
             distinct = list(dict.fromkeys(agents))
             if len(distinct) < 2:
-                result = arena.run_duplicate(distinct[0], distinct[0], args.deals, preset=rules,
+                n = arena.formats.round_robin_plan(distinct * 2, args.deals, args.python_deals,
+                                                   not args.no_numba)[1][0]
+                result = arena.run_duplicate(distinct[0], distinct[0], n, preset=rules,
                                              match=args.match, target=args.target,
                                              frozen_contract=args.frozen_contract, **common)
             else:
@@ -450,11 +463,13 @@ def cmd_tournament(args) -> int:
                                                python_deals=args.python_deals, **common)
         seconds = time.perf_counter() - t0
         arena.print_summary(result)
-        if args.format == "duplicate" and hasattr(result, "matchups") and not args.match:
-            capped = [m for m in result.matchups if m.n < args.deals]
-            if capped:
-                print(f"(matchups with an agent that has no numba kernel play --python-deals "
-                      f"{args.python_deals} deal pairs)")
+        if args.format == "duplicate":
+            matchups = result.matchups if hasattr(result, "matchups") else [result]
+            if any(m.n < args.deals for m in matchups):
+                what = "match pairs" if args.match else "deal pairs"
+                print(f"(matchups with an agent that has no numba kernel played --python-deals "
+                      f"{args.python_deals} {what}"
+                      + ("; give --deals to play more" if not args.deals_given else "") + ")")
         print(f"done in {seconds:.1f} s" + (f"; results in {args.out} (run again to resume)"
                                              if args.out else ""))
         if args.plot:
@@ -647,6 +662,23 @@ def cmd_bench(args) -> int:
     return status
 
 
+#: deal pairs per matchup of a tournament without --deals, and then the cap of the
+#: matchups that play through Python (an explicit --deals is played in full)
+TOURNAMENT_DEALS = 10_000
+PYTHON_DEALS = 20
+
+
+def _tournament_deals(args) -> None:
+    """Resolve --deals and --python-deals: without --deals, ``TOURNAMENT_DEALS`` deal
+    pairs per matchup and, unless --python-deals says otherwise, ``PYTHON_DEALS`` for the
+    matchups without numba kernels; an explicit --deals is honoured in full (capped only
+    by an explicit --python-deals)."""
+    if args.deals is None:
+        args.deals = TOURNAMENT_DEALS
+        if args.python_deals is None:
+            args.python_deals = PYTHON_DEALS
+
+
 def _add_tournament(sub) -> None:
     t = sub.add_parser(
         "tournament", help="duplicate tournaments between agents, with ratings",
@@ -662,12 +694,14 @@ def _add_tournament(sub) -> None:
                    help="duplicate: a round robin of duplicate matchups (default); rotating: "
                         "every split of every four players into partnerships; knockout: the "
                         "vipbelote individual knockout (seed 004)")
-    t.add_argument("--deals", type=positive_int, default=10_000,
-                   help="deals of the deal set per matchup, each played in both seatings "
-                        "(match pairs with --match; default 10000)")
-    t.add_argument("--python-deals", type=positive_int, default=20,
-                   help="deal cap of the matchups with an agent that has no numba kernel, "
-                        "such as pimc (default 20: a couple of minutes)")
+    t.add_argument("--deals", type=positive_int, default=None,
+                   help=f"deals of the deal set per matchup, each played in both seatings "
+                        f"(match pairs with --match; default {TOURNAMENT_DEALS}); given, it is "
+                        f"played in full by every matchup unless --python-deals caps it")
+    t.add_argument("--python-deals", type=positive_int, default=None,
+                   help=f"deal cap of the matchups with an agent that has no numba kernel, "
+                        f"such as pimc or an agent of your own (default: {PYTHON_DEALS}, a "
+                        f"couple of minutes, when --deals is not given; none when it is)")
     t.add_argument("--match", action="store_true",
                    help="play pairs of matches to the preset's target (match win rates)")
     t.add_argument("--target", type=positive_int,
@@ -690,7 +724,10 @@ def _add_tournament(sub) -> None:
                         ".jpg; no extension: .png)")
     t.add_argument("--backend", choices=("serial", "pool", "ray"), default="serial",
                    help="serial: this process (default); pool: a process pool on this "
-                        "machine; ray: Ray, local or --address (the same results with each)")
+                        "machine, for agents without numba kernels (pimc, your own; matchups "
+                        "in numba kernels, nn included, are usually faster serial: the "
+                        "workers' start-up costs more than it saves); ray: Ray, local or "
+                        "--address (the same results with each)")
     t.add_argument("--workers", type=positive_int,
                    help="processes (pool) or CPUs (local Ray) (default: every core)")
     t.add_argument("--address", help="address of an existing Ray cluster (--backend ray)")
@@ -926,6 +963,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     # checks that involve several options are here, as usage errors of the subcommand
     if args.command == "tournament":
         args.preset_given = args.preset is not None
+        args.deals_given = args.deals is not None
+        _tournament_deals(args)
         if args.preset is None:
             args.preset = get_rules("ffb")
         if args.address and args.backend != "ray":

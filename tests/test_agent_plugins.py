@@ -464,3 +464,111 @@ def test_the_readme_own_agent_example_runs(tmp_path, monkeypatch):
     finally:
         sys.modules.pop("my_agents", None)
         registry._IMPORTED.clear()
+
+
+# ================================================== an illegal action (issue 23)
+ILLEGAL_MODULE = """
+import numpy as np
+from coinche_rl.agents import Agent
+
+
+class Illegal(Agent):
+    \"\"\"Plays its first legal action, but in about one deal of seven (by its seed) the
+    first illegal one: a bug that shows only on some deals.\"\"\"
+
+    def act(self, view):
+        if self.seed % 7 == 3:
+            return int(np.flatnonzero(~view.legal)[0])
+        return int(view.legal_actions[0])
+"""
+
+_ILLEGAL_MESSAGE = (r"agent '(?P<spec>[\w:]+)' at seat (?P<seat>\d) played the illegal action "
+                    r"(?P<action>.+?) \((?P<id>\d+)\) in deal (?P<index>\d+) of the deal set \(rules "
+                    r"ffb, seed 5\), seating (?P<seating>[12]); rebuild it with "
+                    r"coinche_rl\.arena\.DealSet\('ffb', 5\)\.deal\((?P=index)\), the agents' seeds "
+                    r"\.seeds\((?P=index)\); legal: ")
+
+
+@pytest.fixture
+def illegal_module(tmp_path, monkeypatch, request):
+    name = "illegal_agents_" + request.node.name.replace("[", "_").replace("]", "").replace("-", "_")
+    _write_module(tmp_path, name, ILLEGAL_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield name
+    sys.modules.pop(name, None)
+    registry._IMPORTED.clear()
+
+
+def _check_replayable(message, spec):
+    """The message names the agent, its seat, the action and a deal that, rebuilt from
+    the message alone, makes the same agent play the same illegal action."""
+    import re
+    from coinche_rl.arena import DealSet
+    from coinche_rl.agents import play_deal
+    from coinche_rl.game import IllegalActionError
+    m = re.search(_ILLEGAL_MESSAGE, message)
+    assert m, message
+    assert m["spec"] == spec
+    index, seating, seat = int(m["index"]), int(m["seating"]), int(m["seat"])
+    ds = DealSet("ffb", 5)
+    x_seats = (0, 2) if seating == 1 else (1, 3)
+    agents = [make_agent(spec) if s in x_seats else make_agent("random") for s in range(4)]
+    with pytest.raises(IllegalActionError) as ei:
+        play_deal(ds.deal(index), agents, ds.seeds(index))
+    assert (ei.value.seat, ei.value.action) == (seat, int(m["id"]))
+    assert index > 0                            # the deal index matters: not the first deal
+
+
+def test_an_illegal_action_names_the_agent_the_deal_and_the_action(illegal_module):
+    spec = f"{illegal_module}:Illegal"
+    with pytest.raises(ArenaError) as ei:
+        run_duplicate(spec, "random", 20, seed=5)
+    _check_replayable(str(ei.value), spec)
+    assert "\n" not in str(ei.value)
+
+
+def test_the_cli_says_an_illegal_action_in_one_line(illegal_module, capsys):
+    spec = f"{illegal_module}:Illegal"
+    assert cli.main(["tournament", "--agents", spec, "random", "--deals", "20", "--seed", "5",
+                     "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("coinche-rl: error: agent ") and err.count("\n") == 1
+    _check_replayable(err, spec)
+
+
+@pytest.mark.slow
+def test_an_illegal_action_in_a_pool_worker_is_the_same_one_line(illegal_module, capsys):
+    spec = f"{illegal_module}:Illegal"
+    try:
+        assert cli.main(["tournament", "--agents", spec, "random", "--deals", "20", "--seed", "5",
+                         "--backend", "pool", "--workers", "1", "--no-progress"]) == 2
+    finally:
+        arena.shutdown_pool()
+    err = capsys.readouterr().err
+    assert err.startswith("coinche-rl: error: agent ") and err.count("\n") == 1
+    _check_replayable(err, spec)
+
+
+def test_a_replay_that_meets_an_illegal_action_says_it_in_one_line(tmp_path, monkeypatch, capsys):
+    """The agent's code changed since the results were written: the replay names the
+    agent, the action and the deal pair instead of a traceback."""
+    from coinche_rl.arena import tasks
+    name = "replayed_agents"
+    _write_module(tmp_path, name)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    out = tmp_path / "r.jsonl"
+    try:
+        run_duplicate(f"{name}:FirstLegal", "random", 2, seed=5, out=out)
+        _write_module(tmp_path, name, ILLEGAL_MODULE.replace("self.seed % 7 == 3", "True")
+                      .replace("class Illegal", "class FirstLegal"))
+        sys.modules.pop(name, None)
+        registry._IMPORTED.clear()
+        tasks._AGENTS.clear()
+        assert cli.main(["replay", str(out), "--pair", "1"]) == 1
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith(f"coinche-rl: error: agent '{name}:FirstLegal' at seat")
+        assert "in deal 1 of the deal set (rules ffb, seed 5), seating 1" in err
+    finally:
+        sys.modules.pop(name, None)
+        registry._IMPORTED.clear()
+        tasks._AGENTS.clear()

@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 
 import numpy as np
 import pytest
 
 from coinche_rl import arena
-from coinche_rl.arena import format_summary, run_duplicate, run_round_robin
-from coinche_rl.cli import _print_estimate, build_parser
+from coinche_rl.arena import (DuplicateResult, TournamentResult, format_summary, run_duplicate,
+                              run_round_robin)
+from coinche_rl.rules import get_rules
+from coinche_rl.cli import _print_estimate, _tournament_deals, build_parser
 from coinche_rl.ratings import Ratings, RatingsError, fit_points, team_design, wilson_interval
 
 
@@ -71,6 +74,84 @@ def test_few_deal_pairs_give_a_rank_range_in_the_table():
     assert rows["random"] == "3" and rows["heuristic"] == rows["nn"] == "1-2"
 
 
+# ------------------------------------------------- ratings against the matchups
+def _synthetic(means, sds, n=3000, seed=0):
+    """A round robin of a, b, c whose matchups (a-b, a-c, b-c) have these per-pair
+    margins: normal with the given means and sds."""
+    rng = np.random.default_rng(seed)
+    names = ["a", "b", "c"]
+    teams = [((0,), (1,)), ((0,), (2,)), ((1,), (2,))]
+    matchups = []
+    for ((i,), (j,)), mean, sd in zip(teams, means, sds):
+        m = rng.normal(mean, sd, n)
+        scores = np.zeros((n, 2, 2))
+        scores[:, 0, 0] = scores[:, 1, 0] = m                  # X's margin in both seatings
+        matchups.append(DuplicateResult(
+            x=(names[i],) * 2, y=(names[j],) * 2, rules=get_rules("ffb"), seed=0, frozen="",
+            match=False, run="synthetic", index=np.arange(n), dealer=np.zeros(n, np.int64),
+            scores=scores))
+    return TournamentResult.from_matchups("round_robin", names, names, matchups, teams)
+
+
+def _table_ranks(text):
+    table = text.split("Ratings")[1].split("warning:")[0]
+    return [line.split()[:2] for line in table.splitlines()[2:] if line.strip()]
+
+
+def test_ratings_that_misfit_warn_and_rank_by_the_head_to_head():
+    # issue 23: a (nn) beats b (heuristic) by +31.5, but b beats c (random) by far more
+    # than a does: the additive fit rates b above a
+    t = _synthetic([31.5, 765.7, 1268.7], [185.0, 465.0, 435.0])
+    assert t.points.order()[:2] == [1, 0] and t.points.fit.misfit
+    m_ab = t.matchups[0]
+    assert m_ab.mean - m_ab.ci95 > 0                              # a beat b, significantly
+    text = format_summary(t, use_rich=False)
+    ranks = _table_ranks(text)
+    assert [name for _, name in ranks] == ["a", "b", "c"]        # never b above a
+    assert [rank for rank, _ in ranks] == ["1", "2", "3"]
+    assert "ranked by the head-to-head results" in text
+    warnings = t.warnings()
+    assert any(w.startswith("the additive points model") and "chi-square" in w
+               and "widened" in w for w in warnings)
+    assert any("the points ratings put b above a, but a beat b +" in w for w in warnings)
+    assert any(w.startswith("furthest from the model") for w in warnings)
+    assert all(f"warning: {w}" in text for w in warnings)
+    # the intervals include the misfit
+    assert t.points.half_width[0] > 10 * m_ab.ci95
+    assert t.summary()["standings"]["order"] == ["a", "b", "c"]
+    assert t.summary()["fit"]["points"]["misfit"] is True
+
+
+def test_a_cycle_of_wins_is_said_and_its_players_are_not_separated():
+    import re
+    t = _synthetic([31.5, -765.7, 1268.7], [185.0, 465.0, 435.0])     # a > b > c > a
+    assert t.standings.ranges == [(1, 3)] * 3
+    warnings = t.warnings()
+    assert sum("no order agrees with every matchup" in w for w in warnings) >= 1
+    furthest = next(w for w in warnings if w.startswith("furthest from the model: "))
+    # each matchup from the side that leads, as in the tables
+    measured = re.findall(r"(\w) vs (\w) ([+-][\d.]+) per deal measured", furthest)
+    assert len(measured) == 3 and all(float(m) > 0 for _, _, m in measured)
+    assert ("c", "a") in {(x, y) for x, y, _ in measured}
+
+
+def test_ratings_that_fit_do_not_warn():
+    t = _synthetic([30.0, 330.0, 300.0], [185.0, 300.0, 300.0])
+    assert not t.points.fit.misfit and not t.elo.fit.misfit
+    assert t.warnings() == []
+    text = format_summary(t, use_rich=False)
+    assert "warning" not in text and "head-to-head results" not in text
+    assert [name for _, name in _table_ranks(text)] == ["a", "b", "c"]
+    assert t.standings.basis == "ratings"
+
+
+def test_the_rich_table_prints_the_warnings_too():
+    pytest.importorskip("rich")
+    t = _synthetic([31.5, 765.7, 1268.7], [185.0, 465.0, 435.0])
+    text = format_summary(t, use_rich=True, width=300)
+    assert "h2h W-D-L" in text and "warning: the additive points model" in text
+
+
 # --------------------------------------------------------------------- units
 def test_match_mode_speaks_of_matches_in_tables_and_plots():
     pytest.importorskip("matplotlib")
@@ -96,6 +177,32 @@ def test_the_plot_legend_names_each_matchup_as_the_table_does():
 
 
 # ------------------------------------------------------------------ duration
+def test_the_pool_is_not_recommended_for_numba_matchups(capsys, monkeypatch):
+    # issue 23: nn against the heuristic, 30,000 deal pairs: 16.8 s with the pool, 10.6-12.5 s
+    # serial, yet the estimate said "--backend pool plays on every core"
+    monkeypatch.setattr(os, "cpu_count", lambda: 16)
+    args = argparse.Namespace(deals=30_000, python_deals=None, backend="serial", workers=None,
+                              no_numba=False)
+    _print_estimate(arena, ["nn", "heuristic"], args)
+    out = capsys.readouterr().out
+    assert "estimated playing time" in out                 # long enough to be said
+    assert "pool" not in out and "--python-deals" not in out
+    # play through Python is what the pool speeds up
+    slow = argparse.Namespace(deals=300, python_deals=None, backend="serial", workers=None,
+                              no_numba=False)
+    _print_estimate(arena, ["pimc", "random"], slow)
+    assert "--backend pool plays them on every core" in capsys.readouterr().out
+    # ... unless it is already the backend
+    _print_estimate(arena, ["pimc", "random"], argparse.Namespace(**dict(vars(slow), backend="pool")))
+    assert "pool" not in capsys.readouterr().out
+    # a numba matchup next to a long Python one: the hint is for the Python one
+    mixed = argparse.Namespace(deals=30_000, python_deals=200, backend="serial", workers=None,
+                               no_numba=False)
+    _print_estimate(arena, ["nn", "heuristic", "pimc"], mixed)
+    assert "--backend pool plays them on every core" in capsys.readouterr().out
+
+
+
 def test_estimate_follows_the_agents_costs():
     cheap = arena.estimate_seconds([(("heuristic",) * 2, ("random",) * 2)], [10_000])
     assert cheap == 0.0                                   # numba bots: free
@@ -108,6 +215,7 @@ def test_estimate_follows_the_agents_costs():
 
 def test_the_default_tournament_is_short_and_a_long_one_says_how_long(capsys):
     args = build_parser().parse_args(["tournament"])
+    _tournament_deals(args)
     assert args.python_deals == 20
     # default roster under ffb: pimc plays 3 matchups of 20 deal pairs
     est = arena.estimate_seconds([(("pimc",) * 2, (o,) * 2) for o in ("random", "heuristic", "nn")],
@@ -118,6 +226,8 @@ def test_the_default_tournament_is_short_and_a_long_one_says_how_long(capsys):
     _print_estimate(arena, ["random", "pimc"], long)
     out = capsys.readouterr().out
     assert "estimated playing time: about 4.0 min on 1 core(s)" in out
+    assert "--python-deals caps" in out
+    assert ("--backend pool plays them on every core" in out) == ((os.cpu_count() or 1) > 1)
     short = argparse.Namespace(deals=10_000, python_deals=500, backend="serial", workers=None,
                                no_numba=False)
     _print_estimate(arena, ["random", "heuristic"], short)

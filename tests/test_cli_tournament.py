@@ -210,3 +210,93 @@ def test_a_plot_name_without_extension_is_written_as_png_and_said_so(tmp_path, c
                  "--no-progress", "--plot", str(path)]) == 0
     assert f"plot written to {path}.png" in capsys.readouterr().out
     assert (tmp_path / "noext.png").read_bytes()[:4] == b"\x89PNG"
+
+
+# ------------------------------------------- --deals and --python-deals (issue 23)
+FIRST_LEGAL = '''
+from coinche_rl.agents import Agent
+
+
+class FirstLegal(Agent):
+    def act(self, view):
+        return int(view.legal_actions[0])
+'''
+
+
+def _pairs_per_run(path):
+    runs = {r["run"]: r["config"]["x"][0] + " vs " + r["config"]["y"][0]
+            for r in _rows(path) if r["type"] == "run"}
+    counts = dict.fromkeys(runs.values(), 0)
+    for r in _rows(path):
+        if r["type"] == "pair":
+            counts[runs[r["run"]]] += 1
+    return counts
+
+
+def test_an_explicit_deals_is_played_in_full_by_python_matchups(tmp_path, capsys, monkeypatch):
+    # issue 23: `--agents my_agents:FirstLegal heuristic --deals 200` played 20 pairs, and
+    # so did `--no-numba --deals 50`
+    (tmp_path / "deals_agents.py").write_text(FIRST_LEGAL)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    out = tmp_path / "a.jsonl"
+    assert main(["tournament", "--agents", "deals_agents:FirstLegal", "heuristic", "--deals", "23",
+                 "--out", str(out), "--no-progress"]) == 0
+    text = capsys.readouterr().out
+    assert _pairs_per_run(out) == {"deals_agents:FirstLegal vs heuristic": 23}
+    assert "--python-deals" not in text
+    out = tmp_path / "b.jsonl"
+    assert main(["tournament", "--agents", "random", "heuristic", "--no-numba", "--deals", "23",
+                 "--out", str(out), "--no-progress"]) == 0
+    assert _pairs_per_run(out) == {"random vs heuristic": 23}
+    capsys.readouterr()
+    # an explicit --python-deals still caps those matchups, and says so
+    out = tmp_path / "c.jsonl"
+    assert main(["tournament", "--agents", "deals_agents:FirstLegal", "heuristic", "random",
+                 "--deals", "23", "--python-deals", "4", "--out", str(out), "--no-progress"]) == 0
+    assert _pairs_per_run(out) == {"deals_agents:FirstLegal vs heuristic": 4,
+                                   "deals_agents:FirstLegal vs random": 4, "heuristic vs random": 23}
+    assert "played --python-deals 4 deal pairs)" in capsys.readouterr().out
+
+
+def test_without_deals_the_python_matchups_keep_the_short_default(tmp_path, capsys):
+    out = tmp_path / "d.jsonl"
+    assert main(["tournament", "--agents", "random", "heuristic", "--no-numba", "--out", str(out),
+                 "--no-progress"]) == 0
+    assert _pairs_per_run(out) == {"random vs heuristic": cli.PYTHON_DEALS}
+    assert (f"played --python-deals {cli.PYTHON_DEALS} deal pairs; give --deals to play more)"
+            in capsys.readouterr().out)
+    args = cli.build_parser().parse_args(["tournament", "--deals", "50"])
+    cli._tournament_deals(args)
+    assert (args.deals, args.python_deals) == (50, None)
+    args = cli.build_parser().parse_args(["tournament"])
+    cli._tournament_deals(args)
+    assert (args.deals, args.python_deals) == (cli.TOURNAMENT_DEALS, cli.PYTHON_DEALS)
+
+
+# ------------------------------------------------- nn weights problems (issue 23)
+def _weights_problems(tmp_path):
+    from coinche_rl.agents.neural.net import default_weights_path
+    bad_json = tmp_path / "weights.json"
+    bad_json.write_text('{"layers": []}')
+    bid = default_weights_path("ffb", "bid")
+    return [(["nn", "random", "--rules", "classic"],
+             "agent 'nn' cannot be seated under the rule set 'classic': no shipped card-play "
+             "weights for preset 'classic'"),
+            (["nn:weights=/nonexistent.npz", "random"],
+             "agent 'nn:weights=/nonexistent.npz' cannot be seated under the rule set 'ffb': "
+             "no weights file at '/nonexistent.npz'"),
+            ([f"nn:weights={bid}", "random"], "manifest field kind is 'bid', this code expects 'play'"),
+            ([f"nn:weights={bad_json}", "random"], f"{bad_json}: not a readable .npz weights file")]
+
+
+@pytest.mark.parametrize("backend", ["serial", "pool"])
+def test_nn_weights_problems_are_one_line_not_a_traceback(tmp_path, capsys, backend):
+    # issue 23: each printed a 45-line traceback (serial and pool)
+    for agents, message in _weights_problems(tmp_path):
+        rules = agents[agents.index("--rules"):] if "--rules" in agents else []
+        agents = [a for a in agents if a not in rules]
+        assert main(["tournament", "--agents", *agents, *rules, "--deals", "3", "--backend", backend,
+                     "--workers", "1", "--no-progress"]) == 2, agents
+        err = capsys.readouterr().err
+        assert err.startswith("coinche-rl: error: ") and message in err, err
+        assert err.count("\n") == 1 and "Traceback" not in err

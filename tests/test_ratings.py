@@ -1,6 +1,7 @@
 """The statistics of the arena (``coinche_rl.ratings``): Student-t quantiles and
-intervals, points and Bradley-Terry ratings (the Wilson interval and the rank ranges
-are tested in ``test_arena_reports.py``)."""
+intervals, chi-square tail probabilities, points and Bradley-Terry ratings with their
+goodness of fit, and standings that never contradict a significant head-to-head result
+(the Wilson interval and the rank ranges are tested in ``test_arena_reports.py``)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ import numpy as np
 import pytest
 
 from coinche_rl import ratings
-from coinche_rl.ratings import (ELO_SCALE, RatingsError, elo_win_probability, fit_bradley_terry,
-                                fit_points, mean_ci, t_cdf, t_quantile, team_design)
+from coinche_rl.ratings import (ELO_SCALE, HeadToHead, RatingsError, chi2_sf, elo_win_probability,
+                                fit_bradley_terry, fit_points, mean_ci, standings, t_cdf,
+                                t_quantile, team_design)
 from coinche_rl.ratings import _t_quantile_expansion, _t_quantile_series
 
 
@@ -131,6 +133,122 @@ def test_rating_inputs_rejected():
         fit_points(np.zeros((1, 1)), [0.0], [1.0], ["a"])
     with pytest.raises(RatingsError, match="player index"):
         team_design([(0, 5)], [(1,)], 2)
+
+
+# ============================================================== goodness of fit
+@pytest.mark.parametrize("x, df, p", [(3.841458821, 1, 0.05), (6.634896601, 1, 0.01),
+                                      (5.991464547, 2, 0.05), (7.814727903, 3, 0.05),
+                                      (18.307038054, 10, 0.05), (124.342113404, 100, 0.05),
+                                      (0.454936423, 1, 0.5), (1.0, 2, math.exp(-0.5))])
+def test_chi2_sf_known_values(x, df, p):
+    # quantiles of the chi-square distribution (standard tables; df=2 is exp(-x/2))
+    assert chi2_sf(x, df) == pytest.approx(p, rel=1e-8)
+
+
+def test_chi2_sf_extremes_and_inputs():
+    assert chi2_sf(0.0, 4) == 1.0 and chi2_sf(math.inf, 3) == 0.0
+    assert 0.0 <= chi2_sf(5000.0, 7) < 1e-300 or chi2_sf(5000.0, 7) == 0.0
+    assert chi2_sf(2000.0, 2001) == pytest.approx(0.5, abs=0.01)    # mean df, no overflow
+    with pytest.raises(RatingsError):
+        chi2_sf(1.0, 0)
+
+
+def _triangle():
+    # a-b, a-c, b-c: one degree of freedom, the sum around the cycle
+    return team_design([(0,), (0,), (1,)], [(1,), (2,), (2,)], 3)
+
+
+def test_points_fit_that_holds_keeps_its_intervals():
+    X = _triangle()
+    ok = fit_points(X, [30.0, 330.0, 301.0], [4.0, 9.0, 9.0], "abc")
+    assert ok.fit is not None and ok.fit.df == 1 and not ok.fit.misfit
+    assert ok.fit.scale == 1.0
+    # the test is the weighted residual sum of squares: 1 point around the cycle
+    assert ok.fit.statistic == pytest.approx(1.0 / 22.0)
+    assert np.allclose(ok.fitted, X @ ok.rating)
+
+
+def test_points_misfit_widens_the_intervals_by_the_overdispersion():
+    X = _triangle()
+    v = np.array([11.46, 72.23, 63.19])
+    fitting = fit_points(X, [31.48, 1300.15, 1268.67], v, "abc")       # additive
+    bad = fit_points(X, [31.48, 765.73, 1268.67], v, "abc")            # issue 23's round robin
+    assert not fitting.fit.misfit and bad.fit.misfit
+    cycle = 31.48 + 1268.67 - 765.73
+    assert bad.fit.statistic == pytest.approx(cycle ** 2 / v.sum())
+    assert bad.fit.p_value < 1e-6 and bad.fit.scale == pytest.approx(math.sqrt(cycle ** 2 / v.sum()))
+    assert np.allclose(bad.se, fitting.se * bad.fit.scale)              # widened, same design
+    assert np.allclose(bad.cov, fitting.cov * bad.fit.scale ** 2)
+    assert np.all(np.abs(bad.residuals) > 1.96)
+    # a matchup of one deal pair has no variance: the fit cannot be tested
+    assert fit_points(X, [1.0, 2.0, 50.0], [0.0, 0.0, 0.0], "abc").fit is None
+    # as many free ratings as matchups: nothing left to test
+    assert fit_points(team_design([(0,)], [(1,)], 2), [5.0], [1.0], "ab").fit is None
+
+
+def test_bradley_terry_misfit_widens_the_intervals():
+    X = _triangle()
+    g = np.full(3, 3000.0)
+    holds = [3000 * elo_win_probability(d) for d in (50.0, 250.0, 200.0)]
+    fits = fit_bradley_terry(X, holds, g, "abc")
+    assert fits.fit is not None and not fits.fit.misfit and fits.fit.statistic < 1e-3
+    cycle = fit_bradley_terry(X, [1773.0, 2856.0, 2988.0], g, "abc")   # 0.591, 0.952, 0.996
+    assert cycle.fit.misfit and cycle.fit.name == "deviance"
+    raw = fit_bradley_terry(X, [1773.0, 2856.0, 2988.0], g, "abc", level=1 - 1e-300)
+    assert not raw.fit.misfit                                          # no test, no widening
+    assert np.allclose(cycle.se, raw.se * cycle.fit.scale)
+
+
+def test_standings_follow_the_ratings_when_they_fit():
+    X = _triangle()
+    r = fit_points(X, [30.0, 330.0, 301.0], [4.0, 9.0, 9.0], "abc")
+    games = [HeadToHead(0, 1, 30.0, 3.9), HeadToHead(0, 2, 330.0, 5.9), HeadToHead(1, 2, 301.0, 5.9)]
+    s = standings(r, games)
+    assert s.basis == "ratings" and s.order == r.order() == [0, 1, 2]
+    assert s.ranges == r.rank_ranges() and not s.contradicted and not s.unresolved
+    assert s.record == [(2, 0, 0), (1, 0, 1), (0, 0, 2)]
+
+
+def test_standings_never_order_two_agents_against_their_direct_matchup():
+    X = _triangle()
+    r = fit_points(X, [31.48, 765.73, 1268.67], [11.46, 72.23, 63.19], ["nn", "heuristic", "random"])
+    assert r.order() == [1, 0, 2]                       # the ratings: heuristic above nn
+    games = [HeadToHead(0, 1, 31.48, 6.64), HeadToHead(0, 2, 765.73, 16.66),
+             HeadToHead(1, 2, 1268.67, 15.59)]
+    s = standings(r, games)
+    assert s.basis == "head-to-head" and s.order == [0, 1, 2]
+    assert s.contradicted == [games[0]] and s.unresolved == []
+    assert [s.rank(p) for p in range(3)] == ["1", "2", "3"]
+    # an insignificant direct result does not separate the two
+    close = standings(r, [HeadToHead(0, 1, 3.0, 6.64)] + games[1:])
+    assert close.basis == "head-to-head" and close.ranges[0] == close.ranges[1] == (1, 2)
+
+
+def test_standings_respect_chains_of_significant_wins_over_win_counts():
+    # a beat b significantly; b won its other games narrowly, a lost its narrowly: by
+    # wins b would go first, against the one significant result
+    names = list("abcde")
+    X = team_design([(0,), (1,), (1,), (1,), (0,), (0,), (0,), (2,), (2,), (3,)],
+                    [(1,), (2,), (3,), (4,), (2,), (3,), (4,), (3,), (4,), (4,)], 5)
+    means = [50.0, 1.0, 1.0, 1.0, -1.0, -1.0, -1.0, 0.5, 0.5, 0.5]
+    r = fit_points(X, means, [4.0] * 10, names)
+    games = [HeadToHead(int(np.argmax(row)), int(np.argmin(row)), m, 3.9)
+             for row, m in zip(X, means)]
+    s = standings(r, games)
+    assert s.basis == "head-to-head"
+    assert s.order.index(0) < s.order.index(1) and s.unresolved == []
+    assert s.ranges[0] == (1, 4) and s.ranges[1] == (2, 5)     # a above b, nothing else sure
+    by_wins = sorted(range(5), key=lambda p: -s.record[p][0])
+    assert by_wins.index(1) < by_wins.index(0)                # what counting wins would say
+
+
+def test_standings_of_a_cycle_say_no_order_agrees():
+    X = _triangle()
+    r = fit_points(X, [40.0, -40.0, 40.0], [4.0, 4.0, 4.0], "abc")     # a > b > c > a
+    games = [HeadToHead(0, 1, 40.0, 3.9), HeadToHead(0, 2, -40.0, 3.9), HeadToHead(1, 2, 40.0, 3.9)]
+    s = standings(r, games)
+    assert r.fit.misfit and s.basis == "head-to-head"
+    assert len(s.unresolved) == 1 and s.ranges == [(1, 3)] * 3
 
 
 def test_module_doctests():

@@ -1,7 +1,7 @@
 """Executors (``coinche_rl.arena.executors``): the tasks of :mod:`.tasks` played in this
 process (``serial``), in a kept pool of spawned processes (``pool``) or as Ray tasks
 (``ray``), with the workers' set-up (``sys.path`` of import-path agents, hints in their
-errors) and the agents' rule checks before anything is played."""
+errors) and the agents' rule checks and seating before anything is played."""
 
 from __future__ import annotations
 
@@ -77,9 +77,13 @@ def _task_specs(tasks) -> List[str]:
 
 def _check_agents_rules(tasks) -> None:
     """Before anything is played: every agent that declares ``check_rules(rules)`` (the
-    colver agents) accepts the rule set of its tasks.
+    colver agents) accepts the rule set of its tasks, and every agent can be seated
+    under it (``reset``, which loads what it needs: the ``nn`` agent's weights, checked
+    against the rules), so that a missing or wrong weights file is one message here,
+    not a traceback from a worker.
 
-    :raises ArenaError: naming the agent, the rules, and what it plays instead.
+    :raises ArenaError: naming the agent, the rules, and what is wrong (and what the
+        agent's own message says would be right).
     """
     seen = set()
     for _, cfg, _ in tasks:
@@ -88,15 +92,20 @@ def _check_agents_rules(tasks) -> None:
             if (spec, rules_key) in seen:
                 continue
             seen.add((spec, rules_key))
-            check = getattr(make_agent(spec), "check_rules", None)
-            if check is None:
-                continue
+            agent = make_agent(spec)
             rules = rules_from_record(cfg["rules"])
+            check = getattr(agent, "check_rules", None)
+            if check is not None:
+                try:
+                    check(rules)
+                except ValueError as e:
+                    raise ArenaError(f"agent {spec!r} cannot play the rule set {rules.name!r}: "
+                                     f"{e}") from None
             try:
-                check(rules)
-            except ValueError as e:
-                raise ArenaError(f"agent {spec!r} cannot play the rule set {rules.name!r}: "
-                                 f"{e}") from None
+                agent.reset(0, rules, 0)
+            except (ValueError, OSError) as e:      # NeuralError, WeightsError, a user's
+                raise ArenaError(f"agent {spec!r} cannot be seated under the rule set "
+                                 f"{rules.name!r}: {e}") from None
 
 
 def _installed_folder(folder: str) -> bool:

@@ -20,7 +20,7 @@ from ..rules import RuleSet, get_rules
 from .dealsets import _check_seed, _frozen_mode
 from .errors import ArenaError
 from .executors import BACKENDS, _chunks, _execute
-from .results import DuplicateResult, KnockoutResult, TournamentResult, _fit_matchups
+from .results import DuplicateResult, KnockoutResult, TournamentResult
 from .store import (_FORMAT_VERSION, ResultsFile, _arrays_from_rows, _check_store, _code_key,
                     _concat, _exclusive, _match_rows, _pair_rows, _run_id)
 
@@ -273,9 +273,8 @@ def run_round_robin(agents: Sequence[str], n_deals: int = 1000,
     results = _run_matchups(pairs, ns, rules, _check_seed(seed), _frozen_mode(frozen_contract),
                             bool(match), backend, workers, address, out, progress, fast,
                             append=append)
-    points, elo = _fit_matchups(results, specs, teams)
-    return TournamentResult("round_robin", specs, specs, results, teams, points, elo,
-                            time.perf_counter() - t0)
+    return TournamentResult.from_matchups("round_robin", specs, specs, results, teams,
+                                          time.perf_counter() - t0)
 
 
 def run_rotating(players: Sequence[str], n_deals: int = 1000,
@@ -303,9 +302,8 @@ def run_rotating(players: Sequence[str], n_deals: int = 1000,
     results = _run_matchups(pairs, [int(n_deals)] * len(pairs), rules, _check_seed(seed),
                             _frozen_mode(frozen_contract), False, backend, workers, address,
                             out, progress, fast, append=append)
-    points, elo = _fit_matchups(results, names, teams)
-    return TournamentResult("rotating", names, specs, results, teams, points, elo,
-                            time.perf_counter() - t0)
+    return TournamentResult.from_matchups("rotating", names, specs, results, teams,
+                                          time.perf_counter() - t0)
 
 
 def run_knockout(players: Sequence[str], n_tournaments: int = 100,

@@ -6,12 +6,12 @@ from __future__ import annotations
 from typing import List, Optional, Tuple
 
 from ..agents import play_deal
-from ..game import Deal
+from ..game import Deal, IllegalActionError
 from ..records import rules_from_record
 from .dealsets import DealSet
-from .errors import ResultsFileError
+from .errors import ArenaError, ResultsFileError
 from .store import load_results
-from .tasks import _seat_agents, _seatings
+from .tasks import _deal_where, _illegal, _seat_agents, _seatings
 
 __all__ = ["replay_pair"]
 
@@ -24,6 +24,8 @@ def replay_pair(path, index: int, run: Optional[str] = None) -> Tuple[List[Deal]
     file holds several pair runs.
 
     :raises ResultsFileError: no such run or pair, or several runs and none chosen.
+    :raises ArenaError: an agent that cannot be seated now, or an illegal action (naming
+        the agent, the action and the deal).
     """
     store = load_results(path)
     pair_runs = [r for r, c in store.runs.items() if c.get("format") == "pair"]
@@ -41,8 +43,17 @@ def replay_pair(path, index: int, run: Optional[str] = None) -> Tuple[List[Deal]
     rules = rules_from_record(cfg["rules"])
     ds = DealSet(rules, cfg["seed"], cfg["frozen"])
     deals = []
-    for specs4 in _seatings(cfg["x"], cfg["y"]):
+    for t, specs4 in enumerate(_seatings(cfg["x"], cfg["y"])):
         deal = ds.deal(int(index))
-        play_deal(deal, _seat_agents(specs4), ds.seeds(int(index)))
+        agents = _seat_agents(specs4)
+        try:
+            play_deal(deal, agents, ds.seeds(int(index)))
+        except IllegalActionError as e:
+            if getattr(e, "seat", None) is None:
+                raise
+            raise _illegal(specs4[e.seat], e.seat, e.action, e.legal,
+                           _deal_where(rules, cfg["seed"], cfg["frozen"], int(index), t)) from None
+        except (ValueError, OSError) as e:          # weights gone or changed since the run
+            raise ArenaError(f"replaying deal pair {index} of {path}: {e}") from None
         deals.append(deal)
     return deals, row, cfg

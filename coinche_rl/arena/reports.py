@@ -84,17 +84,21 @@ def _tables(result) -> List[Tuple[str, List[str], List[List[str]]]]:
         title = (f"Ratings (points per {unit}, field mean 0; Bradley-Terry Elo over {pairs})"
                  if result.kind == "round_robin" else
                  "Per-player ratings with rotating partners (team = mean of its members)")
-        headers = ["rank", "agent", f"points/{unit}", "95% CI", "Elo", "95% CI"]
+        st = result.standings
+        if st.basis == "head-to-head":
+            title += "; ranked by the head-to-head results, see the warnings"
+        headers = ["rank", "agent"] + (["h2h W-D-L"] if st.record else []) + \
+            [f"points/{unit}", "95% CI", "Elo", "95% CI"]
         rows = []
-        ranges = result.points.rank_ranges()
-        for i in result.points.order():
-            best, worst = ranges[i]
-            rows.append([str(best) if best == worst else f"{best}-{worst}", result.names[i],
-                         _fmt(result.points.rating[i], "+.2f"),
-                         f"± {_fmt(result.points.half_width[i], '.2f')}",
-                         _fmt(result.elo.rating[result.elo.names.index(result.names[i])], "+.0f"),
-                         f"± {_fmt(result.elo.half_width[result.elo.names.index(result.names[i])], '.0f')}"])
-        if any(b != w for b, w in ranges):
+        for i in st.order:
+            k = result.elo.names.index(result.names[i])
+            rows.append([st.rank(i), result.names[i]]
+                        + (["-".join(map(str, st.record[i]))] if st.record else [])
+                        + [_fmt(result.points.rating[i], "+.2f"),
+                           f"± {_fmt(result.points.half_width[i], '.2f')}",
+                           _fmt(result.elo.rating[k], "+.0f"),
+                           f"± {_fmt(result.elo.half_width[k], '.0f')}"])
+        if any(b != w for b, w in st.ranges):
             title += "; ranks such as 1-2: not separated at 95%"
         out.append((title, headers, rows))
     if isinstance(result, KnockoutResult):
@@ -116,8 +120,16 @@ def _tables(result) -> List[Tuple[str, List[str], List[List[str]]]]:
     return out
 
 
+def _warnings(result) -> List[str]:
+    """The result's warnings (where its ratings and its matchups disagree), as printed."""
+    fn = getattr(result, "warnings", None)
+    return [f"warning: {w}" for w in fn()] if fn is not None else []
+
+
 def format_summary(result, use_rich: Optional[bool] = None, width: int = 140) -> str:
-    """The summary tables of a result as text (rich's tables when installed)."""
+    """The summary tables of a result as text (rich's tables when installed), then its
+    warnings, one line each (``warning: ...``)."""
+    notes = _warnings(result)
     tables = _tables(result)
     if use_rich is None:
         try:
@@ -131,6 +143,8 @@ def format_summary(result, use_rich: Optional[bool] = None, width: int = 140) ->
         console = Console(file=buf, width=width, color_system=None, force_terminal=False)
         for t in _rich_tables(tables):
             console.print(t)
+        for line in notes:
+            console.print(line, highlight=False, markup=False)
         return buf.getvalue().rstrip("\n")
     lines = []
     for title, headers, rows in tables:
@@ -140,6 +154,7 @@ def format_summary(result, use_rich: Optional[bool] = None, width: int = 140) ->
         for r in rows:
             lines.append("  ".join(v.rjust(w) for v, w in zip(r, widths)))
         lines.append("")
+    lines += notes
     return "\n".join(lines).rstrip("\n")
 
 
@@ -177,6 +192,8 @@ def print_summary(result, console=None) -> None:
             console = Console(width=max(console.width, 140))
     for t in _rich_tables(_tables(result)):
         console.print(t)
+    for line in _warnings(result):
+        console.print(line, style="yellow", highlight=False, markup=False)
 
 
 def plot_results(result, path=None, bins: int = 60):
@@ -224,7 +241,10 @@ def plot_results(result, path=None, bins: int = 60):
         else:
             ratings = result.points
         xlabel = f"rating (points per {unit}, field mean 0)"
-    order = ratings.order()[::-1]
+    if isinstance(result, TournamentResult):
+        order = result.standings.order[::-1]          # the table's order, best on top
+    else:
+        order = ratings.order()[::-1]
     ypos = np.arange(len(order))
     right.errorbar(ratings.rating[order], ypos, xerr=ratings.half_width[order], fmt="o",
                    capsize=4, color="tab:red")

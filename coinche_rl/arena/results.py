@@ -9,8 +9,8 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..ratings import (Estimate, Ratings, fit_bradley_terry, fit_points, mean_ci, team_design,
-                        wilson_interval)
+from ..ratings import (Estimate, HeadToHead, Ratings, Standings, fit_bradley_terry, fit_points,
+                       mean_ci, standings, team_design, wilson_interval)
 from ..rules import RuleSet
 from .store import _match_rows, _pair_rows
 
@@ -168,10 +168,23 @@ def _fit_matchups(results: Sequence[DuplicateResult], names, teams) -> Tuple[Rat
             fit_bradley_terry(X, wins, games, names))
 
 
+def _misfit_note(r: Ratings, what: str, widened: str) -> List[str]:
+    if r.fit is None or not r.fit.misfit:
+        return []
+    return [f"the {what} does not fit these matchups ({r.fit}): {widened} widened "
+            f"x{r.fit.scale:.1f} for the misfit"]
+
+
 @dataclass
 class TournamentResult:
     """A round robin (``kind="round_robin"``) or a rotating-partner round robin
-    (``kind="rotating"``): every matchup's :class:`DuplicateResult` and the ratings."""
+    (``kind="rotating"``): every matchup's :class:`DuplicateResult` and the ratings.
+
+    :attr:`standings` ranks the agents (by the points ratings when they fit the matchups
+    and agree with every significant head-to-head result, else by the head-to-head
+    results: :func:`coinche_rl.ratings.standings`); :meth:`warnings` says where the
+    ratings and the matchups disagree.
+    """
 
     kind: str
     names: List[str]
@@ -182,14 +195,101 @@ class TournamentResult:
     elo: Ratings
     seconds: float
 
+    @classmethod
+    def from_matchups(cls, kind: str, names, specs, matchups: Sequence[DuplicateResult],
+                      teams, seconds: float = 0.0) -> "TournamentResult":
+        """The result of ``matchups`` (``teams[k]``: the member indices in ``names`` of
+        matchup ``k``'s X and Y), with its ratings fitted."""
+        points, elo = _fit_matchups(matchups, names, teams)
+        return cls(kind, list(names), list(specs), list(matchups), list(teams), points, elo,
+                   seconds)
+
     @property
     def rules(self) -> RuleSet:
         return self.matchups[0].rules
 
+    @property
+    def unit(self) -> str:
+        return "match" if self.matchups[0].match else "deal"
+
+    def head_to_head(self) -> List[HeadToHead]:
+        """The direct matchups of single agents (a round robin's), as
+        :class:`~coinche_rl.ratings.HeadToHead` (X's mean margin and its 95% half-width)."""
+        out = []
+        for m, (tx, ty) in zip(self.matchups, self.teams):
+            if len(set(tx)) == 1 and len(set(ty)) == 1 and tx[0] != ty[0] and m.n:
+                out.append(HeadToHead(tx[0], ty[0], m.mean, m.ci95))
+        return out
+
+    @property
+    def standings(self) -> Standings:
+        return standings(self.points, self.head_to_head())
+
+    def _label(self, k: int) -> Tuple[str, str]:
+        return tuple("+".join(self.names[i] for i in team) for team in self.teams[k])
+
+    def _departure(self, k: int) -> str:
+        """Matchup ``k``'s measured margin and the ratings' one, from the side that leads
+        (as the tables show it)."""
+        (lx, ly), mean, fitted = self._label(k), self.matchups[k].mean, self.points.fitted[k]
+        if mean < 0:
+            lx, ly, mean, fitted = ly, lx, -mean, -fitted
+        return (f"{lx} vs {ly} {mean:+.1f} per {self.unit} measured, {fitted:+.1f} by the "
+                f"ratings")
+
+    def warnings(self) -> List[str]:
+        """Where the ratings and the matchups disagree, one line each: a model that does
+        not fit (its test, how much its intervals were widened, the matchups furthest
+        from it), the head-to-head results its order contradicts, the ranking used
+        instead, and the results no order can respect (cycles)."""
+        unit, names = self.unit, self.names
+        st = self.standings
+        out = _misfit_note(self.points, "additive points model (a matchup's margin = the "
+                                        "difference of two ratings)", "its intervals are")
+        if out:
+            worst = sorted((k for k in range(len(self.matchups))
+                            if abs(self.points.residuals[k]) > 1.959963984540054),
+                           key=lambda k: -abs(self.points.residuals[k]))[:3]
+            if worst:
+                out.append("furthest from the model: " + "; ".join(
+                    self._departure(k) for k in worst))
+        for h in st.contradicted:
+            out.append(f"the points ratings put {names[h.loser]} above {names[h.winner]}, but "
+                       f"{names[h.winner]} beat {names[h.loser]} {abs(h.mean):+.2f} ± "
+                       f"{h.half_width:.2f} per {unit} head to head")
+        if st.basis == "head-to-head":
+            out.append("ranked by the head-to-head results (h2h: wins-draws-losses), not by "
+                       "the points ratings")
+        for h in st.unresolved:
+            out.append(f"no order agrees with every matchup: {names[h.winner]} beat "
+                       f"{names[h.loser]} {abs(h.mean):+.2f} ± {h.half_width:.2f} per {unit} "
+                       f"yet ranks below it (a cycle)")
+        out += _misfit_note(self.elo, "Bradley-Terry model of the win rates",
+                            "the Elo intervals are")
+        pos = {p: k for k, p in enumerate(self.elo.order())}
+        for m, (tx, ty) in zip(self.matchups, self.teams):
+            if self.kind != "round_robin" or not m.n:
+                continue
+            lo, hi = m.win_interval
+            won = tx[0] if lo > 0.5 else ty[0] if hi < 0.5 else None
+            if won is not None:
+                lost = tx[0] + ty[0] - won
+                if pos[won] > pos[lost]:
+                    out.append(f"the Elo ratings put {names[lost]} above {names[won]}, but "
+                               f"{names[won]} won {max(m.win_rate, 1 - m.win_rate):.3f} of "
+                               f"their {m.n:,} pairs")
+        return out
+
     def summary(self) -> dict:
+        st = self.standings
         return {"kind": self.kind, "names": self.names, "points": self.points.as_dict(),
-                "elo": self.elo.as_dict(), "matchups": [m.summary() for m in self.matchups],
-                "seconds": self.seconds}
+                "elo": self.elo.as_dict(),
+                "fit": {"points": self.points.fit.as_dict() if self.points.fit else None,
+                        "elo": self.elo.fit.as_dict() if self.elo.fit else None},
+                "standings": {"basis": st.basis, "order": [self.names[p] for p in st.order],
+                              "ranks": {self.names[p]: st.rank(p) for p in st.order}},
+                "warnings": self.warnings(),
+                "matchups": [m.summary() for m in self.matchups], "seconds": self.seconds}
 
 
 @dataclass
@@ -235,8 +335,13 @@ class KnockoutResult:
                     won += sum(self.players[g["seats"][s]] == spec for s in (w, w + 2))
         return won / (self.entrants(spec) * len(self.rows)) if self.rows else math.nan
 
+    def warnings(self) -> List[str]:
+        """The Bradley-Terry model's misfit, when its test rejects it (one line)."""
+        return _misfit_note(self.elo, "team Bradley-Terry model of the games",
+                            "the Elo intervals are")
+
     def summary(self) -> dict:
         return {"kind": "knockout", "players": self.players, "tournaments": len(self.rows),
                 "titles": {s: self.titles(s) for s in self.specs},
                 "title_share": {s: self.title_share(s) for s in self.specs},
-                "elo": self.elo.as_dict(), "seconds": self.seconds}
+                "elo": self.elo.as_dict(), "warnings": self.warnings(), "seconds": self.seconds}

@@ -6,15 +6,16 @@ alone, so any worker gives the same result."""
 from __future__ import annotations
 
 import time
-from typing import Dict, Optional, Sequence, Tuple
+from typing import Callable, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
 from .. import engine as E
+from ..actions import action_to_str
 from ..agents import make_agent, numba_bots, play_deal
 from ..agents.neural.agent import play_states
 from ..agents.numba_bots import play_deals
-from ..game import Deal, score_into_match
+from ..game import Deal, IllegalActionError, score_into_match
 from ..records import rules_from_record
 from ..rules import RuleSet, params_vector
 from ..simulate import warmup as engine_warmup
@@ -65,15 +66,45 @@ def _batched_seats(agents, rules: RuleSet):
     return bots, nets, bid_nets
 
 
+def _illegal(spec: str, seat: int, action, legal: str, where: str) -> ArenaError:
+    """The error of an agent that played an illegal action: the agent, its seat, the
+    action, the legal ones and the deal (to replay it)."""
+    try:
+        shown = f"{action_to_str(int(action))} ({int(action)})"
+    except (ValueError, TypeError, IndexError):
+        shown = repr(action)
+    return ArenaError(f"agent {spec!r} at seat {seat} played the illegal action {shown} in "
+                      f"{where}; legal: {legal}")
+
+
+def _deal_where(rules: RuleSet, seed: int, frozen: str, index: int, seating: int) -> str:
+    """Where a deal pair's deal is: its index in the deal set and how to rebuild it."""
+    frozen_arg = f", frozen_contract={frozen!r}" if frozen else ""
+    return (f"deal {index} of the deal set (rules {rules.name}, seed {seed}{frozen_arg}), "
+            f"seating {seating + 1}; rebuild it with coinche_rl.arena.DealSet({rules.name!r}, "
+            f"{seed}{frozen_arg}).deal({index}), the agents' seeds .seeds({index})")
+
+
 def _play_states(rules: RuleSet, P: np.ndarray, states: np.ndarray, seeds: np.ndarray,
-                 specs4: Sequence[str], fast: bool = True, matches=None) -> None:
+                 specs4: Sequence[str], fast: bool = True, matches=None,
+                 where: Optional[Callable[[int], str]] = None) -> None:
     """Play every state of ``states`` (in place) to its end, ``specs4[seat]`` at each seat,
     seat ``s`` of row ``i`` seeded with ``seeds[i, s]``: in numba when every agent has a
-    numba kernel (and ``fast``), else through :func:`coinche_rl.agents.play_deal`."""
+    numba kernel (and ``fast``), else through :func:`coinche_rl.agents.play_deal`.
+
+    :raises ArenaError: an agent played an illegal action: the agent, its seat, the
+        action and ``where(i)`` (the deal, so that it can be replayed).
+    """
     agents = _seat_agents(specs4)
+    where = where or (lambda i: f"row {i} of the chunk")
     bots = _numba_bots(agents) if fast else None
     if bots is not None and len(states):
-        play_deals(P, states, bots, seeds)
+        bad = play_deals(P, states, bots, seeds)
+        if bad:
+            S = states[bad - 1]
+            seat = int(E.current_seat(S))
+            raise ArenaError(f"agent {specs4[seat]!r} (a numba bot) at seat {seat} played an "
+                             f"illegal action in {where(bad - 1)}")
         return
     batched = _batched_seats(agents, rules) if fast and matches is None else None
     if batched is not None and len(states):
@@ -83,8 +114,14 @@ def _play_states(rules: RuleSet, P: np.ndarray, states: np.ndarray, seeds: np.nd
         deal = Deal.from_state(rules, states[i])
         if deal.is_terminal:
             continue
-        play_deal(deal, agents, [int(s) for s in seeds[i]],
-                  match=None if matches is None else matches[i])
+        try:
+            play_deal(deal, agents, [int(s) for s in seeds[i]],
+                      match=None if matches is None else matches[i])
+        except IllegalActionError as e:
+            seat = getattr(e, "seat", None)
+            if seat is None:
+                raise
+            raise _illegal(specs4[seat], seat, e.action, e.legal, where(i)) from None
         states[i] = deal.state
 
 
@@ -132,8 +169,10 @@ def _task_pairs(cfg: dict, indices: np.ndarray) -> dict:
     other = states.copy()
     s1, s2 = _seatings(cfg["x"], cfg["y"])
     fast = cfg.get("fast", True)
-    _play_states(rules, P, states, seeds, s1, fast)
-    _play_states(rules, P, other, seeds, s2, fast)
+    for t, (st, specs4) in enumerate(((states, s1), (other, s2))):
+        _play_states(rules, P, st, seeds, specs4, fast,
+                     where=lambda i, t=t: _deal_where(rules, cfg["seed"], cfg["frozen"],
+                                                      int(indices[i]), t))
     n = len(indices)
     scores = np.empty((n, 2, 2), dtype=np.int64)
     _scores_into(states, 0, scores[:, 0])
@@ -177,7 +216,10 @@ def _task_matches(cfg: dict, indices: np.ndarray) -> dict:
             st = states[rows].copy()
             info = [{"scores": list(scores[live[r]][t]), "target": rules.target,
                      "pot": pots[live[r]][t]} for r in rows]
-            _play_states(rules, P, st, np.ascontiguousarray(seeds[rows]), seatings[t], fast, info)
+            _play_states(rules, P, st, np.ascontiguousarray(seeds[rows]), seatings[t], fast, info,
+                         where=lambda i, t=t, rows=rows: (
+                             f"deal {k} of match pair {int(idx[live[rows[i]]])} (rules "
+                             f"{rules.name}, seed {cfg['seed']}), seating {t + 1}"))
             for r, s in zip(rows, st):
                 m = live[r]
                 deal = Deal.from_state(rules, s)
@@ -214,7 +256,10 @@ def _play_game(rules, P, cfg, specs4, t: int, rnd: int, table: int) -> dict:
         if first is None:
             first = int(dealers[0])
         _play_states(rules, P, states, seeds, specs4, fast,
-                     [{"scores": list(scores), "target": rules.target, "pot": pot}])
+                     [{"scores": list(scores), "target": rules.target, "pot": pot}],
+                     where=lambda i: (f"deal {k} of the game at table {table}, round {rnd}, "
+                                      f"of knockout tournament {t} (rules {rules.name}, seed "
+                                      f"{cfg['seed']})"))
         scores, pot, w = score_into_match(scores, pot, Deal.from_state(rules, states[0]))
         k += 1
         if w is None and k >= cfg["max_deals"] and scores[0] != scores[1]:
