@@ -37,7 +37,7 @@ from bench_lib import pimc_decision_ms
 from coinche_rl.arena import run_duplicate, shutdown_pool, warmup
 
 #: (report deals, frozen pairs, few-worlds pairs, full pairs, timing positions)
-SIZES = {"quick": (4, 6, 4, 4, 4), "full": (150, 2000, 1000, 500, 40)}
+SIZES = {"quick": (4, 6, 4, 4, 4), "full": (150, 2000, 600, 300, 40)}
 SECTIONS = ("report", "timing", "frozen", "few", "full")
 
 
