@@ -277,7 +277,7 @@ def test_hand_built_tie_plays_the_smallest_of_equivalent_cards():
                 dealer=0).with_contract(80, 1, taker=1)
     deal.apply("AS")
     view = PlayerView.from_deal(deal)
-    agent = PIMCAgent(worlds=4, tt_bits=14)
+    agent = PIMCAgent(worlds=4, tt_bits=14, worlds_from="uniform")   # these 4 worlds
     agent.reset(2, deal.rules, 1)
     actions, totals, n = agent.card_values(view)
     assert n == 4 and list(actions) == [parse_action(c) for c in ("7S", "8S", "KS")]
