@@ -39,7 +39,7 @@ from typing import List, Optional
 
 import numpy as np
 
-from .train_play import (_Logger, _Progress, _atomic_write, _bad, _s, _training_facts,
+from .train_play import (TrainingProgress, _Logger, _atomic_write, _bad, _s, _training_facts,
                          parse_args as _parse_args)
 
 __all__ = ["Args", "train", "check_args", "belief_loss", "export_run", "parse_args", "main"]
@@ -321,7 +321,7 @@ def train(args: Args) -> dict:
     signal.signal(signal.SIGINT, lambda signum, frame: interrupted.append(True))
     t_start = time.perf_counter()
     last_log = last_ckpt = last_eval = t_start
-    progress = _Progress(args.progress, args.minutes * 60.0, name="train belief")
+    progress = TrainingProgress(args.progress, args.minutes * 60.0, name="train belief")
     loss_acc, loss_n, win_pos, win_t = 0.0, 0, 0, t_start
     try:
         while True:
