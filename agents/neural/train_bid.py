@@ -268,11 +268,14 @@ def export_bid_weights(model, rules, path: str, training: dict, players, evaluat
 
 
 def evaluate_bid_weights(path: str, rules_name: str, pairs: int, seed: int,
-                         opponent: str = "heuristic") -> dict:
+                         opponent: str = "heuristic", players=("nn", "heuristic")) -> dict:
     """Full-deal duplicate (auction and play) of the ``nn`` agent bidding with
-    ``path`` against ``opponent``: margin per deal and its 95% interval."""
+    ``path`` against ``opponent``: margin per deal and its 95% interval. ``players``:
+    the card players the net has heads for; without ``nn`` the agent bids for the
+    heuristic's card play (``nn:play=heuristic``)."""
     from ...arena import run_duplicate
-    r = run_duplicate(f"nn:bid_weights={path}", opponent, pairs, preset=rules_name, seed=seed)
+    spec = f"nn:bid_weights={path}" + ("" if "nn" in players else ",play=heuristic")
+    r = run_duplicate(spec, opponent, pairs, preset=rules_name, seed=seed)
     return {"margin": float(r.mean), "ci95": float(r.ci95), "pairs": int(r.n),
             "win_rate": float(r.win_rate), "opponent": opponent, "seed": seed, "frozen": False}
 
@@ -335,7 +338,8 @@ def train(args: Args) -> dict:
 
     def evaluate():
         export_bid_weights(model, rules, weights_path, training_info(), players)
-        ev = evaluate_bid_weights(weights_path, args.rules, args.eval_pairs, args.eval_seed)
+        ev = evaluate_bid_weights(weights_path, args.rules, args.eval_pairs, args.eval_seed,
+                                  players=players)
         ev.update(updates=updates, labelled=labelled, minutes=minutes_now())
         record_evaluation(history, logger, ev)
 
