@@ -20,9 +20,10 @@ The card-play net stays frozen while the bidder trains (bid and play training
 alternate: joint training was unstable for colver, ``../shared/NEURAL.md``). Heavy
 tails (coinche x2, surcoinche x4, capot) go through the Huber loss.
 
-Determinism, resume, ``--init``, outputs: as :mod:`.train_play` (chunk ``c`` is a pure
-function of ``(seed, c)``, exactly ``updates_per_chunk`` updates after each, atomic
-checkpoints with the replay and the random streams; ``weights.npz`` with its manifest).
+Determinism, resume, ``--init``, outputs, evaluations, progress: as :mod:`.train_play`
+(chunk ``c`` is a pure function of ``(seed, c)``, exactly ``updates_per_chunk`` updates
+after each, atomic checkpoints with the compressed replay and the random streams;
+``weights.npz`` with its manifest; an evaluation at the end of every run).
 """
 
 from __future__ import annotations
@@ -76,7 +77,7 @@ class Args:
     updates_per_chunk: int = _s(8, 'updates after each chunk of labels')
     buffer_size: int = _s(150_000, 'replay buffer, labelled positions (FIFO): 2.4 kB each in '
                                    'memory (two card players), saved with every checkpoint in '
-                                   'replay.npz (compressed, about 0.18 kB each: 27 MB when '
+                                   'replay.npz (compressed, about 0.17 kB each: 26 MB when '
                                    'full at the default; the shipped run used 400000)')
     min_buffer: int = _s(10_000, 'positions before the first update')
     lr: float = _s(1e-3, 'initial learning rate (AdamW)')
@@ -96,7 +97,8 @@ class Args:
     log_seconds: float = _s(10.0, 'metrics interval')
     checkpoint_minutes: float = _s(5.0, 'checkpoint interval')
     torch_threads: int = _s(1, 'torch threads of the trainer')
-    progress: bool = _s(True, 'a progress bar (rich) or plain lines')
+    progress: bool = _s(True, 'a progress bar on a terminal (rich); plain lines to a file or '
+                              'a pipe, or with --no-progress')
 
 
 def parse_args(argv=None) -> Args:

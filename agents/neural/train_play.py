@@ -29,9 +29,16 @@ learning curve. The shipped ffb weights were trained this way (RESULTS.md).
 
 Outputs in ``--out``: ``metrics.jsonl`` (one JSON object per log line: ``charts/``,
 ``losses/`` and ``eval/`` keys), TensorBoard event files when ``tensorboard`` is
-installed, ``checkpoint.pt`` (+ ``replay.npz``) written atomically every
-``checkpoint_minutes`` and on Ctrl-C, and ``weights.npz``: the exported torch-free
-weights with their manifest (refreshed at every evaluation and at the end).
+installed, ``checkpoint.pt`` (+ ``replay.npz``, the replay buffer, compressed; its size
+is printed) written atomically every ``checkpoint_minutes`` and on Ctrl-C, and
+``weights.npz``: the exported torch-free weights with their manifest (refreshed at every
+evaluation and at the end). A run is evaluated every ``eval_minutes`` and at its end
+(unless interrupted), so that the evaluation it ends on is of the weights it writes;
+every evaluation it shows says at which update it was made. On stdout: a progress bar on
+a terminal, plain lines to a file or a pipe.
+
+The helpers below the settings (the label source, the replay, the runs, the progress
+display and the messages) are shared by the other trainers (:mod:`.train_bid`).
 """
 
 from __future__ import annotations
@@ -106,7 +113,8 @@ class Args:
     log_seconds: float = _s(10.0, 'metrics interval')
     checkpoint_minutes: float = _s(5.0, 'checkpoint interval')
     torch_threads: int = _s(1, 'torch threads of the trainer')
-    progress: bool = _s(True, 'a progress bar (rich) or plain lines')
+    progress: bool = _s(True, 'a progress bar on a terminal (rich); plain lines to a file or '
+                              'a pipe, or with --no-progress')
 
 
 def parse_args(argv=None, settings=None, prog: str = "coinche-rl train play",
