@@ -472,6 +472,7 @@ def test_resuming_a_finished_run_says_the_budget_is_spent(tmp_path, capsys):
     before = _state_of(tmp_path / "a")
     again = train(tiny_args(tmp_path / "a", max_chunks=3, resume=True))
     assert again["updates"] == done["updates"] and "--max-chunks" in again["budget_spent"]
+    assert again["minutes"] == done["minutes"]      # the time the run says is the one it saved
     assert torch.equal(before["torch_rng"], _state_of(tmp_path / "a")["torch_rng"])
     # the time budget (cumulative over resumes): the option to raise is --minutes
     common = ["--hidden", "8", "--chunk-deals", "2", "--workers", "0", "--min-buffer", "8",

@@ -327,14 +327,17 @@ def train(args: Args) -> dict:
     def minutes_now():
         return (elapsed + time.perf_counter() - t_start) / 60.0
 
-    def save_checkpoint():
+    def save_checkpoint(total_s=None):
+        if total_s is None:
+            total_s = elapsed + time.perf_counter() - t_start
         return save_run(args, model, optim, rng, replay, RunProgress(
-            chunk, updates, labelled, elapsed + time.perf_counter() - t_start, deals, history,
-            init_info))
+            chunk, updates, labelled, total_s, deals, history, init_info))
 
-    def training_info():
-        info = _training_facts(args.out, elapsed + time.perf_counter() - t_start, updates,
-                               chunk, labelled, deals, dataclasses.asdict(args), init_info)
+    def training_info(total_s=None):
+        if total_s is None:
+            total_s = elapsed + time.perf_counter() - t_start
+        info = _training_facts(args.out, total_s, updates, chunk, labelled, deals,
+                               dataclasses.asdict(args), init_info)
         info["players"] = players
         return info
 
@@ -432,9 +435,9 @@ def train(args: Args) -> dict:
         signal.signal(signal.SIGINT, old_handler)
         source.close()
         progress.close()
-    replay_bytes = save_checkpoint()
-    total_s = elapsed + time.perf_counter() - t_start
-    info = training_info()
+    total_s = elapsed + time.perf_counter() - t_start     # the run's time, everywhere
+    replay_bytes = save_checkpoint(total_s)
+    info = training_info(total_s)
     final = {"charts/minutes": info["minutes"], "charts/labelled_positions": labelled,
              "charts/deals": deals, "charts/chunks": chunk, "charts/buffer": replay.size}
     logger.log(updates, final)
