@@ -770,7 +770,8 @@ def cmd_train(args) -> int:
     ep = argparse.ArgumentParser(prog="coinche-rl train export",
                                  description="write the torch-free weights of a run's checkpoint")
     ep.add_argument("run", help="the run folder (holds checkpoint.pt)")
-    ep.add_argument("-o", "--output", required=True, help="the weights file to write (.npz)")
+    ep.add_argument("-o", "--output", required=True,
+                    help="the weights file to write (.npz, in an existing folder)")
     ep.add_argument("--float32", action="store_true", help="float32 instead of float16")
     ea = ep.parse_args(args.rest)
     try:
@@ -786,6 +787,7 @@ def _export_run(run: str, output: str, float32: bool) -> str:
     """Export a card-play, bidding or belief run (told apart by its checkpoint)."""
     import torch
     from .agents.neural import train_belief, train_bid, train_play   # lazy: torch
+    train_play.check_output_path(output)               # before reading anything
     ckpt = os.path.join(run, "checkpoint.pt")
     if not os.path.isfile(ckpt):
         raise FileNotFoundError(f"no checkpoint.pt in {run!r}: not a training run folder")

@@ -265,6 +265,14 @@ def test_train_belief_smoke_exact_resume_and_export(tmp_path):
                               "--batch-size", "16"]))
     rb = T.train(T.parse_args(["--out", b, "--resume", "--max-chunks", "4", *common]))
     assert ra["updates"] == rb["updates"] == 16
+    # a resume with nothing left to do says which option to raise, and changes nothing
+    before = os.path.getmtime(os.path.join(b, "checkpoint.pt"))
+    rc = T.train(T.parse_args(["--out", b, "--resume", "--max-chunks", "4", *common]))
+    assert "--max-chunks" in rc["budget_spent"] and rc["updates"] == 16
+    assert os.path.getmtime(os.path.join(b, "checkpoint.pt")) == before
+    with pytest.raises(FileNotFoundError, match="no folder"):
+        T.export_run(a, str(tmp_path / "nothere" / "x.npz"))
+    assert not (tmp_path / "nothere").exists()
     wa, wb = np.load(os.path.join(a, "weights.npz")), np.load(os.path.join(b, "weights.npz"))
     for k in wa.files:
         if k != "manifest":

@@ -556,3 +556,80 @@ class _PublicView:
         self.params = params
         self.seat = seat
         self.rules = rules
+
+
+# ===================================================================== 10. the values
+class _Spy(NeuralAgent):
+    """An nn agent that asks for its values before each action it plays."""
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self.seen = []
+
+    def act(self, view):
+        values = self.action_values(view)
+        a = super().act(view)
+        self.seen.append((values, a, list(view.legal_actions)))
+        return a
+
+
+@pytest.mark.parametrize("preset, kw", [
+    ("ffb", dict(bid_margin=0.0)), ("ffb", dict()), ("ffb_sa_ta", dict(any_rules=True)),
+    ("ffb", dict(bidding="heuristic"))])
+def test_the_values_agree_with_the_agents_choices(preset, kw):
+    """At every decision of whole deals: ``choice`` is what ``act`` plays (asking for the
+    values leaves the agent's stream alone); the values cover exactly the legal actions;
+    where a network decides with no margin (the cards; the auction with
+    ``bid_margin=0``), the best value is the action played; ``ev`` / ``p_made`` are for
+    the legal contracts only, ``p_made`` a probability."""
+    rules = get_rules(preset)
+    spies = [_Spy(**kw) for _ in range(4)]
+    for seed in range(4):
+        play_deal(Deal(rules, seed=seed, dealer=seed % 4), spies, seeds=[seed, 7, 8, 9])
+    by = {}
+    for spy in spies:
+        for v, a, legal in spy.seen:
+            by[(v.phase, v.by)] = by.get((v.phase, v.by), 0) + 1
+            assert v.choice == a
+            if v.by == "heuristic":
+                assert v.values == {} and v.ev == {}
+                continue
+            assert sorted(v.values) == legal and all(np.isfinite(list(v.values.values())))
+            if v.phase == "play" or kw.get("bid_margin") == 0.0:
+                assert v.best == a
+            contracts = [x for x in legal if A.is_bid(x) or A.is_capot(x) or A.TAKE <= x < A.DECLARE]
+            assert sorted(v.ev) == sorted(v.p_made) == contracts
+            assert all(0.0 <= p <= 1.0 for p in v.p_made.values())
+    assert by.get(("play", "net"), 0) > 20
+    if kw.get("bidding") == "heuristic":
+        assert by.get(("auction", "net"), 0) == 0 and by[("auction", "heuristic")] > 4
+    else:
+        assert by.get(("auction", "net"), 0) > 4
+
+
+def test_the_values_are_the_networks_outputs_in_points():
+    """The card values are the network's outputs (x target_scale) on the seat's canonical
+    inputs, mapped back to the physical cards; ``nn_values`` is the agent's call on the
+    seat to act; a table lists them, best first, the choice marked."""
+    deal = Deal("ffb", seed=21, dealer=3).with_contract(100, 1, taker=0)
+    v = NA.nn_values(deal)
+    assert v.phase == "play" and v.by == "net" and v.seat == deal.current_player
+    net = load_play_net()
+    inputs = NetInputs(FFB, 1)
+    pub = public_state(deal.state, deal.params, v.seat)
+    feats, legal, perms = inputs.compute(pub[None, :], np.zeros(1, dtype=np.int64))
+    q = net.forward(feats)[0]
+    scale = net.manifest["training"]["args"]["target_scale"]
+    want = {int(C.ACT_SRC[perms[0], A.CARD_BASE + j]): float(q[j]) * scale
+            for j in np.flatnonzero(legal[0])}
+    assert v.values.keys() == want.keys()
+    assert all(abs(v.values[a] - want[a]) < 1e-3 for a in want)
+    lines = v.table().splitlines()
+    assert lines[2].startswith("* ") and A.action_to_str(v.choice) in lines[2]
+    auction = NA.nn_values(Deal("ffb", seed=4, dealer=1), "nn:bid_margin=0")
+    assert auction.phase == "auction" and auction.by == "net" and auction.ev
+    assert auction.choice == auction.best
+    with pytest.raises(ValueError, match="not an nn agent"):
+        NA.nn_values(deal, "heuristic")
+    with pytest.raises(RuntimeError, match="reset"):
+        NeuralAgent().action_values(PlayerView.from_deal(deal))

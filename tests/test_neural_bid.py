@@ -644,3 +644,33 @@ def test_the_cli_trains_and_exports_a_bidding_run(tmp_path, capsys):
     assert load_weights(str(tmp_path / "w.npz"), kind="bid").manifest["kind"] == "bid"
     rc = main(["train", "bid", "--out", out, "--epsilon", "2"])
     assert rc == 2 and "--epsilon" in capsys.readouterr().err
+
+
+def test_a_bidding_run_ends_evaluated_and_says_so(tmp_path, capsys):
+    """As the card-play trainer: the run ends with an evaluation of its final weights
+    (the first one, at the first update, is the untrained net's), shown with its age; its
+    replay is written compressed and its size said; a refused start leaves no folder; a
+    ``--resume`` with the budget spent says which option to raise."""
+    from coinche_rl.agents.neural.train_bid import Args, train
+    res = train(small_args(tmp_path, eval_minutes=1000.0, eval_pairs=4, log_seconds=1e9))
+    assert [h["updates"] for h in res["history"]][-1] == res["updates"]
+    assert len(res["history"]) == 2 and res["history"][0]["updates"] < res["updates"]
+    out = capsys.readouterr().out
+    assert f"(at update {res['updates']}, end of run) vs heuristic" in out
+    path = tmp_path / "run" / "replay.npz"
+    with np.load(path) as z:
+        n = int(z["size"])
+    assert f"replay.npz {os.path.getsize(path) / 1e6:.1f} MB ({n:,} positions)" in out
+    assert Args().buffer_size * os.path.getsize(path) / n < 40e6
+    again = train(small_args(tmp_path, resume=True))
+    assert "--max-chunks" in again["budget_spent"] and again["updates"] == res["updates"]
+    assert "nothing to train" in capsys.readouterr().out
+    with pytest.raises(FileNotFoundError, match="--init"):
+        train(small_args(tmp_path / "x", init=str(tmp_path / "nothere")))
+    with pytest.raises(FileNotFoundError, match="--resume"):
+        train(small_args(tmp_path / "y", resume=True))
+    assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
+    with pytest.raises(FileNotFoundError, match="no folder"):
+        from coinche_rl.agents.neural.train_bid import export_run
+        export_run(str(tmp_path / "run"), str(tmp_path / "nothere" / "w.npz"))
+    assert not (tmp_path / "nothere").exists()

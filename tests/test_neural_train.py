@@ -385,3 +385,116 @@ def test_the_command_line_trains_and_exports(tmp_path, capsys):
     assert load_weights(tmp_path / "w.npz").hidden == [8]
     assert main(["train", "export", str(tmp_path / "none"), "-o", str(tmp_path / "x.npz")]) == 2
     assert "checkpoint" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------ what a run says
+def test_a_run_ends_with_an_evaluation_of_its_final_weights(tmp_path, capsys):
+    """The first evaluation comes at the first update (the untrained net); a run shorter
+    than ``--eval-minutes`` used to end on it. Every run now ends evaluating the weights
+    it writes, and says how old the evaluation it shows is."""
+    res = train(tiny_args(tmp_path / "run", eval_minutes=1000.0, eval_pairs=8, max_chunks=6))
+    history = res["history"]
+    assert len(history) == 2 and history[0]["updates"] < res["updates"]
+    assert history[-1]["updates"] == res["updates"] == res["evaluation"]["updates"]
+    final = load_weights(res["weights"]).manifest["evaluation"]["final"]
+    assert final["updates"] == res["updates"]
+    out = capsys.readouterr().out
+    assert f"(at update {res['updates']}, end of run) vs heuristic" in out
+    # a run without evaluations says so
+    res = train(tiny_args(tmp_path / "none", max_chunks=2))
+    assert res["history"] == [] and res["evaluation"] is None
+    assert "not evaluated (--eval-minutes 0)" in capsys.readouterr().out
+
+
+def test_an_evaluation_is_shown_with_its_age():
+    from coinche_rl.agents.neural.train_play import eval_text
+    ev = {"margin": -42.64, "ci95": 3.1, "updates": 16, "minutes": 0.2}
+    assert eval_text(ev, 1234, 10.0) == "eval -42.6±3.1 (at update 16, 9.8 min ago)"
+    assert eval_text(ev, 16, 0.2) == "eval -42.6±3.1 (at update 16, now)"
+    assert eval_text(ev, 16, 0.3, end=True) == "eval -42.6±3.1 (at update 16, end of run)"
+    assert eval_text({**ev, "run": "a"}, 3, 11.0) == "eval -42.6±3.1 (run a's, at its update 16)"
+    assert eval_text(None, 3, 1.0) == "eval: none yet"
+
+
+def test_a_refused_start_leaves_no_folder_behind(tmp_path):
+    with pytest.raises(FileNotFoundError, match="--init"):
+        train(tiny_args(tmp_path / "e", init=str(tmp_path / "nothere")))
+    assert not (tmp_path / "e").exists()
+    with pytest.raises(FileNotFoundError, match="--resume"):
+        train(tiny_args(tmp_path / "f", resume=True))
+    assert not (tmp_path / "f").exists()
+
+
+def test_export_refuses_a_missing_folder_and_a_name_without_npz(tmp_path, capsys):
+    from coinche_rl.cli import main
+    train(tiny_args(tmp_path / "run", max_chunks=2))
+    capsys.readouterr()
+    run = str(tmp_path / "run")
+    assert main(["train", "export", run, "-o", str(tmp_path / "nothere" / "x.npz")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no folder" in err and "nothere" in err
+    assert not (tmp_path / "nothere").exists()
+    assert main(["train", "export", run, "-o", str(tmp_path / "x.txt")]) == 2
+    assert ".npz" in capsys.readouterr().err and not (tmp_path / "x.txt").exists()
+    with pytest.raises(ValueError, match=".npz"):
+        export_run(run, str(tmp_path / "w.bin"))
+    with pytest.raises(FileNotFoundError, match="no folder"):
+        export_run(run, str(tmp_path / "no" / "w.npz"))
+    assert main(["train", "export", run, "-o", str(tmp_path / "w.npz")]) == 0
+
+
+def test_the_default_replay_stays_small_and_its_size_is_said(tmp_path, capsys):
+    """``replay.npz`` is written with every checkpoint: at the default ``--buffer-size``
+    the file of a full replay (extrapolated from a small run's bytes per decision) stays
+    well under 50 MB, and the trainer says the size it wrote; ``--help`` documents it."""
+    res = train(tiny_args(tmp_path / "run", buffer_size=100_000))
+    path = tmp_path / "run" / "replay.npz"
+    with np.load(path) as z:
+        n = int(z["size"])
+    assert n == res["labelled"] > 300
+    per_decision = os.path.getsize(path) / n
+    assert Args().buffer_size * per_decision < 40e6, per_decision
+    out = capsys.readouterr().out
+    assert f"replay.npz {os.path.getsize(path) / 1e6:.1f} MB ({n:,} decisions)" in out
+    assert "--buffer-size" in out
+    import argparse
+    import contextlib
+    import io
+    help_text = io.StringIO()
+    with contextlib.redirect_stdout(help_text), pytest.raises(SystemExit):
+        parse_args(["--help"])
+    assert "replay.npz" in " ".join(help_text.getvalue().split())
+
+
+def test_resuming_a_finished_run_says_the_budget_is_spent(tmp_path, capsys):
+    from coinche_rl.cli import main
+    done = train(tiny_args(tmp_path / "a", max_chunks=3))
+    before = _state_of(tmp_path / "a")
+    again = train(tiny_args(tmp_path / "a", max_chunks=3, resume=True))
+    assert again["updates"] == done["updates"] and "--max-chunks" in again["budget_spent"]
+    assert again["minutes"] == done["minutes"]      # the time the run says is the one it saved
+    assert torch.equal(before["torch_rng"], _state_of(tmp_path / "a")["torch_rng"])
+    # the time budget (cumulative over resumes): the option to raise is --minutes
+    common = ["--hidden", "8", "--chunk-deals", "2", "--workers", "0", "--min-buffer", "8",
+              "--batch-size", "8", "--eval-minutes", "0", "--no-progress", "--solver-cards",
+              "12", "--minutes", "0.0001", "--out", str(tmp_path / "b")]
+    assert main(["train", "play"] + common) == 0
+    capsys.readouterr()
+    assert main(["train", "play", "--resume"] + common) == 0
+    out = capsys.readouterr().out
+    assert "spent its time budget" in out and "--resume --minutes 0.0002" in out
+    assert json.loads(out.strip().splitlines()[-1])["budget_spent"]
+
+
+def test_the_command_line_prints_progress_lines_to_a_pipe(tmp_path, capsys):
+    """Output to a file or a pipe: plain progress lines as the run goes (a rich bar would
+    print nothing until the end), then the end-of-run line and the JSON summary."""
+    from coinche_rl.cli import main
+    assert main(["train", "play", "--out", str(tmp_path / "p"), "--hidden", "8",
+                 "--chunk-deals", "2", "--workers", "0", "--max-chunks", "4", "--min-buffer", "8",
+                 "--batch-size", "8", "--eval-minutes", "0", "--solver-cards", "12",
+                 "--log-seconds", "0"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    progress = [ln for ln in lines if ln.startswith("[") and " min] upd " in ln]
+    assert len(progress) == 4, lines
+    assert "end of run" in lines[-2] and json.loads(lines[-1])["chunks"] == 4

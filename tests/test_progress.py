@@ -50,8 +50,8 @@ def test_without_rich_there_is_no_bar(monkeypatch, capsys):
     p.advance(5)
     p.close()
     assert p.bar is None and capsys.readouterr() == ("", "")
-    from coinche_rl.agents.neural.train_play import _Progress
-    t = _Progress(True, 60.0)
+    from coinche_rl.agents.neural.train_play import TrainingProgress
+    t = TrainingProgress(True, 60.0, terminal=True)
     t.update(30.0, "upd 1")
     t.close()
     assert capsys.readouterr().out == "[   0.5 min] upd 1\n"
@@ -59,18 +59,34 @@ def test_without_rich_there_is_no_bar(monkeypatch, capsys):
 
 def test_the_training_bar_is_on_stdout_with_its_figures(capsys):
     pytest.importorskip("rich")
-    from coinche_rl.agents.neural.train_bid import _Progress as BidProgress
-    from coinche_rl.agents.neural.train_play import _Progress
-    assert BidProgress is _Progress and issubclass(_Progress, Progress)
-    t = _Progress(True, 120.0, "train bid")
+    from coinche_rl.agents.neural.train_bid import TrainingProgress as BidProgress
+    from coinche_rl.agents.neural.train_play import TrainingProgress
+    assert BidProgress is TrainingProgress and issubclass(TrainingProgress, Progress)
+    t = TrainingProgress(True, 120.0, "train bid", terminal=True)
     t.update(60.0, "upd 7 lab 0.01M")
     t.close()
     out, err = capsys.readouterr()
     assert err == "" and "train bid" in out and "upd 7 lab 0.01M" in out and "/" not in out
-    off = _Progress(False, 120.0)                       # disabled: plain lines
+    off = TrainingProgress(False, 120.0, terminal=True)  # disabled: plain lines
     off.update(6.0, "upd 1")
     off.close()
     assert capsys.readouterr().out == "[   0.1 min] upd 1\n"
+
+
+def test_the_training_display_is_plain_lines_off_a_terminal(capsys):
+    """Output to a file or a pipe (nohup, a job scheduler): a rich bar would show nothing
+    until the end; the trainers print a plain line at every update instead (and their
+    messages as lines), as they come. Here stdout is pytest's capture, not a terminal."""
+    pytest.importorskip("rich")
+    from coinche_rl.agents.neural.train_play import TrainingProgress
+    t = TrainingProgress(True, 120.0, "train play")
+    assert t.bar is None
+    t.update(6.0, "upd 1")
+    t.line("checkpoint written")
+    t.update(12.0, "upd 2")
+    assert capsys.readouterr().out == ("[   0.1 min] upd 1\ncheckpoint written\n"
+                                       "[   0.2 min] upd 2\n")
+    t.close()
 
 
 def test_named_tasks_share_one_display(monkeypatch, capsys):

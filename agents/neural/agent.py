@@ -11,7 +11,7 @@ agent bids with), and per contract ``ev`` / ``p_made`` (the hand evaluation,
 the network values another one that many points higher (a trust region around the
 policy the network was trained to improve on).
 
-Two ways to play, with the same choices:
+Ways to play, with the same choices:
 
 * :class:`NeuralAgent.act` for one decision (the agent interface of
   :mod:`coinche_rl.agents.base`): the seat's observation is encoded from its *public
@@ -20,6 +20,10 @@ Two ways to play, with the same choices:
   legal card is played without the network.
 * :meth:`NeuralAgent.batch_policy`: a batched policy ``f(public_states, params, seats)``
   for the opponents of the numba vector env (:class:`coinche_rl.envs.vector.CoincheVectorEnv`).
+* :meth:`NeuralAgent.action_values` (or :func:`nn_values` on a
+  :class:`~coinche_rl.game.Deal`): the same decision with its figures, per legal action:
+  the card network's value, or the bidding network's ``q`` / ``ev`` / ``p_made``
+  (:class:`ActionValues`).
 * :func:`play_states`, the batched path of the arena and the trainer's evaluation:
   many deals in lockstep, numba bots (and the nn seats' other decisions) inside one
   numba loop, and every nn card (auction) decision waiting at that moment scored by
@@ -44,7 +48,8 @@ True
 from __future__ import annotations
 
 import os
-from typing import Dict, Optional, Sequence
+from dataclasses import dataclass, field
+from typing import Dict, Optional, Sequence, Union
 
 import numpy as np
 from numba import njit
@@ -66,7 +71,7 @@ from .bid_labels import BID_ACTIONS, BID_INDEX, N_BID, bid_inputs
 from .net import MLP, default_weights_path, load_weights, rules_hash, trained_for
 
 __all__ = ["NeuralAgent", "NeuralError", "BatchPolicy", "BidNet", "play_states", "NetInputs",
-           "load_play_net", "load_bid_net", "warmup"]
+           "load_play_net", "load_bid_net", "warmup", "ActionValues", "nn_values"]
 
 
 class NeuralError(ValueError):
@@ -250,6 +255,19 @@ class NetInputs:
         feats, legal, perms = self.compute(states, idx)
         return C.ACT_SRC[perms, A.CARD_BASE + net.best(feats, legal)]
 
+    def card_values(self, net: MLP, state: np.ndarray):
+        """``(actions, values, best)`` of the seat to play a card in ``state`` (a public
+        state): its legal physical card actions, ``net``'s value of each (points), and the
+        card :meth:`net_actions` plays (the best value; a tie goes to the first card in
+        the canonical order)."""
+        feats, legal, perms = self.compute(np.ascontiguousarray(state[None, :]),
+                                           np.zeros(1, dtype=np.int64))
+        q = net.forward(feats)[0]
+        js = np.flatnonzero(legal[0])
+        acts = C.ACT_SRC[int(perms[0]), A.CARD_BASE + js]
+        best = int(acts[int(np.argmax(q[js]))])
+        return acts, q[js] * _target_scale(net), best
+
 
 class BidNet:
     """A bidding network (``coinche-rl train bid``) read with the heads of one card
@@ -332,8 +350,26 @@ class BidNet:
         return C.ACT_SRC[perms, BID_ACTIONS[best]]
 
     def _scale(self) -> float:
-        return float((self.net.manifest.get("training") or {}).get("args", {})
-                     .get("target_scale", 100.0))
+        return _target_scale(self.net)
+
+    def action_values(self, inputs: "NetInputs", state: np.ndarray):
+        """``(actions, q, ev, p_made, choice)`` of the seat to bid in ``state`` (a
+        public state): its legal physical auction actions, their ``q`` values, the
+        ``ev`` / ``p_made`` heads at each (meaningful for the contracts: bids, capots,
+        the classic take / name), and the action :meth:`actions` bids."""
+        S = np.ascontiguousarray(state[None, :])
+        idx = np.zeros(1, dtype=np.int64)
+        feats, legal, perms = inputs.bid_compute(S, idx)
+        q, ev, pm = self.heads(feats)
+        js = np.flatnonzero(legal[0])
+        acts = C.ACT_SRC[int(perms[0]), BID_ACTIONS[js]]
+        choice = int(self.actions(inputs, S, idx)[0])
+        return acts, q[0, js], ev[0, js], pm[0, js], choice
+
+
+def _target_scale(net: MLP) -> float:
+    """Points per network output unit (the training run's ``target_scale``)."""
+    return float((net.manifest.get("training") or {}).get("args", {}).get("target_scale", 100.0))
 
 
 def play_states(rules: RuleSet, states: np.ndarray, seeds: np.ndarray,
@@ -605,6 +641,111 @@ class NeuralAgent(Agent):
         if a == NOT_A_CARD:
             a = bot_action(self.other_bot, S, P, self.seat, self._rng1, self._buf)
         return int(a)
+
+    def action_values(self, view: PlayerView) -> "ActionValues":
+        """The networks' values at the decision of ``view`` (after :meth:`reset`, as
+        :meth:`act`; the agent's random stream is left as it was): see
+        :class:`ActionValues`. ``choice`` is what :meth:`act` plays there."""
+        if self._inputs is None or self._inputs.rules != view.rules:
+            raise RuntimeError("nn: action_values() needs reset(seat, rules, seed) first, as "
+                               "act() does (or call nn_values(deal))")
+        S = view.public_state
+        P = view.params
+        flag = (CARD_NET if self.net is not None else 0) | (BID_NET if self.bidder is not None else 0)
+        a = net_choice(S, P, flag)
+        phase = "auction" if phase_of(S) == AUCTION else "play"
+        if a == NET_BID:
+            acts, q, ev, pm, choice = self.bidder.action_values(self._inputs, S)
+            contract = [A.is_bid(int(x)) or A.is_capot(int(x)) or A.TAKE <= int(x) < A.DECLARE
+                        for x in acts]
+            return ActionValues(
+                view.seat, phase, "net", choice, _as_dict(acts, q),
+                _as_dict(acts[contract], ev[contract]), _as_dict(acts[contract], pm[contract]))
+        card = a == NET_CARD or (a >= 0 and A.is_card(int(a)))
+        if card and self.net is not None:
+            acts, q, best = self._inputs.card_values(self.net, S)
+            return ActionValues(view.seat, phase, "net" if a == NET_CARD else "forced",
+                                best if a == NET_CARD else int(a), _as_dict(acts, q))
+        if a == NOT_A_CARD:
+            rng = self._rng1.copy()                  # act()'s stream stays where it is
+            a = bot_action(self.other_bot, S, P, self.seat, rng, self._buf)
+        return ActionValues(view.seat, phase, "heuristic", int(a), {})
+
+
+def _as_dict(actions, values) -> Dict[int, float]:
+    return {int(a): float(v) for a, v in zip(actions, values)}
+
+
+@dataclass
+class ActionValues:
+    """The ``nn`` agent's values at one decision (:meth:`NeuralAgent.action_values`,
+    :func:`nn_values`). Values are points for the seat's team: its deal score minus the
+    other team's, as the networks were trained to predict them (the card network learnt
+    the differences between the cards of a decision first; their common level only
+    with a small weight).
+
+    * ``seat``, ``phase`` (``"auction"`` or ``"play"``);
+    * ``by``: who decides: ``"net"`` (the card or the bidding network), ``"forced"``
+      (a single legal card, played without the network, which still values it) or
+      ``"heuristic"`` (the declare / belote choices, the auction when the heuristic
+      bids, the cards with ``play=heuristic``: no values then);
+    * ``values``: {legal action id: value}: the card network's value of each legal card,
+      or the bidding network's ``q`` of each legal auction action;
+    * ``ev``, ``p_made`` (auction): {contract action id: ...} for each legal contract
+      (bid, capot; the classic take / name): the expected deal score, and the
+      probability that it is made, if the seat took it now;
+    * ``choice``: the action :meth:`NeuralAgent.act` plays: the best value, except in
+      the auction with ``bid_margin`` > 0, which keeps the heuristic's action unless
+      the network values another one more than ``bid_margin`` points higher.
+    """
+
+    seat: int
+    phase: str
+    by: str
+    choice: int
+    values: Dict[int, float]
+    ev: Dict[int, float] = field(default_factory=dict)
+    p_made: Dict[int, float] = field(default_factory=dict)
+
+    @property
+    def best(self) -> Optional[int]:
+        """The action of the highest value (None without values)."""
+        return max(self.values, key=self.values.get) if self.values else None
+
+    def table(self, top: Optional[int] = None) -> str:
+        """The values as text, best first (``*``: the choice; ``top``: that many rows,
+        and the choice's)."""
+        head = f"seat {self.seat}, {self.phase}, decided by: {self.by}"
+        if not self.values:
+            return f"{head}; no network values here (plays {A.action_to_str(self.choice)})"
+        rows = [head, f"  {'action':<10} {'value':>7}" +
+                (f" {'ev':>7} {'P(made)':>7}" if self.ev else "")]
+        order = sorted(self.values, key=lambda x: -self.values[x])
+        if top is not None:
+            order = [a for i, a in enumerate(order) if i < top or a == self.choice]
+        for a in order:
+            row = f"{'*' if a == self.choice else ' '} {A.action_to_str(a):<10} {self.values[a]:+7.1f}"
+            if a in self.ev:
+                row += f" {self.ev[a]:+7.1f} {self.p_made[a]:7.2f}"
+            rows.append(row)
+        return "\n".join(rows)
+
+
+def nn_values(deal, agent: Union[str, "NeuralAgent"] = "nn", seed: int = 0) -> ActionValues:
+    """The ``nn`` agent's values (:class:`ActionValues`) at the decision of the seat to
+    act in ``deal`` (a :class:`~coinche_rl.game.Deal`, not over): per legal action, the
+    card network's value, or in the auction the bidding network's ``q``, ``ev`` and
+    ``p_made``. ``agent``: an ``nn`` spec (``"nn:bid_margin=0"``) or a
+    :class:`NeuralAgent` (reset here for that seat, with ``seed``). The seat sees only
+    what it may know (its :class:`~coinche_rl.agents.base.PlayerView`)."""
+    from ..registry import make_agent
+    nn = make_agent(agent) if isinstance(agent, str) else agent
+    if not isinstance(nn, NeuralAgent):
+        raise ValueError(f"nn_values: {agent!r} is not an nn agent (expected a spec such as "
+                         f"'nn' or 'nn:bid_margin=0', or a NeuralAgent)")
+    view = PlayerView.from_deal(deal)
+    nn.reset(view.seat, deal.rules, seed)
+    return nn.action_values(view)
 
 
 register_agent(

@@ -210,7 +210,8 @@ def save_weights(path, net: MLP, manifest: dict, dtype=np.float16) -> None:
     arrays["manifest"] = np.array(json.dumps(manifest, sort_keys=True))
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(f"{path}: no folder {folder} to write the weights in")
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=".weights-", suffix=".npz")
     try:
         with os.fdopen(fd, "wb") as f:

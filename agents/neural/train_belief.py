@@ -39,7 +39,8 @@ from typing import List, Optional
 
 import numpy as np
 
-from .train_play import (_Logger, _Progress, _atomic_write, _bad, _s, _training_facts,
+from .train_play import (TrainingProgress, _Logger, _atomic_write, _bad, _s, _training_facts,
+                         budget_spent, check_output_path,
                          parse_args as _parse_args)
 
 __all__ = ["Args", "train", "check_args", "belief_loss", "export_run", "parse_args", "main"]
@@ -72,7 +73,8 @@ class Args:
     log_seconds: float = _s(10.0, 'metrics interval')
     checkpoint_minutes: float = _s(5.0, 'checkpoint interval')
     torch_threads: int = _s(1, 'torch threads of the trainer')
-    progress: bool = _s(True, 'a progress bar (rich) or plain lines')
+    progress: bool = _s(True, 'a progress bar on a terminal (rich); plain lines to a file or '
+                              'a pipe, or with --no-progress')
 
 
 def parse_args(argv=None) -> Args:
@@ -288,6 +290,13 @@ def train(args: Args) -> dict:
                                             int(ck["positions"]), int(ck["deals"]))
         elapsed = float(ck["elapsed"])
         history = json.loads(ck["history"])
+        spent = budget_spent(args, elapsed, chunk)
+        if spent:                           # nothing to train: say so, touch nothing
+            print(spent, flush=True)
+            return {"updates": updates, "chunks": chunk, "positions": positions, "deals": deals,
+                    "minutes": round(elapsed / 60.0, 2),
+                    "final": history[-1] if history else None, "history": history,
+                    "interrupted": False, "budget_spent": spent, "weights": weights_path}
         replay.rebuild(population, json.loads(ck["chunk_sizes"]))
 
     def training_info():
@@ -321,7 +330,7 @@ def train(args: Args) -> dict:
     signal.signal(signal.SIGINT, lambda signum, frame: interrupted.append(True))
     t_start = time.perf_counter()
     last_log = last_ckpt = last_eval = t_start
-    progress = _Progress(args.progress, args.minutes * 60.0, name="train belief")
+    progress = TrainingProgress(args.progress, args.minutes * 60.0, name="train belief")
     loss_acc, loss_n, win_pos, win_t = 0.0, 0, 0, t_start
     try:
         while True:
@@ -382,7 +391,7 @@ def train(args: Args) -> dict:
     logger.close()
     return {"updates": updates, "chunks": chunk, "positions": positions, "deals": deals,
             "minutes": info["minutes"], "final": history[-1], "history": history,
-            "interrupted": bool(interrupted), "weights": weights_path}
+            "interrupted": bool(interrupted), "budget_spent": None, "weights": weights_path}
 
 
 def export_run(run: str, path: str, float32: bool = False) -> str:
@@ -392,6 +401,7 @@ def export_run(run: str, path: str, float32: bool = False) -> str:
     from .belief import N_BELIEF
     from .net import make_manifest, save_weights
     from .torch_net import PlayNet, to_numpy
+    check_output_path(path)
     ckpt = os.path.join(run, "checkpoint.pt")
     if not os.path.isfile(ckpt):
         raise FileNotFoundError(f"no checkpoint.pt in {run!r}: not a training run folder")

@@ -20,9 +20,10 @@ The card-play net stays frozen while the bidder trains (bid and play training
 alternate: joint training was unstable for colver, ``../shared/NEURAL.md``). Heavy
 tails (coinche x2, surcoinche x4, capot) go through the Huber loss.
 
-Determinism, resume, ``--init``, outputs: as :mod:`.train_play` (chunk ``c`` is a pure
-function of ``(seed, c)``, exactly ``updates_per_chunk`` updates after each, atomic
-checkpoints with the replay and the random streams; ``weights.npz`` with its manifest).
+Determinism, resume, ``--init``, outputs, evaluations, progress: as :mod:`.train_play`
+(chunk ``c`` is a pure function of ``(seed, c)``, exactly ``updates_per_chunk`` updates
+after each, atomic checkpoints with the compressed replay and the random streams;
+``weights.npz`` with its manifest; an evaluation at the end of every run).
 """
 
 from __future__ import annotations
@@ -38,8 +39,11 @@ from typing import List, Optional
 
 import numpy as np
 
-from .train_play import (LabelSource, RunProgress, _bad, _Logger, _lr_at, _Progress, _s,
-                         _training_facts, check_common, play_loss, save_run, start_run)
+from .train_play import (LabelSource, RunProgress, TrainingProgress, _bad, _Logger, _lr_at,
+                         _s, _training_facts, budget_spent, check_common,
+                         check_output_path, end_text, eval_text, final_evaluation_due,
+                         play_loss, record_evaluation, replay_text, run_result, save_run,
+                         start_run, start_text)
 from .train_play import parse_args as _parse
 
 __all__ = ["Args", "train", "check_args", "bid_loss", "export_run", "parse_args",
@@ -71,7 +75,10 @@ class Args:
     # optimisation
     batch_size: int = _s(512, 'positions per update')
     updates_per_chunk: int = _s(8, 'updates after each chunk of labels')
-    buffer_size: int = _s(400_000, 'replay buffer (labelled positions, FIFO)')
+    buffer_size: int = _s(150_000, 'replay buffer, labelled positions (FIFO): 2.4 kB each in '
+                                   'memory (two card players), saved with every checkpoint in '
+                                   'replay.npz (compressed, about 0.17 kB each: 26 MB when '
+                                   'full at the default; the shipped run used 400000)')
     min_buffer: int = _s(10_000, 'positions before the first update')
     lr: float = _s(1e-3, 'initial learning rate (AdamW)')
     lr_end: float = _s(2e-5, 'final learning rate')
@@ -90,7 +97,8 @@ class Args:
     log_seconds: float = _s(10.0, 'metrics interval')
     checkpoint_minutes: float = _s(5.0, 'checkpoint interval')
     torch_threads: int = _s(1, 'torch threads of the trainer')
-    progress: bool = _s(True, 'a progress bar (rich) or plain lines')
+    progress: bool = _s(True, 'a progress bar on a terminal (rich); plain lines to a file or '
+                              'a pipe, or with --no-progress')
 
 
 def parse_args(argv=None) -> Args:
@@ -199,6 +207,11 @@ class BidReplay:
             self.pos = (self.pos + m) % self.capacity
             self.size = min(self.capacity, self.size + m)
 
+    @property
+    def nbytes(self) -> int:
+        """The memory it holds, bytes."""
+        return sum(getattr(self, name).nbytes for name in self.FIELDS)
+
     def sample(self, idx):
         return tuple(getattr(self, name)[idx] for name in self.FIELDS)
 
@@ -257,18 +270,22 @@ def export_bid_weights(model, rules, path: str, training: dict, players, evaluat
 
 
 def evaluate_bid_weights(path: str, rules_name: str, pairs: int, seed: int,
-                         opponent: str = "heuristic") -> dict:
+                         opponent: str = "heuristic", players=("nn", "heuristic")) -> dict:
     """Full-deal duplicate (auction and play) of the ``nn`` agent bidding with
-    ``path`` against ``opponent``: margin per deal and its 95% interval."""
+    ``path`` against ``opponent``: margin per deal and its 95% interval. ``players``:
+    the card players the net has heads for; without ``nn`` the agent bids for the
+    heuristic's card play (``nn:play=heuristic``)."""
     from ...arena import run_duplicate
-    r = run_duplicate(f"nn:bid_weights={path}", opponent, pairs, preset=rules_name, seed=seed)
+    spec = f"nn:bid_weights={path}" + ("" if "nn" in players else ",play=heuristic")
+    r = run_duplicate(spec, opponent, pairs, preset=rules_name, seed=seed)
     return {"margin": float(r.mean), "ci95": float(r.ci95), "pairs": int(r.n),
             "win_rate": float(r.win_rate), "opponent": opponent, "seed": seed, "frozen": False}
 
 
 # ==================================================================== the loop
 def train(args: Args) -> dict:
-    """Run (or resume) a bidding training run; returns the final figures."""
+    """Run (or resume) a bidding training run; returns the final figures (as
+    :func:`.train_play.train`'s, with ``players``)."""
     import torch
     from ...rules import get_rules
     from . import canonical as C
@@ -280,7 +297,6 @@ def train(args: Args) -> dict:
     n_pl = len(players)
     torch.set_num_threads(args.torch_threads)
     rules = get_rules(args.rules)
-    os.makedirs(args.out, exist_ok=True)
     weights_path = os.path.join(args.out, "weights.npz")
 
     torch.manual_seed(args.seed)
@@ -288,27 +304,49 @@ def train(args: Args) -> dict:
     model = PlayNet(args.hidden, outputs=n_pl * 3 * N_BID)
     optim = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
     replay = BidReplay(args.buffer_size, C.FEATURE_SIZE, n_pl)
+
     def same_players(iargs):
         other = Args(**{**dataclasses.asdict(args), "players": iargs["players"],
                         "play_weights": iargs["play_weights"]})
         if resolve_players(other) != players:
             raise ValueError(f"--init: {args.init} was trained for card players "
                              f"{iargs['players']!r}, not {args.players!r}")
-    run = start_run(args, model, optim, rng, replay, RESUME_KEYS, same_players)
+    run = start_run(args, model, optim, rng, replay, RESUME_KEYS, same_players)  # reads only
     chunk, updates, labelled, elapsed, deals = (run.chunk, run.updates, run.labelled,
                                                 run.elapsed, run.deals)
     history, init_info = run.history, run.init
+    progress = TrainingProgress(args.progress, args.minutes * 60.0, "train bid")
+    spent = budget_spent(args, elapsed, chunk) if args.resume else None
+    if spent:
+        progress.close()
+        progress.line(spent)
+        return run_result(run, weights_path, interrupted=False, budget=spent, players=players)
+    os.makedirs(args.out, exist_ok=True)
+    progress.line(start_text("train bid", args, run, "positions", replay.nbytes))
 
-    def save_checkpoint():
-        save_run(args, model, optim, rng, replay, RunProgress(
-            chunk, updates, labelled, elapsed + time.perf_counter() - t_start, deals, history,
-            init_info))
+    def minutes_now():
+        return (elapsed + time.perf_counter() - t_start) / 60.0
 
-    def training_info():
-        info = _training_facts(args.out, elapsed + time.perf_counter() - t_start, updates,
-                               chunk, labelled, deals, dataclasses.asdict(args), init_info)
+    def save_checkpoint(total_s=None):
+        if total_s is None:
+            total_s = elapsed + time.perf_counter() - t_start
+        return save_run(args, model, optim, rng, replay, RunProgress(
+            chunk, updates, labelled, total_s, deals, history, init_info))
+
+    def training_info(total_s=None):
+        if total_s is None:
+            total_s = elapsed + time.perf_counter() - t_start
+        info = _training_facts(args.out, total_s, updates, chunk, labelled, deals,
+                               dataclasses.asdict(args), init_info)
         info["players"] = players
         return info
+
+    def evaluate():
+        export_bid_weights(model, rules, weights_path, training_info(), players)
+        ev = evaluate_bid_weights(weights_path, args.rules, args.eval_pairs, args.eval_seed,
+                                  players=players)
+        ev.update(updates=updates, labelled=labelled, minutes=minutes_now())
+        record_evaluation(history, logger, ev)
 
     logger = _Logger(args.out)
     source = BidLabelSource(args, chunk, players)
@@ -321,7 +359,6 @@ def train(args: Args) -> dict:
     t_start = time.perf_counter()
     last_log = last_ckpt = t_start
     last_eval = t_start if history else t_start - 1e9
-    progress = _Progress(args.progress, args.minutes * 60.0, "train bid")
     win_labels = win_updates = 0
     win_t = t_start
     acc, loss_n = np.zeros(3), 0
@@ -378,41 +415,39 @@ def train(args: Args) -> dict:
                                 f"q {acc[0] / max(1, loss_n):.4f} ev {acc[1] / max(1, loss_n):.4f} "
                                 f"made {acc[2] / max(1, loss_n):.4f} "
                                 f"{win_labels / dt:.0f} lab/s {win_updates / dt:.0f} upd/s"
-                                + (f" eval {history[-1]['margin']:+.1f}±{history[-1]['ci95']:.1f}"
+                                + (" " + eval_text(history[-1], updates, minutes_now())
                                    if history else ""))
                 win_labels = win_updates = 0
                 win_t = now
                 acc, loss_n = np.zeros(3), 0
                 last_log = now
             if args.eval_minutes > 0 and now - last_eval >= args.eval_minutes * 60.0 and updates:
-                export_bid_weights(model, rules, weights_path, training_info(), players)
-                ev_ = evaluate_bid_weights(weights_path, args.rules, args.eval_pairs,
-                                           args.eval_seed)
-                ev_.update(updates=updates, labelled=labelled,
-                           minutes=(elapsed + time.perf_counter() - t_start) / 60.0)
-                history.append(ev_)
-                logger.log(updates, {"eval/margin_vs_heuristic": ev_["margin"],
-                                     "eval/ci95": ev_["ci95"], "eval/win_rate": ev_["win_rate"],
-                                     "eval/minutes": ev_["minutes"]})
+                evaluate()
                 last_eval = time.perf_counter()
             if now - last_ckpt >= args.checkpoint_minutes * 60.0:
-                save_checkpoint()
+                progress.line(replay_text(save_checkpoint(), replay.size, "positions"))
                 last_ckpt = time.perf_counter()
+        source.close()
+        # ---- the end: the weights as they are now are what the last evaluation measures
+        if final_evaluation_due(args, history, updates, interrupted):
+            evaluate()
     finally:
         signal.signal(signal.SIGINT, old_handler)
         source.close()
         progress.close()
-    save_checkpoint()
-    info = training_info()
+    total_s = elapsed + time.perf_counter() - t_start     # the run's time, everywhere
+    replay_bytes = save_checkpoint(total_s)
+    info = training_info(total_s)
     final = {"charts/minutes": info["minutes"], "charts/labelled_positions": labelled,
              "charts/deals": deals, "charts/chunks": chunk, "charts/buffer": replay.size}
     logger.log(updates, final)
     export_bid_weights(model, rules, weights_path, info, players,
                        {"history": history, "final": history[-1] if history else None})
     logger.close()
-    return {"updates": updates, "chunks": chunk, "labelled": labelled, "deals": deals,
-            "minutes": info["minutes"], "history": history, "interrupted": bool(interrupted),
-            "weights": weights_path, "players": players}
+    run = RunProgress(chunk, updates, labelled, total_s, deals, history, init_info)
+    progress.line(replay_text(replay_bytes, replay.size, "positions"))
+    progress.line(end_text("train bid", args, run, bool(interrupted)))
+    return run_result(run, weights_path, bool(interrupted), players=players)
 
 
 def export_run(run: str, path: str, float32: bool = False) -> str:
@@ -423,6 +458,7 @@ def export_run(run: str, path: str, float32: bool = False) -> str:
     from .bid_labels import N_BID
     from .net import make_manifest, save_weights
     from .torch_net import PlayNet, to_numpy
+    check_output_path(path)
     ckpt = os.path.join(run, "checkpoint.pt")
     if not os.path.isfile(ckpt):
         raise FileNotFoundError(f"no checkpoint.pt in {run!r}: not a training run folder")

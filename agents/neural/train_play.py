@@ -29,9 +29,16 @@ learning curve. The shipped ffb weights were trained this way (RESULTS.md).
 
 Outputs in ``--out``: ``metrics.jsonl`` (one JSON object per log line: ``charts/``,
 ``losses/`` and ``eval/`` keys), TensorBoard event files when ``tensorboard`` is
-installed, ``checkpoint.pt`` (+ ``replay.npz``) written atomically every
-``checkpoint_minutes`` and on Ctrl-C, and ``weights.npz``: the exported torch-free
-weights with their manifest (refreshed at every evaluation and at the end).
+installed, ``checkpoint.pt`` (+ ``replay.npz``, the replay buffer, compressed; its size
+is printed) written atomically every ``checkpoint_minutes`` and on Ctrl-C, and
+``weights.npz``: the exported torch-free weights with their manifest (refreshed at every
+evaluation and at the end). A run is evaluated every ``eval_minutes`` and at its end
+(unless interrupted), so that the evaluation it ends on is of the weights it writes;
+every evaluation it shows says at which update it was made. On stdout: a progress bar on
+a terminal, plain lines to a file or a pipe.
+
+The helpers below the settings (the label source, the replay, the runs, the progress
+display and the messages) are shared by the other trainers (:mod:`.train_bid`).
 """
 
 from __future__ import annotations
@@ -51,7 +58,10 @@ import numpy as np
 from ...progress import Progress
 
 __all__ = ["Args", "train", "check_args", "play_loss", "export_weights", "export_run",
-           "evaluate_weights", "parse_args"]
+           "evaluate_weights", "parse_args", "check_common", "LabelSource", "Replay",
+           "RunProgress", "start_run", "save_run", "write_npz", "TrainingProgress",
+           "check_output_path", "budget_spent", "eval_text", "record_evaluation",
+           "final_evaluation_due", "start_text", "end_text", "replay_text", "run_result"]
 
 
 def _s(default, help: str):
@@ -83,7 +93,10 @@ class Args:
     # optimisation
     batch_size: int = _s(512, 'decisions per update')
     updates_per_chunk: int = _s(16, 'updates after each chunk of labels')
-    buffer_size: int = _s(500_000, 'replay buffer (labelled decisions, FIFO)')
+    buffer_size: int = _s(200_000, 'replay buffer, labelled decisions (FIFO): 1.6 kB each in '
+                                   'memory, saved with every checkpoint in replay.npz '
+                                   '(compressed, about 0.13 kB each: 26 MB when full at the '
+                                   'default; the shipped run used 500000)')
     min_buffer: int = _s(20_000, 'decisions before the first update')
     lr: float = _s(1e-3, 'initial learning rate (AdamW)')
     lr_end: float = _s(5e-5, 'final learning rate')
@@ -100,7 +113,8 @@ class Args:
     log_seconds: float = _s(10.0, 'metrics interval')
     checkpoint_minutes: float = _s(5.0, 'checkpoint interval')
     torch_threads: int = _s(1, 'torch threads of the trainer')
-    progress: bool = _s(True, 'a progress bar (rich) or plain lines')
+    progress: bool = _s(True, 'a progress bar on a terminal (rich); plain lines to a file or '
+                              'a pipe, or with --no-progress')
 
 
 def parse_args(argv=None, settings=None, prog: str = "coinche-rl train play",
@@ -301,6 +315,11 @@ class Replay:
             self.pos = end % self.capacity
             self.size = min(self.capacity, self.size + m)
 
+    @property
+    def nbytes(self) -> int:
+        """The memory it holds, bytes."""
+        return self.feats.nbytes + self.cards.nbytes + self.targets.nbytes
+
     def state(self) -> dict:
         n = self.size
         return {"feats": self.feats[:n], "cards": self.cards[:n], "targets": self.targets[:n],
@@ -334,9 +353,11 @@ class RunProgress:
 def start_run(args, model, optim, rng, replay, resume_keys, init_check=None) -> RunProgress:
     """Resume the run in ``args.out`` exactly (``--resume``: weights, optimiser, both
     random streams, replay; the settings ``resume_keys`` must be the same), warm-start
-    ``model`` from ``args.init``'s checkpoint (its minutes and evaluations carry over; a
-    new optimiser and schedule; ``init_check(init_settings)`` may refuse it), or start a
-    new run; refuses to overwrite a run."""
+    ``model`` from ``args.init``'s checkpoint (its minutes and evaluations carry over,
+    each evaluation marked with ``run``: that run's name; a new optimiser and schedule;
+    ``init_check(init_settings)`` may refuse it), or start a new run; refuses to
+    overwrite a run. It only reads: a trainer calls it before it writes anything, so that
+    a refused start leaves no folder behind."""
     import torch
     ckpt_path = os.path.join(args.out, "checkpoint.pt")
     if args.resume and os.path.exists(ckpt_path):
@@ -382,12 +403,14 @@ def start_run(args, model, optim, rng, replay, resume_keys, init_check=None) -> 
             "minutes": round(elapsed / 60.0, 2), "updates": int(ick["updates"]),
             "labelled_decisions": int(ick["labelled"]), "deals": int(ick["deals"]),
             "args": iargs, "init": json.loads(ick.get("init", "null"))}
-    return RunProgress(elapsed=elapsed, history=json.loads(ick["history"]), init=info)
+    history = [{"run": info["run"], **ev} for ev in json.loads(ick["history"])]
+    return RunProgress(elapsed=elapsed, history=history, init=info)
 
 
-def save_run(args, model, optim, rng, replay, run: RunProgress) -> None:
+def save_run(args, model, optim, rng, replay, run: RunProgress) -> int:
     """Write the checkpoint and the replay of a run atomically (``run.elapsed``: the
-    training seconds so far, over every resume)."""
+    training seconds so far, over every resume); returns the size of ``replay.npz`` in
+    bytes."""
     import torch
     ck = {"model": model.state_dict(), "optim": optim.state_dict(),
           "torch_rng": torch.get_rng_state(), "np_rng": json.dumps(rng.bit_generator.state),
@@ -395,11 +418,22 @@ def save_run(args, model, optim, rng, replay, run: RunProgress) -> None:
           "elapsed": run.elapsed, "deals": run.deals, "history": json.dumps(run.history),
           "args": json.dumps(dataclasses.asdict(args)), "init": json.dumps(run.init)}
 
-    def write_replay(p):
-        with open(p, "wb") as f:
-            np.savez(f, **replay.state())
-    _atomic_write(os.path.join(args.out, "replay.npz"), write_replay)
+    replay_path = os.path.join(args.out, "replay.npz")
+    _atomic_write(replay_path, lambda p: write_npz(p, replay.state()))
     _atomic_write(os.path.join(args.out, "checkpoint.pt"), lambda p: torch.save(ck, p))
+    return os.path.getsize(replay_path)
+
+
+def write_npz(path: str, arrays: dict, level: int = 1) -> None:
+    """Write ``arrays`` to ``path`` as an ``.npz`` that ``np.load`` reads, deflated at the
+    fast ``level``: a replay (features mostly 0, integer targets) shrinks 12 times and
+    more, in about a second per 100 MB."""
+    import zipfile
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED,
+                         compresslevel=level) as zf:
+        for name, a in arrays.items():
+            with zf.open(name + ".npy", "w", force_zip64=True) as f:
+                np.lib.format.write_array(f, np.asanyarray(a), allow_pickle=False)
 
 
 # ------------------------------------------------------------------ helpers
@@ -486,12 +520,19 @@ class _Logger:
             self.tb.close()
 
 
-class _Progress(Progress):
-    """The training bar on stdout: the seconds of the time budget spent, and the latest
-    figures; plain lines instead when disabled (or without rich)."""
+class TrainingProgress(Progress):
+    """The training display on stdout: a rich bar (the seconds of the time budget spent,
+    and the latest figures) when ``enabled`` and stdout is a terminal (``terminal``:
+    None to ask stdout), else a plain line at every :meth:`update` (the trainers call it
+    every ``--log-seconds``), which a log file or a pipe (nohup, a job scheduler) shows as
+    it comes; :meth:`line` prints a message above the bar or as a line."""
 
-    def __init__(self, enabled: bool, total_s: float, name: str = "train play"):
-        super().__init__(bool(enabled), total_s, 0, name, stderr=False, counts=False, info=True)
+    def __init__(self, enabled: bool, total_s: float, name: str = "train play",
+                 terminal: Optional[bool] = None):
+        if terminal is None:
+            terminal = _isatty(sys.stdout)
+        super().__init__(bool(enabled) and terminal, total_s, 0, name, stderr=False,
+                         counts=False, info=True)
 
     def update(self, elapsed: float, info: str) -> None:
         if self.bar is not None:
@@ -499,10 +540,142 @@ class _Progress(Progress):
         else:
             print(f"[{elapsed / 60:6.1f} min] {info}", flush=True)
 
+    def line(self, text: str) -> None:
+        if self.bar is not None:
+            self.bar.console.print(text, markup=False, highlight=False)
+        else:
+            print(text, flush=True)
+
+
+def _isatty(f) -> bool:
+    try:
+        return bool(f.isatty())
+    except (AttributeError, ValueError):       # no such method, or a closed file
+        return False
+
+
+def check_output_path(path: str, option: str = "-o") -> str:
+    """Refuse a weights file name that does not end in ``.npz`` or whose folder does not
+    exist (ValueError / FileNotFoundError naming ``option``); returns ``path``."""
+    path = os.fspath(path)
+    if not path.endswith(".npz"):
+        raise ValueError(f"{option} {path}: a weights file name ends in .npz")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(f"{option} {path}: no folder {folder} (create it first)")
+    if os.path.isdir(path):
+        raise ValueError(f"{option} {path}: a folder, not a file name")
+    return path
+
+
+def budget_spent(args, elapsed_s: float, chunks: int) -> Optional[str]:
+    """Why a run that stands at ``elapsed_s`` training seconds and ``chunks`` chunks
+    would not train on under ``args`` (its ``--max-chunks`` or ``--minutes`` used up,
+    and which option to raise), or None."""
+    if args.max_chunks is not None and chunks >= args.max_chunks:
+        return (f"the run in {args.out} has done its {chunks} chunks (--max-chunks "
+                f"{args.max_chunks}): nothing to train; to train on, resume with a larger "
+                f"--max-chunks")
+    if elapsed_s >= args.minutes * 60.0:
+        return (f"the run in {args.out} has spent its time budget ({elapsed_s / 60.0:.1f} of "
+                f"--minutes {args.minutes:g}, counted over every resume): nothing to train; to "
+                f"train on, resume with a larger --minutes, e.g. --resume --minutes "
+                f"{2 * args.minutes:g}")
+    return None
+
+
+def eval_text(ev: Optional[dict], updates: int, minutes: float, end: bool = False) -> str:
+    """The latest evaluation ``ev`` (a history entry) and how old it is, for a run now
+    at ``updates`` and ``minutes`` training minutes (``end``: the run is over):
+    ``eval +7.5±2.1 (at update 1234, end of run)``, ``... (at update 16, 9.8 min ago)``,
+    ``... (run a's, at its update 800)`` for an ``--init`` run's evaluation."""
+    if not ev:
+        return "eval: none yet"
+    head = f"eval {ev['margin']:+.1f}±{ev['ci95']:.1f}"
+    if ev.get("run"):
+        return f"{head} (run {ev['run']}'s, at its update {ev['updates']})"
+    if ev["updates"] == updates:
+        return f"{head} (at update {updates}, {'end of run' if end else 'now'})"
+    return f"{head} (at update {ev['updates']}, {max(0.0, minutes - ev['minutes']):.1f} min ago)"
+
+
+def megabytes(n_bytes: int) -> str:
+    return f"{n_bytes / 1e6:.1f} MB"
+
+
+def replay_text(n_bytes: int, size: int, unit: str) -> str:
+    """The line that reports a written replay."""
+    return f"checkpoint written: replay.npz {megabytes(n_bytes)} ({size:,} {unit})"
+
+
+def start_text(name: str, args, run: RunProgress, unit: str, memory_bytes: int = 0) -> str:
+    """The first line of a run: where, what budget is left, what the replay will hold."""
+    if args.resume:
+        what = (f"resuming the run in {args.out} at update {run.updates} "
+                f"({run.elapsed / 60.0:.1f} of {args.minutes:g} min spent)")
+    elif run.init:
+        what = (f"a new run in {args.out}, warm-started from {args.init} "
+                f"({run.elapsed / 60.0:.1f} of {args.minutes:g} min spent there)")
+    else:
+        what = f"a new run in {args.out} ({args.minutes:g} min)"
+    mem = f", {megabytes(memory_bytes)} in memory" if memory_bytes else ""
+    return (f"{name}: {what}; replay of up to {args.buffer_size:,} {unit}{mem} (--buffer-size; "
+            f"saved compressed with each checkpoint in replay.npz)")
+
+
+def record_evaluation(history: list, logger, ev: dict) -> None:
+    """Append evaluation ``ev`` (with ``updates`` and ``minutes``) to the learning curve
+    and log it."""
+    history.append(ev)
+    logger.log(ev["updates"], {"eval/margin_vs_heuristic": ev["margin"], "eval/ci95": ev["ci95"],
+                               "eval/win_rate": ev["win_rate"], "eval/minutes": ev["minutes"]})
+
+
+def final_evaluation_due(args, history: list, updates: int, interrupted) -> bool:
+    """Evaluate at the end of a run: unless it was interrupted, evaluations are off
+    (``--eval-minutes 0``), it made no update, or the latest evaluation is of these very
+    weights."""
+    if interrupted or args.eval_minutes <= 0 or updates == 0:
+        return False
+    last = history[-1] if history else None
+    return not (last and not last.get("run") and last["updates"] == updates)
+
+
+def end_text(name: str, args, run: RunProgress, interrupted: bool) -> str:
+    """The last line of a run: what it did, its latest evaluation and how old it is,
+    where the weights are and how to go on."""
+    ev = run.history[-1] if run.history else None
+    if args.eval_minutes <= 0:
+        evaluation = "not evaluated (--eval-minutes 0)"
+    elif ev is None:
+        evaluation = "not evaluated (no update yet)"
+    else:
+        evaluation = eval_text(ev, run.updates, run.elapsed / 60.0, end=True) + " vs heuristic"
+    if interrupted:
+        head, then = "interrupted", "the same command with --resume continues"
+    elif args.max_chunks is not None and run.chunk >= args.max_chunks:
+        head, then = "end of run", "to train on: --resume with a larger --max-chunks"
+    else:
+        head, then = "end of run", "to train on: --resume with a larger --minutes"
+    return (f"{name}: {head}: {run.updates} updates, {run.chunk} chunks, "
+            f"{run.elapsed / 60.0:.1f} training min; {evaluation}; weights in "
+            f"{os.path.join(args.out, 'weights.npz')}; {then}")
+
+
+def run_result(run: RunProgress, weights_path: str, interrupted: bool,
+               budget: Optional[str] = None, **extra) -> dict:
+    """What ``train`` returns (the command line prints it as JSON, less ``history``)."""
+    return {"updates": run.updates, "chunks": run.chunk, "labelled": run.labelled,
+            "deals": run.deals, "minutes": round(run.elapsed / 60.0, 2), "history": run.history,
+            "evaluation": run.history[-1] if run.history else None,
+            "interrupted": interrupted, "budget_spent": budget, "weights": weights_path, **extra}
+
 
 # ==================================================================== the loop
 def train(args: Args) -> dict:
-    """Run (or resume) a training run; returns the final figures."""
+    """Run (or resume) a training run; returns the final figures (``evaluation``: the
+    latest evaluation, made at the end of the run unless it was interrupted or
+    ``eval_minutes`` is 0; ``budget_spent``: why a ``--resume`` had nothing to do)."""
     import torch
     from ...rules import get_rules
     from . import canonical as C
@@ -511,7 +684,6 @@ def train(args: Args) -> dict:
     check_args(args)
     torch.set_num_threads(args.torch_threads)
     rules = get_rules(args.rules)
-    os.makedirs(args.out, exist_ok=True)
     weights_path = os.path.join(args.out, "weights.npz")
 
     # ---- seeding: one seed for everything
@@ -520,19 +692,39 @@ def train(args: Args) -> dict:
     model = PlayNet(args.hidden)
     optim = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
     replay = Replay(args.buffer_size, C.FEATURE_SIZE)
-    run = start_run(args, model, optim, rng, replay, RESUME_KEYS)
+    run = start_run(args, model, optim, rng, replay, RESUME_KEYS)   # reads only
     chunk, updates, labelled, elapsed, deals = (run.chunk, run.updates, run.labelled,
                                                 run.elapsed, run.deals)
     history, init_info = run.history, run.init
+    progress = TrainingProgress(args.progress, args.minutes * 60.0, "train play")
+    spent = budget_spent(args, elapsed, chunk) if args.resume else None
+    if spent:
+        progress.close()
+        progress.line(spent)
+        return run_result(run, weights_path, interrupted=False, budget=spent)
+    os.makedirs(args.out, exist_ok=True)
+    progress.line(start_text("train play", args, run, "decisions", replay.nbytes))
 
-    def save_checkpoint():
-        save_run(args, model, optim, rng, replay, RunProgress(
-            chunk, updates, labelled, elapsed + time.perf_counter() - t_start, deals, history,
-            init_info))
+    def minutes_now():
+        return (elapsed + time.perf_counter() - t_start) / 60.0
 
-    def training_info():
-        return _training_facts(args.out, elapsed + time.perf_counter() - t_start, updates,
-                               chunk, labelled, deals, dataclasses.asdict(args), init_info)
+    def save_checkpoint(total_s=None):
+        if total_s is None:
+            total_s = elapsed + time.perf_counter() - t_start
+        return save_run(args, model, optim, rng, replay, RunProgress(
+            chunk, updates, labelled, total_s, deals, history, init_info))
+
+    def training_info(total_s=None):
+        if total_s is None:
+            total_s = elapsed + time.perf_counter() - t_start
+        return _training_facts(args.out, total_s, updates, chunk, labelled, deals,
+                               dataclasses.asdict(args), init_info)
+
+    def evaluate():
+        export_weights(model, rules, weights_path, training_info())
+        ev = evaluate_weights(weights_path, args.rules, args.eval_pairs, args.eval_seed)
+        ev.update(updates=updates, minutes=minutes_now(), labelled=labelled)
+        record_evaluation(history, logger, ev)
 
     logger = _Logger(args.out)
     source = LabelSource(args, chunk)
@@ -545,7 +737,6 @@ def train(args: Args) -> dict:
     t_start = time.perf_counter()
     last_log = last_ckpt = t_start
     last_eval = t_start if history else t_start - 1e9
-    progress = _Progress(args.progress, args.minutes * 60.0)
     win_labels = win_updates = 0
     win_t = t_start
     loss_acc, loss_n = 0.0, 0
@@ -597,31 +788,29 @@ def train(args: Args) -> dict:
                                 f"upd {updates} lab {labelled / 1e6:.2f}M "
                                 f"loss {loss_acc / max(1, loss_n):.4f} "
                                 f"{win_labels / dt:.0f} lab/s {win_updates / dt:.0f} upd/s"
-                                + (f" eval {history[-1]['margin']:+.1f}±{history[-1]['ci95']:.1f}"
+                                + (" " + eval_text(history[-1], updates, minutes_now())
                                    if history else ""))
                 win_labels = win_updates = 0
                 win_t = now
                 loss_acc, loss_n = 0.0, 0
                 last_log = now
             if args.eval_minutes > 0 and now - last_eval >= args.eval_minutes * 60.0 and updates:
-                export_weights(model, rules, weights_path, training_info())
-                ev = evaluate_weights(weights_path, args.rules, args.eval_pairs, args.eval_seed)
-                ev.update(updates=updates, minutes=(elapsed + time.perf_counter() - t_start) / 60.0,
-                          labelled=labelled)
-                history.append(ev)
-                logger.log(updates, {"eval/margin_vs_heuristic": ev["margin"],
-                                     "eval/ci95": ev["ci95"], "eval/win_rate": ev["win_rate"],
-                                     "eval/minutes": ev["minutes"]})
+                evaluate()
                 last_eval = time.perf_counter()
             if now - last_ckpt >= args.checkpoint_minutes * 60.0:
-                save_checkpoint()
+                progress.line(replay_text(save_checkpoint(), replay.size, "decisions"))
                 last_ckpt = time.perf_counter()
+        source.close()
+        # ---- the end: the weights as they are now are what the last evaluation measures
+        if final_evaluation_due(args, history, updates, interrupted):
+            evaluate()
     finally:
         signal.signal(signal.SIGINT, old_handler)
         source.close()
         progress.close()
-    save_checkpoint()
-    info = training_info()
+    total_s = elapsed + time.perf_counter() - t_start     # the run's time, everywhere
+    replay_bytes = save_checkpoint(total_s)
+    info = training_info(total_s)
     final = {"charts/minutes": info["minutes"], "charts/labelled_decisions": labelled,
              "charts/deals": deals, "charts/chunks": chunk, "charts/buffer": replay.size}
     if loss_n:
@@ -630,9 +819,10 @@ def train(args: Args) -> dict:
     export_weights(model, rules, weights_path, info,
                    {"history": history, "final": history[-1] if history else None})
     logger.close()
-    return {"updates": updates, "chunks": chunk, "labelled": labelled, "deals": deals,
-            "minutes": info["minutes"], "history": history, "interrupted": bool(interrupted),
-            "weights": weights_path}
+    run = RunProgress(chunk, updates, labelled, total_s, deals, history, init_info)
+    progress.line(replay_text(replay_bytes, replay.size, "decisions"))
+    progress.line(end_text("train play", args, run, bool(interrupted)))
+    return run_result(run, weights_path, bool(interrupted))
 
 
 def export_run(run: str, path: str, float32: bool = False) -> str:
@@ -642,6 +832,7 @@ def export_run(run: str, path: str, float32: bool = False) -> str:
     from ...rules import get_rules
     from .net import make_manifest, save_weights
     from .torch_net import PlayNet, to_numpy
+    check_output_path(path)
     ckpt = os.path.join(run, "checkpoint.pt")
     if not os.path.isfile(ckpt):
         raise FileNotFoundError(f"no checkpoint.pt in {run!r}: not a training run folder")
