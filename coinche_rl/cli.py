@@ -51,7 +51,6 @@ import os
 import re
 import subprocess
 import sys
-import textwrap
 import time
 from pathlib import Path
 from typing import List, Optional
@@ -68,18 +67,28 @@ from .agents import AgentSpecError, describe_agents, make_agent
 from .game import Deal, IllegalActionError, Match
 from .records import (DEAL_FORMAT, MATCH_FORMAT, RecordError, deal_to_record, load_record,
                       match_to_record, replay_deal, replay_match)
+from . import __version__
 from .rules import (PRESETS, STRAIN_NAMES, InvalidRulesError, UnknownPresetError, get_rules,
-                    presets_markdown)
+                    parse_rules, presets_markdown, rules_label)
 from .simulate import simulate_deals
 from .simulate import warmup as engine_warmup
 from .terminal import PlaySetupError, TerminalGame
 
 
-def _rules_arg(name: str):
+def _rules_arg(text: str):
+    """An argparse type: a preset with optional overrides, ``ffb:must_undertrump=true,
+    target=2000`` (:func:`coinche_rl.rules.parse_rules`: every RuleSet field, typed and
+    validated by the RuleSet)."""
     try:
-        return get_rules(name)
-    except UnknownPresetError as e:
+        return parse_rules(text)
+    except (UnknownPresetError, InvalidRulesError) as e:
         raise argparse.ArgumentTypeError(str(e)) from None
+
+
+#: the help of every --rules option
+RULES_HELP = ("rule preset (default {default}; coinche-rl presets lists them), optionally "
+              "with overrides of its parameters: PRESET:FIELD=VALUE,... such as "
+              "ffb:must_undertrump=true,target=2000")
 
 
 # ------------------------------------------------------------------ range-checked option types
@@ -120,8 +129,26 @@ def probability(text: str) -> float:
     return v
 
 
-def summary_table(res, seconds: float) -> str:
-    """A text summary of a :class:`~coinche_rl.simulate.SimulationResult`."""
+def value_bands(rules) -> List[tuple]:
+    """``(lo, hi, label)`` of the contract-value rows of the demo table: the rule set's
+    bid values in three bands (low, middle, high: 80-100, 110-130, 140-160 under ffb),
+    each labelled by the values it holds, then capot. The classic prise has no values."""
+    if rules.family == "classic":
+        return []
+    values = list(rules.bid_values)
+    bands = []
+    for lo, hi in ((values[0], 100), (110, 130), (140, values[-1])):
+        held = [v for v in values if lo <= v <= hi]
+        if held:
+            label = f"{held[0]}-{held[-1]}" if len(held) > 1 else f"{held[0]}"
+            bands.append((held[0], held[-1], label))
+    return bands + [(250, 250, "capot")]
+
+
+def summary_table(res, seconds: float, rules=None) -> str:
+    """A text summary of a :class:`~coinche_rl.simulate.SimulationResult` under
+    ``rules`` (default ffb; the value bands are read from its bids)."""
+    rules = get_rules("ffb") if rules is None else rules
     n = len(res)
     played = res.played
     lines = [f"{n:,} random deals in {seconds:.2f} s ({n / max(seconds, 1e-9):,.0f} deals/s, one core)",
@@ -139,8 +166,7 @@ def summary_table(res, seconds: float) -> str:
         defenders = np.where(tt == 0, sc[:, 1], sc[:, 0]).mean()
         lines.append(f"{label:14s}{k:9,d}{k / n:8.1%}{(res.made[sel] == 1).mean():8.1%}{takers:9.1f}{defenders:11.1f}")
 
-    for lo, hi, label in ((80, 100, "80-100"), (110, 130, "110-130"), (140, 180, "140-180"),
-                          (250, 250, "capot")):
+    for lo, hi, label in value_bands(rules):
         row(label, played & (res.value >= lo) & (res.value <= hi))
     if (res.made == 2).any():
         row("litige", played & (res.made == 2))
@@ -160,10 +186,10 @@ def cmd_demo(args) -> int:
     t1 = time.perf_counter()
     res = simulate_deals(args.deals, rules=args.rules, seed=args.seed, pass_prob=args.pass_prob)
     t2 = time.perf_counter()
-    print(f"coinche-rl demo: rules {args.rules.name!r}, seed {args.seed}, "
+    print(f"coinche-rl demo: rules {rules_label(args.rules)!r}, seed {args.seed}, "
           f"auction: pass with probability {args.pass_prob}, else a uniformly random legal bid")
     print(f"(kernels ready in {t1 - t0:.1f} s)\n")
-    print(summary_table(res, t2 - t1))
+    print(summary_table(res, t2 - t1, args.rules))
     return 0
 
 
@@ -216,6 +242,10 @@ def cmd_replay(args) -> int:
         return cmd_replay_pair(args)
     try:
         rec = load_record(args.file)
+    except RecordError as e:                 # its message starts with the file's name
+        print(f"coinche-rl: error: {e}", file=sys.stderr)
+        return 1
+    try:
         fmt = rec.get("format")
         if fmt == DEAL_FORMAT:
             deal = replay_deal(rec)
@@ -223,7 +253,7 @@ def cmd_replay(args) -> int:
             print(deal.render())
         elif fmt == MATCH_FORMAT:
             m = replay_match(rec)
-            print(f"{args.file}: match record OK ({len(m['deals'])} deals, rules {m['rules'].name!r}, "
+            print(f"{args.file}: match record OK ({len(m['deals'])} deals, rules {rules_label(m['rules'])!r}, "
                   f"target {m['rules'].target})")
             for i, d in enumerate(m["deals"]):
                 r = d.result
@@ -392,21 +422,26 @@ def _print_estimate(arena, agents, args) -> None:
           + "".join(f"; {h}" for h in hints) + ")", flush=True)
 
 
-def _roster_note(skipped: List[str], width: int = 100) -> str:
+def _roster_note(skipped: List[str]) -> str:
     """The note on the agents left out of the default roster (``"name: reason"`` lines
-    of :func:`coinche_rl.arena.default_roster`): their names, wrapped to ``width``, then
-    each distinct reason in full below, never shortened and never wrapped inside a
-    command such as ``pip install colver``."""
-    def fill(text: str, indent: str = "") -> str:
-        # a command's spaces are held by NULs while wrapping, so it stays on one line
-        held = re.sub(r"pip install \S+", lambda m: m.group(0).replace(" ", "\0"), text)
-        return textwrap.fill(held, width, initial_indent=indent, subsequent_indent=indent,
-                             break_long_words=False, break_on_hyphens=False).replace("\0", " ")
-
-    names = ", ".join(line.split(": ", 1)[0] for line in skipped)
-    reasons = dict.fromkeys(line.split(": ", 1)[-1] for line in skipped)
-    return "\n".join([fill(f"(left out of the default roster, unable to play these rules "
-                            f"here: {names})")] + [fill(r, "  ") for r in reasons])
+    of :func:`coinche_rl.arena.default_roster`): one line per distinct reason. An agent
+    whose optional package is not installed (colver) is no fault to explain at length:
+    its line names the package and its install command only."""
+    groups: dict = {}
+    for line in skipped:
+        name, _, reason = line.partition(": ")
+        groups.setdefault(reason, []).append(name)
+    lines = []
+    for reason, names in groups.items():
+        kind = reason.split(":", 1)[0]
+        command = re.search(r"pip install ([\w.\-\[\]']+)", reason)
+        if command and (kind.endswith("NotInstalledError")
+                        or kind in ("ImportError", "ModuleNotFoundError")):
+            lines.append(f"(skipped {', '.join(names)}: the optional package "
+                         f"{command.group(1)} is not installed; {command.group(0)} adds them)")
+        else:
+            lines.append(f"(skipped {', '.join(names)}: {reason})")
+    return "\n".join(lines)
 
 
 def cmd_tournament(args) -> int:
@@ -429,7 +464,7 @@ def cmd_tournament(args) -> int:
             agents, skipped = arena.default_roster(rules)
             if skipped:
                 print(_roster_note(skipped), file=sys.stderr)
-        print(f"coinche-rl tournament: {args.format}, rules {rules.name!r}, seed {args.seed}, "
+        print(f"coinche-rl tournament: {args.format}, rules {rules_label(rules)!r}, seed {args.seed}, "
               f"backend {args.backend}" + (f" x{args.workers}" if args.workers else "")
               + f", agents: {', '.join(agents)}", flush=True)
         _warm_agents(arena, agents)
@@ -598,7 +633,7 @@ def _add_evaluate(sub) -> None:
     e.add_argument("--samples", type=positive_int, default=500,
                    help="random deals of the other hands (default 500)")
     e.add_argument("--preset", "--rules", dest="preset", type=_rules_arg, default=get_rules("ffb"),
-                   help="rule preset (default ffb)")
+                   help=RULES_HELP.format(default="ffb"))
     e.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the deals (default 0)")
     e.add_argument("--method", choices=("both", "dd", "heuristic", "nn"), default="both",
                    help="dd: double-dummy play; heuristic: the heuristic bot at every seat; "
@@ -711,7 +746,7 @@ def _add_tournament(sub) -> None:
                         "seatings (longest, the default: a random seat takes the minimum bid "
                         "in its longest suit; uniform: the strain drawn at random)")
     t.add_argument("--preset", "--rules", dest="preset", type=_rules_arg, default=None,
-                   help="rule preset (default ffb; knockout: vip_classic)")
+                   help=RULES_HELP.format(default="ffb; knockout: vip_classic"))
     t.add_argument("--seed", type=nonnegative_int, default=0, help="deal set seed (default 0)")
     t.add_argument("--out", help="append results to this JSON-lines file, resuming from it "
                                  "(rows of the same configuration and code only)")
@@ -746,11 +781,16 @@ def _add_tournament(sub) -> None:
 
 def cmd_train(args) -> int:
     """``coinche-rl train play|bid ...`` / ``coinche-rl train export ...`` (torch needed)."""
+    problem = _train_rules_problem(args.rest) if args.what in ("play", "bid") else None
+    if problem:
+        print(f"coinche-rl: error: {problem}", file=sys.stderr)
+        return 2
     try:
         import torch  # noqa: F401
     except ModuleNotFoundError:
-        print("coinche-rl: error: training needs torch: pip install 'coinche-rl[nn]' "
-              "(the CPU build: pip install torch==2.13.0)", file=sys.stderr)
+        print("coinche-rl: error: training needs torch, the nn extra: pip install -e '.[nn]' "
+              "in the coinche-rl clone, or make venv (the CPU build: pip install "
+              "torch==2.13.0)", file=sys.stderr)
         return 2
     from .agents.neural import train_belief, train_bid, train_play   # lazy: torch
     if args.what in ("play", "bid", "belief"):
@@ -781,6 +821,28 @@ def cmd_train(args) -> int:
         return 2
     print(f"weights written to {path}")
     return 0
+
+
+def _train_rules_problem(rest: List[str]) -> Optional[str]:
+    """Why the ``--rules`` of a ``train play|bid`` command line cannot be trained, or
+    None: a network is trained for a preset (its weights' manifest names it, and the
+    agents check it), so overrides (``ffb:target=2000``), which the other commands
+    take, are refused here with a message rather than as an unknown preset."""
+    for i, word in enumerate(rest):
+        if word == "--":
+            break
+        if word == "--rules" and i + 1 < len(rest):
+            value = rest[i + 1]
+        elif word.startswith("--rules="):
+            value = word.split("=", 1)[1]
+        else:
+            continue
+        if ":" in value or "=" in value:
+            preset = value.split(":", 1)[0]
+            return (f"train --rules {value}: a network is trained for a preset's rules, "
+                    f"without overrides: give a preset name such as --rules {preset} "
+                    f"(coinche-rl presets lists them)")
+    return None
 
 
 def _export_run(run: str, output: str, float32: bool) -> str:
@@ -856,7 +918,7 @@ def _add_play(sub) -> None:
                     help="one agent spec for both opponents, or two: the seat after you "
                          "(right), then the seat before you (left) (default heuristic)")
     pl.add_argument("--rules", "--preset", dest="rules", type=_rules_arg, default=get_rules("ffb"),
-                    help="rule preset (default ffb)")
+                    help=RULES_HELP.format(default="ffb"))
     pl.add_argument("--seed", type=_play_int(0), default=0,
                     help="seed of the deals, the first dealer and the bots (default 0)")
     how = pl.add_mutually_exclusive_group()
@@ -875,6 +937,7 @@ def _add_play(sub) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="coinche-rl", description="coinche-rl: Coinche research toolkit")
+    p.add_argument("--version", action="version", version=f"coinche-rl {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
     d = sub.add_parser("demo", help="simulate random deals and print a summary table",
                        description="Simulate random deals in numba (random legal auctions "
@@ -883,7 +946,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--deals", type=positive_int, default=100_000,
                    help="deals to simulate (default 100000)")
     d.add_argument("--rules", type=_rules_arg, default=get_rules("ffb"),
-                   help="rule preset (default ffb; coinche-rl presets lists them)")
+                   help=RULES_HELP.format(default="ffb"))
     d.add_argument("--seed", type=nonnegative_int, default=0,
                    help="seed of the deals and the auctions (default 0)")
     d.add_argument("--pass-prob", type=probability, default=0.6,
@@ -907,7 +970,7 @@ def build_parser() -> argparse.ArgumentParser:
         g.add_argument("--seed", type=nonnegative_int, default=0,
                        help=f"seed of the {what} and of the random play (default 0)")
         g.add_argument("--rules", type=_rules_arg, default=get_rules("ffb"),
-                       help="rule preset (default ffb; coinche-rl presets lists them)")
+                       help=RULES_HELP.format(default="ffb"))
         g.add_argument("-o", "--output", metavar="FILE",
                        help="write the record (JSON) to FILE (default: print it)")
         g.set_defaults(func=lambda a, m=match: _random_game(a, m))

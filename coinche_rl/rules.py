@@ -23,6 +23,7 @@ kernels, the Python game API and the environments; nothing retypes them.
 from __future__ import annotations
 
 import dataclasses
+import typing
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Dict, Mapping, Optional, Tuple
@@ -515,6 +516,144 @@ def get_rules(rules="ffb", **overrides) -> RuleSet:
     else:
         raise TypeError(f"rules must be a preset name or a RuleSet, not {type(rules).__name__}")
     return base.replace(**overrides) if overrides else base
+
+
+#: the words a boolean rule parameter accepts in text (``parse_rules``)
+_TRUE_WORDS = ("true", "yes", "on", "1")
+_FALSE_WORDS = ("false", "no", "off", "0")
+
+
+def _split_top(text: str, sep: str = ","):
+    """``text`` split at ``sep`` outside parentheses (``multipliers=(2,3)`` stays one)."""
+    parts, depth, cur = [], 0, []
+    for ch in text:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        if ch == sep and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    parts.append("".join(cur))
+    return parts
+
+
+def _typed_value(field_name: str, kind, text: str, spec: str):
+    """The text of an override as the value of the RuleSet field (typed from the
+    field's type); an :class:`InvalidRulesError` naming the field, the value and the
+    accepted form otherwise."""
+    t = text.strip()
+
+    def bad(expected: str):
+        return InvalidRulesError(f"rules {spec!r}: {field_name}={text!r}: expected {expected}")
+
+    if kind is bool:
+        if t.lower() in _TRUE_WORDS:
+            return True
+        if t.lower() in _FALSE_WORDS:
+            return False
+        raise bad("true or false")
+    if kind is int:
+        try:
+            return int(t)
+        except ValueError:
+            raise bad("an integer") from None
+    if kind is str:
+        choices = _CHOICES.get(field_name)
+        if choices is not None and t not in choices:
+            raise bad("one of " + ", ".join(choices))
+        return t
+    # Tuple[int, int]: (coinche, surcoinche) multipliers, written 2/4 or (2,4)
+    items = [x for x in t.strip("()").replace("/", ",").replace("x", ",").split(",") if x.strip()]
+    try:
+        values = tuple(int(x) for x in items)
+    except ValueError:
+        values = ()
+    if len(values) != 2:
+        raise bad("two integers, coinche/surcoinche, such as 2/4")
+    return values
+
+
+def parse_rules(spec: str) -> RuleSet:
+    """A rule set from its text, as the command line takes it: a preset name, then
+    optionally a colon and ``FIELD=VALUE`` overrides separated by commas, each value
+    typed from the :class:`RuleSet` field's type (``true``/``false`` for a switch, an
+    integer, one of a choice's words, ``2/4`` for the multipliers) and the whole checked
+    by the RuleSet's own validation.
+
+    >>> r = parse_rules("ffb:must_undertrump=true,target=2000")
+    >>> r.name, r.must_undertrump, r.target
+    ('ffb', True, 2000)
+    >>> parse_rules("coinche_x3:multipliers=2/4").multipliers
+    (2, 4)
+    >>> parse_rules("ffb:trget=2000")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    coinche_rl.rules.InvalidRulesError: rules 'ffb:trget=2000': unknown field 'trget': valid fields are family, strains, ...
+
+    :raises UnknownPresetError: for an unknown preset (the message lists the valid ones).
+    :raises InvalidRulesError: for a malformed override, an unknown field, a value of the
+        wrong type, or a rule set the RuleSet's validation refuses; the one-line message
+        names the field and the value.
+    """
+    if not isinstance(spec, str):
+        raise TypeError(f"a rules text must be a string, not {type(spec).__name__}")
+    preset, colon, rest = spec.strip().partition(":")
+    preset = preset.strip()
+    if not colon and "=" in preset:
+        raise InvalidRulesError(
+            f"rules {spec!r}: give the preset first, then the overrides after a colon, "
+            f"e.g. ffb:{preset}")
+    base = get_rules(preset)
+    if not colon:
+        return base
+    hints = typing.get_type_hints(RuleSet)
+    fields = [f.name for f in dataclasses.fields(RuleSet) if f.name != "name"]
+    overrides: Dict[str, object] = {}
+    for item in _split_top(rest):
+        if not item.strip():
+            raise InvalidRulesError(
+                f"rules {spec!r}: an empty override: write PRESET:FIELD=VALUE,FIELD=VALUE")
+        key, eq, value = item.partition("=")
+        key = key.strip()
+        if not eq or not key:
+            raise InvalidRulesError(
+                f"rules {spec!r}: {item.strip()!r} is not FIELD=VALUE (e.g. ffb:target=2000)")
+        if key == "name":
+            raise InvalidRulesError(
+                f"rules {spec!r}: name is the preset, given before the colon; valid fields "
+                f"are {', '.join(fields)}")
+        if key not in fields:
+            raise InvalidRulesError(
+                f"rules {spec!r}: unknown field {key!r}: valid fields are {', '.join(fields)}")
+        if key in overrides:
+            raise InvalidRulesError(f"rules {spec!r}: {key} is given twice")
+        kind = hints[key]
+        kind = kind if kind in (bool, int, str) else tuple
+        overrides[key] = _typed_value(key, kind, value, spec)
+    try:
+        return base.replace(**overrides)
+    except InvalidRulesError as e:
+        raise InvalidRulesError(f"rules {spec!r}: {e}") from None
+
+
+def rules_label(rules: RuleSet) -> str:
+    """The rule set as :func:`parse_rules` reads it: the preset's name, then its
+    overrides (``'ffb:must_undertrump=true,target=2000'``; ``'ffb'`` without any).
+
+    >>> rules_label(parse_rules("ffb:target=2000,must_undertrump=yes"))
+    'ffb:must_undertrump=true,target=2000'
+    """
+    items = []
+    for k, v in rules.overrides().items():
+        if isinstance(v, bool):
+            v = "true" if v else "false"
+        elif isinstance(v, (list, tuple)):
+            v = "/".join(map(str, v))
+        items.append(f"{k}={v}")
+    return rules.name + (":" + ",".join(items) if items else "")
 
 
 # ----------------------------------------------------- kernel parameter vectors

@@ -292,19 +292,25 @@ def test_a_conflict_between_options_shows_the_subcommand_usage(capsys):
     assert "coinche-rl tournament: error: --address is for --backend ray" in err
 
 
-def test_the_roster_note_never_cuts_a_command():
+def test_the_roster_note_is_one_line_per_reason():
     from coinche_rl.cli import _roster_note
-    reason = ("ColverNotInstalledError: the colver:* agents need the optional package colver "
-              "(a Rust belote engine, not a dependency of coinche-rl): pip install colver  "
-              "(No module named 'colver')")
-    note = _roster_note([f"colver:{n}: {reason}" for n in ("heuristic", "ismcts", "maxi", "rule")])
+    missing = ("ColverNotInstalledError: the colver:* agents need the optional package colver "
+               "(a Rust belote engine, not a dependency of coinche-rl): pip install colver  "
+               "(No module named 'colver'); colver plays one rule set, the 'colver' preset "
+               "(suits only, bids 80..160 and capot, no declarations, automatic belote, FFB "
+               "card play): select it with --rules colver (coinche-rl tournament), "
+               "preset='colver' (coinche_rl.arena) or get_rules('colver')")
+    names = ("heuristic", "ismcts", "maxi", "rule")
+    note = _roster_note([f"colver:{n}: {missing}" for n in names])
+    # an optional package that is not installed: one line, its install command whole
+    assert note == ("(skipped colver:heuristic, colver:ismcts, colver:maxi, colver:rule: the "
+                    "optional package colver is not installed; pip install colver adds them)")
+    # another reason (an agent unable to play these rules): its names and its reason, one
+    # line per distinct reason, never cut inside a command
+    other = "NeuralError: the nn net was trained for 'ffb' rules; use nn:any_rules=true"
+    note = _roster_note([f"colver:{n}: {missing}" for n in names] + [f"nn: {other}"])
     lines = note.splitlines()
-    assert all(len(line) <= 100 for line in lines), note
-    assert "colver:heuristic, colver:ismcts," in note and "colver:rule)" in note
-    assert any("pip install colver" in line for line in lines), note
-    assert " ".join(reason.split()) in " ".join(note.split())     # the whole reason
-    assert note.count("ColverNotInstalledError") == 1          # one line per distinct reason
-    assert "..." not in note
+    assert len(lines) == 2 and lines[1] == f"(skipped nn: {other})"
 
 
 @pytest.mark.parametrize("command", ["random-deal", "random-match"])
@@ -430,3 +436,118 @@ def test_installed_script(tmp_path):
                        cwd=tmp_path, timeout=300)
     assert r.returncode == 0, r.stderr
     assert "ffb_sa_ta" in r.stdout
+
+
+# ------------------------------------------------------------ --rules overrides
+def _rules_options():
+    """``(command, option)`` of every subcommand option that takes a rule set (the option
+    as argparse names it in errors: ``--preset/--rules``)."""
+    return [(name, "/".join(a.option_strings)) for name, p in _subcommands().items()
+            for a in p._actions if "--rules" in a.option_strings]
+
+
+def test_every_rules_option_is_found():
+    # the commands that take --rules today (one added later is checked as well)
+    assert {c for c, _ in _rules_options()} >= {"demo", "random-deal", "random-match",
+                                                "tournament", "evaluate", "play"}
+
+
+@pytest.mark.parametrize("command, option", _rules_options())
+def test_every_rules_option_takes_overrides(command, option):
+    """``--rules ffb:must_undertrump=true,target=2000``: every RuleSet field, typed from
+    the field's type, validated by the RuleSet."""
+    from coinche_rl.cli import build_parser
+    from coinche_rl.rules import get_rules
+    before = {"evaluate": ["evaluate", HAND], "replay": ["replay", "x.json"]}.get(command, [command])
+    args = build_parser().parse_args(
+        [*before, "--rules", "ffb:must_undertrump=true,target=2000,multipliers=2/3"])
+    rules = vars(args)[_subcommands()[command]._option_string_actions["--rules"].dest]
+    assert rules == get_rules("ffb", must_undertrump=True, target=2000, multipliers=(2, 3))
+
+
+BAD_RULES = [
+    ("ffb:trget=2000", "unknown field 'trget': valid fields are family, strains, min_bid,"),
+    ("ffb:must_undertrump=maybe", "must_undertrump='maybe': expected true or false"),
+    ("ffb:target=lots", "target='lots': expected an integer"),
+    ("ffb:strains=all", "strains='all': expected one of suits, suits_nt_at"),
+    ("ffb:min_bid=170", "min_bid=170 must not exceed max_bid=160"),       # the RuleSet's check
+    ("ffb:target", "'target' is not FIELD=VALUE"),
+    ("target=2000", "give the preset first, then the overrides after a colon, e.g. ffb:target=2000"),
+    ("nosuch:target=2000", "unknown rule preset 'nosuch': valid presets are"),
+]
+
+
+@pytest.mark.parametrize("command, option", _rules_options())
+@pytest.mark.parametrize("text, message", BAD_RULES, ids=[t for t, _ in BAD_RULES])
+def test_a_bad_rules_override_is_one_line(command, option, text, message, capsys):
+    before = {"evaluate": ["evaluate", HAND]}.get(command, [command])
+    with pytest.raises(SystemExit) as ei:
+        main([*before, "--rules", text])
+    assert ei.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"usage: coinche-rl {command} ")
+    last = err.strip().splitlines()[-1]
+    assert last.startswith(f"coinche-rl {command}: error: argument {option}: ") and message in last, err
+    assert "Traceback" not in err
+
+
+def test_rules_overrides_reach_the_game(tmp_path, capsys):
+    """The rule set built from the text is the one played: a record keeps the overrides
+    and replays under them; the demo and the play say which rules they use."""
+    path = tmp_path / "d.json"
+    assert main(["random-match", "--seed", "3", "--rules", "ffb:target=300,must_undertrump=yes",
+                 "-o", str(path)]) == 0
+    rec = load_record(str(path))
+    assert rec["rules"]["preset"] == "ffb"
+    assert rec["rules"]["overrides"] == {"must_undertrump": True, "target": 300}
+    m = replay_match(rec)
+    assert m["rules"].target == 300 and m["rules"].must_undertrump
+    capsys.readouterr()
+    assert main(["replay", str(path)]) == 0
+    assert "rules 'ffb:must_undertrump=true,target=300'" in capsys.readouterr().out
+    assert main(["demo", "--deals", "200", "--rules", "ffb:max_bid=180"]) == 0
+    out = capsys.readouterr().out
+    assert "rules 'ffb:max_bid=180'" in out
+
+
+def test_train_refuses_rules_overrides_with_a_message(capsys):
+    # a network is trained for a preset; the message says so before torch is looked for
+    for argv in (["--rules", "ffb:target=2000"], ["--rules=ffb:must_undertrump=true"]):
+        assert main(["train", "play", *argv, "--minutes", "1"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("coinche-rl: error: train --rules ffb:") and "--rules ffb " in err
+        assert len(err.strip().splitlines()) == 1
+
+
+def test_version(capsys):
+    import coinche_rl
+    with pytest.raises(SystemExit) as ei:
+        main(["--version"])
+    assert ei.value.code == 0
+    assert capsys.readouterr().out.strip() == f"coinche-rl {coinche_rl.__version__}"
+    # the one version: the package's and the project metadata's agree
+    import re
+    text = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    assert re.search(r'^version = "([^"]+)"', text, re.M).group(1) == coinche_rl.__version__
+
+
+# ---------------------------------------------------------- demo, replay, roster
+def test_demo_value_bands_come_from_the_rules(capsys):
+    from coinche_rl.cli import value_bands
+    from coinche_rl.rules import get_rules
+    assert [b[2] for b in value_bands(get_rules("ffb"))] == ["80-100", "110-130", "140-160", "capot"]
+    assert [b[2] for b in value_bands(get_rules("ffb", max_bid=180))][2] == "140-180"
+    assert [b[2] for b in value_bands(get_rules("ffb", min_bid=90, max_bid=170, bid_step=20))] \
+        == ["90", "110-130", "150-170", "capot"]
+    assert value_bands(get_rules("classic")) == []
+    assert main(["demo", "--deals", "3000", "--seed", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "140-160" in out and "140-180" not in out
+
+
+def test_replay_of_a_missing_file_names_it_once(tmp_path, capsys):
+    missing = tmp_path / "nothere.json"
+    assert main(["replay", str(missing)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("nothere.json") == 1, err
+    assert err.startswith(f"coinche-rl: error: {missing}: cannot read")
