@@ -95,14 +95,34 @@ def action_card(a: int) -> int:
 
 def _parse_strain(text: str, whole: str) -> int:
     t = text.strip().upper()
-    if t in ("SA",):
-        t = "NT"
-    if t in ("TA",):
-        t = "AT"
+    t = {"SA": "NT", "TA": "AT"}.get(t, t)
     if t not in STRAIN_NAMES:
         raise InvalidNotationError(
             f"invalid strain {text!r} in {whole!r}: expected one of S H D C NT AT")
     return STRAIN_NAMES.index(t)
+
+
+def parse_strain(strain) -> int:
+    """A strain's id from its text as the notation writes it (``S H D C NT AT``, any
+    case; the French ``SA`` and ``TA`` too) or from its id 0..5.
+
+    >>> parse_strain("h"), parse_strain("SA"), parse_strain(5)
+    (1, 4, 5)
+
+    :raises InvalidNotationError: naming the bad strain and the accepted ones.
+    """
+    if isinstance(strain, str):
+        t = strain.strip().upper()
+        t = {"SA": "NT", "TA": "AT"}.get(t, t)
+        if t not in STRAIN_NAMES:
+            raise InvalidNotationError(
+                f"invalid strain {strain!r}: expected one of S H D C NT AT (or its id 0..5)")
+        return STRAIN_NAMES.index(t)
+    if isinstance(strain, bool) or not hasattr(strain, "__index__") \
+            or not 0 <= int(strain) < N_STRAINS:
+        raise InvalidNotationError(
+            f"invalid strain {strain!r}: expected one of S H D C NT AT or its id 0..5")
+    return int(strain)
 
 
 def action_to_str(a: int) -> str:
@@ -140,8 +160,17 @@ _WORDS = {"pass": PASS, "passe": PASS, "coinche": COINCHE, "surcoinche": SURCOIN
           "belote": BELOTE, "no-belote": NO_BELOTE}
 
 
-def parse_action(text: str) -> int:
-    """Action id of an action's text.
+def bid_values_text(rules) -> str:
+    """The bids a rule set allows, in words (``'bid values are 80..160 by 10'``)."""
+    if rules.family == "classic":
+        return "the classic prise has no bids: take, name a trump, or pass"
+    return f"bid values are {rules.min_bid}..{rules.max_bid} by {rules.bid_step}"
+
+
+def parse_action(text: str, rules=None) -> int:
+    """Action id of an action's text. With ``rules`` (a RuleSet), a bid value that is
+    not a bid of the notation is refused with the rule set's values (``85H`` under ffb:
+    80..160 by 10), not with the notation's range.
 
     :raises InvalidNotationError: naming the bad text and the accepted forms.
     """
@@ -160,6 +189,9 @@ def parse_action(text: str) -> int:
     if i >= 2 and i < len(t) and not (t[:i] == "10" and len(t) == 3):
         value = int(t[:i])
         if value % 10 or not MIN_BID_VALUE <= value <= MAX_BID_VALUE:
+            if rules is not None:
+                raise InvalidNotationError(
+                    f"invalid bid {text!r}: {bid_values_text(rules)} under rules {rules.name!r}")
             raise InvalidNotationError(
                 f"invalid bid {text!r}: the value must be a multiple of 10 in {MIN_BID_VALUE}..{MAX_BID_VALUE}")
         return bid_action(value, _parse_strain(t[i:], text))

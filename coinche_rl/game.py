@@ -242,15 +242,21 @@ class Deal:
         d._history = list(history)
         return d
 
-    def with_contract(self, value: int, strain: int, *, taker: int, coinche: int = 0) -> "Deal":
+    def with_contract(self, value: int, strain: Union[int, str], *, taker: int,
+                      coinche: int = 0) -> "Deal":
         """Skip the auction: play this contract (value 250 = capot). Returns ``self``.
+        The strain is its id (0..5) or its text, as everywhere else (``"H"``, ``"NT"``).
 
         :raises ValueError: if the auction has started or the contract is not allowed.
         """
         if self._history or self.phase != "auction":
             raise ValueError("with_contract() needs a fresh deal (no action applied yet)")
+        given = strain
+        strain = A.parse_strain(strain)             # InvalidNotationError is a ValueError
         if strain not in self.rules.allowed_strains:
-            raise ValueError(f"strain {strain!r} not allowed by rules {self.rules.name!r}")
+            raise ValueError(
+                f"strain {given!r} not allowed by rules {self.rules.name!r}: the strains are "
+                f"{' '.join(STRAIN_NAMES[s] for s in self.rules.allowed_strains)}")
         if self.rules.family == "classic":
             if value not in (0, None) or coinche:
                 raise ValueError("a classic-family contract has no value and no coinche: "
@@ -468,7 +474,7 @@ class Deal:
         return int(E.legal_play_mask(self._S, self._P))
 
     def is_legal(self, action: ActionLike) -> bool:
-        a = A.parse_action(action) if isinstance(action, str) else int(action)
+        a = A.parse_action(action, self.rules) if isinstance(action, str) else int(action)
         return bool(E.is_legal(self._S, self._P, a))
 
     def apply(self, action: ActionLike) -> None:
@@ -478,7 +484,7 @@ class Deal:
         :raises IllegalBidError: for an auction action that is not legal now.
         :raises IllegalPlayError: for a card or choice that is not legal now.
         """
-        a = A.parse_action(action) if isinstance(action, str) else action
+        a = A.parse_action(action, self.rules) if isinstance(action, str) else action
         if isinstance(a, bool) or not isinstance(a, (int, np.integer)):
             raise TypeError(f"action must be an action id or its text, not {action!r}")
         a = int(a)

@@ -269,7 +269,9 @@ def _replay_actions(deal: Deal, rec: Dict[str, Any], where: str, check: bool) ->
         if not isinstance(given, dict):
             raise RecordError(f"{where}contract_given: expected an object or null, got {given!r}")
         try:
-            strain = STRAIN_NAMES.index(given["strain"])
+            strain = given["strain"]
+            if not isinstance(strain, str):
+                raise ValueError(f"strain: expected its text (S H D C NT AT), got {strain!r}")
             deal.with_contract(int(given["value"]), strain, taker=int(given["taker"]),
                                coinche=int(given.get("coinche", 0)))
         except (KeyError, TypeError, ValueError) as e:

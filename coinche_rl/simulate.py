@@ -17,6 +17,7 @@ from typing import Optional, Union
 import numpy as np
 
 from . import engine as E
+from .actions import parse_strain
 from .game import Deal
 from .rules import CAPOT_VALUE, RuleSet, get_rules, params_vector
 
@@ -54,7 +55,8 @@ def simulate_deals(n: int, *, rules: Union[str, RuleSet] = "ffb", seed: int = 0,
         otherwise picks uniformly among the other legal actions (bids, capot, coinche,
         surcoinche); ``None`` picks uniformly among all legal actions.
     :param contract: ``(value, strain, coinche, taker)`` to skip the auction (value
-        250 = capot); cards are then played uniformly at random. Classic family:
+        250 = capot; the strain its id or its text, "H", "NT"); cards are then played
+        uniformly at random. Classic family:
         ``(0, strain, 0, taker)``, the taker receiving the retourne.
     :param dealer: a fixed dealer seat, or random per deal.
     """
@@ -64,7 +66,8 @@ def simulate_deals(n: int, *, rules: Union[str, RuleSet] = "ffb", seed: int = 0,
     P = params_vector(r)
     c = np.array([-1, 0, 0, 0], dtype=np.int64)
     if contract is not None:
-        value, strain, coinche, taker = contract
+        value, given, coinche, taker = contract
+        strain = parse_strain(given)                 # its id or its text ("H", "NT")
         if strain not in r.allowed_strains:
             raise ValueError(f"strain {strain!r} not allowed by rules {r.name!r}: {r.allowed_strains}")
         if r.family == "classic":
@@ -94,14 +97,15 @@ def random_playouts(deal: Deal, n: int, *, seed: int = 0, pass_prob: float = 0.6
     return out
 
 
-def random_play_phase(n: int, *, strain: int = 1, rules: Union[str, RuleSet] = "ffb",
+def random_play_phase(n: int, *, strain: Union[int, str] = 1, rules: Union[str, RuleSet] = "ffb",
                       seed: int = 0) -> np.ndarray:
     """The play phase alone: ``n`` random deals, 32 random legal cards each under
     ``strain`` (seat 0 leads). Returns the card points of team 0 (dix de der
     included), shape (n,). The fastest path of the engine (the benchmark's figure)."""
     r = get_rules(rules)
+    given, strain = strain, parse_strain(strain)     # its id or its text ("H", "NT")
     if strain not in r.allowed_strains:
-        raise ValueError(f"strain {strain!r} not allowed by rules {r.name!r}")
+        raise ValueError(f"strain {given!r} not allowed by rules {r.name!r}")
     out = np.zeros(n, dtype=np.int64)
     E.random_play_phase(params_vector(r), n, int(seed), int(strain), out)
     return out

@@ -18,9 +18,13 @@ Every input/output goes through two streams (``stdin`` / ``stdout`` arguments, t
 process's by default), so tests and scripts drive a game by its input. A choice is its
 number in the list shown or the action's text in the project's notation
 (:mod:`coinche_rl.actions`: ``80H``, ``pass``, ``coinche``, ``JH``, ``10h``, ...,
-case-insensitive); anything else is answered with the legal choices and asked again.
+case-insensitive); anything else is answered with a one-line reason (a bid's values
+and the forms an answer may take are those of the rules and the phase) and asked again,
+with the choices again when they are few (a play's cards, not an auction's dozens).
 ``?`` shows the choices again; ``quit``, the end of the input (Ctrl-D) or Ctrl-C end the
-game with a message, and what was played is still saved.
+game with a message, and what was played is still saved. A decision with a single legal
+choice (the last card, a forced follow) is played at once, and said. In the classic
+family the retourne is shown when the deal starts, before anyone speaks.
 
 Records: one deal is saved as a deal record, several deals or a match as a match record
 (:mod:`coinche_rl.records`), which ``coinche-rl replay`` checks action by action; an
@@ -51,7 +55,7 @@ from .game import Deal, IllegalActionError, Match
 from .agents import PlayerView, make_agent
 from .agents.base import PRIVATE_ACTIONS
 from .records import deal_to_record, match_to_record, save_record
-from .rules import AT, CARD_ORDER, NT, STRAIN_LONG_NAMES, RuleSet, get_rules
+from .rules import AT, CARD_ORDER, NT, STRAIN_LONG_NAMES, RuleSet, get_rules, rules_label
 
 __all__ = ["TerminalGame", "PlayResult", "PlaySetupError", "RELATIVE_NAMES", "seat_name",
            "play_in_terminal"]
@@ -63,6 +67,9 @@ RELATIVE_NAMES = ("you", "right", "partner", "left")
 QUIT_WORDS = frozenset(("quit", "exit", "q"))
 #: inputs that show the choices again
 HELP_WORDS = frozenset(("?", "help", "h", "list"))
+#: a wrong answer is followed by the choices again when there are at most this many
+#: (two rows: every play); a longer list (an auction's) is shown on request only
+SHORT_LIST = 12
 
 
 class PlaySetupError(ValueError):
@@ -168,7 +175,7 @@ class TerminalGame:
                 agent.reset(s, self.rules, 0)           # e.g. nn outside the rules it knows
             except Exception as e:
                 raise PlaySetupError(f"agent {self.specs[s]!r} ({seat_name(s, me)}) cannot "
-                                     f"play rules {self.rules.name!r}: {e}") from None
+                                     f"play rules {rules_label(self.rules)!r}: {e}") from None
             self.agents[s] = agent
             self.specs[s] = agent.spec
         self.match = Match(self.rules, seed=self.seed, dealer=dealer)
@@ -251,10 +258,13 @@ class TerminalGame:
         won = deal.tricks_won
         pts = deal.card_points_won
         mine = self.seat & 1
-        lines = [f"Contract: {self._contract_text(info.contract)}; "
-                 f"{self._strain_text(info.contract.strain)}",
-                 f"Tricks won: us {won[mine]} ({pts[mine]} points), "
-                 f"them {won[1 - mine]} ({pts[1 - mine]} points)"]
+        # the contract: announced when the auction ended, during the first trick (a few
+        # lines above); a reminder from the second trick on
+        lines = [] if deal.trick_number == 0 else [
+            f"Contract: {self._contract_text(info.contract)}; "
+            f"{self._strain_text(info.contract.strain)}"]
+        lines.append(f"Tricks won: us {won[mine]} ({pts[mine]} points), "
+                     f"them {won[1 - mine]} ({pts[1 - mine]} points)")
         trick = deal.current_trick
         number = deal.trick_number + 1
         if not trick:
@@ -309,9 +319,40 @@ class TerminalGame:
         return sorted((int(a) for a in legal),
                       key=lambda a: (A.action_card(a) >> 3, -int(CARD_ORDER[strain, A.action_card(a)])))
 
+    def _forms(self, deal: Deal, legal: Sequence[int]) -> str:
+        """What an answer may be now, in words: the forms of this phase under these
+        rules only (no take or belote in a coinche auction, no bids in the play)."""
+        rules = self.rules
+        kinds = []
+        if deal.phase == "auction" and rules.family == "coinche":
+            strains = " ".join(A.STRAIN_NAMES[s] for s in rules.allowed_strains)
+            kinds = ["pass", f"a bid such as {rules.min_bid}H ({A.bid_values_text(rules)}; "
+                             f"strains {strains})", "capotH", "coinche", "surcoinche"]
+        else:
+            words = {A.PASS: "pass", A.TAKE: "take", A.COINCHE: "coinche",
+                     A.SURCOINCHE: "surcoinche", A.DECLARE: "declare",
+                     A.NO_DECLARE: "no-declare", A.BELOTE: "belote", A.NO_BELOTE: "no-belote"}
+            for a in legal:
+                if a in words:
+                    kinds.append(words[a])
+                elif A.NAME_BASE <= a < A.DECLARE and "a trump to name such as nameH" not in kinds:
+                    kinds.append("a trump to name such as nameH")
+                elif A.is_card(a) and not any(k.startswith("a card") for k in kinds):
+                    kinds.append("a card of your hand such as "
+                                 + A.action_to_str(a) + " (10 or T for a ten)")
+        return ", ".join(kinds[:-1]) + " or " + kinds[-1] if len(kinds) > 1 else kinds[0]
+
     def _ask(self, deal: Deal, view) -> int:
         legal = self.ordered_choices(view.legal_actions, view.information_set.strain)
+        if len(legal) == 1:
+            # nothing to decide: played at once, and said (the trick so far is reported
+            # as it is played)
+            self.say("  (a single legal choice: played for you)")
+            return legal[0]
         self._status(deal, view.information_set, legal)
+        # the list again after a wrong answer only when it is short (a play: at most 8
+        # cards); an auction's dozens of choices stay behind '?'
+        short = len(legal) <= SHORT_LIST
         while True:
             text = self._read("Your choice (number or text, ? lists the choices, quit leaves): ")
             low = text.lower()
@@ -329,13 +370,15 @@ class TerminalGame:
                 k = int(text)
                 if 1 <= k <= len(legal):
                     return legal[k - 1]
-                self.say(f"There is no choice {k}: type 1..{len(legal)} or the action's text. "
-                         f"Legal now:")
+                message = f"There is no choice {k}: type 1..{len(legal)} or the action's text."
             else:
                 try:
-                    a = A.parse_action(text)
+                    a = A.parse_action(text, self.rules)
                 except InvalidNotationError as e:
-                    self.say(f"{e}. Legal now:")
+                    reason = str(e)
+                    if reason.startswith("invalid action"):
+                        reason = f"{text!r} is not an action: expected {self._forms(deal, legal)}"
+                    message = f"{reason[0].upper()}{reason[1:]}."
                 else:
                     if a in legal:
                         return a
@@ -345,9 +388,13 @@ class TerminalGame:
                         reason = f"{A.action_to_str(a)!r} is not legal now"
                     except IllegalActionError as e:
                         reason = str(e).split("; legal:")[0]
-                    self.say(f"Not legal: {reason}. Legal now:")
-            for line in self._choice_lines(legal):
-                self.say(line)
+                    message = f"Not legal: {reason}."
+            if short:
+                self.say(f"{message} Legal now:")
+                for line in self._choice_lines(legal):
+                    self.say(line)
+            else:
+                self.say(f"{message} (? lists the {len(legal)} choices)")
 
     # --------------------------------------------------------------- events
     def _report(self, deal: Deal, seat: int, a: int, before: dict) -> None:
@@ -362,7 +409,10 @@ class TerminalGame:
                     self.say("All four passed: the deal is void (no points).")
                 else:
                     c = deal.contract
-                    self.say(f"Contract: {self._contract_text(c)}; {self._strain_text(c.strain)}")
+                    retourne = "" if deal.retourne is None else \
+                        f"; the retourne {format_card(deal.retourne)} goes to {self.name(c.taker)}"
+                    self.say(f"Contract: {self._contract_text(c)}; {self._strain_text(c.strain)}"
+                             + retourne)
             return
         self.say(f"  {who + ' plays':18s} {format_card(A.action_card(a))}")
         info = _information_set(deal, self.seat)
@@ -450,6 +500,11 @@ class TerminalGame:
         self.say("")
         self.say(f"=== Deal {k + 1} ({total}); dealer: {self.name(deal.dealer)}; "
                  f"score: {self._score_line()} ===")
+        if deal.retourne is not None:
+            # the classic prise: the turned-up card is public from the start, shown even
+            # when the prise ends before the person speaks
+            self.say(f"Retourne: {format_card(deal.retourne)} (turned up by the dealer; "
+                     f"whoever takes gets it)")
         while not deal.is_terminal:
             seat = deal.current_player
             info = {"scores": list(self.match.scores), "target": self.match.target,
@@ -507,14 +562,17 @@ class TerminalGame:
                     f"earlier if a team reaches it)")
         else:
             what = "one deal"
-        self.say(f"coinche-rl play: rules {self.rules.name!r}, seed {self.seed}, {what}")
+        self.say(f"coinche-rl play: rules {rules_label(self.rules)!r}, seed {self.seed}, {what}")
         self.say(f"You are seat {me}, team {me & 1}, with your partner at seat {(me + 2) % 4}. "
                  f"Play goes counter-clockwise: right plays after you.")
         for off in (1, 2, 3):
             s = (me + off) % 4
             self.say(f"  {self.name(s) + ':':18s} {self.specs[s]}")
-        self.say("Answer with the number of a choice or its text (80H, pass, coinche, JH, ...; "
-                 "any case); ? lists the choices again, quit (or Ctrl-D) leaves.")
+        examples = ("take, pass, nameH, JH" if self.rules.family == "classic"
+                    else f"{self.rules.min_bid}H, pass, coinche, JH")
+        self.say(f"Answer with the number of a choice or its text ({examples}, ...; any "
+                 f"case); ? lists the choices again, quit (or Ctrl-D) leaves. A forced "
+                 f"choice (a single legal one) is played for you.")
         if self.save_path:
             self.say(f"The game is saved to {self.save_path} after every deal and at the end.")
 

@@ -16,9 +16,10 @@ import pytest
 from coinche_rl import actions as A
 from coinche_rl.agents import Agent, PlayerView, register_agent
 from coinche_rl.agents.base import PRIVATE_ACTIONS
-from coinche_rl.cards import parse_hand
+from coinche_rl.cards import format_card, parse_hand
 from coinche_rl.cli import main
 from coinche_rl.records import load_record, replay_deal, replay_match
+from coinche_rl.rules import get_rules
 from coinche_rl.terminal import PlaySetupError, TerminalGame, seat_name
 
 REPO = Path(__file__).resolve().parents[1]
@@ -135,8 +136,10 @@ def test_typed_texts_play_a_whole_deal(tmp_path, capsys):
     res = g.run()
     assert res.finished and res.status == 0
     deal = res.match.deals[0]
-    # what was typed is what was played (case-insensitive texts)
-    mine = [A.action_to_str(a) for (s, a) in zip(_seats(deal), deal.history) if s == 0]
+    # what was typed is what was played (case-insensitive texts); a single legal choice
+    # is played without asking
+    mine = [A.action_to_str(a) for (s, a), n in zip(zip(_seats_all(deal), deal.history),
+                                                      _legal_counts(deal)) if s == 0 and n > 1]
     assert [t.upper() for t in inp.typed] == [m.upper() for m in mine]
     assert inp.typed[0] == inp.typed[0].upper() and inp.typed[1] == inp.typed[1].lower()
     assert main(["replay", str(path)]) == 0
@@ -150,23 +153,111 @@ def _seats(deal):
     return seats + [s for s, _ in deal.plays]
 
 
-def test_bad_input_is_answered_with_the_legal_choices():
-    # seed 3, dealer 3: seat 0 speaks first, nothing to coinche yet
+def _legal_counts(deal):
+    """The number of legal choices at each action of a finished deal."""
+    from coinche_rl.game import Deal
+    d = Deal(deal.rules, hands=deal.initial_hands, dealer=deal.dealer)
+    counts = []
+    for a in deal.history:
+        counts.append(len(d.legal_actions()))
+        d.apply(a)
+    return counts
+
+
+def test_bad_input_is_answered_in_one_line():
+    # seed 3, dealer 3: seat 0 speaks first, nothing to coinche yet: 41 choices
     inp = io.StringIO("foo\n99\n0\ncoinche\nJZ\n\n?\n" + "1\n" * 300)
     g = game(seed=3, dealer=3, stdin=inp)
     res = g.run()
     out = g.stdout.getvalue()
     assert res.finished
-    assert "invalid action 'foo'" in out
+    assert "'foo' is not an action: expected pass, a bid such as 80H" in out
     assert "There is no choice 99: type 1..41" in out
     assert "There is no choice 0" in out
     assert "Not legal: illegal auction action 'coinche' for seat 0: there is no bid to coinche" in out
-    assert "invalid action 'JZ'" in out
+    assert "'JZ' is not an action" in out
     assert "Type the number of a choice or its text" in out
-    # every bad answer is followed by the choices again
+    # a bad answer gets its reason and a pointer to '?', not the 41 choices again:
+    # they are shown once, then on '?'
     first_turn = out.split("Your turn to bid. Choices:")[1].split("  you (seat 0):")[0]
-    assert first_turn.count("  1) pass") == 7      # the list, 5 bad answers, and '?'
+    assert first_turn.count("  1) pass") == 2
+    assert first_turn.count("(? lists the 41 choices)") == 5
     assert res.match.deals[0].history[0] == A.PASS  # then '1' was taken
+
+
+def test_a_bad_card_is_answered_with_the_few_choices():
+    # a play's choices are few: a wrong answer shows them again
+    g = game(seed=3, dealer=3, partner="heuristic", opponents=["heuristic"])
+    g.stdin = _Scripted(g, None, "nosuchcard")
+    res = g.run()
+    out = g.stdout.getvalue()
+    assert res.finished
+    reply = out.split("Your choice (number or text, ? lists the choices, quit leaves): nosuchcard")[1]
+    first = reply.splitlines()[1]
+    assert first.startswith("'nosuchcard' is not an action: expected a card of your hand"), first
+    assert first.endswith("Legal now:") and reply.splitlines()[2].startswith("    1) ")
+    for word in ("take", "declare", "belote", "bid", "pass"):
+        assert word not in first, first
+
+
+def test_errors_name_only_what_applies_to_the_phase_and_rules():
+    # an ffb auction: no take, name, declare or belote; the bids of the rules (80..160)
+    g = game(seed=3, dealer=3, stdin=io.StringIO("hello\n85H\n175S\n" + "1\n" * 300))
+    g.run()
+    out = g.stdout.getvalue()
+    line = next(x for x in out.splitlines() if x.startswith("'hello' is not an action"))
+    for word in ("take", "name", "declare", "belote", "180"):
+        assert word not in line, line
+    assert "pass" in line and "80..160 by 10" in line and "coinche" in line
+    assert "Invalid bid '85H': bid values are 80..160 by 10 under rules 'ffb'." in out
+    assert "175S" in out and "80..180" not in out
+    # the rules' own bids: ffb with bids to 180 says so
+    g = game(seed=3, dealer=3, rules=get_rules("ffb", max_bid=180),
+             stdin=io.StringIO("85H\n" + "1\n" * 300))
+    g.run()
+    assert "bid values are 80..180 by 10" in g.stdout.getvalue()
+    # the classic prise: take and pass, no bids
+    g = game(seed=3, dealer=0, rules="classic", partner="heuristic", opponents=["heuristic"],
+             stdin=io.StringIO("hello\n" + "1\n" * 300))
+    g.run()
+    out = g.stdout.getvalue()
+    line = next(x for x in out.splitlines() if x.startswith("'hello' is not an action"))
+    assert "take" in line and "bid" not in line and "belote" not in line, line
+
+
+def test_a_single_legal_choice_is_played_for_the_person():
+    g = game(seed=3, dealer=3, partner="heuristic", opponents=["heuristic"])
+    res = g.run()
+    out = g.stdout.getvalue()
+    deal = res.match.deals[0]
+    mine = [n for s, n in zip(_seats_all(deal), _legal_counts(deal)) if s == 0]
+    forced = sum(1 for n in mine if n == 1)
+    assert forced >= 1                          # the last trick's card at least
+    assert out.count("(a single legal choice: played for you)") == forced
+    assert out.count("Your choice (number or text") == len(mine) - forced
+
+
+def test_the_contract_is_announced_once():
+    for seed in (3, 4, 5, 6):
+        g = game(seed=seed, dealer=3, partner="heuristic", opponents=["heuristic"])
+        res = g.run()
+        if res.match.deals[0].is_void:
+            continue
+        out = g.stdout.getvalue()
+        first_trick = out.split("-> trick 1 to")[0]
+        assert first_trick.count("Contract: ") == 1, first_trick
+
+
+def test_classic_retourne_is_shown_when_the_prise_ends_before_the_person_speaks():
+    # seed 1, dealer 0 (seat 0 speaks last): the partner takes before seat 0 speaks
+    g = game(seed=1, dealer=0, rules="classic", partner="heuristic", opponents=["heuristic"])
+    res = g.run()
+    out = g.stdout.getvalue()
+    deal = res.match.deals[0]
+    assert "Your turn to bid" not in out           # the person never spoke in the prise
+    card = format_card(deal.retourne)
+    assert f"Retourne: {card}" in out.split("Your hand")[0]
+    assert f"the retourne {card} goes to " in out
 
 
 def test_card_not_in_hand_is_refused_with_the_reason():
@@ -183,15 +274,18 @@ def test_card_not_in_hand_is_refused_with_the_reason():
 
 
 class _Scripted(io.TextIOBase):
-    """Passes in the auction; at the first card, a card not held; then the first choice."""
+    """Passes in the auction; at the first card, a card not held (or ``text``); then
+    the first choice."""
 
-    def __init__(self, game, bad_card):
-        self.game, self.bad, self.tried = game, bad_card, False
+    def __init__(self, game, bad_card, text=None):
+        self.game, self.bad, self.text, self.tried = game, bad_card, text, False
 
     def readline(self, size=-1):
         deal = self.game.match.deal
         if deal.phase == "play" and not self.tried:
             self.tried = True
+            if self.text is not None:
+                return self.text + "\n"
             return A.action_to_str(A.card_action(self.bad)).lower() + "\n"
         return "1\n"
 

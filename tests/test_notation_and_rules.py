@@ -380,9 +380,115 @@ def test_deal_mask_out_of_range():
         Deal("ffb", hands=masks, dealer=0)
 
 
+# ---------------------------------------------------------- rules from text
+def test_parse_rules_types_every_field_from_the_ruleset():
+    r = R.parse_rules("ffb:must_undertrump=true,target=2000")
+    assert r == get_rules("ffb", must_undertrump=True, target=2000)
+    assert R.parse_rules("ffb") is PRESETS["ffb"]
+    assert R.parse_rules(" ffb_sa_ta : at_points=vip , multipliers=(2,3) ") == \
+        get_rules("ffb_sa_ta", at_points="vip", multipliers=(2, 3))
+    assert R.parse_rules("coinche_x3:multipliers=2/4").multipliers == (2, 4)
+    for word, value in (("true", True), ("YES", True), ("on", True), ("1", True),
+                        ("false", False), ("no", False), ("Off", False), ("0", False)):
+        assert R.parse_rules(f"ffb:declarations_share_cards={word}").declarations_share_cards is value
+    # every field of the RuleSet can be set from text: its value, written as
+    # rules_label writes it, reads back
+    for f in dataclasses.fields(RuleSet):
+        if f.name == "name":
+            continue
+        for preset in PRESETS.values():
+            v = getattr(preset, f.name)
+            text = ("true" if v else "false") if isinstance(v, bool) else \
+                "/".join(map(str, v)) if isinstance(v, tuple) else str(v)
+            assert getattr(R.parse_rules(f"{preset.name}:{f.name}={text}"), f.name) == v
+
+
+@pytest.mark.parametrize("text, message", [
+    ("ffb:trget=2000", "rules 'ffb:trget=2000': unknown field 'trget': valid fields are family, "
+                       "strains, min_bid"),
+    ("ffb:name=x", "name is the preset, given before the colon; valid fields are family"),
+    ("ffb:must_undertrump=maybe", "must_undertrump='maybe': expected true or false"),
+    ("ffb:target=2k", "target='2k': expected an integer"),
+    ("ffb:rounding=up", "rounding='up': expected one of nearest10, none"),
+    ("ffb:multipliers=3", "multipliers='3': expected two integers, coinche/surcoinche"),
+    ("ffb:multipliers=4/2", "multipliers=(4, 2) must be a tuple (coinche, surcoinche)"),
+    ("ffb:min_bid=170", "rules 'ffb:min_bid=170': min_bid=170 must not exceed max_bid=160"),
+    ("classic:max_bid=180", "max_bid=180 needs family='coinche'"),
+    ("ffb:target=1,target=2", "target is given twice"),
+    ("ffb:target", "'target' is not FIELD=VALUE"),
+    ("ffb:,target=2", "an empty override"),
+    ("must_undertrump=true", "give the preset first, then the overrides after a colon, "
+                             "e.g. ffb:must_undertrump=true"),
+])
+def test_parse_rules_errors_are_one_line(text, message):
+    with pytest.raises(InvalidRulesError) as ei:
+        R.parse_rules(text)
+    assert message in str(ei.value) and "\n" not in str(ei.value)
+
+
+def test_parse_rules_unknown_preset():
+    with pytest.raises(UnknownPresetError, match="unknown rule preset 'belotte': valid presets are"):
+        R.parse_rules("belotte:target=2000")
+
+
+def test_rules_label_reads_back():
+    for text in ("ffb", "ffb:must_undertrump=true,target=2000", "coinche_x3:multipliers=2/4",
+                 "classic:must_undertrump=false"):
+        r = R.parse_rules(text)
+        assert R.rules_label(r) == text and R.parse_rules(R.rules_label(r)) == r
+
+
 def test_deal_unknown_rules():
     with pytest.raises(UnknownPresetError):
         Deal("nosuch")
+
+
+def test_with_contract_takes_the_strain_text():
+    """The strain as everywhere else: its id or its text (any case, SA/TA too)."""
+    ids = Deal("ffb_sa_ta", hands=HANDS, dealer=0).with_contract(100, 1, taker=0)
+    for text in ("H", "h", " H "):
+        d = Deal("ffb_sa_ta", hands=HANDS, dealer=0).with_contract(100, text, taker=0)
+        assert d == ids and d.contract.strain == R.HEARTS
+    for text, strain in (("NT", R.NT), ("sa", R.NT), ("AT", R.AT), ("TA", R.AT)):
+        assert Deal("ffb_sa_ta", hands=HANDS, dealer=0).with_contract(
+            100, text, taker=0).contract.strain == strain
+    assert Deal("classic", seed=1, dealer=0).with_contract(0, "S", taker=1).contract.strain == 0
+    with pytest.raises(InvalidNotationError, match="invalid strain 'X': expected one of S H D C NT AT"):
+        Deal("ffb", hands=HANDS, dealer=0).with_contract(100, "X", taker=0)
+    with pytest.raises(ValueError, match="strain 'NT' not allowed by rules 'ffb': the strains are S H D C"):
+        Deal("ffb", hands=HANDS, dealer=0).with_contract(100, "NT", taker=0)
+    with pytest.raises(InvalidNotationError, match="invalid strain 7"):
+        Deal("ffb", hands=HANDS, dealer=0).with_contract(100, 7, taker=0)
+    # the same text in the simulation entry points
+    from coinche_rl.simulate import random_play_phase, simulate_deals
+    assert (random_play_phase(20, strain="H", seed=3) == random_play_phase(20, strain=1, seed=3)).all()
+    a = simulate_deals(20, seed=2, contract=(100, "S", 0, 1))
+    b = simulate_deals(20, seed=2, contract=(100, 0, 0, 1))
+    assert (a.scores == b.scores).all()
+
+
+def test_parse_strain():
+    assert [A.parse_strain(t) for t in ("S", "h", "d", "C", "nt", "AT", "SA", "ta")] == \
+        [0, 1, 2, 3, 4, 5, 4, 5]
+    assert A.parse_strain(np.int64(3)) == 3
+    for bad in ("", "HH", "spades", True, -1, 6, 1.0, None):
+        with pytest.raises(InvalidNotationError, match="invalid strain"):
+            A.parse_strain(bad)
+
+
+def test_a_bid_value_error_names_the_rules_values():
+    """``85H`` under ffb: the rule set's bids (80..160), not the notation's (80..180)."""
+    with pytest.raises(InvalidNotationError) as ei:
+        Deal("ffb", hands=HANDS, dealer=0).apply("85H")
+    assert str(ei.value) == "invalid bid '85H': bid values are 80..160 by 10 under rules 'ffb'"
+    with pytest.raises(InvalidNotationError, match="bid values are 90..170 by 20"):
+        Deal(get_rules("ffb", min_bid=90, max_bid=170, bid_step=20), hands=HANDS,
+             dealer=0).is_legal("195S")
+    with pytest.raises(InvalidNotationError, match="the classic prise has no bids"):
+        Deal("classic", seed=1, dealer=0).apply("85H")
+    # the notation alone still names its own range
+    with pytest.raises(InvalidNotationError, match="multiple of 10 in 80..180"):
+        A.parse_action("85H")
 
 
 def test_with_contract_errors():

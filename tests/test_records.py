@@ -154,7 +154,13 @@ def test_forced_contract_record_replays():
     assert replay_deal(rec) == deal
     bad = copy.deepcopy(rec)
     bad["contract_given"]["strain"] = "XX"
-    raises_record_error(bad, "contract_given")
+    raises_record_error(bad, "contract_given: invalid strain 'XX': expected one of S H D C NT AT")
+    bad["contract_given"]["strain"] = 5                     # a record writes the strain's text
+    raises_record_error(bad, "contract_given: strain: expected its text (S H D C NT AT), got 5")
+    bad = copy.deepcopy(rec)
+    bad["rules"]["preset"] = "ffb"                           # no AT contract under ffb
+    raises_record_error(bad, "contract_given: strain 'AT' not allowed by rules 'ffb': the "
+                             "strains are S H D C")
 
 
 def test_void_deal_record_replays():
