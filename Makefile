@@ -18,10 +18,15 @@ $(STAMP): $(BIN)/python pyproject.toml constraints.txt
 	$(BIN)/python -m pip install -q -c constraints.txt -e '.[dev,arena,ray,nn]'
 	touch $(STAMP) $(DEMO)
 
+# The demo's install says one line: pip's and setuptools' notices (dozens of lines) go to
+# a log, printed whole, errors included, only when the install fails.
 $(DEMO): $(BIN)/python pyproject.toml constraints.txt
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -c constraints.txt -e '.[arena]'
-	touch $(DEMO)
+	@echo "installing coinche-rl with its arena extra into $(VENV) (log: $(VENV)/install-demo.log)"
+	@{ $(BIN)/python -m pip install -q --upgrade pip && \
+	   $(BIN)/python -m pip install -q -c constraints.txt -e '.[arena]'; } \
+	   > $(VENV)/install-demo.log 2>&1 || { cat $(VENV)/install-demo.log; \
+	   echo "make: the install failed: the log above is in $(VENV)/install-demo.log" >&2; exit 1; }
+	@touch $(DEMO)
 
 venv: $(STAMP)
 

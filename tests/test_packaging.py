@@ -67,10 +67,12 @@ def test_pyproject_maps_subpackages():
     cfg = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
     st = cfg["tool"]["setuptools"]
     assert sorted(st["packages"]) == ["coinche_rl", "coinche_rl.agents",
-                                     "coinche_rl.agents.neural", "coinche_rl.arena",
+                                     "coinche_rl.agents.neural",
+                                     "coinche_rl.agents.neural.weights", "coinche_rl.arena",
                                      "coinche_rl.envs"]
     assert st["package-dir"]["coinche_rl.agents.neural"] == "agents/neural"
-    assert "weights/*.npz" in st["package-data"]["coinche_rl.agents.neural"]
+    # the weights folder is listed as a (data-only) package: no setuptools warning
+    assert "*.npz" in st["package-data"]["coinche_rl.agents.neural.weights"]
     assert st["package-dir"]["coinche_rl.envs"] == "envs"
     assert st["package-dir"]["coinche_rl.agents"] == "agents"
     assert cfg["project"]["scripts"]["coinche-rl"] == "coinche_rl.cli:main"
@@ -117,6 +119,8 @@ def test_wheel_has_only_coinche_rl(tmp_path):
     r = subprocess.run([BUILD_PYTHON, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
                         "-w", str(out), str(src)], capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, f"pip wheel failed:\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
+    # no setuptools warning about the package configuration (the weights folder)
+    assert "Package would be ignored" not in r.stdout + r.stderr, r.stderr[-3000:]
     wheels = list(out.glob("coinche_rl-*.whl"))
     assert len(wheels) == 1, list(out.iterdir())
     with zipfile.ZipFile(wheels[0]) as z:
