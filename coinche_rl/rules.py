@@ -1,5 +1,5 @@
 """Rule tables and rule sets: the one source of truth for card order, card points,
-declaration values and every parameter of RULES.md §10.
+declaration values and every parameter of RULES.md §10 (docs/RULES.md, the rule book).
 
 Strains (what a contract names):
 
@@ -465,7 +465,7 @@ PRESET_SOURCES: Mapping[str, str] = MappingProxyType({
     "coinche_x3": "'3e mode' (000) and vipbelote coinche (004)",
     "ludiclub_coinche": "Ludiclub, coinche with declarations (003)",
     "ludiclub_contree": "Ludiclub, contrée without declarations (003)",
-    "colver": "the colver engine (PyPI colver, docs/RULES.md)",
+    "colver": "the colver engine (PyPI colver, colver's own docs/RULES.md)",
     "classic": "classic belote (002)",
     "classic_declarations": "classic belote with declarations (002 option, 004)",
     "vip_classic": "vipbelote classic with NT/AT in round 2 (004)",

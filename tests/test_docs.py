@@ -168,3 +168,40 @@ def test_notebook_runs(path, tmp_path, monkeypatch):
     namespace: dict = {}
     for i, cell in enumerate(code):
         exec(compile("".join(cell["source"]), f"{path.name}[cell {i}]", "exec"), namespace)
+
+
+# ------------------------------------------------------------------ links and the rule book
+DOCS = [README] + sorted((ROOT / "docs").glob("*.md"))
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+@pytest.mark.parametrize("path", DOCS, ids=lambda p: p.name)
+def test_relative_links_resolve(path):
+    """Every link of the README and docs/ to a file of the repository points to a file
+    that is there (a page link outside, or an anchor, is not checked)."""
+    text = path.read_text(encoding="utf-8")
+    broken = []
+    for target in LINK.findall(text):
+        if re.match(r"[a-z]+:", target) or target.startswith("#"):
+            continue
+        if not (path.parent / target.split("#")[0]).exists():
+            broken.append(target)
+    assert not broken, f"{path.name}: links to missing files: {broken}"
+
+
+def test_the_rule_book_ships_in_docs():
+    """RULES.md, which the README, the docs and the code cite as the rule book, is in the
+    repository (docs/RULES.md), linked, and has every section they cite."""
+    book = ROOT / "docs" / "RULES.md"
+    text = book.read_text(encoding="utf-8")
+    assert text.startswith("# Rules specification")
+    readme = README.read_text(encoding="utf-8")
+    assert "The rule book is [docs/RULES.md](docs/RULES.md)" in readme
+    assert "[RULES.md](RULES.md)" in (ROOT / "docs" / "rules-decisions.md").read_text(encoding="utf-8")
+    sections = set(re.findall(r"^## (\d+)\. ", text, re.M))
+    cited = set()
+    for folder in ("coinche_rl", "agents", "envs", "docs"):
+        for f in (ROOT / folder).rglob("*.py" if folder != "docs" else "*.md"):
+            cited |= set(re.findall(r"RULES\.md §(\d+)", f.read_text(encoding="utf-8")))
+    cited |= set(re.findall(r"RULES\.md §(\d+)", readme))
+    assert cited and cited <= sections, f"sections cited but not in docs/RULES.md: {cited - sections}"
