@@ -780,8 +780,9 @@ def _add_tournament(sub) -> None:
 
 
 def cmd_train(args) -> int:
-    """``coinche-rl train play|bid ...`` / ``coinche-rl train export ...`` (torch needed)."""
-    problem = _train_rules_problem(args.rest) if args.what in ("play", "bid") else None
+    """``coinche-rl train play|bid|belief ...`` / ``coinche-rl train export ...`` (torch
+    needed)."""
+    problem = _train_rules_problem(args.rest) if args.what != "export" else None
     if problem:
         print(f"coinche-rl: error: {problem}", file=sys.stderr)
         return 2
@@ -824,7 +825,7 @@ def cmd_train(args) -> int:
 
 
 def _train_rules_problem(rest: List[str]) -> Optional[str]:
-    """Why the ``--rules`` of a ``train play|bid`` command line cannot be trained, or
+    """Why the ``--rules`` of a ``train play|bid|belief`` command line cannot be trained, or
     None: a network is trained for a preset (its weights' manifest names it, and the
     agents check it), so overrides (``ffb:target=2000``), which the other commands
     take, are refused here with a message rather than as an unknown preset."""

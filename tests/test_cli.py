@@ -512,8 +512,10 @@ def test_rules_overrides_reach_the_game(tmp_path, capsys):
 
 def test_train_refuses_rules_overrides_with_a_message(capsys):
     # a network is trained for a preset; the message says so before torch is looked for
-    for argv in (["--rules", "ffb:target=2000"], ["--rules=ffb:must_undertrump=true"]):
-        assert main(["train", "play", *argv, "--minutes", "1"]) == 2
+    for what, argv in (("play", ["--rules", "ffb:target=2000"]),
+                       ("bid", ["--rules=ffb:must_undertrump=true"]),
+                       ("belief", ["--rules", "ffb:target=2000"])):
+        assert main(["train", what, *argv, "--minutes", "1"]) == 2
         err = capsys.readouterr().err
         assert err.startswith("coinche-rl: error: train --rules ffb:") and "--rules ffb " in err
         assert len(err.strip().splitlines()) == 1
