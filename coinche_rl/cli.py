@@ -334,8 +334,9 @@ def presets_table(width: int = 100) -> str:
         rows += [f"{f:{label}s} | " + " | ".join(f"{values[n][f]:{col[n]}s}" for n in group)
                  for f in fields]
         blocks.append("\n".join(r.rstrip() for r in rows))
-    return f"{len(names)} rule presets (coinche-rl presets --markdown: one markdown table)\n\n" \
-        + "\n\n".join(blocks)
+    return (f"{len(names)} rule presets (coinche-rl presets --markdown: one markdown table);\n"
+            f"--rules changes any parameter: --rules ffb:must_undertrump=true,target=2000\n\n"
+            + "\n\n".join(blocks))
 
 
 # ------------------------------------------------------------------ tournaments

@@ -356,6 +356,7 @@ def test_presets(capsys):
     headers = [line.split(" | ") for line in lines if line.startswith("parameter ")]
     assert [n.strip() for h in headers for n in h[1:]] == list(PRESETS)   # each once, in order
     assert "strains" in out and "suits_nt_at" in out and "max_bid" in out
+    assert "--rules changes any parameter: --rules ffb:must_undertrump=true,target=2000" in out
     # every parameter of every preset, its value in the preset's column
     for h in headers:
         start = lines.index(" | ".join(h))
