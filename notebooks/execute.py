@@ -29,11 +29,22 @@ CELL_TIMEOUT = 1800
 
 
 def _clean(nb) -> None:
-    """Drop what changes from run to run without saying anything: per-cell timings and
-    the kernel's run metadata."""
+    """Drop what changes from run to run without saying anything: per-cell timings, the
+    kernel's run metadata, and the points where a cell's printed text happened to be cut
+    into several outputs (consecutive outputs of one stream are joined)."""
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
         cell.metadata.pop("collapsed", None)
+        if cell.cell_type != "code":
+            continue
+        joined = []
+        for out in cell.outputs:
+            if (out.output_type == "stream" and joined and joined[-1].output_type == "stream"
+                    and joined[-1].name == out.name):
+                joined[-1].text += out.text
+            else:
+                joined.append(out)
+        cell.outputs = joined
     nb.metadata.pop("widgets", None)
 
 

@@ -231,6 +231,12 @@ def test_notebooks_are_committed_executed(path):
     assert not [o for o in outputs if o.get("output_type") == "error"], path.name
     images = [o for o in outputs if "image/png" in o.get("data", {})]
     assert bool(images) == (path.name in PLOTTING), f"{path.name}: {len(images)} images"
+    # saved by notebooks/execute.py: no run metadata, a cell's text of one stream in one
+    # output (so that a re-run changes only what changed)
+    for c in code:
+        assert "execution" not in c.get("metadata", {}), path.name
+        kinds = [(o["output_type"], o.get("name")) for o in c.get("outputs", [])]
+        assert all(not (a == b and a[0] == "stream") for a, b in zip(kinds, kinds[1:])), kinds
 
 
 def _cell_text(cell) -> str:
