@@ -47,7 +47,7 @@ from ... import actions as A
 from ...engine import (AUCTION, DONE, PLAY, STATE_SIZE, apply_legal_action, current_seat,
                        current_seats, hand_of, kernel, phase_of, phases_of, random_deal,
                        reset_state, rng_below, rng_next, rng_seed, set_contract)
-from ...rules import P_MIN_BID, RuleSet, get_rules
+from ...rules import P_MIN_BID, RuleSet, get_rules, params_vector
 from ...envs.kernels import apply_at
 from ..numba_bots import BOT_HEURISTIC, bot_action
 from . import canonical as C
@@ -144,7 +144,7 @@ def generate_positions(rules: RuleSet, seed: int, first_game: int, n_games: int,
     ``play_net`` / ``bid_net``: the networks of the ``nn`` seats (default: the weights
     shipped for ``rules``; without them the heuristic takes their share)."""
     mix = dict(DEFAULT_MIX, **(mix or {}))
-    P = np.asarray(rules_params(rules))
+    P = params_vector(rules)
     inputs = NetInputs(rules, n_games)
     if play_net is None:
         play_net = _shipped(lambda: load_play_net("", rules))
@@ -222,11 +222,6 @@ def generate_positions(rules: RuleSet, seed: int, first_game: int, n_games: int,
                          np.zeros(0, np.int8), n_games)
     return Positions(np.concatenate(out_f), np.concatenate(out_l), np.concatenate(out_t),
                      n_games)
-
-
-def rules_params(rules: RuleSet) -> np.ndarray:
-    from ...rules import params_vector
-    return params_vector(rules)
 
 
 def _shipped(load):
