@@ -233,7 +233,7 @@ class LabelSource:
             try:
                 import ray
             except ModuleNotFoundError:
-                raise ValueError("backend 'ray' needs Ray: pip install 'coinche-rl[ray]'") from None
+                raise ValueError("backend 'ray' needs Ray: pip install -e '.[ray]' in the clone (or make venv)") from None
             if not ray.is_initialized():
                 import logging
                 kw = dict(include_dashboard=False, logging_level=logging.WARNING,

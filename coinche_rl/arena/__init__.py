@@ -35,8 +35,8 @@ spawned processes (the numba cache is warmed first, so workers load instead of
 compiling; the pool is kept for later calls until :func:`shutdown_pool` or exit; a
 script that uses it needs the ``if __name__ == "__main__":`` guard of spawned
 processes); ``"ray"`` as Ray tasks on a local instance (started with ``workers`` CPUs
-and left running) or, with ``address``, an existing cluster (``pip install
-coinche-rl[ray]``; every node needs coinche-rl installed; an address where no cluster
+and left running) or, with ``address``, an existing cluster (``pip install -e
+".[ray]"`` in the clone; every node needs coinche-rl installed; an address where no cluster
 answers within :data:`RAY_CONNECT_TIMEOUT` seconds is an :class:`ArenaError`). Agents
 given by import path (``my_agents:Greedy``) reach the workers: the pool's and a local
 Ray's get the folders their modules were imported from, a cluster this module connects
@@ -54,7 +54,7 @@ seating; a void deal has taker -1). Running again with the same file skips what 
 holds, so a killed run loses nothing it had finished; a half-written last line is
 dropped. :func:`format_summary` prints the tables (with rich when installed) and
 :func:`plot_results` draws the margins' distribution and the ratings with their error
-bars (matplotlib; ``pip install coinche-rl[arena]``).
+bars (matplotlib; ``pip install -e ".[arena]"`` in the clone).
 
 >>> r = run_duplicate("random", "random", 20, seed=3)
 >>> r.mean, r.win_rate, r.n

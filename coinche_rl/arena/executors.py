@@ -337,7 +337,7 @@ def _execute(tasks: list, backend: str, workers: Optional[int], address: Optiona
         try:
             import ray
         except ModuleNotFoundError:
-            raise ArenaError("backend 'ray' needs Ray: pip install 'coinche-rl[ray]'") from None
+            raise ArenaError("backend 'ray' needs Ray: pip install -e '.[ray]' in the clone (or make venv)") from None
         global _RAY_TASK
         folders, modules = _agent_modules(tasks)
         if not ray.is_initialized():

@@ -201,12 +201,12 @@ def plot_results(result, path=None, bins: int = 60):
     the ratings with their 95% error bars (right; Elo for a knockout). Saved as PNG when
     ``path`` is given. Returns the :class:`matplotlib.figure.Figure`.
 
-    :raises ArenaError: when matplotlib is not installed (``pip install coinche-rl[arena]``).
+    :raises ArenaError: when matplotlib is not installed (``pip install -e ".[arena]"`` in the clone).
     """
     try:
         from matplotlib.figure import Figure
     except ModuleNotFoundError:
-        raise ArenaError("plots need matplotlib: pip install 'coinche-rl[arena]'") from None
+        raise ArenaError("plots need matplotlib: pip install -e '.[arena]' in the clone (or make venv)") from None
     fig = Figure(figsize=(12, 4.8), layout="constrained")
     left, right = fig.subplots(1, 2, width_ratios=(3, 2))
     if isinstance(result, KnockoutResult):
