@@ -666,7 +666,7 @@ def _add_evaluate(sub) -> None:
 
 BENCHMARKS = {"engine": "bench_engine.py", "env": "bench_env.py", "arena": "bench_arena.py",
               "solver": "bench_solver.py", "strength": "bench_strength.py",
-              "neural": "bench_neural.py"}
+              "neural": "bench_neural.py", "belief": "bench_belief.py"}
 
 
 def cmd_bench(args) -> int:
