@@ -189,7 +189,7 @@ def pimc_decision_ms(n_positions: int = 20, worlds: int = 32, seed: int = 0,
     for i, d in enumerate(positions):
         view = PlayerView.from_deal(d)
         agent.reset(view.seat, d.rules, seed + i)
-        n0 = agent.search_nodes
+        n0 = getattr(agent, "search_nodes", 0)
         t = time.process_time()
         agent.act(view)
         out.append(1000 * (time.process_time() - t))
