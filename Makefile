@@ -36,15 +36,21 @@ demo: $(DEMO)
 	$(BIN)/coinche-rl tournament
 
 # A fresh numba cache for every test run: numba does not notice edits in other
-# modules, so a stale cache could hide a change.
+# modules, so a stale cache could hide a change. The kernels are compiled into it once,
+# in parallel processes (tests/conftest.py), then shared by pytest-xdist workers, one
+# per core. The folder is removed at the end, whatever the outcome (the status stays
+# pytest's).
+FRESH_CACHE = cache=$$(mktemp -d "$${TMPDIR:-/tmp}/coinche-rl-numba.XXXXXX") || exit 1; \
+	trap 'rm -rf "$$cache"' EXIT; trap 'exit 130' INT TERM; NUMBA_CACHE_DIR="$$cache"
+
 test: $(STAMP)
-	NUMBA_CACHE_DIR=$$(mktemp -d) $(BIN)/python -m pytest -q --durations=15
+	@$(FRESH_CACHE) $(BIN)/python -m pytest -q -n auto --durations=15
 
 bench: $(STAMP)
 	$(BIN)/coinche-rl bench
 
 soak: $(STAMP)
-	COINCHE_SOAK=1000000 NUMBA_CACHE_DIR=$$(mktemp -d) $(BIN)/python -m pytest -q -m soak tests
+	@$(FRESH_CACHE) COINCHE_SOAK=1000000 $(BIN)/python -m pytest -q -m soak tests
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -107,6 +107,7 @@ import numpy as np
 from numba import njit
 
 from .. import actions as A
+from .._numba_cache import compile_notice
 from ..cards import FULL_DECK, InvalidNotationError, format_hand, parse_card, parse_hand
 from ..engine import (OUTCOME_CAPOT, OUTCOME_CAPOT_AGAINST, OUTCOME_GENERALE, OUTCOME_NORMAL,
                       set_outcome)
@@ -959,6 +960,7 @@ def evaluate_hand(rules: Union[str, RuleSet], seat: int, hand, dealer: int, samp
         if ret is not None:
             raise EvaluationError("retourne is for the classic family only")
         prise = False
+    _say_if_compiling(method)
     try:
         sampler = WorldSampler.from_hand(rules, seat, hand_m, dealer,
                                          retourne=ret if prise else None, holds=holds,
@@ -1077,6 +1079,20 @@ def evaluate_hand(rules: Union[str, RuleSet], seat: int, hand, dealer: int, samp
         suggested_bid=suggest_bid(levels, strains_t, exp, legal), seconds=seconds)
 
 
+def _say_if_compiling(method: str) -> None:
+    """Say (once per process) when the kernels of ``method`` are not compiled or cached:
+    on a fresh numba cache they compile before the first world is played, and a progress
+    bar standing still at 0 for a minute would look like a hang."""
+    if method == "nn":
+        from .neural.bid_labels import bid_inputs
+        compile_notice("the bidding network's inputs", (bid_inputs,), "about 5-15 s")
+    else:
+        main = {"dd": (_dd_chunk,), "heuristic": (_heur_chunk,)}.get(method,
+                                                                   (_dd_chunk, _heur_chunk))
+        compile_notice("the hand evaluation", main,
+                       "about 15-30 s" if method == "heuristic" else "about 40-80 s")
+
+
 def _run_chunks(fn, starts, threads: int, done: Callable[[int], None]) -> None:
     """``fn(start)`` for every chunk start, on ``threads`` threads; ``done(n)`` after
     each chunk (in this thread)."""
@@ -1097,8 +1113,25 @@ def _run_chunks(fn, starts, threads: int, done: Callable[[int], None]) -> None:
 
 
 # ====================================================================== warmup
+def _warm(method: str) -> None:
+    evaluate_hand("ffb", 0, "JH 9H AH TH 7S 8D KC QC", 3, samples=1, strains="H", method=method)
+    evaluate_hand("classic", 0, "JH 9H AH TH 7S", 3, samples=1, strains="H", retourne="8H",
+                  method=method)
+    evaluate_hand("classic", 0, "JH 9H AH TH 7S 8D KC QC", 3, samples=1, strains="H",
+                  method=method)
+
+
 def warmup() -> None:
     """Compile (or load from the numba cache) every kernel of this module."""
-    evaluate_hand("ffb", 0, "JH 9H AH TH 7S 8D KC QC", 3, samples=1, strains="H")
-    evaluate_hand("classic", 0, "JH 9H AH TH 7S", 3, samples=1, strains="H", retourne="8H")
-    evaluate_hand("classic", 0, "JH 9H AH TH 7S 8D KC QC", 3, samples=1, strains="H")
+    _warm("both")
+
+
+def warmup_dd() -> None:
+    """The kernels of ``method="dd"`` (the solver's; ``coinche-rl evaluate`` compiles
+    them in one process while :func:`warmup_heuristic` runs in another)."""
+    _warm("dd")
+
+
+def warmup_heuristic() -> None:
+    """The kernels of ``method="heuristic"`` (the heuristic bot's)."""
+    _warm("heuristic")

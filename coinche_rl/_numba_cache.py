@@ -172,3 +172,99 @@ def compile_notice(what: str, dispatchers, seconds: str) -> bool:
         "coinche_rl: compiling the numba kernels of %s (%s, once: later runs load them "
         "from the cache; `coinche-rl warmup` compiles everything ahead)", what, seconds)
     return True
+
+
+# ------------------------------------------------------------------ parallel warm-up
+#: what a warm-up child runs: each argument ``module`` or ``module:function`` in turn
+#: (a module that is not installed, such as an optional one, is skipped)
+_WARM_CHILD = ("import importlib, sys\n"
+               "for spec in sys.argv[1:]:\n"
+               "    mod, _, fn = spec.partition(':')\n"
+               "    try:\n"
+               "        m = importlib.import_module(mod)\n"
+               "    except ModuleNotFoundError as e:\n"
+               "        if e.name == mod:\n"
+               "            continue\n"
+               "        raise\n"
+               "    getattr(m, fn or 'warmup')()\n")
+
+
+def needs_compiling(module: str) -> bool:
+    """True when no kernel defined in ``module`` (an imported module, or a package with
+    its imported submodules) is compiled in this process or cached: a fresh cache, or one
+    made stale by an edit of the package. A module with some kernels cached counts as
+    warm (its warm-up compiles the rest), so a warm cache never pays for parallel
+    warm-up processes; False too when it cannot tell (see :func:`_must_compile`)."""
+    import sys
+    kernels = []
+    for name, mod in list(sys.modules.items()):
+        if mod is None or not (name == module or name.startswith(module + ".")):
+            continue
+        for value in list(vars(mod).values()):
+            if getattr(getattr(value, "py_func", None), "__module__", None) == name \
+                    and hasattr(value, "_cache"):
+                kernels.append(value)
+    return bool(kernels) and all(_must_compile(k) for k in kernels)
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity where the platform tells)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - macOS, Windows
+        return max(1, os.cpu_count() or 1)
+
+
+def warm_in_processes(chains, jobs=None) -> int:
+    """Compile kernels in parallel: each chain (a list of ``"module"`` or
+    ``"module:function"`` names, default function ``warmup``) runs in order in a child
+    interpreter, at most ``jobs`` children at once (default: the usable cores), all of
+    them writing this process's numba cache folder. Numba compiles one kernel on one
+    core; children use every core, and a kernel that one of them finds in the cache is
+    loaded, not compiled again.
+
+    This only fills the cache: the caller then runs the same warm-ups itself, which load
+    what the children compiled (and compile whatever a failed child left out, so a child's
+    failure loses time, never correctness). With one job or one chain nothing is started
+    (the caller compiles in its own process as fast). Returns the number of chains whose
+    child succeeded."""
+    import subprocess
+    import sys
+    chains = [list(c) for c in chains if c]
+    jobs = usable_cores() if jobs is None else int(jobs)
+    if jobs < 2 or len(chains) < 2:
+        return 0
+    env = dict(os.environ)
+    try:  # the folder numba uses here (ensure_writable_cache may have chosen it)
+        import numba.core.config as cfg
+        if cfg.CACHE_DIR:
+            env["NUMBA_CACHE_DIR"] = cfg.CACHE_DIR
+    except Exception:  # pragma: no cover - numba always importable in practice
+        pass
+    env.setdefault("OMP_NUM_THREADS", "1")
+    env.setdefault("OPENBLAS_NUM_THREADS", "1")
+    waiting, running, ok = list(chains), [], 0
+    try:
+        while waiting or running:
+            while waiting and len(running) < jobs:
+                running.append(subprocess.Popen(
+                    [sys.executable, "-c", _WARM_CHILD, *waiting.pop(0)], env=env,
+                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL))
+            done = running.pop(0) if len(running) == 1 else None
+            if done is None:
+                import time
+                while done is None:
+                    for p in running:
+                        if p.poll() is not None:
+                            done = p
+                            break
+                    else:
+                        time.sleep(0.05)
+                running.remove(done)
+            ok += done.wait() == 0
+    finally:
+        for p in running:  # interrupted: leave no child compiling behind
+            p.kill()
+            p.wait()
+    return ok

@@ -63,6 +63,7 @@ import numpy as np
 # quarter of a second), the hand evaluation (the solver) and the trainers (torch) are
 # imported by the subcommands that use them, so that `coinche-rl --help` and the light
 # subcommands do not pay for them.
+from ._numba_cache import compile_notice, needs_compiling, usable_cores, warm_in_processes
 from .agents import AgentSpecError, describe_agents, make_agent
 from .game import Deal, IllegalActionError, Match
 from .records import (DEAL_FORMAT, MATCH_FORMAT, RecordError, deal_to_record, load_record,
@@ -382,10 +383,14 @@ def _warm_agents(arena, agents) -> None:
     print("preparing the numba kernels (a minute or two on a fresh cache, then seconds "
           "from the cache)...", flush=True)
     t0 = time.perf_counter()
-    arena.warmup()
     modules: dict = {}                       # module -> the agents it defines
     for spec in dict.fromkeys(agents):
         modules.setdefault(type(make_agent(spec)).__module__, []).append(spec)
+    # on a fresh cache, the package's kernels compile in parallel processes first
+    _compile_in_processes(["coinche_rl.arena"] + [
+        m for m in modules if m.startswith("coinche_rl.") and m != "coinche_rl.agents.numba_bots"
+        and hasattr(sys.modules[m], "warmup")], None)
+    arena.warmup()
     for name, specs in modules.items():
         fn = getattr(importlib.import_module(name), "warmup", None)
         if fn is not None and name != "coinche_rl.agents.numba_bots":
@@ -529,13 +534,64 @@ def cmd_agents(args) -> int:
 #: modules whose warmup() compiles kernels, in dependency order (absent ones are skipped)
 WARMUP_MODULES = ("coinche_rl.simulate", "coinche_rl.envs.kernels", "coinche_rl.envs.vector",
                   "coinche_rl.solver", "coinche_rl.agents.numba_bots", "coinche_rl.agents.sampler",
-                  "coinche_rl.agents.evaluation", "coinche_rl.agents.neural.agent",
-                  "coinche_rl.agents.neural.labels", "coinche_rl.agents.neural.bid_labels",
-                  "coinche_rl.arena")
+                  "coinche_rl.agents.evaluation", "coinche_rl.agents.pimc",
+                  "coinche_rl.agents.neural.agent", "coinche_rl.agents.neural.labels",
+                  "coinche_rl.agents.neural.bid_labels", "coinche_rl.arena")
+
+#: how the warm-up processes share WARMUP_MODULES: chains of modules that build on each
+#: other's kernels (each chain in one process, in order), the longest first: the
+#: solver's kernels take about half of the compile time; the engine's and the bots',
+#: then the environments' and the networks' input kernels (which load the engine's
+#: from the cache when the second chain has finished)
+WARMUP_CHAINS = (("coinche_rl.solver", "coinche_rl.agents.sampler", "coinche_rl.agents.evaluation",
+                  "coinche_rl.agents.pimc"),
+                 ("coinche_rl.simulate", "coinche_rl.agents.numba_bots", "coinche_rl.arena"),
+                 ("coinche_rl.envs.kernels", "coinche_rl.envs.vector",
+                  "coinche_rl.agents.neural.agent", "coinche_rl.agents.neural.labels",
+                  "coinche_rl.agents.neural.bid_labels"))
+
+
+def warmup_chains(modules) -> List[List[str]]:
+    """``modules`` split as :data:`WARMUP_CHAINS` (in their order; a module of no chain
+    goes to the last one), empty chains dropped."""
+    chains: List[List[str]] = [[] for _ in WARMUP_CHAINS]
+    for name in modules:
+        k = next((i for i, c in enumerate(WARMUP_CHAINS) if name in c), len(chains) - 1)
+        chains[k].append(name)
+    return [c for c in chains if c]
+
+
+def _compile_in_processes(modules, jobs: Optional[int], say: bool = True) -> Optional[float]:
+    """Compile the kernels of ``modules`` (importable names whose ``warmup()`` compiles
+    them) in parallel processes when none of them is cached yet (saying so on stdout
+    when ``say``); returns the seconds it took, or None when nothing was started (a warm
+    cache, one core, one chain)."""
+    present = []
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as e:
+            if e.name != name:
+                raise
+            continue
+        present.append(name)
+    chains = warmup_chains(present)
+    jobs = usable_cores() if jobs is None else jobs
+    if jobs < 2 or len(chains) < 2 or not any(needs_compiling(m) for m in present):
+        return None
+    if say:
+        print(f"compiling in {min(jobs, len(chains))} processes (once: later runs load the "
+              f"kernels from the numba cache)...", flush=True)
+    t0 = time.perf_counter()
+    warm_in_processes(chains, jobs)
+    return time.perf_counter() - t0
 
 
 def cmd_warmup(args) -> int:
     total = time.perf_counter()
+    seconds = _compile_in_processes(WARMUP_MODULES, args.jobs)
+    if seconds is not None:
+        print(f"compiled in {seconds:.1f} s; loading:", flush=True)
     for name in WARMUP_MODULES:
         try:
             mod = importlib.import_module(name)
@@ -579,6 +635,7 @@ def cmd_evaluate(args) -> int:
         return 2
     threads = args.threads or max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
                                   else (os.cpu_count() or 1))
+    _compile_evaluation(args.method)
     progress = not args.no_progress and sys.stderr.isatty()
     try:
         ev = evaluate_hand(args.preset, args.seat, args.hand, args.dealer, samples=args.samples,
@@ -615,6 +672,18 @@ def cmd_evaluate(args) -> int:
                   f"({ev.samples / max(sec, 1e-9):,.1f} worlds/s, {threads} thread"
                   f"{'s' if threads > 1 else ''})")
     return 0
+
+
+def _compile_evaluation(method: str) -> None:
+    """On a fresh numba cache, compile the kernels of ``--method both`` (double-dummy
+    and heuristic play) in two processes at once, saying so."""
+    from .agents import evaluation
+    if method != "both" or usable_cores() < 2 or not needs_compiling(evaluation.__name__):
+        return
+    compile_notice("the hand evaluation", (evaluation._dd_chunk, evaluation._heur_chunk),
+                   "about 20-40 s in two processes")
+    warm_in_processes([[f"{evaluation.__name__}:warmup_dd"],
+                       [f"{evaluation.__name__}:warmup_heuristic"]])
 
 
 def _add_evaluate(sub) -> None:
@@ -985,6 +1054,8 @@ def build_parser() -> argparse.ArgumentParser:
     a = sub.add_parser("agents", help="list the registered agents and their parameters")
     a.set_defaults(func=cmd_agents)
     w = sub.add_parser("warmup", help="compile every numba kernel (or load it from the cache)")
+    w.add_argument("--jobs", type=positive_int,
+                   help="processes compiling at once on a fresh cache (default: every core)")
     w.set_defaults(func=cmd_warmup)
     tr = sub.add_parser("train", help="train a network (play, bid, belief) or export a run's "
                                       "weights (export); needs the nn extra (torch)")

@@ -553,6 +553,18 @@ class TerminalGame:
             return f"cannot write {self.save_path!r}: {e.strerror or e}"
         return None
 
+    def _prepare_kernels(self) -> None:
+        """On a fresh numba cache, compile what the game uses before the first question,
+        saying so (the kernels would otherwise compile, silently, after the person's
+        first answer): a deal played aside, nothing of which is shown or kept."""
+        from ._numba_cache import _must_compile, compile_notice
+        from .agents.numba_bots import bot_action
+        main = (E.apply_action, E.legal_actions_into, bot_action)
+        if not any(_must_compile(d) for d in main):
+            return
+        if compile_notice("the game and its agents", main, "about 15-40 s"):
+            _prepare(self)
+
     def _intro(self) -> None:
         me = self.seat
         if self.match_mode:
@@ -583,6 +595,7 @@ class TerminalGame:
         k = 0
         try:
             self._intro()
+            self._prepare_kernels()
             while True:
                 self._play_deal(k)
                 k += 1
@@ -631,6 +644,28 @@ class TerminalGame:
                           stopped=stopped, record=self.record(),
                           saved=self.save_path if self.save_path and not err else None,
                           status=status)
+
+
+def _prepare(game: "TerminalGame") -> None:
+    """A deal played aside by fresh agents of ``game``'s specs (the person's seat takes the
+    first legal action), with the person's information set at every step: it compiles the
+    kernels the game uses."""
+    me = game.seat
+    deal = Deal(game.rules, seed=game.seed, dealer=0)
+    agents = {s: make_agent(game.specs[s]) for s in range(4) if s != me}
+    for s, agent in agents.items():
+        agent.reset(s, game.rules, 0)
+    info = {"scores": [0, 0], "target": game.rules.target, "pot": 0}
+    while not deal.is_terminal:
+        seat = deal.current_player
+        view = PlayerView(deal, seat, info)
+        a = int(view.legal_actions[0]) if seat == me else int(agents[seat].act(view))
+        _information_set(deal, me)
+        deal.apply(a)
+        for s, agent in agents.items():
+            if a not in PRIVATE_ACTIONS or s == seat:
+                agent.observe(seat, a)
+    _information_set(deal, me)
 
 
 def play_in_terminal(**kwargs) -> PlayResult:

@@ -1,0 +1,183 @@
+"""The first run on a fresh numba cache (issue 23): kernels compile in parallel
+processes (``warm_in_processes``: the tournament, ``coinche-rl warmup``, ``evaluate``,
+the test session), and every command says when it compiles (``evaluate``, ``play``).
+
+Compiling for real takes minutes, so these tests use a tiny kernel module of their own
+for the processes, and stand in for a fresh cache by making the cache lookup answer
+"not compiled" (``_must_compile``)."""
+
+from __future__ import annotations
+
+import io
+import logging
+import sys
+import textwrap
+import time
+
+import pytest
+
+from coinche_rl import _numba_cache as nc
+from coinche_rl import cli
+
+KERNEL_MODULE = """
+import os, time
+from numba import njit
+
+@njit(cache=True)
+def twice_{name}(x):
+    return 2 * x
+
+def warmup():
+    # wait (at most a minute) until the other chain has started: both run at once
+    open(os.path.join({folder!r}, "{name}.started"), "w").close()
+    deadline = time.time() + 60
+    while not os.path.exists(os.path.join({folder!r}, "{other}.started")):
+        if time.time() > deadline:
+            raise SystemExit("the other warm-up process never started")
+        time.sleep(0.05)
+    twice_{name}(3)
+
+def broken():
+    raise RuntimeError("a failing warm-up")
+"""
+
+
+@pytest.fixture
+def kernel_modules(tmp_path, monkeypatch):
+    for name, other in (("alpha", "beta"), ("beta", "alpha")):
+        (tmp_path / f"first_run_{name}.py").write_text(
+            KERNEL_MODULE.format(name=name, other=other, folder=str(tmp_path)))
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield tmp_path
+    for name in ("alpha", "beta"):
+        sys.modules.pop(f"first_run_{name}", None)
+
+
+def test_chains_run_at_once_into_the_shared_cache(kernel_modules):
+    import first_run_alpha
+    import first_run_beta
+    assert nc.needs_compiling("first_run_alpha") and nc.needs_compiling("first_run_beta")
+    # each warm-up waits for the other to start: one process after the other would fail
+    ok = nc.warm_in_processes([["first_run_alpha"], ["first_run_beta"]], jobs=2)
+    assert ok == 2
+    # this process finds them in the cache the children wrote
+    assert not nc.needs_compiling("first_run_alpha") and not nc.needs_compiling("first_run_beta")
+    assert first_run_alpha.twice_alpha(4) == 8 and first_run_beta.twice_beta(5) == 10
+
+
+def test_a_failing_chain_is_counted_and_nothing_is_started_without_two_jobs(kernel_modules):
+    t0 = time.perf_counter()
+    assert nc.warm_in_processes([["first_run_alpha:broken"], ["no_such_module_x"]], jobs=2) == 1
+    assert nc.warm_in_processes([["first_run_alpha"], ["first_run_beta"]], jobs=1) == 0
+    assert nc.warm_in_processes([["first_run_alpha"]], jobs=4) == 0
+    assert not (kernel_modules / "alpha.started").exists()
+    assert time.perf_counter() - t0 < 120
+
+
+def test_needs_compiling_counts_a_module_with_a_cached_kernel_as_warm(monkeypatch):
+    from coinche_rl import engine
+    calls = []
+    monkeypatch.setattr(nc, "_must_compile", lambda d: calls.append(d) or True)
+    assert nc.needs_compiling("coinche_rl.engine") is True
+    assert engine.apply_action in calls
+    monkeypatch.setattr(nc, "_must_compile", lambda d: d is not engine.apply_action)
+    assert nc.needs_compiling("coinche_rl.engine") is False
+    assert nc.needs_compiling("coinche_rl.no_such_module") is False
+
+
+@pytest.fixture
+def fresh(monkeypatch):
+    """A fresh cache as the notices and the parallel warm-up see it, two cores, and the
+    processes recorded instead of started."""
+    started = []
+    monkeypatch.setattr(cli, "needs_compiling", lambda module: True)
+    monkeypatch.setattr(cli, "usable_cores", lambda: 2)
+    monkeypatch.setattr(cli, "warm_in_processes",
+                        lambda chains, jobs=None: started.append([list(c) for c in chains]) or 0)
+    monkeypatch.setattr(nc, "_NOTICED", set())
+    monkeypatch.setattr(nc, "_must_compile", lambda d: True)
+    return started
+
+
+def test_the_tournament_compiles_the_agents_kernels_in_parallel_chains(fresh, capsys):
+    from coinche_rl import arena
+    cli._warm_agents(arena, ["random", "heuristic", "pimc", "nn"])
+    out = capsys.readouterr().out
+    assert fresh == [[["coinche_rl.agents.pimc"], ["coinche_rl.arena"],
+                      ["coinche_rl.agents.neural.agent"]]]
+    assert out.index("preparing the numba kernels") < out.index("compiling in 2 processes") \
+        < out.index("kernels ready in")
+
+
+def test_warmup_compiles_every_module_in_chains(fresh, capsys):
+    assert cli.main(["warmup", "--jobs", "3"]) == 0
+    (chains,) = fresh
+    assert sorted(m for c in chains for m in c) == sorted(cli.WARMUP_MODULES)
+    assert chains[0][0] == "coinche_rl.solver" and len(chains) == 3
+    assert "compiling in 3 processes" in capsys.readouterr().out
+
+
+def test_warmup_chains_keep_unknown_modules():
+    assert cli.warmup_chains(["coinche_rl.arena", "my_kernels", "coinche_rl.agents.pimc"]) == \
+        [["coinche_rl.agents.pimc"], ["coinche_rl.arena"], ["my_kernels"]]
+
+
+def test_evaluate_says_it_compiles_and_compiles_both_methods_at_once(fresh, capsys, caplog):
+    with caplog.at_level(logging.WARNING, logger="coinche_rl"):
+        assert cli.main(["evaluate", "JH 9H AH TH 7S 8D KC QC", "--samples", "2",
+                         "--strains", "H", "--no-progress"]) == 0
+    assert fresh == [[["coinche_rl.agents.evaluation:warmup_dd"],
+                      ["coinche_rl.agents.evaluation:warmup_heuristic"]]]
+    notices = [r.getMessage() for r in caplog.records if "compiling the numba" in r.getMessage()]
+    assert notices == ["coinche_rl: compiling the numba kernels of the hand evaluation (about "
+                       "20-40 s in two processes, once: later runs load them from the cache; "
+                       "`coinche-rl warmup` compiles everything ahead)"]
+
+
+@pytest.mark.parametrize("method, what", [("dd", "the hand evaluation"),
+                                          ("heuristic", "the hand evaluation"),
+                                          ("nn", "the bidding network's inputs")])
+def test_evaluate_hand_says_when_its_kernels_compile(monkeypatch, caplog, method, what):
+    from coinche_rl.agents.evaluation import evaluate_hand
+    monkeypatch.setattr(nc, "_NOTICED", set())
+    monkeypatch.setattr(nc, "_must_compile", lambda d: True)
+    with caplog.at_level(logging.WARNING, logger="coinche_rl"):
+        evaluate_hand("ffb", 0, "JH 9H AH TH 7S 8D KC QC", 3, samples=2, strains="H",
+                      method=method)
+    notices = [r.getMessage() for r in caplog.records if "compiling the numba" in r.getMessage()]
+    assert len(notices) == 1 and f"kernels of {what} (" in notices[0]
+
+
+def _play(answers: str):
+    from coinche_rl.terminal import TerminalGame
+    out = io.StringIO()
+    game = TerminalGame(seat=1, seed=5, stdin=io.StringIO(answers), stdout=out)
+    result = game.run()
+    return out.getvalue(), result
+
+
+def test_play_compiles_before_the_first_question_and_plays_the_same(monkeypatch, caplog):
+    from coinche_rl import terminal
+    answers = "1\n" * 40
+    plain, plain_result = _play(answers)
+    prepared = []
+    real = terminal._prepare
+    monkeypatch.setattr(terminal, "_prepare", lambda game: prepared.append(
+        game.stdout.getvalue().count("\n")) or real(game))
+    monkeypatch.setattr(nc, "_NOTICED", set())
+    monkeypatch.setattr(nc, "_must_compile", lambda d: True)
+    with caplog.at_level(logging.WARNING, logger="coinche_rl"):
+        out, result = _play(answers)
+    notices = [r.getMessage() for r in caplog.records if "compiling the numba" in r.getMessage()]
+    assert notices == ["coinche_rl: compiling the numba kernels of the game and its agents "
+                       "(about 15-40 s, once: later runs load them from the cache; `coinche-rl "
+                       "warmup` compiles everything ahead)"]
+    # prepared after the introduction, before the first question; nothing else changes
+    assert prepared and "Your hand" not in out.splitlines()[prepared[0] - 1]
+    assert out == plain and result.record == plain_result.record
+    # a warm cache: no notice, no deal aside
+    monkeypatch.setattr(nc, "_must_compile", lambda d: False)
+    caplog.clear()
+    prepared.clear()
+    assert _play(answers)[0] == plain and not prepared and not caplog.records
