@@ -8,7 +8,8 @@ With pytest-xdist workers (``make test`` runs ``pytest -n auto``), the session f
 compiles the package's kernels once, in parallel processes (``coinche-rl warmup``'s
 chains), into the numba cache the workers share (``NUMBA_CACHE_DIR``): the workers then
 load them instead of each compiling the same kernels. On a warm cache this step costs
-nothing.
+nothing; ``COINCHE_TEST_WARMUP=0`` skips it (a few test files after an edit of the
+package: only what they use compiles).
 """
 
 import os
@@ -25,7 +26,8 @@ def pytest_sessionstart(session):
     """The xdist controller (before its workers start): compile the kernels once."""
     config = session.config
     workers = getattr(config.option, "numprocesses", None)
-    if hasattr(config, "workerinput") or not isinstance(workers, int) or workers < 2:
+    if hasattr(config, "workerinput") or not isinstance(workers, int) or workers < 2 \
+            or os.environ.get("COINCHE_TEST_WARMUP") == "0":
         return
     from coinche_rl import cli
     t0 = time.perf_counter()
