@@ -182,6 +182,7 @@ def summary_table(res, seconds: float, rules=None) -> str:
 
 
 def cmd_demo(args) -> int:
+    _engine_notice("demo")
     t0 = time.perf_counter()
     engine_warmup()
     t1 = time.perf_counter()
@@ -248,6 +249,7 @@ def cmd_replay(args) -> int:
         return 1
     try:
         fmt = rec.get("format")
+        _engine_notice("replay")
         if fmt == DEAL_FORMAT:
             deal = replay_deal(rec)
             print(f"{args.file}: deal record OK ({len(deal.history)} actions checked)")
@@ -278,6 +280,7 @@ def cmd_replay(args) -> int:
 
 
 def _random_game(args, match: bool):
+    _engine_notice("random-deal")
     rng = np.random.default_rng(args.seed)
     game = Match(args.rules, seed=args.seed) if match else Deal(args.rules, seed=args.seed)
     while not game.is_terminal:
@@ -681,7 +684,7 @@ def _compile_evaluation(method: str) -> None:
     if method != "both" or usable_cores() < 2 or not needs_compiling(evaluation.__name__):
         return
     compile_notice("the hand evaluation", (evaluation._dd_chunk, evaluation._heur_chunk),
-                   "about 20-40 s in two processes")
+                   "about 30-60 s in two processes")
     warm_in_processes([[f"{evaluation.__name__}:warmup_dd"],
                        [f"{evaluation.__name__}:warmup_heuristic"]])
 
@@ -1084,6 +1087,19 @@ def _cwd_on_sys_path() -> None:
     cwd = os.getcwd()
     if not any(p in ("", cwd) for p in sys.path):
         sys.path.insert(0, cwd)
+
+
+def _engine_notice(command: str) -> None:
+    """Say when the engine kernels of a light command (demo, replay, random-deal,
+    random-match) are about to compile (called once its input is checked): on a fresh
+    numba cache, seconds of silence before anything is printed. The heavier commands
+    (tournament, evaluate, play, the trainers) say so for their own kernels."""
+    from . import engine as E
+    kernels = {"demo": (E.simulate_random_deals,),
+               "replay": (E.apply_action, E.legal_actions_into),
+               "random-deal": (E.apply_action, E.legal_actions_into)}.get(command)
+    if kernels:
+        compile_notice("the engine", kernels, "about 10-30 s")
 
 
 def _subparser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:

@@ -562,7 +562,7 @@ class TerminalGame:
         main = (E.apply_action, E.legal_actions_into, bot_action)
         if not any(_must_compile(d) for d in main):
             return
-        if compile_notice("the game and its agents", main, "about 15-40 s"):
+        if compile_notice("the game and its agents", main, "about 20-60 s"):
             _prepare(self)
 
     def _intro(self) -> None:

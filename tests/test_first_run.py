@@ -131,7 +131,7 @@ def test_evaluate_says_it_compiles_and_compiles_both_methods_at_once(fresh, caps
                       ["coinche_rl.agents.evaluation:warmup_heuristic"]]]
     notices = [r.getMessage() for r in caplog.records if "compiling the numba" in r.getMessage()]
     assert notices == ["coinche_rl: compiling the numba kernels of the hand evaluation (about "
-                       "20-40 s in two processes, once: later runs load them from the cache; "
+                       "30-60 s in two processes, once: later runs load them from the cache; "
                        "`coinche-rl warmup` compiles everything ahead)"]
 
 
@@ -171,7 +171,7 @@ def test_play_compiles_before_the_first_question_and_plays_the_same(monkeypatch,
         out, result = _play(answers)
     notices = [r.getMessage() for r in caplog.records if "compiling the numba" in r.getMessage()]
     assert notices == ["coinche_rl: compiling the numba kernels of the game and its agents "
-                       "(about 15-40 s, once: later runs load them from the cache; `coinche-rl "
+                       "(about 20-60 s, once: later runs load them from the cache; `coinche-rl "
                        "warmup` compiles everything ahead)"]
     # prepared after the introduction, before the first question; nothing else changes
     assert prepared and "Your hand" not in out.splitlines()[prepared[0] - 1]
@@ -181,3 +181,35 @@ def test_play_compiles_before_the_first_question_and_plays_the_same(monkeypatch,
     caplog.clear()
     prepared.clear()
     assert _play(answers)[0] == plain and not prepared and not caplog.records
+
+
+@pytest.mark.parametrize("argv", [["demo", "--deals", "10"], ["random-deal", "--seed", "1"],
+                                  ["random-match", "--seed", "1"]])
+def test_the_light_commands_say_when_the_engine_compiles(monkeypatch, caplog, capsys, argv):
+    monkeypatch.setattr(nc, "_NOTICED", set())
+    monkeypatch.setattr(nc, "_must_compile", lambda d: True)
+    with caplog.at_level(logging.WARNING, logger="coinche_rl"):
+        assert cli.main(argv) == 0
+    notices = [r.getMessage() for r in caplog.records if "compiling the numba" in r.getMessage()]
+    assert len(notices) == 1 and "kernels of the engine (about 10-30 s, once" in notices[0]
+    capsys.readouterr()
+    monkeypatch.setattr(nc, "_NOTICED", set())
+    monkeypatch.setattr(nc, "_must_compile", lambda d: False)
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="coinche_rl"):
+        assert cli.main(argv) == 0
+    assert not caplog.records
+
+
+def test_replay_says_when_the_engine_compiles(monkeypatch, caplog, tmp_path, capsys):
+    record = tmp_path / "deal.json"
+    assert cli.main(["random-deal", "--seed", "2", "-o", str(record)]) == 0
+    monkeypatch.setattr(nc, "_NOTICED", set())
+    monkeypatch.setattr(nc, "_must_compile", lambda d: True)
+    with caplog.at_level(logging.WARNING, logger="coinche_rl"):
+        assert cli.main(["replay", str(record)]) == 0
+    assert ["kernels of the engine" in r.getMessage() for r in caplog.records] == [True]
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="coinche_rl"):   # nothing compiles: silent
+        assert cli.main(["replay", str(tmp_path / "nothere.json")]) != 0
+    assert not caplog.records
