@@ -539,7 +539,8 @@ WARMUP_MODULES = ("coinche_rl.simulate", "coinche_rl.envs.kernels", "coinche_rl.
                   "coinche_rl.solver", "coinche_rl.agents.numba_bots", "coinche_rl.agents.sampler",
                   "coinche_rl.agents.evaluation", "coinche_rl.agents.pimc",
                   "coinche_rl.agents.neural.agent", "coinche_rl.agents.neural.labels",
-                  "coinche_rl.agents.neural.bid_labels", "coinche_rl.arena")
+                  "coinche_rl.agents.neural.bid_labels", "coinche_rl.agents.neural.belief",
+                  "coinche_rl.agents.neural.search", "coinche_rl.arena")
 
 #: how the warm-up processes share WARMUP_MODULES: chains of modules that build on each
 #: other's kernels (each chain in one process, in order), the longest first: the
@@ -551,7 +552,8 @@ WARMUP_CHAINS = (("coinche_rl.solver", "coinche_rl.agents.sampler", "coinche_rl.
                  ("coinche_rl.simulate", "coinche_rl.agents.numba_bots", "coinche_rl.arena"),
                  ("coinche_rl.envs.kernels", "coinche_rl.envs.vector",
                   "coinche_rl.agents.neural.agent", "coinche_rl.agents.neural.labels",
-                  "coinche_rl.agents.neural.bid_labels"))
+                  "coinche_rl.agents.neural.bid_labels", "coinche_rl.agents.neural.belief",
+                  "coinche_rl.agents.neural.search"))
 
 
 def warmup_chains(modules) -> List[List[str]]:
