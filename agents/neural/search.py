@@ -198,7 +198,7 @@ register_agent(
 def warmup() -> None:
     """Compile the kernels of this module."""
     from ...game import Deal
-    from ..net import MLP
+    from .net import MLP
     d = Deal("ffb", seed=0, dealer=3).with_contract(80, 1, taker=0)
     for _ in range(3):
         d.apply(int(d.legal_actions()[0]))
