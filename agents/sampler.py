@@ -80,7 +80,7 @@ import numpy as np
 from numba import njit
 
 from ..cards import FULL_DECK, format_hand, parse_card, parse_hand, popcount
-from ..engine import kernel, rng_next, rng_seed
+from ..engine import kernel, lowest_card, rng_next, rng_seed
 from ..engine import popcount as _popcount
 from ..envs.infoset import NO_CEILING, InformationSet
 from ..rules import RuleSet, get_rules
@@ -554,12 +554,8 @@ def marginals_into(table, Wf, q, weighted, F, G, out):
     for s in range(4):
         m = table[T_BASE + s]
         while m:
-            low = m & -m
-            c = 0
-            while (low >> c) != 1:
-                c += 1
-            m ^= low
-            out[s, c] = 1.0
+            out[s, lowest_card(m)] = 1.0
+            m &= m - 1
     if table[T_COUNT] <= 0:
         return
     n = table[T_N]

@@ -44,15 +44,15 @@ import numpy as np
 from numba import njit
 
 from ... import actions as A
-from ...engine import (AUCTION, DONE, PLAY, STATE_SIZE, apply_legal_action, current_seat,
-                       current_seats, hand_of, kernel, phase_of, phases_of, random_deal,
-                       reset_state, rng_below, rng_next, rng_seed, set_contract)
+from ...engine import (AUCTION, STATE_SIZE, current_seat, current_seats, hand_of,
+                       lowest_card, phases_of, random_deal, reset_state, rng_below, rng_seed,
+                       set_contract)
 from ...rules import P_MIN_BID, RuleSet, get_rules, params_vector
 from ...envs.kernels import apply_at
 from ..numba_bots import BOT_HEURISTIC, bot_action
 from . import canonical as C
-from .agent import (BID_NET, CARD_NET, NET_BID, NET_CARD, NetInputs, advance, load_bid_net,
-                    load_play_net, seed_streams)
+from .agent import (BID_NET, CARD_NET, NetInputs, advance, load_bid_net, load_play_net,
+                    seed_streams)
 from .labels import _frozen_strain
 from .net import MLP, N_BELIEF_OUT, default_weights_path
 
@@ -85,11 +85,8 @@ def position_labels(states, idx, perms, out):
         for r in range(1, 4):
             m = hand_of(S, (seat + r) & 3)
             while m:
-                low = m & -m
-                c = 0
-                while (low >> c) != 1:
-                    c += 1
-                m ^= low
+                c = lowest_card(m)
+                m &= m - 1
                 out[j, C.PERMS[p, c >> 3] * 8 + (c & 7)] = r
 
 

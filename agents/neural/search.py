@@ -36,8 +36,7 @@ import time
 import numpy as np
 from numba import njit
 
-from ... import actions as A
-from ...engine import STATE_SIZE, apply_legal_action, rng_seed, team_score
+from ...engine import STATE_SIZE, apply_legal_action, team_score
 from ...rules import RuleSet
 from ..base import Agent, PlayerView
 from ..numba_bots import BOT_HEURISTIC
