@@ -40,7 +40,7 @@ from typing import List, Optional
 import numpy as np
 
 from .train_play import (TrainingProgress, _Logger, _atomic_write, _bad, _s, _training_facts,
-                         budget_spent, check_output_path,
+                         budget_spent, export_checkpoint,
                          parse_args as _parse_args)
 
 __all__ = ["Args", "train", "check_args", "belief_loss", "export_run", "parse_args", "main"]
@@ -395,30 +395,12 @@ def train(args: Args) -> dict:
 
 
 def export_run(run: str, path: str, float32: bool = False) -> str:
-    """Write the torch-free belief weights of the checkpoint in ``run`` to ``path``."""
-    import torch
-    from ...rules import get_rules
+    """Write the torch-free belief weights of the checkpoint in ``run`` to ``path``
+    (:func:`.train_play.export_checkpoint`)."""
     from .belief import N_BELIEF
-    from .net import make_manifest, save_weights
-    from .torch_net import PlayNet, to_numpy
-    check_output_path(path)
-    ckpt = os.path.join(run, "checkpoint.pt")
-    if not os.path.isfile(ckpt):
-        raise FileNotFoundError(f"no checkpoint.pt in {run!r}: not a training run folder")
-    ck = torch.load(ckpt, weights_only=True)
-    args = json.loads(ck["args"])
-    model = PlayNet(args["hidden"], outputs=N_BELIEF)
-    model.load_state_dict(ck["model"])
-    history = json.loads(ck["history"])
-    training = _training_facts(run, float(ck["elapsed"]), int(ck["updates"]), int(ck["chunk"]),
-                               int(ck["positions"]), int(ck["deals"]), args, None)
-    mlp = to_numpy(model)
-    save_weights(path, mlp, make_manifest(mlp, get_rules(args["rules"]), training,
-                                          {"history": history,
-                                           "final": history[-1] if history else None},
-                                          kind="belief"),
-                 dtype=np.float32 if float32 else np.float16)
-    return path
+    from .torch_net import PlayNet
+    return export_checkpoint(run, path, lambda args: PlayNet(args["hidden"], outputs=N_BELIEF),
+                             float32, kind="belief", counted="positions")
 
 
 def main(argv=None) -> int:

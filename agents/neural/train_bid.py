@@ -41,7 +41,8 @@ import numpy as np
 
 from .train_play import (LabelSource, RunProgress, TrainingProgress, _bad, _Logger, _lr_at,
                          _s, _training_facts, budget_spent, check_common,
-                         check_output_path, end_text, eval_text, final_evaluation_due,
+                         end_text, eval_text, export_checkpoint,
+                         final_evaluation_due,
                          play_loss, record_evaluation, replay_text, run_result, save_run,
                          start_run, start_text)
 from .train_play import parse_args as _parse
@@ -452,33 +453,16 @@ def train(args: Args) -> dict:
 
 def export_run(run: str, path: str, float32: bool = False) -> str:
     """Write the torch-free bidding weights of the checkpoint in the run folder ``run``
-    to ``path``, with the run's training facts and evaluation history."""
-    import torch
-    from ...rules import get_rules
+    to ``path``, with the run's training facts and evaluation history
+    (:func:`.train_play.export_checkpoint`)."""
     from .bid_labels import N_BID
-    from .net import make_manifest, save_weights
-    from .torch_net import PlayNet, to_numpy
-    check_output_path(path)
-    ckpt = os.path.join(run, "checkpoint.pt")
-    if not os.path.isfile(ckpt):
-        raise FileNotFoundError(f"no checkpoint.pt in {run!r}: not a training run folder")
-    ck = torch.load(ckpt, weights_only=True)
-    args = json.loads(ck["args"])
-    players = resolve_players(Args(**args))
-    model = PlayNet(args["hidden"], outputs=len(players) * 3 * N_BID)
-    model.load_state_dict(ck["model"])
-    history = json.loads(ck["history"])
-    training = _training_facts(run, float(ck["elapsed"]), int(ck["updates"]), int(ck["chunk"]),
-                               int(ck["labelled"]), int(ck["deals"]), args,
-                               json.loads(ck.get("init", "null")))
-    training["players"] = players
-    mlp = to_numpy(model)
-    save_weights(path, mlp, make_manifest(mlp, get_rules(args["rules"]), training,
-                                          {"history": history,
-                                           "final": history[-1] if history else None},
-                                          kind="bid", players=players),
-                 dtype=np.float32 if float32 else np.float16)
-    return path
+    from .torch_net import PlayNet
+
+    def players(args):
+        return resolve_players(Args(**args))
+    return export_checkpoint(
+        run, path, lambda args: PlayNet(args["hidden"], outputs=len(players(args)) * 3 * N_BID),
+        float32, kind="bid", players=players)
 
 
 def main(argv=None) -> int:

@@ -57,7 +57,7 @@ import numpy as np
 
 from ...progress import Progress
 
-__all__ = ["Args", "train", "check_args", "play_loss", "export_weights", "export_run",
+__all__ = ["Args", "train", "check_args", "play_loss", "export_weights", "export_run", "export_checkpoint",
            "evaluate_weights", "parse_args", "check_common", "LabelSource", "Replay",
            "RunProgress", "start_run", "save_run", "write_npz", "TrainingProgress",
            "check_output_path", "budget_spent", "eval_text", "record_evaluation",
@@ -825,31 +825,46 @@ def train(args: Args) -> dict:
     return run_result(run, weights_path, bool(interrupted))
 
 
-def export_run(run: str, path: str, float32: bool = False) -> str:
+def export_checkpoint(run: str, path: str, make_model, float32: bool = False,
+                      kind: str = "play", counted: str = "labelled", players=None) -> str:
     """Write the torch-free weights of the checkpoint in the run folder ``run`` to
-    ``path``, with the run's training facts and evaluation history in the manifest."""
+    ``path``, with the run's training facts and evaluation history in the manifest: the
+    one exporter of every trainer. ``make_model(settings)`` builds the torch net the
+    checkpoint holds, ``counted`` names the checkpoint's count of training examples,
+    ``players(settings)`` gives a bidding net's card players."""
     import torch
     from ...rules import get_rules
     from .net import make_manifest, save_weights
-    from .torch_net import PlayNet, to_numpy
+    from .torch_net import to_numpy
     check_output_path(path)
     ckpt = os.path.join(run, "checkpoint.pt")
     if not os.path.isfile(ckpt):
         raise FileNotFoundError(f"no checkpoint.pt in {run!r}: not a training run folder")
     ck = torch.load(ckpt, weights_only=True)
     args = json.loads(ck["args"])
-    model = PlayNet(args["hidden"])
+    model = make_model(args)
     model.load_state_dict(ck["model"])
     history = json.loads(ck["history"])
     training = _training_facts(run, float(ck["elapsed"]), int(ck["updates"]), int(ck["chunk"]),
-                               int(ck["labelled"]), int(ck["deals"]), args,
+                               int(ck[counted]), int(ck["deals"]), args,
                                json.loads(ck.get("init", "null")))
+    heads = None
+    if players is not None:
+        heads = training["players"] = players(args)
     mlp = to_numpy(model)
     save_weights(path, mlp, make_manifest(mlp, get_rules(args["rules"]), training,
                                           {"history": history,
-                                           "final": history[-1] if history else None}),
+                                           "final": history[-1] if history else None},
+                                          kind=kind, players=heads),
                  dtype=np.float32 if float32 else np.float16)
     return path
+
+
+def export_run(run: str, path: str, float32: bool = False) -> str:
+    """Write the torch-free card-play weights of the checkpoint in the run folder ``run``
+    to ``path`` (:func:`export_checkpoint`)."""
+    from .torch_net import PlayNet
+    return export_checkpoint(run, path, lambda args: PlayNet(args["hidden"]), float32)
 
 
 def main(argv=None) -> int:
