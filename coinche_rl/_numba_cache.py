@@ -235,12 +235,9 @@ def warm_in_processes(chains, jobs=None) -> int:
     if jobs < 2 or len(chains) < 2:
         return 0
     env = dict(os.environ)
-    try:  # the folder numba uses here (ensure_writable_cache may have chosen it)
-        import numba.core.config as cfg
-        if cfg.CACHE_DIR:
-            env["NUMBA_CACHE_DIR"] = cfg.CACHE_DIR
-    except Exception:  # pragma: no cover - numba always importable in practice
-        pass
+    import numba.core.config as cfg   # the folder numba uses here (maybe our fallback)
+    if cfg.CACHE_DIR:
+        env["NUMBA_CACHE_DIR"] = cfg.CACHE_DIR
     env.setdefault("OMP_NUM_THREADS", "1")
     env.setdefault("OPENBLAS_NUM_THREADS", "1")
     waiting, running, ok = list(chains), [], 0
