@@ -471,19 +471,17 @@ class PIMCAgent(Agent):
             return self._belief
         from .neural.agent import NeuralError
         from .neural.belief import load_belief_net
-        from .neural.net import default_weights_path, load_weights, trained_for
-        if self.worlds_from == "auto" and not self.belief_weights:
-            path = default_weights_path(rules.name, "belief")
-            if not os.path.isfile(path) or not trained_for(load_weights(path, kind="belief")
-                                                           .manifest, rules):
-                self._belief, self._belief_rules = None, rules
-                return None
-        try:
-            self._belief = load_belief_net(self.belief_weights, rules)
-        except NeuralError as e:
-            raise PIMCError(f"pimc: {e}") from None
-        self._belief_rules = rules
-        return self._belief
+        from .neural.net import default_weights_path
+        auto = self.worlds_from == "auto" and not self.belief_weights
+        belief = None
+        if not auto or os.path.isfile(default_weights_path(rules.name, "belief")):
+            try:
+                belief = load_belief_net(self.belief_weights, rules)
+            except NeuralError as e:
+                if not auto:        # auto: rules the shipped belief was not trained for
+                    raise PIMCError(f"pimc: {e}") from None
+        self._belief, self._belief_rules = belief, rules
+        return belief
 
     def worlds_for(self, hand: int) -> int:
         """Worlds to solve for a card decision holding ``hand`` (a card mask): ``worlds``,
