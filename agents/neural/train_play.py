@@ -61,7 +61,8 @@ __all__ = ["Args", "train", "check_args", "play_loss", "export_weights", "export
            "evaluate_weights", "parse_args", "check_common", "LabelSource", "Replay",
            "RunProgress", "start_run", "save_run", "write_npz", "TrainingProgress",
            "check_output_path", "budget_spent", "eval_text", "record_evaluation",
-           "final_evaluation_due", "start_text", "end_text", "replay_text", "run_result"]
+           "final_evaluation_due", "start_text", "end_text", "replay_text", "run_result",
+           "generation_path", "init_from_weights", "LABEL_SOURCES"]
 
 
 def _s(default, help: str):
@@ -77,7 +78,8 @@ class Args:
     minutes: float = _s(120.0, 'training time budget (cumulative over resumes)')
     out: str = _s("runs/play", 'the run folder')
     resume: bool = _s(False, 'continue the run in --out exactly')
-    init: Optional[str] = _s(None, "start from the weights of this run's checkpoint")
+    init: Optional[str] = _s(None, "start from the weights of this run's checkpoint, or of "
+                                   "a card-play weights file (.npz, e.g. the shipped one)")
     # network
     hidden: List[int] = field(default_factory=lambda: [256, 256],
                               metadata={"help": "hidden layer widths"})
@@ -86,6 +88,15 @@ class Args:
     frozen: float = _s(0.5, "share of deals with the arena's frozen contract")
     epsilon: float = _s(0.1, 'random card share in the labelled trajectories')
     solver_cards: int = _s(28, 'solver targets when this many cards are left')
+    labels: str = _s("heuristic", "the label source: 'heuristic' (heuristic play-outs, the "
+                                   "solver from --solver-cards) or 'selfplay' (policy "
+                                   "iteration: every legal card played out by the current "
+                                   "generation's table, .selfplay)")
+    generation_chunks: int = _s(500, "selfplay: chunks per generation (each generation's "
+                                     "labels come from the weights it starts with)")
+    opponents: str = _s("self=0.5,heuristic=0.3,past=0.15,random=0.05",
+                        "selfplay: the opponent pool, KIND=SHARE for KIND in self, "
+                        "heuristic, random, past (the earlier generations)")
     workers: int = _s(1, 'label worker processes (0: in this process)')
     backend: str = _s("pool", 'pool | ray (workers > 0)')
     address: Optional[str] = _s(None, 'ray cluster address')
@@ -188,6 +199,29 @@ def check_args(args: Args) -> None:
     check_common(args, unit=("frozen", "epsilon"))
     if not 0 <= args.solver_cards <= 32:
         _bad(args, "solver_cards", "must be in 0..32 (cards left in the hands)")
+    if args.labels not in LABEL_SOURCES:
+        _bad(args, "labels", f"expected one of {', '.join(LABEL_SOURCES)}")
+    if args.generation_chunks < 1:
+        _bad(args, "generation_chunks", "must be at least 1")
+    if args.labels == "selfplay":
+        from .selfplay import parse_opponents
+        try:
+            parse_opponents(args.opponents)
+        except ValueError as e:
+            _bad(args, "opponents", str(e).partition(": ")[2])
+        from ...rules import get_rules
+        if get_rules(args.rules).family == "classic" and args.frozen > 0:
+            _bad(args, "frozen", "the classic prise has no frozen contract in self-play "
+                                 "labels: use --frozen 0")
+
+
+#: the label sources of ``--labels``
+LABEL_SOURCES = ("heuristic", "selfplay")
+
+
+def generation_path(out: str, g: int) -> str:
+    """The weights file of generation ``g`` of a self-play run in ``out``."""
+    return os.path.join(out, "generations", f"gen_{g:03d}.npz")
 
 
 # ------------------------------------------------------------------ label source
@@ -210,6 +244,38 @@ def _warm_labels():
     warmup()
 
 
+_TABLES = {}
+
+
+def _selfplay_job(rules_name, seed, c, chunk_deals, frozen, epsilon, opponents, generations):
+    """Chunk ``c`` of self-play labels: the last of ``generations`` (weights files) is
+    the learner, the others the past generations; the shipped bidding net bids for them
+    (the heuristic where none ships)."""
+    from ...rules import get_rules
+    from .agent import load_bid_net
+    from .net import load_weights
+    from .selfplay import SelfPlayTable, parse_opponents, selfplay_chunk
+    rules = get_rules(rules_name)
+    nets = []
+    for path in generations:
+        if path not in _TABLES:
+            _TABLES[path] = load_weights(path, rules, kind="play")
+        nets.append(_TABLES[path])
+    if ("bid", rules_name) not in _TABLES:
+        _TABLES[("bid", rules_name)] = load_bid_net(rules=rules, required=False)
+    table = SelfPlayTable(nets[-1], _TABLES[("bid", rules_name)], nets[:-1])
+    ch = selfplay_chunk(rules, seed, c * chunk_deals, chunk_deals, table,
+                        parse_opponents(opponents), frozen, epsilon)
+    return (ch.feats, ch.cards, ch.targets, ch.kinds, ch.tricks, ch.deals, ch.seconds)
+
+
+def _warm_selfplay():
+    from .labels import warmup as warm_labels
+    from .selfplay import warmup
+    warm_labels()
+    warmup()
+
+
 class LabelSource:
     """Chunks ``c = start, start + 1, ...`` in order, generated here or by workers
     (``job(*self._job(c))``: a module-level function, so that workers can import it)."""
@@ -220,6 +286,9 @@ class LabelSource:
     def __init__(self, args, start: int):
         self.args = args
         self.next = start
+        self.selfplay = getattr(args, "labels", "heuristic") == "selfplay"
+        if self.selfplay:
+            self.job, self.warm = _selfplay_job, _warm_selfplay
         self.pending = {}
         self.pool = None
         self.ray = None
@@ -250,12 +319,22 @@ class LabelSource:
 
     def _job(self, c):
         a = self.args
+        if self.selfplay:
+            g = c // a.generation_chunks
+            return (a.rules, a.seed, c, a.chunk_deals, a.frozen, a.epsilon, a.opponents,
+                    [generation_path(a.out, k) for k in range(g + 1)])
         return (a.rules, a.seed, c, a.chunk_deals, a.frozen, a.epsilon, a.solver_cards)
+
+    def ready(self, c) -> bool:
+        """Whether chunk ``c`` can be made now: a self-play chunk needs its generation's
+        weights, which the trainer writes when it reaches the generation."""
+        return not self.selfplay or os.path.exists(
+            generation_path(self.args.out, c // self.args.generation_chunks))
 
     def _fill(self):
         depth = max(1, self.args.prefetch * max(1, self.args.workers))
         c = self.next
-        while len(self.pending) < depth:
+        while len(self.pending) < depth and self.ready(c):
             if c not in self.pending:
                 if self.pool is not None:
                     self.pending[c] = self.pool.submit(self.job, *self._job(c))
@@ -334,6 +413,7 @@ class Replay:
 # ------------------------------------------------------------------ runs
 #: the settings a ``--resume`` must repeat (they change the data or the optimisation)
 RESUME_KEYS = ("rules", "seed", "hidden", "chunk_deals", "frozen", "epsilon", "solver_cards",
+               "labels", "generation_chunks", "opponents",
                "batch_size", "updates_per_chunk", "buffer_size", "lr", "lr_end",
                "anneal_updates", "target_scale", "huber_delta", "mean_loss_weight")
 
@@ -350,7 +430,8 @@ class RunProgress:
     init: Optional[dict] = None
 
 
-def start_run(args, model, optim, rng, replay, resume_keys, init_check=None) -> RunProgress:
+def start_run(args, model, optim, rng, replay, resume_keys, init_check=None,
+              init_weights=None) -> RunProgress:
     """Resume the run in ``args.out`` exactly (``--resume``: weights, optimiser, both
     random streams, replay; the settings ``resume_keys`` must be the same), warm-start
     ``model`` from ``args.init``'s checkpoint (its minutes and evaluations carry over,
@@ -384,6 +465,8 @@ def start_run(args, model, optim, rng, replay, resume_keys, init_check=None) -> 
                               f"to continue it or choose another --out")
     if not args.init:
         return RunProgress()
+    if init_weights is not None and str(args.init).endswith(".npz"):
+        return init_weights(args, model)
     # warm start: another run's weights; its training time counts in --minutes and its
     # evaluations start the learning curve (the optimiser and schedule are new)
     init_path = os.path.join(args.init, "checkpoint.pt")
@@ -405,6 +488,37 @@ def start_run(args, model, optim, rng, replay, resume_keys, init_check=None) -> 
             "args": iargs, "init": json.loads(ick.get("init", "null"))}
     history = [{"run": info["run"], **ev} for ev in json.loads(ick["history"])]
     return RunProgress(elapsed=elapsed, history=history, init=info)
+
+
+def init_from_weights(args, model, kind: str = "play", players=None) -> RunProgress:
+    """Warm-start ``model`` from the weights file ``args.init`` (checked as on load:
+    ``kind``, outputs, rules; the hidden widths must be ``args.hidden``, a bidding net's
+    card players ``players``): its training minutes and evaluations carry over as from a
+    run's checkpoint."""
+    from ...rules import get_rules
+    from .net import load_weights
+    from .torch_net import from_numpy
+    if not os.path.isfile(args.init):
+        raise FileNotFoundError(f"--init: no weights file {args.init}")
+    mlp = load_weights(args.init, get_rules(args.rules), kind=kind)
+    if list(mlp.hidden) != list(args.hidden):
+        raise ValueError(f"--init: {args.init} has hidden layers {list(mlp.hidden)}, not "
+                         f"{list(args.hidden)} (--hidden)")
+    if players is not None:
+        theirs = list((mlp.manifest.get("bid") or {}).get("players") or [])
+        if theirs != list(players):
+            raise ValueError(f"--init: {args.init} was trained for card players {theirs}, "
+                             f"not {list(players)}")
+    model.load_state_dict(from_numpy(mlp).state_dict())
+    tr = mlp.manifest.get("training") or {}
+    name = os.path.basename(args.init)
+    info = {"run": name, "weights": os.path.abspath(args.init),
+            "minutes": float(tr.get("minutes", 0.0)), "updates": int(tr.get("updates", 0)),
+            "labelled_decisions": int(tr.get("labelled_decisions", 0)),
+            "deals": int(tr.get("deals", 0)), "args": tr.get("args"), "init": tr.get("init")}
+    evals = (mlp.manifest.get("evaluation") or {}).get("history") or []
+    history = [{"run": name, **ev} for ev in evals]
+    return RunProgress(elapsed=60.0 * info["minutes"], history=history, init=info)
 
 
 def save_run(args, model, optim, rng, replay, run: RunProgress) -> int:
@@ -692,7 +806,8 @@ def train(args: Args) -> dict:
     model = PlayNet(args.hidden)
     optim = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
     replay = Replay(args.buffer_size, C.FEATURE_SIZE)
-    run = start_run(args, model, optim, rng, replay, RESUME_KEYS)   # reads only
+    run = start_run(args, model, optim, rng, replay, RESUME_KEYS,
+                    init_weights=init_from_weights)                 # reads only
     chunk, updates, labelled, elapsed, deals = (run.chunk, run.updates, run.labelled,
                                                 run.elapsed, run.deals)
     history, init_info = run.history, run.init
@@ -720,10 +835,12 @@ def train(args: Args) -> dict:
         return _training_facts(args.out, total_s, updates, chunk, labelled, deals,
                                dataclasses.asdict(args), init_info)
 
-    def evaluate():
+    def evaluate(generation=None):
         export_weights(model, rules, weights_path, training_info())
         ev = evaluate_weights(weights_path, args.rules, args.eval_pairs, args.eval_seed)
         ev.update(updates=updates, minutes=minutes_now(), labelled=labelled)
+        if generation is not None:
+            ev["generation"] = generation
         record_evaluation(history, logger, ev)
 
     logger = _Logger(args.out)
@@ -748,6 +865,17 @@ def train(args: Args) -> dict:
             if interrupted or total >= args.minutes * 60.0 or \
                     (args.max_chunks is not None and chunk >= args.max_chunks):
                 break
+            if args.labels == "selfplay" and chunk % args.generation_chunks == 0:
+                g = chunk // args.generation_chunks
+                path = generation_path(args.out, g)
+                if not os.path.exists(path):
+                    # generation g: the weights as they are now label its chunks; each
+                    # generation after the first is evaluated (the learning curve)
+                    os.makedirs(os.path.dirname(path), exist_ok=True)
+                    export_weights(model, rules, path, training_info())   # atomic
+                    if g > 0 and args.eval_minutes > 0 and updates:
+                        evaluate(generation=g)
+                        last_eval = time.perf_counter()
             feats, cards, targets, kinds, tricks, n_deals, _sec = source.get()
             chunk += 1
             labelled += len(targets)
