@@ -184,6 +184,30 @@ def test_a_chunk_is_a_pure_function_of_its_games():
     assert not np.array_equal(other.starts, a.starts)
 
 
+def test_random_opponents_bid_and_play_at_random_and_are_never_labelled():
+    """The opponent pool of the auction labels: with ``random_share`` 1 one team of every
+    deal is the random bot; only the other team's decisions are labelled, both teams are
+    drawn, and against random bidding and card play the best action is worth far more
+    than against the heuristic (the random team's contracts fail, its defence is weak)."""
+    heur = B.label_bid_chunk(FFB, 4, 0, 60, epsilon=0.0, players=("heuristic",))
+    rand = B.label_bid_chunk(FFB, 4, 0, 60, epsilon=0.0, players=("heuristic",),
+                             random_share=1.0)
+    teams = {}
+    for g, s in zip(rand.games, rand.seats):
+        teams.setdefault(int(g), set()).add(int(s) & 1)
+    assert len(teams) >= 50 and all(len(t) == 1 for t in teams.values())
+    assert {next(iter(t)) for t in teams.values()} == {0, 1}
+    # the same deals: the labelled seats see the random team's actions in their auctions
+    assert np.array_equal(rand.starts, heur.starts)
+
+    def best(ch):
+        return np.where(ch.legal, ch.q[:, 0], -np.inf).max(1).mean()
+    assert best(rand) > 1000 > 400 > best(heur)
+    again = B.label_bid_chunk(FFB, 4, 0, 60, epsilon=0.0, players=("heuristic",),
+                              random_share=1.0)
+    assert np.array_equal(again.q, rand.q) and np.array_equal(again.feats, rand.feats)
+
+
 def test_two_card_players_label_the_same_positions(tmp_path):
     from coinche_rl.agents.neural.agent import load_play_net
     net = load_play_net()

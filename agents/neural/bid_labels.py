@@ -6,7 +6,8 @@ targets on the true deal, so that rare and costly actions (capot, coinche, surco
 high bids) are learned without being explored by chance:
 
 ``q``  the action is taken, the rest of the auction is played out by the numba heuristic
-       at every seat (the seat's own later bids too), and the final contract is played
+       at every seat (the seat's own later bids too; the random bot at the seats of a
+       random team, below), and the final contract is played
        by the card player: the acting team's deal score minus the other team's (0 when
        every seat passes: the deal is dealt again). One step of policy improvement over
        the heuristic auction, averaged over the real distribution of the hidden cards;
@@ -33,7 +34,15 @@ each auction decision is a uniformly random legal action with probability ``epsi
 other seats' bids as the heuristic's, so once a seat has taken a random action only that
 seat's later decisions are labelled: for the others, the bid would not mean what it
 says (a first version labelled them all and learned that partners' bids are partly
-random: RESULTS.md). Every row is in the
+random: RESULTS.md). In a share ``strong_share`` of the deals (coinche family) a random
+seat is dealt 5 to 8 cards of a random suit with its jack and nine (the rest shuffled to
+the others): such hands, the capots among them, are too rare in random deals for the
+network to learn them (with all eight trumps it had never seen one). In a share ``random_share`` of the deals one team (drawn) is the
+numba ``random`` bot instead, in the auction and in every continuation: the other team's
+decisions are labelled, so that the network learns to answer absurd contracts (coinche
+them) rather than read them as the heuristic's; the random team's decisions are not
+labelled, and in the playouts of those deals the random team plays its cards at random
+too (the card player at the other team's seats). Every row is in the
 canonical suit order (:mod:`.canonical`): the network input and the :data:`BID_ACTIONS`
 outputs. A chunk depends only on ``(seed, first_game, n_games, options)``.
 """
@@ -48,7 +57,7 @@ from numba import njit
 
 from ... import actions as A
 from ... import engine as E
-from ...engine import (AUCTION, PLAY, STATE_SIZE, apply_legal_action, coinche_level,
+from ...engine import (AUCTION, PLAY, STATE_SIZE, apply_legal_action, coinche_level, shuffle,
                        contract_is_capot, contract_of, current_seat, kernel, phase_of,
                        random_deal, reset_classic, reset_state, retourne_of, rng_below,
                        rng_seed, seat_tricks_won, set_contract, team_points_won,
@@ -57,7 +66,7 @@ from ...rules import (CAPOT_VALUE, MIN_BID_VALUE, P_FAMILY, P_GENERALE_BONUS, P_
                       card_points_table, params_vector)
 from ...envs.kernels import rules_vector
 from ..evaluation import _score_outcome, contract_levels
-from ..numba_bots import BOT_HEURISTIC, bot_action, play_deals
+from ..numba_bots import BOT_HEURISTIC, BOT_RANDOM, bot_action, play_deals
 from . import canonical as C
 from .labels import _u01
 
@@ -93,8 +102,59 @@ def contract_mask(rules: RuleSet) -> np.ndarray:
 
 # ====================================================================== kernels
 @kernel
-def _deal(S, P, rng, hands, deck):
-    random_deal(rng, hands, deck)
+def _strong_deal(rng, hands, deck):
+    """A deal in which a random seat holds 5 to 8 cards of a random suit, its jack and
+    nine among them, the rest of the 32 cards shuffled to the other seats (``deck``:
+    scratch)."""
+    seat = rng_below(rng, 4)
+    suit = rng_below(rng, 4)
+    k = 5 + rng_below(rng, 4)
+    for i in range(8):
+        deck[i] = 8 * suit + i              # the suit, then the other 24 cards
+    j = 8
+    for c in range(32):
+        if c // 8 != suit:
+            deck[j] = c
+            j += 1
+    # the jack (rank 4) and the nine (rank 2) first, then k - 2 other cards of the suit
+    deck[0], deck[4] = deck[4], deck[0]
+    deck[1], deck[2] = deck[2], deck[1]
+    shuffle(rng, deck[2:8], 6)
+    held = 0
+    for i in range(k):
+        held |= np.int64(1) << deck[i]
+    # the rest: the suit's other 8 - k cards and the 24 others, shuffled
+    n = 0
+    for c in range(32):
+        if (held >> c) & 1 == 0:
+            deck[n] = c
+            n += 1
+    shuffle(rng, deck, 24)
+    for s in range(4):
+        hands[s] = 0
+    hands[seat] = held
+    filled = k
+    i = 0
+    while filled < 8:
+        hands[seat] |= np.int64(1) << deck[i]
+        i += 1
+        filled += 1
+    for s in range(4):
+        if s == seat:
+            continue
+        for _ in range(8):
+            hands[s] |= np.int64(1) << deck[i]
+            i += 1
+
+
+@kernel
+def _deal(S, P, rng, hands, deck, strong_share):
+    """A random deal and dealer (in the coinche family, with probability
+    ``strong_share`` a :func:`_strong_deal`)."""
+    if P[P_FAMILY] == 0 and strong_share > 0.0 and _u01(rng) < strong_share:
+        _strong_deal(rng, hands, deck)
+    else:
+        random_deal(rng, hands, deck)
     dealer = rng_below(rng, 4)
     if P[P_FAMILY] != 0:
         reset_classic(S, deck, dealer)
@@ -103,24 +163,29 @@ def _deal(S, P, rng, hands, deck):
 
 
 @kernel
-def _finish_auction(T, P, rngb, buf, counters):
-    """The heuristic at every seat until the auction ends."""
+def _finish_auction(T, P, bots, rngb, buf, counters):
+    """Numba bot ``bots[seat]`` at every seat until the auction ends."""
     while phase_of(T) == AUCTION:
         cur = current_seat(T)
-        apply_legal_action(T, P, bot_action(BOT_HEURISTIC, T, P, cur, rngb, buf))
+        apply_legal_action(T, P, bot_action(bots[cur], T, P, cur, rngb, buf))
         counters[1] += 1
 
 
 @njit(cache=True)
-def auction_positions(P, cpt, rules_vec, seed, first_game, n_games, epsilon, starts, feats,
-                      legal, final, pos_game, pos_seat, pos_perm, pos_state, counters):
+def auction_positions(P, cpt, rules_vec, seed, first_game, n_games, epsilon, random_share,
+                      strong_share, starts, random_teams, feats, legal, final, pos_game, pos_seat, pos_perm,
+                      pos_state, counters):
     """Play the auctions of ``n_games`` deals (game ``g`` from sub-stream
     ``first_game + g`` of ``seed``; its fresh state into ``starts[g]``) and record every
     auction decision with two or more choices: the network input ``feats[k]``, the legal
     canonical actions ``legal[k]`` (uint8[N_BID]) and, for each, the final contract after
-    the heuristic's continuation, ``final[k, j] = (strain, taker, value, coinche)``
+    the bots' continuation, ``final[k, j] = (strain, taker, value, coinche)``
     (strain -1: every seat passed), and the engine state ``pos_state[k]``. Returns the
-    number of positions."""
+    number of positions. The heuristic bids at every seat, except that in a share
+    ``random_share`` of the deals one team (drawn) is the random bot, in the auction and
+    its continuations (``random_teams[g]``: that team, or -1); the random team's
+    decisions are not labelled. A share ``strong_share`` of the deals are
+    :func:`_strong_deal` s (coinche family)."""
     S = np.zeros(STATE_SIZE, dtype=np.int64)
     T = np.zeros(STATE_SIZE, dtype=np.int64)
     hands = np.zeros(4, dtype=np.int64)
@@ -138,15 +203,27 @@ def auction_positions(P, cpt, rules_vec, seed, first_game, n_games, epsilon, sta
     keys = np.empty((4, C.KEY_SIZE), dtype=np.float32)
     order = np.empty(4, dtype=np.int64)
     match = np.zeros(5, dtype=np.float64)
+    bots = np.zeros(4, dtype=np.int64)
     k = 0
     for g in range(n_games):
         rng_seed(rng, seed, first_game + g)
-        _deal(S, P, rng, hands, deck)
+        _deal(S, P, rng, hands, deck, strong_share)
         starts[g, :] = S
+        random_team = -1
+        if random_share > 0.0 and _u01(rng) < random_share:
+            random_team = rng_below(rng, 2)
+        random_teams[g] = random_team
+        for s in range(4):
+            bots[s] = BOT_RANDOM if (s & 1) == random_team else BOT_HEURISTIC
         random_by = 0                 # seats that took a random action in this auction
         while phase_of(S) == AUCTION:
             cur = current_seat(S)
             counters[0] += 1
+            if (cur & 1) == random_team:
+                # the random team: an opponent the labelled seats must answer, not a
+                # labelled seat (its actions are what they are, not the heuristic's)
+                apply_legal_action(S, P, bot_action(BOT_RANDOM, S, P, cur, rngb, buf))
+                continue
             p = C._play_inputs_one(S, P, cpt, rules_vec, match, obs, mask, cobs, cmask,
                                    voids, ceil, keys, order, feats[k], cards)
             n_legal = 0
@@ -164,7 +241,7 @@ def auction_positions(P, cpt, rules_vec, seed, first_game, n_games, epsilon, sta
                         continue
                     T[:] = S
                     apply_legal_action(T, P, C.ACT_SRC[p, ca])
-                    _finish_auction(T, P, rngb, buf, counters)
+                    _finish_auction(T, P, bots, rngb, buf, counters)
                     if phase_of(T) == PLAY:
                         value, strain, bidder = contract_of(T)
                         final[k, j, 0] = strain
@@ -342,28 +419,34 @@ def _strains(rules: RuleSet) -> np.ndarray:
 
 
 def play_contracts(rules: RuleSet, states: np.ndarray, player: str, play_net=None,
-                   seed: int = 0) -> None:
+                   seed: int = 0, random_team: int = -1) -> None:
     """Play ``states`` (fresh contracts) to their end in place with ``player`` at every
-    seat: ``"heuristic"`` (numba) or ``"nn"`` (``play_net``, batched lockstep)."""
+    seat: ``"heuristic"`` (numba) or ``"nn"`` (``play_net``, batched lockstep); the
+    numba random bot at the seats of ``random_team`` (0 or 1; -1: none)."""
     n = len(states)
     seeds = (np.int64(seed) * 1_000_003 + np.arange(4 * n, dtype=np.int64)).reshape(n, 4)
-    bots = np.full(4, BOT_HEURISTIC, dtype=np.int64)
+    bots = np.array([BOT_RANDOM if (s & 1) == random_team else BOT_HEURISTIC for s in range(4)],
+                    dtype=np.int64)
     if player == "heuristic":
         r = play_deals(params_vector(rules), states, bots, seeds)
         if r:
-            raise RuntimeError(f"the heuristic chose an illegal action in playout {r - 1}")
+            raise RuntimeError(f"a numba bot chose an illegal action in playout {r - 1}")
     elif player == "nn":
         from .agent import play_states
-        play_states(rules, states, seeds, bots, [play_net] * 4)
+        play_states(rules, states, seeds, bots,
+                    [None if (s & 1) == random_team else play_net for s in range(4)])
     else:
         raise ValueError(f"unknown card player {player!r}: expected one of {', '.join(PLAYERS)}")
 
 
 def label_bid_chunk(rules: RuleSet, seed: int, first_game: int, n_games: int,
                     epsilon: float = 0.1, players: Sequence[str] = ("heuristic",),
-                    play_net=None) -> BidChunk:
+                    play_net=None, random_share: float = 0.0,
+                    strong_share: float = 0.0) -> BidChunk:
     """One chunk of auction labels (see the module docstring); a pure function of its
-    arguments (``play_net``: the card-play net of the ``"nn"`` player)."""
+    arguments (``play_net``: the card-play net of the ``"nn"`` player; ``random_share``:
+    the share of deals in which one team bids at random; ``strong_share``: the share of
+    deals dealt with a long suit to one seat)."""
     players = tuple(players)
     for pl in players:
         if pl not in PLAYERS:
@@ -376,6 +459,7 @@ def label_bid_chunk(rules: RuleSet, seed: int, first_game: int, n_games: int,
     rv = rules_vector(rules)
     cap = E.MAX_AUCTION * n_games          # an auction has at most MAX_AUCTION actions
     starts = np.zeros((n_games, STATE_SIZE), dtype=np.int64)
+    random_teams = np.zeros(n_games, dtype=np.int64)
     feats = np.zeros((cap, C.FEATURE_SIZE), dtype=np.float32)
     legal = np.zeros((cap, N_BID), dtype=np.uint8)
     final = np.zeros((cap, N_BID, 4), dtype=np.int64)
@@ -385,7 +469,9 @@ def label_bid_chunk(rules: RuleSet, seed: int, first_game: int, n_games: int,
     pos_state = np.zeros((cap, STATE_SIZE), dtype=np.int64)
     counters = np.zeros(2, dtype=np.int64)
     k = auction_positions(P, cpt, rv, np.int64(seed), np.int64(first_game), np.int64(n_games),
-                          float(epsilon), starts, feats, legal, final, pos_game, pos_seat,
+                          float(epsilon), float(random_share), float(strong_share), starts,
+                          random_teams, feats,
+                          legal, final, pos_game, pos_seat,
                           pos_perm, pos_state, counters)
     strains = _strains(rules)
     slot = np.full(6, 0, dtype=np.int64)
@@ -394,9 +480,20 @@ def label_bid_chunk(rules: RuleSet, seed: int, first_game: int, n_games: int,
     playout_starts(P, starts, np.int64(n_games), strains, base)
     kinds = np.zeros((len(players), len(base)), dtype=np.int64)
     points = np.zeros((len(players), len(base)), dtype=np.int64)
+    # the playouts of deal g are rows g * len(strains) * 4 ... ; a deal with a random
+    # team is played with that team's cards at random
+    deal_of = np.arange(len(base)) // (len(strains) * 4)
     for i, pl in enumerate(players):
         states = base.copy()
-        play_contracts(rules, states, pl, play_net, seed=seed * 7919 + first_game)
+        for team in (-1, 0, 1):
+            rows = np.flatnonzero(random_teams[deal_of] == team)
+            if len(rows) == 0:
+                continue
+            part = states[rows]
+            play_contracts(rules, part, pl, play_net,
+                           seed=seed * 7919 + first_game + 1_000_000_007 * (team + 1),
+                           random_team=team)
+            states[rows] = part
         playout_outcomes(P, states, kinds[i], points[i])
     q = np.zeros((k, len(players), N_BID), dtype=np.float32)
     ev = np.zeros((k, len(players), N_BID), dtype=np.float32)

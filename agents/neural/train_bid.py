@@ -59,7 +59,8 @@ class Args:
     minutes: float = _s(60.0, 'training time budget (cumulative over resumes)')
     out: str = _s("runs/bid", 'the run folder')
     resume: bool = _s(False, 'continue the run in --out exactly')
-    init: Optional[str] = _s(None, "start from the weights of this run's checkpoint")
+    init: Optional[str] = _s(None, "start from the weights of this run's checkpoint, or of "
+                                   "a bidding weights file (.npz, e.g. the shipped one)")
     players: str = _s("auto", "card players of the targets, comma-separated (nn, heuristic); "
                               "auto: nn,heuristic where card-play weights ship, else heuristic")
     play_weights: str = _s("", "card-play weights of the nn player (default: shipped)")
@@ -69,6 +70,11 @@ class Args:
     # labels
     chunk_deals: int = _s(64, 'deals per label chunk')
     epsilon: float = _s(0.1, 'random auction action share in the labelled auctions')
+    random_opponents: float = _s(0.0, 'share of deals in which one team bids at random, in '
+                                      'the auction and its continuations (the opponent '
+                                      "pool)")
+    strong_hands: float = _s(0.0, 'share of deals in which a seat is dealt 5 to 8 cards of a '
+                                  'suit with its jack and nine (capots and long suits)')
     workers: int = _s(1, 'label worker processes (0: in this process)')
     backend: str = _s("pool", 'pool | ray (workers > 0)')
     address: Optional[str] = _s(None, 'ray cluster address')
@@ -128,6 +134,7 @@ def resolve_players(args: Args) -> List[str]:
 
 #: the settings a ``--resume`` must repeat
 RESUME_KEYS = ("rules", "seed", "players", "play_weights", "hidden", "chunk_deals", "epsilon",
+               "random_opponents", "strong_hands",
                "batch_size", "updates_per_chunk", "buffer_size", "lr", "lr_end",
                "anneal_updates", "target_scale", "huber_delta", "mean_loss_weight",
                "ev_loss_weight", "made_loss_weight")
@@ -135,7 +142,7 @@ RESUME_KEYS = ("rules", "seed", "players", "play_weights", "hidden", "chunk_deal
 
 def check_args(args: Args) -> None:
     """Refuse bad settings before anything is written, naming the setting."""
-    check_common(args, unit=("epsilon",))
+    check_common(args, unit=("epsilon", "random_opponents", "strong_hands"))
     resolve_players(args)
     if args.play_weights and not os.path.isfile(args.play_weights):
         _bad(args, "play_weights", "no such file")
@@ -145,7 +152,8 @@ def check_args(args: Args) -> None:
 
 
 # ------------------------------------------------------------------ label source
-def _bid_chunk_job(rules_name, seed, c, chunk_deals, epsilon, players, play_weights):
+def _bid_chunk_job(rules_name, seed, c, chunk_deals, epsilon, players, play_weights,
+                   random_opponents=0.0, strong_hands=0.0):
     from ...rules import get_rules
     from .bid_labels import label_bid_chunk
     rules = get_rules(rules_name)
@@ -153,7 +161,8 @@ def _bid_chunk_job(rules_name, seed, c, chunk_deals, epsilon, players, play_weig
     if "nn" in players:
         from .agent import load_play_net
         net = load_play_net(play_weights, rules, check_rules=not play_weights)
-    ch = label_bid_chunk(rules, seed, c * chunk_deals, chunk_deals, epsilon, players, net)
+    ch = label_bid_chunk(rules, seed, c * chunk_deals, chunk_deals, epsilon, players, net,
+                         random_opponents, strong_hands)
     return (ch.feats, ch.legal, ch.q, ch.ev, ch.made, ch.ev_valid, ch.deals, ch.seconds)
 
 
@@ -174,7 +183,8 @@ class BidLabelSource(LabelSource):
 
     def _job(self, c):
         a = self.args
-        return (a.rules, a.seed, c, a.chunk_deals, a.epsilon, self.players, a.play_weights)
+        return (a.rules, a.seed, c, a.chunk_deals, a.epsilon, self.players, a.play_weights,
+                a.random_opponents, a.strong_hands)
 
 
 # ------------------------------------------------------------------ replay buffer
@@ -312,7 +322,11 @@ def train(args: Args) -> dict:
         if resolve_players(other) != players:
             raise ValueError(f"--init: {args.init} was trained for card players "
                              f"{iargs['players']!r}, not {args.players!r}")
-    run = start_run(args, model, optim, rng, replay, RESUME_KEYS, same_players)  # reads only
+    def init_weights(args, model):
+        from .train_play import init_from_weights
+        return init_from_weights(args, model, kind="bid", players=players)
+    run = start_run(args, model, optim, rng, replay, RESUME_KEYS, same_players,
+                    init_weights=init_weights)                      # reads only
     chunk, updates, labelled, elapsed, deals = (run.chunk, run.updates, run.labelled,
                                                 run.elapsed, run.deals)
     history, init_info = run.history, run.init
