@@ -208,6 +208,28 @@ def test_random_opponents_bid_and_play_at_random_and_are_never_labelled():
     assert np.array_equal(again.q, rand.q) and np.array_equal(again.feats, rand.feats)
 
 
+def test_strong_deals_give_a_seat_a_long_suit_with_its_jack_and_nine():
+    ch = B.label_bid_chunk(FFB, 4, 0, 80, epsilon=0.0, players=("heuristic",),
+                           strong_share=1.0)
+    lengths = []
+    for S in ch.starts:
+        hands = [int(E.hand_of(S, s)) for s in range(4)]
+        assert all(bin(h).count("1") == 8 for h in hands)
+        assert hands[0] | hands[1] | hands[2] | hands[3] == (1 << 32) - 1
+        long = [(bin((h >> (8 * t)) & 0xFF).count("1"), h, t) for h in hands for t in range(4)]
+        n, h, t = max(long)
+        assert 5 <= n <= 8
+        assert any(k >= 5 and (hh >> (8 * tt + 4)) & 1 and (hh >> (8 * tt + 2)) & 1
+                   for k, hh, tt in long)                 # the jack and the nine held
+        lengths.append(n)
+    assert set(lengths) == {5, 6, 7, 8}
+    # a share of 0 is the plain random deal
+    plain = B.label_bid_chunk(FFB, 4, 0, 6, epsilon=0.0, players=("heuristic",))
+    zero = B.label_bid_chunk(FFB, 4, 0, 6, epsilon=0.0, players=("heuristic",),
+                             strong_share=0.0)
+    assert np.array_equal(plain.starts, zero.starts) and np.array_equal(plain.q, zero.q)
+
+
 def test_two_card_players_label_the_same_positions(tmp_path):
     from coinche_rl.agents.neural.agent import load_play_net
     net = load_play_net()
