@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 from typing import Any, Dict, Optional, Sequence
 
@@ -63,6 +64,8 @@ from .play import PlaySession, ProtocolError, parse_settings
 from .views import meta, table_view
 
 __all__ = ["create_app", "STATIC"]
+
+logger = logging.getLogger(__name__)
 
 #: the page's files (package data)
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
@@ -271,6 +274,9 @@ class _Game:
             await self.error(str(e), kind)
         except IllegalActionError as e:                # a bot's illegal action
             await self.error(f"a bot failed: {e}", kind)
+        except Exception as e:                         # a fault of ours: said, not fatal
+            logger.exception("coinche-rl serve: %s message failed", kind)
+            await self.error(f"internal error on {kind!r}: {type(e).__name__}: {e}", kind)
 
     async def new(self, msg: Dict[str, Any]) -> None:
         pace = msg.pop("pace", 0)

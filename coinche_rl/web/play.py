@@ -249,10 +249,12 @@ class PlaySession:
             message says why, as the engine does); nothing is applied then.
         """
         if self.waiting != "you":
-            whose = {"bots": f"it is seat {self.deal.current_player}'s turn "
-                             f"({RELATIVE_NAMES[(self.deal.current_player - self.seat) % 4]})",
-                     "next": "the deal is over (send next for the next deal)",
-                     "over": "the game is over"}[self.waiting]
+            if self.waiting == "bots":
+                p = self.deal.current_player
+                whose = f"it is seat {p}'s turn ({RELATIVE_NAMES[(p - self.seat) % 4]})"
+            else:
+                whose = {"next": "the deal is over (send next for the next deal)",
+                         "over": "the game is over"}[self.waiting]
             raise ProtocolError(f"not your turn: {whose}")
         a = parse_person_action(action, self.rules)
         if not self.deal.is_legal(a):
