@@ -184,7 +184,12 @@ function send(msg) { S.ws.send(JSON.stringify(msg)); }
 
 function onMessage(m) {
   if (m.type === "error") { showError(m.message); return; }
-  if (m.type === "state") { S.play = m.view; renderPlay(); return; }
+  if (m.type === "state") {
+    S.play = m.view;
+    renderPlay();
+    if (m.view.result) refreshLibrary().catch(() => {});   // the record was just saved
+    return;
+  }
   if (m.type === "record") {
     if (S.pending === "download") {
       const blob = new Blob([JSON.stringify(m.record, null, 1)], {type: "application/json"});
@@ -278,7 +283,7 @@ async function goto(step) {
     const mode = $("replay-show").value;
     const seats = mode === "all" ? [0, 1, 2, 3] : mode === "actor" ? [p.to_act !== null ? p.to_act : 0] : [+mode];
     const hands = p.hands.map((h, s) => seats.includes(s) ? h : null);
-    renderTable($("replay-table"), p, 0, hands);
+    renderTable($("replay-table"), p, 0, hands, {names: [0, 1, 2, 3].map((s) => `seat ${s} (team ${s % 2})`)});
     $("replay-info").replaceChildren(infoPanel(p, 0), p.result ? resultTable(p.result) : "");
     $("step-label").textContent = `step ${step} / ${n}`;
     $("step-label").setAttribute("data-step", step);
@@ -449,6 +454,7 @@ async function openPair(name, p, k) {
 // ------------------------------------------------------------------ set-up
 function selectTab(name) {
   for (const b of document.querySelectorAll("button.tab")) b.classList.toggle("active", b.dataset.tab === name);
+  if (name !== "play" && S.meta) refreshLibrary().catch(() => {});
   for (const v of document.querySelectorAll(".view")) v.classList.toggle("active", v.id === `view-${name}`);
 }
 
