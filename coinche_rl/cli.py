@@ -742,7 +742,7 @@ def _add_evaluate(sub) -> None:
 
 BENCHMARKS = {"engine": "bench_engine.py", "env": "bench_env.py", "arena": "bench_arena.py",
               "solver": "bench_solver.py", "strength": "bench_strength.py",
-              "neural": "bench_neural.py", "belief": "bench_belief.py"}
+              "neural": "bench_neural.py", "belief": "bench_belief.py", "web": "bench_web.py"}
 
 
 def cmd_bench(args) -> int:
