@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 # one stamp per install: the demo needs the package and its tables (rich) only; the
-# tests need the dev, arena, ray and nn (torch) extras
+# tests need the dev, arena, ray, nn (torch) and web extras
 DEMO   := $(VENV)/.installed-demo
 STAMP  := $(VENV)/.installed
 
@@ -15,7 +15,7 @@ $(BIN)/python:
 # Reinstall when the package metadata or the pinned versions change.
 $(STAMP): $(BIN)/python pyproject.toml constraints.txt
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -c constraints.txt -e '.[dev,arena,ray,nn]'
+	$(BIN)/python -m pip install -q -c constraints.txt -e '.[dev,arena,ray,nn,web]'
 	touch $(STAMP) $(DEMO)
 
 # The demo's install says one line: pip's and setuptools' notices (dozens of lines) go to

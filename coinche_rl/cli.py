@@ -15,6 +15,8 @@
     coinche-rl play [--seat 0] [--partner SPEC] [--opponents SPEC [SPEC]] [--rules ffb]
                     [--seed S] [--deals N | --match] [--save FILE]   # play against the bots
     coinche-rl warmup                                       # compile every numba kernel
+    coinche-rl serve [--host 127.0.0.1] [--port 8000] [--rules ffb] [--records DIR]
+                     [--results FILE ...]   # the web page: play, replay, analyse (web extra)
     coinche-rl bench [engine|env|arena ...] [--full]        # the benchmark scripts
     coinche-rl train play [--rules ffb] [--minutes 120] [--out runs/NAME] [--resume]
     coinche-rl train bid [--rules ffb] [--minutes 60] [--out runs/NAME] [--resume]
@@ -741,7 +743,7 @@ def _add_evaluate(sub) -> None:
 BENCHMARKS = {"engine": "bench_engine.py", "env": "bench_env.py", "arena": "bench_arena.py",
               "solver": "bench_solver.py", "strength": "bench_strength.py",
               "neural": "bench_neural.py", "belief": "bench_belief.py",
-              "selfplay": "bench_selfplay.py"}
+              "selfplay": "bench_selfplay.py", "web": "bench_web.py"}
 
 
 def cmd_bench(args) -> int:
@@ -980,6 +982,58 @@ def cmd_play(args) -> int:
         return 1
 
 
+def cmd_serve(args) -> int:
+    """``coinche-rl serve``: the web page (coinche_rl.web), with the web extra."""
+    from . import web                       # lazy: the web layer and its extra
+    missing = web.missing_extra()
+    if missing:
+        print(f"coinche-rl: error: coinche-rl serve needs the web extra ({missing} is not "
+              f"installed): {web.INSTALL_HINT}", file=sys.stderr)
+        return 2
+    for path in args.results:
+        if not os.path.exists(path):
+            print(f"coinche-rl: error: --results {path}: no such file or folder", file=sys.stderr)
+            return 2
+    if args.records and os.path.exists(args.records) and not os.path.isdir(args.records):
+        print(f"coinche-rl: error: --records {args.records}: not a folder", file=sys.stderr)
+        return 2
+    try:
+        web.serve(args.host, args.port, args.rules, records=args.records or None,
+                  results=args.results, searches=args.searches, worlds=args.worlds)
+    except KeyboardInterrupt:
+        return 130
+    except OSError as e:                    # the port is taken, say
+        print(f"coinche-rl: error: cannot serve on {args.host}:{args.port}: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _add_serve(sub) -> None:
+    sv = sub.add_parser(
+        "serve", help="serve the web page: play the bots, replay and analyse records, browse "
+                      "tournament results (needs the web extra)",
+        description="Serve one web page (open the address it prints): play against agents, "
+                    "replay and analyse records (double-dummy, PIMC and nn values of every "
+                    "legal action), browse tournament results files. Needs the web extra: "
+                    "pip install -e '.[web]' in the clone.")
+    sv.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    sv.add_argument("--port", type=int_range(1, 65535), default=8000, help="port (default 8000)")
+    sv.add_argument("--rules", "--preset", dest="rules", type=_rules_arg, default=get_rules("ffb"),
+                    help=RULES_HELP.format(default="ffb") + "; the rules a new game starts with")
+    sv.add_argument("--records", default="coinche-rl-records", metavar="DIR",
+                    help="folder where every game's record is saved and whose records (.json) "
+                         "and results files (.jsonl) the page lists (default "
+                         "coinche-rl-records; '' saves nothing)")
+    sv.add_argument("--results", nargs="+", default=[], metavar="FILE",
+                    help="tournament results files (coinche-rl tournament --out) or folders of "
+                         "them to browse")
+    sv.add_argument("--searches", type=int_range(1, 16), default=2,
+                    help="searches (analyses, branches, deal pairs) running at once (default 2)")
+    sv.add_argument("--worlds", type=int_range(1, 256), default=16,
+                    help="PIMC worlds of an analysis unless the page asks otherwise (default 16)")
+    sv.set_defaults(func=cmd_serve)
+
+
 def _add_play(sub) -> None:
     pl = sub.add_parser(
         "play", help="play against the bots in the terminal (you take one seat)",
@@ -1057,6 +1111,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_tournament(sub)
     _add_evaluate(sub)
     _add_play(sub)
+    _add_serve(sub)
     a = sub.add_parser("agents", help="list the registered agents and their parameters")
     a.set_defaults(func=cmd_agents)
     w = sub.add_parser("warmup", help="compile every numba kernel (or load it from the cache)")

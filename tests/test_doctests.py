@@ -10,7 +10,7 @@ import pkgutil
 import pytest
 
 PACKAGES = ("coinche_rl", "coinche_rl.envs", "coinche_rl.agents", "coinche_rl.agents.neural",
-            "coinche_rl.arena")
+            "coinche_rl.arena", "coinche_rl.web")
 
 
 def _modules():
@@ -28,10 +28,13 @@ MODULES = _modules()
 
 def test_every_module_is_found():
     assert {"coinche_rl.engine", "coinche_rl.envs.vector", "coinche_rl.agents.pimc",
-            "coinche_rl.arena.formats", "coinche_rl.agents.neural.net"} <= set(MODULES)
+            "coinche_rl.arena.formats", "coinche_rl.agents.neural.net",
+            "coinche_rl.web.views"} <= set(MODULES)
 
 
 @pytest.mark.parametrize("name", MODULES)
 def test_module_doctests(name):
+    if name == "coinche_rl.web.app":
+        pytest.importorskip("starlette", reason="the web extra is not installed")
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
     assert result.failed == 0, f"{result.failed} of {result.attempted} examples of {name} failed"

@@ -2,18 +2,22 @@
 layer or of a lower one,
 
     engine (coinche_rl core) < envs (coinche_rl.envs) < agents (coinche_rl.agents)
-        < tools (coinche_rl.arena, coinche_rl.terminal) < cli (coinche_rl.cli)
+        < tools (coinche_rl.arena, coinche_rl.terminal) < web (coinche_rl.web)
+        < cli (coinche_rl.cli)
 
 checked on the source (``ast``): top-level imports, imports inside functions, and
 ``importlib.import_module("coinche_rl....")`` / ``__import__`` calls with a literal name.
 An import that goes up a layer is either fixed or listed in :data:`KNOWN_EXCEPTIONS`
 with the reason; a listed exception that no longer occurs fails too, so the list stays
 true. The optional heavy dependencies of the envs (PettingZoo, Gymnasium) are checked in
-fresh interpreters: importing what does not use them must not import them."""
+fresh interpreters: importing what does not use them must not import them, and so is the
+web extra (Starlette, uvicorn): only ``coinche_rl.web.app`` imports it, never the command
+line or the library."""
 
 from __future__ import annotations
 
 import ast
+import importlib.util
 import json
 import os
 import subprocess
@@ -30,8 +34,8 @@ REPO = Path(__file__).resolve().parents[1]
 ROOTS = {"coinche_rl": REPO / "coinche_rl", "coinche_rl.envs": REPO / "envs",
          "coinche_rl.agents": REPO / "agents"}
 
-ENGINE, ENVS, AGENTS, TOOLS, CLI = range(5)
-LAYER_NAMES = ("engine", "envs", "agents", "tools", "cli")
+ENGINE, ENVS, AGENTS, TOOLS, WEB, CLI = range(6)
+LAYER_NAMES = ("engine", "envs", "agents", "tools", "web", "cli")
 
 #: the layer of a module: the entry of the longest prefix of its name
 LAYERS = {
@@ -45,6 +49,9 @@ LAYERS = {
     "coinche_rl.agents": AGENTS,
     "coinche_rl.arena": TOOLS,
     "coinche_rl.terminal": TOOLS,
+    # the web page (coinche-rl serve): above the arena, whose results files it shows;
+    # only the command line imports it
+    "coinche_rl.web": WEB,
     "coinche_rl.cli": CLI,
 }
 
@@ -138,8 +145,11 @@ def test_the_module_list_covers_the_package():
     for name in ("coinche_rl", "coinche_rl.engine", "coinche_rl.cli", "coinche_rl.terminal",
                  "coinche_rl.arena", "coinche_rl.arena.formats", "coinche_rl.envs",
                  "coinche_rl.envs.coinche_v0", "coinche_rl.agents", "coinche_rl.agents.pimc",
-                 "coinche_rl.agents.neural.agent"):
+                 "coinche_rl.agents.neural.agent", "coinche_rl.web", "coinche_rl.web.app",
+                 "coinche_rl.web.views"):
         assert name in MODULES, name
+    assert layer_of("coinche_rl.web.play") == WEB > layer_of("coinche_rl.arena.replay")
+    assert layer_of("coinche_rl.cli") > WEB
     assert layer_of("coinche_rl.arena.store") == TOOLS
     assert layer_of("coinche_rl.agents.neural.net") == AGENTS
     assert layer_of("coinche_rl.ratings") == ENGINE == layer_of("coinche_rl.engine")
@@ -201,6 +211,17 @@ def _loaded_after(statement: str, prefixes=("pettingzoo", "gymnasium")) -> Set[s
                        cwd=str(REPO), env=env, timeout=300)
     assert r.returncode == 0, r.stderr
     return set(json.loads(r.stdout.strip().splitlines()[-1]))
+
+
+@pytest.mark.slow
+def test_the_command_line_and_the_web_views_do_not_import_the_web_extra():
+    """``coinche-rl`` (and its serve subcommand's error without the extra) works without
+    Starlette and uvicorn; only the application module imports them."""
+    extra = ("starlette", "uvicorn")
+    assert not _loaded_after("import coinche_rl.cli; import coinche_rl.web, "
+                             "coinche_rl.web.play, coinche_rl.web.analysis", extra)
+    if all(importlib.util.find_spec(m) for m in extra):
+        assert "starlette" in _loaded_after("import coinche_rl.web.app", extra)
 
 
 @pytest.mark.slow

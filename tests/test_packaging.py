@@ -69,10 +69,13 @@ def test_pyproject_maps_subpackages():
     assert sorted(st["packages"]) == ["coinche_rl", "coinche_rl.agents",
                                      "coinche_rl.agents.neural",
                                      "coinche_rl.agents.neural.weights", "coinche_rl.arena",
-                                     "coinche_rl.envs"]
+                                     "coinche_rl.envs", "coinche_rl.web",
+                                     "coinche_rl.web.static"]
     assert st["package-dir"]["coinche_rl.agents.neural"] == "agents/neural"
     # the weights folder is listed as a (data-only) package: no setuptools warning
     assert "*.npz" in st["package-data"]["coinche_rl.agents.neural.weights"]
+    # the page of coinche-rl serve ships as package data
+    assert "*.js" in st["package-data"]["coinche_rl.web.static"]
     assert st["package-dir"]["coinche_rl.envs"] == "envs"
     assert st["package-dir"]["coinche_rl.agents"] == "agents"
     assert cfg["project"]["scripts"]["coinche-rl"] == "coinche_rl.cli:main"
@@ -135,6 +138,8 @@ def test_wheel_has_only_coinche_rl(tmp_path):
     assert "coinche_rl/agents/neural/weights/ffb_play.npz" in names
     assert "coinche_rl/engine.py" in names
     assert "coinche_rl/arena/__init__.py" in names and "coinche_rl/arena/formats.py" in names
+    for page in ("index.html", "app.js", "style.css"):
+        assert f"coinche_rl/web/static/{page}" in names
     assert not any(n.startswith(("envs/", "agents/", "tests/")) for n in names)
     # the console script is declared
     ep = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))

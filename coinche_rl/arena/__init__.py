@@ -81,8 +81,8 @@ from .executors import BACKENDS, RAY_CONNECT_TIMEOUT, shutdown_pool
 from .formats import (default_roster, estimate_seconds, run_duplicate, run_knockout, run_rotating,
                       run_round_robin)
 from .replay import replay_pair
-from .reports import format_summary, plot_results, print_summary
-from .results import DuplicateResult, KnockoutResult, TournamentResult
+from .reports import format_summary, plot_results, print_summary, summary_tables
+from .results import DuplicateResult, KnockoutResult, TournamentResult, results_from_file
 from .store import ROW_TYPES, ResultsFile, load_results
 from .tasks import warmup
 
@@ -90,7 +90,7 @@ __all__ = ["ArenaError", "ResultsFileError", "DealSet", "DuplicateResult", "Tour
            "KnockoutResult", "run_duplicate", "run_round_robin", "run_rotating", "run_knockout",
            "default_roster", "format_summary", "print_summary", "plot_results", "replay_pair",
            "load_results", "warmup", "shutdown_pool", "estimate_seconds", "BACKENDS",
-           "FROZEN_MODES"]
+           "FROZEN_MODES", "results_from_file", "summary_tables"]
 
 #: the package's modules, in the order above (the code fingerprint of a results file
 #: hashes them all, see :func:`coinche_rl.arena.store._code_key`)

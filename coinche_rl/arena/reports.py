@@ -12,7 +12,7 @@ import numpy as np
 from .errors import ArenaError
 from .results import DuplicateResult, KnockoutResult, TournamentResult
 
-__all__ = ["format_summary", "print_summary", "plot_results"]
+__all__ = ["format_summary", "print_summary", "plot_results", "summary_tables"]
 
 
 def _fmt(v: float, spec: str = "+.1f") -> str:
@@ -118,6 +118,13 @@ def _tables(result) -> List[Tuple[str, List[str], List[List[str]]]]:
                          _fmt(result.elo.rating[k], "+.0f"), f"± {_fmt(result.elo.half_width[k], '.0f')}"])
         out.append((title, headers, rows))
     return out
+
+
+def summary_tables(result) -> Tuple[List[Tuple[str, List[str], List[List[str]]]], List[str]]:
+    """``(tables, warnings)``: every table :func:`format_summary` prints, as ``(title,
+    headers, rows)`` of text cells, and its warning lines (the page of ``coinche-rl
+    serve`` draws them)."""
+    return _tables(result), _warnings(result)
 
 
 def _warnings(result) -> List[str]:

@@ -11,10 +11,12 @@ import numpy as np
 
 from ..ratings import (Estimate, HeadToHead, Ratings, Standings, fit_bradley_terry, fit_points,
                        mean_ci, standings, team_design, wilson_interval)
+from ..records import rules_from_record
 from ..rules import RuleSet
-from .store import _match_rows, _pair_rows
+from .errors import ResultsFileError
+from .store import _arrays_from_rows, _match_rows, _pair_rows, load_results
 
-__all__ = ["DuplicateResult", "TournamentResult", "KnockoutResult"]
+__all__ = ["DuplicateResult", "TournamentResult", "KnockoutResult", "results_from_file"]
 
 
 def _team_label(team: Tuple[str, str]) -> str:
@@ -345,3 +347,52 @@ class KnockoutResult:
                 "titles": {s: self.titles(s) for s in self.specs},
                 "title_share": {s: self.title_share(s) for s in self.specs},
                 "elo": self.elo.as_dict(), "warnings": self.warnings(), "seconds": self.seconds}
+
+
+def results_from_file(path) -> "DuplicateResult | TournamentResult":
+    """The result a results file holds, rebuilt from its rows alone (nothing is played):
+    the deal-pair runs (or, in a file of match pairs only, the match-pair runs) as
+    :class:`DuplicateResult` objects; one run gives its :class:`DuplicateResult`, several
+    runs a :class:`TournamentResult` with its ratings: a round robin
+    (``kind="round_robin"``) when every team is one agent, else rotating partners
+    (``kind="rotating"``, one player per distinct spec). Every row of a run counts, so
+    a file a longer run extended gives the longer run's figures.
+
+    :raises ResultsFileError: no such file, a malformed line, or no pair or match run
+        (knockout runs have their own tables).
+    """
+    store = load_results(path)
+    kinds = [c.get("format") for c in store.runs.values()]
+    kind = "pair" if "pair" in kinds else "match" if "match" in kinds else None
+    if kind is None:
+        raise ResultsFileError(f"{path}: no deal-pair or match-pair run (runs: "
+                               f"{', '.join(map(str, kinds)) or 'none'}); knockout runs are "
+                               f"not shown as matchups")
+    matchups = []
+    for run, cfg in store.runs.items():
+        if cfg.get("format") != kind:
+            continue
+        done = store.done(run)
+        rows = [done[i] for i in sorted(done)]
+        arrays = _arrays_from_rows(kind, rows)
+        matchups.append(DuplicateResult(
+            x=tuple(cfg["x"]), y=tuple(cfg["y"]), rules=rules_from_record(cfg["rules"]),
+            seed=int(cfg["seed"]), frozen=cfg.get("frozen") or "", match=kind == "match",
+            run=run, index=arrays["index"], dealer=arrays["dealer"], scores=arrays["scores"],
+            contracts=arrays.get("contracts"), won=arrays.get("won"),
+            deals=arrays.get("deals")))
+    if len(matchups) == 1:
+        return matchups[0]
+    specs: List[str] = []
+    for m in matchups:
+        for s in (*m.x, *m.y):
+            if s not in specs:
+                specs.append(s)
+    single = all(m.x[0] == m.x[1] and m.y[0] == m.y[1] for m in matchups)
+    if single:
+        teams = [((specs.index(m.x[0]),), (specs.index(m.y[0]),)) for m in matchups]
+    else:
+        teams = [(tuple(specs.index(s) for s in m.x), tuple(specs.index(s) for s in m.y))
+                 for m in matchups]
+    return TournamentResult.from_matchups("round_robin" if single else "rotating", specs,
+                                          specs, matchups, teams)

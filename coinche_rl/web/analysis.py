@@ -1,0 +1,374 @@
+"""Replay and analysis of records for the page (``coinche_rl.web.analysis``).
+
+A record (:mod:`coinche_rl.records`, a deal or a match) is checked once by the
+library's replay (every action, every stored figure), then any position of it is the
+deal after its first ``step`` actions (:func:`deal_at`). Every action counts as a step,
+the auction's and the card play's, a seat's own declare / belote choice included.
+
+:func:`analyse` gives, at a position, one row per legal action with the library's own
+figures, for the team of the seat to act:
+
+* ``dd``: the double-dummy value, every hand known (:func:`coinche_rl.solver.move_values`,
+  objective ``"score"``: the deal score difference after the best play of all four
+  seats), and ``dd_points``, the card points the team ends with (objective
+  ``"points"``); card play only;
+* ``pimc``: the mean over the worlds of the PIMC agent's values
+  (:meth:`coinche_rl.agents.pimc.PIMCAgent.card_values`: worlds drawn from the seat's
+  information set, each solved double dummy, objective ``"score"``), with the number
+  of worlds; card play only;
+* ``nn``: the ``nn`` agent's value (:func:`coinche_rl.agents.neural.agent.nn_values`):
+  the card network's, or in the auction the bidding network's ``q`` with its heads
+  ``ev`` (expected deal score) and ``p_made`` (probability that the contract is made);
+* the action each agent of a list would choose there (``heuristic``, ``nn``, the PIMC
+  agent...): a fresh agent, reset at the seat with the analysis seed, told every public
+  event of the deal so far, then asked (:meth:`~coinche_rl.agents.base.Agent.act`); for
+  the PIMC agent, the choice over the very worlds whose values are shown
+  (:func:`coinche_rl.agents.pimc.choose_action`, its tie rule included).
+
+:func:`branch` plays a different action at a position and lets agents play the deal to
+its end: a new deal record.
+
+The searches (solver, PIMC) run in a pool of :class:`Analyser` objects, one per allowed
+concurrent search (each owns its solver table and its agents: nothing is shared between
+threads).
+
+>>> from coinche_rl.records import deal_to_record
+>>> from coinche_rl.game import Deal
+>>> d = Deal("ffb", seed=2, dealer=3).with_contract(90, "H", taker=0)
+>>> while not d.is_terminal:
+...     d.apply(d.legal_actions()[0])
+>>> rec = deal_to_record(d)
+>>> deal_at(rec, 0, 3).current_player, len(timeline(rec)[0]["moves"])
+(3, 32)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import time
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from .. import actions as A
+from ..agents import AgentSpecError, PlayerView, make_agent
+from ..agents.base import PRIVATE_ACTIONS
+from ..agents.pimc import PIMCAgent, choose_action
+from ..game import Deal, IllegalActionError
+from ..records import (DEAL_FORMAT, MATCH_FORMAT, RecordError, deal_to_record, replay_deal,
+                       replay_match)
+from ..rules import P_AT_TABLE, RuleSet
+from ..solver import Solver
+from .views import action_item
+
+__all__ = ["RecordError", "AnalysisError", "checked_deals", "deal_at", "timeline", "analyse",
+           "branch", "Analyser", "AnalyserPool", "DEFAULT_WORLDS", "MAX_WORLDS",
+           "DEFAULT_CHOOSERS"]
+
+#: worlds of the PIMC column unless asked otherwise, and the most allowed
+DEFAULT_WORLDS = 16
+MAX_WORLDS = 256
+#: the agents whose choice is shown (the PIMC agent is added with the analysis' worlds)
+DEFAULT_CHOOSERS = ("heuristic", "nn")
+
+
+class AnalysisError(ValueError):
+    """A bad analysis or branch request (a deal index, a step, an action, an agent)."""
+
+
+# ------------------------------------------------------------------- records
+def checked_deals(rec: Any) -> Tuple[RuleSet, List[Deal]]:
+    """``(rules, deals)`` of a deal or match record, replayed and checked by
+    :mod:`coinche_rl.records`.
+
+    :raises RecordError: naming the first malformed, illegal or inconsistent field.
+    """
+    if not isinstance(rec, dict):
+        raise RecordError(f"record: expected an object, got {type(rec).__name__}")
+    fmt = rec.get("format")
+    if fmt == DEAL_FORMAT:
+        deal = replay_deal(rec)
+        return deal.rules, [deal]
+    if fmt == MATCH_FORMAT:
+        m = replay_match(rec)
+        return m["rules"], list(m["deals"])
+    raise RecordError(f"format: expected {DEAL_FORMAT!r} or {MATCH_FORMAT!r}, got {fmt!r}")
+
+
+def _deal_record(rec: Dict[str, Any], index: int) -> Tuple[Dict[str, Any], Optional[RuleSet]]:
+    if rec.get("format") == MATCH_FORMAT:
+        deals = rec.get("deals") or []
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(deals):
+            raise AnalysisError(f"deal: expected 0..{len(deals) - 1} (the match has "
+                                f"{len(deals)} deals), got {index!r}")
+        return deals[index], None
+    if index != 0:
+        raise AnalysisError(f"deal: a deal record holds deal 0 only, got {index!r}")
+    return rec, None
+
+
+def deal_at(rec: Dict[str, Any], index: int, step: int) -> Deal:
+    """Deal ``index`` of a record after its first ``step`` actions (auction actions, then
+    the play's cards and choices), the record checked first.
+
+    :raises RecordError: a bad record. :raises AnalysisError: a bad index or step.
+    """
+    rules, deals = checked_deals(rec)
+    drec, _ = _deal_record(rec, index)
+    full = deals[index]
+    n = len(full.history)
+    if isinstance(step, bool) or not isinstance(step, int) or not 0 <= step <= n:
+        raise AnalysisError(f"step: expected 0..{n} (the deal has {n} actions), got {step!r}")
+    n_auction = len(drec["auction"])
+    cut = dict(drec, auction=drec["auction"][:step], plays=drec["plays"][:max(0, step - n_auction)])
+    return replay_deal(cut, rules, check=False)
+
+
+def _moves(deal: Deal) -> List[Tuple[int, int]]:
+    """``(seat, action)`` of every action of a deal, replayed from its start."""
+    start = _start_of(deal)
+    out = []
+    for a in deal.history:
+        out.append((start.current_player, int(a)))
+        start.apply(int(a))
+    return out
+
+
+def _start_of(deal: Deal) -> Deal:
+    """A deal as ``deal`` started: the same hands (deck), dealer and skipped auction."""
+    rec = deal_to_record(deal)
+    return replay_deal(dict(rec, auction=[], plays=[]), deal.rules, check=False)
+
+
+def timeline(rec: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """Per deal of a record: the dealer, its actions as ``{"seat", "action", "step"}``
+    (``step``: the position after it), where the play starts, and the scores.
+
+    :raises RecordError: a bad record.
+    """
+    _, deals = checked_deals(rec)
+    out = []
+    for deal in deals:
+        moves = _moves(deal)
+        out.append({"dealer": deal.dealer, "play_starts": len(deal.auction),
+                    "moves": [{"seat": s, "action": A.action_to_str(a), "step": i + 1}
+                              for i, (s, a) in enumerate(moves)],
+                    "scores": list(deal.scores) if deal.is_terminal else None,
+                    "contract": None if deal.contract is None else str(deal.contract)})
+    return out
+
+
+# ------------------------------------------------------------------ analysis
+def _told(agent, deal: Deal, moves: Sequence[Tuple[int, int]], seat: int) -> None:
+    """Tell ``agent`` (reset at ``seat``) every event of ``moves`` it may see."""
+    for s, a in moves:
+        if a not in PRIVATE_ACTIONS or s == seat:
+            agent.observe(s, a)
+
+
+class Analyser:
+    """The searchers of one analysis at a time: a double-dummy solver, PIMC agents by
+    their worlds, an ``nn`` agent, and fresh agents for the choices."""
+
+    def __init__(self, tt_bits: int = 18):
+        self.solver = Solver(tt_bits=tt_bits)
+        self._pimc: Dict[int, PIMCAgent] = {}
+        self._nn = None
+
+    def pimc(self, worlds: int) -> PIMCAgent:
+        if worlds not in self._pimc:
+            self._pimc[worlds] = make_agent(f"pimc:worlds={worlds}")
+        return self._pimc[worlds]
+
+    def nn(self):
+        if self._nn is None:
+            self._nn = make_agent("nn")
+        return self._nn
+
+    def analyse(self, deal: Deal, moves: Sequence[Tuple[int, int]], *, worlds: int = DEFAULT_WORLDS,
+                seed: int = 0, choosers: Sequence[str] = DEFAULT_CHOOSERS) -> Dict[str, Any]:
+        """The rows of :func:`analyse` for ``deal`` (``moves``: its ``(seat, action)``
+        so far)."""
+        if deal.is_terminal:
+            raise AnalysisError("the deal is over at this step: nothing to analyse (step back)")
+        seat = deal.current_player
+        legal = [int(a) for a in deal.legal_actions()]
+        rows = {a: {"action": action_item(a), "dd": None, "dd_points": None, "pimc": None,
+                    "nn": None, "ev": None, "p_made": None, "chosen_by": []} for a in legal}
+        out: Dict[str, Any] = {"seat": seat, "team": seat & 1, "phase": deal.phase,
+                               "worlds": None, "nn_by": None, "notes": [], "seconds": {},
+                               "choices": {}}
+        view = PlayerView(deal, seat)
+        if deal.phase == "play":
+            t0 = time.perf_counter()
+            for key, objective in (("dd", "score"), ("dd_points", "points")):
+                acts, vals = self.solver.move_values(deal, objective)
+                for a, v in zip(acts, vals):
+                    rows[int(a)][key] = int(v)
+            out["seconds"]["dd"] = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            pimc = self.pimc(worlds)
+            pimc.reset(seat, deal.rules, seed)
+            acts, totals, n = pimc.card_values(view)
+            for a, v in zip(acts, totals):
+                rows[int(a)]["pimc"] = float(v) / n
+            sums = np.zeros(A.N_ACTIONS, dtype=np.int64)
+            sums[acts] = totals
+            pick = int(choose_action(sums, acts, len(acts), deal.contract.strain,
+                                     deal.params[P_AT_TABLE]))
+            out["worlds"] = int(n)
+            out["choices"][pimc.spec] = A.action_to_str(pick)
+            out["seconds"]["pimc"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        try:
+            nn = self.nn()
+            nn.reset(seat, deal.rules, seed)
+            values = nn.action_values(view)
+        except (ValueError, OSError) as e:           # rules the networks do not know
+            out["notes"].append(f"nn: {e}")
+        else:
+            out["nn_by"] = values.by
+            for a, v in values.values.items():
+                rows[a]["nn"] = v
+            for a, v in values.ev.items():
+                rows[a]["ev"] = v
+            for a, v in values.p_made.items():
+                rows[a]["p_made"] = v
+        out["seconds"]["nn"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        for spec in choosers:
+            try:
+                agent = make_agent(spec)
+                agent.reset(seat, deal.rules, seed)
+                _told(agent, deal, moves, seat)
+                a = int(agent.act(PlayerView(deal, seat)))
+            except (AgentSpecError, ValueError, OSError) as e:
+                out["choices"][spec] = None
+                out["notes"].append(f"{spec}: {e}")
+                continue
+            out["choices"][agent.spec] = A.action_to_str(a)
+        out["seconds"]["choices"] = time.perf_counter() - t0
+        for spec, text in out["choices"].items():
+            if text is not None:
+                rows[A.parse_action(text)]["chosen_by"].append(spec)
+        out["rows"] = [rows[a] for a in legal]
+        return out
+
+
+class AnalyserPool:
+    """``size`` :class:`Analyser` objects, built on first use; :meth:`take` lends one
+    (and waits for one while all are lent)."""
+
+    def __init__(self, size: int = 1):
+        if size < 1:
+            raise ValueError(f"an analyser pool needs at least 1 analyser, got {size!r}")
+        self.size = size
+        self._free: "queue.Queue[Analyser]" = queue.Queue()
+        self._made = 0
+
+    @contextlib.contextmanager
+    def take(self) -> Iterator[Analyser]:
+        try:
+            an = self._free.get_nowait()
+        except queue.Empty:
+            if self._made < self.size:
+                self._made += 1
+                an = Analyser()
+            else:
+                an = self._free.get()
+        try:
+            yield an
+        finally:
+            self._free.put(an)
+
+
+def _check_worlds(worlds: Any) -> int:
+    if isinstance(worlds, bool) or not isinstance(worlds, int) or not 1 <= worlds <= MAX_WORLDS:
+        raise AnalysisError(f"worlds: expected 1..{MAX_WORLDS}, got {worlds!r}")
+    return worlds
+
+
+def _check_seed(seed: Any) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise AnalysisError(f"seed: expected an integer >= 0, got {seed!r}")
+    return seed
+
+
+def _check_specs(specs: Any, what: str, n: Optional[int] = None) -> List[str]:
+    if not isinstance(specs, list) or not all(isinstance(s, str) and s.strip() for s in specs) \
+            or (n is not None and len(specs) != n):
+        count = f"{n} " if n is not None else ""
+        raise AnalysisError(f"{what}: expected a list of {count}agent specs such as "
+                            f"['heuristic', 'nn'], got {specs!r}")
+    return [s.strip() for s in specs]
+
+
+def analyse(an: Analyser, rec: Dict[str, Any], index: int, step: int, *,
+            worlds: int = DEFAULT_WORLDS, seed: int = 0,
+            choosers: Optional[Sequence[str]] = None) -> Dict[str, Any]:
+    """The analysis (see the module docstring) of deal ``index`` of record ``rec`` after
+    ``step`` actions, with analyser ``an``: ``{"seat", "team", "phase", "rows",
+    "choices", "worlds", "nn_by", "notes", "seconds"}``; each row ``{"action", "dd",
+    "dd_points", "pimc", "nn", "ev", "p_made", "chosen_by"}`` (None where a figure does
+    not apply).
+
+    :raises RecordError: a bad record. :raises AnalysisError: a bad request.
+    """
+    worlds = _check_worlds(worlds)
+    seed = _check_seed(seed)
+    choosers = list(DEFAULT_CHOOSERS) if choosers is None else _check_specs(choosers, "agents")
+    deal = deal_at(rec, index, step)
+    moves = _moves(deal)
+    return an.analyse(deal, moves, worlds=worlds, seed=seed, choosers=choosers)
+
+
+def branch(rec: Dict[str, Any], index: int, step: int, action: Any,
+           specs: Sequence[str], seed: int = 0) -> Dict[str, Any]:
+    """Deal ``index`` of ``rec`` after ``step`` actions, then ``action`` instead of what
+    was played, then ``specs[seat]`` (four agent specs) to the end of the deal: the new
+    deal record. The agents are reset with the seeds of ``seed`` (the same seed, the same
+    continuation) and told every public event before their first decision.
+
+    :raises RecordError: a bad record. :raises AnalysisError: a bad step, action or spec.
+    """
+    seed = _check_seed(seed)
+    specs = _check_specs(list(specs), "agents", 4)
+    deal = deal_at(rec, index, step)
+    if deal.is_terminal:
+        raise AnalysisError("the deal is over at this step: step back to branch off")
+    try:
+        a = A.parse_action(action, deal.rules) if isinstance(action, str) else action
+    except ValueError as e:
+        raise AnalysisError(f"action: {e}") from None
+    if isinstance(a, bool) or not isinstance(a, int) or not 0 <= a < A.N_ACTIONS:
+        raise AnalysisError(f"action: expected an action id 0..{A.N_ACTIONS - 1} or its text, "
+                            f"got {action!r}")
+    moves = _moves(deal)
+    seat = deal.current_player
+    try:
+        deal.apply(a)
+    except IllegalActionError as e:
+        raise AnalysisError(str(e)) from None
+    moves.append((seat, a))
+    agents = []
+    seeds = [int(x) for x in np.random.SeedSequence([seed, index, step]).generate_state(4)]
+    for s in range(4):
+        try:
+            agent = make_agent(specs[s])
+            agent.reset(s, deal.rules, seeds[s])
+        except (AgentSpecError, ValueError, OSError) as e:
+            raise AnalysisError(f"agents[{s}]: {e}") from None
+        _told(agent, deal, moves, s)
+        agents.append(agent)
+    while not deal.is_terminal:
+        s = deal.current_player
+        view = PlayerView(deal, s)
+        b = int(agents[s].act(view))
+        if not (0 <= b < A.N_ACTIONS and view.legal[b]):
+            raise AnalysisError(f"agent {specs[s]!r} at seat {s} chose the illegal action {b!r}")
+        deal.apply(b)
+        for t in range(4):
+            if b not in PRIVATE_ACTIONS or t == s:
+                agents[t].observe(s, b)
+    return deal_to_record(deal)

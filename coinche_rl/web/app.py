@@ -1,0 +1,332 @@
+"""The ASGI application of ``coinche-rl serve`` (``coinche_rl.web.app``; Starlette).
+
+HTTP (JSON in, JSON out; a refused request is a 400 whose ``error`` says why):
+
+==========================================  =================================================
+``GET /``                                   the page (``static/index.html``)
+``GET /api/meta``                           cards, suits, strains, presets, agents, defaults
+``GET /api/library``                        records of the records folder, results files
+``GET /api/records/NAME``                   one record of the records folder
+``POST /api/replay``                        ``{record}`` -> the record's deals and their moves
+``POST /api/position``                      ``{record, deal, step, show}`` -> the table there
+``POST /api/analyse``                       ``{record, deal, step, worlds, seed, agents}``
+                                            -> a row per legal action (a search)
+``POST /api/branch``                        ``{record, deal, step, action, agents, seed}``
+                                            -> a new deal record played on by the agents
+``GET /api/results/NAME``                   a results file's tables and deal pairs
+``GET /api/results/NAME/RUN/I``             deal pair I played again (two deal records)
+==========================================  =================================================
+
+``show`` is ``"all"`` or a list of the seats whose hands to send. The searches
+(analysis, branch, deal pairs) run in worker threads, at most ``searches`` at once
+(:class:`anyio.CapacityLimiter`), each with its own :class:`~coinche_rl.web.analysis.Analyser`.
+
+The socket ``/ws`` plays games (one per connection), JSON messages both ways:
+
+* ``{"type": "new", "seat", "partner", "opponents", "rules", "seed", "deals" | "match",
+  "pace"}`` starts a game (:func:`coinche_rl.web.play.parse_settings`; ``pace``: seconds
+  between two bot actions, for the eye, 0 by default);
+* ``{"type": "act", "action": ID or TEXT}`` the person's action;
+* ``{"type": "next"}`` the next deal once one is over; ``{"type": "state"}`` the view
+  again; ``{"type": "record"}`` the record of the finished deals.
+
+The server answers ``{"type": "state", "view": ...}`` after every action (the bots' one
+by one), ``{"type": "record", "record", "name"}``, or ``{"type": "error", "message",
+"reply_to"}``: a malformed, unknown, out-of-turn or illegal message changes nothing and
+the connection stays open. The view is :meth:`coinche_rl.web.play.PlaySession.view`:
+what the person's seat may see, nothing more. The record of a game is written to the
+records folder after each of its deals.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+from typing import Any, Dict, Optional, Sequence
+
+import anyio
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from ..agents import available_agents
+from ..game import IllegalActionError
+from ..records import RecordError
+from ..rules import RuleSet, get_rules, rules_label
+from . import analysis as AN
+from .library import Library, LibraryError
+from .play import PlaySession, ProtocolError, parse_settings
+from .views import meta, table_view
+
+__all__ = ["create_app", "STATIC"]
+
+logger = logging.getLogger(__name__)
+
+#: the page's files (package data)
+STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
+
+#: the longest pause between two bot actions a game may ask for (seconds)
+MAX_PACE = 3.0
+
+
+class BadRequest(ValueError):
+    """A request body that is not the JSON object an endpoint expects."""
+
+
+def _error(message: str, status: int = 400) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+async def _body(request: Request) -> Dict[str, Any]:
+    raw = await request.body()
+    try:
+        body = json.loads(raw)
+    except ValueError as e:
+        raise BadRequest(f"the request body is not JSON: {e}") from None
+    if not isinstance(body, dict):
+        raise BadRequest(f"the request body must be a JSON object, got {type(body).__name__}")
+    return body
+
+
+def _field(body: Dict[str, Any], key: str, default: Any = ...):
+    if key not in body:
+        if default is ...:
+            raise BadRequest(f"missing field {key!r}")
+        return default
+    return body[key]
+
+
+def _show(value: Any):
+    if value == "all":
+        return (0, 1, 2, 3)
+    if isinstance(value, list) and all(isinstance(s, int) and not isinstance(s, bool)
+                                       and 0 <= s < 4 for s in value):
+        return tuple(value)
+    raise BadRequest(f"show: expected \"all\" or a list of seats 0..3, got {value!r}")
+
+
+def create_app(rules: Optional[RuleSet] = None, *, records: Optional[str] = None,
+               results: Sequence[str] = (), searches: int = 2,
+               worlds: int = AN.DEFAULT_WORLDS) -> Starlette:
+    """The application (see the module docstring).
+
+    :param rules: the rules a new game and the page start with (default ``ffb``).
+    :param records: the records folder (games are saved there; records and results files
+        there are listed), or None.
+    :param results: more results files (or folders of them) to list.
+    :param searches: the most searches (analysis, branch, deal pair) running at once.
+    :param worlds: the PIMC worlds of an analysis unless the page asks otherwise.
+    """
+    rules = get_rules("ffb") if rules is None else rules
+    if searches < 1:
+        raise ValueError(f"searches must be at least 1, got {searches!r}")
+    library = Library(records, results)
+    limiter = anyio.CapacityLimiter(searches)
+    pool = AN.AnalyserPool(searches)
+
+    async def search(fn, *args):
+        return await anyio.to_thread.run_sync(fn, *args, limiter=limiter)
+
+    def handle(endpoint):
+        async def wrapped(request: Request) -> Response:
+            try:
+                return JSONResponse(await endpoint(request))
+            except (BadRequest, RecordError, AN.AnalysisError, LibraryError, ProtocolError) as e:
+                return _error(str(e))
+        wrapped.__name__ = endpoint.__name__
+        return wrapped
+
+    async def index(request: Request) -> Response:
+        return FileResponse(os.path.join(STATIC, "index.html"))
+
+    async def api_meta(request: Request):
+        out = meta()
+        out.update({"agents": available_agents(), "rules": rules_label(rules),
+                    "worlds": worlds, "max_worlds": AN.MAX_WORLDS,
+                    "choosers": list(AN.DEFAULT_CHOOSERS), "searches": searches,
+                    "records": library.records})
+        return out
+
+    async def api_library(request: Request):
+        return library.listing()
+
+    async def api_record(request: Request):
+        return library.record(request.path_params["name"])
+
+    async def api_replay(request: Request):
+        body = await _body(request)
+        rec = _field(body, "record")
+        rules_, deals = AN.checked_deals(rec)
+        return {"kind": "match" if rec.get("format") == "coinche-rl/match" else "deal",
+                "rules": rules_label(rules_), "deals": AN.timeline(rec)}
+
+    async def api_position(request: Request):
+        body = await _body(request)
+        deal = AN.deal_at(_field(body, "record"), _field(body, "deal", 0), _field(body, "step"))
+        view = table_view(deal, _show(_field(body, "show", "all")))
+        view["step"] = len(deal.history)
+        return view
+
+    async def api_analyse(request: Request):
+        body = await _body(request)
+        rec, index, step = _field(body, "record"), _field(body, "deal", 0), _field(body, "step")
+        kwargs = {"worlds": _field(body, "worlds", worlds), "seed": _field(body, "seed", 0),
+                  "choosers": _field(body, "agents", None)}
+
+        def run():
+            with pool.take() as an:
+                return AN.analyse(an, rec, index, step, **kwargs)
+        return await search(run)
+
+    async def api_branch(request: Request):
+        body = await _body(request)
+        args = (_field(body, "record"), _field(body, "deal", 0), _field(body, "step"),
+                _field(body, "action"), _field(body, "agents"), _field(body, "seed", 0))
+        return {"record": await search(AN.branch, *args)}
+
+    async def api_results(request: Request):
+        return await search(library.tournament, request.path_params["name"])
+
+    async def api_pair(request: Request):
+        p = request.path_params
+        return await search(library.pair, p["name"], p["run"], int(p["i"]))
+
+    async def play_socket(ws: WebSocket) -> None:
+        await ws.accept()
+        game = _Game(ws, rules, library, search)
+        try:
+            while True:
+                text = await ws.receive_text()
+                await game.handle(text)
+        except WebSocketDisconnect:
+            return
+
+    routes = [
+        Route("/", index),
+        Route("/api/meta", handle(api_meta)),
+        Route("/api/library", handle(api_library)),
+        Route("/api/records/{name}", handle(api_record)),
+        Route("/api/replay", handle(api_replay), methods=["POST"]),
+        Route("/api/position", handle(api_position), methods=["POST"]),
+        Route("/api/analyse", handle(api_analyse), methods=["POST"]),
+        Route("/api/branch", handle(api_branch), methods=["POST"]),
+        Route("/api/results/{name}", handle(api_results)),
+        Route("/api/results/{name}/{run}/{i:int}", handle(api_pair)),
+        WebSocketRoute("/ws", play_socket),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    app = Starlette(routes=routes)
+    app.state.library = library
+    app.state.pool = pool
+    return app
+
+
+class _Game:
+    """One connection's game: reads a message, answers, plays the bots."""
+
+    def __init__(self, ws: WebSocket, rules: RuleSet, library: Library, search):
+        self.ws = ws
+        self.rules = rules
+        self.library = library
+        self.search = search
+        self.session: Optional[PlaySession] = None
+        self.pace = 0.0
+        self.name: Optional[str] = None
+        self.saved_deals = 0
+
+    async def send(self, obj: Dict[str, Any]) -> None:
+        await self.ws.send_text(json.dumps(obj))
+
+    async def error(self, message: str, reply_to: Any = None) -> None:
+        await self.send({"type": "error", "message": message, "reply_to": reply_to})
+
+    async def state(self) -> None:
+        await self.send({"type": "state", "view": self.session.view(), "record_name": self.name})
+
+    async def handle(self, text: str) -> None:
+        try:
+            msg = json.loads(text)
+        except ValueError as e:
+            await self.error(f"not a JSON message: {e}")
+            return
+        if not isinstance(msg, dict) or not isinstance(msg.get("type"), str):
+            await self.error("a message must be a JSON object with a \"type\" (new, act, next, "
+                             "state, record)")
+            return
+        kind = msg["type"]
+        try:
+            if kind == "new":
+                await self.new(msg)
+            elif kind in ("act", "next", "state", "record"):
+                if self.session is None:
+                    raise ProtocolError(f"no game yet: send {{\"type\": \"new\", ...}} before "
+                                        f"{kind!r}")
+                await getattr(self, "on_" + kind)(msg)
+            else:
+                raise ProtocolError(f"unknown message type {kind!r}: expected new, act, next, "
+                                    f"state or record")
+        except ProtocolError as e:
+            await self.error(str(e), kind)
+        except IllegalActionError as e:                # a bot's illegal action
+            await self.error(f"a bot failed: {e}", kind)
+        except Exception as e:                         # a fault of ours: said, not fatal
+            logger.exception("coinche-rl serve: %s message failed", kind)
+            await self.error(f"internal error on {kind!r}: {type(e).__name__}: {e}", kind)
+
+    async def new(self, msg: Dict[str, Any]) -> None:
+        pace = msg.pop("pace", 0)
+        if isinstance(pace, bool) or not isinstance(pace, (int, float)) or not 0 <= pace <= MAX_PACE:
+            raise ProtocolError(f"pace: expected seconds 0..{MAX_PACE:g}, got {pace!r}")
+        settings = parse_settings(msg, self.rules)
+        session = await self.search(PlaySession, settings)
+        self.session, self.pace = session, float(pace)
+        self.name, self.saved_deals = self.library.new_name(), 0
+        await self.state()
+        await self.bots()
+
+    async def bots(self) -> None:
+        """The bots act until the person is to act or the deal is over, a view sent after
+        each action; the record saved when a deal ends."""
+        s = self.session
+        while s.waiting == "bots":
+            if self.pace:
+                await asyncio.sleep(self.pace)
+            await self.search(s.bot_step)
+            await self.state()
+        await self.save()
+
+    async def save(self) -> None:
+        s = self.session
+        if s.deals_played == self.saved_deals:
+            return
+        self.saved_deals = s.deals_played
+        try:
+            self.library.save(self.name, s.record())
+        except OSError as e:
+            await self.error(f"the record could not be saved: {e}", "save")
+
+    async def on_act(self, msg: Dict[str, Any]) -> None:
+        if "action" not in msg:
+            raise ProtocolError("act: missing field 'action' (an action id or its text)")
+        self.session.person_act(msg["action"])
+        await self.state()
+        await self.bots()
+
+    async def on_next(self, msg: Dict[str, Any]) -> None:
+        self.session.next_deal()
+        await self.state()
+        await self.bots()
+
+    async def on_state(self, msg: Dict[str, Any]) -> None:
+        await self.state()
+
+    async def on_record(self, msg: Dict[str, Any]) -> None:
+        rec = self.session.record()
+        if rec is None:
+            raise ProtocolError("no record yet: a record holds finished deals only")
+        await self.send({"type": "record", "record": rec, "name": self.name})

@@ -1,0 +1,503 @@
+// coinche-rl serve: the page. Plain JavaScript, no build step. Every card, action and
+// rule figure comes from the server (/api/meta, the views); this file only draws them.
+"use strict";
+
+const S = {
+  meta: null,          // /api/meta
+  cards: {},           // card text -> {id, suit, rank, ...}
+  ws: null,            // the game socket
+  play: null,          // the last play view
+  pending: null,       // what to do with the next record message: "download" | "replay"
+  replay: null,        // {record, deals (timeline), deal, step, position, title}
+};
+
+const $ = (id) => document.getElementById(id);
+const SVGNS = "http://www.w3.org/2000/svg";
+const POSITIONS = ["bottom", "right", "top", "left"];   // seen from a chair: next seat on the right
+
+function el(tag, attrs, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k === "class") e.className = v;
+    else if (k === "text") e.textContent = v;
+    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else if (v !== null && v !== undefined && v !== false) e.setAttribute(k, v);
+  }
+  for (const c of children) if (c !== null && c !== undefined) e.append(c);
+  return e;
+}
+
+function svg(tag, attrs, text) {
+  const e = document.createElementNS(SVGNS, tag);
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+// a card drawn in SVG: its text ("JH") looked up in the server's deck; null: a back
+function cardSVG(text, opts = {}) {
+  const s = svg("svg", {viewBox: "0 0 60 84", class: "card"});
+  if (text === null) {
+    s.append(svg("rect", {x: 1, y: 1, width: 58, height: 82, rx: 6, fill: "#7a1f2b", stroke: "#fff", "stroke-width": 2}));
+    s.append(svg("rect", {x: 7, y: 7, width: 46, height: 70, rx: 4, fill: "none", stroke: "#e9c9a0", "stroke-width": 1.5}));
+    s.classList.add("back");
+    return s;
+  }
+  const card = S.cards[text];
+  const suit = S.meta.suits[card.suit];
+  const color = (suit.letter === "H" || suit.letter === "D") ? "#c62828" : "#111";
+  const rank = card.rank === "T" ? "10" : card.rank;
+  s.append(svg("rect", {x: 1, y: 1, width: 58, height: 82, rx: 6, fill: "#fff", stroke: "#444", "stroke-width": 1, class: "face"}));
+  s.append(svg("text", {x: 5, y: 17, "font-size": 15, "font-weight": "bold", fill: color, "font-family": "sans-serif"}, rank));
+  s.append(svg("text", {x: 5, y: 31, "font-size": 13, fill: color}, suit.symbol));
+  s.append(svg("text", {x: 33, y: 66, "font-size": 30, fill: color, "text-anchor": "middle"}, suit.symbol));
+  s.append(svg("title", {}, `${card.rank_name} of ${suit.name}`));
+  s.setAttribute("data-card", text);
+  if (opts.actionId !== undefined) {
+    s.classList.add("legal");
+    s.setAttribute("data-action", opts.actionId);
+    s.addEventListener("click", () => opts.onClick(opts.actionId));
+  } else if (opts.dim) {
+    s.classList.add("dim");
+  }
+  return s;
+}
+
+function showError(message) {
+  const box = $("error");
+  box.textContent = message;
+  box.classList.add("show");
+  clearTimeout(showError.timer);
+  showError.timer = setTimeout(() => box.classList.remove("show"), 6000);
+}
+
+function status(text) { $("status").textContent = text; }
+
+async function api(path, body) {
+  const init = body === undefined ? {} :
+    {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)};
+  const r = await fetch(path, init);
+  const data = await r.json();
+  if (!r.ok) throw new Error(data.error || `${path}: HTTP ${r.status}`);
+  return data;
+}
+
+function seatName(seat, me) {
+  return `${S.meta.relative_names[(seat - me + 4) % 4]} (seat ${seat})`;
+}
+
+// ------------------------------------------------------------------ the table
+// v: a view (seat_view or table_view); me: the seat at the bottom; hands[s]: cards or null
+function renderTable(box, v, me, hands, opts = {}) {
+  box.replaceChildren();
+  const legalCards = {};
+  for (const a of (opts.legal || [])) if (S.cards[a.text]) legalCards[a.text] = a.id;
+  for (let s = 0; s < 4; s++) {
+    const pos = POSITIONS[(s - me + 4) % 4];
+    const hand = el("div", {class: "hand", id: `hand-${pos}`});
+    if (hands[s]) {
+      for (const c of hands[s]) {
+        const legal = opts.onCard && legalCards[c] !== undefined;
+        hand.append(cardSVG(c, legal ? {actionId: legalCards[c], onClick: opts.onCard}
+                                     : {dim: !!opts.onCard && s === me && v.to_act === me}));
+      }
+    } else {
+      for (let k = 0; k < v.hand_sizes[s]; k++) hand.append(cardSVG(null));
+    }
+    const label = (opts.names ? opts.names[s] : seatName(s, me)) + (v.dealer === s ? " · dealer" : "");
+    const name = el("div", {class: "name" + (v.to_act === s ? " to-act" : ""), text: label});
+    box.append(el("div", {class: `seat s-${pos}`, id: `seat-${s}`},
+                  pos === "bottom" ? hand : name, pos === "bottom" ? name : hand));
+  }
+  const trick = el("div", {class: "trick", id: "trick"});
+  for (const p of v.tricks.current) {
+    const slot = el("div", {class: `slot p-${POSITIONS[(p.seat - me + 4) % 4]}` +
+                                   (v.tricks.winning === p.seat ? " winning" : "")});
+    slot.append(cardSVG(p.card));
+    trick.append(slot);
+  }
+  box.append(trick);
+  if (v.tricks.last) {
+    const last = el("div", {class: "last-trick", id: "last-trick"},
+                    el("div", {text: `last trick (${v.tricks.last.number}): ${seatName(v.tricks.last.winner, me)}`}));
+    const row = el("div");
+    for (const p of v.tricks.last.cards) row.append(cardSVG(p.card));
+    last.append(row);
+    box.append(last);
+  }
+  const c = v.contract ? `contract ${v.contract.label}` :
+    (v.highest_bid ? `bid ${v.highest_bid.text} by seat ${v.highest_bid.seat}` : (v.phase === "auction" ? "auction" : ""));
+  box.append(el("div", {class: "contract-badge", id: "contract"}, c,
+                v.retourne ? el("div", {}, "retourne ", cardSVG(v.retourne)) : null));
+}
+
+function infoPanel(v, me) {
+  const grid = el("div", {class: "info-grid"});
+  const row = (k, val) => grid.append(el("span", {text: k}), el("span", {}, val));
+  row("rules", v.rules);
+  row("dealer", seatName(v.dealer, me));
+  const auction = v.auction.map((a) => `${S.meta.relative_names[(a.seat - me + 4) % 4]} ${a.action}`).join(", ");
+  row("auction", auction || "(nothing said yet)");
+  if (v.contract) row("contract", v.contract.label);
+  row("tricks", el("span", {id: "tricks-won"},
+                   el("span", {class: "team-0", text: `team 0: ${v.tricks_won[0]} (${v.points_won[0]} pts)`}), "  ",
+                   el("span", {class: "team-1", text: `team 1: ${v.tricks_won[1]} (${v.points_won[1]} pts)`})));
+  if (v.belotes.length) row("belote", v.belotes.map((b) => `seat ${b.seat} (${b.suit})`).join(", "));
+  if (v.declarations) {
+    const shown = v.declarations.shown.map((cs, s) => cs.length ? `seat ${s}: ${cs.join(" ")}` : null).filter((x) => x);
+    row("declarations", (v.declarations.winner === null ? "nobody scores" : `team ${v.declarations.winner} scores`) +
+        (shown.length ? ` (${shown.join("; ")})` : ""));
+  }
+  if (v.match) {
+    const m = v.match;
+    row("score", el("span", {id: "match-score"}, `team 0: ${m.scores[0]}, team 1: ${m.scores[1]}` +
+        (m.mode === "match" ? ` (to ${m.target})` : m.mode === "deals" ? ` after ${m.deals_played} of ${m.deals} deals` : "")));
+  }
+  return grid;
+}
+
+function resultTable(res) {
+  if (res.void) return el("div", {class: "result", id: "result", text: "void deal: all four passed, no points"});
+  const t = el("table");
+  t.append(el("tr", {}, el("th", {text: ""}), el("th", {text: "team 0"}), el("th", {text: "team 1"})));
+  const rows = [["card points", "card_points"], ["belote", "belote"], ["declarations", "declarations"],
+                ["total", "total"], ["deal score", "score"]];
+  for (const [label, key] of rows)
+    t.append(el("tr", {}, el("th", {text: label}), el("td", {text: res.teams[0][key]}), el("td", {text: res.teams[1][key]})));
+  return el("div", {class: "result", id: "result"},
+            el("div", {text: `${res.contract.label}: ${res.outcome}` + (res.multiplier > 1 ? ` (x${res.multiplier})` : "")}), t);
+}
+
+// ------------------------------------------------------------------ play
+function connect() {
+  return new Promise((resolve, reject) => {
+    if (S.ws && S.ws.readyState === WebSocket.OPEN) return resolve(S.ws);
+    const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`);
+    ws.onopen = () => { S.ws = ws; resolve(ws); };
+    ws.onerror = () => reject(new Error("cannot connect to the game socket"));
+    ws.onclose = () => { if (S.ws === ws) { S.ws = null; status("game connection closed"); } };
+    ws.onmessage = (e) => onMessage(JSON.parse(e.data));
+  });
+}
+
+function send(msg) { S.ws.send(JSON.stringify(msg)); }
+
+function onMessage(m) {
+  if (m.type === "error") { showError(m.message); return; }
+  if (m.type === "state") {
+    S.play = m.view;
+    renderPlay();
+    if (m.view.result) refreshLibrary().catch(() => {});   // the record was just saved
+    return;
+  }
+  if (m.type === "record") {
+    if (S.pending === "download") {
+      const blob = new Blob([JSON.stringify(m.record, null, 1)], {type: "application/json"});
+      const a = el("a", {href: URL.createObjectURL(blob), download: m.name || "record.json"});
+      document.body.append(a); a.click(); a.remove();
+    } else if (S.pending === "replay") {
+      selectTab("replay");
+      loadRecord(m.record, {title: `your game (${m.name})`});
+    }
+    S.pending = null;
+  }
+}
+
+function renderPlay() {
+  const v = S.play;
+  const me = v.seat;
+  const names = v.agents.map((spec, s) => s === me ? `you (seat ${s})` : `${S.meta.relative_names[(s - me + 4) % 4]}: ${spec}`);
+  const hands = [null, null, null, null];
+  hands[me] = v.hand;
+  const mine = v.waiting === "you";
+  renderTable($("play-table"), v, me, hands, {legal: mine ? v.legal : [], names,
+                                              onCard: mine ? (id) => send({type: "act", action: id}) : null});
+  $("play-info").replaceChildren(infoPanel(v, me),
+      el("div", {id: "waiting", "data-waiting": v.waiting,
+                 text: {you: "your turn", bots: "the bots are playing...", next: "deal over", over: "game over"}[v.waiting]}));
+  const actions = $("play-actions");
+  actions.replaceChildren();
+  if (mine) {
+    for (const a of v.legal) {
+      if (S.cards[a.text]) continue;            // cards are clicked in the hand
+      actions.append(el("button", {"data-action": a.id, class: "action",
+                                   onclick: () => send({type: "act", action: a.id})}, a.text));
+    }
+  }
+  const end = $("play-end");
+  end.replaceChildren();
+  if (v.result) {
+    end.append(resultTable(v.result));
+    if (v.waiting === "next") end.append(el("button", {id: "next-deal", onclick: () => send({type: "next"})}, "Next deal"));
+    end.append(el("button", {id: "download", onclick: () => { S.pending = "download"; send({type: "record"}); }}, "Download record"),
+               el("button", {id: "open-replay", onclick: () => { S.pending = "replay"; send({type: "record"}); }}, "Open in replay"));
+  }
+  if (v.last_event) {
+    const log = $("play-log");
+    log.append(el("div", {text: `${seatName(v.last_event.seat, me)}: ${v.last_event.action}`}));
+    log.scrollTop = log.scrollHeight;
+  }
+}
+
+async function startGame(ev) {
+  ev.preventDefault();
+  try {
+    await connect();
+  } catch (e) { showError(e.message); return; }
+  const mode = $("setup-mode").value;
+  const msg = {type: "new", seat: +$("setup-seat").value, partner: $("setup-partner").value,
+               opponents: [$("setup-right").value, $("setup-left").value],
+               rules: $("setup-rules").value, seed: +$("setup-seed").value, pace: +$("setup-pace").value};
+  if (mode === "match") msg.match = true; else msg.deals = +mode;
+  $("play-log").replaceChildren();
+  send(msg);
+}
+
+// ------------------------------------------------------------------ replay
+async function loadRecord(record, opts = {}) {
+  try {
+    const r = await api("/api/replay", {record});
+    S.replay = {record, deals: r.deals, kind: r.kind, deal: opts.deal || 0, step: 0, position: null,
+                title: opts.title || `${r.kind} record, rules ${r.rules}`};
+    $("replay-title").textContent = S.replay.title;
+    const sel = $("replay-deal");
+    sel.replaceChildren(...r.deals.map((d, i) => el("option", {value: i, text: `${i + 1}: ${d.contract || "void"}`})));
+    sel.value = S.replay.deal;
+    $("replay-deal-label").style.display = r.deals.length > 1 ? "" : "none";
+    const d = r.deals[S.replay.deal];
+    await goto(opts.step !== undefined ? opts.step : d.play_starts);
+  } catch (e) { showError(e.message); }
+}
+
+async function goto(step) {
+  const R = S.replay;
+  if (!R) return;
+  const n = R.deals[R.deal].moves.length;
+  step = Math.max(0, Math.min(n, step));
+  const t0 = performance.now();
+  try {
+    // every hand is asked for (the record holds them all), those not chosen are hidden
+    const p = await api("/api/position", {record: R.record, deal: R.deal, step, show: "all"});
+    R.step = step;
+    R.position = p;
+    const mode = $("replay-show").value;
+    const seats = mode === "all" ? [0, 1, 2, 3] : mode === "actor" ? [p.to_act !== null ? p.to_act : 0] : [+mode];
+    const hands = p.hands.map((h, s) => seats.includes(s) ? h : null);
+    renderTable($("replay-table"), p, 0, hands, {names: [0, 1, 2, 3].map((s) => `seat ${s} (team ${s % 2})`)});
+    $("replay-info").replaceChildren(infoPanel(p, 0), p.result ? resultTable(p.result) : "");
+    $("step-label").textContent = `step ${step} / ${n}`;
+    $("step-label").setAttribute("data-step", step);
+    renderMoves();
+    $("analysis").replaceChildren();
+    status(`position in ${Math.round(performance.now() - t0)} ms`);
+    history.replaceState(null, "", location.pathname);
+    $("share-url").value = "";
+  } catch (e) { showError(e.message); }
+}
+
+function renderMoves() {
+  const R = S.replay;
+  const d = R.deals[R.deal];
+  const box = $("moves");
+  box.replaceChildren();
+  const start = el("span", {class: "mv" + (R.step === 0 ? " current" : ""), text: "start", onclick: () => goto(0)});
+  let row = el("div", {class: "trick-row"}, el("b", {text: "auction: "}), start);
+  box.append(row);
+  let cards = 0;
+  d.moves.forEach((m, i) => {
+    if (i === d.play_starts) { row = el("div", {class: "trick-row"}, el("b", {text: "trick 1: "})); box.append(row); }
+    row.append(el("span", {class: "mv" + (R.step === m.step ? " current" : ""), "data-step": m.step,
+                           title: `seat ${m.seat}`, text: `${m.seat}:${m.action}`, onclick: () => goto(m.step)}));
+    if (i >= d.play_starts && S.cards[m.action] && ++cards % 4 === 0 && cards < 32) {
+      row = el("div", {class: "trick-row"}, el("b", {text: `trick ${cards / 4 + 1}: `}));
+      box.append(row);
+    }
+  });
+}
+
+function fmt(v, digits = 1) {
+  if (v === null || v === undefined) return "";
+  return typeof v === "number" && !Number.isInteger(v) ? v.toFixed(digits) : String(v);
+}
+
+async function analyse() {
+  const R = S.replay;
+  if (!R) return;
+  const box = $("analysis");
+  box.replaceChildren(el("div", {text: "searching..."}));
+  const t0 = performance.now();
+  try {
+    const a = await api("/api/analyse", {record: R.record, deal: R.deal, step: R.step, worlds: +$("worlds").value});
+    const ms = Math.round(performance.now() - t0);
+    const play = a.phase === "play";
+    const head = ["action"].concat(play ? ["double dummy (score)", "double dummy (card points)", `PIMC (${a.worlds} worlds)`] : [])
+      .concat(["nn"]).concat(play ? [] : ["nn ev", "nn P(made)"]).concat(["chosen by", ""]);
+    const t = el("table", {id: "analysis-table"});
+    t.append(el("tr", {}, ...head.map((h) => el("th", {text: h}))));
+    const best = Math.max(...a.rows.map((r) => r.dd === null ? -Infinity : r.dd));
+    for (const r of a.rows) {
+      const cells = [el("td", {class: "act", text: r.action.text})];
+      if (play) cells.push(el("td", {class: "dd", text: fmt(r.dd)}), el("td", {text: fmt(r.dd_points)}), el("td", {class: "pimc", text: fmt(r.pimc)}));
+      cells.push(el("td", {class: "nn", text: fmt(r.nn)}));
+      if (!play) cells.push(el("td", {text: fmt(r.ev)}), el("td", {text: fmt(r.p_made, 2)}));
+      cells.push(el("td", {text: r.chosen_by.join(", ")}),
+                 el("td", {}, el("button", {class: "branch", "data-action": r.action.id,
+                                            onclick: () => branch(r.action.id)}, "branch")));
+      t.append(el("tr", {class: "row" + (play && r.dd === best ? " best-dd" : ""), "data-action": r.action.text}, ...cells));
+    }
+    box.replaceChildren(el("div", {text: `seat ${a.seat} (team ${a.team}) to act; values for its team; ` +
+                                          `searched in ${ms} ms` + (a.notes.length ? `; ${a.notes.join("; ")}` : "")}), t);
+    status(`analysis in ${ms} ms`);
+  } catch (e) { box.replaceChildren(); showError(e.message); }
+}
+
+async function branch(actionId) {
+  const R = S.replay;
+  const agents = [0, 1, 2, 3].map((s) => $(`branch-${s}`).value);
+  try {
+    status("the bots play on...");
+    const r = await api("/api/branch", {record: R.record, deal: R.deal, step: R.step, action: actionId, agents});
+    await loadRecord(r.record, {step: R.step + 1, title: `branch at step ${R.step} of ${R.title}`});
+  } catch (e) { showError(e.message); }
+}
+
+// the record in the address: deflate-raw, then base64url
+async function packRecord(record) {
+  const bytes = new TextEncoder().encode(JSON.stringify(record));
+  const stream = new Blob([bytes]).stream().pipeThrough(new CompressionStream("deflate-raw"));
+  const packed = new Uint8Array(await new Response(stream).arrayBuffer());
+  let bin = "";
+  for (const b of packed) bin += String.fromCharCode(b);
+  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+async function unpackRecord(text) {
+  const b64 = text.replace(/-/g, "+").replace(/_/g, "/");
+  const bin = atob(b64 + "=".repeat((4 - b64.length % 4) % 4));
+  const bytes = Uint8Array.from(bin, (ch) => ch.charCodeAt(0));
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate-raw"));
+  return JSON.parse(await new Response(stream).text());
+}
+
+async function share() {
+  const R = S.replay;
+  if (!R) return;
+  const hash = `#r=${await packRecord(R.record)}&d=${R.deal}&s=${R.step}&h=${$("replay-show").value}`;
+  history.replaceState(null, "", location.pathname + hash);
+  $("share-url").value = location.href;
+  $("share-url").select();
+  status("the address of this position is in the box (and the address bar)");
+}
+
+async function openFromAddress() {
+  const params = new URLSearchParams(location.hash.slice(1));
+  if (!params.has("r") && !params.has("lib")) return false;
+  selectTab("replay");
+  if (params.has("h")) $("replay-show").value = params.get("h");
+  try {
+    const record = params.has("r") ? await unpackRecord(params.get("r"))
+                                   : await api(`/api/records/${encodeURIComponent(params.get("lib"))}`);
+    await loadRecord(record, {deal: +(params.get("d") || 0), step: params.has("s") ? +params.get("s") : undefined,
+                              title: params.has("lib") ? params.get("lib") : "shared position"});
+  } catch (e) { showError(`cannot open the address's record: ${e.message}`); }
+  return true;
+}
+
+// ------------------------------------------------------------------ library, tournaments
+async function refreshLibrary() {
+  const lib = await api("/api/library");
+  $("library-records").replaceChildren(el("option", {value: "", text: lib.records.length ? "(records folder)" : "(no saved records)"}),
+    ...lib.records.map((r) => el("option", {value: r.name, text: `${r.name} (${r.kind})`})));
+  $("results-files").replaceChildren(...lib.results.map((r) => el("option", {value: r.name, text: r.name})));
+  return lib;
+}
+
+async function openResults() {
+  const name = $("results-files").value;
+  if (!name) { showError("no results file: serve --results FILE, or put .jsonl files in the records folder"); return; }
+  const box = $("results");
+  box.replaceChildren(el("div", {text: "reading..."}));
+  try {
+    const r = await api(`/api/results/${encodeURIComponent(name)}`);
+    box.replaceChildren();
+    for (const t of r.tables) {
+      const table = el("table", {class: "results-table"});
+      table.append(el("tr", {}, ...t.headers.map((h) => el("th", {text: h}))));
+      for (const row of t.rows) table.append(el("tr", {}, ...row.map((c) => el("td", {text: c}))));
+      box.append(el("h3", {text: t.title}), table);
+    }
+    for (const w of r.warnings) box.append(el("div", {class: "hint", text: w}));
+    const pairs = el("table", {id: "pairs"});
+    pairs.append(el("tr", {}, ...["pair", "team X", "team Y", "X - Y", "scores (X, Y)", "replay"].map((h) => el("th", {text: h}))));
+    for (const p of r.pairs.slice(0, 500)) {
+      const open = (k) => el("button", {class: "open-pair", "data-seating": k,
+                                        onclick: () => openPair(name, p, k)}, `seating ${k + 1}`);
+      pairs.append(el("tr", {}, el("td", {text: p.i}), el("td", {text: p.x}), el("td", {text: p.y}),
+                      el("td", {text: fmt(p.margin)}), el("td", {text: JSON.stringify(p.scores)}),
+                      el("td", {}, open(0), open(1))));
+    }
+    box.append(el("h3", {text: `deal pairs (${r.pairs.length})`}), pairs);
+  } catch (e) { box.replaceChildren(); showError(e.message); }
+}
+
+async function openPair(name, p, k) {
+  try {
+    status("playing the pair again...");
+    const r = await api(`/api/results/${encodeURIComponent(name)}/${encodeURIComponent(p.run)}/${p.i}`);
+    const seats = r.seatings[k].map((s, i) => `${i}: ${s}`).join(", ");
+    selectTab("replay");
+    await loadRecord(r.records[k], {title: `${name}, pair ${p.i}, seating ${k + 1} (${seats})` +
+                                          (r.same ? "" : " - differs from the stored scores")});
+  } catch (e) { showError(e.message); }
+}
+
+// ------------------------------------------------------------------ set-up
+function selectTab(name) {
+  for (const b of document.querySelectorAll("button.tab")) b.classList.toggle("active", b.dataset.tab === name);
+  if (name !== "play" && S.meta) refreshLibrary().catch(() => {});
+  for (const v of document.querySelectorAll(".view")) v.classList.toggle("active", v.id === `view-${name}`);
+}
+
+async function init() {
+  S.meta = await api("/api/meta");
+  for (const c of S.meta.cards) S.cards[c.text] = c;
+  $("agent-specs").replaceChildren(...S.meta.agents.concat([`pimc:worlds=${S.meta.worlds}`]).map((a) => el("option", {value: a})));
+  $("setup-rules").value = S.meta.rules;
+  $("worlds").value = S.meta.worlds;
+  for (const b of document.querySelectorAll("button.tab")) b.addEventListener("click", () => selectTab(b.dataset.tab));
+  $("setup").addEventListener("submit", startGame);
+  $("first").addEventListener("click", () => goto(0));
+  $("prev").addEventListener("click", () => S.replay && goto(S.replay.step - 1));
+  $("next").addEventListener("click", () => S.replay && goto(S.replay.step + 1));
+  $("last").addEventListener("click", () => S.replay && goto(1e9));
+  $("replay-show").addEventListener("change", () => S.replay && goto(S.replay.step));
+  $("replay-deal").addEventListener("change", () => {
+    S.replay.deal = +$("replay-deal").value;
+    goto(S.replay.deals[S.replay.deal].play_starts);
+  });
+  $("analyse").addEventListener("click", analyse);
+  $("share").addEventListener("click", share);
+  $("upload").addEventListener("change", async () => {
+    const f = $("upload").files[0];
+    if (!f) return;
+    let record;
+    try { record = JSON.parse(await f.text()); } catch (e) { showError(`${f.name}: not JSON: ${e.message}`); return; }
+    loadRecord(record, {title: f.name});
+  });
+  $("library-open").addEventListener("click", async () => {
+    const name = $("library-records").value;
+    if (!name) { await refreshLibrary(); return; }
+    try { loadRecord(await api(`/api/records/${encodeURIComponent(name)}`), {title: name}); } catch (e) { showError(e.message); }
+  });
+  $("results-open").addEventListener("click", openResults);
+  document.addEventListener("keydown", (e) => {
+    if (!$("view-replay").classList.contains("active") || e.target.tagName === "INPUT") return;
+    if (e.key === "ArrowRight") $("next").click();
+    if (e.key === "ArrowLeft") $("prev").click();
+  });
+  await refreshLibrary();
+  if (!await openFromAddress()) selectTab("play");
+  document.body.setAttribute("data-ready", "1");
+}
+
+init().catch((e) => showError(`the page could not start: ${e.message}`));

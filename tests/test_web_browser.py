@@ -1,0 +1,276 @@
+"""The page of ``coinche-rl serve`` in a real headless Chromium (selenium with Debian's
+``chromium`` and ``chromium-driver``; ``.ci/run`` installs them, locally the test is
+skipped with the reason when they are missing).
+
+One test walks the page as a person would, on a ``coinche-rl serve`` process started on a
+free port: play a whole deal by clicking (auction buttons, then the legal cards of the
+hand), open its record in the replay view, step forward and back, analyse a position
+and read a row (checked against the library's solver), share the position's address and
+open it in a fresh page, then open a deal pair of a tournament results file. It keeps
+screenshots and the measured response times under ``tests/artifacts/`` (ignored by
+git): ``web-play.png``, ``web-analysis.png``, ``web-tournament.png``,
+``web-timings.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+REPO = Path(__file__).resolve().parents[1]
+ARTIFACTS = REPO / "tests" / "artifacts"
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver")
+
+
+def _skip_reason():
+    for module, what in (("selenium", "selenium (the dev extra)"),
+                         ("starlette", "the web extra (pip install -e '.[web]')")):
+        try:
+            __import__(module)
+        except ImportError:
+            return f"{what} is not installed"
+    if not CHROMIUM or not CHROMEDRIVER:
+        return ("Debian's chromium and chromium-driver are not installed (apt-get install -y "
+                "chromium chromium-driver; .ci/run installs them)")
+    return None
+
+
+SKIP = _skip_reason()
+if SKIP:
+    pytest.skip(SKIP, allow_module_level=True)
+
+from selenium import webdriver  # noqa: E402
+from selenium.common.exceptions import (StaleElementReferenceException,  # noqa: E402
+                                        WebDriverException)
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+
+from coinche_rl.arena import run_round_robin  # noqa: E402
+from coinche_rl.records import replay_deal  # noqa: E402
+from coinche_rl.solver import Solver  # noqa: E402
+from coinche_rl.web.analysis import deal_at  # noqa: E402
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """``coinche-rl serve`` in a subprocess, with a records folder and a results file."""
+    root = tmp_path_factory.mktemp("serve")
+    results = root / "tour.jsonl"
+    run_round_robin(["random", "heuristic", "heuristic:aggression=20"], 2, seed=1, out=str(results))
+    port = _free_port()
+    log = open(root / "serve.log", "w")
+    cmd = [sys.executable, "-m", "coinche_rl.cli", "serve", "--port", str(port),
+           "--records", str(root / "records"), "--results", str(results), "--searches", "1"]
+    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=str(root))
+    url = f"http://127.0.0.1:{port}/"
+    t0 = time.perf_counter()
+    try:
+        while True:
+            try:
+                with urllib.request.urlopen(url + "api/meta", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.perf_counter() - t0 > 240:
+                log.flush()
+                pytest.fail(f"coinche-rl serve did not start:\n{(root / 'serve.log').read_text()}")
+            time.sleep(0.2)
+        yield {"url": url, "records": root / "records", "startup": time.perf_counter() - t0}
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    for a in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+              "--window-size=1300,1000"):
+        opts.add_argument(a)
+    driver = None
+    for attempt in range(2):                   # a first start on a cold machine can fail
+        try:
+            driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+            break
+        except WebDriverException:
+            if attempt:
+                raise
+            time.sleep(1)
+    driver.set_page_load_timeout(60)
+    yield driver
+    driver.quit()
+
+
+def _wait(driver, cond, timeout=60, what="the page"):
+    return WebDriverWait(driver, timeout).until(cond, message=f"waiting for {what}")
+
+
+def _attr(driver, element_id, name):
+    """An attribute read in one script call (the page redraws its elements after every
+    message: a found element may be gone by the next call)."""
+    return driver.execute_script(
+        "const e = document.getElementById(arguments[0]); "
+        "return e ? (arguments[1] === 'html' ? e.innerHTML : e.getAttribute(arguments[1])) : null;",
+        element_id, name)
+
+
+def _open(driver, url):
+    driver.get(url)
+    _wait(driver, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "1",
+          what="the page to start")
+
+
+def _step(driver) -> int:
+    return int(_attr(driver, "step-label", "data-step"))
+
+
+def _status_ms(driver, prefix) -> int:
+    text = driver.find_element(By.ID, "status").text
+    assert text.startswith(prefix), text
+    return int(text.split()[-2])
+
+
+def test_play_replay_analyse_share_and_a_tournament_pair_in_chromium(server, browser):
+    d = browser
+    ARTIFACTS.mkdir(exist_ok=True)
+    timings = {"server start-up (s)": round(server["startup"], 1)}
+    _open(d, server["url"])
+
+    # ---- play a whole deal by clicking
+    Select(d.find_element(By.ID, "setup-pace")).select_by_value("0")
+    d.find_element(By.ID, "setup-seed").clear()
+    d.find_element(By.ID, "setup-seed").send_keys("7")
+    d.find_element(By.ID, "start").click()
+    clicks = cards = 0
+    while True:
+        waiting = _wait(d, lambda d: _attr(d, "waiting", "data-waiting"), what="the game")
+        if waiting in ("next", "over"):
+            break
+        # in the auction pass (the first button), in the play the first legal card; only
+        # legal cards are clickable (the others are dimmed), so a click is always legal
+        found = d.execute_script(
+            "const cards = document.querySelectorAll('#hand-bottom svg.legal');"
+            "const buttons = document.querySelectorAll('#play-actions button.action');"
+            "const t = cards.length ? cards[0] : buttons[0];"
+            "if (!t || document.getElementById('waiting').dataset.waiting !== 'you') return null;"
+            "return [t.getAttribute('data-action'), cards.length > 0, "
+            "        document.querySelectorAll('#hand-bottom svg.card').length];")
+        if not found:
+            time.sleep(0.05)
+            continue
+        action, is_card, in_hand = found
+        target = d.find_elements(By.CSS_SELECTOR, f"#hand-bottom svg.legal[data-action='{action}'], "
+                                                  f"#play-actions button[data-action='{action}']")
+        if not target:
+            continue
+        hand_before = _attr(d, "hand-bottom", "html")
+        log_before = _attr(d, "play-log", "html")
+        try:
+            target[0].click()
+        except StaleElementReferenceException:
+            continue
+        clicks += 1
+        cards += bool(is_card)
+        _wait(d, lambda d: _attr(d, "play-log", "html") != log_before or
+              _attr(d, "hand-bottom", "html") != hand_before, what="the click's answer")
+    assert cards >= 1 and clicks >= 2
+    result = d.find_element(By.ID, "result").text
+    assert "deal score" in result or "void deal" in result
+    saved = list(server["records"].glob("game-*.json"))
+    assert len(saved) == 1
+    record = json.loads(saved[0].read_text())
+    deal = replay_deal(record)                   # the saved record replays and checks
+    assert deal.is_terminal
+    if not deal.is_void:
+        row = [line for line in result.splitlines() if line.startswith("deal score")][0]
+        assert row.split()[-2:] == [str(s) for s in deal.scores]
+    d.save_screenshot(str(ARTIFACTS / "web-play.png"))
+
+    # ---- the record in the replay view, stepped forward and back
+    d.find_element(By.ID, "open-replay").click()
+    _wait(d, lambda d: _attr(d, "step-label", "data-step") is not None, what="the replay")
+    start = _step(d)
+    assert start == len(deal.auction)            # a replay opens at the first card
+    d.find_element(By.ID, "next").click()
+    _wait(d, lambda d: _step(d) == start + 1, what="a step forward")
+    timings["replay step (ms, in the page)"] = _status_ms(d, "position in")
+    assert len(d.find_elements(By.CSS_SELECTOR, "#trick svg.card")) == 1
+    d.find_element(By.ID, "prev").click()
+    _wait(d, lambda d: _step(d) == start, what="a step back")
+    Select(d.find_element(By.ID, "replay-show")).select_by_value("actor")
+    _wait(d, lambda d: len(d.find_elements(By.CSS_SELECTOR, "svg.back")) == 24, what="hidden hands")
+    Select(d.find_element(By.ID, "replay-show")).select_by_value("all")
+    _wait(d, lambda d: not d.find_elements(By.CSS_SELECTOR, "svg.back"), what="every hand shown")
+
+    # ---- analysis at trick 1: a row per legal card, the values of the library
+    if deal.is_void:
+        pytest.skip("seed 7 gave a void deal: nothing to analyse")
+    d.find_element(By.ID, "analyse").click()
+    _wait(d, lambda d: d.find_elements(By.CSS_SELECTOR, "#analysis-table tr.row"), timeout=180,
+          what="the analysis")
+    timings["first analysis at trick 1 (ms, in the page)"] = _status_ms(d, "analysis in")
+    position = deal_at(record, 0, start)
+    acts, values = Solver().move_values(position, "score")
+    rows = d.find_elements(By.CSS_SELECTOR, "#analysis-table tr.row")
+    assert len(rows) == len(position.legal_actions())
+    first = rows[0]
+    card = first.get_attribute("data-action")
+    from coinche_rl.actions import parse_action
+    dd = dict(zip((int(a) for a in acts), (int(v) for v in values)))
+    assert first.find_element(By.CSS_SELECTOR, "td.dd").text == str(dd[parse_action(card)])
+    assert first.find_element(By.CSS_SELECTOR, "td.pimc").text != ""
+    d.save_screenshot(str(ARTIFACTS / "web-analysis.png"))
+
+    # ---- the position's address opens the same position in a fresh page
+    d.find_element(By.ID, "next").click()
+    _wait(d, lambda d: _step(d) == start + 1, what="a step forward")
+    d.find_element(By.ID, "share").click()
+    _wait(d, lambda d: d.find_element(By.ID, "share-url").get_attribute("value"), what="the link")
+    link = d.find_element(By.ID, "share-url").get_attribute("value")
+    assert "#r=" in link and len(link) < 4000
+    d.get("about:blank")                         # a new document, not a same-page jump
+    _open(d, link)
+    _wait(d, lambda d: _attr(d, "step-label", "data-step") == str(start + 1), what="the shared position")
+    assert "shared position" in d.find_element(By.ID, "replay-title").text
+
+    # ---- a tournament results file: its tables, a deal pair opened in the replay view
+    d.find_element(By.ID, "tab-tournaments").click()
+    d.find_element(By.ID, "results-open").click()
+    _wait(d, lambda d: d.find_elements(By.CSS_SELECTOR, "#pairs button.open-pair"), what="the pairs")
+    tables = d.find_elements(By.CSS_SELECTOR, "table.results-table")
+    assert len(tables) == 2 and "heuristic" in tables[1].text      # matchups, ratings
+    d.save_screenshot(str(ARTIFACTS / "web-tournament.png"))
+    d.find_elements(By.CSS_SELECTOR, "#pairs button.open-pair")[1].click()
+    _wait(d, lambda d: "seating 2" in d.find_element(By.ID, "replay-title").text, timeout=120,
+          what="the deal pair in the replay view")
+    assert "differs" not in d.find_element(By.ID, "replay-title").text
+    severe = [e for e in d.get_log("browser") if e["level"] == "SEVERE"]
+    assert not severe, severe
+    (ARTIFACTS / "web-timings.json").write_text(json.dumps(timings, indent=1) + "\n")
+    print("web page timings:", timings)
