@@ -36,6 +36,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 from bench_arena import machine  # noqa: E402
 from coinche_rl.agents.neural.agent import load_bid_net, load_play_net  # noqa: E402
+from coinche_rl.agents.neural.agent import warmup as nn_warmup  # noqa: E402
 from coinche_rl.agents.neural.net import default_weights_path  # noqa: E402
 from coinche_rl.agents.neural.selfplay import (SelfPlayTable, parse_opponents,  # noqa: E402
                                                selfplay_chunk)
@@ -80,6 +81,7 @@ def main(argv=None) -> dict:
     rules = get_rules("ffb")
     t0 = time.perf_counter()
     warmup()
+    nn_warmup()
     selfplay_warmup()
     out = {"bench": "selfplay", "quick": args.quick, "machine": machine(),
            "warmup_s": round(time.perf_counter() - t0, 2), "run": args.run or None}
@@ -87,8 +89,9 @@ def main(argv=None) -> dict:
     # ---- label generation (one core)
     net = load_play_net("", rules)
     table = SelfPlayTable(net, load_bid_net(rules=rules, required=False), [net])
-    ch = selfplay_chunk(rules, 12345, 0, n_label, table, parse_opponents(Args().opponents),
-                        frozen=0.5, epsilon=0.05)
+    pool = parse_opponents(Args().opponents)
+    selfplay_chunk(rules, 1, 0, 8, table, pool)          # the first call's own set-up
+    ch = selfplay_chunk(rules, 12345, 0, n_label, table, pool, frozen=0.5, epsilon=0.05)
     out["selfplay_labels_per_s"] = round(len(ch) / ch.seconds)
     out["selfplay_playout_steps_per_s"] = round(ch.playout_steps / ch.seconds)
     out["selfplay_deals_per_s"] = round(ch.deals / ch.seconds, 1)
