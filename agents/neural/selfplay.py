@@ -150,19 +150,12 @@ def setup_games(P, cpt, seed, first_game, frozen, cum_shares, n_past, states, se
             set_contract(S, P, P[P_MIN_BID], _frozen_strain(hands[taker], cpt), 0, taker)
         learner_team = rng_below(rng, 2)
         u = _u01(rng)
-        kind = 0
+        kind = 0                             # the index in OPPONENTS = the player
         while kind < 3 and u >= cum_shares[kind]:
             kind += 1
-        if kind == 0:
-            other = 0
-        elif kind == 1:
-            other = 1
-        elif kind == 2:
-            other = 2
-        elif n_past > 0:
-            other = 3 + rng_below(rng, n_past)
-        else:
-            other = 0
+        other = kind
+        if kind == P_PAST:                   # one past generation, or the learner
+            other = P_PAST + rng_below(rng, n_past) if n_past > 0 else P_LEARNER
         for s in range(4):
             seats[g, s] = 0 if (s & 1) == learner_team else other
         for j in range(5):
