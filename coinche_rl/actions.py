@@ -93,13 +93,19 @@ def action_card(a: int) -> int:
     return a - CARD_BASE
 
 
-def _parse_strain(text: str, whole: str) -> int:
+def _strain_id(text: str) -> int:
+    """The id of a strain's text (any case; the French ``SA`` / ``TA`` too), or -1."""
     t = text.strip().upper()
     t = {"SA": "NT", "TA": "AT"}.get(t, t)
-    if t not in STRAIN_NAMES:
+    return STRAIN_NAMES.index(t) if t in STRAIN_NAMES else -1
+
+
+def _parse_strain(text: str, whole: str) -> int:
+    s = _strain_id(text)
+    if s < 0:
         raise InvalidNotationError(
             f"invalid strain {text!r} in {whole!r}: expected one of S H D C NT AT")
-    return STRAIN_NAMES.index(t)
+    return s
 
 
 def parse_strain(strain) -> int:
@@ -112,12 +118,11 @@ def parse_strain(strain) -> int:
     :raises InvalidNotationError: naming the bad strain and the accepted ones.
     """
     if isinstance(strain, str):
-        t = strain.strip().upper()
-        t = {"SA": "NT", "TA": "AT"}.get(t, t)
-        if t not in STRAIN_NAMES:
+        s = _strain_id(strain)
+        if s < 0:
             raise InvalidNotationError(
                 f"invalid strain {strain!r}: expected one of S H D C NT AT (or its id 0..5)")
-        return STRAIN_NAMES.index(t)
+        return s
     if isinstance(strain, bool) or not hasattr(strain, "__index__") \
             or not 0 <= int(strain) < N_STRAINS:
         raise InvalidNotationError(
