@@ -84,7 +84,7 @@ class Library:
                     head = json.load(f)
                 kind = {DEAL_FORMAT: "deal", MATCH_FORMAT: "match"}.get(head.get("format"))
             except (OSError, ValueError, AttributeError):
-                pass
+                pass                    # unreadable or not JSON: not a record, not listed
             if kind is not None:
                 recs.append({"name": name, "kind": kind, "modified": os.path.getmtime(path)})
         recs.sort(key=lambda r: -r["modified"])
