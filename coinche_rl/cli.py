@@ -545,26 +545,36 @@ WARMUP_MODULES = ("coinche_rl.simulate", "coinche_rl.envs.kernels", "coinche_rl.
                   "coinche_rl.agents.neural.search", "coinche_rl.arena")
 
 #: how the warm-up processes share WARMUP_MODULES: chains of modules that build on each
-#: other's kernels (each chain in one process, in order), the longest first: the
-#: solver's kernels take about half of the compile time; the engine's and the bots',
-#: then the environments' and the networks' input kernels (which load the engine's
-#: from the cache when the second chain has finished)
-WARMUP_CHAINS = (("coinche_rl.solver", "coinche_rl.agents.sampler", "coinche_rl.agents.evaluation",
-                  "coinche_rl.agents.pimc"),
-                 ("coinche_rl.simulate", "coinche_rl.agents.numba_bots", "coinche_rl.arena"),
+#: other's kernels (each chain in one process, in this order). The solver's call graph is
+#: deep (each kernel waits for its callees), so it starts first, alone in its chain, and
+#: the modules that use it come after it there; the networks' and the environments'
+#: kernels load the engine's from the cache of the chain that compiled them first; the
+#: sampler and the bots come last, before the solver's chain needs the sampler
+WARMUP_CHAINS = (("coinche_rl.solver", "coinche_rl.agents.evaluation", "coinche_rl.agents.pimc"),
                  ("coinche_rl.envs.kernels", "coinche_rl.envs.vector",
                   "coinche_rl.agents.neural.agent", "coinche_rl.agents.neural.labels",
                   "coinche_rl.agents.neural.bid_labels", "coinche_rl.agents.neural.belief",
-                  "coinche_rl.agents.neural.search"))
+                  "coinche_rl.agents.neural.search"),
+                 ("coinche_rl.agents.sampler", "coinche_rl.simulate",
+                  "coinche_rl.agents.numba_bots", "coinche_rl.arena"))
+
+#: modules whose kernels call those of other modules with a long compile of their own:
+#: warming one up warms these first, in their own chain's place (the solver in the first
+#: process while the others compile the rest, instead of inside the PIMC loop's compile)
+WARMUP_NEEDS = {"coinche_rl.agents.pimc": ("coinche_rl.solver", "coinche_rl.agents.sampler"),
+                "coinche_rl.agents.evaluation": ("coinche_rl.solver", "coinche_rl.agents.sampler"),
+                "coinche_rl.agents.neural.search": ("coinche_rl.solver",
+                                                    "coinche_rl.agents.sampler")}
 
 
 def warmup_chains(modules) -> List[List[str]]:
-    """``modules`` split as :data:`WARMUP_CHAINS` (in their order; a module of no chain
-    goes to the last one), empty chains dropped."""
-    chains: List[List[str]] = [[] for _ in WARMUP_CHAINS]
-    for name in modules:
-        k = next((i for i, c in enumerate(WARMUP_CHAINS) if name in c), len(chains) - 1)
-        chains[k].append(name)
+    """``modules`` and what they need (:data:`WARMUP_NEEDS`) split as
+    :data:`WARMUP_CHAINS`, in the chains' order; a module of no chain goes to the end of
+    the last one, in the order given; empty chains dropped."""
+    wanted = list(dict.fromkeys(m for name in modules
+                                for m in (*WARMUP_NEEDS.get(name, ()), name)))
+    chains = [[m for m in chain if m in wanted] for chain in WARMUP_CHAINS]
+    chains[-1] += [m for m in wanted if not any(m in c for c in WARMUP_CHAINS)]
     return [c for c in chains if c]
 
 

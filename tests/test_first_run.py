@@ -104,8 +104,11 @@ def test_the_tournament_compiles_the_agents_kernels_in_parallel_chains(fresh, ca
     from coinche_rl import arena
     cli._warm_agents(arena, ["random", "heuristic", "pimc", "nn"])
     out = capsys.readouterr().out
-    assert fresh == [[["coinche_rl.agents.pimc"], ["coinche_rl.arena"],
-                      ["coinche_rl.agents.neural.agent"]]]
+    # the solver starts alone in the first process, before the PIMC loop that calls it;
+    # the sampler compiles in the other process before the first one needs it
+    assert fresh == [[["coinche_rl.solver", "coinche_rl.agents.pimc"],
+                      ["coinche_rl.agents.neural.agent"],
+                      ["coinche_rl.agents.sampler", "coinche_rl.arena"]]]
     assert out.index("preparing the numba kernels") < out.index("compiling in 2 processes") \
         < out.index("kernels ready in")
 
@@ -120,7 +123,24 @@ def test_warmup_compiles_every_module_in_chains(fresh, capsys):
 
 def test_warmup_chains_keep_unknown_modules():
     assert cli.warmup_chains(["coinche_rl.arena", "my_kernels", "coinche_rl.agents.pimc"]) == \
-        [["coinche_rl.agents.pimc"], ["coinche_rl.arena"], ["my_kernels"]]
+        [["coinche_rl.solver", "coinche_rl.agents.pimc"],
+         ["coinche_rl.agents.sampler", "coinche_rl.arena", "my_kernels"]]
+
+
+def test_warmup_chains_put_what_a_module_needs_before_it():
+    assert cli.warmup_chains(["coinche_rl.arena"]) == [["coinche_rl.arena"]]
+    for name, needs in cli.WARMUP_NEEDS.items():
+        chains = cli.warmup_chains([name])
+        order = [m for c in chains for m in c]
+        assert sorted(order) == sorted({name, *needs})
+        for need in needs:
+            # a need in the same chain comes first; in another chain, it never waits for
+            # ``name``'s chain (different processes compile at once)
+            same = next(c for c in chains if name in c)
+            assert need not in same or same.index(need) < same.index(name)
+    # every module a chain lists is warmed by `coinche-rl warmup`, and every one once
+    listed = [m for c in cli.WARMUP_CHAINS for m in c]
+    assert sorted(listed) == sorted(cli.WARMUP_MODULES)
 
 
 def test_evaluate_says_it_compiles_and_compiles_both_methods_at_once(fresh, capsys, caplog):
