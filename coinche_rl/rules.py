@@ -29,8 +29,36 @@ from types import MappingProxyType
 from typing import Dict, Mapping, Optional, Tuple
 
 import numpy as np
+from numba import njit
 
 from .cards import RANKS, SUITS
+
+# ------------------------------------------------------------------ the table
+#: The game's dimensions, read by every kernel under these names (seat arithmetic is
+#: modulo :data:`N_SEATS`, a power of two; the teams alternate around the table).
+N_SEATS = 4                 # seats, 0..3 in playing order
+N_TEAMS = 2                 # teams: seats 0 and 2, seats 1 and 3
+N_TRICKS = 8                # tricks of a deal
+CARDS_PER_HAND = 8          # cards dealt to each seat
+SEAT_MASK = N_SEATS - 1     # ``x & SEAT_MASK``: ``x`` modulo N_SEATS, negatives included
+
+
+@njit(cache=True)
+def team(seat):
+    """Team of a seat: 0 for seats 0 and 2, 1 for seats 1 and 3."""
+    return seat & (N_TEAMS - 1)
+
+
+@njit(cache=True)
+def partner(seat):
+    """The partner of ``seat``: the seat across the table."""
+    return (seat + N_TEAMS) & SEAT_MASK
+
+
+@njit(cache=True)
+def seat_after(seat, k):
+    """The seat ``k`` places after ``seat`` in playing order (``k`` may be negative)."""
+    return (seat + k) & SEAT_MASK
 
 # --------------------------------------------------------------------------- strains
 SPADES, HEARTS, DIAMONDS, CLUBS, NT, AT = range(6)
@@ -768,13 +796,10 @@ def check_int(v, name: str, lo: int, hi: Optional[int] = None, *, error=ValueErr
     return int(v)
 
 
-def team(seat: int) -> int:
-    """Team of a seat: 0 for seats 0 and 2, 1 for seats 1 and 3."""
-    return seat & 1
-
-
 def strain_name(strain: int) -> str:
     return STRAIN_NAMES[strain]
 
 
 assert len(SUITS) == 4 and len(RANKS) == 8
+assert N_SEATS * CARDS_PER_HAND == 32 and sum(DEAL_PACKETS) == CARDS_PER_HAND
+assert N_TRICKS == CARDS_PER_HAND and N_SEATS & SEAT_MASK == 0

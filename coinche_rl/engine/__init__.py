@@ -1,0 +1,83 @@
+"""The numba engine: one deal as a fixed-size int64 state vector, stepped by kernels.
+
+Kernels take the state ``S`` (int64, shape ``(STATE_SIZE,)``, laid out in
+:mod:`~coinche_rl.engine.layout`), the rule vector ``P`` (int64,
+:func:`coinche_rl.rules.params_vector`) and plain ints; they never raise and never
+allocate Python objects. Randomness comes in as a seed (splitmix64 streams).
+
+The modules, lowest first (each imports only the ones above it):
+
+================  ===================================================================
+``layout``        the state layout, its sentinels and the named accessors of its slots
+``bits``          bit counts and the random stream (splitmix64, Fisher-Yates)
+``deal``          dealing: the seed -> deal map, the 3-2-3 packets, the classic deal
+``declarations``  declarations (best combination, which team scores) and belotes
+``auction``       the auction and the classic prise, the start of the card play
+``scoring``       scoring a finished deal, the match's end, synthetic outcomes
+``play``          card-play legality, the legal actions, applying an action
+``views``         what a seat may know (public view) and determinisation
+``simulation``    random play-outs and the batched simulations
+================  ===================================================================
+
+Everything public is re-exported here: ``from coinche_rl import engine as E`` then
+``E.apply_legal_action``, ``E.S_HAND``, ... The game's dimensions and seat arithmetic
+(``N_SEATS``, ``team``, ``partner``, ...) and the rule constants are defined in
+:mod:`coinche_rl.rules`, the action ids in :mod:`coinche_rl.actions`; both are
+re-exported here for the callers that read them from the engine.
+"""
+
+from __future__ import annotations
+
+from .. import actions as A  # noqa: F401  (E.A, E.R: the modules the engine reads)
+from .. import rules as R  # noqa: F401
+# the rule constants and action ids the kernels read, under the engine's names
+from ..actions import (PASS, BID_BASE, CAPOT_BASE, COINCHE, SURCOINCHE, CARD_BASE, TAKE,
+                       NAME_BASE, DECLARE, NO_DECLARE, BELOTE, NO_BELOTE, N_ACTIONS)
+from ..rules import (MIN_BID_VALUE, N_BID_VALUES, CAPOT_VALUE, DIX_DE_DER, BELOTE_POINTS,
+                     DEAL_POINTS, CAPOT_POINTS, CAPOT_BONUS, SCALED_AT_DEAL_POINTS, NT, AT,
+                     CARD_ORDER, ABOVE, TRUMP_SUIT_MASK, ALL_CARD_POINTS, SEQ_POINTS,
+                     SEQ_KEY, SEQ_USED, SEQ_POINTS_SHARE, SEQ_KEY_SHARE, SEQ_USED_SHARE,
+                     CARRE_PTS, CARRE_KEYS, P_FAMILY, P_NT_AT, P_MIN_BID, P_MAX_BID,
+                     P_BID_STEP, P_CAPOT_AFTER_COINCHE, P_MULT_COINCHE, P_MULT_SURCOINCHE,
+                     P_DECLARATIONS, P_DECL_SHARE, P_CARRE_LOW_CANCELS, P_OPTIONAL_DECLARE,
+                     P_OPTIONAL_BELOTE, P_BELOTE_TAKEABLE, P_COUNT_BELOTE,
+                     P_COUNT_DECLARATIONS, P_BID_ONLY, P_FAIL_BASE, P_COINCHE_SCORING,
+                     P_AT_TABLE, P_GENERALE_BONUS, P_PLAY_RULES, P_ROUNDING, P_BID_LADDER)
+from ..rules import (CARDS_PER_HAND, N_SEATS, N_TEAMS, N_TRICKS, SEAT_MASK, partner,
+                     seat_after, team)
+from .layout import (AUCTION, PLAY, DONE, MAX_AUCTION, STATE_LAYOUT, STATE_OFFSETS,
+                     STATE_SIZE, NO_SEAT, NO_CARD, NO_ACTION, DECL_UNRESOLVED, DECL_NOBODY,
+                     NOT_COINCHED, COINCHED, SURCOINCHED, MADE_UNSCORED, MADE_FAILED,
+                     MADE_MADE, MADE_LITIGE, current_seat, set_current_seat, phase_of,
+                     dealer_of, hand_of, contract_of, contract_strain, auction_length,
+                     auction_action, retourne_of, prise_round, seat_declaration_points,
+                     low_carre_seats, declare_decided_seats, mark_declared,
+                     belote_holder_seats, belote_decided_seats, belote_announced_seats,
+                     deal_made, team_score, team_card_points, set_hand, initial_hand,
+                     set_initial_hand, set_auction_action, set_contract_strain,
+                     set_retourne, contract_is_capot, coinche_level, trick_number,
+                     team_points_won, team_tricks_won, seat_tricks_won, current_seats,
+                     phases_of, deal_void, cards_in_trick, trick_leader, trick_card,
+                     played_cards, winning_card, winning_seat, current_leader, trick_winner,
+                     declaration_winner, declaration_cards)
+from .bits import (kernel, popcount, lowest_card, highest_card, nth_card, rng_next,
+                   rng_below, rng_seed, seed_int64, shuffle)
+from .deal import (random_deal, hands_from_deck_into, deal_into, reset_state, reset_classic)
+from .declarations import (hand_declarations, resolve_declarations, belote_pairs)
+from .auction import (_strain_allowed, prise_options, open_bid_values, _auction_flags,
+                      _start_play, set_contract)
+from .play import (beats, RULE_FREE, RULE_FOLLOW, RULE_OVERTRUMP_LED, RULE_BEAT, RULE_TRUMP,
+                   RULE_OVERTRUMP, RULE_UNDERTRUMP, card_play_rule, legal_cards_rule,
+                   legal_cards, _pending_choice, legal_play_rule, legal_play_mask,
+                   legal_actions_into, is_legal, apply_action, apply_legal_action)
+from .scoring import (SCORING_FFB, SCORING_CARDS_PLUS_BID, SCORING_ALL_PLUS_BID,
+                      AT_SCALED_INDEX, scale_at_points, round10, score_deal, match_winner,
+                      OUTCOME_CAPOT_AGAINST, OUTCOME_NORMAL, OUTCOME_CAPOT,
+                      OUTCOME_GENERALE, set_outcome, outcome_score)
+from .views import (NO_DECK, played_by, played_first_trick, announced_belotes,
+                    shown_declarers, public_view_into, public_view, determinize_into,
+                    private_choices, private_info, determinize)
+from .simulation import (_auction_kth_other, _random_action, play_out_stepwise, play_out,
+                         simulate_random_deals, random_playouts, random_play_phase)
+
+globals().update(STATE_OFFSETS)     # the S_* slot offsets, as engine.S_HAND, ...

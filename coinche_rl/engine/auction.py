@@ -1,0 +1,173 @@
+"""TODO"""
+
+from __future__ import annotations
+
+from ..actions import BID_BASE, CAPOT_BASE, COINCHE, NAME_BASE, PASS, SURCOINCHE, TAKE
+from ..rules import (BELOTE_POINTS, CAPOT_VALUE, MIN_BID_VALUE, P_BID_LADDER,
+                     P_CAPOT_AFTER_COINCHE, P_DECLARATIONS, P_DECL_SHARE, P_FAMILY, P_NT_AT,
+                     P_OPTIONAL_BELOTE)
+from .bits import kernel
+from .deal import _classic_distribute
+from .declarations import belote_pairs, hand_declarations
+from .layout import (DONE, MADE_UNSCORED, NO_SEAT, PLAY, S_BELOTE_CARDS, S_BELOTE_ON,
+                     S_BELOTE_SEATS, S_BID_SEAT, S_BID_STRAIN, S_BID_VALUE, S_CAPOT,
+                     S_COINCHE, S_COINCHE_SEAT, S_CUR, S_DEALER, S_DECL_CARDS, S_DECL_KEY,
+                     S_DECL_LOW, S_DECL_PTS, S_HAND, S_LEADER, S_MADE, S_PASSES, S_PHASE,
+                     S_PRISE_ROUND, S_RETOURNE, S_TEAM_BELOTE, S_TRICK_LEADERS, S_TRICK_N,
+                     S_TRICK_NO, S_VOID)
+
+
+@kernel
+def _strain_allowed(P, strain):
+    return strain < 4 or P[P_NT_AT] != 0
+
+
+@kernel
+def prise_options(S, P):
+    """Classic prise: mask of the legal actions besides pass, bit ``a - TAKE`` for action
+    ``a`` (round 1: take; round 2: name another suit, or NT / AT when allowed)."""
+    if S[S_PRISE_ROUND] == 1:
+        return 1
+    m = 0
+    rs = S[S_RETOURNE] >> 3
+    for st in range(6):
+        if st != rs and _strain_allowed(P, st):
+            m |= 2 << st
+    return m
+
+
+@kernel
+def open_bid_values(S, P):
+    """Mask of the numeric bids still open: bit i = value ``80 + 10 i`` is on the rule
+    set's ladder and above the current bid."""
+    ladder = P[P_BID_LADDER]
+    cur_val = S[S_BID_VALUE]
+    if cur_val >= MIN_BID_VALUE:
+        ladder &= ~((2 << ((cur_val - MIN_BID_VALUE) // 10)) - 1)
+    return ladder
+
+
+@kernel
+def _auction_flags(S, P):
+    """``(bids_open, capot_ok, coinche_ok, surcoinche_ok, n_strains)`` for the seat to
+    act in the auction."""
+    cur = S[S_CUR]
+    bid_seat = S[S_BID_SEAT]
+    coinche = S[S_COINCHE]
+    capot = S[S_CAPOT]
+    ns = 6 if P[P_NT_AT] != 0 else 4
+    bids_open = coinche == 0 and capot == 0
+    capot_ok = capot == 0 and (coinche == 0 or (coinche == 1 and P[P_CAPOT_AFTER_COINCHE] != 0))
+    coinche_ok = coinche == 0 and bid_seat >= 0 and ((bid_seat ^ cur) & 1) == 1
+    surcoinche_ok = coinche == 1 and ((bid_seat ^ cur) & 1) == 0
+    return bids_open, capot_ok, coinche_ok, surcoinche_ok, ns
+
+
+@kernel
+def _auction_is_legal(S, P, a):
+    """Legality of auction action ``a`` without building the whole mask."""
+    if a == PASS:
+        return True
+    cur = S[S_CUR]
+    bid_seat = S[S_BID_SEAT]
+    coinche = S[S_COINCHE]
+    capot = S[S_CAPOT]
+    if a < CAPOT_BASE:
+        if coinche != 0 or capot != 0:
+            return False
+        st = (a - BID_BASE) % 6
+        vi = (a - BID_BASE) // 6
+        return _strain_allowed(P, st) and (open_bid_values(S, P) >> vi) & 1 == 1
+    if a < COINCHE:
+        if capot != 0 or not _strain_allowed(P, a - CAPOT_BASE):
+            return False
+        return coinche == 0 or (coinche == 1 and P[P_CAPOT_AFTER_COINCHE] != 0)
+    if a == COINCHE:
+        return coinche == 0 and bid_seat >= 0 and ((bid_seat ^ cur) & 1) == 1
+    if a == SURCOINCHE:
+        return coinche == 1 and ((bid_seat ^ cur) & 1) == 0
+    return False
+
+
+@kernel
+def _start_play(S, P):
+    """Auction over: compute declarations and belotes, first trick led by the seat after
+    the dealer."""
+    S[S_PHASE] = PLAY
+    leader = (S[S_DEALER] + 1) % 4
+    S[S_LEADER] = leader
+    S[S_CUR] = leader
+    S[S_TRICK_NO] = 0
+    S[S_TRICK_N] = 0
+    S[S_TRICK_LEADERS] = leader
+    strain = S[S_BID_STRAIN]
+    if P[P_DECLARATIONS]:
+        share = P[P_DECL_SHARE]
+        for seat in range(4):
+            pts, key, used, low = hand_declarations(S[S_HAND + seat], strain, share)
+            S[S_DECL_PTS + seat] = pts
+            S[S_DECL_KEY + seat] = key
+            S[S_DECL_CARDS + seat] = used
+            if low:
+                S[S_DECL_LOW] |= 1 << seat
+    # belote: K and Q of a trump suit in one hand (every suit at AT, none at NT)
+    for seat in range(4):
+        pairs, npairs = belote_pairs(S[S_HAND + seat], strain)
+        if npairs:
+            S[S_BELOTE_SEATS] |= 1 << seat
+            if P[P_OPTIONAL_BELOTE] == 0:
+                S[S_BELOTE_ON] |= 1 << seat
+                S[S_BELOTE_CARDS] |= pairs
+                S[S_TEAM_BELOTE + (seat & 1)] += BELOTE_POINTS * npairs
+
+
+@kernel
+def _end_auction_void(S):
+    S[S_PHASE] = DONE
+    S[S_VOID] = 1
+    S[S_CUR] = NO_SEAT
+    S[S_MADE] = MADE_UNSCORED
+
+
+@kernel
+def _apply_prise(S, P, a):
+    """Classic prise (RULES.md §11): take the retourne's suit, name a strain, or pass."""
+    cur = S[S_CUR]
+    if a == PASS:
+        S[S_PASSES] += 1
+        if S[S_PASSES] == 4:
+            if S[S_PRISE_ROUND] == 1:
+                S[S_PRISE_ROUND] = 2
+                S[S_PASSES] = 0
+            else:
+                _end_auction_void(S)
+                return
+        S[S_CUR] = (cur + 1) & 3
+        return
+    S[S_BID_STRAIN] = (S[S_RETOURNE] >> 3) if a == TAKE else a - NAME_BASE
+    S[S_BID_SEAT] = cur
+    _classic_distribute(S)
+    _start_play(S, P)
+
+
+@kernel
+def set_contract(S, P, value, strain, coinche, taker):
+    """Skip the auction of a freshly reset state: the contract is ``value`` (250 for a
+    capot bid) in ``strain``, coinche level ``coinche`` (0, 1, 2), taken by ``taker``;
+    the auction record is left empty. Play starts as after a real auction.
+
+    Classic family: ``value`` and ``coinche`` must be 0; the taker receives the retourne
+    and the remaining cards are dealt as after a real prise."""
+    if P[P_FAMILY] != 0:
+        S[S_BID_STRAIN] = strain
+        S[S_BID_SEAT] = taker
+        _classic_distribute(S)
+        _start_play(S, P)
+        return
+    S[S_BID_VALUE] = value
+    S[S_BID_STRAIN] = strain
+    S[S_BID_SEAT] = taker
+    S[S_CAPOT] = 1 if value == CAPOT_VALUE else 0
+    S[S_COINCHE] = coinche
+    S[S_COINCHE_SEAT] = ((taker + 1) & 3) if coinche > 0 else -1
+    _start_play(S, P)

@@ -1,0 +1,103 @@
+"""TODO"""
+
+from __future__ import annotations
+
+import numpy as np
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
+
+
+
+
+#: Decorator of the kernels that take arrays but never allocate: compiled without numba's
+#: reference counting, which otherwise costs ~30 ns of atomic increments and decrements
+#: per call (measured: 31 ns -> 0.4 ns for the declare/belote check).
+kernel = njit(cache=True, _nrt=False)
+
+
+# The hardware's bit counts (POPCNT, TZCNT, LZCNT where the CPU has them) through LLVM's
+# intrinsics: shorter and faster than table tricks in the solver's inner loops.
+def _bit_count(emit):
+    """An intrinsic ``f(x)`` for integer ``x`` whose code is ``emit(builder, x)``."""
+    @intrinsic
+    def count(typingctx, x):
+        if not isinstance(x, types.Integer):
+            return None
+
+        def codegen(context, builder, signature, args):
+            return emit(builder, args[0])
+        return x(x), codegen
+    return count
+
+
+_NOT_UNDEF = ir.Constant(ir.IntType(1), 0)     # cttz / ctlz of 0: the bit width
+_llvm_ctpop = _bit_count(lambda builder, x: builder.ctpop(x))
+_llvm_cttz = _bit_count(lambda builder, x: builder.cttz(x, _NOT_UNDEF))
+_llvm_ctlz = _bit_count(lambda builder, x: builder.ctlz(x, _NOT_UNDEF))
+
+
+@njit(cache=True, inline="always")
+def popcount(x):
+    """Number of set bits of a 32-bit mask held in an int64."""
+    return _llvm_ctpop(np.int64(x) & 0xFFFFFFFF)
+
+
+@njit(cache=True, inline="always")
+def lowest_card(m):
+    """Index of the lowest set bit of a non-zero 32-bit mask (0 for 0)."""
+    return _llvm_cttz(np.int64(m)) & 63
+
+
+@njit(cache=True, inline="always")
+def highest_card(m):
+    """Index of the highest set bit of a non-zero 32-bit mask (-1 for 0)."""
+    return 63 - _llvm_ctlz(np.int64(m))
+
+
+@njit(cache=True, inline="always")
+def nth_card(m, k):
+    """Index of the k-th (0-based) set bit of ``m``, counting from the lowest."""
+    for _ in range(k):
+        m &= m - 1
+    return lowest_card(m)
+
+
+@kernel
+def rng_next(rng):
+    """splitmix64 step on ``rng`` (uint64 array of 1); returns a uint64."""
+    z = rng[0] + np.uint64(0x9E3779B97F4A7C15)
+    rng[0] = z
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@kernel
+def rng_below(rng, n):
+    """Uniform int in ``0..n-1`` (n < 2**32)."""
+    return np.int64(((rng_next(rng) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
+
+
+@kernel
+def rng_seed(rng, seed, stream):
+    """Seed ``rng`` for sub-stream ``stream`` of ``seed`` (independent of chunking)."""
+    rng[0] = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(stream) * np.uint64(0xD1B54A32D192ED03)
+    rng_next(rng)
+
+
+def seed_int64(seed: int) -> int:
+    """``seed`` as the int64 the kernels see (two's complement of its low 64 bits)."""
+    s = int(seed) % (1 << 64)
+    return s - (1 << 64) if s >= (1 << 63) else s
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def shuffle(rng, a, n):
+    """Fisher-Yates shuffle of ``a[0:n]`` in place (``a[i]`` swapped with
+    ``a[rng_below(rng, i + 1)]`` for ``i = n - 1 .. 1``)."""
+    for i in range(n - 1, 0, -1):
+        j = rng_below(rng, i + 1)
+        t = a[i]
+        a[i] = a[j]
+        a[j] = t

@@ -1,0 +1,135 @@
+"""TODO"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .. import rules as R
+from ..rules import P_FAMILY
+from .bits import kernel, rng_below, shuffle
+from .layout import (AUCTION, DECL_UNRESOLVED, MADE_UNSCORED, MAX_AUCTION, NO_ACTION,
+                     NO_CARD, NO_SEAT, STATE_SIZE, S_AUCTION, S_BID_SEAT, S_COINCHE_SEAT,
+                     S_CUR, S_DEALER, S_DECK, S_DECL_WINNER, S_GENERALE, S_HAND,
+                     S_INIT_HAND, S_MADE, S_PHASE, S_PLAYS, S_PRISE_ROUND, S_RETOURNE,
+                     S_TRICK_LEADERS, S_TRICK_WINNERS, S_WIN_CARD, S_WIN_SEAT)
+
+
+@kernel
+def random_deal(rng, hands, deck):
+    """Shuffle the 32 cards (Fisher-Yates) and fill ``hands`` (int64[4]) with 8 each;
+    ``deck`` (int64[32]) is scratch space."""
+    for i in range(32):
+        deck[i] = i
+    shuffle(rng, deck, 32)
+    for s in range(4):
+        m = 0
+        for k in range(8):
+            m |= 1 << deck[8 * s + k]
+        hands[s] = m
+
+
+@kernel
+def hands_from_deck_into(deck, dealer, hands):
+    """Deal the 32 cards of ``deck`` as a coinche-family dealer does: in packets of
+    ``rules.DEAL_PACKETS`` (3-2-3) from the seat after ``dealer``, into ``hands``
+    (int64[4]). The one copy of that deal (``game.hands_from_deck``, the arena's deal
+    sets)."""
+    for s in range(4):
+        hands[s] = 0
+    i = 0
+    for packet in R.DEAL_PACKETS:
+        for j in range(4):
+            seat = (dealer + 1 + j) & 3
+            for _ in range(packet):
+                hands[seat] |= np.int64(1) << deck[i]
+                i += 1
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def deal_into(S, P, rng, dealer, hands, deck):
+    """A fresh random deal into ``S`` from the stream ``rng``: :func:`random_deal`, then
+    the dealer (``dealer``, or a random seat drawn after the cards when -1), then
+    :func:`reset_classic` (classic family) or :func:`reset_state`. The one seed -> deal
+    map of the kernels (``hands`` int64[4], ``deck`` int64[32]: scratch and result)."""
+    random_deal(rng, hands, deck)
+    d = dealer if dealer >= 0 else rng_below(rng, 4)
+    if P[P_FAMILY] != 0:
+        reset_classic(S, deck, d)
+    else:
+        reset_state(S, hands, d)
+
+
+@kernel
+def reset_state(S, hands, dealer):
+    """Start a coinche-family deal: ``hands`` (int64[4]) dealt by ``dealer``; the auction
+    begins."""
+    _clear_state(S, dealer)
+    for s in range(4):
+        S[S_HAND + s] = hands[s]
+        S[S_INIT_HAND + s] = hands[s]
+
+
+@kernel
+def _clear_state(S, dealer):
+    """Every slot to its value before the deal, hands empty."""
+    for k in range(STATE_SIZE):
+        S[k] = 0
+    S[S_DEALER] = dealer
+    S[S_PHASE] = AUCTION
+    S[S_CUR] = (dealer + 1) % 4
+    S[S_BID_SEAT] = NO_SEAT
+    S[S_COINCHE_SEAT] = NO_SEAT
+    S[S_DECL_WINNER] = DECL_UNRESOLVED
+    S[S_MADE] = MADE_UNSCORED
+    S[S_GENERALE] = NO_SEAT
+    S[S_WIN_SEAT] = NO_SEAT
+    S[S_WIN_CARD] = NO_CARD
+    for i in range(8):
+        S[S_TRICK_LEADERS + i] = NO_SEAT
+        S[S_TRICK_WINNERS + i] = NO_SEAT
+    for i in range(32):
+        S[S_PLAYS + i] = NO_CARD
+    for i in range(MAX_AUCTION):
+        S[S_AUCTION + i] = NO_ACTION
+    S[S_RETOURNE] = NO_CARD
+    for i in range(32):
+        S[S_DECK + i] = NO_CARD
+
+
+@kernel
+def reset_classic(S, deck, dealer):
+    """Start a classic-family deal (RULES.md §11) from ``deck`` (int64[32], the cards in
+    dealing order): 3 then 2 cards to each seat from the one after ``dealer``, the next
+    card turned up (the retourne); the other 11 wait for the end of the prise."""
+    _clear_state(S, dealer)
+    i = 0
+    for packet in (3, 2):
+        for k in range(4):
+            seat = (dealer + 1 + k) & 3
+            for _ in range(packet):
+                S[S_HAND + seat] |= 1 << deck[i]
+                i += 1
+    for s in range(4):
+        S[S_INIT_HAND + s] = S[S_HAND + s]
+    S[S_RETOURNE] = deck[20]
+    S[S_PRISE_ROUND] = 1
+    for k in range(32):
+        S[S_DECK + k] = deck[k]
+
+
+@kernel
+def _classic_distribute(S):
+    """End of the prise: the taker receives the retourne and 2 cards, every other seat
+    3, from the seat after the dealer on (the remaining 11 cards in dealing order)."""
+    taker = S[S_BID_SEAT]
+    S[S_HAND + taker] |= 1 << S[S_RETOURNE]
+    i = 21
+    for k in range(4):
+        seat = (S[S_DEALER] + 1 + k) & 3
+        n = 2 if seat == taker else 3
+        for _ in range(n):
+            S[S_HAND + seat] |= 1 << S[S_DECK + i]
+            i += 1
+    for s in range(4):
+        S[S_INIT_HAND + s] = S[S_HAND + s]

@@ -1,0 +1,143 @@
+"""TODO"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from ..cards import BELOTE_PAIRS
+from ..rules import (AT, CARRE_KEYS, CARRE_PTS, NT, P_CARRE_LOW_CANCELS, P_DECLARATIONS,
+                     SEQ_KEY, SEQ_KEY_SHARE, SEQ_POINTS, SEQ_POINTS_SHARE, SEQ_USED,
+                     SEQ_USED_SHARE)
+from .bits import kernel, lowest_card
+from .layout import (DECL_NOBODY, S_DECLARED, S_DECL_KEY, S_DECL_LOW, S_DECL_PTS,
+                     S_DECL_WINNER, S_TEAM_DECL)
+
+
+@kernel
+def hand_declarations(hand, strain, share):
+    """Best combination of declarations of one hand (RULES.md §5).
+
+    Returns ``(points, key, cards, low_carre)``: the points of the best combination of
+    non-overlapping declarations (every declaration when ``share``), the sort key of
+    its strongest declaration (0 if none), the cards it uses, and whether the hand holds
+    a carré of 7s or 8s.
+    """
+    low = 0
+    nc = 0
+    cr0 = -1
+    cr1 = -1
+    carres = hand & (hand >> 8) & (hand >> 16) & (hand >> 24) & 0xFF   # ranks held 4 times
+    while carres:
+        r = lowest_card(carres)
+        carres &= carres - 1
+        if CARRE_PTS[strain, r] == 0:
+            low = 1
+        elif cr0 < 0:
+            cr0 = r
+            nc = 1
+        else:
+            cr1 = r
+            nc = 2
+    best_pts = 0
+    best_key = 0
+    best_used = 0
+    if share:
+        pts = 0
+        key = 0
+        used = 0
+        for k in range(nc):
+            r = cr0 if k == 0 else cr1
+            pts += CARRE_PTS[strain, r]
+            if CARRE_KEYS[strain, r] > key:
+                key = CARRE_KEYS[strain, r]
+            used |= 0x01010101 << r
+        for s in range(4):
+            m = (hand >> (8 * s)) & 0xFF
+            pts += SEQ_POINTS_SHARE[m]
+            k2 = SEQ_KEY_SHARE[m]
+            if k2 > 0 and s == strain:
+                k2 += 1
+            if k2 > key:
+                key = k2
+            used |= SEQ_USED_SHARE[m] << (8 * s)
+        return pts, key, used, low
+    for sub in range(1 << nc):
+        pts = 0
+        key = 0
+        removed = 0
+        for k in range(nc):
+            if (sub >> k) & 1:
+                r = cr0 if k == 0 else cr1
+                pts += CARRE_PTS[strain, r]
+                if CARRE_KEYS[strain, r] > key:
+                    key = CARRE_KEYS[strain, r]
+                removed |= 0x01010101 << r
+        rest = hand & ~removed
+        used = removed
+        for s in range(4):
+            m = (rest >> (8 * s)) & 0xFF
+            pts += SEQ_POINTS[m]
+            k2 = SEQ_KEY[m]
+            if k2 > 0 and s == strain:
+                k2 += 1
+            if k2 > key:
+                key = k2
+            used |= SEQ_USED[m] << (8 * s)
+        if pts > best_pts or (pts == best_pts and key > best_key):
+            best_pts = pts
+            best_key = key
+            best_used = used
+    return best_pts, best_key, best_used, low
+
+
+@kernel
+def resolve_declarations(S, P):
+    """Decide which team scores its declarations (RULES.md §5); fills S_DECL_WINNER and
+    S_TEAM_DECL."""
+    S[S_TEAM_DECL] = 0
+    S[S_TEAM_DECL + 1] = 0
+    if P[P_DECLARATIONS] == 0:
+        S[S_DECL_WINNER] = DECL_NOBODY
+        return
+    declared = S[S_DECLARED]
+    if P[P_CARRE_LOW_CANCELS] and (declared & S[S_DECL_LOW]) != 0:
+        S[S_DECL_WINNER] = DECL_NOBODY
+        return
+    k0 = 0
+    k1 = 0
+    for seat in range(4):
+        if (declared >> seat) & 1:
+            k = S[S_DECL_KEY + seat]
+            if seat & 1:
+                if k > k1:
+                    k1 = k
+            elif k > k0:
+                k0 = k
+    if k0 == k1:
+        S[S_DECL_WINNER] = DECL_NOBODY
+        return
+    t = 0 if k0 > k1 else 1
+    S[S_DECL_WINNER] = t
+    tot = 0
+    for seat in range(t, 4, 2):
+        if (declared >> seat) & 1:
+            tot += S[S_DECL_PTS + seat]
+    S[S_TEAM_DECL + t] = tot
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def belote_pairs(h, strain):
+    """``(mask, count)`` of the belotes held in ``h`` under ``strain``: the K + Q pairs
+    (:data:`~coinche_rl.cards.BELOTE_PAIRS`) of the trump suit, of every suit at AT,
+    of none at NT."""
+    pairs = 0
+    n = 0
+    if strain == NT:
+        return pairs, n
+    for s in range(4):
+        if strain == AT or strain == s:
+            kq = BELOTE_PAIRS[s]
+            if h & kq == kq:
+                pairs |= kq
+                n += 1
+    return pairs, n
