@@ -9,10 +9,11 @@ needed, points numba at a private folder in the system temp dir. An explicit
 
 Numba checks a cached kernel only against the source file that defines it, yet the
 machine code also holds every kernel it calls from other modules (the solver calls the
-engine, PIMC the solver and the sampler). After an edit of ``engine.py`` the solver's
+engine, PIMC the solver and the sampler). After an edit of the engine the solver's
 cached code would still run the old engine. :func:`install_package_stamp` makes the
 stamp of every kernel defined in this package cover the sources of the whole package
-(``coinche_rl``, ``coinche_rl.agents``, ``coinche_rl.envs``): an edit anywhere in it
+(``coinche_rl``, ``coinche_rl.engine``, ``coinche_rl.agents``, ``coinche_rl.envs``): an
+edit anywhere in it
 recompiles every kernel once, and other libraries' kernels are untouched.
 """
 
@@ -67,11 +68,11 @@ def ensure_writable_cache() -> str | None:
 
 # ------------------------------------------------------------------ package-wide stamps
 def package_dirs() -> list:
-    """The folders of the package's modules: ``coinche_rl`` and the ``agents``,
-    ``agents.neural`` and ``envs`` sub-packages (inside it when installed, beside it in
-    the source tree)."""
+    """The folders of the package's modules: ``coinche_rl`` and the ``engine``,
+    ``agents``, ``agents.neural`` and ``envs`` sub-packages (inside it when installed,
+    beside it in the source tree)."""
     out = [_PKG_DIR]
-    for sub in ("agents", "envs", os.path.join("agents", "neural")):
+    for sub in ("engine", "agents", "envs", os.path.join("agents", "neural")):
         for cand in (os.path.join(_PKG_DIR, sub), os.path.join(os.path.dirname(_PKG_DIR), sub)):
             if os.path.isfile(os.path.join(cand, "__init__.py")):
                 out.append(cand)

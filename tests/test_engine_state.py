@@ -214,11 +214,13 @@ def test_pimc_world_is_determinize_with_the_assumed_choices(preset):
 
 
 # ----------------------------------------- 3. no module but the engine reads the slots
-#: the engine and its Python wrapper own the state
-OWNERS = {"coinche_rl.engine", "coinche_rl.game"}
 #: source folder -> package (pyproject's package-dir)
 PACKAGE_DIRS = {"coinche_rl": "coinche_rl", "envs": "coinche_rl.envs",
                 "agents": "coinche_rl.agents"}
+#: the engine (the package and its modules) and its Python wrapper own the state
+OWNERS = {"coinche_rl.engine", "coinche_rl.game"} | {
+    f"coinche_rl.engine.{p.stem}" for p in (Path(__file__).resolve().parents[1]
+                                            / "coinche_rl" / "engine").glob("*.py")}
 
 
 def package_modules():
@@ -274,7 +276,7 @@ def test_the_scanner_sees_the_owners_use():
 
 
 def test_no_module_outside_the_engine_uses_a_slot():
-    """No module but ``engine.py`` and ``game.py`` (its Python face) uses an ``S_*`` slot:
+    """No module but the engine's and ``game.py`` (its Python face) uses an ``S_*`` slot:
     neither imported from the engine nor read from the engine module, and no identifier of
     the form ``S_NAME`` at all (an ``import *`` or an alias would otherwise hide one).
     Everything else goes through the engine's named accessors."""

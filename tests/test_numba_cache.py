@@ -368,11 +368,11 @@ def test_an_edit_of_a_called_module_recompiles_its_callers(tmp_path):
 
 
 def test_package_stamp_covers_the_sub_packages():
-    """The stamp reads the sources of coinche_rl and of its agents and envs
+    """The stamp reads the sources of coinche_rl and of its engine, agents and envs
     sub-packages, and numba's locator list starts with the package's locators."""
     from numba.core import caching
     dirs = {Path(d).name for d in NC.package_dirs()}
-    assert {"coinche_rl", "agents", "envs"} <= dirs
+    assert {"coinche_rl", "engine", "agents", "envs"} <= dirs
     assert len(NC.package_stamp()) == 32 and NC.package_stamp() == NC.package_stamp()
     names = [c.__name__ for c in caching.CacheImpl._locator_classes]
     assert names[0].startswith("CoincheRL") and NC.install_package_stamp()

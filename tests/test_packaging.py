@@ -136,7 +136,7 @@ def test_wheel_has_only_coinche_rl(tmp_path):
     assert "coinche_rl/agents/__init__.py" in names
     assert "coinche_rl/agents/neural/__init__.py" in names
     assert "coinche_rl/agents/neural/weights/ffb_play.npz" in names
-    assert "coinche_rl/engine.py" in names
+    assert "coinche_rl/engine/__init__.py" in names and "coinche_rl/engine/play.py" in names
     assert "coinche_rl/arena/__init__.py" in names and "coinche_rl/arena/formats.py" in names
     for page in ("index.html", "app.js", "style.css"):
         assert f"coinche_rl/web/static/{page}" in names

@@ -25,8 +25,9 @@ from coinche_rl.rules import PRESETS, card_points_table, get_rules, params_vecto
 from oracles import written_out_inference
 
 ROOT = Path(__file__).resolve().parents[1]
-#: the modules that hold numba kernels (and the Python code beside them)
-KERNEL_MODULES = ["coinche_rl/engine.py", "coinche_rl/solver.py", "envs/kernels.py",
+#: the modules that hold numba kernels (and the Python code beside them); a folder stands
+#: for its package's modules together (the engine)
+KERNEL_MODULES = ["coinche_rl/engine", "coinche_rl/solver.py", "envs/kernels.py",
                   "envs/infoset.py", "agents/numba_bots.py", "agents/pimc.py",
                   "agents/sampler.py", "agents/evaluation.py"]
 #: card-point totals with a name in rules.py: DEAL_POINTS, CAPOT_POINTS, SCALED_AT_DEAL_POINTS
@@ -34,7 +35,12 @@ POINT_TOTALS = {162, 252, 258}
 
 
 def _tree(rel):
-    return ast.parse((ROOT / rel).read_text(encoding="utf-8"), filename=rel)
+    path = ROOT / rel
+    if path.is_dir():      # a package: its modules' statements in one tree
+        trees = [ast.parse(f.read_text(encoding="utf-8"), filename=str(f))
+                 for f in sorted(path.glob("*.py"))]
+        return ast.Module(body=[n for t in trees for n in t.body], type_ignores=[])
+    return ast.parse(path.read_text(encoding="utf-8"), filename=rel)
 
 
 def _code_constants(tree):
@@ -75,14 +81,14 @@ def test_belote_pair_mask_not_rebuilt(rel):
 
 
 def test_engine_scoring_has_no_capot_bonus_literal():
-    bad = [line for v, line in _code_constants(_tree("coinche_rl/engine.py")) if v == 90]
-    assert not bad, f"engine.py: 90 (rules.CAPOT_BONUS) at lines {bad}"
+    bad = [line for v, line in _code_constants(_tree("coinche_rl/engine")) if v == 90]
+    assert not bad, f"engine: 90 (rules.CAPOT_BONUS) at lines {bad}"
 
 
 #: helpers that had copies, and the one module that may define each (None: none of
 #: these modules; they import it under that name from engine, rules or cards)
 SHARED = {"_int64": None, "_check_int": None, "_popcount": None, "_beats": None, "_kq": None,
-          "_belote_pairs": None, "new_deal": None, "_strain_allowed": "coinche_rl/engine.py"}
+          "_belote_pairs": None, "new_deal": None, "_strain_allowed": "coinche_rl/engine"}
 #: not copies: the solver's ``_beats`` compares its own card ids (rank order built in)
 OWN = {("coinche_rl/solver.py", "_beats")}
 
@@ -216,10 +222,10 @@ def test_no_module_deals_but_the_engine():
                     if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
                             and node.func.id == "random_deal"):
                         callers.setdefault(rel, set()).add(fn.name)
-    assert callers == {"coinche_rl/engine.py": {"deal_into", "random_play_phase"}}
+    assert callers == {"coinche_rl/engine": {"deal_into", "random_play_phase"}}
     users = {rel for rel in KERNEL_MODULES
              if any(isinstance(n, ast.Name) and n.id == "deal_into" for n in ast.walk(_tree(rel)))}
-    assert {"coinche_rl/engine.py", "envs/kernels.py", "agents/numba_bots.py"} <= users
+    assert {"coinche_rl/engine", "envs/kernels.py", "agents/numba_bots.py"} <= users
 
 
 def test_the_3_2_3_deal_has_one_copy():
@@ -230,7 +236,7 @@ def test_the_3_2_3_deal_has_one_copy():
                if any(isinstance(n, ast.Attribute) and n.attr == "DEAL_PACKETS"
                       or isinstance(n, ast.Name) and n.id == "DEAL_PACKETS"
                       for n in ast.walk(_tree(rel)))}
-    assert packets == {"coinche_rl/engine.py"}
+    assert packets == {"coinche_rl/engine"}
     for rel in ("coinche_rl/game.py", "coinche_rl/arena/dealsets.py"):
         assert any(isinstance(n, ast.Attribute) and n.attr == "hands_from_deck_into"
                    for n in ast.walk(_tree(rel))), rel
@@ -254,7 +260,7 @@ def test_synthetic_outcomes_have_one_kernel():
         assert not any(isinstance(n, ast.Name) and n.id in ("S_SEAT_TRICKS", "S_TRICKS")
                        for n in ast.walk(tree)), rel
         assert any(isinstance(n, ast.Name) and n.id == entry for n in ast.walk(tree)), rel
-    fn = next(n for n in ast.walk(_tree("coinche_rl/engine.py"))
+    fn = next(n for n in ast.walk(_tree("coinche_rl/engine"))
               if isinstance(n, ast.FunctionDef) and n.name == "outcome_score")
     assert {n.func.id for n in ast.walk(fn) if isinstance(n, ast.Call)
             and isinstance(n.func, ast.Name)} == {"set_outcome", "score_deal"}
@@ -426,17 +432,19 @@ def test_derived_inference_gives_the_written_out_values(preset, overrides):
 
 
 def test_rule_and_action_constants_come_from_their_modules():
-    """The engine names the constants of ``rules`` and ``actions`` for its own kernels
-    (``P_FAMILY = R.P_FAMILY``, ``PASS = A.PASS``, ...); no other module takes them from
-    it: they are imported from ``coinche_rl.rules`` / ``coinche_rl.actions``, their one
-    definition."""
-    src = (ROOT / "coinche_rl/engine.py").read_text(encoding="utf-8")
-    aliases = set(re.findall(r"^([A-Z_0-9]+) = [AR]\.[A-Z_0-9]+$", src, re.M))
-    assert {"P_FAMILY", "PASS", "CARD_ORDER", "DIX_DE_DER"} <= aliases
+    """The engine imports the constants of ``rules`` and ``actions`` for its own kernels
+    (``from ..rules import P_FAMILY``, ``from ..actions import PASS``, ...) and re-exports
+    them; no other module takes them from it: they are imported from
+    ``coinche_rl.rules`` / ``coinche_rl.actions``, their one definition."""
+    aliases = {a.asname or a.name for n in ast.walk(_tree("coinche_rl/engine"))
+               if isinstance(n, ast.ImportFrom) and n.level == 2
+               and n.module in ("rules", "actions") for a in n.names}
+    assert {"P_FAMILY", "PASS", "CARD_ORDER", "DIX_DE_DER", "N_SEATS", "team"} <= aliases
+    engine_dir = ROOT / "coinche_rl" / "engine"
     found = {}
     for folder in ("coinche_rl", "envs", "agents"):
         for path in sorted((ROOT / folder).rglob("*.py")):
-            if path.name == "engine.py" and path.parent.name == "coinche_rl":
+            if path.parent == engine_dir:
                 continue
             tree = ast.parse(path.read_text(encoding="utf-8"))
             names = {a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)

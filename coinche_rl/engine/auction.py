@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-from ..actions import BID_BASE, CAPOT_BASE, COINCHE, NAME_BASE, PASS, SURCOINCHE, TAKE
-from ..rules import (BELOTE_POINTS, CAPOT_VALUE, MIN_BID_VALUE, P_BID_LADDER,
+from ..actions import (BID_BASE, CAPOT_BASE, COINCHE, MIN_BID_VALUE, NAME_BASE, PASS,
+                       SURCOINCHE, TAKE)
+from ..rules import (BELOTE_POINTS, CAPOT_VALUE, N_SEATS, P_BID_LADDER,
                      P_CAPOT_AFTER_COINCHE, P_DECLARATIONS, P_DECL_SHARE, P_FAMILY, P_NT_AT,
-                     P_OPTIONAL_BELOTE)
+                     P_OPTIONAL_BELOTE, seat_after, team)
 from .bits import kernel
 from .deal import _classic_distribute
 from .declarations import belote_pairs, hand_declarations
-from .layout import (DONE, MADE_UNSCORED, NO_SEAT, PLAY, S_BELOTE_CARDS, S_BELOTE_ON,
+from .layout import (COINCHED, DONE, MADE_UNSCORED, MAX_AUCTION, NOT_COINCHED, NO_SEAT,
+                     PLAY, SURCOINCHED, S_AUCTION, S_BELOTE_CARDS, S_BELOTE_ON,
                      S_BELOTE_SEATS, S_BID_SEAT, S_BID_STRAIN, S_BID_VALUE, S_CAPOT,
                      S_COINCHE, S_COINCHE_SEAT, S_CUR, S_DEALER, S_DECL_CARDS, S_DECL_KEY,
-                     S_DECL_LOW, S_DECL_PTS, S_HAND, S_LEADER, S_MADE, S_PASSES, S_PHASE,
-                     S_PRISE_ROUND, S_RETOURNE, S_TEAM_BELOTE, S_TRICK_LEADERS, S_TRICK_N,
-                     S_TRICK_NO, S_VOID)
+                     S_DECL_LOW, S_DECL_PTS, S_HAND, S_LEADER, S_MADE, S_N_AUCTION,
+                     S_PASSES, S_PHASE, S_PRISE_ROUND, S_RETOURNE, S_TEAM_BELOTE,
+                     S_TRICK_LEADERS, S_TRICK_N, S_TRICK_NO, S_VOID)
 
 
 @kernel
@@ -58,8 +60,8 @@ def _auction_flags(S, P):
     ns = 6 if P[P_NT_AT] != 0 else 4
     bids_open = coinche == 0 and capot == 0
     capot_ok = capot == 0 and (coinche == 0 or (coinche == 1 and P[P_CAPOT_AFTER_COINCHE] != 0))
-    coinche_ok = coinche == 0 and bid_seat >= 0 and ((bid_seat ^ cur) & 1) == 1
-    surcoinche_ok = coinche == 1 and ((bid_seat ^ cur) & 1) == 0
+    coinche_ok = coinche == 0 and bid_seat >= 0 and team(bid_seat) != team(cur)
+    surcoinche_ok = coinche == 1 and team(bid_seat) == team(cur)
     return bids_open, capot_ok, coinche_ok, surcoinche_ok, ns
 
 
@@ -83,9 +85,9 @@ def _auction_is_legal(S, P, a):
             return False
         return coinche == 0 or (coinche == 1 and P[P_CAPOT_AFTER_COINCHE] != 0)
     if a == COINCHE:
-        return coinche == 0 and bid_seat >= 0 and ((bid_seat ^ cur) & 1) == 1
+        return coinche == 0 and bid_seat >= 0 and team(bid_seat) != team(cur)
     if a == SURCOINCHE:
-        return coinche == 1 and ((bid_seat ^ cur) & 1) == 0
+        return coinche == 1 and team(bid_seat) == team(cur)
     return False
 
 
@@ -94,7 +96,7 @@ def _start_play(S, P):
     """Auction over: compute declarations and belotes, first trick led by the seat after
     the dealer."""
     S[S_PHASE] = PLAY
-    leader = (S[S_DEALER] + 1) % 4
+    leader = seat_after(S[S_DEALER], 1)
     S[S_LEADER] = leader
     S[S_CUR] = leader
     S[S_TRICK_NO] = 0
@@ -103,7 +105,7 @@ def _start_play(S, P):
     strain = S[S_BID_STRAIN]
     if P[P_DECLARATIONS]:
         share = P[P_DECL_SHARE]
-        for seat in range(4):
+        for seat in range(N_SEATS):
             pts, key, used, low = hand_declarations(S[S_HAND + seat], strain, share)
             S[S_DECL_PTS + seat] = pts
             S[S_DECL_KEY + seat] = key
@@ -111,14 +113,14 @@ def _start_play(S, P):
             if low:
                 S[S_DECL_LOW] |= 1 << seat
     # belote: K and Q of a trump suit in one hand (every suit at AT, none at NT)
-    for seat in range(4):
+    for seat in range(N_SEATS):
         pairs, npairs = belote_pairs(S[S_HAND + seat], strain)
         if npairs:
             S[S_BELOTE_SEATS] |= 1 << seat
             if P[P_OPTIONAL_BELOTE] == 0:
                 S[S_BELOTE_ON] |= 1 << seat
                 S[S_BELOTE_CARDS] |= pairs
-                S[S_TEAM_BELOTE + (seat & 1)] += BELOTE_POINTS * npairs
+                S[S_TEAM_BELOTE + team(seat)] += BELOTE_POINTS * npairs
 
 
 @kernel
@@ -135,14 +137,14 @@ def _apply_prise(S, P, a):
     cur = S[S_CUR]
     if a == PASS:
         S[S_PASSES] += 1
-        if S[S_PASSES] == 4:
+        if S[S_PASSES] == N_SEATS:
             if S[S_PRISE_ROUND] == 1:
                 S[S_PRISE_ROUND] = 2
                 S[S_PASSES] = 0
             else:
                 _end_auction_void(S)
                 return
-        S[S_CUR] = (cur + 1) & 3
+        S[S_CUR] = seat_after(cur, 1)
         return
     S[S_BID_STRAIN] = (S[S_RETOURNE] >> 3) if a == TAKE else a - NAME_BASE
     S[S_BID_SEAT] = cur
@@ -169,5 +171,52 @@ def set_contract(S, P, value, strain, coinche, taker):
     S[S_BID_SEAT] = taker
     S[S_CAPOT] = 1 if value == CAPOT_VALUE else 0
     S[S_COINCHE] = coinche
-    S[S_COINCHE_SEAT] = ((taker + 1) & 3) if coinche > 0 else -1
+    S[S_COINCHE_SEAT] = seat_after(taker, 1) if coinche > 0 else NO_SEAT
     _start_play(S, P)
+
+
+@kernel
+def apply_auction_action(S, P, a):
+    """Apply auction action ``a``, known to be legal, for the seat to act: a bid, capot,
+    coinche, surcoinche or pass (the prise's actions in the classic family); ends the
+    auction (:func:`_start_play`, or a void deal) when it is over."""
+    cur = S[S_CUR]
+    n = S[S_N_AUCTION]
+    if n < MAX_AUCTION:
+        S[S_AUCTION + n] = a
+    S[S_N_AUCTION] = n + 1
+    if P[P_FAMILY] != 0:
+        _apply_prise(S, P, a)
+        return
+    if a == PASS:
+        S[S_PASSES] += 1
+        if S[S_BID_SEAT] < 0:
+            if S[S_PASSES] == N_SEATS:
+                _end_auction_void(S)
+                return
+        elif S[S_PASSES] == N_SEATS - 1:
+            _start_play(S, P)
+            return
+    elif a < CAPOT_BASE:
+        vi = (a - BID_BASE) // 6
+        S[S_BID_VALUE] = MIN_BID_VALUE + 10 * vi
+        S[S_BID_STRAIN] = (a - BID_BASE) % 6
+        S[S_BID_SEAT] = cur
+        S[S_PASSES] = 0
+    elif a < COINCHE:
+        S[S_BID_VALUE] = CAPOT_VALUE
+        S[S_BID_STRAIN] = a - CAPOT_BASE
+        S[S_BID_SEAT] = cur
+        S[S_CAPOT] = 1
+        S[S_COINCHE] = NOT_COINCHED
+        S[S_COINCHE_SEAT] = NO_SEAT
+        S[S_PASSES] = 0
+    elif a == COINCHE:
+        S[S_COINCHE] = COINCHED
+        S[S_COINCHE_SEAT] = cur
+        S[S_PASSES] = 0
+    else:  # surcoinche ends the auction at once
+        S[S_COINCHE] = SURCOINCHED
+        _start_play(S, P)
+        return
+    S[S_CUR] = seat_after(cur, 1)

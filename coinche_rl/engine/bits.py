@@ -10,6 +10,10 @@ from numba.extending import intrinsic
 
 
 
+
+
+
+
 #: Decorator of the kernels that take arrays but never allocate: compiled without numba's
 #: reference counting, which otherwise costs ~30 ns of atomic increments and decrements
 #: per call (measured: 31 ns -> 0.4 ns for the declare/belote check).

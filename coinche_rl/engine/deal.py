@@ -6,7 +6,8 @@ import numpy as np
 from numba import njit
 
 from .. import rules as R
-from ..rules import P_FAMILY
+from ..cards import N_CARDS
+from ..rules import CARDS_PER_HAND, N_SEATS, N_TRICKS, P_FAMILY, seat_after
 from .bits import kernel, rng_below, shuffle
 from .layout import (AUCTION, DECL_UNRESOLVED, MADE_UNSCORED, MAX_AUCTION, NO_ACTION,
                      NO_CARD, NO_SEAT, STATE_SIZE, S_AUCTION, S_BID_SEAT, S_COINCHE_SEAT,
@@ -19,13 +20,13 @@ from .layout import (AUCTION, DECL_UNRESOLVED, MADE_UNSCORED, MAX_AUCTION, NO_AC
 def random_deal(rng, hands, deck):
     """Shuffle the 32 cards (Fisher-Yates) and fill ``hands`` (int64[4]) with 8 each;
     ``deck`` (int64[32]) is scratch space."""
-    for i in range(32):
+    for i in range(N_CARDS):
         deck[i] = i
-    shuffle(rng, deck, 32)
-    for s in range(4):
+    shuffle(rng, deck, N_CARDS)
+    for s in range(N_SEATS):
         m = 0
-        for k in range(8):
-            m |= 1 << deck[8 * s + k]
+        for k in range(CARDS_PER_HAND):
+            m |= 1 << deck[CARDS_PER_HAND * s + k]
         hands[s] = m
 
 
@@ -35,12 +36,12 @@ def hands_from_deck_into(deck, dealer, hands):
     ``rules.DEAL_PACKETS`` (3-2-3) from the seat after ``dealer``, into ``hands``
     (int64[4]). The one copy of that deal (``game.hands_from_deck``, the arena's deal
     sets)."""
-    for s in range(4):
+    for s in range(N_SEATS):
         hands[s] = 0
     i = 0
     for packet in R.DEAL_PACKETS:
-        for j in range(4):
-            seat = (dealer + 1 + j) & 3
+        for j in range(N_SEATS):
+            seat = seat_after(dealer, 1 + j)
             for _ in range(packet):
                 hands[seat] |= np.int64(1) << deck[i]
                 i += 1
@@ -53,7 +54,7 @@ def deal_into(S, P, rng, dealer, hands, deck):
     :func:`reset_classic` (classic family) or :func:`reset_state`. The one seed -> deal
     map of the kernels (``hands`` int64[4], ``deck`` int64[32]: scratch and result)."""
     random_deal(rng, hands, deck)
-    d = dealer if dealer >= 0 else rng_below(rng, 4)
+    d = dealer if dealer >= 0 else rng_below(rng, N_SEATS)
     if P[P_FAMILY] != 0:
         reset_classic(S, deck, d)
     else:
@@ -65,7 +66,7 @@ def reset_state(S, hands, dealer):
     """Start a coinche-family deal: ``hands`` (int64[4]) dealt by ``dealer``; the auction
     begins."""
     _clear_state(S, dealer)
-    for s in range(4):
+    for s in range(N_SEATS):
         S[S_HAND + s] = hands[s]
         S[S_INIT_HAND + s] = hands[s]
 
@@ -77,7 +78,7 @@ def _clear_state(S, dealer):
         S[k] = 0
     S[S_DEALER] = dealer
     S[S_PHASE] = AUCTION
-    S[S_CUR] = (dealer + 1) % 4
+    S[S_CUR] = seat_after(dealer, 1)
     S[S_BID_SEAT] = NO_SEAT
     S[S_COINCHE_SEAT] = NO_SEAT
     S[S_DECL_WINNER] = DECL_UNRESOLVED
@@ -85,15 +86,15 @@ def _clear_state(S, dealer):
     S[S_GENERALE] = NO_SEAT
     S[S_WIN_SEAT] = NO_SEAT
     S[S_WIN_CARD] = NO_CARD
-    for i in range(8):
+    for i in range(N_TRICKS):
         S[S_TRICK_LEADERS + i] = NO_SEAT
         S[S_TRICK_WINNERS + i] = NO_SEAT
-    for i in range(32):
+    for i in range(N_CARDS):
         S[S_PLAYS + i] = NO_CARD
     for i in range(MAX_AUCTION):
         S[S_AUCTION + i] = NO_ACTION
     S[S_RETOURNE] = NO_CARD
-    for i in range(32):
+    for i in range(N_CARDS):
         S[S_DECK + i] = NO_CARD
 
 
@@ -105,16 +106,16 @@ def reset_classic(S, deck, dealer):
     _clear_state(S, dealer)
     i = 0
     for packet in (3, 2):
-        for k in range(4):
-            seat = (dealer + 1 + k) & 3
+        for k in range(N_SEATS):
+            seat = seat_after(dealer, 1 + k)
             for _ in range(packet):
                 S[S_HAND + seat] |= 1 << deck[i]
                 i += 1
-    for s in range(4):
+    for s in range(N_SEATS):
         S[S_INIT_HAND + s] = S[S_HAND + s]
     S[S_RETOURNE] = deck[20]
     S[S_PRISE_ROUND] = 1
-    for k in range(32):
+    for k in range(N_CARDS):
         S[S_DECK + k] = deck[k]
 
 
@@ -125,11 +126,11 @@ def _classic_distribute(S):
     taker = S[S_BID_SEAT]
     S[S_HAND + taker] |= 1 << S[S_RETOURNE]
     i = 21
-    for k in range(4):
-        seat = (S[S_DEALER] + 1 + k) & 3
+    for k in range(N_SEATS):
+        seat = seat_after(S[S_DEALER], 1 + k)
         n = 2 if seat == taker else 3
         for _ in range(n):
             S[S_HAND + seat] |= 1 << S[S_DECK + i]
             i += 1
-    for s in range(4):
+    for s in range(N_SEATS):
         S[S_INIT_HAND + s] = S[S_HAND + s]

@@ -5,9 +5,9 @@ from __future__ import annotations
 from numba import njit
 
 from ..cards import BELOTE_PAIRS
-from ..rules import (AT, CARRE_KEYS, CARRE_PTS, NT, P_CARRE_LOW_CANCELS, P_DECLARATIONS,
-                     SEQ_KEY, SEQ_KEY_SHARE, SEQ_POINTS, SEQ_POINTS_SHARE, SEQ_USED,
-                     SEQ_USED_SHARE)
+from ..rules import (AT, CARRE_KEYS, CARRE_PTS, NT, N_SEATS, N_TEAMS, P_CARRE_LOW_CANCELS,
+                     P_DECLARATIONS, SEQ_KEY, SEQ_KEY_SHARE, SEQ_POINTS, SEQ_POINTS_SHARE,
+                     SEQ_USED, SEQ_USED_SHARE, team)
 from .bits import kernel, lowest_card
 from .layout import (DECL_NOBODY, S_DECLARED, S_DECL_KEY, S_DECL_LOW, S_DECL_PTS,
                      S_DECL_WINNER, S_TEAM_DECL)
@@ -105,10 +105,10 @@ def resolve_declarations(S, P):
         return
     k0 = 0
     k1 = 0
-    for seat in range(4):
+    for seat in range(N_SEATS):
         if (declared >> seat) & 1:
             k = S[S_DECL_KEY + seat]
-            if seat & 1:
+            if team(seat) == 1:
                 if k > k1:
                     k1 = k
             elif k > k0:
@@ -119,7 +119,7 @@ def resolve_declarations(S, P):
     t = 0 if k0 > k1 else 1
     S[S_DECL_WINNER] = t
     tot = 0
-    for seat in range(t, 4, 2):
+    for seat in range(t, N_SEATS, N_TEAMS):      # the seats of team t
         if (declared >> seat) & 1:
             tot += S[S_DECL_PTS + seat]
     S[S_TEAM_DECL + t] = tot
@@ -141,3 +141,13 @@ def belote_pairs(h, strain):
                 pairs |= kq
                 n += 1
     return pairs, n
+
+
+@kernel
+def has_declaration(S, P, seat):
+    """True when ``seat`` has something to declare (RULES.md §5): a combination worth
+    points, or a carré of 7s or 8s where that cancels the declarations
+    (``carre_low_cancels``). The seat is then offered the declare choice
+    (``optional_declare``), or declares at its first card."""
+    return S[S_DECL_PTS + seat] > 0 or (P[P_CARRE_LOW_CANCELS] != 0
+                                        and (S[S_DECL_LOW] >> seat) & 1 != 0)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..rules import N_SEATS
+
 
 
 
@@ -301,7 +303,7 @@ def trick_leader(S, t):
 def trick_card(S, t, k):
     """The ``k``-th card played to trick ``t``, from its leader (``S_PLAYS``; ``NO_CARD``
     before it is played)."""
-    return S[S_PLAYS + 4 * t + k]
+    return S[S_PLAYS + N_SEATS * t + k]
 
 
 @njit(cache=True, _nrt=False, inline="always")

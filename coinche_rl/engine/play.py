@@ -7,22 +7,20 @@ from numba import njit
 from .. import rules as R
 from ..actions import (BELOTE, BID_BASE, CAPOT_BASE, CARD_BASE, COINCHE, DECLARE, NO_BELOTE,
                        NO_DECLARE, N_ACTIONS, PASS, SURCOINCHE, TAKE)
-from ..rules import (ABOVE, ALL_CARD_POINTS, AT, BELOTE_POINTS, CAPOT_VALUE, CARD_ORDER,
-                     DIX_DE_DER, MIN_BID_VALUE, P_AT_TABLE, P_CAPOT_AFTER_COINCHE,
-                     P_CARRE_LOW_CANCELS, P_DECLARATIONS, P_FAMILY, P_OPTIONAL_BELOTE,
-                     P_OPTIONAL_DECLARE, P_PLAY_RULES, TRUMP_SUIT_MASK)
-from .auction import (_apply_prise, _auction_is_legal, _end_auction_void, _start_play,
-                      _strain_allowed, open_bid_values, prise_options)
+from ..rules import (ABOVE, ALL_CARD_POINTS, AT, BELOTE_POINTS, CARD_ORDER, DIX_DE_DER,
+                     N_SEATS, N_TRICKS, P_AT_TABLE, P_CAPOT_AFTER_COINCHE, P_DECLARATIONS,
+                     P_FAMILY, P_OPTIONAL_BELOTE, P_OPTIONAL_DECLARE, P_PLAY_RULES,
+                     TRUMP_SUIT_MASK, partner, seat_after, team)
+from .auction import (_auction_is_legal, _strain_allowed, apply_auction_action,
+                      open_bid_values, prise_options)
 from .bits import kernel, lowest_card
-from .declarations import belote_pairs, resolve_declarations
-from .layout import (AUCTION, COINCHED, DONE, MAX_AUCTION, NOT_COINCHED, NO_SEAT, PLAY,
-                     SURCOINCHED, S_AUCTION, S_BELOTE_CARDS, S_BELOTE_DECIDED, S_BELOTE_ON,
-                     S_BELOTE_SEATS, S_BID_SEAT, S_BID_STRAIN, S_BID_VALUE, S_CAPOT,
-                     S_COINCHE, S_COINCHE_SEAT, S_CUR, S_DECLARED, S_DECL_DECIDED,
-                     S_DECL_LOW, S_DECL_PTS, S_HAND, S_LEADER, S_N_AUCTION, S_PASSES,
-                     S_PHASE, S_PLAYED, S_PLAYS, S_POINTS, S_SEAT_TRICKS, S_TEAM_BELOTE,
-                     S_TRICKS, S_TRICK_LEADERS, S_TRICK_N, S_TRICK_NO, S_TRICK_WINNERS,
-                     S_WIN_CARD, S_WIN_SEAT)
+from .declarations import belote_pairs, has_declaration, resolve_declarations
+from .layout import (AUCTION, DONE, NO_CARD, NO_SEAT, PLAY, S_BELOTE_CARDS,
+                     S_BELOTE_DECIDED, S_BELOTE_ON, S_BELOTE_SEATS, S_BID_SEAT,
+                     S_BID_STRAIN, S_CAPOT, S_COINCHE, S_CUR, S_DECLARED, S_DECL_DECIDED,
+                     S_HAND, S_LEADER, S_PHASE, S_PLAYED, S_PLAYS, S_POINTS, S_SEAT_TRICKS,
+                     S_TEAM_BELOTE, S_TRICKS, S_TRICK_LEADERS, S_TRICK_N, S_TRICK_NO,
+                     S_TRICK_WINNERS, S_WIN_CARD, S_WIN_SEAT)
 from .scoring import score_deal
 
 
@@ -120,9 +118,8 @@ def _pending_choice(S, P):
         return 0
     seat = S[S_CUR]
     bit = 1 << seat
-    if P[P_OPTIONAL_DECLARE] and (S[S_DECL_DECIDED] & bit) == 0:
-        if S[S_DECL_PTS + seat] > 0 or (P[P_CARRE_LOW_CANCELS] and (S[S_DECL_LOW] & bit) != 0):
-            return 1
+    if P[P_OPTIONAL_DECLARE] and (S[S_DECL_DECIDED] & bit) == 0 and has_declaration(S, P, seat):
+        return 1
     if P[P_OPTIONAL_BELOTE] and (S[S_BELOTE_DECIDED] & bit) == 0 and (S[S_BELOTE_SEATS] & bit) != 0:
         return 2
     return 0
@@ -139,9 +136,9 @@ def legal_play_rule(S, P):
     n = S[S_TRICK_N]
     if n == 0:
         return S[S_HAND + cur], RULE_FREE
-    led = S[S_PLAYS + 4 * S[S_TRICK_NO]] >> 3
+    led = S[S_PLAYS + N_SEATS * S[S_TRICK_NO]] >> 3
     return legal_cards_rule(S[S_HAND + cur], n, led, S[S_WIN_CARD],
-                            S[S_WIN_SEAT] == ((cur + 2) & 3), S[S_BID_STRAIN],
+                            S[S_WIN_SEAT] == partner(cur), S[S_BID_STRAIN],
                             P[P_PLAY_RULES])
 
 
@@ -207,11 +204,11 @@ def legal_actions_into(S, P, out):
                 if _strain_allowed(P, st):
                     out[CAPOT_BASE + st] = 1
                     cnt += 1
-        if bid_seat >= 0 and ((bid_seat ^ cur) & 1) == 1:
+        if bid_seat >= 0 and team(bid_seat) != team(cur):
             out[COINCHE] = 1
             cnt += 1
     elif coinche == 1:
-        if ((bid_seat ^ cur) & 1) == 0:
+        if team(bid_seat) == team(cur):
             out[SURCOINCHE] = 1
             cnt += 1
         if P[P_CAPOT_AFTER_COINCHE] and capot == 0:
@@ -264,45 +261,7 @@ def apply_legal_action(S, P, a):
     phase = S[S_PHASE]
     cur = S[S_CUR]
     if phase == AUCTION:
-        n = S[S_N_AUCTION]
-        if n < MAX_AUCTION:
-            S[S_AUCTION + n] = a
-        S[S_N_AUCTION] = n + 1
-        if P[P_FAMILY] != 0:
-            _apply_prise(S, P, a)
-            return 0
-        if a == PASS:
-            S[S_PASSES] += 1
-            if S[S_BID_SEAT] < 0:
-                if S[S_PASSES] == 4:
-                    _end_auction_void(S)
-                    return 0
-            elif S[S_PASSES] == 3:
-                _start_play(S, P)
-                return 0
-        elif a < CAPOT_BASE:
-            vi = (a - BID_BASE) // 6
-            S[S_BID_VALUE] = MIN_BID_VALUE + 10 * vi
-            S[S_BID_STRAIN] = (a - BID_BASE) % 6
-            S[S_BID_SEAT] = cur
-            S[S_PASSES] = 0
-        elif a < COINCHE:
-            S[S_BID_VALUE] = CAPOT_VALUE
-            S[S_BID_STRAIN] = a - CAPOT_BASE
-            S[S_BID_SEAT] = cur
-            S[S_CAPOT] = 1
-            S[S_COINCHE] = NOT_COINCHED
-            S[S_COINCHE_SEAT] = NO_SEAT
-            S[S_PASSES] = 0
-        elif a == COINCHE:
-            S[S_COINCHE] = COINCHED
-            S[S_COINCHE_SEAT] = cur
-            S[S_PASSES] = 0
-        else:  # surcoinche ends the auction at once
-            S[S_COINCHE] = SURCOINCHED
-            _start_play(S, P)
-            return 0
-        S[S_CUR] = (cur + 1) % 4
+        apply_auction_action(S, P, a)
         return 0
     # play phase
     bit = 1 << cur
@@ -317,41 +276,41 @@ def apply_legal_action(S, P, a):
             S[S_BELOTE_ON] |= bit
             pairs, npairs = belote_pairs(S[S_HAND + cur], S[S_BID_STRAIN])
             S[S_BELOTE_CARDS] |= pairs
-            S[S_TEAM_BELOTE + (cur & 1)] += BELOTE_POINTS * npairs
+            S[S_TEAM_BELOTE + team(cur)] += BELOTE_POINTS * npairs
         return 0
     c = a - CARD_BASE
     trick = S[S_TRICK_NO]
     n = S[S_TRICK_N]
     strain = S[S_BID_STRAIN]
-    if trick == 0 and P[P_DECLARATIONS] and P[P_OPTIONAL_DECLARE] == 0:
-        if S[S_DECL_PTS + cur] > 0 or (P[P_CARRE_LOW_CANCELS] and (S[S_DECL_LOW] & bit) != 0):
-            S[S_DECLARED] |= bit
+    if (trick == 0 and P[P_DECLARATIONS] and P[P_OPTIONAL_DECLARE] == 0
+            and has_declaration(S, P, cur)):
+        S[S_DECLARED] |= bit
     if trick == 1 and n == 0:
         resolve_declarations(S, P)
     S[S_HAND + cur] &= ~(1 << c)
     S[S_PLAYED] |= 1 << c
-    S[S_PLAYS + 4 * trick + n] = c
+    S[S_PLAYS + N_SEATS * trick + n] = c
     if n == 0 or beats(c, S[S_WIN_CARD], strain):
         S[S_WIN_CARD] = c
         S[S_WIN_SEAT] = cur
     n += 1
-    if n < 4:
+    if n < N_SEATS:
         S[S_TRICK_N] = n
-        S[S_CUR] = (cur + 1) % 4
+        S[S_CUR] = seat_after(cur, 1)
         return 0
     # trick complete
     pts_table = ALL_CARD_POINTS[P[P_AT_TABLE], strain]
     pts = 0
-    for i in range(4):
-        pts += pts_table[S[S_PLAYS + 4 * trick + i]]
+    for i in range(N_SEATS):
+        pts += pts_table[S[S_PLAYS + N_SEATS * trick + i]]
     w = S[S_WIN_SEAT]
-    t = w & 1
+    t = team(w)
     S[S_POINTS + t] += pts
     S[S_TRICKS + t] += 1
     S[S_SEAT_TRICKS + w] += 1
     S[S_TRICK_WINNERS + trick] = w
     S[S_TRICK_N] = 0
-    if trick == 7:
+    if trick == N_TRICKS - 1:
         S[S_POINTS + t] += DIX_DE_DER
         score_deal(S, P)
         return 0
@@ -359,6 +318,6 @@ def apply_legal_action(S, P, a):
     S[S_LEADER] = w
     S[S_TRICK_LEADERS + trick + 1] = w
     S[S_CUR] = w
-    S[S_WIN_SEAT] = -1
-    S[S_WIN_CARD] = -1
+    S[S_WIN_SEAT] = NO_SEAT
+    S[S_WIN_CARD] = NO_CARD
     return 0

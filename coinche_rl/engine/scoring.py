@@ -5,10 +5,11 @@ from __future__ import annotations
 from numba import njit
 
 from .. import rules as R
-from ..rules import (AT, CAPOT_BONUS, CAPOT_POINTS, CAPOT_VALUE, DEAL_POINTS, P_AT_TABLE,
-                     P_BELOTE_TAKEABLE, P_BID_ONLY, P_COINCHE_SCORING, P_COUNT_BELOTE,
-                     P_COUNT_DECLARATIONS, P_FAIL_BASE, P_FAMILY, P_GENERALE_BONUS,
-                     P_MULT_COINCHE, P_MULT_SURCOINCHE, P_ROUNDING, SCALED_AT_DEAL_POINTS)
+from ..rules import (AT, CAPOT_BONUS, CAPOT_POINTS, CAPOT_VALUE, DEAL_POINTS, N_SEATS,
+                     N_TEAMS, N_TRICKS, P_AT_TABLE, P_BELOTE_TAKEABLE, P_BID_ONLY,
+                     P_COINCHE_SCORING, P_COUNT_BELOTE, P_COUNT_DECLARATIONS, P_FAIL_BASE,
+                     P_FAMILY, P_GENERALE_BONUS, P_MULT_COINCHE, P_MULT_SURCOINCHE,
+                     P_ROUNDING, SCALED_AT_DEAL_POINTS, partner, team)
 from .bits import kernel
 from .declarations import resolve_declarations
 from .layout import (DECL_UNRESOLVED, DONE, MADE_FAILED, MADE_LITIGE, MADE_MADE, S_BID_SEAT,
@@ -46,18 +47,18 @@ def score_deal(S, P):
     S[S_CUR] = -1
     if S[S_DECL_WINNER] == DECL_UNRESOLVED:
         resolve_declarations(S, P)
-    T = S[S_BID_SEAT] & 1
+    T = team(S[S_BID_SEAT])
     D = 1 - T
     cp0 = S[S_POINTS]
     cp1 = S[S_POINTS + 1]
     capot_team = -1
-    if S[S_TRICKS] == 8:
+    if S[S_TRICKS] == N_TRICKS:
         capot_team = 0
-    elif S[S_TRICKS + 1] == 8:
+    elif S[S_TRICKS + 1] == N_TRICKS:
         capot_team = 1
     generale = -1
-    for seat in range(4):
-        if S[S_SEAT_TRICKS + seat] == 8:
+    for seat in range(N_SEATS):
+        if S[S_SEAT_TRICKS + seat] == N_TRICKS:
             generale = seat
     S[S_GENERALE] = generale
     strain = S[S_BID_STRAIN]
@@ -72,7 +73,7 @@ def score_deal(S, P):
         cp1 = CAPOT_POINTS - cp0
     # générale: one player of the takers won every trick; the deal's cards count
     # generale_bonus (350) for the takers instead of a capot's 252
-    gen_T = P[P_GENERALE_BONUS] > 0 and generale >= 0 and (generale & 1) == T
+    gen_T = P[P_GENERALE_BONUS] > 0 and generale >= 0 and team(generale) == T
     if gen_T:
         if T == 0:
             cp0 = P[P_GENERALE_BONUS]
@@ -255,32 +256,32 @@ def set_outcome(S, X, kind, e, raw, gseat):
     2 per seat), :data:`OUTCOME_CAPOT` (every trick to ``X``, 4 per seat) or
     :data:`OUTCOME_GENERALE` (every trick to seat ``gseat``)."""
     Y = 1 - X
-    for s in range(4):
+    for s in range(N_SEATS):
         S[S_SEAT_TRICKS + s] = 0
     if kind == OUTCOME_CAPOT_AGAINST:
         S[S_POINTS + X] = 0
         S[S_POINTS + Y] = raw
         S[S_TRICKS + X] = 0
-        S[S_TRICKS + Y] = 8
-        S[S_SEAT_TRICKS + Y] = 4
-        S[S_SEAT_TRICKS + Y + 2] = 4
+        S[S_TRICKS + Y] = N_TRICKS
+        S[S_SEAT_TRICKS + Y] = N_TRICKS // N_TEAMS
+        S[S_SEAT_TRICKS + partner(Y)] = N_TRICKS // N_TEAMS
     elif kind == OUTCOME_NORMAL:
         S[S_POINTS + X] = e
         S[S_POINTS + Y] = raw - e
-        S[S_TRICKS + X] = 4
-        S[S_TRICKS + Y] = 4
-        for s in range(4):
-            S[S_SEAT_TRICKS + s] = 2
+        S[S_TRICKS + X] = N_TRICKS // N_TEAMS
+        S[S_TRICKS + Y] = N_TRICKS // N_TEAMS
+        for s in range(N_SEATS):
+            S[S_SEAT_TRICKS + s] = N_TRICKS // N_SEATS
     else:
         S[S_POINTS + X] = raw
         S[S_POINTS + Y] = 0
-        S[S_TRICKS + X] = 8
+        S[S_TRICKS + X] = N_TRICKS
         S[S_TRICKS + Y] = 0
         if kind == OUTCOME_CAPOT:
-            S[S_SEAT_TRICKS + X] = 4
-            S[S_SEAT_TRICKS + X + 2] = 4
+            S[S_SEAT_TRICKS + X] = N_TRICKS // N_TEAMS
+            S[S_SEAT_TRICKS + partner(X)] = N_TRICKS // N_TEAMS
         else:
-            S[S_SEAT_TRICKS + gseat] = 8
+            S[S_SEAT_TRICKS + gseat] = N_TRICKS
 
 
 @kernel

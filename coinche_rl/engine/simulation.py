@@ -7,18 +7,19 @@ from numba import njit
 
 from ..actions import (BID_BASE, CAPOT_BASE, CARD_BASE, COINCHE, N_ACTIONS, PASS,
                        SURCOINCHE, TAKE)
-from ..rules import (ALL_CARD_POINTS, DIX_DE_DER, P_AT_TABLE, P_CARRE_LOW_CANCELS,
+from ..cards import N_CARDS
+from ..rules import (ALL_CARD_POINTS, DIX_DE_DER, N_SEATS, N_TRICKS, P_AT_TABLE,
                      P_DECLARATIONS, P_FAMILY, P_OPTIONAL_BELOTE, P_OPTIONAL_DECLARE,
-                     P_PLAY_RULES)
+                     P_PLAY_RULES, partner, seat_after, team)
 from .auction import _auction_flags, open_bid_values, prise_options, set_contract
 from .bits import kernel, nth_card, popcount, rng_below, rng_next, rng_seed
 from .deal import deal_into, random_deal
-from .declarations import resolve_declarations
-from .layout import (DONE, PLAY, STATE_SIZE, S_BID_SEAT, S_BID_STRAIN, S_BID_VALUE,
-                     S_CARD_POINTS, S_COINCHE, S_CUR, S_DECLARED, S_DECL_LOW, S_DECL_PTS,
-                     S_HAND, S_LEADER, S_MADE, S_PHASE, S_PLAYED, S_PLAYS, S_POINTS,
-                     S_SCORE, S_SEAT_TRICKS, S_TRICKS, S_TRICK_LEADERS, S_TRICK_N,
-                     S_TRICK_NO, S_TRICK_WINNERS, S_VOID, S_WIN_CARD, S_WIN_SEAT)
+from .declarations import has_declaration, resolve_declarations
+from .layout import (DONE, NO_CARD, NO_SEAT, PLAY, STATE_SIZE, S_BID_SEAT, S_BID_STRAIN,
+                     S_BID_VALUE, S_CARD_POINTS, S_COINCHE, S_CUR, S_DECLARED, S_HAND,
+                     S_LEADER, S_MADE, S_PHASE, S_PLAYED, S_PLAYS, S_POINTS, S_SCORE,
+                     S_SEAT_TRICKS, S_TRICKS, S_TRICK_LEADERS, S_TRICK_N, S_TRICK_NO,
+                     S_TRICK_WINNERS, S_VOID, S_WIN_CARD, S_WIN_SEAT)
 from .play import (apply_legal_action, beats, legal_actions_into, legal_cards,
                    legal_play_mask)
 from .scoring import score_deal
@@ -126,7 +127,7 @@ def play_out(S, P, rng, buf, pass_prob):
 def _random_card(rng, hand, seat, n, led, win_card, win_seat, strain, play_rules):
     """One uniformly random legal card of ``hand`` for ``seat``, the ``n``-th card of the
     trick; returns ``(card, led suit, winning card, winning seat)`` after it."""
-    m = legal_cards(hand, n, led, win_card, win_seat == ((seat + 2) & 3), strain, play_rules)
+    m = legal_cards(hand, n, led, win_card, win_seat == partner(seat), strain, play_rules)
     c = nth_card(m, rng_below(rng, popcount(m)))
     if n == 0:
         return c, c >> 3, c, seat
@@ -145,7 +146,6 @@ def _play_cards_fast(S, P, rng):
     at the first card of the second), then scores the deal with :func:`score_deal`.
     """
     auto_declare = P[P_DECLARATIONS] != 0 and P[P_OPTIONAL_DECLARE] == 0
-    low_cancels = P[P_CARRE_LOW_CANCELS] != 0
     strain = S[S_BID_STRAIN]
     play_rules = P[P_PLAY_RULES]
     pts_table = ALL_CARD_POINTS[P[P_AT_TABLE], strain]
@@ -157,12 +157,11 @@ def _play_cards_fast(S, P, rng):
     played = S[S_PLAYED]
     led = 0
     if n > 0:
-        led = S[S_PLAYS + 4 * trick] >> 3
+        led = S[S_PLAYS + N_SEATS * trick] >> 3
     while True:
         if trick <= 1:
             if trick == 0:
-                if auto_declare and (S[S_DECL_PTS + cur] > 0 or
-                                     (low_cancels and (S[S_DECL_LOW] >> cur) & 1 != 0)):
+                if auto_declare and has_declaration(S, P, cur):
                     S[S_DECLARED] |= 1 << cur
             elif n == 0:
                 resolve_declarations(S, P)
@@ -171,21 +170,21 @@ def _play_cards_fast(S, P, rng):
                                                   strain, play_rules)
         S[S_HAND + cur] = hand & ~(1 << c)
         played |= 1 << c
-        S[S_PLAYS + 4 * trick + n] = c
+        S[S_PLAYS + N_SEATS * trick + n] = c
         n += 1
-        if n < 4:
-            cur = (cur + 1) & 3
+        if n < N_SEATS:
+            cur = seat_after(cur, 1)
             continue
-        base = S_PLAYS + 4 * trick
+        base = S_PLAYS + N_SEATS * trick
         pts = (pts_table[S[base]] + pts_table[S[base + 1]] + pts_table[S[base + 2]]
                + pts_table[S[base + 3]])
-        t = win_seat & 1
+        t = team(win_seat)
         S[S_POINTS + t] += pts
         S[S_TRICKS + t] += 1
         S[S_SEAT_TRICKS + win_seat] += 1
         S[S_TRICK_WINNERS + trick] = win_seat
         n = 0
-        if trick == 7:
+        if trick == N_TRICKS - 1:
             S[S_POINTS + t] += DIX_DE_DER
             S[S_PLAYED] = played
             S[S_TRICK_N] = 0
@@ -198,8 +197,8 @@ def _play_cards_fast(S, P, rng):
         S[S_TRICK_LEADERS + trick] = win_seat
         S[S_TRICK_NO] = trick
         S[S_LEADER] = win_seat
-        win_card = -1
-        win_seat = -1
+        win_card = NO_CARD
+        win_seat = NO_SEAT
 
 
 @njit(cache=True)
@@ -213,8 +212,8 @@ def simulate_random_deals(P, n, seed, dealer, pass_prob, contract, out_scores, o
     made (``S_MADE``), card points team 0, card points team 1, tricks team 0, void).
     """
     S = np.empty(STATE_SIZE, dtype=np.int64)
-    hands = np.empty(4, dtype=np.int64)
-    deck = np.empty(32, dtype=np.int64)
+    hands = np.empty(N_SEATS, dtype=np.int64)
+    deck = np.empty(N_CARDS, dtype=np.int64)
     buf = np.zeros(N_ACTIONS, dtype=np.uint8)
     rng = np.empty(1, dtype=np.uint64)
     for i in range(n):
@@ -261,8 +260,8 @@ def random_play_phase(P, n, seed, strain, out_points):
     Uses the same :func:`legal_cards` and :func:`beats` as the state machine, without
     auction, declarations or scoring.
     """
-    hands = np.empty(4, dtype=np.int64)
-    deck = np.empty(32, dtype=np.int64)
+    hands = np.empty(N_SEATS, dtype=np.int64)
+    deck = np.empty(N_CARDS, dtype=np.int64)
     rng = np.empty(1, dtype=np.uint64)
     pts_table = ALL_CARD_POINTS[P[P_AT_TABLE], strain]
     play_rules = P[P_PLAY_RULES]
@@ -271,20 +270,20 @@ def random_play_phase(P, n, seed, strain, out_points):
         random_deal(rng, hands, deck)
         leader = 0
         pts0 = 0
-        for trick in range(8):
-            win_card = -1
-            win_seat = -1
+        for trick in range(N_TRICKS):
+            win_card = NO_CARD
+            win_seat = NO_SEAT
             led = 0
             pts = 0
-            for k in range(4):
-                seat = (leader + k) & 3
+            for k in range(N_SEATS):
+                seat = seat_after(leader, k)
                 c, led, win_card, win_seat = _random_card(rng, hands[seat], seat, k, led, win_card,
                                                           win_seat, strain, play_rules)
                 hands[seat] &= ~(1 << c)
                 pts += pts_table[c]
-            if trick == 7:
+            if trick == N_TRICKS - 1:
                 pts += DIX_DE_DER
-            if (win_seat & 1) == 0:
+            if team(win_seat) == 0:
                 pts0 += pts
             leader = win_seat
         out_points[i] = pts0

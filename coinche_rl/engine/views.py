@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..cards import BELOTE_PAIRS
-from ..rules import (AT, BELOTE_POINTS, NT, P_CARRE_LOW_CANCELS, P_DECLARATIONS,
-                     P_DECL_SHARE, P_OPTIONAL_BELOTE, P_OPTIONAL_DECLARE)
+from ..cards import BELOTE_PAIRS, N_CARDS
+from ..rules import (AT, BELOTE_POINTS, NT, N_SEATS, N_TRICKS, P_DECLARATIONS, P_DECL_SHARE,
+                     P_OPTIONAL_BELOTE, P_OPTIONAL_DECLARE, partner, seat_after, team)
 from .bits import kernel
-from .declarations import belote_pairs, hand_declarations
+from .declarations import belote_pairs, hand_declarations, has_declaration
 from .layout import (AUCTION, DECL_UNRESOLVED, DONE, NO_CARD, STATE_SIZE, S_BELOTE_CARDS,
                      S_BELOTE_DECIDED, S_BELOTE_ON, S_BELOTE_SEATS, S_BID_STRAIN, S_DECK,
                      S_DECLARED, S_DECL_CARDS, S_DECL_DECIDED, S_DECL_KEY, S_DECL_LOW,
@@ -18,22 +18,22 @@ from .layout import (AUCTION, DECL_UNRESOLVED, DONE, NO_CARD, STATE_SIZE, S_BELO
 
 
 #: ``deck`` for :func:`determinize_into` that keeps the public view's dealing order
-NO_DECK = np.full(32, NO_CARD, dtype=np.int64)
+NO_DECK = np.full(N_CARDS, NO_CARD, dtype=np.int64)
 
 
 @kernel
 def played_by(S, seat):
     """Mask of the cards ``seat`` has played so far."""
     m = 0
-    for t in range(8):
+    for t in range(N_TRICKS):
         leader = S[S_TRICK_LEADERS + t]
         if leader < 0:
             break
-        for i in range(4):
-            c = S[S_PLAYS + 4 * t + i]
+        for i in range(N_SEATS):
+            c = S[S_PLAYS + N_SEATS * t + i]
             if c < 0:
                 break
-            if ((leader + i) & 3) == seat:
+            if seat_after(leader, i) == seat:
                 m |= np.int64(1) << c
     return m
 
@@ -44,7 +44,7 @@ def played_first_trick(S, p):
     declare / belote choices)."""
     if S[S_TRICK_NO] > 0:
         return True
-    return ((p - S[S_TRICK_LEADERS]) & 3) < S[S_TRICK_N]
+    return seat_after(p, -S[S_TRICK_LEADERS]) < S[S_TRICK_N]
 
 
 @kernel
@@ -57,12 +57,12 @@ def announced_belotes(S, strain):
         return seats, cards
     bel = S[S_BELOTE_CARDS]
     seen = 0                                  # suits whose first K / Q was played
-    for t in range(8):
+    for t in range(N_TRICKS):
         leader = S[S_TRICK_LEADERS + t]
         if leader < 0:
             break
-        for i in range(4):
-            c = S[S_PLAYS + 4 * t + i]
+        for i in range(N_SEATS):
+            c = S[S_PLAYS + N_SEATS * t + i]
             if c < 0:
                 break
             suit = c >> 3
@@ -71,7 +71,7 @@ def announced_belotes(S, strain):
                 seen |= 1 << suit
                 kq = BELOTE_PAIRS[suit]
                 if bel & kq == kq:
-                    seats |= 1 << ((leader + i) & 3)
+                    seats |= 1 << seat_after(leader, i)
                     cards |= kq
     return seats, cards
 
@@ -82,7 +82,7 @@ def shown_declarers(S):
     scores them, once resolved (0 before, or when nobody scores)."""
     w = S[S_DECL_WINNER]
     if w >= 0:
-        return S[S_DECLARED] & ((1 << w) | (1 << (w + 2)))
+        return S[S_DECLARED] & ((1 << w) | (1 << partner(w)))   # team w's seats
     return 0
 
 
@@ -96,17 +96,17 @@ def public_view_into(S, P, seat, out):
     for k in range(STATE_SIZE):
         out[k] = S[k]
     bit = 1 << seat
-    for p in range(4):
+    for p in range(N_SEATS):
         if p != seat:
             out[S_HAND + p] = 0
             out[S_INIT_HAND + p] = 0
     if S[S_DECK] >= 0:
-        for k in range(32):
+        for k in range(N_CARDS):
             out[S_DECK + k] = 0
     # declarations: public once resolved, for the scoring team's declared seats
     w = S[S_DECL_WINNER]
     keep = bit | shown_declarers(S)
-    for p in range(4):
+    for p in range(N_SEATS):
         if not (keep >> p) & 1:
             out[S_DECL_PTS + p] = 0
             out[S_DECL_KEY + p] = 0
@@ -134,9 +134,9 @@ def public_view_into(S, P, seat, out):
     if S[S_PHASE] != DONE:
         b0 = 0
         b1 = 0
-        for p in range(4):
+        for p in range(N_SEATS):
             if ((ann_seats >> p) & 1) or (p == seat and (S[S_BELOTE_ON] >> p) & 1):
-                if p & 1:
+                if team(p) == 1:
                     b1 += BELOTE_POINTS
                 else:
                     b0 += BELOTE_POINTS
@@ -173,12 +173,12 @@ def determinize_into(pub, P, seat, hands, deck, decl_decided, declared, belote_d
     does, once the card play has started."""
     for k in range(STATE_SIZE):
         out[k] = pub[k]
-    for p in range(4):
+    for p in range(N_SEATS):
         if p != seat:
             out[S_HAND + p] = hands[p]
             out[S_INIT_HAND + p] = hands[p] | played_by(pub, p)
     if deck[0] >= 0:
-        for k in range(32):
+        for k in range(N_CARDS):
             out[S_DECK + k] = deck[k]
     phase = pub[S_PHASE]
     if phase == AUCTION or pub[S_VOID] != 0:
@@ -188,7 +188,7 @@ def determinize_into(pub, P, seat, hands, deck, decl_decided, declared, belote_d
     if P[P_DECLARATIONS] != 0:
         shown = shown_declarers(pub)
         optional = P[P_OPTIONAL_DECLARE] != 0
-        for p in range(4):
+        for p in range(N_SEATS):
             if p == seat:
                 continue
             bit = np.int64(1) << p
@@ -202,7 +202,7 @@ def determinize_into(pub, P, seat, hands, deck, decl_decided, declared, belote_d
             if optional:
                 out[S_DECL_DECIDED] |= decl_decided & bit
                 out[S_DECLARED] |= declared & bit
-            elif (shown & bit) != 0 or pts > 0 or (P[P_CARRE_LOW_CANCELS] != 0 and low != 0):
+            elif (shown & bit) != 0 or has_declaration(out, P, p):   # out holds them now
                 if played_first_trick(pub, p):
                     out[S_DECLARED] |= bit
     # belote (_start_play; the BELOTE action under optional_belote)
@@ -213,7 +213,7 @@ def determinize_into(pub, P, seat, hands, deck, decl_decided, declared, belote_d
     tb0 = 0
     tb1 = 0
     optional_b = P[P_OPTIONAL_BELOTE] != 0
-    for p in range(4):
+    for p in range(N_SEATS):
         pairs, npairs = belote_pairs(out[S_INIT_HAND + p], strain)
         if npairs == 0:
             continue
@@ -233,7 +233,7 @@ def determinize_into(pub, P, seat, hands, deck, decl_decided, declared, belote_d
         if is_on:
             on |= bit
             cards |= pairs
-            if p & 1:
+            if team(p) == 1:
                 tb1 += BELOTE_POINTS * npairs
             else:
                 tb0 += BELOTE_POINTS * npairs
