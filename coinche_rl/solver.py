@@ -105,13 +105,12 @@ from .engine import (PLAY, STATE_SIZE, apply_legal_action, card_play_rule, highe
                      kernel, lowest_card, popcount)
 from .engine import (belote_decided_seats, belote_holder_seats, cards_in_trick, contract_of,
                      contract_strain, current_leader, current_seat, declare_decided_seats,
-                     hand_of, low_carre_seats, mark_declared, outcome_score, phase_of,
-                     seat_declaration_points, set_current_seat, team_card_points,
-                     team_points_won, team_score, trick_card, trick_number, trick_winner,
-                     winning_card, winning_seat)
-from .rules import (ALL_CARD_POINTS, CAPOT_POINTS, CARD_ORDER, DIX_DE_DER, P_AT_TABLE,
-                    P_CARRE_LOW_CANCELS, P_DECLARATIONS, P_GENERALE_BONUS, P_OPTIONAL_BELOTE,
-                    P_OPTIONAL_DECLARE, P_PLAY_RULES)
+                     has_declaration, hand_of, mark_declared, outcome_score, phase_of,
+                     set_current_seat, team_card_points, team_points_won, team_score,
+                     trick_card, trick_number, trick_winner, winning_card, winning_seat)
+from .rules import (ALL_CARD_POINTS, CAPOT_POINTS, CARD_ORDER, DIX_DE_DER, N_SEATS,
+                    P_AT_TABLE, P_DECLARATIONS, P_GENERALE_BONUS, P_OPTIONAL_BELOTE,
+                    P_OPTIONAL_DECLARE, P_PLAY_RULES, partner, seat_after, team)
 
 __all__ = ["Solver", "SolverError", "solve", "move_values", "solve_into", "move_values_into",
            "new_workspace", "warmup", "OBJECTIVES", "POINTS", "SCORE"]
@@ -243,6 +242,17 @@ def legal_ids(hand, n, led, win, partner_master, strain, play):
 
 
 @njit(cache=True, _nrt=False)
+def _trick_after(c, cur, n, led, win, wseat, strain):
+    """``(led suit, winning card, winning seat)`` of the trick once seat ``cur`` has
+    played card ``c`` as its ``n``-th card (``led``, ``win``, ``wseat``: before it)."""
+    if n == 0:
+        return c >> 3, c, cur
+    if _beats(c, win, strain):
+        return led, c, cur
+    return led, win, wseat
+
+
+@njit(cache=True, _nrt=False)
 def _new_flag(flag, leader, w):
     """History flag after a trick led by ``leader`` and won by ``w``: 3 no trick yet,
     2 every trick won by the (new) leader, 1 by the leader's team, 0 shared."""
@@ -251,9 +261,9 @@ def _new_flag(flag, leader, w):
     if flag == 2:
         if w == leader:
             return 2
-        return 1 if (w & 1) == (leader & 1) else 0
+        return 1 if team(w) == team(leader) else 0
     if flag == 1:
-        return 1 if (w & 1) == (leader & 1) else 0
+        return 1 if team(w) == team(leader) else 0
     return 0
 
 
@@ -263,7 +273,7 @@ def _end_bonus(W, nf, w):
     last trick won by ``w``."""
     if nf == 0:
         return 0
-    if (w & 1) == W[C_X]:
+    if team(w) == W[C_X]:
         if nf == 2:
             return W[C_CB] + W[C_GB]
         return W[C_CB]
@@ -293,12 +303,12 @@ def _last_of(c0, c1, c2, c3, leader, strain):
     ws = leader
     if _beats(c1, w, strain):
         w = c1
-        ws = (leader + 1) & 3
+        ws = seat_after(leader, 1)
     if _beats(c2, w, strain):
         w = c2
-        ws = (leader + 2) & 3
+        ws = seat_after(leader, 2)
     if _beats(c3, w, strain):
-        ws = (leader + 3) & 3
+        ws = seat_after(leader, 3)
     return ws
 
 
@@ -308,10 +318,10 @@ def _last_trick(W, leader, flag, rem):
     strain = W[C_STRAIN]
     h = W_H
     k = leader
-    ws = _last_of(lowest_card(W[h + k]), lowest_card(W[h + ((k + 1) & 3)]),
-                  lowest_card(W[h + ((k + 2) & 3)]), lowest_card(W[h + ((k + 3) & 3)]),
+    ws = _last_of(lowest_card(W[h + k]), lowest_card(W[h + seat_after(k, 1)]),
+                  lowest_card(W[h + partner(k)]), lowest_card(W[h + seat_after(k, 3)]),
                   leader, strain)
-    v = rem + DIX_DE_DER if (ws & 1) == W[C_X] else 0
+    v = rem + DIX_DE_DER if team(ws) == W[C_X] else 0
     return v + _end_bonus(W, _new_flag(flag, leader, ws), ws)
 
 
@@ -325,15 +335,15 @@ def _two_tricks(W, leader, flag, rem, alpha, beta):
     play = W[C_PLAY_RULES]
     prow = W[C_AT] * 6 + strain
     s0 = leader
-    s1 = (leader + 1) & 3
-    s2 = (leader + 2) & 3
-    s3 = (leader + 3) & 3
+    s1 = seat_after(leader, 1)
+    s2 = seat_after(leader, 2)
+    s3 = seat_after(leader, 3)
     h0 = W[W_H + s0]
     h1 = W[W_H + s1]
     h2 = W[W_H + s2]
     h3 = W[W_H + s3]
     tot = rem + 10
-    max0 = (s0 & 1) == X
+    max0 = team(s0) == X
     best0 = -INF if max0 else INF
     a0 = alpha
     b0 = beta
@@ -386,7 +396,7 @@ def _two_tricks(W, leader, flag, rem, alpha, beta):
                     r1 = lowest_card(h1 & ~(1 << c1))
                     r2 = lowest_card(h2 & ~(1 << c2))
                     r3 = lowest_card(h3 & ~(1 << c3))
-                    k = (ws3 - leader) & 3
+                    k = seat_after(ws3, -leader)
                     if k == 0:
                         wl = _last_of(r0, r1, r2, r3, ws3, strain)
                     elif k == 1:
@@ -396,9 +406,9 @@ def _two_tricks(W, leader, flag, rem, alpha, beta):
                     else:
                         wl = _last_of(r3, r0, r1, r2, ws3, strain)
                     v = 0
-                    if (ws3 & 1) == X:
+                    if team(ws3) == X:
                         v = p3
-                    if (wl & 1) == X:
+                    if team(wl) == X:
                         v += tot - p3
                     v += _end_bonus(W, _new_flag(_new_flag(flag, leader, ws3), ws3, wl), wl)
                     if max0:
@@ -509,14 +519,14 @@ def _three_tricks(W, leader, flag, rem, past, alpha, beta):
     play = W[C_PLAY_RULES]
     prow = (W[C_AT] * 6 + strain) * 32
     s0 = leader
-    s1 = (leader + 1) & 3
-    s2 = (leader + 2) & 3
-    s3 = (leader + 3) & 3
+    s1 = seat_after(leader, 1)
+    s2 = seat_after(leader, 2)
+    s3 = seat_after(leader, 3)
     h0 = W[W_H + s0]
     h1 = W[W_H + s1]
     h2 = W[W_H + s2]
     h3 = W[W_H + s3]
-    mx0 = (s0 & 1) == X
+    mx0 = team(s0) == X
     mx1 = not mx0
     best0 = -INF if mx0 else INF
     a0 = alpha
@@ -574,7 +584,7 @@ def _three_tricks(W, leader, flag, rem, past, alpha, beta):
                     ws3 = ws2
                     if _beats(c3, w2, strain):
                         ws3 = s3
-                    vt = p3 if (ws3 & 1) == X else 0
+                    vt = p3 if team(ws3) == X else 0
                     nf = _new_flag(flag, leader, ws3)
                     v = vt + _two_cached(W, ws3, nf, rem - p3, a3 - vt, b3 - vt)
                     best3, a3, b3 = _ply_update(W, mx1, v, best3, a3, b3, past)
@@ -686,7 +696,7 @@ def _follow_key(x, px, n, win, pm, strain):
     if pm:
         return 100 + px
     if _beats(x, win, strain):
-        if n == 3:
+        if n == N_SEATS - 1:
             return 300 + px
         return 200 + (x & 7)
     return 50 - px
@@ -701,9 +711,9 @@ def _lead_key(W, cur, c, strain, prow):
     led = c >> 3
     pts = IPTS.flat[prow + c]
     play = W[C_PLAY_RULES]
-    for k in range(1, 4):
-        s = (cur + k) & 3
-        pm = ws == ((s + 2) & 3)
+    for k in range(1, N_SEATS):
+        s = seat_after(cur, k)
+        pm = ws == partner(s)
         m = _legal(W[W_H + s], k, led, w, pm, strain, play)
         best = -1
         x = -1
@@ -718,7 +728,7 @@ def _lead_key(W, cur, c, strain, prow):
         if _beats(x, w, strain):
             w = x
             ws = s
-    if (ws & 1) == (cur & 1):
+    if team(ws) == team(cur):
         return 512 + pts
     return 256 - pts
 
@@ -772,7 +782,7 @@ def _ab(W, leader, n, led, win, wseat, tpts, flag, rem, past, alpha, beta):
     strain = W[C_STRAIN]
     X = W[C_X]
     opt = W[C_OPT]
-    cur = (leader + n) & 3
+    cur = seat_after(leader, n)
     tt_on = False
     k1 = Z0
     k2 = Z0
@@ -790,11 +800,11 @@ def _ab(W, leader, n, led, win, wseat, tpts, flag, rem, past, alpha, beta):
         hi = rem + 10
         lo = Z0
         if flag != 0:
-            if flag == 3 or (leader & 1) == X:
+            if flag == 3 or team(leader) == X:
                 hi += W[C_CB]
                 if flag >= 2:
                     hi += W[C_GB]
-            if flag == 3 or (leader & 1) != X:
+            if flag == 3 or team(leader) != X:
                 lo = M1
         if strain < 4 and (opt & OPT_SURE):
             lo, hi = _sure_bounds(W, strain, X, rem, lo, hi)
@@ -838,7 +848,7 @@ def _ab(W, leader, n, led, win, wseat, tpts, flag, rem, past, alpha, beta):
     if n == 0:
         legal = h
     else:
-        legal = _legal(h, n, led, win, wseat == ((cur + 2) & 3), strain, W[C_PLAY_RULES])
+        legal = _legal(h, n, led, win, wseat == partner(cur), strain, W[C_PLAY_RULES])
         if (legal & (legal - 1)) == 0:
             # a forced card (about 40 % of the nodes inside a trick): its child's value,
             # searched with this node's window, is this node's, as the loop below would
@@ -864,7 +874,7 @@ def _ab(W, leader, n, led, win, wseat, tpts, flag, rem, past, alpha, beta):
                 if (legal >> d) & 1 and IPTS.flat[prow + d] == IPTS.flat[prow + c]:
                     continue
             cand |= 1 << c
-    maxnode = (cur & 1) == X
+    maxnode = team(cur) == X
     a0 = alpha
     b0 = beta
     best = -INF if maxnode else INF
@@ -878,12 +888,12 @@ def _ab(W, leader, n, led, win, wseat, tpts, flag, rem, past, alpha, beta):
         kl0 = W[kslot]
         kl1 = W[kslot + 1]
     pvs = (opt & OPT_PVS) != 0
-    if n == 3 and (opt & OPT_TT) and (cand & (cand - 1)) != 0 and popcount(h) >= 4:
+    if n == N_SEATS - 1 and (opt & OPT_TT) and (cand & (cand - 1)) != 0 and popcount(h) >= 4:
         # every card ends the trick: prefetch the children's table buckets now, so that
         # their probes (cache misses otherwise) overlap
         q1 = W[W_H] | (W[W_H + 1] << 32)
         q2 = W[W_H + 2] | (W[W_H + 3] << 32)
-        sh = 32 * (cur & 1)
+        sh = 32 * team(cur)
         m = cand
         while m:
             c = lowest_card(m)
@@ -911,7 +921,7 @@ def _ab(W, leader, n, led, win, wseat, tpts, flag, rem, past, alpha, beta):
             if nmv < 0:
                 # ordering keys of the remaining candidates, computed once
                 nmv = 0
-                pm = wseat == ((cur + 2) & 3)
+                pm = wseat == partner(cur)
                 m = cand
                 while m:
                     x = lowest_card(m)
@@ -940,18 +950,7 @@ def _ab(W, leader, n, led, win, wseat, tpts, flag, rem, past, alpha, beta):
         bit = 1 << c
         W[W_H + cur] = h & ~bit
         pc = IPTS.flat[prow + c]
-        if n == 0:
-            nled = c >> 3
-            nwin = c
-            nws = cur
-        elif _beats(c, win, strain):
-            nled = led
-            nwin = c
-            nws = cur
-        else:
-            nled = led
-            nwin = win
-            nws = wseat
+        nled, nwin, nws = _trick_after(c, cur, n, led, win, wseat, strain)
         ntp = tpts + pc
         nrem = rem - pc
         if first or not pvs:
@@ -965,8 +964,8 @@ def _ab(W, leader, n, led, win, wseat, tpts, flag, rem, past, alpha, beta):
             cb = beta
         # the child: the next card of this trick, or the first of the next trick
         vt = Z0
-        if n == 3:
-            if (nws & 1) == X:
+        if n == N_SEATS - 1:
+            if team(nws) == X:
                 vt = ntp
             nf = _new_flag(flag, leader, nws)
             cl = nws
@@ -979,8 +978,8 @@ def _ab(W, leader, n, led, win, wseat, tpts, flag, rem, past, alpha, beta):
             nf = flag
             cl = leader
             cn = n + 1
-        if n == 3 and (inhand & ~bit) == 0:
-            v = vt + (DIX_DE_DER if (cl & 1) == X else 0) + _end_bonus(W, nf, cl)
+        if n == N_SEATS - 1 and (inhand & ~bit) == 0:
+            v = vt + (DIX_DE_DER if team(cl) == X else 0) + _end_bonus(W, nf, cl)
         else:
             while True:
                 v = vt + _ab(W, cl, cn, nled, nwin, nws, ntp, nf, nrem, past + vt, ca - vt, cb - vt)
@@ -1032,31 +1031,20 @@ def _play_child(W, leader, n, led, win, wseat, tpts, flag, rem, past, c, alpha, 
     M1 = np.int64(-1)
     strain = W[C_STRAIN]
     X = W[C_X]
-    cur = (leader + n) & 3
+    cur = seat_after(leader, n)
     h = W[W_H + cur]
     bit = 1 << c
     inhand = W[W_H] | W[W_H + 1] | W[W_H + 2] | W[W_H + 3]
     W[W_H + cur] = h & ~bit
     pc = IPTS.flat[(W[C_AT] * 6 + strain) * 32 + c]
-    if n == 0:
-        nled = c >> 3
-        nwin = c
-        nws = cur
-    elif _beats(c, win, strain):
-        nled = led
-        nwin = c
-        nws = cur
-    else:
-        nled = led
-        nwin = win
-        nws = wseat
+    nled, nwin, nws = _trick_after(c, cur, n, led, win, wseat, strain)
     ntp = tpts + pc
     nrem = rem - pc
-    if n == 3:
-        vt = ntp if (nws & 1) == X else Z0
+    if n == N_SEATS - 1:
+        vt = ntp if team(nws) == X else Z0
         nf = _new_flag(flag, leader, nws)
         if (inhand & ~bit) == 0:
-            v = vt + (DIX_DE_DER if (nws & 1) == X else 0) + _end_bonus(W, nf, nws)
+            v = vt + (DIX_DE_DER if team(nws) == X else 0) + _end_bonus(W, nf, nws)
         else:
             v = vt + _ab(W, nws, Z0, Z0, M1, M1, Z0, nf, nrem, past + vt, alpha - vt, beta - vt)
     else:
@@ -1086,12 +1074,12 @@ def _root_values(W, leader, n, led, win, wseat, tpts, flag, rem, past, out_c, ou
     representatives of ``E`` into ``out_v``); returns how many. Equivalent cards share
     one search."""
     strain = W[C_STRAIN]
-    cur = (leader + n) & 3
+    cur = seat_after(leader, n)
     h = W[W_H + cur]
     if n == 0:
         legal = h
     else:
-        legal = _legal(h, n, led, win, wseat == ((cur + 2) & 3), strain, W[C_PLAY_RULES])
+        legal = _legal(h, n, led, win, wseat == partner(cur), strain, W[C_PLAY_RULES])
     present = W[W_H] | W[W_H + 1] | W[W_H + 2] | W[W_H + 3]
     if n > 0:
         present |= 1 << win
@@ -1262,7 +1250,7 @@ def _ds(W, leader, n, led, win, wseat, tpts, flag, rem, past, vec, alpha, beta):
     M1 = np.int64(-1)
     strain = W[C_STRAIN]
     X = W[C_X]
-    cur = (leader + n) & 3
+    cur = seat_after(leader, n)
     tt_on = False
     k1 = Z0
     k2 = Z0
@@ -1293,10 +1281,10 @@ def _ds(W, leader, n, led, win, wseat, tpts, flag, rem, past, vec, alpha, beta):
     if n == 0:
         legal = h
     else:
-        legal = _legal(h, n, led, win, wseat == ((cur + 2) & 3), strain, W[C_PLAY_RULES])
+        legal = _legal(h, n, led, win, wseat == partner(cur), strain, W[C_PLAY_RULES])
     inhand = W[W_H] | W[W_H + 1] | W[W_H + 2] | W[W_H + 3]
     prow = (W[C_AT] * 6 + strain) * 32
-    maxnode = (cur & 1) == X
+    maxnode = team(cur) == X
     a0 = alpha
     b0 = beta
     best = -INF if maxnode else INF
@@ -1311,20 +1299,9 @@ def _ds(W, leader, n, led, win, wseat, tpts, flag, rem, past, vec, alpha, beta):
         bit = 1 << c
         W[W_H + cur] = h & ~bit
         pc = IPTS.flat[prow + c]
-        if n == 0:
-            nled = c >> 3
-            nwin = c
-            nws = cur
-        elif _beats(c, win, strain):
-            nled = led
-            nwin = c
-            nws = cur
-        else:
-            nled = led
-            nwin = win
-            nws = wseat
-        if n == 3:
-            vt = tpts + pc if (nws & 1) == X else Z0
+        nled, nwin, nws = _trick_after(c, cur, n, led, win, wseat, strain)
+        if n == N_SEATS - 1:
+            vt = tpts + pc if team(nws) == X else Z0
             nf = _new_flag(flag, leader, nws)
             cl = nws
             cn = Z0
@@ -1338,8 +1315,8 @@ def _ds(W, leader, n, led, win, wseat, tpts, flag, rem, past, vec, alpha, beta):
             cl = leader
             cn = n + 1
             ntp = tpts + pc
-        if n == 3 and (inhand & ~bit) == 0:
-            v = _fval(W, vec, past + vt + (DIX_DE_DER if (cl & 1) == X else 0) + _end_bonus(W, nf, cl))
+        if n == N_SEATS - 1 and (inhand & ~bit) == 0:
+            v = _fval(W, vec, past + vt + (DIX_DE_DER if team(cl) == X else 0) + _end_bonus(W, nf, cl))
         else:
             v = _ds(W, cl, cn, nled, nwin, nws, ntp, nf, rem - pc, past + vt, vec, alpha, beta)
         W[W_H + cur] = h
@@ -1393,8 +1370,8 @@ def _outer(W, leader, n, led, win, wseat, tpts, rem, vec, j, alpha, beta):
     Z0 = np.int64(0)
     strain = W[C_STRAIN]
     X = W[C_X]
-    cur = (leader + n) & 3
-    maxnode = (cur & 1) == X
+    cur = seat_after(leader, n)
+    maxnode = team(cur) == X
     best = -INF if maxnode else INF
     h = W[W_H + cur]
     choice = j < W[C_NPAIRS] and W[W_PAIR + 2 * j] == cur
@@ -1403,7 +1380,7 @@ def _outer(W, leader, n, led, win, wseat, tpts, rem, vec, j, alpha, beta):
     elif n == 0:
         m = h
     else:
-        m = _legal(h, n, led, win, wseat == ((cur + 2) & 3), strain, W[C_PLAY_RULES])
+        m = _legal(h, n, led, win, wseat == partner(cur), strain, W[C_PLAY_RULES])
     prow = (W[C_AT] * 6 + strain) * 32
     while m:
         c = highest_card(m) if choice else lowest_card(m)
@@ -1420,25 +1397,14 @@ def _outer(W, leader, n, led, win, wseat, tpts, rem, vec, j, alpha, beta):
         else:
             W[W_H + cur] = h & ~(1 << c)
             pc = IPTS.flat[prow + c]
-            if n == 0:
-                nled = c >> 3
-                nwin = c
-                nws = cur
-            elif _beats(c, win, strain):
-                nled = led
-                nwin = c
-                nws = cur
-            else:
-                nled = led
-                nwin = win
-                nws = wseat
+            nled, nwin, nws = _trick_after(c, cur, n, led, win, wseat, strain)
             cn = n + 1
             ntp = tpts + pc
             nrem = rem - pc
             nvec = vec
             nj = j
         if cn == 4:
-            v = _rest_value(W, nws, nrem, ntp if (nws & 1) == X else Z0, vec, alpha, beta)
+            v = _rest_value(W, nws, nrem, ntp if team(nws) == X else Z0, vec, alpha, beta)
         else:
             v = _outer(W, leader, cn, nled, nwin, nws, ntp, nrem, nvec, nj, alpha, beta)
         W[W_H + cur] = h
@@ -1464,7 +1430,7 @@ def _setup(W, S, P, X, objective):
     trick state ``(leader, n, led, win, wseat, tpts, flag, rem, past)`` in solver ids."""
     strain = contract_strain(S)
     at = P[P_AT_TABLE]
-    T = contract_of(S)[2] & 1
+    T = team(contract_of(S)[2])
     G = P[P_GENERALE_BONUS]
     GB = G - CAPOT_POINTS if (G > 0 and X == T) else 0
     # (ten bits for the card-play options: rules.PLAY_RULE_BITS)
@@ -1489,7 +1455,7 @@ def _setup(W, S, P, X, objective):
     W[C_RAWTOT] = rawtot
     W[C_EMAX] = rawtot + CAPOT_BONUS + GB
     rem = 0
-    for s in range(4):
+    for s in range(N_SEATS):
         m = hand_of(S, s)
         h = 0
         while m:
@@ -1519,7 +1485,7 @@ def _setup(W, S, P, X, objective):
         for t in range(trick):
             w = trick_winner(S, t)
             if w != leader:
-                if (w & 1) == (leader & 1):
+                if team(w) == team(leader):
                     if flag == 2:
                         flag = 1
                 else:
@@ -1528,12 +1494,11 @@ def _setup(W, S, P, X, objective):
     # pending choices of the first trick (they only move the score)
     npairs = 0
     if trick == 0 and objective == SCORE:
-        for i in range(n, 4):
-            seat = (leader + i) & 3
+        for i in range(n, N_SEATS):
+            seat = seat_after(leader, i)
             bit = 1 << seat
-            if P[P_OPTIONAL_DECLARE] and (declare_decided_seats(S) & bit) == 0 and (
-                    seat_declaration_points(S, seat) > 0
-                    or (P[P_CARRE_LOW_CANCELS] and (low_carre_seats(S) & bit) != 0)):
+            if (P[P_OPTIONAL_DECLARE] and (declare_decided_seats(S) & bit) == 0
+                    and has_declaration(S, P, seat)):
                 W[W_PAIR + 2 * npairs] = seat
                 W[W_PAIR + 2 * npairs + 1] = 0
                 npairs += 1
@@ -1548,9 +1513,8 @@ def _setup(W, S, P, X, objective):
         W[W_BASE + i] = S[i]
     if trick == 0 and P[P_DECLARATIONS] and P[P_OPTIONAL_DECLARE] == 0:
         base = W[W_BASE:W_BASE + STATE_SIZE]
-        for seat in range(4):
-            if seat_declaration_points(S, seat) > 0 or (
-                    P[P_CARRE_LOW_CANCELS] and (low_carre_seats(S) >> seat) & 1):
+        for seat in range(N_SEATS):
+            if has_declaration(S, P, seat):
                 mark_declared(base, 1 << seat)
     for vec in range(1 << npairs):
         mono = _fill_map(W, P, X, objective, vec)
@@ -1575,7 +1539,7 @@ def solve_into(W, S, P, objective, team):
         return _final_value(S, objective, team)
     if phase_of(S) != PLAY:
         return INF
-    T = contract_of(S)[2] & 1
+    T = R.team(contract_of(S)[2])   # R.team: ``team`` is the argument here
     X = team if objective == POINTS else T
     leader, n, led, win, wseat, tpts, flag, rem, past = _setup(W, S, P, X, objective)
     if W[C_NPAIRS] > 0:
@@ -1601,7 +1565,7 @@ def move_values_into(W, S, P, objective, team, out_a, out_v):
         return 0
     if phase_of(S) != PLAY:
         return -1
-    T = contract_of(S)[2] & 1
+    T = R.team(contract_of(S)[2])   # R.team: ``team`` is the argument here
     X = team if objective == POINTS else T
     sign = 1 if X == team else -1
     pend = E._pending_choice(S, P)
@@ -1629,12 +1593,12 @@ def move_values_into(W, S, P, objective, team, out_a, out_v):
         out_a[1] = yes_a + 1
         out_v[1] = sign * v0
         return 2
-    cur = (leader + n) & 3
+    cur = seat_after(leader, n)
     h = W[W_H + cur]
     if n == 0:
         legal = h
     else:
-        legal = _legal(h, n, led, win, wseat == ((cur + 2) & 3), strain, W[C_PLAY_RULES])
+        legal = _legal(h, n, led, win, wseat == partner(cur), strain, W[C_PLAY_RULES])
     k = 0
     if W[C_NPAIRS] > 0:
         prow = (W[C_AT] * 6 + strain) * 32
@@ -1644,20 +1608,9 @@ def move_values_into(W, S, P, objective, team, out_a, out_v):
             m &= m - 1
             W[W_H + cur] = h & ~(1 << c)
             pc = IPTS.flat[prow + c]
-            if n == 0:
-                nled = c >> 3
-                nwin = c
-                nws = cur
-            elif _beats(c, win, strain):
-                nled = led
-                nwin = c
-                nws = cur
-            else:
-                nled = led
-                nwin = win
-                nws = wseat
-            if n == 3:
-                vt = tpts + pc if (nws & 1) == W[C_X] else Z0
+            nled, nwin, nws = _trick_after(c, cur, n, led, win, wseat, strain)
+            if n == N_SEATS - 1:
+                vt = tpts + pc if R.team(nws) == W[C_X] else Z0
                 v = _rest_value(W, nws, rem - pc, vt, Z0, lo, hi)
             else:
                 v = _outer(W, leader, n + 1, nled, nwin, nws, tpts + pc, rem - pc, Z0, Z0, lo, hi)
@@ -1703,31 +1656,20 @@ def _ds_child(W, leader, n, led, win, wseat, tpts, flag, rem, past, c):
     M1 = np.int64(-1)
     strain = W[C_STRAIN]
     X = W[C_X]
-    cur = (leader + n) & 3
+    cur = seat_after(leader, n)
     h = W[W_H + cur]
     bit = 1 << c
     inhand = W[W_H] | W[W_H + 1] | W[W_H + 2] | W[W_H + 3]
     W[W_H + cur] = h & ~bit
     pc = IPTS.flat[(W[C_AT] * 6 + strain) * 32 + c]
-    if n == 0:
-        nled = c >> 3
-        nwin = c
-        nws = cur
-    elif _beats(c, win, strain):
-        nled = led
-        nwin = c
-        nws = cur
-    else:
-        nled = led
-        nwin = win
-        nws = wseat
+    nled, nwin, nws = _trick_after(c, cur, n, led, win, wseat, strain)
     lo = np.int64(-INF)
     hi = np.int64(INF)
-    if n == 3:
-        vt = tpts + pc if (nws & 1) == X else Z0
+    if n == N_SEATS - 1:
+        vt = tpts + pc if team(nws) == X else Z0
         nf = _new_flag(flag, leader, nws)
         if (inhand & ~bit) == 0:
-            v = _fval(W, Z0, past + vt + (DIX_DE_DER if (nws & 1) == X else 0) + _end_bonus(W, nf, nws))
+            v = _fval(W, Z0, past + vt + (DIX_DE_DER if team(nws) == X else 0) + _end_bonus(W, nf, nws))
         else:
             v = _ds(W, nws, Z0, Z0, M1, M1, Z0, nf, rem - pc, past + vt, Z0, lo, hi)
     else:
@@ -1810,7 +1752,7 @@ class Solver:
         if team is None:
             if phase_of(S) == E.DONE:
                 raise SolverError("the deal is over: say for which team (team=0 or 1)")
-            team = int(current_seat(S)) & 1
+            team = int(R.team(current_seat(S)))
         if team not in (0, 1):
             raise SolverError(f"team={team!r} must be 0 or 1")
         return S, P, obj, team

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ast
 import functools
-import re
 from pathlib import Path
 
 import numpy as np

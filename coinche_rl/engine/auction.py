@@ -1,4 +1,9 @@
-"""TODO"""
+"""The auction (coinche family) and the prise (classic family): what is still open
+to bid, the legality of a bid, applying an auction action (:func:`apply_auction_action`),
+skipping the auction with a given contract (:func:`set_contract`), and the start of the
+card play once a contract stands (:func:`_start_play`: declarations, belotes, first
+leader).
+"""
 
 from __future__ import annotations
 

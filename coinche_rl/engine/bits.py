@@ -1,4 +1,12 @@
-"""TODO"""
+"""Bit counts and the random stream of the kernels.
+
+The card masks' bit counts go to the hardware (POPCNT, TZCNT, LZCNT through LLVM's
+intrinsics). Randomness is a splitmix64 stream in a uint64 array of one: :func:`rng_seed`
+makes sub-stream ``i`` of a seed (independent of how the work is chunked),
+:func:`rng_below` draws below a bound and :func:`shuffle` is the Fisher-Yates shuffle
+every deal goes through. :data:`kernel` is the decorator of the kernels that take arrays
+and never allocate.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +14,6 @@ import numpy as np
 from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
-
-
-
-
-
-
 
 
 #: Decorator of the kernels that take arrays but never allocate: compiled without numba's

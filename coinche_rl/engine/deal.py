@@ -1,4 +1,8 @@
-"""TODO"""
+"""Dealing: the one seed -> deal map of the kernels (:func:`deal_into`), the coinche
+family's deal in packets (:func:`hands_from_deck_into`), the classic family's deal
+around the retourne (:func:`reset_classic`, :func:`_classic_distribute`), and the
+state's reset before the auction.
+"""
 
 from __future__ import annotations
 

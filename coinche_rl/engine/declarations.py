@@ -1,4 +1,8 @@
-"""TODO"""
+"""Declarations and belote (RULES.md §5): the best combination of one hand
+(:func:`hand_declarations`), whether a seat has something to declare
+(:func:`has_declaration`), which team scores them (:func:`resolve_declarations`), and
+the belotes a hand holds (:func:`belote_pairs`).
+"""
 
 from __future__ import annotations
 

@@ -1,13 +1,81 @@
-"""TODO"""
+"""The state layout: one deal as a fixed-size int64 vector, its sentinels, and the named
+accessors of its slots.
+
+Slots ``S_*``, offsets derived from :data:`STATE_LAYOUT` (all masks are 32-bit card masks
+held in int64; the sentinels have names: :data:`NO_SEAT`, :data:`NO_CARD`,
+:data:`DECL_UNRESOLVED`, :data:`DECL_NOBODY`, ``MADE_*``):
+
+=====================  ====  ===========================================================
+slot                   size  meaning
+=====================  ====  ===========================================================
+``S_HAND``             4     cards still held by each seat
+``S_INIT_HAND``        4     hands as dealt
+``S_DEALER``           1     dealer seat
+``S_PHASE``            1     ``AUCTION`` 0, ``PLAY`` 1, ``DONE`` 2
+``S_CUR``              1     seat to act (-1 when done)
+``S_BID_VALUE``        1     highest bid value (0: none; 250 for capot)
+``S_BID_STRAIN``       1     its strain (0..5)
+``S_BID_SEAT``         1     its seat (-1: none)
+``S_CAPOT``            1     1 if the contract is a capot bid
+``S_COINCHE``          1     0, 1 coinched, 2 surcoinched
+``S_COINCHE_SEAT``     1     seat that coinched (-1)
+``S_PASSES``           1     passes in a row since the last bid or coinche
+``S_N_AUCTION``        1     auction actions so far
+``S_VOID``             1     1 if all four passed (void deal)
+``S_TRICK_NO``         1     current trick 0..7
+``S_LEADER``           1     leader of the current trick
+``S_TRICK_N``          1     cards in the current trick (0..3)
+``S_WIN_CARD``         1     card winning the current trick
+``S_WIN_SEAT``         1     seat that played it
+``S_PLAYED``           1     mask of cards played
+``S_POINTS``           2     card points won per team (raw, with dix de der)
+``S_TRICKS``           2     tricks won per team
+``S_SEAT_TRICKS``      4     tricks won per seat (générale)
+``S_DECL_PTS``         4     each seat's best combination of declarations (points)
+``S_DECL_KEY``         4     each seat's best single declaration (sort key)
+``S_DECL_CARDS``       4     cards used by each seat's declarations
+``S_DECL_LOW``         1     bit per seat: holds a carré of 7s or 8s
+``S_DECLARED``         1     bit per seat: has declared
+``S_DECL_DECIDED``     1     bit per seat: has made the declare choice
+``S_DECL_WINNER``      1     -2 unresolved, -1 nobody, else the team scoring declarations
+``S_TEAM_DECL``        2     declaration points scored per team
+``S_BELOTE_CARDS``     1     K and Q of every announced belote
+``S_BELOTE_SEATS``     1     bit per seat: holds a belote
+``S_BELOTE_DECIDED``   1     bit per seat: has made the belote choice
+``S_BELOTE_ON``        1     bit per seat: announces its belote
+``S_TEAM_BELOTE``      2     belote points per team
+``S_SCORE``            2     deal score per team (rounded)
+``S_RAW_SCORE``        2     deal score per team before rounding
+``S_MADE``             1     1 made, 0 failed (-1 not scored)
+``S_TOTAL``            2     totals used for the made conditions
+``S_CARD_POINTS``      2     final card points per team (dix de der, capot, AT scaling)
+``S_GENERALE``         1     seat that took all 8 tricks (-1)
+``S_TRICK_LEADERS``    8     leader of each trick
+``S_TRICK_WINNERS``    8     winner of each trick (-1 until played)
+``S_PLAYS``            32    cards in the order played
+``S_AUCTION``          64    auction action ids in order (the prise in the classic family)
+``S_RETOURNE``         1     classic: the turned-up card (-1 in the coinche family)
+``S_PRISE_ROUND``      1     classic: prise round (1 or 2)
+``S_LITIGE``           1     classic: the takers' total held aside after a litige (else 0)
+``S_DECK``             32    classic: the cards in dealing order (-1 in the coinche family)
+=====================  ====  ===========================================================
+
+``S_MADE`` is 1 (made), 0 (failed / dedans) or 2 (classic litige), -1 before scoring.
+
+No module outside the engine reads a slot (``game.py``, the engine's Python face,
+excepted; ``tests/test_engine_state.py`` checks it): the others go through the accessors
+at the end of this module, :func:`~coinche_rl.engine.views.public_view_into` (what a
+seat may know) and :func:`~coinche_rl.engine.views.determinize_into` (the full state back
+from it, the hidden hands and the hidden private choices).
+"""
 
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-from ..rules import N_SEATS
-
-
+from ..cards import N_CARDS
+from ..rules import N_SEATS, N_TEAMS, N_TRICKS
 
 
 AUCTION, PLAY, DONE = 0, 1, 2
@@ -17,22 +85,23 @@ MAX_AUCTION = 64
 #: :data:`STATE_SIZE` are derived from it at import (module-level ints, as numba reads
 #: them); the slots are documented in the module docstring.
 STATE_LAYOUT = (
-    ("S_HAND", 4), ("S_INIT_HAND", 4), ("S_DEALER", 1), ("S_PHASE", 1), ("S_CUR", 1),
-    ("S_BID_VALUE", 1), ("S_BID_STRAIN", 1), ("S_BID_SEAT", 1), ("S_CAPOT", 1),
+    ("S_HAND", N_SEATS), ("S_INIT_HAND", N_SEATS), ("S_DEALER", 1), ("S_PHASE", 1),
+    ("S_CUR", 1), ("S_BID_VALUE", 1), ("S_BID_STRAIN", 1), ("S_BID_SEAT", 1), ("S_CAPOT", 1),
     ("S_COINCHE", 1), ("S_COINCHE_SEAT", 1), ("S_PASSES", 1), ("S_N_AUCTION", 1),
     ("S_VOID", 1), ("S_TRICK_NO", 1), ("S_LEADER", 1), ("S_TRICK_N", 1), ("S_WIN_CARD", 1),
-    ("S_WIN_SEAT", 1), ("S_PLAYED", 1), ("S_POINTS", 2), ("S_TRICKS", 2),
-    ("S_SEAT_TRICKS", 4), ("S_DECL_PTS", 4), ("S_DECL_KEY", 4), ("S_DECL_CARDS", 4),
-    ("S_DECL_LOW", 1), ("S_DECLARED", 1), ("S_DECL_DECIDED", 1), ("S_DECL_WINNER", 1),
-    ("S_TEAM_DECL", 2), ("S_BELOTE_CARDS", 1), ("S_BELOTE_SEATS", 1),
-    ("S_BELOTE_DECIDED", 1), ("S_BELOTE_ON", 1), ("S_TEAM_BELOTE", 2), ("S_SCORE", 2),
-    ("S_RAW_SCORE", 2), ("S_MADE", 1), ("S_TOTAL", 2), ("S_CARD_POINTS", 2),
-    ("S_GENERALE", 1), ("S_TRICK_LEADERS", 8), ("S_TRICK_WINNERS", 8), ("S_PLAYS", 32),
+    ("S_WIN_SEAT", 1), ("S_PLAYED", 1), ("S_POINTS", N_TEAMS), ("S_TRICKS", N_TEAMS),
+    ("S_SEAT_TRICKS", N_SEATS), ("S_DECL_PTS", N_SEATS), ("S_DECL_KEY", N_SEATS),
+    ("S_DECL_CARDS", N_SEATS), ("S_DECL_LOW", 1), ("S_DECLARED", 1), ("S_DECL_DECIDED", 1),
+    ("S_DECL_WINNER", 1), ("S_TEAM_DECL", N_TEAMS), ("S_BELOTE_CARDS", 1),
+    ("S_BELOTE_SEATS", 1), ("S_BELOTE_DECIDED", 1), ("S_BELOTE_ON", 1),
+    ("S_TEAM_BELOTE", N_TEAMS), ("S_SCORE", N_TEAMS), ("S_RAW_SCORE", N_TEAMS), ("S_MADE", 1),
+    ("S_TOTAL", N_TEAMS), ("S_CARD_POINTS", N_TEAMS), ("S_GENERALE", 1),
+    ("S_TRICK_LEADERS", N_TRICKS), ("S_TRICK_WINNERS", N_TRICKS), ("S_PLAYS", N_CARDS),
     ("S_AUCTION", MAX_AUCTION),
     ("S_RETOURNE", 1),        # classic family: the turned-up card
     ("S_PRISE_ROUND", 1),     # classic family: prise round 1 or 2
     ("S_LITIGE", 1),          # classic family: the takers' points held aside on a litige
-    ("S_DECK", 32),           # classic family: the 32 cards in dealing order
+    ("S_DECK", N_CARDS),      # classic family: the 32 cards in dealing order
 )
 
 
@@ -58,9 +127,9 @@ NOT_COINCHED, COINCHED, SURCOINCHED = 0, 1, 2        # S_COINCHE
 MADE_UNSCORED, MADE_FAILED, MADE_MADE, MADE_LITIGE = -1, 0, 1, 2   # S_MADE
 
 
-# Named reads and writes of the state's slots, for the modules outside the engine (issue
-# 16): inlined into numba callers (the same code as the slot read it replaces), callable
-# from Python too. The layout stays the engine's business.
+# Named reads and writes of the state's slots, for the modules outside the engine:
+# inlined into numba callers (the same code as the slot read it replaces), callable from
+# Python too. The layout stays the engine's business.
 @njit(cache=True, _nrt=False, inline="always")
 def current_seat(S):
     """The seat to act (``S_CUR``)."""

@@ -1,4 +1,8 @@
-"""TODO"""
+"""The card play and the state machine: card-play legality (RULES.md §6; the one copy is
+:func:`card_play_rule`), the legal actions of the seat to act, and applying an action
+(:func:`apply_legal_action`: the auction's to :mod:`.auction`, the declare / belote
+choices and the cards here, a trick at a time, the deal scored after the last).
+"""
 
 from __future__ import annotations
 

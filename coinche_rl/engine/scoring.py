@@ -1,4 +1,8 @@
-"""TODO"""
+"""Scoring (RULES.md §7-§9, §11): a finished deal (:func:`score_deal`, the classic
+family's :func:`_score_classic`), the end of a match (:func:`match_winner`), and the
+synthetic finished deals the solver and the evaluations score (:func:`set_outcome`,
+:func:`outcome_score`).
+"""
 
 from __future__ import annotations
 

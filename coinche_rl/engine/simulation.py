@@ -1,4 +1,9 @@
-"""TODO"""
+"""Random play-outs and the batched simulations: a random legal action
+(:func:`_random_action`), play-outs to the end of the deal (:func:`play_out`, with the
+card play in local variables once no choice can come up), and the batched kernels
+behind :mod:`coinche_rl.simulate` (:func:`simulate_random_deals`,
+:func:`random_playouts`, :func:`random_play_phase`).
+"""
 
 from __future__ import annotations
 

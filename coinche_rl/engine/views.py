@@ -1,4 +1,9 @@
-"""TODO"""
+"""What a seat may know. The state holds everything; :func:`public_view_into` hides what
+``seat`` cannot see and :func:`determinize_into` puts it back from the hidden hands (and,
+in the classic family, the deck) and the other seats' private declare / belote choices:
+for the true hidden values, ``determinize_into(public_view_into(S, seat)) == S``
+(``tests/test_engine_state.py``).
+"""
 
 from __future__ import annotations
 
