@@ -319,7 +319,7 @@ def _last_trick(W, leader, flag, rem):
     h = W_H
     k = leader
     ws = _last_of(lowest_card(W[h + k]), lowest_card(W[h + seat_after(k, 1)]),
-                  lowest_card(W[h + partner(k)]), lowest_card(W[h + seat_after(k, 3)]),
+                  lowest_card(W[h + seat_after(k, 2)]), lowest_card(W[h + seat_after(k, 3)]),
                   leader, strain)
     v = rem + DIX_DE_DER if team(ws) == W[C_X] else 0
     return v + _end_bonus(W, _new_flag(flag, leader, ws), ws)

@@ -453,3 +453,51 @@ def test_rule_and_action_constants_come_from_their_modules():
             if names & aliases:
                 found[str(path.relative_to(ROOT))] = sorted(names & aliases)
     assert found == {}
+
+
+def _functions_where(rel, match):
+    """Names of the functions of ``rel`` (a module, or a package's folder) holding a node
+    for which ``match(node)`` is true."""
+    return {fn.name for fn in ast.walk(_tree(rel)) if isinstance(fn, ast.FunctionDef)
+            and any(match(n) for n in ast.walk(fn) if n is not fn)} - {
+        inner.name for fn in ast.walk(_tree(rel)) if isinstance(fn, ast.FunctionDef)
+        for inner in ast.walk(fn) if isinstance(inner, ast.FunctionDef) and inner is not fn}
+
+
+def test_rule_clauses_have_one_kernel():
+    """"Has something to declare" is ``engine.has_declaration`` (the declaration points
+    of a seat compared with 0 nowhere else in the engine or the solver), and the solver's
+    step of a trick after a card (the card beats the winning one?) is ``_trick_after``."""
+    def decl_points_test(n):
+        return (isinstance(n, ast.Compare) and isinstance(n.ops[0], ast.Gt)
+                and any(isinstance(x, ast.Name) and x.id == "S_DECL_PTS"
+                        or isinstance(x, ast.Name) and x.id == "seat_declaration_points"
+                        for x in ast.walk(n.left)))
+    for rel in ("coinche_rl/engine", "coinche_rl/solver.py"):
+        found = _functions_where(rel, decl_points_test)
+        assert found <= {"has_declaration"}, (rel, found)
+    assert _functions_where("coinche_rl/engine", decl_points_test) == {"has_declaration"}
+
+    def trick_step(n):      # ``if _beats(c, win, strain):`` (the card played, the winner)
+        return (isinstance(n, ast.If) and isinstance(n.test, ast.Call)
+                and isinstance(n.test.func, ast.Name) and n.test.func.id == "_beats"
+                and [ast.unparse(a) for a in n.test.args] == ["c", "win", "strain"])
+    assert _functions_where("coinche_rl/solver.py", trick_step) == {"_trick_after"}
+    assert E.has_declaration is E.declarations.has_declaration
+
+
+def test_seat_arithmetic_is_named():
+    """The engine and the solver write no seat arithmetic as ``(seat + k) & 3`` or
+    ``(seat + k) % 4``: they call ``rules.seat_after``, ``partner`` and ``team`` (one
+    definition each, re-exported by the engine)."""
+    for rel in ("coinche_rl/engine", "coinche_rl/solver.py"):
+        bad = [n.lineno for n in ast.walk(_tree(rel)) if isinstance(n, ast.BinOp)
+               and isinstance(n.left, ast.BinOp) and isinstance(n.left.op, (ast.Add, ast.Sub))
+               and isinstance(n.right, ast.Constant)
+               and ((isinstance(n.op, ast.BitAnd) and n.right.value == 3)
+                    or (isinstance(n.op, ast.Mod) and n.right.value == 4))]
+        assert not bad, f"{rel}: seat arithmetic at lines {bad} (rules.seat_after / partner)"
+    assert E.team is R.team and E.partner is R.partner and E.seat_after is R.seat_after
+    assert [R.team(s) for s in range(4)] == [0, 1, 0, 1]
+    assert [R.partner(s) for s in range(4)] == [2, 3, 0, 1]
+    assert [R.seat_after(s, k) for s, k in ((3, 1), (0, -1), (2, 2))] == [0, 3, 0]
