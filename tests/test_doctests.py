@@ -9,8 +9,8 @@ import pkgutil
 
 import pytest
 
-PACKAGES = ("coinche_rl", "coinche_rl.envs", "coinche_rl.agents", "coinche_rl.agents.neural",
-            "coinche_rl.arena", "coinche_rl.web")
+PACKAGES = ("coinche_rl", "coinche_rl.engine", "coinche_rl.envs", "coinche_rl.agents",
+            "coinche_rl.agents.neural", "coinche_rl.arena", "coinche_rl.web")
 
 
 def _modules():
@@ -27,9 +27,9 @@ MODULES = _modules()
 
 
 def test_every_module_is_found():
-    assert {"coinche_rl.engine", "coinche_rl.envs.vector", "coinche_rl.agents.pimc",
-            "coinche_rl.arena.formats", "coinche_rl.agents.neural.net",
-            "coinche_rl.web.views"} <= set(MODULES)
+    assert {"coinche_rl.engine", "coinche_rl.engine.play", "coinche_rl.envs.vector",
+            "coinche_rl.agents.pimc", "coinche_rl.arena.formats",
+            "coinche_rl.agents.neural.net", "coinche_rl.web.views"} <= set(MODULES)
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -7,9 +7,8 @@ leader).
 
 from __future__ import annotations
 
-from ..actions import (BID_BASE, CAPOT_BASE, COINCHE, MIN_BID_VALUE, NAME_BASE, PASS,
-                       SURCOINCHE, TAKE)
-from ..rules import (BELOTE_POINTS, CAPOT_VALUE, N_SEATS, P_BID_LADDER,
+from ..actions import BID_BASE, CAPOT_BASE, COINCHE, NAME_BASE, PASS, SURCOINCHE, TAKE
+from ..rules import (BELOTE_POINTS, CAPOT_VALUE, MIN_BID_VALUE, N_SEATS, P_BID_LADDER,
                      P_CAPOT_AFTER_COINCHE, P_DECLARATIONS, P_DECL_SHARE, P_FAMILY, P_NT_AT,
                      P_OPTIONAL_BELOTE, seat_after, team)
 from .bits import kernel
