@@ -52,7 +52,8 @@ def ensure_writable_cache() -> str | None:
     explicit = os.environ.get("NUMBA_CACHE_DIR")
     if explicit and _writable(explicit):
         return explicit
-    if not explicit and _writable(os.path.join(_PKG_DIR, "__pycache__")):
+    if not explicit and all(_writable(os.path.join(d, "__pycache__"))
+                            for d in (_PKG_DIR, os.path.join(_PKG_DIR, "engine"))):
         return None
     folder = fallback_cache_dir()
     if not _writable(folder):

@@ -118,6 +118,7 @@ def readonly_install(tmp_path_factory):
     if IS_ROOT:
         # root can write anywhere: make __pycache__ impossible to create
         (pkg / "__pycache__").write_text("a file, so no folder can be made here\n")
+        (pkg / "engine" / "__pycache__").write_text("a file, so no folder can be made here\n")
         home = _make_unwritable_dir(base, "home")
     else:
         home = base / "home"
