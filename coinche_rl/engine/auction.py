@@ -7,6 +7,8 @@ leader).
 
 from __future__ import annotations
 
+from numba import njit
+
 from ..actions import BID_BASE, CAPOT_BASE, COINCHE, NAME_BASE, PASS, SURCOINCHE, TAKE
 from ..rules import (BELOTE_POINTS, CAPOT_VALUE, MIN_BID_VALUE, N_SEATS, P_BID_LADDER,
                      P_CAPOT_AFTER_COINCHE, P_DECLARATIONS, P_DECL_SHARE, P_FAMILY, P_NT_AT,
@@ -179,7 +181,9 @@ def set_contract(S, P, value, strain, coinche, taker):
     _start_play(S, P)
 
 
-@kernel
+# inline="always": apply_legal_action's auction step, compiled inside it as one function
+# (LLVM does not inline a kernel this large; the call alone slowed the random deals)
+@njit(cache=True, _nrt=False, inline="always")
 def apply_auction_action(S, P, a):
     """Apply auction action ``a``, known to be legal, for the seat to act: a bid, capot,
     coinche, surcoinche or pass (the prise's actions in the classic family); ends the
