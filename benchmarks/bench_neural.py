@@ -119,7 +119,7 @@ def _train_updates_per_s(net_hidden, batch: int, seconds: float = 5.0):
         return None
     from coinche_rl.agents.neural.canonical import FEATURE_SIZE
     from coinche_rl.agents.neural.torch_net import PlayNet
-    from coinche_rl.agents.neural.train_play import Args, play_loss
+    from coinche_rl.train.play import Args, play_loss
     torch.set_num_threads(1)
     torch.manual_seed(0)
     model = PlayNet(net_hidden)

@@ -251,7 +251,7 @@ def test_belief_weights_files_are_checked(tmp_path):
 # ------------------------------------------------------------------ the trainer
 def test_train_belief_smoke_exact_resume_and_export(tmp_path):
     pytest.importorskip("torch")
-    from coinche_rl.agents.neural import train_belief as T
+    from coinche_rl.train import belief as T
     common = ["--chunk-games", "8", "--batch-size", "32", "--eval-games", "4",
               "--no-progress", "--buffer-size", "300", "--eval-minutes", "0",
               "--hidden", "16"]

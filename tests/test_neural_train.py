@@ -1,4 +1,4 @@
-"""The card-play trainer (``coinche_rl.agents.neural.train_play``) and its labels.
+"""The card-play trainer (``coinche_rl.train.play``) and its labels.
 
 * labels: a chunk is a pure function of its arguments (same data twice, the same in a
   spawned worker process); rollout and solver targets are the values of the cards on
@@ -30,8 +30,8 @@ from coinche_rl.agents.neural import canonical as C                   # noqa: E4
 from coinche_rl.agents.neural import labels as LB                     # noqa: E402
 from coinche_rl.agents.neural.net import load_weights                 # noqa: E402
 from coinche_rl.agents.neural.torch_net import PlayNet                # noqa: E402
-from coinche_rl.agents.neural.train_play import (Args, export_run, parse_args,  # noqa: E402
-                                                 play_loss, train)
+from coinche_rl.train.common import play_loss                         # noqa: E402
+from coinche_rl.train.play import Args, export_run, parse_args, train  # noqa: E402
 from coinche_rl.agents.numba_bots import BOT_HEURISTIC, bot_action    # noqa: E402
 from coinche_rl.rules import get_rules                                # noqa: E402
 from coinche_rl.solver import move_values                             # noqa: E402
@@ -88,7 +88,7 @@ def _label_deal(rules, seed, game, frozen, epsilon, solver_cards):
         n = bin(legal).count("1")
         if n >= 2:
             positions.append(S.copy())
-        if n >= 2 and LB._u01(rng) < epsilon:
+        if n >= 2 and LB.u01(rng) < epsilon:
             j = E.rng_below(rng, n)
             m = legal
             for _ in range(j):
@@ -121,7 +121,7 @@ def test_the_frozen_contracts_follow_the_arenas_rule():
     plain = DealSet(rules, seed=3).states(range(500))[0]
     for S, S0 in zip(states, plain):
         taker = int(S[E.S_BID_SEAT])
-        assert LB._frozen_strain(int(S0[E.S_HAND + taker]), cpt) == S[E.S_BID_STRAIN]
+        assert LB.frozen_strain(int(S0[E.S_HAND + taker]), cpt) == S[E.S_BID_STRAIN]
 
 
 @pytest.mark.parametrize("preset", ["ffb", "ffb_sa_ta"])
@@ -407,7 +407,7 @@ def test_a_run_ends_with_an_evaluation_of_its_final_weights(tmp_path, capsys):
 
 
 def test_an_evaluation_is_shown_with_its_age():
-    from coinche_rl.agents.neural.train_play import eval_text
+    from coinche_rl.train.common import eval_text
     ev = {"margin": -42.64, "ci95": 3.1, "updates": 16, "minutes": 0.2}
     assert eval_text(ev, 1234, 10.0) == "eval -42.6±3.1 (at update 16, 9.8 min ago)"
     assert eval_text(ev, 16, 0.2) == "eval -42.6±3.1 (at update 16, now)"

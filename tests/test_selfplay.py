@@ -152,7 +152,7 @@ def test_every_target_is_the_cards_play_out_by_the_deals_table():
 # ------------------------------------------------------------------- the trainer
 torch = pytest.importorskip("torch")
 from coinche_rl.agents.neural.net import load_weights                 # noqa: E402
-from coinche_rl.agents.neural.train_play import (Args, generation_path, train)  # noqa: E402
+from coinche_rl.train.play import (Args, generation_path, train)  # noqa: E402
 
 
 def sp_args(out, **kw) -> Args:

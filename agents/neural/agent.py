@@ -63,15 +63,16 @@ from ...engine import (AUCTION, DONE, PLAY, STATE_SIZE, _pending_choice, apply_l
                        set_retourne, kernel)
 from ...rules import CAPOT_VALUE, RuleSet, card_points_table, get_rules, params_vector
 from ...envs.kernels import apply_at, public_state_into, rules_vector
-from ..base import Agent, PlayerView
-from ..numba_bots import BOT_HEURISTIC, bot_action
-from ..registry import Param, register_agent
+from ..base import BatchedAgent, Param, PlayerView
+from ..numba_bots import BOT_HEURISTIC, bot_action, deal_states
+from ..registry import make_agent
 from . import canonical as C
-from .bid_labels import BID_ACTIONS, BID_INDEX, N_BID, bid_inputs
+from .bid_actions import BID_ACTIONS, BID_INDEX, N_BID, bid_inputs
 from .net import MLP, default_weights_path, load_weights, rules_hash, trained_for
 
 __all__ = ["NeuralAgent", "NeuralError", "BatchPolicy", "BidNet", "play_states", "NetInputs",
-           "load_play_net", "load_bid_net", "warmup", "ActionValues", "nn_values"]
+           "load_play_net", "load_bid_net", "warmup", "ActionValues", "nn_values", "load_once",
+           "not_shipped", "check_trained_for"]
 
 
 class NeuralError(ValueError):
@@ -84,8 +85,7 @@ class NeuralError(ValueError):
 NET_CARD, NOT_A_CARD, NET_BID = -1, -2, -3
 #: seat flags of the batched paths: plays its cards / bids with a network
 CARD_NET, BID_NET = 1, 2
-#: the ``bid_margin`` default, points (RESULTS.md, neural bidding: the best of the margins
-#: measured for two network partners against the heuristic)
+#: the ``bid_margin`` default, points
 DEFAULT_MARGIN = 150.0
 
 
@@ -238,7 +238,7 @@ class NetInputs:
 
     def bid_compute(self, states: np.ndarray, idx: np.ndarray, match=None):
         """``(feats, legal, perms)`` of the seats to bid in ``states[idx]``: ``legal``
-        bool ``[n, N_BID]`` over the canonical :data:`~.bid_labels.BID_ACTIONS`."""
+        bool ``[n, N_BID]`` over the canonical :data:`~.bid_actions.BID_ACTIONS`."""
         n = len(idx)
         if n > len(self.perms):
             self._grow(max(n, 2 * len(self.perms)))
@@ -272,7 +272,7 @@ class NetInputs:
 class BidNet:
     """A bidding network (``coinche-rl train bid``) read with the heads of one card
     player (``player``: ``"nn"`` or ``"heuristic"``, one of the manifest's
-    ``bid.players``). Over the canonical auction actions (:data:`~.bid_labels.BID_ACTIONS`)
+    ``bid.players``). Over the canonical auction actions (:data:`~.bid_actions.BID_ACTIONS`)
     it gives ``q``, the value of each action (the agent bids the best legal one), and
     for each contract ``ev`` and ``p_made``: the expected deal score (the seat's team
     minus the other) and the probability that the contract is made if the seat took it
@@ -478,7 +478,7 @@ class BatchPolicy:
 _NETS: Dict[tuple, MLP] = {}
 
 
-def _load_once(path: str, kind: str) -> MLP:
+def load_once(path: str, kind: str) -> MLP:
     """The weights of ``kind`` at ``path``, loaded and checked once per process (again
     when the file changes)."""
     try:
@@ -501,15 +501,15 @@ def load_play_net(path: str = "", rules: Optional[RuleSet] = None,
     if not path:
         path = default_weights_path(rules.name if check_rules else "ffb")
         if not os.path.isfile(path):
-            _not_shipped(rules, path, "play", "card-play",
+            not_shipped(rules, path, "play", "card-play",
                          "Pass nn:weights=PATH or nn:any_rules=true")
-    net = _load_once(path, "play")
+    net = load_once(path, "play")
     if check_rules:
-        _check_trained_for(net, path, rules, "card-play", "play")
+        check_trained_for(net, path, rules, "card-play", "play")
     return net
 
 
-def _not_shipped(rules: RuleSet, path: str, kind: str, what: str, advice: str) -> None:
+def not_shipped(rules: RuleSet, path: str, kind: str, what: str, advice: str) -> None:
     """Raise: no shipped ``kind`` weights for ``rules`` (naming those that ship)."""
     folder = os.path.dirname(path)
     suffix = f"_{kind}.npz"
@@ -519,7 +519,7 @@ def _not_shipped(rules: RuleSet, path: str, kind: str, what: str, advice: str) -
                       f"{path}); shipped: {', '.join(shipped) or 'none'}. {advice}")
 
 
-def _check_trained_for(net: MLP, path: str, rules: RuleSet, what: str, verb: str) -> None:
+def check_trained_for(net: MLP, path: str, rules: RuleSet, what: str, verb: str) -> None:
     """Raise unless ``net`` was trained for ``rules`` (:func:`~.net.trained_for`)."""
     if not trained_for(net.manifest, rules):
         trained = net.manifest.get("rules") or {}
@@ -552,12 +552,12 @@ def load_bid_net(path: str = "", rules: Optional[RuleSet] = None, player: str = 
         if not os.path.isfile(path):
             if not required:
                 return None
-            _not_shipped(rules, path, "bid", "bidding",
+            not_shipped(rules, path, "bid", "bidding",
                          "Pass nn:bid_weights=PATH, nn:bidding=heuristic, or "
                          "nn:any_rules=true (a coinche preset then borrows ffb's)")
-    net = _load_once(path, "bid")
+    net = load_once(path, "bid")
     if check_rules:
-        _check_trained_for(net, path, rules, "bidding", "bid with")
+        check_trained_for(net, path, rules, "bidding", "bid with")
     return BidNet(net, player, margin)
 
 
@@ -565,11 +565,31 @@ BIDDERS = ("auto", "net", "heuristic")
 CARD_PLAYERS = ("net", "heuristic")
 
 
-class NeuralAgent(Agent):
+class NeuralAgent(BatchedAgent):
     """The auction and the card play from networks (see the module docstring)."""
 
+    #: what ``coinche-rl agents`` says of it
+    DESCRIPTION = ("neural bidding and card play (networks trained by coinche-rl train bid / play; "
+            "numpy, no torch)")
+    PARAMS = {"weights": Param(str, "", "card-play weights file (.npz with manifest); default: the "
+                                    "weights shipped in the package for the preset (ffb)"),
+         "any_rules": Param(bool, False, "play under a preset the nets were not trained for "
+                                         "(out of distribution; refused by default)"),
+         "bid_weights": Param(str, "", "bidding weights file (coinche-rl train bid); default: "
+                                        "the weights shipped for the preset (ffb)"),
+         "bidding": Param(str, "auto", "net | heuristic | auto (the network where bidding "
+                                       "weights ship for the preset, else the heuristic)",
+                          choices=BIDDERS),
+         "play": Param(str, "net", "net | heuristic: who plays the cards (heuristic: the "
+                                   "network bids for the heuristic's card play)",
+                       choices=CARD_PLAYERS),
+         "bid_margin": Param(float, DEFAULT_MARGIN, "bid the heuristic's action unless the network "
+                                                    "values another one more than this many points "
+                                                    "higher (0: the network's best action)",
+                             min=0.0)}
+
     numba_bot = None
-    #: batched in tournaments: about 1,600 deals/s against the heuristic on one core
+    #: batched in tournaments: well under a millisecond a deal
     seconds_per_deal = 0.0003
 
     def __init__(self, weights: str = "", any_rules: bool = False, bid_weights: str = "",
@@ -738,7 +758,6 @@ def nn_values(deal, agent: Union[str, "NeuralAgent"] = "nn", seed: int = 0) -> A
     ``p_made``. ``agent``: an ``nn`` spec (``"nn:bid_margin=0"``) or a
     :class:`NeuralAgent` (reset here for that seat, with ``seed``). The seat sees only
     what it may know (its :class:`~coinche_rl.agents.base.PlayerView`)."""
-    from ..registry import make_agent
     nn = make_agent(agent) if isinstance(agent, str) else agent
     if not isinstance(nn, NeuralAgent):
         raise ValueError(f"nn_values: {agent!r} is not an nn agent (expected a spec such as "
@@ -748,31 +767,8 @@ def nn_values(deal, agent: Union[str, "NeuralAgent"] = "nn", seed: int = 0) -> A
     return nn.action_values(view)
 
 
-register_agent(
-    "nn", NeuralAgent,
-    {"weights": Param(str, "", "card-play weights file (.npz with manifest); default: the "
-                                "weights shipped in the package for the preset (ffb)"),
-     "any_rules": Param(bool, False, "play under a preset the nets were not trained for "
-                                     "(out of distribution; refused by default)"),
-     "bid_weights": Param(str, "", "bidding weights file (coinche-rl train bid); default: "
-                                    "the weights shipped for the preset (ffb)"),
-     "bidding": Param(str, "auto", "net | heuristic | auto (the network where bidding "
-                                   "weights ship for the preset, else the heuristic)",
-                      choices=BIDDERS),
-     "play": Param(str, "net", "net | heuristic: who plays the cards (heuristic: the "
-                               "network bids for the heuristic's card play)",
-                   choices=CARD_PLAYERS),
-     "bid_margin": Param(float, DEFAULT_MARGIN, "bid the heuristic's action unless the network "
-                                                "values another one more than this many points "
-                                                "higher (0: the network's best action)",
-                         min=0.0)},
-    doc="neural bidding and card play (networks trained by coinche-rl train bid / play; "
-        "numpy, no torch)")
-
-
 def warmup() -> None:
     """Compile the batched-play and input kernels (cached on disk)."""
-    from ..numba_bots import deal_states
     rules = get_rules("ffb")
     net = MLP.random((4,), seed=0)
     bid = MLP.random((4,), seed=0, outputs=3 * N_BID)
