@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+from typing import Dict, List, Optional
 
 import numpy as np
 import pytest
@@ -498,3 +499,38 @@ def test_the_command_line_prints_progress_lines_to_a_pipe(tmp_path, capsys):
     progress = [ln for ln in lines if ln.startswith("[") and " min] upd " in ln]
     assert len(progress) == 4, lines
     assert "end of run" in lines[-2] and json.loads(lines[-1])["chunks"] == 4
+
+
+def test_a_run_stores_its_kind_and_older_runs_are_told_by_what_they_hold():
+    from coinche_rl.train.common import RUN_KINDS, run_kind
+    for kind in RUN_KINDS:
+        assert run_kind({"kind": kind, "args": json.dumps({"players": "auto"})}) == kind
+    # checkpoints written before runs stored their kind
+    assert run_kind({"population": "[]", "args": json.dumps({"rules": "ffb"})}) == "belief"
+    assert run_kind({"args": json.dumps({"rules": "ffb", "players": "auto"})}) == "bid"
+    assert run_kind({"args": json.dumps({"rules": "ffb", "labels": "heuristic"})}) == "play"
+
+
+@dataclasses.dataclass
+class _Settings:
+    n: int = dataclasses.field(default=1, metadata={"help": "a count"})
+    x: float = dataclasses.field(default=0.5, metadata={"help": "a share"})
+    name: Optional[str] = dataclasses.field(default=None, metadata={"help": "a name"})
+    on: bool = dataclasses.field(default=True, metadata={"help": "a switch"})
+    widths: List[int] = dataclasses.field(default_factory=lambda: [4, 4],
+                                          metadata={"help": "widths"})
+
+
+@dataclasses.dataclass
+class _OddSettings:
+    table: Dict[str, int] = dataclasses.field(default_factory=dict)
+
+
+def test_settings_become_typed_options():
+    from coinche_rl.train.common import parse_args as parse_settings
+    s = parse_settings(["--n", "3", "--x", "0.25", "--no-on", "--widths", "8", "2"], _Settings,
+                       "p", "d")
+    assert (s.n, s.x, s.name, s.on, s.widths) == (3, 0.25, None, False, [8, 2])
+    assert parse_settings([], _Settings, "p", "d") == _Settings()
+    with pytest.raises(TypeError, match="no command-line form"):
+        parse_settings([], _OddSettings, "p", "d")
