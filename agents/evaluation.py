@@ -124,8 +124,9 @@ from ..rules import (ALL_CARD_POINTS, AT, AT_TABLE_NAMES, CAPOT_POINTS, CAPOT_VA
                      RuleSet, check_int, get_rules, params_vector)
 from ..progress import TaskProgress
 from ..solver import C_KEEP, C_NPAIRS, POINTS, SCORE, W_MONO, Solver, solve_into
-from .neural.agent import NeuralError, load_bid_net
+from .neural.agent import load_bid_net
 from .neural.bid_actions import bid_inputs
+from .neural.net import NeuralError
 from .numba_bots import BOT_HEURISTIC, play_deals
 from .sampler import NoConsistentWorld, SamplerError, WorldSampler
 

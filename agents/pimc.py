@@ -137,9 +137,10 @@ from ..rules import (ALL_CARD_POINTS, CAPOT_POINTS, CAPOT_VALUE, CARD_ORDER, DEA
 from ..solver import C_KEEP, C_NODES, OBJECTIVES, POINTS, move_values_into, new_workspace
 from .base import Agent, Param, PlayerView
 from .evaluation import EvaluationError, evaluate_hand
-from .neural.agent import NetInputs, NeuralError, load_bid_net
+from .neural.agent import load_bid_net
+from .neural.batch_play import NetInputs
 from .neural.belief import load_belief_net
-from .neural.net import default_weights_path
+from .neural.net import NeuralError, default_weights_path
 from .sampler import (build_table, new_table, new_weights, sample_into, sample_mixed_into,
                       unrank_into, weigh_table)
 

@@ -33,10 +33,10 @@ from coinche_rl.agents.evaluation import EvaluationError, evaluate_hand, suggest
 from coinche_rl.agents.neural import bid_actions as BA
 from coinche_rl.agents.neural import bid_labels as B
 from coinche_rl.agents.neural import canonical as C
-from coinche_rl.agents.neural.agent import (BidNet, NetInputs, NeuralAgent, NeuralError,
-                                            load_bid_net, play_states)
-from coinche_rl.agents.neural.net import (MLP, WeightsError, default_weights_path, load_weights,
-                                          make_manifest, save_weights)
+from coinche_rl.agents.neural.agent import NeuralAgent, load_bid_net
+from coinche_rl.agents.neural.batch_play import BidNet, NetInputs, play_states
+from coinche_rl.agents.neural.net import (MLP, NeuralError, WeightsError, default_weights_path,
+                                          load_weights, make_manifest, save_weights)
 from coinche_rl.agents.numba_bots import BOT_HEURISTIC, deal_states
 from coinche_rl.game import Deal
 from coinche_rl.rules import PRESETS, get_rules, params_vector
@@ -318,7 +318,7 @@ def test_every_renaming_gives_the_renamed_bid(preset, margin, bid_file):
 
 
 def test_the_anchor_reads_the_same_canonical_state_for_every_renaming():
-    from coinche_rl.agents.neural.agent import anchor_actions, canonical_auction_state
+    from coinche_rl.agents.neural.batch_play import anchor_actions, canonical_auction_state
     P = params_vector(FFB)
     pub = np.zeros(E.STATE_SIZE, dtype=np.int64)
     T = np.zeros(E.STATE_SIZE, dtype=np.int64)

@@ -21,7 +21,8 @@ import pytest
 from coinche_rl import actions as A
 from coinche_rl import engine as E
 from coinche_rl.agents.neural import canonical as C
-from coinche_rl.agents.neural.agent import NetInputs, load_bid_net
+from coinche_rl.agents.neural.agent import load_bid_net
+from coinche_rl.agents.neural.batch_play import NetInputs
 from coinche_rl.agents.neural.net import MLP
 from coinche_rl.agents.neural.selfplay import (OPPONENTS, P_HEURISTIC, P_LEARNER, P_PAST,
                                                P_RANDOM, SelfPlayTable, parse_opponents,

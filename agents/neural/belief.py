@@ -56,11 +56,10 @@ from ..numba_bots import BOT_HEURISTIC, bot_action
 from ..registry import make_agent
 from ..sampler import WorldSampler
 from . import canonical as C
-from .agent import (BID_NET, CARD_NET, NetInputs, NeuralError, advance, check_trained_for,
-                    load_bid_net, load_once, load_play_net, not_shipped,
-                    seed_streams)
+from .agent import check_trained_for, load_bid_net, load_once, load_play_net, not_shipped
+from .batch_play import BID_NET, CARD_NET, NetInputs, advance, seed_streams
 from .labels import frozen_strain
-from .net import MLP, N_BELIEF_OUT, default_weights_path
+from .net import MLP, N_BELIEF_OUT, NeuralError, default_weights_path
 
 __all__ = ["BeliefNet", "Positions", "generate_positions", "position_labels",
            "load_belief_net", "belief_report", "N_BELIEF", "warmup", "PLAYER_NN", "PLAYER_HEURISTIC",

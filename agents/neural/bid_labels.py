@@ -67,7 +67,7 @@ from ...envs.kernels import rules_vector
 from ..evaluation import score_outcome, contract_levels
 from ..numba_bots import BOT_HEURISTIC, BOT_RANDOM, bot_action, play_deals
 from . import canonical as C
-from .agent import play_states
+from .batch_play import play_states
 from .bid_actions import BID_ACTIONS, N_BID, PLAYERS
 from .labels import u01
 

@@ -48,7 +48,7 @@ from ... import __version__
 from . import canonical as C
 from .bid_actions import N_BID, PLAYERS
 
-__all__ = ["WeightsError", "MLP", "make_manifest", "save_weights", "load_weights",
+__all__ = ["WeightsError", "NeuralError", "MLP", "make_manifest", "save_weights", "load_weights",
            "rules_hash", "trained_for", "FORMAT", "FORMAT_VERSION", "ACTION_MAP", "default_weights_path"]
 
 FORMAT = "coinche-rl-weights"
@@ -62,6 +62,10 @@ BID_HEADS = ("q", "ev", "made")
 #: the belief net's outputs: 32 canonical cards x the 3 other seats (left, partner, right)
 BELIEF_ACTION_MAP = "canonical-cards-32x3-seats"
 N_BELIEF_OUT = 96
+
+
+class NeuralError(ValueError):
+    """The ``nn`` agent cannot play here (missing weights, other rules)."""
 
 
 def _outputs(kind: str, manifest: dict, path) -> tuple:

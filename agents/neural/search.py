@@ -43,7 +43,8 @@ from ..base import Agent, Param, PlayerView
 from ..numba_bots import BOT_HEURISTIC
 from ..pimc import PIMCAgent, PIMCError, WORLD_SOURCES, world_state_into
 from ..sampler import WorldSampler
-from .agent import CARD_NET, NET_CARD, NeuralAgent, net_choice, play_states
+from .agent import NeuralAgent
+from .batch_play import CARD_NET, NET_CARD, net_choice, play_states
 from .net import MLP
 
 __all__ = ["SearchAgent", "branch_states", "team_differences", "warmup"]

@@ -56,7 +56,7 @@ from ...rules import P_MIN_BID, RuleSet, card_points_table, params_vector
 from ...envs.kernels import apply_at
 from ..numba_bots import BOT_HEURISTIC, BOT_RANDOM, bot_action
 from . import canonical as C
-from .agent import BID_NET, CARD_NET, NET_CARD, BidNet, NetInputs, net_choice
+from .batch_play import BID_NET, CARD_NET, NET_CARD, BidNet, NetInputs, net_choice
 from .labels import KIND_ROLLOUT, LabelChunk, frozen_strain, u01
 from .net import MLP
 

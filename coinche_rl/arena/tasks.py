@@ -13,7 +13,7 @@ import numpy as np
 from .. import engine as E
 from ..actions import action_to_str
 from ..agents import BatchedAgent, make_agent, numba_bots, play_deal
-from ..agents.neural.agent import play_states
+from ..agents.neural.batch_play import play_states
 from ..agents.numba_bots import play_deals
 from ..game import Deal, IllegalActionError, score_into_match
 from ..records import rules_from_record

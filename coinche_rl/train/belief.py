@@ -40,9 +40,9 @@ from typing import List, Optional
 import numpy as np
 
 from ..agents.neural import canonical as C
-from ..agents.neural.agent import NeuralError, load_bid_net, load_play_net
+from ..agents.neural.agent import load_bid_net, load_play_net
 from ..agents.neural.belief import N_BELIEF, generate_positions
-from ..agents.neural.net import make_manifest, rules_hash, save_weights
+from ..agents.neural.net import NeuralError, make_manifest, rules_hash, save_weights
 from ..rules import get_rules
 from .common import (Logger, TrainingProgress, atomic_write, bad_setting, budget_spent,
                      export_checkpoint, lr_at, setting, training_facts)
