@@ -1022,7 +1022,7 @@ class HeuristicAgent(NumbaBotAgent):
 
     #: what ``coinche-rl agents`` says of it
     DESCRIPTION = ("rule-based player in numba: hand-valuation bidding with partner conventions, "
-       "trump drawing, masters, charging, no waste")
+                   "trump drawing, masters, charging, no waste")
     PARAMS = {
         "aggression": Param(int, 0, "points added to its side's estimated total in the auction "
                             "(positive: bids and coinches more readily; negative: more "

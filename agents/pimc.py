@@ -328,9 +328,9 @@ class PIMCAgent(Agent):
     """The PIMC player (see the module docstring and the registry's parameters)."""
 
     #: what ``coinche-rl agents`` says of it
-    DESCRIPTION = ("perfect-information Monte Carlo: every legal card solved exactly (double dummy) in "
-       "sampled worlds; bids with the bidding network where one ships (ffb), else from Monte "
-       "Carlo hand evaluation")
+    DESCRIPTION = ("perfect-information Monte Carlo: every legal card solved exactly (double "
+                   "dummy) in sampled worlds; bids with the bidding network where one ships "
+                   "(ffb), else from Monte Carlo hand evaluation")
     PARAMS = {
         "worlds": Param(int, 32, "worlds (deals of the hidden cards) solved per card; every world "
                         "once when the information set allows at most this many", min=1, max=4096),

@@ -162,24 +162,26 @@ class NeuralAgent(BatchedAgent):
     """The auction and the card play from networks (see the module docstring)."""
 
     #: what ``coinche-rl agents`` says of it
-    DESCRIPTION = ("neural bidding and card play (networks trained by coinche-rl train bid / play; "
-            "numpy, no torch)")
-    PARAMS = {"weights": Param(str, "", "card-play weights file (.npz with manifest); default: the "
-                                    "weights shipped in the package for the preset (ffb)"),
-         "any_rules": Param(bool, False, "play under a preset the nets were not trained for "
-                                         "(out of distribution; refused by default)"),
-         "bid_weights": Param(str, "", "bidding weights file (coinche-rl train bid); default: "
-                                        "the weights shipped for the preset (ffb)"),
-         "bidding": Param(str, "auto", "net | heuristic | auto (the network where bidding "
-                                       "weights ship for the preset, else the heuristic)",
-                          choices=BIDDERS),
-         "play": Param(str, "net", "net | heuristic: who plays the cards (heuristic: the "
-                                   "network bids for the heuristic's card play)",
-                       choices=CARD_PLAYERS),
-         "bid_margin": Param(float, DEFAULT_MARGIN, "bid the heuristic's action unless the network "
-                                                    "values another one more than this many points "
-                                                    "higher (0: the network's best action)",
-                             min=0.0)}
+    DESCRIPTION = ("neural bidding and card play (networks trained by coinche-rl train bid / "
+                   "play; numpy, no torch)")
+    PARAMS = {
+        "weights": Param(str, "", "card-play weights file (.npz with manifest); default: the "
+                              "weights shipped in the package for the preset (ffb)"),
+        "any_rules": Param(bool, False, "play under a preset the nets were not trained for "
+                                        "(out of distribution; refused by default)"),
+        "bid_weights": Param(str, "", "bidding weights file (coinche-rl train bid); default: "
+                                       "the weights shipped for the preset (ffb)"),
+        "bidding": Param(str, "auto", "net | heuristic | auto (the network where bidding "
+                                      "weights ship for the preset, else the heuristic)",
+                         choices=BIDDERS),
+        "play": Param(str, "net", "net | heuristic: who plays the cards (heuristic: the "
+                                  "network bids for the heuristic's card play)",
+                      choices=CARD_PLAYERS),
+        "bid_margin": Param(float, DEFAULT_MARGIN, "bid the heuristic's action unless the network "
+                                                   "values another one more than this many points "
+                                                   "higher (0: the network's best action)",
+                            min=0.0),
+    }
 
     numba_bot = None
     #: batched in tournaments: well under a millisecond a deal

@@ -85,23 +85,25 @@ class SearchAgent(Agent):
 
     #: what ``coinche-rl agents`` says of it
     DESCRIPTION = ("search over the networks: every legal card played out by the card-play net at "
-            "all seats on believed worlds; bids as nn")
-    PARAMS = {"worlds": Param(int, 32, "worlds played out per card decision", min=1, max=4096),
-         "time_ms": Param(float, 0.0, "stop drawing worlds once a decision has taken this many "
-                                      "milliseconds (0: all the worlds)", min=0.0),
-         "batch": Param(int, 16, "worlds played out together (one batch at least)", min=1,
-                        max=4096),
-         "worlds_from": Param(str, "auto", "as pimc: 'belief', 'uniform', or 'auto' (the "
-                              "belief where weights ship for the preset)", choices=WORLD_SOURCES),
-         "uniform_share": Param(float, 0.1, "with belief worlds, the share drawn uniformly",
-                                min=0.0, max=1.0),
-         "belief_weights": Param(str, "", "a belief weights file (default: shipped)"),
-         "weights": Param(str, "", "card-play weights file (default: shipped for the preset)"),
-         "any_rules": Param(bool, False, "play under a preset the nets were not trained for"),
-         "bid_weights": Param(str, "", "bidding weights file (default: shipped)"),
-         "bidding": Param(str, "auto", "net | heuristic | auto, as nn",
-                          choices=("auto", "net", "heuristic")),
-         "bid_margin": Param(float, 150.0, "as nn", min=0.0)}
+                   "all seats on believed worlds; bids as nn")
+    PARAMS = {
+        "worlds": Param(int, 32, "worlds played out per card decision", min=1, max=4096),
+        "time_ms": Param(float, 0.0, "stop drawing worlds once a decision has taken this many "
+                                     "milliseconds (0: all the worlds)", min=0.0),
+        "batch": Param(int, 16, "worlds played out together (one batch at least)", min=1,
+                       max=4096),
+        "worlds_from": Param(str, "auto", "as pimc: 'belief', 'uniform', or 'auto' (the "
+                             "belief where weights ship for the preset)", choices=WORLD_SOURCES),
+        "uniform_share": Param(float, 0.1, "with belief worlds, the share drawn uniformly",
+                               min=0.0, max=1.0),
+        "belief_weights": Param(str, "", "a belief weights file (default: shipped)"),
+        "weights": Param(str, "", "card-play weights file (default: shipped for the preset)"),
+        "any_rules": Param(bool, False, "play under a preset the nets were not trained for"),
+        "bid_weights": Param(str, "", "bidding weights file (default: shipped)"),
+        "bidding": Param(str, "auto", "net | heuristic | auto, as nn",
+                         choices=("auto", "net", "heuristic")),
+        "bid_margin": Param(float, 150.0, "as nn", min=0.0),
+    }
     ROSTER = False
 
     def __init__(self, worlds: int = 32, time_ms: float = 0.0, batch: int = 16,
