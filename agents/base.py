@@ -32,7 +32,8 @@ True
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from dataclasses import dataclass
+from typing import Any, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -40,10 +41,55 @@ from ..actions import BELOTE, DECLARE, NO_BELOTE, NO_DECLARE, N_ACTIONS
 from ..game import Deal, DealResult
 from ..rules import RuleSet
 
-__all__ = ["Agent", "PlayerView", "play_deal", "PRIVATE_ACTIONS"]
+__all__ = ["Agent", "AgentSpecError", "BatchedAgent", "Param", "PlayerView", "play_deal",
+           "PRIVATE_ACTIONS"]
 
 #: actions other seats do not see (optional declare / belote choices)
 PRIVATE_ACTIONS = frozenset((DECLARE, NO_DECLARE, BELOTE, NO_BELOTE))
+
+
+class AgentSpecError(ValueError):
+    """A malformed spec, an unknown agent name, or a bad parameter."""
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of an agent (:attr:`Agent.PARAMS`): its type (int, float, str or
+    bool), default, description, and optional bounds / choices."""
+
+    type: type
+    default: Any
+    doc: str
+    min: Any = None
+    max: Any = None
+    choices: Tuple = ()
+
+    def parse(self, agent: str, key: str, text: str):
+        """The value of the text ``text`` given for ``key`` in a spec of ``agent``.
+
+        :raises AgentSpecError: not of the type, out of the bounds or of the choices.
+        """
+        try:
+            if self.type is bool:
+                low = text.lower()
+                if low not in ("1", "0", "true", "false", "yes", "no"):
+                    raise ValueError
+                value = low in ("1", "true", "yes")
+            else:
+                value = self.type(text)
+        except ValueError:
+            raise AgentSpecError(f"{agent}: parameter {key}={text!r} is not a valid "
+                                 f"{self.type.__name__}") from None
+        if self.min is not None and value < self.min:
+            raise AgentSpecError(f"{agent}: parameter {key}={value!r} is below its minimum "
+                                 f"{self.min!r}")
+        if self.max is not None and value > self.max:
+            raise AgentSpecError(f"{agent}: parameter {key}={value!r} is above its maximum "
+                                 f"{self.max!r}")
+        if self.choices and value not in self.choices:
+            raise AgentSpecError(f"{agent}: parameter {key}={value!r} must be one of "
+                                 f"{', '.join(map(repr, self.choices))}")
+        return value
 
 
 class PlayerView:
@@ -113,8 +159,17 @@ class Agent:
 
     ``numba_bot`` is the id of an equivalent numba kernel (``coinche_rl.agents.numba_bots``)
     or None: tournaments between numba bots only run entirely in numba, with the same
-    choices as through :meth:`act`.
+    choices as through :meth:`act`; so do those with :class:`BatchedAgent` seats.
     """
+
+    #: the parameters of its spec (``"name:key=value,..."``), each passed to the
+    #: constructor (defaults included) by :func:`~coinche_rl.agents.registry.make_agent`;
+    #: None: read from the constructor's signature
+    PARAMS: Optional[Dict[str, Param]] = None
+    #: one line for ``coinche-rl agents`` (default: the first paragraph of the docstring)
+    DESCRIPTION: str = ""
+    #: seated in the default tournament roster (False for slow searchers)
+    ROSTER: bool = True
 
     #: the registry name (set by the registry when built from a spec)
     name: str = "agent"
@@ -148,6 +203,32 @@ class Agent:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.spec!r}>"
+
+
+class BatchedAgent(Agent):
+    """An agent whose decisions can be made for many deals at once, as the tournaments'
+    batched play and the vector env's opponents do (the ``nn`` agent): its cards by the
+    network :meth:`play_net`, its auction by :meth:`bid_net`, everything else by the numba
+    bot :attr:`other_bot`; or as one batched policy (:meth:`batch_policy`). The same
+    choices as :meth:`act`."""
+
+    #: the numba bot of the decisions the networks do not make
+    other_bot: int
+
+    def play_net(self, rules: RuleSet):
+        """The card-play network under ``rules`` (an object with ``forward`` and
+        ``best``, :class:`~coinche_rl.agents.neural.net.MLP`), or None: the numba bot
+        plays the cards."""
+        raise NotImplementedError
+
+    def bid_net(self, rules: RuleSet):
+        """The bidding network under ``rules``
+        (:class:`~coinche_rl.agents.neural.agent.BidNet`), or None: the numba bot bids."""
+        raise NotImplementedError
+
+    def batch_policy(self, rules: RuleSet):
+        """This agent as ``f(public_states, params, seats) -> actions`` under ``rules``."""
+        raise NotImplementedError
 
 
 def play_deal(deal: Deal, agents: Sequence[Agent], seeds: Sequence[int],

@@ -81,14 +81,14 @@ from ..actions import (BID_BASE, CAPOT_BASE, CARD_BASE, COINCHE, PASS, SURCOINCH
                        action_to_str, bid_action, bid_strain, bid_value, parse_action)
 from ..cards import cards_of
 from ..rules import PRESETS, RuleSet, get_rules
-from .base import Agent, PlayerView
-from .registry import AgentSpecError, Param, register_agent
+from .base import Agent, AgentSpecError, Param, PlayerView
 from .sampler import WorldSampler
 
 __all__ = ["ColverAgent", "ColverNotInstalledError", "ColverRulesError", "ColverActionError",
            "BID_STRATEGIES", "PLAY_METHODS", "PLAY_RULE_FIELDS", "COLVER_BIDDING",
            "COLVER_PLAYING", "to_colver_card", "from_colver_card", "to_colver_action",
-           "from_colver_action", "check_rules", "import_colver"]
+           "from_colver_action", "check_rules", "import_colver", "ColverHeuristic", "ColverMaxi",
+           "ColverRule", "ColverISMCTS"]
 
 #: colver's phase numbers (``Env.phase()``)
 COLVER_BIDDING, COLVER_PLAYING = 0, 1
@@ -360,7 +360,7 @@ class ColverAgent(Agent):
         return a
 
 
-# ---------------------------------------------------------------------------- registry
+# ------------------------------------------------------------- the agents by spec name
 def _bid_param(default: str) -> Param:
     return Param(str, default, "colver auction strategy (rule-based, no model)",
                  choices=BID_STRATEGIES)
@@ -369,31 +369,55 @@ def _bid_param(default: str) -> Param:
 _SEED = Param(int, 0, "mixed with the per-deal seed: the stream of sampled worlds (and of "
                       "colver's searches)", min=0)
 
-register_agent(
-    "colver:heuristic",
-    lambda bid, seed: ColverAgent(bid=bid, play="heuristic", seed=seed),
-    {"bid": _bid_param("heuristic"), "seed": _SEED},
-    "colver's heuristic bidder and heuristic card play (a perfect-information heuristic, "
-    "given one world sampled from the seat's information set); needs pip install colver")
-register_agent(
-    "colver:maxi",
-    lambda bid, seed: ColverAgent(bid=bid, play="maxi", seed=seed),
-    {"bid": _bid_param("maxi"), "seed": _SEED},
-    "colver's maxi convention bidder and maxi card play (perfect-information, given one "
-    "world sampled from the seat's information set); needs pip install colver")
-register_agent(
-    "colver:rule",
-    lambda bid, seed: ColverAgent(bid=bid, play="rule", seed=seed),
-    {"bid": _bid_param("improved_v2"), "seed": _SEED},
-    "colver's rule card player (own hand, trick, played cards, voids) after a colver "
-    "bidder; needs pip install colver")
-register_agent(
-    "colver:ismcts",
-    lambda ms, smart, bid, seed: ColverAgent(bid=bid, play="smart_ismcts" if smart else "naive_ismcts",
-                                             ms=ms, seed=seed),
-    {"ms": Param(int, 20, "search time per card with 8 in hand, in ms (colver scales it by "
-                          "cards left / 8); wall-clock, so not reproducible", min=1, max=60000),
-     "smart": Param(bool, False, "smart IS-MCTS (belief-weighted worlds) instead of naive"),
-     "bid": _bid_param("improved_v2"), "seed": _SEED},
-    "colver's IS-MCTS card play with a time budget after a colver bidder; needs pip "
-    "install colver")
+
+class ColverHeuristic(ColverAgent):
+    """``colver:heuristic``."""
+
+    DESCRIPTION = ("colver's heuristic bidder and heuristic card play (a perfect-information "
+                   "heuristic, given one world sampled from the seat's information set); needs "
+                   "pip install colver")
+    PARAMS = {"bid": _bid_param("heuristic"), "seed": _SEED}
+
+    def __init__(self, bid: str = "heuristic", seed: int = 0):
+        super().__init__(bid=bid, play="heuristic", seed=seed)
+
+
+class ColverMaxi(ColverAgent):
+    """``colver:maxi``."""
+
+    DESCRIPTION = ("colver's maxi convention bidder and maxi card play (perfect-information, "
+                   "given one world sampled from the seat's information set); needs pip "
+                   "install colver")
+    PARAMS = {"bid": _bid_param("maxi"), "seed": _SEED}
+
+    def __init__(self, bid: str = "maxi", seed: int = 0):
+        super().__init__(bid=bid, play="maxi", seed=seed)
+
+
+class ColverRule(ColverAgent):
+    """``colver:rule``."""
+
+    DESCRIPTION = ("colver's rule card player (own hand, trick, played cards, voids) after a "
+                   "colver bidder; needs pip install colver")
+    PARAMS = {"bid": _bid_param("improved_v2"), "seed": _SEED}
+
+    def __init__(self, bid: str = "improved_v2", seed: int = 0):
+        super().__init__(bid=bid, play="rule", seed=seed)
+
+
+class ColverISMCTS(ColverAgent):
+    """``colver:ismcts``."""
+
+    DESCRIPTION = ("colver's IS-MCTS card play with a time budget after a colver bidder; "
+                   "needs pip install colver")
+    PARAMS = {"ms": Param(int, 20, "search time per card with 8 in hand, in ms (colver scales "
+                                   "it by cards left / 8); wall-clock, so not reproducible",
+                          min=1, max=60000),
+              "smart": Param(bool, False, "smart IS-MCTS (belief-weighted worlds) instead of "
+                                          "naive"),
+              "bid": _bid_param("improved_v2"), "seed": _SEED}
+
+    def __init__(self, ms: int = 20, smart: bool = False, bid: str = "improved_v2",
+                 seed: int = 0):
+        super().__init__(bid=bid, play="smart_ismcts" if smart else "naive_ismcts", ms=ms,
+                         seed=seed)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..rules import RuleSet, get_rules
-from .base import PRIVATE_ACTIONS, Agent, PlayerView
+from .base import PRIVATE_ACTIONS, Agent, BatchedAgent, PlayerView
 from .numba_bots import BOT_RANDOM, batch_bot_actions, bot_kind
 from .registry import make_agent
 
@@ -62,12 +62,12 @@ def vector_opponent(spec: str, rules: RuleSet):
     ``f(public_states, params, seats) -> actions`` for
     ``coinche_rl.envs.vector.CoincheVectorEnv`` under ``rules``: a deterministic numba
     bot (``heuristic`` and its parameters) through :func:`batch_bot_actions`, an agent
-    with a ``batch_policy(rules)`` method (``nn``) through it.
+    :class:`~coinche_rl.agents.base.BatchedAgent` (``nn``) through its ``batch_policy``.
 
     :raises ValueError: unknown spec (naming the agents), or an agent with no batched form.
     """
     agent = make_agent(spec)
-    if hasattr(agent, "batch_policy"):
+    if isinstance(agent, BatchedAgent):
         return agent.batch_policy(get_rules(rules))
     bot = agent.numba_bot
     if bot is not None and bot_kind(bot) != BOT_RANDOM:

@@ -124,10 +124,14 @@ from ..rules import (ALL_CARD_POINTS, AT, AT_TABLE_NAMES, CAPOT_POINTS, CAPOT_VA
                      RuleSet, check_int, get_rules, params_vector)
 from ..progress import TaskProgress
 from ..solver import C_KEEP, C_NPAIRS, POINTS, SCORE, W_MONO, Solver, solve_into
+from .neural.agent import load_bid_net
+from .neural.bid_actions import bid_inputs
+from .neural.net import NeuralError
 from .numba_bots import BOT_HEURISTIC, play_deals
 from .sampler import NoConsistentWorld, SamplerError, WorldSampler
 
 __all__ = ["EvaluationError", "HandEvaluation", "evaluate_hand", "contract_levels", "suggest_bid",
+           "score_outcome",
            "warmup", "METHODS", "CAPOT", "TAKE_LEVEL"]
 
 #: the evaluation methods
@@ -191,7 +195,7 @@ def _outcome(P, strain, p, capot_against):
 
 
 @kernel
-def _score_outcome(S, Z, P, taker, kind, e):
+def score_outcome(S, Z, P, taker, kind, e):
     """Score the deal ``S`` (a fresh contract, first trick not started) as if it ended
     with the takers' outcome ``(kind, e)``: a synthetic finished deal ``Z`` scored by
     :func:`engine.score_deal`, every declaration declared and every belote announced.
@@ -268,7 +272,7 @@ def _dd_chunk(W, P, hands, decks, classic, seat, dealer, strains, levels, coinch
             for lv in range(levels.shape[0]):
                 _start(S, P, hands[i], decks[i], classic, dealer, levels[lv], st, coinche, seat)
                 out_score[j, lv, i] = _exact_solve(W, S, P, SCORE, T)
-                made, diff = _score_outcome(S, Z, P, seat, kind, e)
+                made, diff = score_outcome(S, Z, P, seat, kind, e)
                 out_made[j, lv, i] = made
                 out_synth[j, lv, i] = diff
 
@@ -758,7 +762,6 @@ def _replay_auction(rules: RuleSet, seat: int, dealer: int, auction: Tuple[int, 
 def _nn_evaluation(rules, seat, dealer, hand_m, auction_t, ret, strains_t, levels, legal, after,
                    bid_weights, nn_player) -> HandEvaluation:
     """``evaluate_hand(method="nn")``: the bidding network on the seat's decision."""
-    from .neural.agent import NeuralError, load_bid_net
     if int(current_seat(after)) != seat:
         raise EvaluationError(f"method 'nn' reads seat {seat}'s auction decision, but after "
                               f"the auction given it is seat {int(current_seat(after))}'s turn: give "
@@ -1084,7 +1087,6 @@ def _say_if_compiling(method: str) -> None:
     on a fresh numba cache they compile before the first world is played, and a progress
     bar standing still at 0 for a minute would look like a hang."""
     if method == "nn":
-        from .neural.bid_labels import bid_inputs
         compile_notice("the bidding network's inputs", (bid_inputs,), "about 5-15 s")
     else:
         main = {"dd": (_dd_chunk,), "heuristic": (_heur_chunk,)}.get(method,

@@ -120,8 +120,7 @@ from ..rules import (ABOVE, ALL_CARD_POINTS, AT, BELOTE_POINTS, CAPOT_POINTS, CA
                      P_DECL_SHARE, P_FAIL_BASE, P_FAMILY, TRUMP_SUIT_MASK, RuleSet, get_rules,
                      params_vector)
 from ..inference import inferred_voids_ceilings
-from .base import Agent, PlayerView
-from .registry import Param, register_agent
+from .base import Agent, Param, PlayerView
 
 __all__ = ["BOT_RANDOM", "BOT_HEURISTIC", "BOT_NAMES", "bot_action", "play_deals",
            "heuristic_bot", "bot_kind", "bot_name", "NumbaBotAgent", "HeuristicAgent",
@@ -1021,19 +1020,20 @@ class HeuristicAgent(NumbaBotAgent):
     """The rule-based heuristic (module docstring); ``aggression`` and ``coinche`` as in
     :func:`heuristic_bot`."""
 
+    #: what ``coinche-rl agents`` says of it
+    DESCRIPTION = ("rule-based player in numba: hand-valuation bidding with partner conventions, "
+                   "trump drawing, masters, charging, no waste")
+    PARAMS = {
+        "aggression": Param(int, 0, "points added to its side's estimated total in the auction "
+                            "(positive: bids and coinches more readily; negative: more "
+                            "cautious)", min=-100, max=100),
+        "coinche": Param(bool, True, "whether it may coinche and surcoinche"),
+    }
+
     def __init__(self, aggression: int = 0, coinche: bool = True):
         super().__init__(heuristic_bot(aggression, coinche))
         self.aggression = int(aggression)
         self.coinche = bool(coinche)
-
-
-register_agent("heuristic", HeuristicAgent, {
-    "aggression": Param(int, 0, "points added to its side's estimated total in the auction "
-                        "(positive: bids and coinches more readily; negative: more "
-                        "cautious)", min=-100, max=100),
-    "coinche": Param(bool, True, "whether it may coinche and surcoinche"),
-}, "rule-based player in numba: hand-valuation bidding with partner conventions, "
-   "trump drawing, masters, charging, no waste")
 
 
 # ================================================ batched heuristic (env opponents)

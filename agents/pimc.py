@@ -135,8 +135,12 @@ from ..rules import (ALL_CARD_POINTS, CAPOT_POINTS, CAPOT_VALUE, CARD_ORDER, DEA
                      P_AT_TABLE, P_CARRE_LOW_CANCELS, P_DECLARATIONS, P_DECL_SHARE,
                      P_OPTIONAL_BELOTE, P_OPTIONAL_DECLARE, RuleSet, check_int)
 from ..solver import C_KEEP, C_NODES, OBJECTIVES, POINTS, move_values_into, new_workspace
-from .base import Agent, PlayerView
-from .registry import Param, register_agent
+from .base import Agent, Param, PlayerView
+from .evaluation import EvaluationError, evaluate_hand
+from .neural.agent import load_bid_net
+from .neural.batch_play import NetInputs
+from .neural.belief import load_belief_net
+from .neural.net import NeuralError, default_weights_path
 from .sampler import (build_table, new_table, new_weights, sample_into, sample_mixed_into,
                       unrank_into, weigh_table)
 
@@ -323,6 +327,56 @@ def _check_choice(v, name: str, choices) -> str:
 class PIMCAgent(Agent):
     """The PIMC player (see the module docstring and the registry's parameters)."""
 
+    #: what ``coinche-rl agents`` says of it
+    DESCRIPTION = ("perfect-information Monte Carlo: every legal card solved exactly (double "
+                   "dummy) in sampled worlds; bids with the bidding network where one ships "
+                   "(ffb), else from Monte Carlo hand evaluation")
+    PARAMS = {
+        "worlds": Param(int, 32, "worlds (deals of the hidden cards) solved per card; every world "
+                        "once when the information set allows at most this many", min=1, max=4096),
+        "objective": Param(str, "score", "what the solver maximises in each world: 'score' (the deal "
+                           "score difference for the team) or 'points' (its card points)",
+                           choices=("score", "points")),
+        "bid_samples": Param(int, 128, "deals of the hand evaluation behind the auction decisions",
+                             min=1, max=4096),
+        "bid_method": Param(str, "auto", "how the auction is decided: 'auto' (default: 'nn' where "
+                            "bidding weights ship for the preset, else 'heuristic'); the hand evaluation "
+                            "playing its deals with 'heuristic' (the heuristic bot at every seat, "
+                            "~0.3 ms a deal) or 'dd' (the solver, ~40 ms a deal and strain; use "
+                            "bid_samples=16 or so); or 'nn': the bidding network shipped for the "
+                            "preset (microseconds; the coinche and capot decisions too)",
+                            choices=BID_METHODS),
+        "bid_weights": Param(str, "", "bid_method=nn or auto: a bidding weights file (default: "
+                             "the weights shipped for the preset)"),
+        "bid_rule": Param(str, "best", "'best': bid the legal contract with the best expected deal "
+                          "score; 'highest': the highest one whose expected score is positive (both "
+                          "only above bid_margin, and above the partner's contract's)",
+                          choices=BID_RULES),
+        "bid_margin": Param(float, 0.0, "a contract is bid only when its expected deal score "
+                            "exceeds this (points)"),
+        "coinche_margin": Param(float, 50.0, "coinche when the opponents' expected card points fall "
+                                "short of their bid by more than this; surcoinche when the team's "
+                                "exceed its bid by more than this"),
+        "coinche_length": Param(int, 4, "for the coinche decision, worlds give the opponents' "
+                                "bidders at least this many cards of each suit they bid (0: no "
+                                "condition)", min=0, max=8),
+        "seed": Param(int, 0, "mixed with the per-deal seed: the stream of sampled worlds", min=0),
+        "taper": Param(str, "none", "'linear': solve ceil(worlds * cards in hand / 8) worlds at a "
+                       "card (fewer as the cards run out); 'none': worlds at every card",
+                       choices=TAPERS),
+        "tt_bits": Param(int, 17, "the solver's transposition table holds 2**tt_bits buckets (32 "
+                         "bytes each), kept between decisions", min=10, max=26),
+        "worlds_from": Param(str, "auto", "'belief': worlds drawn in proportion to the belief "
+                             "net's card probabilities (exactly, under every constraint of the "
+                             "information set); 'uniform': uniformly; 'auto' (default): 'belief' "
+                             "where belief weights ship for the preset (ffb)",
+                             choices=WORLD_SOURCES),
+        "uniform_share": Param(float, 0.1, "with belief worlds, the share of worlds drawn "
+                               "uniformly instead", min=0.0, max=1.0),
+        "belief_weights": Param(str, "", "a belief weights file (coinche-rl train belief); "
+                                "default: the weights shipped for the preset"),
+    }
+
     @property
     def seconds_per_deal(self) -> float:
         """About 0.12 s per seat and deal with 32 worlds on one idle core of the 2-core
@@ -469,9 +523,6 @@ class PIMCAgent(Agent):
             return None
         if self._belief_rules is rules:
             return self._belief
-        from .neural.agent import NeuralError
-        from .neural.belief import load_belief_net
-        from .neural.net import default_weights_path
         auto = self.worlds_from == "auto" and not self.belief_weights
         belief = None
         if not auto or os.path.isfile(default_weights_path(rules.name, "belief")):
@@ -503,7 +554,6 @@ class PIMCAgent(Agent):
                   min_suit_length: int = 0):
         """:func:`coinche_rl.agents.evaluation.evaluate_hand` of the seat's hand (the
         worlds from this deal's evaluation seed)."""
-        from .evaluation import evaluate_hand
         classic = view.rules.family == "classic"
         return evaluate_hand(view.rules, view.seat, int(hand_of(pub, view.seat)),
                              int(dealer_of(pub)), samples=self.bid_samples,
@@ -568,14 +618,12 @@ class PIMCAgent(Agent):
             return self.bid_method
         if self.bid_weights:
             return "nn"
-        from .neural.net import default_weights_path
         return "nn" if os.path.isfile(default_weights_path(rules.name, "bid")) else "heuristic"
 
     def _net_bid(self, view: PlayerView, pub: np.ndarray) -> int:
         """``bid_method="nn"``: the bidding network's action (``bid_weights``, default the
         weights shipped for the preset, read with the heads of the ``nn`` card player,
         the closest to PIMC's own play)."""
-        from .neural.agent import NetInputs, load_bid_net
         if self._bid_net is None or self._bid_inputs.rules != view.rules:
             self._bid_net = load_bid_net(self.bid_weights, view.rules, "nn")
             self._bid_inputs = NetInputs(view.rules, 1)
@@ -600,7 +648,6 @@ class PIMCAgent(Agent):
         key = (strain, frozenset(shown) if self.coinche_length > 0 else None)
         ev = self._coinche_cache.get(key)
         if ev is None:
-            from .evaluation import EvaluationError
             try:
                 ev = self._evaluate(view, pub, strains=[strain], auction=auction,
                                     min_suit_length=self.coinche_length)
@@ -645,55 +692,6 @@ def _team_points(ev, strain: int) -> np.ndarray:
     (double-dummy when computed, else heuristic play)."""
     pts = ev.dd_points if ev.dd_points is not None else ev.heur_points
     return pts[ev.strains.index(strain)]
-
-
-register_agent("pimc", PIMCAgent, {
-    "worlds": Param(int, 32, "worlds (deals of the hidden cards) solved per card; every world "
-                    "once when the information set allows at most this many", min=1, max=4096),
-    "objective": Param(str, "score", "what the solver maximises in each world: 'score' (the deal "
-                       "score difference for the team) or 'points' (its card points)",
-                       choices=("score", "points")),
-    "bid_samples": Param(int, 128, "deals of the hand evaluation behind the auction decisions",
-                         min=1, max=4096),
-    "bid_method": Param(str, "auto", "how the auction is decided: 'auto' (default: 'nn' where "
-                        "bidding weights ship for the preset, else 'heuristic'); the hand evaluation "
-                        "playing its deals with 'heuristic' (the heuristic bot at every seat, "
-                        "~0.3 ms a deal) or 'dd' (the solver, ~40 ms a deal and strain; use "
-                        "bid_samples=16 or so); or 'nn': the bidding network shipped for the "
-                        "preset (microseconds; the coinche and capot decisions too)",
-                        choices=BID_METHODS),
-    "bid_weights": Param(str, "", "bid_method=nn or auto: a bidding weights file (default: "
-                         "the weights shipped for the preset)"),
-    "bid_rule": Param(str, "best", "'best': bid the legal contract with the best expected deal "
-                      "score; 'highest': the highest one whose expected score is positive (both "
-                      "only above bid_margin, and above the partner's contract's)",
-                      choices=BID_RULES),
-    "bid_margin": Param(float, 0.0, "a contract is bid only when its expected deal score "
-                        "exceeds this (points)"),
-    "coinche_margin": Param(float, 50.0, "coinche when the opponents' expected card points fall "
-                            "short of their bid by more than this; surcoinche when the team's "
-                            "exceed its bid by more than this"),
-    "coinche_length": Param(int, 4, "for the coinche decision, worlds give the opponents' "
-                            "bidders at least this many cards of each suit they bid (0: no "
-                            "condition)", min=0, max=8),
-    "seed": Param(int, 0, "mixed with the per-deal seed: the stream of sampled worlds", min=0),
-    "taper": Param(str, "none", "'linear': solve ceil(worlds * cards in hand / 8) worlds at a "
-                   "card (fewer as the cards run out); 'none': worlds at every card",
-                   choices=TAPERS),
-    "tt_bits": Param(int, 17, "the solver's transposition table holds 2**tt_bits buckets (32 "
-                     "bytes each), kept between decisions", min=10, max=26),
-    "worlds_from": Param(str, "auto", "'belief': worlds drawn in proportion to the belief "
-                         "net's card probabilities (exactly, under every constraint of the "
-                         "information set); 'uniform': uniformly; 'auto' (default): 'belief' "
-                         "where belief weights ship for the preset (ffb)",
-                         choices=WORLD_SOURCES),
-    "uniform_share": Param(float, 0.1, "with belief worlds, the share of worlds drawn "
-                           "uniformly instead", min=0.0, max=1.0),
-    "belief_weights": Param(str, "", "a belief weights file (coinche-rl train belief); "
-                            "default: the weights shipped for the preset"),
-}, "perfect-information Monte Carlo: every legal card solved exactly (double dummy) in "
-   "sampled worlds; bids with the bidding network where one ships (ffb), else from Monte "
-   "Carlo hand evaluation")
 
 
 # ================================================================== warmup

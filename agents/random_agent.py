@@ -8,7 +8,6 @@ exactly as :func:`~coinche_rl.agents.numba_bots.play_deals` does for that seat.
 from __future__ import annotations
 
 from .numba_bots import BOT_RANDOM, NumbaBotAgent
-from .registry import register_agent
 
 __all__ = ["RandomAgent"]
 
@@ -16,7 +15,8 @@ __all__ = ["RandomAgent"]
 class RandomAgent(NumbaBotAgent):
     """Uniform over the legal actions, drawn from ``self.rng`` (seeded by ``reset``)."""
 
+    DESCRIPTION = "uniformly random legal action"
+    PARAMS = {}
     numba_bot = BOT_RANDOM
 
 
-register_agent("random", RandomAgent, {}, "uniformly random legal action")

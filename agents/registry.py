@@ -4,28 +4,33 @@ A spec is an agent name, optionally followed by ``:`` and comma-separated
 ``key=value`` parameters: ``"random"``, ``"heuristic"``, ``"pimc:worlds=32"``. The name
 is, in this order of precedence:
 
-1. a **registered** name (:func:`register_agent`; the built-in agents, ``colver:maxi``);
-2. the name of an **entry point** in the group ``coinche_rl.agents`` of an installed
-   package (``name = "package.module:Object"`` in its ``pyproject.toml``), imported the
-   first time the agent is built or described;
-3. an **import path** ``module:Object`` (``my_agents:Greedy``, ``pkg.bots:make_bot``;
+1. a name registered with :func:`register_agent`;
+2. a **built-in** agent (``random``, ``heuristic``, ``pimc``, ``nn``, ``colver:maxi``, ...):
+   the entry points of the group ``coinche_rl.agents`` that this package declares in its
+   ``pyproject.toml``, the one list of them;
+3. the name of an **entry point** in that group of another installed package
+   (``name = "package.module:Object"`` in its ``pyproject.toml``);
+4. an **import path** ``module:Object`` (``my_agents:Greedy``, ``pkg.bots:make_bot``;
    ``Object`` may be dotted), so ``"my_agents:Greedy:depth=3"`` builds ``Greedy(depth=3)``
    from ``my_agents.py``. The module must be importable: on ``sys.path`` (the
    ``coinche-rl`` command puts the current directory there, as ``python -m`` does).
 
+A built-in or entry-point agent is imported the first time it is built or described.
 The object of an entry point or import path is an :class:`~coinche_rl.agents.base.Agent`
 subclass or a factory (any callable) returning an Agent; anything else is an
 :class:`AgentSpecError` that says what would be right. Its parameters are passed as
 keyword arguments: typed and checked as for a registered agent when the object declares
 ``PARAMS = {"name": Param(type, default, doc, ...)}`` (every declared parameter is then
-passed, defaults included); otherwise by its signature: a key must be one of its keyword
+passed, defaults included; a subclass of a built-in agent declares its own, else it goes
+by its signature); otherwise by its signature: a key must be one of its keyword
 parameters (any key with ``**kwargs``), and the text is converted to ``int``, ``float``,
 ``bool`` or ``str`` after the parameter's annotation or, without one, its default's type
 (other parameters receive the text; parameters not given keep their Python defaults).
 
-Each registered agent declares its parameters with a type, a default and a description, so
-:func:`make_agent` can reject unknown names, unknown parameters and bad values with a
-message that says what would be right, and :func:`describe_agents` can list them.
+The built-in agents declare their parameters so (and ``DESCRIPTION``, ``ROSTER``:
+:class:`~coinche_rl.agents.base.Agent`): :func:`make_agent` rejects unknown names, unknown
+parameters and bad values with a message that says what would be right, and
+:func:`describe_agents` lists them.
 
 >>> from coinche_rl.agents import make_agent, available_agents
 >>> "random" in available_agents()
@@ -37,7 +42,7 @@ True
 >>> make_agent("randm")
 Traceback (most recent call last):
 ...
-coinche_rl.agents.registry.AgentSpecError: unknown agent 'randm'; available: ...
+coinche_rl.agents.base.AgentSpecError: unknown agent 'randm'; available: ...
 """
 
 from __future__ import annotations
@@ -48,17 +53,13 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from .base import Agent
+from .base import Agent, AgentSpecError, Param
 
 __all__ = ["AgentSpecError", "Param", "register_agent", "make_agent", "available_agents",
            "describe_agents", "parse_spec", "spec_module", "ENTRY_POINT_GROUP"]
 
 #: the entry-point group in which installed packages register agents (name -> object)
 ENTRY_POINT_GROUP = "coinche_rl.agents"
-
-
-class AgentSpecError(ValueError):
-    """A malformed spec, an unknown agent name, or a bad parameter."""
 
 
 class _Required:
@@ -69,42 +70,6 @@ class _Required:
 #: the default of a parameter that must be given (an import-path agent's parameter
 #: without a Python default)
 REQUIRED = _Required()
-
-
-@dataclass(frozen=True)
-class Param:
-    """One parameter of a registered agent: its type (int, float, str or bool), default,
-    description, and optional bounds / choices."""
-
-    type: type
-    default: Any
-    doc: str
-    min: Any = None
-    max: Any = None
-    choices: Tuple = ()
-
-    def parse(self, agent: str, key: str, text: str):
-        try:
-            if self.type is bool:
-                low = text.lower()
-                if low not in ("1", "0", "true", "false", "yes", "no"):
-                    raise ValueError
-                value = low in ("1", "true", "yes")
-            else:
-                value = self.type(text)
-        except ValueError:
-            raise AgentSpecError(f"{agent}: parameter {key}={text!r} is not a valid "
-                                 f"{self.type.__name__}") from None
-        if self.min is not None and value < self.min:
-            raise AgentSpecError(f"{agent}: parameter {key}={value!r} is below its minimum "
-                                 f"{self.min!r}")
-        if self.max is not None and value > self.max:
-            raise AgentSpecError(f"{agent}: parameter {key}={value!r} is above its maximum "
-                                 f"{self.max!r}")
-        if self.choices and value not in self.choices:
-            raise AgentSpecError(f"{agent}: parameter {key}={value!r} must be one of "
-                                 f"{', '.join(map(repr, self.choices))}")
-        return value
 
 
 @dataclass(frozen=True)
@@ -124,7 +89,12 @@ class _Entry:
     roster: bool = True
 
 
+#: the package's own distribution, whose entry points are the built-in agents
+DISTRIBUTION = "coinche-rl"
+
 _REGISTRY: Dict[str, _Entry] = {}
+#: the built-in agents' entry points (name -> EntryPoint), read once
+_BUILTINS: Optional[Dict[str, Any]] = None
 #: import-path agents already resolved (name -> entry); not listed by available_agents
 _IMPORTED: Dict[str, _Entry] = {}
 #: entry points of ENTRY_POINT_GROUP (name -> EntryPoint), read once
@@ -170,15 +140,23 @@ def parse_spec(spec: str) -> Tuple[str, Dict[str, str]]:
     return name, params
 
 
-def _load_builtin() -> None:
-    # registering modules import this one; importing them here fills the registry
-    from . import random_agent  # noqa: F401
-    for mod in ("numba_bots", "pimc", "neural.agent", "neural.search", "colver_bots"):
-        try:
-            __import__(f"{__package__}.{mod}")
-        except ModuleNotFoundError as e:
-            if e.name != f"{__package__}.{mod}":
-                raise
+def _builtins() -> Dict[str, Any]:
+    """The built-in agents: the entry points of :data:`ENTRY_POINT_GROUP` that this
+    package declares (read once per process, listed without importing them)."""
+    global _BUILTINS
+    if _BUILTINS is None:
+        from importlib.metadata import distribution
+        eps = distribution(DISTRIBUTION).entry_points
+        _BUILTINS = {ep.name: ep for ep in eps if ep.group == ENTRY_POINT_GROUP}
+    return _BUILTINS
+
+
+def _load_builtin(name: str) -> _Entry:
+    """Import the built-in agent ``name`` and register it (once)."""
+    obj = _builtins()[name].load()
+    doc = obj.DESCRIPTION or (inspect.getdoc(obj) or "").split("\n\n")[0].replace("\n", " ")
+    entry = _REGISTRY[name] = _Entry(obj, dict(obj.PARAMS or {}), doc, roster=bool(obj.ROSTER))
+    return entry
 
 
 # ------------------------------------------------------------ entry points, import paths
@@ -217,6 +195,19 @@ def _param_type(p: inspect.Parameter) -> type:
     return str
 
 
+def _declared_params(obj) -> Optional[Dict[str, Param]]:
+    """``obj.PARAMS``, unless a class inherits it from a built-in agent (a subclass of
+    ``HeuristicAgent`` with other parameters goes by its own signature)."""
+    if not inspect.isclass(obj):
+        return getattr(obj, "PARAMS", None)
+    for klass in obj.__mro__:
+        if "PARAMS" in vars(klass):
+            if klass is not obj and klass.__module__.startswith(__package__ + "."):
+                return None
+            return vars(klass)["PARAMS"]
+    return None
+
+
 def _entry_for_object(obj, path: str, origin: str) -> _Entry:
     """The registry entry of an entry point's or import path's object ``obj``.
 
@@ -235,7 +226,7 @@ def _entry_for_object(obj, path: str, origin: str) -> _Entry:
         raise AgentSpecError(f"{origin}: {path} is a {type(obj).__name__}, not an Agent; "
                              f"expected {what}")
     doc = (inspect.getdoc(obj) or "").strip().split("\n\n")[0].replace("\n", " ")
-    declared = getattr(obj, "PARAMS", None)
+    declared = _declared_params(obj)
     if declared is not None:
         if not isinstance(declared, dict) or not all(
                 isinstance(k, str) and isinstance(v, Param) for k, v in declared.items()):
@@ -327,9 +318,10 @@ def _load_entry_point(name: str) -> _Entry:
 
 
 def _lookup(name: str) -> _Entry:
-    _load_builtin()
     if name in _REGISTRY:
         return _REGISTRY[name]
+    if name in _builtins():
+        return _load_builtin(name)
     if name in _entry_points():
         return _load_entry_point(name)
     entry = _resolve_import_path(name)
@@ -348,8 +340,7 @@ def spec_module(spec: str) -> Optional[str]:
     """The module an import-path spec (``"my_agents:Greedy:depth=2"``) imports, or None
     for a registered or entry-point agent (no import, no check that the module exists)."""
     name, _ = parse_spec(spec)
-    _load_builtin()
-    if name in _REGISTRY or name in _entry_points():
+    if name in _REGISTRY or name in _builtins() or name in _entry_points():
         return None
     split = _split_import_path(name)
     return split[0] if split else None
@@ -359,20 +350,21 @@ def spec_module(spec: str) -> Optional[str]:
 def available_agents() -> List[str]:
     """The registered names and those of the installed packages' entry points, sorted
     (import-path agents are not listed: any ``module:Object`` may be given)."""
-    _load_builtin()
-    return sorted(set(_REGISTRY) | set(_entry_points()))
+    return sorted(set(_REGISTRY) | set(_builtins()) | set(_entry_points()))
 
 
 def roster_agents() -> List[str]:
-    """:func:`available_agents` less those registered with ``roster=False`` (slow
-    searchers a default tournament would spend minutes on)."""
+    """:func:`available_agents` less those registered with ``roster=False`` or declaring
+    ``ROSTER = False`` (slow searchers a default tournament would spend minutes on)."""
+    for name in _builtins():
+        if name not in _REGISTRY:
+            _load_builtin(name)
     return [n for n in available_agents() if n not in _REGISTRY or _REGISTRY[n].roster]
 
 
 def describe_agents() -> str:
     """A text listing of every agent with its parameters, defaults and descriptions
     (entry-point agents are imported to be described; one that fails says why)."""
-    _load_builtin()
     lines = []
     for name in available_agents():
         try:

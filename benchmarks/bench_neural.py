@@ -72,7 +72,8 @@ import numpy as np  # noqa: E402
 
 from bench_arena import machine  # noqa: E402
 from coinche_rl import engine as E  # noqa: E402
-from coinche_rl.agents.neural.agent import NetInputs, load_play_net  # noqa: E402
+from coinche_rl.agents.neural.agent import load_play_net  # noqa: E402
+from coinche_rl.agents.neural.batch_play import NetInputs  # noqa: E402
 from coinche_rl.agents.neural.agent import warmup as nn_warmup  # noqa: E402
 from coinche_rl.agents.neural.labels import label_chunk  # noqa: E402
 from coinche_rl.agents.neural.labels import warmup as labels_warmup  # noqa: E402
@@ -119,7 +120,7 @@ def _train_updates_per_s(net_hidden, batch: int, seconds: float = 5.0):
         return None
     from coinche_rl.agents.neural.canonical import FEATURE_SIZE
     from coinche_rl.agents.neural.torch_net import PlayNet
-    from coinche_rl.agents.neural.train_play import Args, play_loss
+    from coinche_rl.train.play import Args, play_loss
     torch.set_num_threads(1)
     torch.manual_seed(0)
     model = PlayNet(net_hidden)
@@ -486,7 +487,7 @@ def bid_figures(args) -> dict:
            "bid_architecture": bid.net.architecture(),
            "bid_training": {k: v for k, v in bid.net.manifest.get("training", {}).items()
                             if k not in ("args", "init")}}
-    from coinche_rl.agents.neural.agent import DEFAULT_MARGIN
+    from coinche_rl.agents.neural.batch_play import DEFAULT_MARGIN
     out["bid_margin"] = DEFAULT_MARGIN
 
     def duel(key, x, y, n, backend="serial", workers=None, preset="ffb"):

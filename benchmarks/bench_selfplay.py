@@ -41,7 +41,7 @@ from coinche_rl.agents.neural.net import default_weights_path  # noqa: E402
 from coinche_rl.agents.neural.selfplay import (SelfPlayTable, parse_opponents,  # noqa: E402
                                                selfplay_chunk)
 from coinche_rl.agents.neural.selfplay import warmup as selfplay_warmup  # noqa: E402
-from coinche_rl.agents.neural.train_play import Args  # noqa: E402
+from coinche_rl.train.play import Args  # noqa: E402
 from coinche_rl.arena import run_duplicate, shutdown_pool, warmup  # noqa: E402
 from coinche_rl.rules import get_rules  # noqa: E402
 

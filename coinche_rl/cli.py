@@ -881,9 +881,9 @@ def cmd_train(args) -> int:
               "in the coinche-rl clone, or make venv (the CPU build: pip install "
               "torch==2.13.0)", file=sys.stderr)
         return 2
-    from .agents.neural import train_belief, train_bid, train_play   # lazy: torch
+    from .train import belief, bid, play          # here: the command line starts without them
     if args.what in ("play", "bid", "belief"):
-        trainer = {"play": train_play, "bid": train_bid, "belief": train_belief}[args.what]
+        trainer = {"play": play, "bid": bid, "belief": belief}[args.what]
         try:
             targs = trainer.parse_args(args.rest)
             res = trainer.train(targs)
@@ -935,19 +935,17 @@ def _train_rules_problem(rest: List[str]) -> Optional[str]:
 
 
 def _export_run(run: str, output: str, float32: bool) -> str:
-    """Export a card-play, bidding or belief run (told apart by its checkpoint)."""
+    """Export a card-play, bidding or belief run, by the kind its checkpoint stores
+    (:func:`coinche_rl.train.common.run_kind`, which tells the runs written before
+    checkpoints stored it by what they hold)."""
     import torch
-    from .agents.neural import train_belief, train_bid, train_play   # lazy: torch
-    train_play.check_output_path(output)               # before reading anything
+    from .train import belief, bid, common, play   # here: the command line starts without them
+    common.check_output_path(output)               # before reading anything
     ckpt = os.path.join(run, "checkpoint.pt")
     if not os.path.isfile(ckpt):
         raise FileNotFoundError(f"no checkpoint.pt in {run!r}: not a training run folder")
-    ck = torch.load(ckpt, weights_only=True)
-    settings = json.loads(ck["args"])
-    if "population" in ck:
-        trainer = train_belief
-    else:
-        trainer = train_bid if "players" in settings else train_play
+    kind = common.run_kind(torch.load(ckpt, weights_only=True))
+    trainer = {"play": play, "bid": bid, "belief": belief}[kind]
     return trainer.export_run(run, output, float32=float32)
 
 

@@ -152,7 +152,7 @@ def test_positions_label_the_true_holders_and_are_deterministic():
 
 def test_position_labels_against_a_python_deal():
     rules = get_rules("ffb")
-    from coinche_rl.agents.neural.agent import NetInputs
+    from coinche_rl.agents.neural.batch_play import NetInputs
     deal = _position("ffb", 11, 9)
     S = np.ascontiguousarray(deal.state[None, :])
     inp = NetInputs(rules, 1)
@@ -241,7 +241,7 @@ def test_belief_weights_files_are_checked(tmp_path):
     with pytest.raises(WeightsError, match="kind"):
         B.load_belief_net(play)
     other = _belief_file(tmp_path, rules="coinche_x3")
-    from coinche_rl.agents.neural.agent import NeuralError
+    from coinche_rl.agents.neural.net import NeuralError
     with pytest.raises(NeuralError, match="trained"):
         B.load_belief_net(other, get_rules("ffb"))
     with pytest.raises(ValueError, match="96 outputs"):
@@ -251,7 +251,7 @@ def test_belief_weights_files_are_checked(tmp_path):
 # ------------------------------------------------------------------ the trainer
 def test_train_belief_smoke_exact_resume_and_export(tmp_path):
     pytest.importorskip("torch")
-    from coinche_rl.agents.neural import train_belief as T
+    from coinche_rl.train import belief as T
     common = ["--chunk-games", "8", "--batch-size", "32", "--eval-games", "4",
               "--no-progress", "--buffer-size", "300", "--eval-minutes", "0",
               "--hidden", "16"]

@@ -10,7 +10,7 @@ import pkgutil
 import pytest
 
 PACKAGES = ("coinche_rl", "coinche_rl.engine", "coinche_rl.envs", "coinche_rl.agents",
-            "coinche_rl.agents.neural", "coinche_rl.arena", "coinche_rl.web")
+            "coinche_rl.agents.neural", "coinche_rl.arena", "coinche_rl.train", "coinche_rl.web")
 
 
 def _modules():

@@ -8,6 +8,7 @@ for the processes, and stand in for a fresh cache by making the cache lookup ans
 
 from __future__ import annotations
 
+import importlib
 import io
 import logging
 import sys
@@ -119,6 +120,19 @@ def test_warmup_compiles_every_module_in_chains(fresh, capsys):
     assert sorted(m for c in chains for m in c) == sorted(cli.WARMUP_MODULES)
     assert chains[0][0] == "coinche_rl.solver" and len(chains) == 3
     assert "compiling in 3 processes" in capsys.readouterr().out
+
+
+def test_the_built_in_agents_kernels_are_warmed_up():
+    """Every module of a built-in agent (the package's entry points, the one list of
+    them) that compiles kernels in a warmup() is one of WARMUP_MODULES."""
+    from importlib.metadata import distribution
+    eps = [ep for ep in distribution("coinche-rl").entry_points
+           if ep.group == "coinche_rl.agents"]
+    assert {"random", "heuristic", "pimc", "nn", "nnsearch"} <= {ep.name for ep in eps}
+    for ep in eps:
+        module = ep.value.split(":")[0]
+        if hasattr(importlib.import_module(module), "warmup"):
+            assert module in cli.WARMUP_MODULES, module
 
 
 def test_warmup_chains_keep_unknown_modules():

@@ -34,10 +34,10 @@ from coinche_rl.agents.base import PlayerView
 from coinche_rl.agents.neural import agent as NA
 from coinche_rl.agents.neural import canonical as C
 from coinche_rl.agents.neural import net as NN
-from coinche_rl.agents.neural.agent import (NetInputs, NeuralAgent, NeuralError, load_play_net,
-                                            play_states)
-from coinche_rl.agents.neural.net import (MLP, WeightsError, default_weights_path, load_weights,
-                                          make_manifest, save_weights)
+from coinche_rl.agents.neural.agent import NeuralAgent, load_play_net
+from coinche_rl.agents.neural.batch_play import NetInputs, play_states
+from coinche_rl.agents.neural.net import (MLP, NeuralError, WeightsError, default_weights_path,
+                                          load_weights, make_manifest, save_weights)
 from coinche_rl.agents.numba_bots import BOT_HEURISTIC, BOT_RANDOM, deal_states
 from coinche_rl.arena import DealSet, default_roster, run_duplicate
 from coinche_rl.envs.kernels import public_state

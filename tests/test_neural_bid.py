@@ -1,5 +1,5 @@
 """Neural bidding (``coinche_rl.agents.neural``: ``bid_labels``, the bidding half of
-``agent``, ``train_bid``; ``evaluate_hand(method="nn")``; ``pimc:bid_method=nn``).
+``agent``, ``coinche_rl.train.bid``; ``evaluate_hand(method="nn")``; ``pimc:bid_method=nn``).
 
 1. Labels: every legal auction action's final contract is the heuristic's continuation
    (replayed through the ``Deal`` API and the Python heuristic agent), and its target is
@@ -30,12 +30,13 @@ from coinche_rl import engine as E
 from coinche_rl.agents import make_agent, play_deal
 from coinche_rl.agents.base import PlayerView
 from coinche_rl.agents.evaluation import EvaluationError, evaluate_hand, suggest_bid
+from coinche_rl.agents.neural import bid_actions as BA
 from coinche_rl.agents.neural import bid_labels as B
 from coinche_rl.agents.neural import canonical as C
-from coinche_rl.agents.neural.agent import (BidNet, NetInputs, NeuralAgent, NeuralError,
-                                            load_bid_net, play_states)
-from coinche_rl.agents.neural.net import (MLP, WeightsError, default_weights_path, load_weights,
-                                          make_manifest, save_weights)
+from coinche_rl.agents.neural.agent import NeuralAgent, load_bid_net
+from coinche_rl.agents.neural.batch_play import BidNet, NetInputs, play_states
+from coinche_rl.agents.neural.net import (MLP, NeuralError, WeightsError, default_weights_path,
+                                          load_weights, make_manifest, save_weights)
 from coinche_rl.agents.numba_bots import BOT_HEURISTIC, deal_states
 from coinche_rl.game import Deal
 from coinche_rl.rules import PRESETS, get_rules, params_vector
@@ -52,7 +53,7 @@ FFB = get_rules("ffb")
 # ===================================================================== helpers
 def small_bid_net(seed=1, hidden=(24,), players=("nn", "heuristic")) -> MLP:
     """A random bidding net with non-zero biases and a bidding manifest."""
-    net = MLP.random(hidden=hidden, seed=seed, outputs=len(players) * 3 * B.N_BID)
+    net = MLP.random(hidden=hidden, seed=seed, outputs=len(players) * 3 * BA.N_BID)
     rng = np.random.default_rng(seed + 100)
     net.layers = [(w, rng.normal(0, 0.3, b.shape).astype(np.float32)) for w, b in net.layers]
     net.manifest = make_manifest(net, FFB, {"args": {"target_scale": 100.0}}, kind="bid",
@@ -107,11 +108,11 @@ def test_q_targets_are_the_continuation_played_out(preset):
         d = Deal.from_state(rules, S)
         legal = set(d.legal_actions())
         enc_p = int(C.suit_order(_obs(rules, S, seat)))
-        assert {int(C.ACT_SRC[enc_p, B.BID_ACTIONS[j]]) for j in np.flatnonzero(ch.legal[k])} \
+        assert {int(C.ACT_SRC[enc_p, BA.BID_ACTIONS[j]]) for j in np.flatnonzero(ch.legal[k])} \
             == legal
         start = Deal.from_state(rules, ch.starts[ch.games[k] - 10])
         for j in np.flatnonzero(ch.legal[k])[::3]:
-            a = int(C.ACT_SRC[enc_p, B.BID_ACTIONS[j]])
+            a = int(C.ACT_SRC[enc_p, BA.BID_ACTIONS[j]])
             t = Deal.from_state(rules, S)
             t.apply(a)
             heuristic_until_play(t)
@@ -153,7 +154,7 @@ def test_contract_values_are_the_seat_taking_now(preset):
             n_strains = 6 if preset == "ffb_sa_ta" else 4
             assert len(valid) == n_strains * (len(rules.bid_values) + 1)
         for j in valid[::1 if classic else 5]:
-            a = int(C.ACT_SRC[p, B.BID_ACTIONS[j]])
+            a = int(C.ACT_SRC[p, BA.BID_ACTIONS[j]])
             if classic:
                 strain = (start.state[E.S_RETOURNE] >> 3) if a == A.TAKE else a - A.NAME_BASE
                 value = 0
@@ -317,7 +318,7 @@ def test_every_renaming_gives_the_renamed_bid(preset, margin, bid_file):
 
 
 def test_the_anchor_reads_the_same_canonical_state_for_every_renaming():
-    from coinche_rl.agents.neural.agent import anchor_actions, canonical_auction_state
+    from coinche_rl.agents.neural.batch_play import anchor_actions, canonical_auction_state
     P = params_vector(FFB)
     pub = np.zeros(E.STATE_SIZE, dtype=np.int64)
     T = np.zeros(E.STATE_SIZE, dtype=np.int64)
@@ -459,7 +460,7 @@ def test_agent_settings_are_checked_and_named(bid_file):
         make_agent("nn:any_rules=true,bidding=net").bid_net(get_rules("vip_classic"))
     assert make_agent("nn:bidding=heuristic").bid_net(FFB) is None
     assert make_agent("nn:play=heuristic").play_net(FFB) is None
-    from coinche_rl.agents.registry import AgentSpecError
+    from coinche_rl.agents import AgentSpecError
     for spec, match in (("nn:bidding=neural", "bidding"), ("nn:play=dd", "play"),
                         ("nn:bid_margin=-5", "bid_margin")):
         with pytest.raises(AgentSpecError, match=match):
@@ -527,7 +528,7 @@ def test_the_network_evaluates_a_hand(bid_file):
     for s in range(4):
         for k, v in enumerate(ev.levels):
             a = A.capot_action(s) if v == 250 else A.bid_action(int(v), s)
-            i = B.BID_INDEX[C.ACT_DST[perms[0], a]]
+            i = BA.BID_INDEX[C.ACT_DST[perms[0], a]]
             assert ev.expected_score[s, k] == pytest.approx(evh[0, i], abs=1e-3)
             assert ev.p_make[s, k] == pytest.approx(pm[0, i], abs=1e-6)
     assert "bidding network, card player nn" in ev.table()
@@ -618,7 +619,7 @@ torch = pytest.importorskip("torch")
 
 
 def small_args(tmp_path, **kw):
-    from coinche_rl.agents.neural.train_bid import Args
+    from coinche_rl.train.bid import Args
     base = dict(out=str(tmp_path / "run"), workers=0, chunk_deals=8, hidden=[16],
                 batch_size=32, updates_per_chunk=2, min_buffer=50, buffer_size=2000,
                 max_chunks=4, eval_minutes=0, progress=False, log_seconds=0.0,
@@ -628,7 +629,7 @@ def small_args(tmp_path, **kw):
 
 
 def test_a_training_run_exports_loadable_weights(tmp_path):
-    from coinche_rl.agents.neural.train_bid import export_run, train
+    from coinche_rl.train.bid import export_run, train
     res = train(small_args(tmp_path))
     assert res["chunks"] == 4 and res["updates"] > 0 and res["players"] == ["heuristic"]
     net = load_weights(res["weights"], FFB, kind="bid")
@@ -647,7 +648,7 @@ def test_a_training_run_exports_loadable_weights(tmp_path):
 
 
 def test_resume_gives_the_same_weights_as_one_run(tmp_path):
-    from coinche_rl.agents.neural.train_bid import train
+    from coinche_rl.train.bid import train
     one = train(small_args(tmp_path / "a", max_chunks=6))
     train(small_args(tmp_path / "b", max_chunks=3))
     two = train(small_args(tmp_path / "b", max_chunks=6, resume=True))
@@ -671,7 +672,7 @@ def test_resume_gives_the_same_weights_as_one_run(tmp_path):
     (dict(rules="nope"), "nope"),
 ])
 def test_bad_settings_are_refused_before_anything_is_written(tmp_path, kw, match):
-    from coinche_rl.agents.neural.train_bid import train
+    from coinche_rl.train.bid import train
     args = small_args(tmp_path, **kw)
     with pytest.raises(Exception, match=match):
         train(args)
@@ -697,7 +698,7 @@ def test_a_bidding_run_ends_evaluated_and_says_so(tmp_path, capsys):
     (the first one, at the first update, is the untrained net's), shown with its age; its
     replay is written compressed and its size said; a refused start leaves no folder; a
     ``--resume`` with the budget spent says which option to raise."""
-    from coinche_rl.agents.neural.train_bid import Args, train
+    from coinche_rl.train.bid import Args, train
     res = train(small_args(tmp_path, eval_minutes=1000.0, eval_pairs=4, log_seconds=1e9))
     assert [h["updates"] for h in res["history"]][-1] == res["updates"]
     assert len(res["history"]) == 2 and res["history"][0]["updates"] < res["updates"]
@@ -717,6 +718,6 @@ def test_a_bidding_run_ends_evaluated_and_says_so(tmp_path, capsys):
         train(small_args(tmp_path / "y", resume=True))
     assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
     with pytest.raises(FileNotFoundError, match="no folder"):
-        from coinche_rl.agents.neural.train_bid import export_run
+        from coinche_rl.train.bid import export_run
         export_run(str(tmp_path / "run"), str(tmp_path / "nothere" / "w.npz"))
     assert not (tmp_path / "nothere").exists()

@@ -1,4 +1,4 @@
-"""The card-play trainer (``coinche_rl.agents.neural.train_play``) and its labels.
+"""The card-play trainer (``coinche_rl.train.play``) and its labels.
 
 * labels: a chunk is a pure function of its arguments (same data twice, the same in a
   spawned worker process); rollout and solver targets are the values of the cards on
@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+from typing import Dict, List, Optional
 
 import numpy as np
 import pytest
@@ -30,8 +31,8 @@ from coinche_rl.agents.neural import canonical as C                   # noqa: E4
 from coinche_rl.agents.neural import labels as LB                     # noqa: E402
 from coinche_rl.agents.neural.net import load_weights                 # noqa: E402
 from coinche_rl.agents.neural.torch_net import PlayNet                # noqa: E402
-from coinche_rl.agents.neural.train_play import (Args, export_run, parse_args,  # noqa: E402
-                                                 play_loss, train)
+from coinche_rl.train.common import play_loss                         # noqa: E402
+from coinche_rl.train.play import Args, export_run, parse_args, train  # noqa: E402
 from coinche_rl.agents.numba_bots import BOT_HEURISTIC, bot_action    # noqa: E402
 from coinche_rl.rules import get_rules                                # noqa: E402
 from coinche_rl.solver import move_values                             # noqa: E402
@@ -88,7 +89,7 @@ def _label_deal(rules, seed, game, frozen, epsilon, solver_cards):
         n = bin(legal).count("1")
         if n >= 2:
             positions.append(S.copy())
-        if n >= 2 and LB._u01(rng) < epsilon:
+        if n >= 2 and LB.u01(rng) < epsilon:
             j = E.rng_below(rng, n)
             m = legal
             for _ in range(j):
@@ -121,7 +122,7 @@ def test_the_frozen_contracts_follow_the_arenas_rule():
     plain = DealSet(rules, seed=3).states(range(500))[0]
     for S, S0 in zip(states, plain):
         taker = int(S[E.S_BID_SEAT])
-        assert LB._frozen_strain(int(S0[E.S_HAND + taker]), cpt) == S[E.S_BID_STRAIN]
+        assert LB.frozen_strain(int(S0[E.S_HAND + taker]), cpt) == S[E.S_BID_STRAIN]
 
 
 @pytest.mark.parametrize("preset", ["ffb", "ffb_sa_ta"])
@@ -407,7 +408,7 @@ def test_a_run_ends_with_an_evaluation_of_its_final_weights(tmp_path, capsys):
 
 
 def test_an_evaluation_is_shown_with_its_age():
-    from coinche_rl.agents.neural.train_play import eval_text
+    from coinche_rl.train.common import eval_text
     ev = {"margin": -42.64, "ci95": 3.1, "updates": 16, "minutes": 0.2}
     assert eval_text(ev, 1234, 10.0) == "eval -42.6±3.1 (at update 16, 9.8 min ago)"
     assert eval_text(ev, 16, 0.2) == "eval -42.6±3.1 (at update 16, now)"
@@ -498,3 +499,38 @@ def test_the_command_line_prints_progress_lines_to_a_pipe(tmp_path, capsys):
     progress = [ln for ln in lines if ln.startswith("[") and " min] upd " in ln]
     assert len(progress) == 4, lines
     assert "end of run" in lines[-2] and json.loads(lines[-1])["chunks"] == 4
+
+
+def test_a_run_stores_its_kind_and_older_runs_are_told_by_what_they_hold():
+    from coinche_rl.train.common import RUN_KINDS, run_kind
+    for kind in RUN_KINDS:
+        assert run_kind({"kind": kind, "args": json.dumps({"players": "auto"})}) == kind
+    # checkpoints written before runs stored their kind
+    assert run_kind({"population": "[]", "args": json.dumps({"rules": "ffb"})}) == "belief"
+    assert run_kind({"args": json.dumps({"rules": "ffb", "players": "auto"})}) == "bid"
+    assert run_kind({"args": json.dumps({"rules": "ffb", "labels": "heuristic"})}) == "play"
+
+
+@dataclasses.dataclass
+class _Settings:
+    n: int = dataclasses.field(default=1, metadata={"help": "a count"})
+    x: float = dataclasses.field(default=0.5, metadata={"help": "a share"})
+    name: Optional[str] = dataclasses.field(default=None, metadata={"help": "a name"})
+    on: bool = dataclasses.field(default=True, metadata={"help": "a switch"})
+    widths: List[int] = dataclasses.field(default_factory=lambda: [4, 4],
+                                          metadata={"help": "widths"})
+
+
+@dataclasses.dataclass
+class _OddSettings:
+    table: Dict[str, int] = dataclasses.field(default_factory=dict)
+
+
+def test_settings_become_typed_options():
+    from coinche_rl.train.common import parse_args as parse_settings
+    s = parse_settings(["--n", "3", "--x", "0.25", "--no-on", "--widths", "8", "2"], _Settings,
+                       "p", "d")
+    assert (s.n, s.x, s.name, s.on, s.widths) == (3, 0.25, None, False, [8, 2])
+    assert parse_settings([], _Settings, "p", "d") == _Settings()
+    with pytest.raises(TypeError, match="no command-line form"):
+        parse_settings([], _OddSettings, "p", "d")

@@ -50,7 +50,7 @@ def test_without_rich_there_is_no_bar(monkeypatch, capsys):
     p.advance(5)
     p.close()
     assert p.bar is None and capsys.readouterr() == ("", "")
-    from coinche_rl.agents.neural.train_play import TrainingProgress
+    from coinche_rl.train.common import TrainingProgress
     t = TrainingProgress(True, 60.0, terminal=True)
     t.update(30.0, "upd 1")
     t.close()
@@ -59,8 +59,8 @@ def test_without_rich_there_is_no_bar(monkeypatch, capsys):
 
 def test_the_training_bar_is_on_stdout_with_its_figures(capsys):
     pytest.importorskip("rich")
-    from coinche_rl.agents.neural.train_bid import TrainingProgress as BidProgress
-    from coinche_rl.agents.neural.train_play import TrainingProgress
+    from coinche_rl.train.bid import TrainingProgress as BidProgress
+    from coinche_rl.train.common import TrainingProgress
     assert BidProgress is TrainingProgress and issubclass(TrainingProgress, Progress)
     t = TrainingProgress(True, 120.0, "train bid", terminal=True)
     t.update(60.0, "upd 7 lab 0.01M")
@@ -78,7 +78,7 @@ def test_the_training_display_is_plain_lines_off_a_terminal(capsys):
     until the end; the trainers print a plain line at every update instead (and their
     messages as lines), as they come. Here stdout is pytest's capture, not a terminal."""
     pytest.importorskip("rich")
-    from coinche_rl.agents.neural.train_play import TrainingProgress
+    from coinche_rl.train.common import TrainingProgress
     t = TrainingProgress(True, 120.0, "train play")
     assert t.bar is None
     t.update(6.0, "upd 1")

@@ -21,7 +21,8 @@ import pytest
 from coinche_rl import actions as A
 from coinche_rl import engine as E
 from coinche_rl.agents.neural import canonical as C
-from coinche_rl.agents.neural.agent import NetInputs, load_bid_net
+from coinche_rl.agents.neural.agent import load_bid_net
+from coinche_rl.agents.neural.batch_play import NetInputs
 from coinche_rl.agents.neural.net import MLP
 from coinche_rl.agents.neural.selfplay import (OPPONENTS, P_HEURISTIC, P_LEARNER, P_PAST,
                                                P_RANDOM, SelfPlayTable, parse_opponents,
@@ -152,7 +153,7 @@ def test_every_target_is_the_cards_play_out_by_the_deals_table():
 # ------------------------------------------------------------------- the trainer
 torch = pytest.importorskip("torch")
 from coinche_rl.agents.neural.net import load_weights                 # noqa: E402
-from coinche_rl.agents.neural.train_play import (Args, generation_path, train)  # noqa: E402
+from coinche_rl.train.play import (Args, generation_path, train)  # noqa: E402
 
 
 def sp_args(out, **kw) -> Args:

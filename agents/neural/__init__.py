@@ -1,9 +1,11 @@
 """Neural agents (installed as ``coinche_rl.agents.neural``).
 
-Everything neural lives here: the canonical suit order and the network input
-(:mod:`.canonical`, numba), the label generator for training (:mod:`.labels`, numba),
-the torch-free network and its weights files (:mod:`.net`, numpy), the ``nn`` agent and
-its batched play (:mod:`.agent`), and, with the optional ``nn`` extra (torch), the
-network in torch and the card-play trainer (:mod:`.torch_net`, :mod:`.train_play`).
-Only the last two import torch.
+Everything neural the agents play with lives here: the canonical suit order and the
+network input (:mod:`.canonical`, numba), the label generators of the trainers
+(:mod:`.labels`, :mod:`.selfplay`, :mod:`.bid_labels`, numba), the bidding network's
+actions (:mod:`.bid_actions`), the torch-free networks and their weights files
+(:mod:`.net`, numpy), the ``nn`` agent and its batched play (:mod:`.agent`), the belief
+network (:mod:`.belief`), the ``nnsearch`` agent (:mod:`.search`) and, with the optional
+``nn`` extra (torch), the networks in torch (:mod:`.torch_net`, the only module here that
+imports torch). The trainers are :mod:`coinche_rl.train`.
 """

@@ -2,12 +2,12 @@
 from networks, no torch needed; the optional declare / belote choices (and the auction
 where no bidding network ships for the preset) from the numba heuristic.
 
-The bidding network (:class:`BidNet`, trained by ``coinche-rl train bid``) scores the 82
+The bidding network (:class:`~.batch_play.BidNet`, trained by ``coinche-rl train bid``) scores the 82
 auction actions in the same canonical suit order: each candidate contract's strain goes
 through the renaming, so a renamed auction position gives the renamed bid. It has heads
 for each card player it was trained with: ``q`` (the value of each action, what the
 agent bids with), and per contract ``ev`` / ``p_made`` (the hand evaluation,
-:meth:`BidNet.contracts`). ``bid_margin`` keeps the agent on the heuristic's action unless
+:meth:`~.batch_play.BidNet.contracts`). ``bid_margin`` keeps the agent on the heuristic's action unless
 the network values another one that many points higher (a trust region around the
 policy the network was trained to improve on).
 
@@ -24,11 +24,10 @@ Ways to play, with the same choices:
   :class:`~coinche_rl.game.Deal`): the same decision with its figures, per legal action:
   the card network's value, or the bidding network's ``q`` / ``ev`` / ``p_made``
   (:class:`ActionValues`).
-* :func:`play_states`, the batched path of the arena and the trainer's evaluation:
-  many deals in lockstep, numba bots (and the nn seats' other decisions) inside one
-  numba loop, and every nn card (auction) decision waiting at that moment scored by
-  **one** forward pass of the card (bidding) network. A tournament with the ``nn`` agent makes a handful of Python calls per
-  card trick, not one per decision per deal.
+* :func:`~.batch_play.play_states`, the batched path of the arena and the trainer's
+  evaluation (:mod:`.batch_play`): many deals in lockstep, every card (auction) decision
+  waiting for the network scored by one forward pass. A tournament with the ``nn`` agent
+  makes a handful of Python calls per card trick, not one per decision per deal.
 
 Parameters (``coinche-rl agents`` lists them): ``weights`` (a ``.npz`` card-play weights
 file; default: the weights shipped for the preset), ``any_rules`` (play under a preset the
@@ -49,436 +48,30 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Dict, Optional, Sequence, Union
+from typing import Dict, Optional, Union
 
 import numpy as np
-from numba import njit
 
 from ... import actions as A
-from ...engine import (AUCTION, DONE, PLAY, STATE_SIZE, _pending_choice, apply_legal_action,
-                       auction_action, auction_length, contract_of, current_seat,
-                       current_seats, hand_of, initial_hand, is_legal, legal_play_mask,
-                       lowest_card, phase_of, phases_of, popcount, retourne_of, rng_seed,
-                       set_auction_action, set_contract_strain, set_hand, set_initial_hand,
-                       set_retourne, kernel)
-from ...rules import CAPOT_VALUE, RuleSet, card_points_table, get_rules, params_vector
-from ...envs.kernels import apply_at, public_state_into, rules_vector
-from ..base import Agent, PlayerView
-from ..numba_bots import BOT_HEURISTIC, bot_action
-from ..registry import Param, register_agent
-from . import canonical as C
-from .bid_labels import BID_ACTIONS, BID_INDEX, N_BID, bid_inputs
-from .net import MLP, default_weights_path, load_weights, rules_hash, trained_for
+from ...engine import AUCTION, phase_of, rng_seed
+from ...rules import RuleSet, get_rules
+from ..base import BatchedAgent, Param, PlayerView
+from ..numba_bots import BOT_HEURISTIC, bot_action, deal_states
+from ..registry import make_agent
+from .batch_play import (BID_NET, CARD_NET, DEFAULT_MARGIN, NET_BID, NET_CARD, NOT_A_CARD,
+                         BatchPolicy, BidNet, NetInputs, net_choice, play_states)
+from .bid_actions import N_BID
+from .net import MLP, NeuralError, default_weights_path, load_weights, rules_hash, trained_for
 
-__all__ = ["NeuralAgent", "NeuralError", "BatchPolicy", "BidNet", "play_states", "NetInputs",
-           "load_play_net", "load_bid_net", "warmup", "ActionValues", "nn_values"]
-
-
-class NeuralError(ValueError):
-    """The ``nn`` agent cannot play here (missing weights, other rules)."""
-
-
-# ------------------------------------------------------------------- batched play
-#: :func:`net_choice`: the card network chooses / the decision is not for a network /
-#: the bidding network chooses
-NET_CARD, NOT_A_CARD, NET_BID = -1, -2, -3
-#: seat flags of the batched paths: plays its cards / bids with a network
-CARD_NET, BID_NET = 1, 2
-#: the ``bid_margin`` default, points (RESULTS.md, neural bidding: the best of the margins
-#: measured for two network partners against the heuristic)
-DEFAULT_MARGIN = 150.0
-
-
-@kernel
-def card_choice(S, P):
-    """What an nn seat does at state ``S``: :data:`NET_CARD` when it plays a card with a
-    choice of two or more (the network decides), the card action when the card is
-    forced, :data:`NOT_A_CARD` for every other decision (auction, declare / belote
-    choices: the numba bot's)."""
-    if phase_of(S) != PLAY or _pending_choice(S, P) != 0:
-        return NOT_A_CARD
-    legal = legal_play_mask(S, P)
-    if popcount(legal) >= 2:
-        return NET_CARD
-    return A.CARD_BASE + lowest_card(legal)
-
-
-@kernel
-def net_choice(S, P, flag):
-    """What a seat with flags ``flag`` (:data:`CARD_NET` | :data:`BID_NET`) does at
-    ``S``: :data:`NET_BID` for an auction decision of a bidding-net seat, else
-    :func:`card_choice` for a card-net seat, else :data:`NOT_A_CARD`."""
-    if (flag & BID_NET) != 0 and phase_of(S) == AUCTION:
-        return NET_BID
-    if (flag & CARD_NET) != 0:
-        return card_choice(S, P)
-    return NOT_A_CARD
-
-
-@njit(cache=True)
-def advance(states, P, bots, nets, rngs, waiting):
-    """Play every game of ``states`` until its seat to act faces a network decision
-    (:func:`net_choice` with the seat flags ``nets[seat]``: :data:`NET_CARD` or
-    :data:`NET_BID`), or the deal is over. Other decisions are the numba bot
-    ``bots[seat]``'s (the declare / belote choices, and the auction of seats without a
-    bidding net); a forced card is played as is. The games waiting for a network go
-    into ``waiting``; returns how many, or ``-(i + 1)`` when a bot chose an illegal
-    action in game ``i`` (never expected)."""
-    buf = np.zeros(A.N_ACTIONS, dtype=np.uint8)
-    k = 0
-    for i in range(states.shape[0]):
-        S = states[i]
-        while phase_of(S) != DONE:
-            cur = current_seat(S)
-            a = net_choice(S, P, nets[cur])
-            if a == NET_CARD or a == NET_BID:
-                waiting[k] = i
-                k += 1
-                break
-            if a == NOT_A_CARD:
-                a = bot_action(bots[cur], S, P, cur, rngs[i, cur:cur + 1], buf)
-                if not is_legal(S, P, a):
-                    return -(i + 1)
-            apply_legal_action(S, P, a)
-    return k
-
-
-@kernel
-def _rename_card(c, p):
-    return C.PERMS[p, c >> 3] * 8 + (c & 7)
-
-
-@kernel
-def _rename_mask(m, p):
-    out = 0
-    while m:
-        c = lowest_card(m)
-        m &= m - 1
-        out |= 1 << _rename_card(c, p)
-    return out
-
-
-@kernel
-def canonical_auction_state(S, P, p, pub, out):
-    """``out``: the public state of the seat to act in auction state ``S`` (``pub``:
-    scratch), its suits renamed by the canonical renaming ``p`` (suit ``s`` to slot
-    ``PERMS[p, s]``). During the auction the suit-dependent slots are the hands, the
-    auction record, the bid strain and the classic retourne (declarations and belotes are
-    set when the play starts)."""
-    public_state_into(S, P, current_seat(S), pub)
-    for k in range(STATE_SIZE):
-        out[k] = pub[k]
-    for s in range(4):
-        set_hand(out, s, _rename_mask(hand_of(pub, s), p))
-        set_initial_hand(out, s, _rename_mask(initial_hand(pub, s), p))
-    for i in range(auction_length(pub)):
-        a = auction_action(pub, i)
-        if a >= 0:
-            set_auction_action(out, i, C.ACT_DST[p, a])
-    _value, st, bidder = contract_of(pub)
-    if bidder >= 0 and 0 <= st < 4:
-        set_contract_strain(out, C.PERMS[p, st])
-    if retourne_of(pub) >= 0:
-        set_retourne(out, _rename_card(retourne_of(pub), p))
-
-
-@njit(cache=True)
-def anchor_actions(states, P, idx, perms, bot, out):
-    """``out[j]``: numba bot ``bot``'s action for the seat to bid in ``states[idx[j]]``,
-    taken on the seat's public state in the canonical suit order ``perms[j]`` (so a
-    canonical action, and the same for every renaming of the position: the bot breaks
-    its ties by suit order, which the canonical order makes equivariant)."""
-    buf = np.zeros(A.N_ACTIONS, dtype=np.uint8)
-    rng = np.zeros(1, dtype=np.uint64)
-    pub = np.empty(STATE_SIZE, dtype=np.int64)
-    T = np.empty(STATE_SIZE, dtype=np.int64)
-    for j in range(idx.shape[0]):
-        canonical_auction_state(states[idx[j]], P, perms[j], pub, T)
-        out[j] = bot_action(bot, T, P, current_seat(T), rng, buf)
-
-
-@njit(cache=True)
-def seed_streams(seeds, rngs):
-    """``rngs[i, s]`` seeded as :func:`coinche_rl.agents.numba_bots.play_deals` does."""
-    for i in range(seeds.shape[0]):
-        for s in range(4):
-            rng_seed(rngs[i, s:s + 1], seeds[i, s], 0)
-
-
-class NetInputs:
-    """Reusable buffers and tables for the network inputs of one rule set."""
-
-    def __init__(self, rules: RuleSet, capacity: int = 0):
-        self.rules = rules
-        self.params = params_vector(rules)
-        self.cpt = np.ascontiguousarray(card_points_table(rules), dtype=np.int64)
-        self.rules_vec = rules_vector(rules)
-        self.match = np.zeros(5, dtype=np.float64)
-        self._grow(capacity)
-
-    def _grow(self, n: int) -> None:
-        self.feats = np.zeros((n, C.FEATURE_SIZE), dtype=np.float32)
-        self.cards = np.zeros((n, 32), dtype=np.uint8)
-        self.perms = np.zeros(n, dtype=np.int64)
-        self.bid_legal = np.zeros((n, N_BID), dtype=np.uint8)
-
-    def compute(self, states: np.ndarray, idx: np.ndarray, match=None):
-        """``(feats, legal, perms)`` of the seats to act in ``states[idx]`` (views of
-        the buffers)."""
-        n = len(idx)
-        if n and (idx.min() < 0 or idx.max() >= len(states)):
-            raise IndexError(f"game indices must be in 0..{len(states) - 1}, got "
-                             f"{int(idx.min())}..{int(idx.max())}")
-        if n > len(self.perms):
-            self._grow(max(n, 2 * len(self.perms)))
-        m = self.match if match is None else match
-        C.play_inputs(states, self.params, idx, self.cpt, self.rules_vec, m,
-                      self.feats[:n], self.cards[:n], self.perms[:n])
-        return self.feats[:n], self.cards[:n].astype(bool), self.perms[:n]
-
-    def bid_compute(self, states: np.ndarray, idx: np.ndarray, match=None):
-        """``(feats, legal, perms)`` of the seats to bid in ``states[idx]``: ``legal``
-        bool ``[n, N_BID]`` over the canonical :data:`~.bid_labels.BID_ACTIONS`."""
-        n = len(idx)
-        if n > len(self.perms):
-            self._grow(max(n, 2 * len(self.perms)))
-        if len(self.bid_legal) < len(self.perms):
-            self.bid_legal = np.zeros((len(self.perms), N_BID), dtype=np.uint8)
-        m = self.match if match is None else match
-        bid_inputs(states, self.params, np.ascontiguousarray(idx, dtype=np.int64), self.cpt,
-                   self.rules_vec, m, self.feats[:n], self.bid_legal[:n], self.perms[:n])
-        return self.feats[:n], self.bid_legal[:n].astype(bool), self.perms[:n]
-
-    def net_actions(self, net: MLP, states: np.ndarray, idx: np.ndarray) -> np.ndarray:
-        """The physical card actions ``net`` plays at the :data:`NET_CARD` decisions
-        ``states[idx]``: one forward pass, the best legal canonical card mapped back."""
-        feats, legal, perms = self.compute(states, idx)
-        return C.ACT_SRC[perms, A.CARD_BASE + net.best(feats, legal)]
-
-    def card_values(self, net: MLP, state: np.ndarray):
-        """``(actions, values, best)`` of the seat to play a card in ``state`` (a public
-        state): its legal physical card actions, ``net``'s value of each (points), and the
-        card :meth:`net_actions` plays (the best value; a tie goes to the first card in
-        the canonical order)."""
-        feats, legal, perms = self.compute(np.ascontiguousarray(state[None, :]),
-                                           np.zeros(1, dtype=np.int64))
-        q = net.forward(feats)[0]
-        js = np.flatnonzero(legal[0])
-        acts = C.ACT_SRC[int(perms[0]), A.CARD_BASE + js]
-        best = int(acts[int(np.argmax(q[js]))])
-        return acts, q[js] * _target_scale(net), best
-
-
-class BidNet:
-    """A bidding network (``coinche-rl train bid``) read with the heads of one card
-    player (``player``: ``"nn"`` or ``"heuristic"``, one of the manifest's
-    ``bid.players``). Over the canonical auction actions (:data:`~.bid_labels.BID_ACTIONS`)
-    it gives ``q``, the value of each action (the agent bids the best legal one), and
-    for each contract ``ev`` and ``p_made``: the expected deal score (the seat's team
-    minus the other) and the probability that the contract is made if the seat took it
-    now, under that card player."""
-
-    def __init__(self, net: MLP, player: str = "nn", margin: float = DEFAULT_MARGIN,
-                 anchor: int = BOT_HEURISTIC):
-        players = list((net.manifest.get("bid") or {}).get("players") or [])
-        if player not in players:
-            raise NeuralError(f"the bidding net has heads for the card players {players}, "
-                              f"not for {player!r}")
-        if not margin >= 0:
-            raise ValueError(f"the bidding margin must be at least 0 points, not {margin!r}")
-        self.net = net
-        self.player = player
-        self.head = players.index(player)
-        self.n_players = len(players)
-        #: leave the anchor bot's action only for one the network values ``margin``
-        #: points higher (0: always the network's best action)
-        self.margin = float(margin)
-        self.anchor = int(anchor)
-
-    def heads(self, feats: np.ndarray):
-        """``(q, ev, p_made)`` (each float32 ``[n, N_BID]``, points for ``q`` / ``ev``)
-        of network inputs ``feats``."""
-        out = self.net.forward(feats).reshape(len(feats), self.n_players, 3, N_BID)[:, self.head]
-        scale = self._scale()
-        return (out[:, 0] * scale, out[:, 1] * scale,
-                (1.0 / (1.0 + np.exp(-out[:, 2]))).astype(np.float32))
-
-    def contracts(self, rules: RuleSet, state: np.ndarray, strains, levels):
-        """``(ev, p_made)`` (float32 ``[len(strains), len(levels)]``) for the seat to act
-        in ``state`` (an auction decision): each contract's expected deal score and
-        P(made) if the seat took it now (``levels``: bid values, 250 for a capot, 0 for
-        the classic prise)."""
-        inputs = NetInputs(rules, 1)
-        feats, _legal, perms = inputs.bid_compute(np.ascontiguousarray(state[None, :]),
-                                                  np.zeros(1, dtype=np.int64))
-        _q, ev, pm = self.heads(feats)
-        p = int(perms[0])
-        out_ev = np.zeros((len(strains), len(levels)), dtype=np.float32)
-        out_pm = np.zeros_like(out_ev)
-        ret_suit = int(retourne_of(state)) >> 3
-        for j, st in enumerate(strains):
-            for k, v in enumerate(levels):
-                if rules.family == "classic":
-                    a = A.TAKE if st == ret_suit else A.NAME_BASE + st
-                elif v == CAPOT_VALUE:
-                    a = A.capot_action(st)
-                else:
-                    a = A.bid_action(int(v), st)
-                i = BID_INDEX[C.ACT_DST[p, a]]
-                out_ev[j, k] = ev[0, i]
-                out_pm[j, k] = pm[0, i]
-        return out_ev, out_pm
-
-    def actions(self, inputs: "NetInputs", states: np.ndarray, idx: np.ndarray) -> np.ndarray:
-        """The physical auction actions of the seats to bid in ``states[idx]``: one
-        forward pass, the best legal canonical action mapped back."""
-        feats, legal, perms = inputs.bid_compute(states, idx)
-        q = self.net.forward(feats).reshape(len(feats), self.n_players, 3, N_BID)[:, self.head, 0]
-        q[~legal] = -np.inf
-        best = q.argmax(axis=1)
-        if self.margin > 0:
-            # a trust region around the anchor (the heuristic): its action unless the
-            # network values another one more than ``margin`` points higher
-            anchor = np.empty(len(idx), dtype=np.int64)
-            anchor_actions(states, inputs.params, np.ascontiguousarray(idx, dtype=np.int64),
-                           np.ascontiguousarray(perms, dtype=np.int64), self.anchor, anchor)
-            ja = BID_INDEX[anchor]
-            rows = np.arange(len(idx))
-            scale = self._scale()
-            keep = (q[rows, best] - q[rows, ja]) * scale <= self.margin
-            best = np.where(keep, ja, best)
-        return C.ACT_SRC[perms, BID_ACTIONS[best]]
-
-    def _scale(self) -> float:
-        return _target_scale(self.net)
-
-    def action_values(self, inputs: "NetInputs", state: np.ndarray):
-        """``(actions, q, ev, p_made, choice)`` of the seat to bid in ``state`` (a
-        public state): its legal physical auction actions, their ``q`` values, the
-        ``ev`` / ``p_made`` heads at each (meaningful for the contracts: bids, capots,
-        the classic take / name), and the action :meth:`actions` bids."""
-        S = np.ascontiguousarray(state[None, :])
-        idx = np.zeros(1, dtype=np.int64)
-        feats, legal, perms = inputs.bid_compute(S, idx)
-        q, ev, pm = self.heads(feats)
-        js = np.flatnonzero(legal[0])
-        acts = C.ACT_SRC[int(perms[0]), BID_ACTIONS[js]]
-        choice = int(self.actions(inputs, S, idx)[0])
-        return acts, q[0, js], ev[0, js], pm[0, js], choice
-
-
-def _target_scale(net: MLP) -> float:
-    """Points per network output unit (the training run's ``target_scale``)."""
-    return float((net.manifest.get("training") or {}).get("args", {}).get("target_scale", 100.0))
-
-
-def play_states(rules: RuleSet, states: np.ndarray, seeds: np.ndarray,
-                bots: Sequence[int], nets: Sequence[Optional[MLP]],
-                bid_nets: Optional[Sequence[Optional[BidNet]]] = None) -> None:
-    """Play ``states`` (int64[N, STATE_SIZE]) to their end **in place**: seat ``s``
-    plays its cards with ``nets[s]`` when given, bids with ``bid_nets[s]`` when given,
-    and does everything else with numba bot ``bots[s]`` (seeded per deal and seat from
-    ``seeds[i, s]``, as :func:`~coinche_rl.agents.numba_bots.play_deals`), in lockstep
-    batches: one forward pass per network for every game waiting for it."""
-    P = params_vector(rules)
-    n = len(states)
-    if n == 0:
-        return
-    bid_nets = list(bid_nets) if bid_nets is not None else [None] * 4
-    bots = np.asarray(bots, dtype=np.int64)
-    flags = np.array([(CARD_NET if nets[s] is not None else 0)
-                      | (BID_NET if bid_nets[s] is not None else 0) for s in range(4)],
-                     dtype=np.int64)
-    rngs = np.zeros((n, 4), dtype=np.uint64)
-    seed_streams(np.ascontiguousarray(seeds, dtype=np.int64), rngs)
-    inputs = NetInputs(rules, n)
-    waiting = np.zeros(n, dtype=np.int64)
-    groups, bid_groups = {}, {}                # each distinct net and the seats it plays
-    for s in range(4):
-        if nets[s] is not None:
-            groups.setdefault(id(nets[s]), (nets[s], []))[1].append(s)
-        if bid_nets[s] is not None:
-            bid_groups.setdefault(id(bid_nets[s]), (bid_nets[s], []))[1].append(s)
-    while True:
-        k = advance(states, P, bots, flags, rngs, waiting)
-        if k < 0:
-            raise RuntimeError(f"a numba bot chose an illegal action in game {-k - 1}")
-        if k == 0:
-            return
-        idx = waiting[:k]
-        seat = current_seats(states, idx)
-        bidding = phases_of(states, idx) == AUCTION
-        for net, seats in bid_groups.values():
-            mine = idx[bidding & np.isin(seat, seats)]
-            if len(mine):
-                apply_at(states, P, mine, len(mine), net.actions(inputs, states, mine))
-        for net, seats in groups.values():
-            mine = idx[~bidding & np.isin(seat, seats)]
-            if len(mine):
-                acts = inputs.net_actions(net, states, mine)
-                apply_at(states, P, mine, len(mine), acts)
-
-
-@njit(cache=True)
-def policy_actions(states, P, seats, bot, flag, out, need):
-    """Actions of the seats ``seats[j]`` to act in ``states[j]`` (public states) by
-    :func:`net_choice` with seat flags ``flag``, the others from numba bot ``bot``; the
-    rows whose decision is for a network go into ``need`` (``out`` -1 there), whose
-    count is returned."""
-    buf = np.zeros(A.N_ACTIONS, dtype=np.uint8)
-    rng = np.zeros(1, dtype=np.uint64)
-    k = 0
-    for j in range(states.shape[0]):
-        a = net_choice(states[j], P, flag)
-        if a == NET_CARD or a == NET_BID:
-            need[k] = j
-            k += 1
-            a = -1
-        elif a == NOT_A_CARD:
-            a = bot_action(bot, states[j], P, seats[j], rng, buf)
-        out[j] = a
-    return k
-
-
-class BatchPolicy:
-    """The ``nn`` agent as a batched policy ``f(public_states, params, seats) ->
-    actions`` (the opponents of :class:`coinche_rl.envs.vector.CoincheVectorEnv`): one
-    forward pass per network for every decision of the batch that is its, the
-    heuristic for the rest (``net`` None: the heuristic plays the cards; ``bid_net``
-    None: the heuristic bids)."""
-
-    def __init__(self, net: Optional[MLP], rules: RuleSet, other_bot: int = BOT_HEURISTIC,
-                 bid_net: Optional[BidNet] = None):
-        self.net = net
-        self.bid_net = bid_net
-        self.rules = rules
-        self.other_bot = int(other_bot)
-        self.flag = (CARD_NET if net is not None else 0) | (BID_NET if bid_net is not None else 0)
-        self.inputs = NetInputs(rules, 0)
-
-    def __call__(self, states: np.ndarray, params: np.ndarray, seats: np.ndarray) -> np.ndarray:
-        states = np.ascontiguousarray(states, dtype=np.int64)
-        n = len(states)
-        out = np.empty(n, dtype=np.int64)
-        need = np.empty(n, dtype=np.int64)
-        k = policy_actions(states, np.ascontiguousarray(params, dtype=np.int64),
-                           np.ascontiguousarray(seats, dtype=np.int64), self.other_bot,
-                           self.flag, out, need)
-        if k:
-            rows = need[:k]
-            bidding = phases_of(states, rows) == AUCTION
-            if bidding.any():
-                out[rows[bidding]] = self.bid_net.actions(self.inputs, states, rows[bidding])
-            if (~bidding).any():
-                out[rows[~bidding]] = self.inputs.net_actions(self.net, states, rows[~bidding])
-        return out
+__all__ = ["NeuralAgent", "load_play_net", "load_bid_net", "warmup", "ActionValues",
+           "nn_values", "load_once", "not_shipped", "check_trained_for"]
 
 
 # -------------------------------------------------------------------- the agent
 _NETS: Dict[tuple, MLP] = {}
 
 
-def _load_once(path: str, kind: str) -> MLP:
+def load_once(path: str, kind: str) -> MLP:
     """The weights of ``kind`` at ``path``, loaded and checked once per process (again
     when the file changes)."""
     try:
@@ -501,15 +94,15 @@ def load_play_net(path: str = "", rules: Optional[RuleSet] = None,
     if not path:
         path = default_weights_path(rules.name if check_rules else "ffb")
         if not os.path.isfile(path):
-            _not_shipped(rules, path, "play", "card-play",
+            not_shipped(rules, path, "play", "card-play",
                          "Pass nn:weights=PATH or nn:any_rules=true")
-    net = _load_once(path, "play")
+    net = load_once(path, "play")
     if check_rules:
-        _check_trained_for(net, path, rules, "card-play", "play")
+        check_trained_for(net, path, rules, "card-play", "play")
     return net
 
 
-def _not_shipped(rules: RuleSet, path: str, kind: str, what: str, advice: str) -> None:
+def not_shipped(rules: RuleSet, path: str, kind: str, what: str, advice: str) -> None:
     """Raise: no shipped ``kind`` weights for ``rules`` (naming those that ship)."""
     folder = os.path.dirname(path)
     suffix = f"_{kind}.npz"
@@ -519,7 +112,7 @@ def _not_shipped(rules: RuleSet, path: str, kind: str, what: str, advice: str) -
                       f"{path}); shipped: {', '.join(shipped) or 'none'}. {advice}")
 
 
-def _check_trained_for(net: MLP, path: str, rules: RuleSet, what: str, verb: str) -> None:
+def check_trained_for(net: MLP, path: str, rules: RuleSet, what: str, verb: str) -> None:
     """Raise unless ``net`` was trained for ``rules`` (:func:`~.net.trained_for`)."""
     if not trained_for(net.manifest, rules):
         trained = net.manifest.get("rules") or {}
@@ -552,12 +145,12 @@ def load_bid_net(path: str = "", rules: Optional[RuleSet] = None, player: str = 
         if not os.path.isfile(path):
             if not required:
                 return None
-            _not_shipped(rules, path, "bid", "bidding",
+            not_shipped(rules, path, "bid", "bidding",
                          "Pass nn:bid_weights=PATH, nn:bidding=heuristic, or "
                          "nn:any_rules=true (a coinche preset then borrows ffb's)")
-    net = _load_once(path, "bid")
+    net = load_once(path, "bid")
     if check_rules:
-        _check_trained_for(net, path, rules, "bidding", "bid with")
+        check_trained_for(net, path, rules, "bidding", "bid with")
     return BidNet(net, player, margin)
 
 
@@ -565,11 +158,33 @@ BIDDERS = ("auto", "net", "heuristic")
 CARD_PLAYERS = ("net", "heuristic")
 
 
-class NeuralAgent(Agent):
+class NeuralAgent(BatchedAgent):
     """The auction and the card play from networks (see the module docstring)."""
 
+    #: what ``coinche-rl agents`` says of it
+    DESCRIPTION = ("neural bidding and card play (networks trained by coinche-rl train bid / "
+                   "play; numpy, no torch)")
+    PARAMS = {
+        "weights": Param(str, "", "card-play weights file (.npz with manifest); default: the "
+                              "weights shipped in the package for the preset (ffb)"),
+        "any_rules": Param(bool, False, "play under a preset the nets were not trained for "
+                                        "(out of distribution; refused by default)"),
+        "bid_weights": Param(str, "", "bidding weights file (coinche-rl train bid); default: "
+                                       "the weights shipped for the preset (ffb)"),
+        "bidding": Param(str, "auto", "net | heuristic | auto (the network where bidding "
+                                      "weights ship for the preset, else the heuristic)",
+                         choices=BIDDERS),
+        "play": Param(str, "net", "net | heuristic: who plays the cards (heuristic: the "
+                                  "network bids for the heuristic's card play)",
+                      choices=CARD_PLAYERS),
+        "bid_margin": Param(float, DEFAULT_MARGIN, "bid the heuristic's action unless the network "
+                                                   "values another one more than this many points "
+                                                   "higher (0: the network's best action)",
+                            min=0.0),
+    }
+
     numba_bot = None
-    #: batched in tournaments: about 1,600 deals/s against the heuristic on one core
+    #: batched in tournaments: well under a millisecond a deal
     seconds_per_deal = 0.0003
 
     def __init__(self, weights: str = "", any_rules: bool = False, bid_weights: str = "",
@@ -738,7 +353,6 @@ def nn_values(deal, agent: Union[str, "NeuralAgent"] = "nn", seed: int = 0) -> A
     ``p_made``. ``agent``: an ``nn`` spec (``"nn:bid_margin=0"``) or a
     :class:`NeuralAgent` (reset here for that seat, with ``seed``). The seat sees only
     what it may know (its :class:`~coinche_rl.agents.base.PlayerView`)."""
-    from ..registry import make_agent
     nn = make_agent(agent) if isinstance(agent, str) else agent
     if not isinstance(nn, NeuralAgent):
         raise ValueError(f"nn_values: {agent!r} is not an nn agent (expected a spec such as "
@@ -748,31 +362,8 @@ def nn_values(deal, agent: Union[str, "NeuralAgent"] = "nn", seed: int = 0) -> A
     return nn.action_values(view)
 
 
-register_agent(
-    "nn", NeuralAgent,
-    {"weights": Param(str, "", "card-play weights file (.npz with manifest); default: the "
-                                "weights shipped in the package for the preset (ffb)"),
-     "any_rules": Param(bool, False, "play under a preset the nets were not trained for "
-                                     "(out of distribution; refused by default)"),
-     "bid_weights": Param(str, "", "bidding weights file (coinche-rl train bid); default: "
-                                    "the weights shipped for the preset (ffb)"),
-     "bidding": Param(str, "auto", "net | heuristic | auto (the network where bidding "
-                                   "weights ship for the preset, else the heuristic)",
-                      choices=BIDDERS),
-     "play": Param(str, "net", "net | heuristic: who plays the cards (heuristic: the "
-                               "network bids for the heuristic's card play)",
-                   choices=CARD_PLAYERS),
-     "bid_margin": Param(float, DEFAULT_MARGIN, "bid the heuristic's action unless the network "
-                                                "values another one more than this many points "
-                                                "higher (0: the network's best action)",
-                         min=0.0)},
-    doc="neural bidding and card play (networks trained by coinche-rl train bid / play; "
-        "numpy, no torch)")
-
-
 def warmup() -> None:
     """Compile the batched-play and input kernels (cached on disk)."""
-    from ..numba_bots import deal_states
     rules = get_rules("ffb")
     net = MLP.random((4,), seed=0)
     bid = MLP.random((4,), seed=0, outputs=3 * N_BID)

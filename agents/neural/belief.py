@@ -23,7 +23,7 @@ meet: each deal's four seats are each the shipped ``nn`` card player, the heuris
 (rarely) a uniformly random player, every card decision is random with a small
 probability, and the auction is the bidding net's, the heuristic's, or skipped for the
 arena's frozen contract. Every card decision with two or more legal cards is a position
-(the decisions PIMC searches). ``coinche-rl train belief`` (:mod:`.train_belief`) trains
+(the decisions PIMC searches). ``coinche-rl train belief`` (:mod:`coinche_rl.train.belief`) trains
 the net and writes a torch-free weights file with its manifest (``kind: "belief"``).
 
 >>> from coinche_rl.rules import get_rules
@@ -48,13 +48,18 @@ from ...engine import (AUCTION, STATE_SIZE, current_seat, current_seats, hand_of
                        lowest_card, phases_of, random_deal, reset_state, rng_below, rng_seed,
                        set_contract)
 from ...rules import P_MIN_BID, RuleSet, get_rules, params_vector
+from ...envs.infoset import information_set
 from ...envs.kernels import apply_at
+from ...game import Deal
+from ..base import PlayerView
 from ..numba_bots import BOT_HEURISTIC, bot_action
+from ..registry import make_agent
+from ..sampler import WorldSampler
 from . import canonical as C
-from .agent import (BID_NET, CARD_NET, NetInputs, advance, load_bid_net, load_play_net,
-                    seed_streams)
-from .labels import _frozen_strain
-from .net import MLP, N_BELIEF_OUT, default_weights_path
+from .agent import check_trained_for, load_bid_net, load_once, load_play_net, not_shipped
+from .batch_play import BID_NET, CARD_NET, NetInputs, advance, seed_streams
+from .labels import frozen_strain
+from .net import MLP, N_BELIEF_OUT, NeuralError, default_weights_path
 
 __all__ = ["BeliefNet", "Positions", "generate_positions", "position_labels",
            "load_belief_net", "belief_report", "N_BELIEF", "warmup", "PLAYER_NN", "PLAYER_HEURISTIC",
@@ -116,7 +121,7 @@ def deal_games(states, P, cpt, seed, first_game, frozen):
         reset_state(states[g], hands, dealer)
         if frozen[g]:
             taker = rng_below(rng, 4)
-            set_contract(states[g], P, P[P_MIN_BID], _frozen_strain(hands[taker], cpt), 0, taker)
+            set_contract(states[g], P, P[P_MIN_BID], frozen_strain(hands[taker], cpt), 0, taker)
 
 
 # ------------------------------------------------------------------ positions
@@ -223,7 +228,6 @@ def generate_positions(rules: RuleSet, seed: int, first_game: int, n_games: int,
 
 def _shipped(load):
     """A shipped net, or None when the preset has none."""
-    from .agent import NeuralError
     try:
         return load()
     except NeuralError:
@@ -322,16 +326,15 @@ def load_belief_net(path: str = "", rules: Optional[RuleSet] = None,
                     check_rules: bool = True) -> BeliefNet:
     """The belief net at ``path`` (default: the weights shipped for ``rules``), checked
     against its manifest (:func:`~.net.load_weights`, ``kind="belief"``)."""
-    from .agent import NeuralError, _check_trained_for, _load_once, _not_shipped
     rules = rules or get_rules("ffb")
     if not path:
         path = default_weights_path(rules.name, "belief")
         if not os.path.isfile(path):
-            _not_shipped(rules, path, "belief", "belief",
+            not_shipped(rules, path, "belief", "belief",
                          "Pass belief_weights=PATH or worlds_from=uniform")
-    net = _load_once(path, "belief")
+    net = load_once(path, "belief")
     if check_rules:
-        _check_trained_for(net, path, rules, "belief", "use")
+        check_trained_for(net, path, rules, "belief", "use")
     return BeliefNet(net)
 
 
@@ -362,11 +365,6 @@ def belief_report(belief: BeliefNet, rules=None, n_deals: int = 100, seed: int =
     ``mid_play``: tricks 2-5; ``late``: 6-8), and the net's calibration by decile of
     predicted probability (mean predicted vs observed frequency over every (hidden
     card, candidate seat))."""
-    from ...game import Deal
-    from ...envs.infoset import information_set
-    from ..base import PlayerView
-    from ..registry import make_agent
-    from ..sampler import WorldSampler
     rules = get_rules(rules or "ffb") if not isinstance(rules, RuleSet) else rules
     rows = {"uniform": [], "net": [], "worlds": []}
     tricks = []

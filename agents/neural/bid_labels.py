@@ -22,7 +22,7 @@ each strain the rules allow and each of the four takers, the contract is played 
 from the deal's start by the card player (the shipped ``nn`` play net at every seat, or
 the numba heuristic), and the takers' outcome (card points, capot, générale) is scored
 for every level and coinche state by the engine's own scoring
-(:func:`coinche_rl.agents.evaluation._score_outcome`, exact: tested against the played
+(:func:`coinche_rl.agents.evaluation.score_outcome`, exact: tested against the played
 deals). A contract is played at the preset's lowest level and without coinche; the card
 player sees the contract, so a level or a coinche could change its play slightly: that
 difference is ignored. A chunk labels the same positions for several card players at
@@ -33,11 +33,10 @@ each auction decision is a uniformly random legal action with probability ``epsi
 (so that positions off the heuristic's path are labelled too). The network reads the
 other seats' bids as the heuristic's, so once a seat has taken a random action only that
 seat's later decisions are labelled: for the others, the bid would not mean what it
-says (a first version labelled them all and learned that partners' bids are partly
-random: RESULTS.md). In a share ``strong_share`` of the deals (coinche family) a random
+says. In a share ``strong_share`` of the deals (coinche family) a random
 seat is dealt 5 to 8 cards of a random suit with its jack and nine (the rest shuffled to
 the others): such hands, the capots among them, are too rare in random deals for the
-network to learn them (with all eight trumps it had never seen one). In a share ``random_share`` of the deals one team (drawn) is the
+network to learn them. In a share ``random_share`` of the deals one team (drawn) is the
 numba ``random`` bot instead, in the auction and in every continuation: the other team's
 decisions are labelled, so that the network learns to answer absurd contracts (coinche
 them) rather than read them as the heuristic's; the random team's decisions are not
@@ -50,7 +49,7 @@ outputs. A chunk depends only on ``(seed, first_game, n_games, options)``.
 from __future__ import annotations
 
 import time
-from typing import Optional, Sequence
+from typing import Sequence
 
 import numpy as np
 from numba import njit
@@ -65,24 +64,16 @@ from ...engine import (AUCTION, PLAY, STATE_SIZE, apply_legal_action, coinche_le
 from ...rules import (CAPOT_VALUE, MIN_BID_VALUE, P_FAMILY, P_GENERALE_BONUS, P_MIN_BID, RuleSet,
                       card_points_table, params_vector)
 from ...envs.kernels import rules_vector
-from ..evaluation import _score_outcome, contract_levels
+from ..evaluation import score_outcome, contract_levels
 from ..numba_bots import BOT_HEURISTIC, BOT_RANDOM, bot_action, play_deals
 from . import canonical as C
-from .labels import _u01
+from .batch_play import play_states
+from .bid_actions import BID_ACTIONS, N_BID, PLAYERS
+from .labels import u01
 
-__all__ = ["BID_ACTIONS", "N_BID", "BID_INDEX", "PLAYERS", "BidChunk", "label_bid_chunk",
-           "contract_mask", "bid_inputs", "playout_outcomes", "play_contracts", "warmup"]
+__all__ = ["BidChunk", "label_bid_chunk", "contract_mask", "playout_outcomes", "play_contracts",
+           "warmup"]
 
-#: the auction actions the bidding network scores (canonical ids), in output order:
-#: pass, the 66 numeric bids, the 6 capots, coinche, surcoinche, take, the 6 namings
-BID_ACTIONS = np.array([A.PASS, *range(A.BID_BASE, A.COINCHE), A.COINCHE, A.SURCOINCHE,
-                        A.TAKE, *range(A.NAME_BASE, A.NAME_BASE + 6)], dtype=np.int64)
-N_BID = len(BID_ACTIONS)
-#: output index of each action id (-1: not an auction action)
-BID_INDEX = np.full(A.N_ACTIONS, -1, dtype=np.int64)
-BID_INDEX[BID_ACTIONS] = np.arange(N_BID)
-#: the card players a chunk can label for
-PLAYERS = ("nn", "heuristic")
 # takers' outcome kinds (as in the hand evaluation)
 _K_CAPOT_AGAINST, _K_NORMAL, _K_CAPOT, _K_GENERALE = -1, 0, 1, 2
 
@@ -151,7 +142,7 @@ def _strong_deal(rng, hands, deck):
 def _deal(S, P, rng, hands, deck, strong_share):
     """A random deal and dealer (in the coinche family, with probability
     ``strong_share`` a :func:`_strong_deal`)."""
-    if P[P_FAMILY] == 0 and strong_share > 0.0 and _u01(rng) < strong_share:
+    if P[P_FAMILY] == 0 and strong_share > 0.0 and u01(rng) < strong_share:
         _strong_deal(rng, hands, deck)
     else:
         random_deal(rng, hands, deck)
@@ -210,7 +201,7 @@ def auction_positions(P, cpt, rules_vec, seed, first_game, n_games, epsilon, ran
         _deal(S, P, rng, hands, deck, strong_share)
         starts[g, :] = S
         random_team = -1
-        if random_share > 0.0 and _u01(rng) < random_share:
+        if random_share > 0.0 and u01(rng) < random_share:
             random_team = rng_below(rng, 2)
         random_teams[g] = random_team
         for s in range(4):
@@ -224,7 +215,7 @@ def auction_positions(P, cpt, rules_vec, seed, first_game, n_games, epsilon, ran
                 # labelled seat (its actions are what they are, not the heuristic's)
                 apply_legal_action(S, P, bot_action(BOT_RANDOM, S, P, cur, rngb, buf))
                 continue
-            p = C._play_inputs_one(S, P, cpt, rules_vec, match, obs, mask, cobs, cmask,
+            p = C.play_inputs_one(S, P, cpt, rules_vec, match, obs, mask, cobs, cmask,
                                    voids, ceil, keys, order, feats[k], cards)
             n_legal = 0
             for a in range(A.N_ACTIONS):
@@ -253,7 +244,7 @@ def auction_positions(P, cpt, rules_vec, seed, first_game, n_games, epsilon, ran
                 pos_perm[k] = p
                 pos_state[k, :] = S
                 k += 1
-            if n_legal >= 2 and _u01(rng) < epsilon:
+            if n_legal >= 2 and u01(rng) < epsilon:
                 random_by |= 1 << cur
                 j = rng_below(rng, n_legal)
                 a = 0
@@ -267,28 +258,6 @@ def auction_positions(P, cpt, rules_vec, seed, first_game, n_games, epsilon, ran
                 a = bot_action(BOT_HEURISTIC, S, P, cur, rngb, buf)
             apply_legal_action(S, P, a)
     return k
-
-
-@njit(cache=True)
-def bid_inputs(states, P, idx, cpt, rules_vec, match, feats, legal, perms):
-    """Network inputs of the seats to bid in games ``states[idx[j]]``: ``feats[j]``,
-    the legal canonical auction actions ``legal[j]`` (uint8[N_BID]) and the renaming
-    ``perms[j]`` (a canonical output ``i`` is physical action
-    ``ACT_SRC[perms[j], BID_ACTIONS[i]]``)."""
-    obs = np.empty(C.N_OBS, dtype=np.float32)
-    cobs = np.empty(C.N_OBS, dtype=np.float32)
-    mask = np.empty(A.N_ACTIONS, dtype=np.uint8)
-    cmask = np.empty(A.N_ACTIONS, dtype=np.uint8)
-    cards = np.empty(32, dtype=np.uint8)
-    voids = np.empty(4, dtype=np.int64)
-    ceil = np.empty((4, 4), dtype=np.int64)
-    keys = np.empty((4, C.KEY_SIZE), dtype=np.float32)
-    order = np.empty(4, dtype=np.int64)
-    for j in range(idx.shape[0]):
-        perms[j] = C._play_inputs_one(states[idx[j]], P, cpt, rules_vec, match, obs, mask,
-                                      cobs, cmask, voids, ceil, keys, order, feats[j], cards)
-        for i in range(N_BID):
-            legal[j, i] = cmask[BID_ACTIONS[i]]
 
 
 @njit(cache=True)
@@ -333,7 +302,7 @@ def _contract_score(T, Z, P, start, value, strain, coinche, taker, kinds, points
     for i in range(STATE_SIZE):
         T[i] = start[i]
     set_contract(T, P, value, strain, coinche, taker)
-    made, diff = _score_outcome(T, Z, P, taker, kinds[r], points[r])
+    made, diff = score_outcome(T, Z, P, taker, kinds[r], points[r])
     return made, diff
 
 
@@ -432,7 +401,6 @@ def play_contracts(rules: RuleSet, states: np.ndarray, player: str, play_net=Non
         if r:
             raise RuntimeError(f"a numba bot chose an illegal action in playout {r - 1}")
     elif player == "nn":
-        from .agent import play_states
         play_states(rules, states, seeds, bots,
                     [None if (s & 1) == random_team else play_net for s in range(4)])
     else:

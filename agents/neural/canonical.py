@@ -67,7 +67,7 @@ from ...envs.kernels import (O_BIDS, O_CONTRACT, O_CURRENT, O_HAND, O_LEADER, O_
 
 __all__ = ["CANON_VERSION", "PERMS", "OBS_DST", "ACT_DST", "ACT_SRC", "FEATURE_SIZE",
            "FEATURE_LAYOUT", "feature_layout_hash", "suit_order", "canonicalize_into",
-           "features_into", "play_inputs", "card_mask", "to_physical", "canonicalize"]
+           "features_into", "play_inputs", "play_inputs_one", "card_mask", "to_physical", "canonicalize"]
 
 #: version of the canonical order and of the derived features (in every weights manifest)
 CANON_VERSION = 1
@@ -390,7 +390,7 @@ def card_mask(cmask, out):
 
 
 @kernel
-def _play_inputs_one(S, P, cpt, rules_vec, match, obs, mask, cobs, cmask, voids, ceil,
+def play_inputs_one(S, P, cpt, rules_vec, match, obs, mask, cobs, cmask, voids, ceil,
                      keys, order, feats, cards):
     seat = current_seat(S)
     _encode(S, P, seat, cpt, rules_vec, match, obs, voids, ceil)
@@ -416,7 +416,7 @@ def play_inputs(states, P, idx, cpt, rules_vec, match, feats, cards, perms):
     keys = np.empty((4, KEY_SIZE), dtype=np.float32)
     order = np.empty(4, dtype=np.int64)
     for j in range(idx.shape[0]):
-        perms[j] = _play_inputs_one(states[idx[j]], P, cpt, rules_vec, match, obs, mask,
+        perms[j] = play_inputs_one(states[idx[j]], P, cpt, rules_vec, match, obs, mask,
                                     cobs, cmask, voids, ceil, keys, order, feats[j], cards[j])
 
 

@@ -45,19 +45,19 @@ from ..numba_bots import BOT_HEURISTIC, bot_action
 from . import canonical as C
 
 __all__ = ["generate_chunk", "LabelChunk", "label_chunk", "warmup", "KIND_ROLLOUT",
-           "KIND_SOLVER"]
+           "KIND_SOLVER", "u01", "frozen_strain"]
 
 KIND_ROLLOUT, KIND_SOLVER = 0, 1
 MAX_DECISIONS = 32
 
 
 @kernel
-def _u01(rng):
+def u01(rng):
     return (rng_next(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
 @kernel
-def _frozen_strain(hand, cpt):
+def frozen_strain(hand, cpt):
     """The arena's ``longest`` frozen strain of a hand: most cards, then most trump
     points."""
     best = -1
@@ -82,9 +82,9 @@ def _start_deal(S, P, cpt, rng, frozen, hands, deck, rngb, buf):
     random_deal(rng, hands, deck)
     dealer = rng_below(rng, 4)
     reset_state(S, hands, dealer)
-    if _u01(rng) < frozen:
+    if u01(rng) < frozen:
         taker = rng_below(rng, 4)
-        set_contract(S, P, P[P_MIN_BID], _frozen_strain(hands[taker], cpt), 0, taker)
+        set_contract(S, P, P[P_MIN_BID], frozen_strain(hands[taker], cpt), 0, taker)
         return True
     while phase_of(S) == E.AUCTION:
         cur = current_seat(S)
@@ -155,7 +155,7 @@ def generate_chunk(P, cpt, rules_vec, seed, first_game, n_games, deals_per_game,
                 n_legal = popcount(legal)
                 if n_legal >= 2:
                     team = cur & 1
-                    p = C._play_inputs_one(S, P, cpt, rules_vec, match, obs, mask, cobs,
+                    p = C.play_inputs_one(S, P, cpt, rules_vec, match, obs, mask, cobs,
                                            cmask, voids, ceil, keys, order, feats[k], cards[k])
                     for c in range(32):
                         targets[k, c] = 0.0
@@ -178,7 +178,7 @@ def generate_chunk(P, cpt, rules_vec, seed, first_game, n_games, deals_per_game,
                         kinds[k] = KIND_ROLLOUT
                     tricks[k] = trick_number(S)
                     k += 1
-                if n_legal >= 2 and _u01(rng) < epsilon:
+                if n_legal >= 2 and u01(rng) < epsilon:
                     j = rng_below(rng, n_legal)
                     m = legal
                     for _ in range(j):

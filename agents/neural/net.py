@@ -1,5 +1,5 @@
-"""The card-play network without torch (``coinche_rl.agents.neural.net``): weights files,
-their manifest, and a numpy forward pass.
+"""The networks without torch (``coinche_rl.agents.neural.net``): weights files, their
+manifest, and a numpy forward pass.
 
 A weights file is a ``.npz`` archive with the layers ``w0, b0, w1, b1, ...`` (float16 or
 float32; ``w`` is ``[inputs, outputs]``) and a ``manifest`` entry, a JSON text that says
@@ -44,9 +44,11 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from ... import __version__
 from . import canonical as C
+from .bid_actions import N_BID, PLAYERS
 
-__all__ = ["WeightsError", "MLP", "make_manifest", "save_weights", "load_weights",
+__all__ = ["WeightsError", "NeuralError", "MLP", "make_manifest", "save_weights", "load_weights",
            "rules_hash", "trained_for", "FORMAT", "FORMAT_VERSION", "ACTION_MAP", "default_weights_path"]
 
 FORMAT = "coinche-rl-weights"
@@ -54,12 +56,16 @@ FORMAT_VERSION = 1
 ACTION_MAP = "canonical-cards-32"
 N_OUT = 32
 #: the bidding net's outputs: for each card player of ``manifest["bid"]["players"]``,
-#: the heads ``q``, ``ev``, ``made`` over :data:`.bid_labels.BID_ACTIONS`
+#: the heads ``q``, ``ev``, ``made`` over :data:`.bid_actions.BID_ACTIONS`
 BID_ACTION_MAP = "canonical-auction-82"
 BID_HEADS = ("q", "ev", "made")
 #: the belief net's outputs: 32 canonical cards x the 3 other seats (left, partner, right)
 BELIEF_ACTION_MAP = "canonical-cards-32x3-seats"
 N_BELIEF_OUT = 96
+
+
+class NeuralError(ValueError):
+    """The ``nn`` agent cannot play here (missing weights, other rules)."""
 
 
 def _outputs(kind: str, manifest: dict, path) -> tuple:
@@ -68,7 +74,6 @@ def _outputs(kind: str, manifest: dict, path) -> tuple:
         return BELIEF_ACTION_MAP, N_BELIEF_OUT
     if kind != "bid":
         return ACTION_MAP, N_OUT
-    from .bid_labels import N_BID, PLAYERS
     bid = manifest.get("bid") or {}
     players = bid.get("players")
     if not isinstance(players, list) or not players or any(p not in PLAYERS for p in players):
@@ -179,7 +184,6 @@ def make_manifest(net: MLP, rules, training: dict, evaluation: Optional[dict] = 
                   kind: str = "play", players: Optional[Sequence[str]] = None) -> dict:
     """The manifest of ``net`` trained for ``rules`` (a RuleSet) by ``training``
     (``kind="bid"``: a bidding net, with the card ``players`` of its heads)."""
-    from ... import __version__
     extra = {}
     action_map = {"bid": BID_ACTION_MAP, "belief": BELIEF_ACTION_MAP}.get(kind, ACTION_MAP)
     if kind == "bid":

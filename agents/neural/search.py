@@ -37,13 +37,15 @@ import numpy as np
 from numba import njit
 
 from ...engine import STATE_SIZE, apply_legal_action, team_score
+from ...game import Deal
 from ...rules import RuleSet
-from ..base import Agent, PlayerView
+from ..base import Agent, Param, PlayerView
 from ..numba_bots import BOT_HEURISTIC
 from ..pimc import PIMCAgent, PIMCError, WORLD_SOURCES, world_state_into
-from ..registry import Param, register_agent
 from ..sampler import WorldSampler
-from .agent import CARD_NET, NET_CARD, NeuralAgent, net_choice, play_states
+from .agent import NeuralAgent
+from .batch_play import CARD_NET, NET_CARD, net_choice, play_states
+from .net import MLP
 
 __all__ = ["SearchAgent", "branch_states", "team_differences", "warmup"]
 
@@ -78,8 +80,31 @@ def team_differences(states, team, out):
 class SearchAgent(Agent):
     """The ``nn`` agent with a search over its card-play network (module docstring). It
     holds an ``nn`` agent (:attr:`nn`) for the auction and the declare / belote choices,
-    and on purpose exposes no ``play_net``: tournaments must not replace its search by
-    the batched network play of the ``nn`` agent."""
+    and on purpose is no :class:`~coinche_rl.agents.base.BatchedAgent`: tournaments must
+    not replace its search by the batched network play of the ``nn`` agent."""
+
+    #: what ``coinche-rl agents`` says of it
+    DESCRIPTION = ("search over the networks: every legal card played out by the card-play net at "
+                   "all seats on believed worlds; bids as nn")
+    PARAMS = {
+        "worlds": Param(int, 32, "worlds played out per card decision", min=1, max=4096),
+        "time_ms": Param(float, 0.0, "stop drawing worlds once a decision has taken this many "
+                                     "milliseconds (0: all the worlds)", min=0.0),
+        "batch": Param(int, 16, "worlds played out together (one batch at least)", min=1,
+                       max=4096),
+        "worlds_from": Param(str, "auto", "as pimc: 'belief', 'uniform', or 'auto' (the "
+                             "belief where weights ship for the preset)", choices=WORLD_SOURCES),
+        "uniform_share": Param(float, 0.1, "with belief worlds, the share drawn uniformly",
+                               min=0.0, max=1.0),
+        "belief_weights": Param(str, "", "a belief weights file (default: shipped)"),
+        "weights": Param(str, "", "card-play weights file (default: shipped for the preset)"),
+        "any_rules": Param(bool, False, "play under a preset the nets were not trained for"),
+        "bid_weights": Param(str, "", "bidding weights file (default: shipped)"),
+        "bidding": Param(str, "auto", "net | heuristic | auto, as nn",
+                         choices=("auto", "net", "heuristic")),
+        "bid_margin": Param(float, 150.0, "as nn", min=0.0),
+    }
+    ROSTER = False
 
     def __init__(self, worlds: int = 32, time_ms: float = 0.0, batch: int = 16,
                  worlds_from: str = "auto", uniform_share: float = 0.1,
@@ -171,33 +196,8 @@ class SearchAgent(Agent):
         return best, actions, values
 
 
-register_agent(
-    "nnsearch", SearchAgent,
-    {"worlds": Param(int, 32, "worlds played out per card decision", min=1, max=4096),
-     "time_ms": Param(float, 0.0, "stop drawing worlds once a decision has taken this many "
-                                  "milliseconds (0: all the worlds)", min=0.0),
-     "batch": Param(int, 16, "worlds played out together (one batch at least)", min=1,
-                    max=4096),
-     "worlds_from": Param(str, "auto", "as pimc: 'belief', 'uniform', or 'auto' (the "
-                          "belief where weights ship for the preset)", choices=WORLD_SOURCES),
-     "uniform_share": Param(float, 0.1, "with belief worlds, the share drawn uniformly",
-                            min=0.0, max=1.0),
-     "belief_weights": Param(str, "", "a belief weights file (default: shipped)"),
-     "weights": Param(str, "", "card-play weights file (default: shipped for the preset)"),
-     "any_rules": Param(bool, False, "play under a preset the nets were not trained for"),
-     "bid_weights": Param(str, "", "bidding weights file (default: shipped)"),
-     "bidding": Param(str, "auto", "net | heuristic | auto, as nn",
-                      choices=("auto", "net", "heuristic")),
-     "bid_margin": Param(float, 150.0, "as nn", min=0.0)},
-    doc="search over the networks: every legal card played out by the card-play net at "
-        "all seats on believed worlds; bids as nn",
-    roster=False)
-
-
 def warmup() -> None:
     """Compile the kernels of this module."""
-    from ...game import Deal
-    from .net import MLP
     d = Deal("ffb", seed=0, dealer=3).with_contract(80, 1, taker=0)
     for _ in range(3):
         d.apply(int(d.legal_actions()[0]))

@@ -56,8 +56,8 @@ from ...rules import P_MIN_BID, RuleSet, card_points_table, params_vector
 from ...envs.kernels import apply_at
 from ..numba_bots import BOT_HEURISTIC, BOT_RANDOM, bot_action
 from . import canonical as C
-from .agent import BID_NET, CARD_NET, NET_CARD, BidNet, NetInputs, net_choice
-from .labels import KIND_ROLLOUT, LabelChunk, _frozen_strain, _u01
+from .batch_play import BID_NET, CARD_NET, NET_CARD, BidNet, NetInputs, net_choice
+from .labels import KIND_ROLLOUT, LabelChunk, frozen_strain, u01
 from .net import MLP
 
 __all__ = ["SelfPlayTable", "OPPONENTS", "parse_opponents", "selfplay_chunk", "play_table",
@@ -145,11 +145,11 @@ def setup_games(P, cpt, seed, first_game, frozen, cum_shares, n_past, states, se
         dealer = rng_below(rng, 4)
         S = states[g]
         reset_state(S, hands, dealer)
-        if _u01(rng) < frozen:
+        if u01(rng) < frozen:
             taker = rng_below(rng, 4)
-            set_contract(S, P, P[P_MIN_BID], _frozen_strain(hands[taker], cpt), 0, taker)
+            set_contract(S, P, P[P_MIN_BID], frozen_strain(hands[taker], cpt), 0, taker)
         learner_team = rng_below(rng, 2)
-        u = _u01(rng)
+        u = u01(rng)
         kind = 0                             # the index in OPPONENTS = the player
         while kind < 3 and u >= cum_shares[kind]:
             kind += 1
@@ -188,7 +188,7 @@ def advance_table(states, P, seats, flags, bots, rngs, waiting, epsilon, record,
                         rec[r, j] = S[j]
                     rec_game[r] = i
                     n_rec[0] = r + 1
-                    if epsilon > 0.0 and _u01(rngs[i, 4:5]) < epsilon:
+                    if epsilon > 0.0 and u01(rngs[i, 4:5]) < epsilon:
                         legal = legal_play_mask(S, P)
                         m = legal
                         for _ in range(rng_below(rngs[i, 4:5], popcount(legal))):

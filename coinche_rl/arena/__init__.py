@@ -93,36 +93,7 @@ __all__ = ["ArenaError", "ResultsFileError", "DealSet", "DuplicateResult", "Tour
            "FROZEN_MODES", "results_from_file", "summary_tables"]
 
 #: the package's modules, in the order above (the code fingerprint of a results file
-#: hashes them all, see :func:`coinche_rl.arena.store._code_key`)
+#: hashes them all, see :func:`coinche_rl.arena.store._code_key`); their examples are run
+#: module by module (tests/test_doctests.py)
 MODULES = ("errors", "dealsets", "store", "tasks", "executors", "results", "formats",
            "reports", "replay")
-
-
-def _doctests() -> dict:
-    """The examples in the docstrings of the package's modules, functions, classes and
-    methods, for ``doctest.testmod(coinche_rl.arena)``: testmod only looks at objects
-    defined in this module, and these are defined in the submodules. Each runs in the
-    names of its own module (the setup line brings them in)."""
-    import inspect
-    found = {}
-    for short in MODULES:
-        mod = globals()[short]
-        setup = (f">>> globals().update({{k: v for k, v in vars(__import__("
-                 f"'{mod.__name__}', fromlist=['_'])).items() if not k.startswith('__')}})\n\n")
-        docs = [(short, mod.__doc__)]
-        for name, obj in vars(mod).items():
-            if not (inspect.isfunction(obj) or inspect.isclass(obj)):
-                continue
-            if obj.__module__ != mod.__name__:
-                continue
-            docs.append((f"{short}.{name}", obj.__doc__))
-            if inspect.isclass(obj):
-                docs += [(f"{short}.{name}.{k}", v.__doc__) for k, v in vars(obj).items()
-                         if inspect.isfunction(v)]
-        for key, doc in docs:
-            if ">>>" in (doc or ""):
-                found[key] = setup + inspect.cleandoc(doc)
-    return found
-
-
-__test__ = _doctests()

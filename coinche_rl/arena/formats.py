@@ -12,7 +12,7 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from ..agents import make_agent, roster_agents
+from ..agents import BatchedAgent, make_agent, roster_agents
 from ..progress import Progress
 from ..ratings import Ratings, fit_bradley_terry, team_design
 from ..records import rules_record
@@ -50,8 +50,7 @@ def _team(agent) -> Tuple[str, str]:
 
 def _is_fast(specs: Sequence[str]) -> bool:
     agents = [make_agent(s) for s in specs]
-    return all(getattr(a, "numba_bot", None) is not None or hasattr(a, "play_net")
-               for a in agents)
+    return all(a.numba_bot is not None or isinstance(a, BatchedAgent) for a in agents)
 
 
 def _check_common(n, backend, workers):

@@ -12,8 +12,8 @@ import numpy as np
 
 from .. import engine as E
 from ..actions import action_to_str
-from ..agents import make_agent, numba_bots, play_deal
-from ..agents.neural.agent import play_states
+from ..agents import BatchedAgent, make_agent, numba_bots, play_deal
+from ..agents.neural.batch_play import play_states
 from ..agents.numba_bots import play_deals
 from ..game import Deal, IllegalActionError, score_into_match
 from ..records import rules_from_record
@@ -41,26 +41,26 @@ def _seat_agents(specs4: Sequence[str]):
 
 
 def _numba_bots(agents) -> Optional[np.ndarray]:
-    bots = [getattr(a, "numba_bot", None) for a in agents]
+    bots = [a.numba_bot for a in agents]
     if any(b is None for b in bots):
         return None
     return np.array(bots, dtype=np.int64)
 
 
 def _batched_seats(agents, rules: RuleSet):
-    """``(bots, nets, bid_nets)`` when every agent is a numba bot or plays with networks
-    (``play_net`` / ``bid_net``, the ``nn`` agent) and its other decisions with a numba
-    bot (``other_bot``), else None."""
+    """``(bots, nets, bid_nets)`` when every agent is a numba bot or a
+    :class:`~coinche_rl.agents.base.BatchedAgent` (the ``nn`` agent: networks, and a numba
+    bot for its other decisions), else None."""
     bots, nets, bid_nets = [], [], []
     for a in agents:
-        if getattr(a, "numba_bot", None) is not None:
+        if a.numba_bot is not None:
             bots.append(a.numba_bot)
             nets.append(None)
             bid_nets.append(None)
-        elif hasattr(a, "play_net") and getattr(a, "other_bot", None) is not None:
+        elif isinstance(a, BatchedAgent):
             bots.append(a.other_bot)
             nets.append(a.play_net(rules))
-            bid_nets.append(a.bid_net(rules) if hasattr(a, "bid_net") else None)
+            bid_nets.append(a.bid_net(rules))
         else:
             return None
     return bots, nets, bid_nets

@@ -1,7 +1,7 @@
 """Bidding trainer (``coinche-rl train bid``): one file, top to bottom, CleanRL style.
 
 Algorithm: **supervised regression on counterfactual auction labels of real deals**
-(:mod:`.bid_labels`). A label worker plays the auctions of real deals (the heuristic
+(:mod:`coinche_rl.agents.neural.bid_labels`). A label worker plays the auctions of real deals (the heuristic
 bids, with ``epsilon`` random actions) and scores *every legal auction action* of every
 decision on the true deal: the action, the heuristic's continuation of the auction,
 then the final contract played by the card player (the shipped ``nn`` play net and / or
@@ -17,10 +17,9 @@ auction actions:
 * ``made``: the probability that it is made (a logit, binary cross-entropy).
 
 The card-play net stays frozen while the bidder trains (bid and play training
-alternate: joint training was unstable for colver, ``../shared/NEURAL.md``). Heavy
-tails (coinche x2, surcoinche x4, capot) go through the Huber loss.
+alternate). Heavy tails (coinche x2, surcoinche x4, capot) go through the Huber loss.
 
-Determinism, resume, ``--init``, outputs, evaluations, progress: as :mod:`.train_play`
+Determinism, resume, ``--init``, outputs, evaluations, progress: as :mod:`.play`
 (chunk ``c`` is a pure function of ``(seed, c)``, exactly ``updates_per_chunk`` updates
 after each, atomic checkpoints with the compressed replay and the random streams;
 ``weights.npz`` with its manifest; an evaluation at the end of every run).
@@ -39,13 +38,20 @@ from typing import List, Optional
 
 import numpy as np
 
-from .train_play import (LabelSource, RunProgress, TrainingProgress, _bad, _Logger, _lr_at,
-                         _s, _training_facts, budget_spent, check_common,
-                         end_text, eval_text, export_checkpoint,
-                         final_evaluation_due,
-                         play_loss, record_evaluation, replay_text, run_result, save_run,
-                         start_run, start_text)
-from .train_play import parse_args as _parse
+from ..agents.neural import canonical as C
+from ..agents.neural.agent import load_play_net
+from ..agents.neural.bid_actions import N_BID, PLAYERS
+from ..agents.neural.bid_labels import label_bid_chunk
+from ..agents.neural.bid_labels import warmup as warm_bid_labels
+from ..agents.neural.net import default_weights_path, make_manifest, save_weights
+from ..arena import run_duplicate
+from ..rules import get_rules
+from .common import (LabelSource, Logger, RunProgress, TrainingProgress, bad_setting,
+                     budget_spent, check_common, end_text, eval_text, export_checkpoint,
+                     final_evaluation_due, init_from_weights, lr_at, play_loss,
+                     record_evaluation, replay_text, run_result, save_run, setting,
+                     start_run, start_text, training_facts)
+from .common import parse_args as parse_settings
 
 __all__ = ["Args", "train", "check_args", "bid_loss", "export_run", "parse_args",
            "BidLabelSource"]
@@ -54,70 +60,68 @@ __all__ = ["Args", "train", "check_args", "bid_loss", "export_run", "parse_args"
 @dataclass
 class Args:
     """Every setting of a run (``coinche-rl train bid --help``)."""
-    rules: str = _s("ffb", 'the preset the net is trained for')
-    seed: int = _s(0, 'the one seed of the run (labels, sampling, initialisation)')
-    minutes: float = _s(60.0, 'training time budget (cumulative over resumes)')
-    out: str = _s("runs/bid", 'the run folder')
-    resume: bool = _s(False, 'continue the run in --out exactly')
-    init: Optional[str] = _s(None, "start from the weights of this run's checkpoint, or of "
+    rules: str = setting("ffb", 'the preset the net is trained for')
+    seed: int = setting(0, 'the one seed of the run (labels, sampling, initialisation)')
+    minutes: float = setting(60.0, 'training time budget (cumulative over resumes)')
+    out: str = setting("runs/bid", 'the run folder')
+    resume: bool = setting(False, 'continue the run in --out exactly')
+    init: Optional[str] = setting(None, "start from the weights of this run's checkpoint, or of "
                                    "a bidding weights file (.npz, e.g. the shipped one)")
-    players: str = _s("auto", "card players of the targets, comma-separated (nn, heuristic); "
+    players: str = setting("auto", "card players of the targets, comma-separated (nn, heuristic); "
                               "auto: nn,heuristic where card-play weights ship, else heuristic")
-    play_weights: str = _s("", "card-play weights of the nn player (default: shipped)")
+    play_weights: str = setting("", "card-play weights of the nn player (default: shipped)")
     # network
     hidden: List[int] = field(default_factory=lambda: [512, 256],
                               metadata={"help": "hidden layer widths"})
     # labels
-    chunk_deals: int = _s(64, 'deals per label chunk')
-    epsilon: float = _s(0.1, 'random auction action share in the labelled auctions')
-    random_opponents: float = _s(0.0, 'share of deals in which one team bids at random, in '
+    chunk_deals: int = setting(64, 'deals per label chunk')
+    epsilon: float = setting(0.1, 'random auction action share in the labelled auctions')
+    random_opponents: float = setting(0.0, 'share of deals in which one team bids at random, in '
                                       'the auction and its continuations (the opponent '
                                       "pool)")
-    strong_hands: float = _s(0.0, 'share of deals in which a seat is dealt 5 to 8 cards of a '
+    strong_hands: float = setting(0.0, 'share of deals in which a seat is dealt 5 to 8 cards of a '
                                   'suit with its jack and nine (capots and long suits)')
-    workers: int = _s(1, 'label worker processes (0: in this process)')
-    backend: str = _s("pool", 'pool | ray (workers > 0)')
-    address: Optional[str] = _s(None, 'ray cluster address')
-    prefetch: int = _s(4, 'chunks in flight per worker')
+    workers: int = setting(1, 'label worker processes (0: in this process)')
+    backend: str = setting("pool", 'pool | ray (workers > 0)')
+    address: Optional[str] = setting(None, 'ray cluster address')
+    prefetch: int = setting(4, 'chunks in flight per worker')
     # optimisation
-    batch_size: int = _s(512, 'positions per update')
-    updates_per_chunk: int = _s(8, 'updates after each chunk of labels')
-    buffer_size: int = _s(150_000, 'replay buffer, labelled positions (FIFO): 2.4 kB each in '
+    batch_size: int = setting(512, 'positions per update')
+    updates_per_chunk: int = setting(8, 'updates after each chunk of labels')
+    buffer_size: int = setting(150_000, 'replay buffer, labelled positions (FIFO): 2.4 kB each in '
                                    'memory (two card players), saved with every checkpoint in '
                                    'replay.npz (compressed, about 0.17 kB each: 26 MB when '
                                    'full at the default; the shipped run used 400000)')
-    min_buffer: int = _s(10_000, 'positions before the first update')
-    lr: float = _s(1e-3, 'initial learning rate (AdamW)')
-    lr_end: float = _s(2e-5, 'final learning rate')
-    anneal_updates: int = _s(200_000, 'cosine decay from lr to lr_end over these updates')
-    weight_decay: float = _s(1e-5, 'AdamW weight decay')
-    huber_delta: float = _s(1.0, 'Huber threshold, in units of --target-scale points')
-    mean_loss_weight: float = _s(0.1, 'weight of the decision-mean loss of the q head')
-    ev_loss_weight: float = _s(0.5, 'weight of the contract-value (ev) loss')
-    made_loss_weight: float = _s(0.5, 'weight of the P(made) loss')
-    target_scale: float = _s(100.0, 'points per network output unit')
-    max_chunks: Optional[int] = _s(None, 'stop after this many chunks (tests)')
+    min_buffer: int = setting(10_000, 'positions before the first update')
+    lr: float = setting(1e-3, 'initial learning rate (AdamW)')
+    lr_end: float = setting(2e-5, 'final learning rate')
+    anneal_updates: int = setting(200_000, 'cosine decay from lr to lr_end over these updates')
+    weight_decay: float = setting(1e-5, 'AdamW weight decay')
+    huber_delta: float = setting(1.0, 'Huber threshold, in units of --target-scale points')
+    mean_loss_weight: float = setting(0.1, 'weight of the decision-mean loss of the q head')
+    ev_loss_weight: float = setting(0.5, 'weight of the contract-value (ev) loss')
+    made_loss_weight: float = setting(0.5, 'weight of the P(made) loss')
+    target_scale: float = setting(100.0, 'points per network output unit')
+    max_chunks: Optional[int] = setting(None, 'stop after this many chunks (tests)')
     # evaluation, logging, checkpoints
-    eval_minutes: float = _s(10.0, 'evaluation interval (0: none)')
-    eval_pairs: int = _s(1000, 'deal pairs of each evaluation (full deals vs the heuristic)')
-    eval_seed: int = _s(20261201, 'the evaluation deal set')
-    log_seconds: float = _s(10.0, 'metrics interval')
-    checkpoint_minutes: float = _s(5.0, 'checkpoint interval')
-    torch_threads: int = _s(1, 'torch threads of the trainer')
-    progress: bool = _s(True, 'a progress bar on a terminal (rich); plain lines to a file or '
+    eval_minutes: float = setting(10.0, 'evaluation interval (0: none)')
+    eval_pairs: int = setting(1000, 'deal pairs of each evaluation (full deals vs the heuristic)')
+    eval_seed: int = setting(20261201, 'the evaluation deal set')
+    log_seconds: float = setting(10.0, 'metrics interval')
+    checkpoint_minutes: float = setting(5.0, 'checkpoint interval')
+    torch_threads: int = setting(1, 'torch threads of the trainer')
+    progress: bool = setting(True, 'a progress bar on a terminal (rich); plain lines to a file or '
                               'a pipe, or with --no-progress')
 
 
 def parse_args(argv=None) -> Args:
     """Parse ``coinche-rl train bid`` arguments into :class:`Args`."""
-    return _parse(argv, Args, "coinche-rl train bid", "train the bidding network (see "
-                                                      "coinche_rl.agents.neural.train_bid)")
+    return parse_settings(argv, Args, "coinche-rl train bid", "train the bidding network (see "
+                                                      "coinche_rl.train.bid)")
 
 
 def resolve_players(args: Args) -> List[str]:
     """The card players of the run (``--players``, ``auto`` resolved)."""
-    from .bid_labels import PLAYERS
-    from .net import default_weights_path
     if args.players == "auto":
         if args.play_weights or os.path.isfile(default_weights_path(args.rules)):
             return ["nn", "heuristic"]
@@ -145,21 +149,18 @@ def check_args(args: Args) -> None:
     check_common(args, unit=("epsilon", "random_opponents", "strong_hands"))
     resolve_players(args)
     if args.play_weights and not os.path.isfile(args.play_weights):
-        _bad(args, "play_weights", "no such file")
+        bad_setting(args, "play_weights", "no such file")
     for name in ("ev_loss_weight", "made_loss_weight"):
         if getattr(args, name) < 0:
-            _bad(args, name, "must be at least 0")
+            bad_setting(args, name, "must be at least 0")
 
 
 # ------------------------------------------------------------------ label source
 def _bid_chunk_job(rules_name, seed, c, chunk_deals, epsilon, players, play_weights,
                    random_opponents=0.0, strong_hands=0.0):
-    from ...rules import get_rules
-    from .bid_labels import label_bid_chunk
     rules = get_rules(rules_name)
     net = None
     if "nn" in players:
-        from .agent import load_play_net
         net = load_play_net(play_weights, rules, check_rules=not play_weights)
     ch = label_bid_chunk(rules, seed, c * chunk_deals, chunk_deals, epsilon, players, net,
                          random_opponents, strong_hands)
@@ -167,12 +168,11 @@ def _bid_chunk_job(rules_name, seed, c, chunk_deals, epsilon, players, play_weig
 
 
 def _warm_bid_labels():
-    from .bid_labels import warmup
-    warmup()
+    warm_bid_labels()
 
 
 class BidLabelSource(LabelSource):
-    """Auction label chunks in order (:class:`.train_play.LabelSource`)."""
+    """Auction label chunks in order (:class:`.common.LabelSource`)."""
 
     job = staticmethod(_bid_chunk_job)
     warm = staticmethod(_warm_bid_labels)
@@ -181,7 +181,7 @@ class BidLabelSource(LabelSource):
         self.players = tuple(players)
         super().__init__(args, start)
 
-    def _job(self, c):
+    def job_args(self, c) -> tuple:
         a = self.args
         return (a.rules, a.seed, c, a.chunk_deals, a.epsilon, self.players, a.play_weights,
                 a.random_opponents, a.strong_hands)
@@ -194,7 +194,6 @@ class BidReplay:
     FIELDS = ("feats", "legal", "q", "ev", "made", "ev_valid")
 
     def __init__(self, capacity: int, n_features: int, n_players: int):
-        from .bid_labels import N_BID
         self.capacity = capacity
         self.feats = np.zeros((capacity, n_features), dtype=np.float16)
         self.legal = np.zeros((capacity, N_BID), dtype=bool)
@@ -244,11 +243,10 @@ def bid_loss(out, legal, q, ev, made, ev_valid, args: Args):
     """``(loss, parts)`` of network outputs ``out`` (``[n, players * 3 * N_BID]``)
     against the targets (``q``, ``ev`` in units of ``target_scale`` points; ``made``
     0/1): per player, the centred Huber loss of the ``q`` head on the legal actions
-    (:func:`.train_play.play_loss`), plus ``ev_loss_weight`` x Huber on the ``ev``
+    (:func:`.common.play_loss`), plus ``ev_loss_weight`` x Huber on the ``ev``
     head and ``made_loss_weight`` x binary cross-entropy on the ``made`` logits, both on
     the preset's contracts (``ev_valid``). ``parts``: the three unweighted losses."""
     import torch
-    from .bid_labels import N_BID
     n_pl = q.shape[1]
     o = out.view(-1, n_pl, 3, N_BID)
     total = 0.0
@@ -272,8 +270,7 @@ def bid_loss(out, legal, q, ev, made, ev_valid, args: Args):
 
 def export_bid_weights(model, rules, path: str, training: dict, players, evaluation=None):
     """Write the torch-free bidding weights (float16) of ``model`` with its manifest."""
-    from .net import make_manifest, save_weights
-    from .torch_net import to_numpy
+    from ..agents.neural.torch_net import to_numpy      # torch: the nn extra
     mlp = to_numpy(model)
     save_weights(path, mlp, make_manifest(mlp, rules, training, evaluation, kind="bid",
                                           players=players))
@@ -286,7 +283,6 @@ def evaluate_bid_weights(path: str, rules_name: str, pairs: int, seed: int,
     ``path`` against ``opponent``: margin per deal and its 95% interval. ``players``:
     the card players the net has heads for; without ``nn`` the agent bids for the
     heuristic's card play (``nn:play=heuristic``)."""
-    from ...arena import run_duplicate
     spec = f"nn:bid_weights={path}" + ("" if "nn" in players else ",play=heuristic")
     r = run_duplicate(spec, opponent, pairs, preset=rules_name, seed=seed)
     return {"margin": float(r.mean), "ci95": float(r.ci95), "pairs": int(r.n),
@@ -296,12 +292,9 @@ def evaluate_bid_weights(path: str, rules_name: str, pairs: int, seed: int,
 # ==================================================================== the loop
 def train(args: Args) -> dict:
     """Run (or resume) a bidding training run; returns the final figures (as
-    :func:`.train_play.train`'s, with ``players``)."""
+    :func:`.play.train`'s, with ``players``)."""
     import torch
-    from ...rules import get_rules
-    from . import canonical as C
-    from .bid_labels import N_BID
-    from .torch_net import PlayNet
+    from ..agents.neural.torch_net import PlayNet       # torch: the nn extra
 
     check_args(args)
     players = resolve_players(args)
@@ -323,7 +316,6 @@ def train(args: Args) -> dict:
             raise ValueError(f"--init: {args.init} was trained for card players "
                              f"{iargs['players']!r}, not {args.players!r}")
     def init_weights(args, model):
-        from .train_play import init_from_weights
         return init_from_weights(args, model, kind="bid", players=players)
     run = start_run(args, model, optim, rng, replay, RESUME_KEYS, same_players,
                     init_weights=init_weights)                      # reads only
@@ -346,12 +338,12 @@ def train(args: Args) -> dict:
         if total_s is None:
             total_s = elapsed + time.perf_counter() - t_start
         return save_run(args, model, optim, rng, replay, RunProgress(
-            chunk, updates, labelled, total_s, deals, history, init_info))
+            chunk, updates, labelled, total_s, deals, history, init_info), kind="bid")
 
     def training_info(total_s=None):
         if total_s is None:
             total_s = elapsed + time.perf_counter() - t_start
-        info = _training_facts(args.out, total_s, updates, chunk, labelled, deals,
+        info = training_facts(args.out, total_s, updates, chunk, labelled, deals,
                                dataclasses.asdict(args), init_info)
         info["players"] = players
         return info
@@ -363,7 +355,7 @@ def train(args: Args) -> dict:
         ev.update(updates=updates, labelled=labelled, minutes=minutes_now())
         record_evaluation(history, logger, ev)
 
-    logger = _Logger(args.out)
+    logger = Logger(args.out)
     source = BidLabelSource(args, chunk, players)
     interrupted = []
     old_handler = signal.getsignal(signal.SIGINT)
@@ -396,7 +388,7 @@ def train(args: Args) -> dict:
                     # ---- one update on a batch of labelled positions
                     idx = rng.integers(0, replay.size, args.batch_size)
                     f, lg, tq, tev, tm, vm = replay.sample(idx)
-                    lr = _lr_at(args, updates)
+                    lr = lr_at(args, updates)
                     for g in optim.param_groups:
                         g["lr"] = lr
                     loss, parts = bid_loss(
@@ -418,7 +410,7 @@ def train(args: Args) -> dict:
                        "charts/labelled_positions": labelled, "charts/deals": deals,
                        "charts/labels_per_s": win_labels / dt,
                        "charts/updates_per_s": win_updates / dt,
-                       "charts/lr": _lr_at(args, updates), "charts/buffer": replay.size,
+                       "charts/lr": lr_at(args, updates), "charts/buffer": replay.size,
                        "charts/chunks": chunk}
                 if loss_n:
                     m = acc / loss_n
@@ -468,9 +460,8 @@ def train(args: Args) -> dict:
 def export_run(run: str, path: str, float32: bool = False) -> str:
     """Write the torch-free bidding weights of the checkpoint in the run folder ``run``
     to ``path``, with the run's training facts and evaluation history
-    (:func:`.train_play.export_checkpoint`)."""
-    from .bid_labels import N_BID
-    from .torch_net import PlayNet
+    (:func:`.common.export_checkpoint`)."""
+    from ..agents.neural.torch_net import PlayNet       # torch: the nn extra
 
     def players(args):
         return resolve_players(Args(**args))

@@ -1,7 +1,7 @@
 """Belief trainer (``coinche-rl train belief``): one file, top to bottom.
 
 Algorithm: **supervised classification of the true holders**. A chunk of positions
-(:func:`.belief.generate_positions`: deals played by the training population, every card
+(:func:`coinche_rl.agents.neural.belief.generate_positions`: deals played by the training population, every card
 decision with a choice) is generated, added to a FIFO replay of positions, and the net
 (the card-play net's canonical input, 96 outputs: 32 canonical cards x the 3 other
 seats) makes ``updates_per_chunk`` updates of cross-entropy on the hidden cards' true
@@ -39,9 +39,14 @@ from typing import List, Optional
 
 import numpy as np
 
-from .train_play import (TrainingProgress, _Logger, _atomic_write, _bad, _s, _training_facts,
-                         budget_spent, export_checkpoint,
-                         parse_args as _parse_args)
+from ..agents.neural import canonical as C
+from ..agents.neural.agent import load_bid_net, load_play_net
+from ..agents.neural.belief import N_BELIEF, generate_positions
+from ..agents.neural.net import NeuralError, make_manifest, rules_hash, save_weights
+from ..rules import get_rules
+from .common import (Logger, TrainingProgress, atomic_write, bad_setting, budget_spent,
+                     export_checkpoint, lr_at, setting, training_facts)
+from .common import parse_args as parse_settings
 
 __all__ = ["Args", "train", "check_args", "belief_loss", "export_run", "parse_args", "main"]
 
@@ -49,65 +54,64 @@ __all__ = ["Args", "train", "check_args", "belief_loss", "export_run", "parse_ar
 @dataclass
 class Args:
     """Every setting of a run (``coinche-rl train belief --help``)."""
-    rules: str = _s("ffb", 'the preset the net is trained for')
-    seed: int = _s(0, 'the one seed of the run (positions, sampling, initialisation)')
-    minutes: float = _s(30.0, 'training time budget (cumulative over resumes)')
-    out: str = _s("runs/belief", 'the run folder')
-    resume: bool = _s(False, 'continue the run in --out exactly')
+    rules: str = setting("ffb", 'the preset the net is trained for')
+    seed: int = setting(0, 'the one seed of the run (positions, sampling, initialisation)')
+    minutes: float = setting(30.0, 'training time budget (cumulative over resumes)')
+    out: str = setting("runs/belief", 'the run folder')
+    resume: bool = setting(False, 'continue the run in --out exactly')
     hidden: List[int] = field(default_factory=lambda: [256, 256],
                               metadata={"help": "hidden layer widths"})
-    chunk_games: int = _s(128, 'games per chunk of positions')
-    epsilon: float = _s(0.05, 'random card share in the played deals')
-    batch_size: int = _s(1024, 'positions per update')
-    updates_per_chunk: int = _s(4, 'updates after each chunk')
-    buffer_size: int = _s(200_000, 'replay (positions, FIFO; regenerated on --resume, '
+    chunk_games: int = setting(128, 'games per chunk of positions')
+    epsilon: float = setting(0.05, 'random card share in the played deals')
+    batch_size: int = setting(1024, 'positions per update')
+    updates_per_chunk: int = setting(4, 'updates after each chunk')
+    buffer_size: int = setting(200_000, 'replay (positions, FIFO; regenerated on --resume, '
                                    'never written: ~1.4 KB each in memory)')
-    lr: float = _s(1e-3, 'initial learning rate (AdamW)')
-    lr_end: float = _s(5e-5, 'final learning rate')
-    anneal_updates: int = _s(60_000, 'cosine decay from lr to lr_end over these updates')
-    weight_decay: float = _s(1e-5, 'AdamW weight decay')
-    max_chunks: Optional[int] = _s(None, 'stop after this many chunks (tests)')
-    eval_minutes: float = _s(5.0, 'evaluation interval (0: only at the end)')
-    eval_games: int = _s(256, 'held-out games of each evaluation')
-    eval_seed: int = _s(20261203, 'the held-out positions')
-    log_seconds: float = _s(10.0, 'metrics interval')
-    checkpoint_minutes: float = _s(5.0, 'checkpoint interval')
-    torch_threads: int = _s(1, 'torch threads of the trainer')
-    progress: bool = _s(True, 'a progress bar on a terminal (rich); plain lines to a file or '
+    lr: float = setting(1e-3, 'initial learning rate (AdamW)')
+    lr_end: float = setting(5e-5, 'final learning rate')
+    anneal_updates: int = setting(60_000, 'cosine decay from lr to lr_end over these updates')
+    weight_decay: float = setting(1e-5, 'AdamW weight decay')
+    max_chunks: Optional[int] = setting(None, 'stop after this many chunks (tests)')
+    eval_minutes: float = setting(5.0, 'evaluation interval (0: only at the end)')
+    eval_games: int = setting(256, 'held-out games of each evaluation')
+    eval_seed: int = setting(20261203, 'the held-out positions')
+    log_seconds: float = setting(10.0, 'metrics interval')
+    checkpoint_minutes: float = setting(5.0, 'checkpoint interval')
+    torch_threads: int = setting(1, 'torch threads of the trainer')
+    progress: bool = setting(True, 'a progress bar on a terminal (rich); plain lines to a file or '
                               'a pipe, or with --no-progress')
 
 
 def parse_args(argv=None) -> Args:
-    return _parse_args(argv, Args, prog="coinche-rl train belief",
-                       description="train the belief net (see "
-                                   "coinche_rl.agents.neural.train_belief)")
+    """Parse ``coinche-rl train belief`` arguments into :class:`Args`."""
+    return parse_settings(argv, Args, "coinche-rl train belief",
+                          "train the belief net (see coinche_rl.train.belief)")
 
 
 def check_args(args: Args) -> None:
     """Refuse bad settings before anything is written, naming the setting."""
-    from ...rules import get_rules
     rules = get_rules(args.rules)
     if rules.family == "classic":
-        _bad(args, "rules", "the belief net is for the coinche family (8-card hands)")
+        bad_setting(args, "rules", "the belief net is for the coinche family (8-card hands)")
     if not args.hidden or any(int(h) < 1 for h in args.hidden):
-        _bad(args, "hidden", "expected one or more positive layer widths")
+        bad_setting(args, "hidden", "expected one or more positive layer widths")
     for name in ("chunk_games", "batch_size", "updates_per_chunk", "buffer_size",
                  "torch_threads", "eval_games"):
         if getattr(args, name) < 1:
-            _bad(args, name, "must be at least 1")
+            bad_setting(args, name, "must be at least 1")
     for name in ("anneal_updates", "seed", "eval_seed"):
         if getattr(args, name) < 0:
-            _bad(args, name, "must be at least 0")
+            bad_setting(args, name, "must be at least 0")
     if not 0.0 <= args.epsilon <= 1.0:
-        _bad(args, "epsilon", "must be in [0, 1]")
+        bad_setting(args, "epsilon", "must be in [0, 1]")
     for name in ("minutes", "lr"):
         if not getattr(args, name) > 0:
-            _bad(args, name, "must be positive")
+            bad_setting(args, name, "must be positive")
     for name in ("lr_end", "weight_decay", "eval_minutes", "checkpoint_minutes", "log_seconds"):
         if getattr(args, name) < 0:
-            _bad(args, name, "must be at least 0")
+            bad_setting(args, name, "must be at least 0")
     if args.max_chunks is not None and args.max_chunks < 0:
-        _bad(args, "max_chunks", "must be at least 0")
+        bad_setting(args, "max_chunks", "must be at least 0")
 
 
 #: the settings a ``--resume`` must repeat
@@ -122,8 +126,6 @@ class Population:
     the run's seed, played by the shipped nets and the heuristic."""
 
     def __init__(self, args: Args):
-        from ...rules import get_rules
-        from .agent import NeuralError, load_bid_net, load_play_net
         self.args = args
         self.rules = get_rules(args.rules)
         try:
@@ -134,7 +136,6 @@ class Population:
 
     def nets(self) -> dict:
         """The population's networks (their manifests' hashes go in the checkpoint)."""
-        from .net import rules_hash
         out = {}
         for name, net in (("play", self.play_net),
                           ("bid", self.bid_net.net if self.bid_net is not None else None)):
@@ -145,7 +146,6 @@ class Population:
         return out
 
     def chunk(self, c: int, seed: Optional[int] = None, games: Optional[int] = None):
-        from .belief import generate_positions
         a = self.args
         games = a.chunk_games if games is None else games
         return generate_positions(self.rules, a.seed if seed is None else seed, c * games,
@@ -208,11 +208,6 @@ def belief_loss(logits, labels):
     return torch.nn.functional.cross_entropy(z[hidden], (labels[hidden] - 1).long())
 
 
-def _lr_at(args: Args, update: int) -> float:
-    t = min(1.0, update / max(1, args.anneal_updates))
-    return args.lr_end + 0.5 * (args.lr - args.lr_end) * (1.0 + math.cos(math.pi * t))
-
-
 def _eval_set(args: Args, population: Population):
     pos = population.chunk(0, seed=args.eval_seed, games=args.eval_games)
     return pos.feats.astype(np.float32), pos.labels
@@ -235,8 +230,7 @@ def _evaluate(model, feats, labels) -> dict:
 
 
 def _export(model, rules, path: str, training: dict, evaluation: Optional[dict] = None):
-    from .net import make_manifest, save_weights
-    from .torch_net import to_numpy
+    from ..agents.neural.torch_net import to_numpy      # torch: the nn extra
     mlp = to_numpy(model)
     save_weights(path, mlp, make_manifest(mlp, rules, training, evaluation, kind="belief"))
     return mlp
@@ -246,9 +240,7 @@ def _export(model, rules, path: str, training: dict, evaluation: Optional[dict] 
 def train(args: Args) -> dict:
     """Run (or resume) a training run; returns the final figures."""
     import torch
-    from . import canonical as C
-    from .belief import N_BELIEF
-    from .torch_net import PlayNet
+    from ..agents.neural.torch_net import PlayNet       # torch: the nn extra
 
     check_args(args)
     torch.set_num_threads(args.torch_threads)
@@ -300,18 +292,18 @@ def train(args: Args) -> dict:
         replay.rebuild(population, json.loads(ck["chunk_sizes"]))
 
     def training_info():
-        return _training_facts(args.out, elapsed + time.perf_counter() - t_start, updates,
+        return training_facts(args.out, elapsed + time.perf_counter() - t_start, updates,
                                chunk, positions, deals, dataclasses.asdict(args), None)
 
     def save_checkpoint():
-        ck = {"model": model.state_dict(), "optim": optim.state_dict(),
+        ck = {"kind": "belief", "model": model.state_dict(), "optim": optim.state_dict(),
               "torch_rng": torch.get_rng_state(), "np_rng": json.dumps(rng.bit_generator.state),
               "chunk": chunk, "updates": updates, "positions": positions, "deals": deals,
               "elapsed": elapsed + time.perf_counter() - t_start,
               "history": json.dumps(history), "args": json.dumps(dataclasses.asdict(args)),
               "chunk_sizes": json.dumps(replay.chunk_sizes),
               "population": json.dumps(population.nets())}
-        _atomic_write(ckpt_path, lambda p: torch.save(ck, p))
+        atomic_write(ckpt_path, lambda p: torch.save(ck, p))
 
     def evaluate():
         model.eval()
@@ -324,7 +316,7 @@ def train(args: Args) -> dict:
         return ev
 
     eval_feats, eval_labels = _eval_set(args, population)
-    logger = _Logger(args.out, use_tb=False)
+    logger = Logger(args.out, use_tb=False)
     interrupted = []
     old_handler = signal.getsignal(signal.SIGINT)
     signal.signal(signal.SIGINT, lambda signum, frame: interrupted.append(True))
@@ -349,7 +341,7 @@ def train(args: Args) -> dict:
                 x = torch.from_numpy(replay.feats[idx].astype(np.float32))
                 y = torch.from_numpy(replay.labels[idx].astype(np.int64))
                 for g in optim.param_groups:
-                    g["lr"] = _lr_at(args, updates)
+                    g["lr"] = lr_at(args, updates)
                 loss = belief_loss(model(x), y)
                 optim.zero_grad(set_to_none=True)
                 loss.backward()
@@ -362,7 +354,7 @@ def train(args: Args) -> dict:
                 dt = now - win_t
                 row = {"charts/minutes": (elapsed + now - t_start) / 60.0,
                        "charts/positions": positions, "charts/deals": deals,
-                       "charts/positions_per_s": win_pos / dt, "charts/lr": _lr_at(args, updates),
+                       "charts/positions_per_s": win_pos / dt, "charts/lr": lr_at(args, updates),
                        "charts/buffer": replay.size, "charts/chunks": chunk}
                 if loss_n:
                     row["losses/cross_entropy"] = loss_acc / loss_n
@@ -396,9 +388,8 @@ def train(args: Args) -> dict:
 
 def export_run(run: str, path: str, float32: bool = False) -> str:
     """Write the torch-free belief weights of the checkpoint in ``run`` to ``path``
-    (:func:`.train_play.export_checkpoint`)."""
-    from .belief import N_BELIEF
-    from .torch_net import PlayNet
+    (:func:`.common.export_checkpoint`)."""
+    from ..agents.neural.torch_net import PlayNet       # torch: the nn extra
     return export_checkpoint(run, path, lambda args: PlayNet(args["hidden"], outputs=N_BELIEF),
                              float32, kind="belief", counted="positions")
 

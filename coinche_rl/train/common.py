@@ -1,0 +1,591 @@
+"""What the trainers share (``coinche_rl.train.common``): their settings on the command
+line, the label source, the runs (checkpoint, ``--resume``, ``--init``, export), the
+schedule and loss, the progress display and the messages."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import math
+import os
+import signal
+import sys
+import typing
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+
+from ..agents.neural.net import load_weights, make_manifest, save_weights
+from ..progress import Progress
+from ..rules import get_rules
+
+__all__ = ["setting", "parse_args", "bad_setting", "check_common", "ignore_sigint",
+           "LabelSource", "RunProgress", "start_run", "init_from_weights", "save_run",
+           "write_npz", "lr_at", "play_loss", "training_facts", "atomic_write", "Logger",
+           "TrainingProgress", "check_output_path", "budget_spent", "eval_text", "megabytes",
+           "replay_text", "start_text", "record_evaluation", "final_evaluation_due",
+           "end_text", "run_result", "export_checkpoint", "run_kind", "RUN_KINDS"]
+
+
+def setting(default, help: str):
+    """A setting: its default and its ``--help`` text."""
+    return field(default=default, metadata={"help": help})
+
+
+def parse_args(argv, settings, prog: str, description: str):
+    """Parse a trainer's command line into its settings dataclass ``settings``: one
+    option per field (``--chunk-deals`` for ``chunk_deals``), typed by the field's
+    annotation (``int``, ``float``, ``str``, ``Optional`` of those, ``bool`` as
+    ``--x`` / ``--no-x``, ``List[int]`` as one or more values), defaulting to the field's
+    default, with the field's ``help``."""
+    p = argparse.ArgumentParser(prog=prog, description=description)
+    defaults = settings()
+    hints = typing.get_type_hints(settings)
+    for f in dataclasses.fields(settings):
+        name = "--" + f.name.replace("_", "-")
+        kind = hints[f.name]
+        args = typing.get_args(kind)
+        if typing.get_origin(kind) is typing.Union and type(None) in args:   # Optional[X]
+            (kind,) = [a for a in args if a is not type(None)]
+        kw = dict(default=getattr(defaults, f.name),
+                  help=f"{f.metadata.get('help', '')} (default: %(default)s)")
+        if kind is bool:
+            p.add_argument(name, action=argparse.BooleanOptionalAction, **kw)
+        elif typing.get_origin(kind) is list and typing.get_args(kind) == (int,):
+            p.add_argument(name, type=int, nargs="+", **kw)
+        elif kind in (int, float, str):
+            p.add_argument(name, type=kind, **kw)
+        else:
+            raise TypeError(f"{settings.__name__}.{f.name}: no command-line form for {kind!r}")
+    return settings(**vars(p.parse_args(argv)))
+
+
+def bad_setting(args, name, why):
+    """Refuse setting ``name`` of ``args``: ValueError naming the option and its value."""
+    raise ValueError(f"--{name.replace('_', '-')}={getattr(args, name)!r}: {why}")
+
+
+def check_common(args, unit=()) -> None:
+    """The checks every trainer's settings share (the preset, the label workers, the
+    network, the optimisation, the schedule of logs and checkpoints), plus the shares
+    ``unit`` that must be in [0, 1]; a bad one raises ValueError naming it."""
+    get_rules(args.rules)                        # UnknownPresetError names the presets
+    if args.backend not in ("pool", "ray"):
+        bad_setting(args, "backend", "expected 'pool' or 'ray'")
+    if args.address and (args.backend != "ray" or args.workers < 1):
+        bad_setting(args, "address", "an address is for --backend ray with --workers 1 or more")
+    if not args.hidden or any(int(h) < 1 for h in args.hidden):
+        bad_setting(args, "hidden", "expected one or more positive layer widths")
+    for name in ("chunk_deals", "batch_size", "updates_per_chunk", "buffer_size", "prefetch",
+                 "torch_threads", "eval_pairs"):
+        if getattr(args, name) < 1:
+            bad_setting(args, name, "must be at least 1")
+    for name in ("workers", "min_buffer", "anneal_updates", "seed", "eval_seed"):
+        if getattr(args, name) < 0:
+            bad_setting(args, name, "must be at least 0")
+    for name in unit:
+        if not 0.0 <= getattr(args, name) <= 1.0:
+            bad_setting(args, name, "must be in [0, 1]")
+    for name in ("minutes", "lr", "target_scale", "huber_delta"):
+        if not getattr(args, name) > 0:
+            bad_setting(args, name, "must be positive")
+    for name in ("lr_end", "weight_decay", "mean_loss_weight", "eval_minutes",
+                 "checkpoint_minutes", "log_seconds"):
+        if getattr(args, name) < 0:
+            bad_setting(args, name, "must be at least 0")
+    if args.max_chunks is not None and args.max_chunks < 0:
+        bad_setting(args, "max_chunks", "must be at least 0")
+
+
+def ignore_sigint():
+    """Label workers ignore Ctrl-C (the terminal sends it to the whole process group):
+    the trainer alone handles it, saving a checkpoint."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class LabelSource:
+    """Chunks ``c = start, start + 1, ...`` in order, generated here or by workers: chunk
+    ``c`` is ``job(*self.job_args(c))``. A trainer's subclass gives ``job`` (a
+    module-level function, so that workers can import it), ``warm`` (compiles the job's
+    kernels, run before workers start so that they load them from the numba cache) and
+    :meth:`job_args`."""
+
+    job = None
+    warm = None
+
+    def __init__(self, args, start: int):
+        self.args = args
+        self.next = start
+        self.pending = {}
+        self.pool = None
+        self.ray = None
+        if args.workers > 0 and args.backend == "pool":
+            import multiprocessing as mp
+            from concurrent.futures import ProcessPoolExecutor
+            self.warm()                    # fill the numba cache before workers load it
+            self.pool = ProcessPoolExecutor(args.workers, mp_context=mp.get_context("spawn"),
+                                            initializer=ignore_sigint)
+        elif args.workers > 0 and args.backend == "ray":
+            try:
+                import ray
+            except ModuleNotFoundError:
+                raise ValueError("backend 'ray' needs Ray: pip install -e '.[ray]' in the clone (or make venv)") from None
+            if not ray.is_initialized():
+                import logging
+                kw = dict(include_dashboard=False, logging_level=logging.WARNING,
+                          log_to_driver=False)
+                if args.address:
+                    ray.init(address=args.address, **kw)   # every node needs coinche-rl
+                else:
+                    self.warm()            # fill the numba cache before the workers load it
+                    ray.init(num_cpus=args.workers, **kw)
+            self.ray = ray
+            self.remote = ray.remote(self.job)
+        elif args.workers > 0:
+            raise ValueError(f"backend must be 'pool' or 'ray', not {args.backend!r}")
+
+    def job_args(self, c) -> tuple:
+        """The arguments of :attr:`job` for chunk ``c``."""
+        raise NotImplementedError
+
+    def ready(self, c) -> bool:
+        """Whether chunk ``c`` can be made now."""
+        return True
+
+    def _fill(self):
+        depth = max(1, self.args.prefetch * max(1, self.args.workers))
+        c = self.next
+        while len(self.pending) < depth and self.ready(c):
+            if c not in self.pending:
+                if self.pool is not None:
+                    self.pending[c] = self.pool.submit(self.job, *self.job_args(c))
+                else:
+                    self.pending[c] = self.remote.remote(*self.job_args(c))
+            c += 1
+
+    def get(self):
+        """The next chunk (blocking)."""
+        c = self.next
+        if self.pool is None and self.ray is None:
+            out = self.job(*self.job_args(c))
+        else:
+            self._fill()
+            fut = self.pending.pop(c)
+            out = fut.result() if self.pool is not None else self.ray.get(fut)
+        self.next = c + 1
+        if self.pool is not None or self.ray is not None:
+            self._fill()
+        return out
+
+    def close(self):
+        if self.pool is not None:
+            for f in self.pending.values():
+                f.cancel()
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            self.pool = None
+
+
+# ------------------------------------------------------------------ runs
+#: what a run trains: the card-play, the bidding or the belief network (the ``kind`` of
+#: its checkpoint and of its weights file)
+RUN_KINDS = ("play", "bid", "belief")
+
+
+def run_kind(checkpoint: dict) -> str:
+    """The kind of the run whose ``checkpoint.pt`` holds ``checkpoint`` (loaded): its
+    ``kind``. A checkpoint written before runs stored their kind has none; its run is
+    told by what it holds: a belief run's population, a bidding run's ``players``
+    setting, else card play."""
+    kind = checkpoint.get("kind")
+    if kind is not None:
+        return str(kind)
+    if "population" in checkpoint:
+        return "belief"
+    return "bid" if "players" in json.loads(checkpoint["args"]) else "play"
+
+
+@dataclass
+class RunProgress:
+    """Where a run stands (what a checkpoint holds besides the tensors)."""
+    chunk: int = 0
+    updates: int = 0
+    labelled: int = 0
+    elapsed: float = 0.0
+    deals: int = 0
+    history: list = field(default_factory=list)
+    init: Optional[dict] = None
+
+
+def start_run(args, model, optim, rng, replay, resume_keys, init_check=None,
+              init_weights=None) -> RunProgress:
+    """Resume the run in ``args.out`` exactly (``--resume``: weights, optimiser, both
+    random streams, replay; the settings ``resume_keys`` must be the same), warm-start
+    ``model`` from ``args.init``'s checkpoint (its minutes and evaluations carry over,
+    each evaluation marked with ``run``: that run's name; a new optimiser and schedule;
+    ``init_check(init_settings)`` may refuse it), or start a new run; refuses to
+    overwrite a run. It only reads: a trainer calls it before it writes anything, so that
+    a refused start leaves no folder behind."""
+    import torch
+    ckpt_path = os.path.join(args.out, "checkpoint.pt")
+    if args.resume and os.path.exists(ckpt_path):
+        ck = torch.load(ckpt_path, weights_only=True)
+        saved = json.loads(ck["args"])
+        for k in resume_keys:
+            if saved[k] != getattr(args, k):
+                raise ValueError(f"--resume: {args.out} was trained with {k}={saved[k]!r}, "
+                                 f"not {getattr(args, k)!r}; resume with the same settings "
+                                 f"or use another --out")
+        model.load_state_dict(ck["model"])
+        optim.load_state_dict(ck["optim"])
+        torch.set_rng_state(ck["torch_rng"])
+        rng.bit_generator.state = json.loads(ck["np_rng"])
+        with np.load(os.path.join(args.out, "replay.npz")) as z:
+            replay.load(z)
+        return RunProgress(int(ck["chunk"]), int(ck["updates"]), int(ck["labelled"]),
+                           float(ck["elapsed"]), int(ck["deals"]), json.loads(ck["history"]),
+                           json.loads(ck.get("init", "null")))
+    if args.resume:
+        raise FileNotFoundError(f"--resume: no checkpoint at {ckpt_path}")
+    if os.path.exists(ckpt_path):
+        raise FileExistsError(f"{args.out} already holds a run (checkpoint.pt); pass --resume "
+                              f"to continue it or choose another --out")
+    if not args.init:
+        return RunProgress()
+    if init_weights is not None and str(args.init).endswith(".npz"):
+        return init_weights(args, model)
+    # warm start: another run's weights; its training time counts in --minutes and its
+    # evaluations start the learning curve (the optimiser and schedule are new)
+    init_path = os.path.join(args.init, "checkpoint.pt")
+    if not os.path.isfile(init_path):
+        raise FileNotFoundError(f"--init: no checkpoint at {init_path}")
+    ick = torch.load(init_path, weights_only=True)
+    iargs = json.loads(ick["args"])
+    for k in ("rules", "hidden"):
+        if iargs[k] != getattr(args, k):
+            raise ValueError(f"--init: {args.init} was trained with {k}={iargs[k]!r}, not "
+                             f"{getattr(args, k)!r}")
+    if init_check is not None:
+        init_check(iargs)
+    model.load_state_dict(ick["model"])
+    elapsed = float(ick["elapsed"])
+    info = {"run": os.path.basename(os.path.abspath(args.init)),
+            "minutes": round(elapsed / 60.0, 2), "updates": int(ick["updates"]),
+            "labelled_decisions": int(ick["labelled"]), "deals": int(ick["deals"]),
+            "args": iargs, "init": json.loads(ick.get("init", "null"))}
+    history = [{"run": info["run"], **ev} for ev in json.loads(ick["history"])]
+    return RunProgress(elapsed=elapsed, history=history, init=info)
+
+
+def init_from_weights(args, model, kind: str = "play", players=None) -> RunProgress:
+    """Warm-start ``model`` from the weights file ``args.init`` (checked as on load:
+    ``kind``, outputs, rules; the hidden widths must be ``args.hidden``, a bidding net's
+    card players ``players``): its training minutes and evaluations carry over as from a
+    run's checkpoint."""
+    from ..agents.neural.torch_net import from_numpy    # torch: the nn extra
+    if not os.path.isfile(args.init):
+        raise FileNotFoundError(f"--init: no weights file {args.init}")
+    mlp = load_weights(args.init, get_rules(args.rules), kind=kind)
+    if list(mlp.hidden) != list(args.hidden):
+        raise ValueError(f"--init: {args.init} has hidden layers {list(mlp.hidden)}, not "
+                         f"{list(args.hidden)} (--hidden)")
+    if players is not None:
+        theirs = list((mlp.manifest.get("bid") or {}).get("players") or [])
+        if theirs != list(players):
+            raise ValueError(f"--init: {args.init} was trained for card players {theirs}, "
+                             f"not {list(players)}")
+    model.load_state_dict(from_numpy(mlp).state_dict())
+    tr = mlp.manifest.get("training") or {}
+    name = os.path.basename(args.init)
+    info = {"run": name, "weights": os.path.abspath(args.init),
+            "minutes": float(tr.get("minutes", 0.0)), "updates": int(tr.get("updates", 0)),
+            "labelled_decisions": int(tr.get("labelled_decisions", 0)),
+            "deals": int(tr.get("deals", 0)), "args": tr.get("args"), "init": tr.get("init")}
+    evals = (mlp.manifest.get("evaluation") or {}).get("history") or []
+    history = [{"run": name, **ev} for ev in evals]
+    return RunProgress(elapsed=60.0 * info["minutes"], history=history, init=info)
+
+
+def save_run(args, model, optim, rng, replay, run: RunProgress, kind: str) -> int:
+    """Write the checkpoint and the replay of a run of ``kind`` (:data:`RUN_KINDS`)
+    atomically (``run.elapsed``: the training seconds so far, over every resume); returns
+    the size of ``replay.npz`` in bytes."""
+    import torch
+    ck = {"kind": kind, "model": model.state_dict(), "optim": optim.state_dict(),
+          "torch_rng": torch.get_rng_state(), "np_rng": json.dumps(rng.bit_generator.state),
+          "chunk": run.chunk, "updates": run.updates, "labelled": run.labelled,
+          "elapsed": run.elapsed, "deals": run.deals, "history": json.dumps(run.history),
+          "args": json.dumps(dataclasses.asdict(args)), "init": json.dumps(run.init)}
+
+    replay_path = os.path.join(args.out, "replay.npz")
+    atomic_write(replay_path, lambda p: write_npz(p, replay.state()))
+    atomic_write(os.path.join(args.out, "checkpoint.pt"), lambda p: torch.save(ck, p))
+    return os.path.getsize(replay_path)
+
+
+def write_npz(path: str, arrays: dict, level: int = 1) -> None:
+    """Write ``arrays`` to ``path`` as an ``.npz`` that ``np.load`` reads, deflated at the
+    fast ``level``: a replay (features mostly 0, integer targets) shrinks 12 times and
+    more, in about a second per 100 MB."""
+    import zipfile
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED,
+                         compresslevel=level) as zf:
+        for name, a in arrays.items():
+            with zf.open(name + ".npy", "w", force_zip64=True) as f:
+                np.lib.format.write_array(f, np.asanyarray(a), allow_pickle=False)
+
+
+# ------------------------------------------------------------------ helpers
+def lr_at(args, update: int) -> float:
+    """The learning rate at ``update``: a cosine decay from ``args.lr`` to ``args.lr_end``
+    over ``args.anneal_updates`` updates."""
+    t = min(1.0, update / max(1, args.anneal_updates))
+    return args.lr_end + 0.5 * (args.lr - args.lr_end) * (1.0 + math.cos(math.pi * t))
+
+
+def play_loss(q, legal, t, args):
+    """``(loss, relative loss)`` of outputs ``q`` against targets ``t`` (both
+    ``[n, 32]``, in units of ``target_scale`` points) on the ``legal`` cards: a Huber
+    loss on the values centred per decision (their differences), plus
+    ``mean_loss_weight`` times a Huber loss on the decision's mean value."""
+    import torch
+    mf = legal.float()
+    n_legal = mf.sum(1, keepdim=True)
+    q_mean = (q * mf).sum(1, keepdim=True) / n_legal
+    t_mean = (t * mf).sum(1, keepdim=True) / n_legal
+    diff = ((q - q_mean) - (t - t_mean))[legal]
+    loss_rel = torch.nn.functional.huber_loss(diff, torch.zeros_like(diff),
+                                              delta=args.huber_delta)
+    loss_mean = torch.nn.functional.huber_loss(q_mean, t_mean, delta=args.huber_delta)
+    return loss_rel + args.mean_loss_weight * loss_mean, loss_rel
+
+
+def training_facts(out: str, elapsed_s: float, updates: int, chunks: int, labelled: int,
+                    deals: int, args: dict, init) -> dict:
+    """The ``training`` entry of a weights manifest."""
+    return {"run": os.path.basename(os.path.abspath(out)), "seed": args["seed"],
+            "minutes": round(elapsed_s / 60.0, 2), "updates": updates, "chunks": chunks,
+            "labelled_decisions": labelled, "deals": deals, "args": args, "init": init}
+
+
+def atomic_write(path: str, write) -> None:
+    """``write(tmp)``, then ``tmp`` renamed to ``path`` (a reader never sees half a file)."""
+    tmp = path + ".tmp"
+    write(tmp)
+    os.replace(tmp, path)
+
+
+class Logger:
+    """``metrics.jsonl`` in the run folder, and TensorBoard events when it is installed."""
+
+    def __init__(self, out: str, use_tb: bool = True):
+        self.f = open(os.path.join(out, "metrics.jsonl"), "a", encoding="utf-8")
+        self.tb = None
+        if use_tb:
+            try:
+                from torch.utils.tensorboard import SummaryWriter
+                self.tb = SummaryWriter(out)
+            except Exception:          # tensorboard is optional
+                self.tb = None
+
+    def log(self, step: int, values: dict) -> None:
+        row = {"update": step, **values}
+        self.f.write(json.dumps(row) + "\n")
+        self.f.flush()
+        if self.tb is not None:
+            for k, v in values.items():
+                if isinstance(v, (int, float)) and "/" in k:
+                    self.tb.add_scalar(k, v, step)
+
+    def close(self):
+        self.f.close()
+        if self.tb is not None:
+            self.tb.close()
+
+
+class TrainingProgress(Progress):
+    """The training display on stdout: a rich bar (the seconds of the time budget spent,
+    and the latest figures) when ``enabled`` and stdout is a terminal (``terminal``:
+    None to ask stdout), else a plain line at every :meth:`update` (the trainers call it
+    every ``--log-seconds``), which a log file or a pipe (nohup, a job scheduler) shows as
+    it comes; :meth:`line` prints a message above the bar or as a line."""
+
+    def __init__(self, enabled: bool, total_s: float, name: str = "train play",
+                 terminal: Optional[bool] = None):
+        if terminal is None:
+            terminal = _isatty(sys.stdout)
+        super().__init__(bool(enabled) and terminal, total_s, 0, name, stderr=False,
+                         counts=False, info=True)
+
+    def update(self, elapsed: float, info: str) -> None:
+        if self.bar is not None:
+            super().update(elapsed, info=info)
+        else:
+            print(f"[{elapsed / 60:6.1f} min] {info}", flush=True)
+
+    def line(self, text: str) -> None:
+        if self.bar is not None:
+            self.bar.console.print(text, markup=False, highlight=False)
+        else:
+            print(text, flush=True)
+
+
+def _isatty(f) -> bool:
+    try:
+        return bool(f.isatty())
+    except (AttributeError, ValueError):       # no such method, or a closed file
+        return False
+
+
+def check_output_path(path: str, option: str = "-o") -> str:
+    """Refuse a weights file name that does not end in ``.npz`` or whose folder does not
+    exist (ValueError / FileNotFoundError naming ``option``); returns ``path``."""
+    path = os.fspath(path)
+    if not path.endswith(".npz"):
+        raise ValueError(f"{option} {path}: a weights file name ends in .npz")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(f"{option} {path}: no folder {folder} (create it first)")
+    if os.path.isdir(path):
+        raise ValueError(f"{option} {path}: a folder, not a file name")
+    return path
+
+
+def budget_spent(args, elapsed_s: float, chunks: int) -> Optional[str]:
+    """Why a run that stands at ``elapsed_s`` training seconds and ``chunks`` chunks
+    would not train on under ``args`` (its ``--max-chunks`` or ``--minutes`` used up,
+    and which option to raise), or None."""
+    if args.max_chunks is not None and chunks >= args.max_chunks:
+        return (f"the run in {args.out} has done its {chunks} chunks (--max-chunks "
+                f"{args.max_chunks}): nothing to train; to train on, resume with a larger "
+                f"--max-chunks")
+    if elapsed_s >= args.minutes * 60.0:
+        return (f"the run in {args.out} has spent its time budget ({elapsed_s / 60.0:.1f} of "
+                f"--minutes {args.minutes:g}, counted over every resume): nothing to train; to "
+                f"train on, resume with a larger --minutes, e.g. --resume --minutes "
+                f"{2 * args.minutes:g}")
+    return None
+
+
+def eval_text(ev: Optional[dict], updates: int, minutes: float, end: bool = False) -> str:
+    """The latest evaluation ``ev`` (a history entry) and how old it is, for a run now
+    at ``updates`` and ``minutes`` training minutes (``end``: the run is over):
+    ``eval +7.5±2.1 (at update 1234, end of run)``, ``... (at update 16, 9.8 min ago)``,
+    ``... (run a's, at its update 800)`` for an ``--init`` run's evaluation."""
+    if not ev:
+        return "eval: none yet"
+    head = f"eval {ev['margin']:+.1f}±{ev['ci95']:.1f}"
+    if ev.get("run"):
+        return f"{head} (run {ev['run']}'s, at its update {ev['updates']})"
+    if ev["updates"] == updates:
+        return f"{head} (at update {updates}, {'end of run' if end else 'now'})"
+    return f"{head} (at update {ev['updates']}, {max(0.0, minutes - ev['minutes']):.1f} min ago)"
+
+
+def megabytes(n_bytes: int) -> str:
+    return f"{n_bytes / 1e6:.1f} MB"
+
+
+def replay_text(n_bytes: int, size: int, unit: str) -> str:
+    """The line that reports a written replay."""
+    return f"checkpoint written: replay.npz {megabytes(n_bytes)} ({size:,} {unit})"
+
+
+def start_text(name: str, args, run: RunProgress, unit: str, memory_bytes: int = 0) -> str:
+    """The first line of a run: where, what budget is left, what the replay will hold."""
+    if args.resume:
+        what = (f"resuming the run in {args.out} at update {run.updates} "
+                f"({run.elapsed / 60.0:.1f} of {args.minutes:g} min spent)")
+    elif run.init:
+        what = (f"a new run in {args.out}, warm-started from {args.init} "
+                f"({run.elapsed / 60.0:.1f} of {args.minutes:g} min spent there)")
+    else:
+        what = f"a new run in {args.out} ({args.minutes:g} min)"
+    mem = f", {megabytes(memory_bytes)} in memory" if memory_bytes else ""
+    return (f"{name}: {what}; replay of up to {args.buffer_size:,} {unit}{mem} (--buffer-size; "
+            f"saved compressed with each checkpoint in replay.npz)")
+
+
+def record_evaluation(history: list, logger, ev: dict) -> None:
+    """Append evaluation ``ev`` (with ``updates`` and ``minutes``) to the learning curve
+    and log it."""
+    history.append(ev)
+    logger.log(ev["updates"], {"eval/margin_vs_heuristic": ev["margin"], "eval/ci95": ev["ci95"],
+                               "eval/win_rate": ev["win_rate"], "eval/minutes": ev["minutes"]})
+
+
+def final_evaluation_due(args, history: list, updates: int, interrupted) -> bool:
+    """Evaluate at the end of a run: unless it was interrupted, evaluations are off
+    (``--eval-minutes 0``), it made no update, or the latest evaluation is of these very
+    weights."""
+    if interrupted or args.eval_minutes <= 0 or updates == 0:
+        return False
+    last = history[-1] if history else None
+    return not (last and not last.get("run") and last["updates"] == updates)
+
+
+def end_text(name: str, args, run: RunProgress, interrupted: bool) -> str:
+    """The last line of a run: what it did, its latest evaluation and how old it is,
+    where the weights are and how to go on."""
+    ev = run.history[-1] if run.history else None
+    if args.eval_minutes <= 0:
+        evaluation = "not evaluated (--eval-minutes 0)"
+    elif ev is None:
+        evaluation = "not evaluated (no update yet)"
+    else:
+        evaluation = eval_text(ev, run.updates, run.elapsed / 60.0, end=True) + " vs heuristic"
+    if interrupted:
+        head, then = "interrupted", "the same command with --resume continues"
+    elif args.max_chunks is not None and run.chunk >= args.max_chunks:
+        head, then = "end of run", "to train on: --resume with a larger --max-chunks"
+    else:
+        head, then = "end of run", "to train on: --resume with a larger --minutes"
+    return (f"{name}: {head}: {run.updates} updates, {run.chunk} chunks, "
+            f"{run.elapsed / 60.0:.1f} training min; {evaluation}; weights in "
+            f"{os.path.join(args.out, 'weights.npz')}; {then}")
+
+
+def run_result(run: RunProgress, weights_path: str, interrupted: bool,
+               budget: Optional[str] = None, **extra) -> dict:
+    """What ``train`` returns (the command line prints it as JSON, less ``history``)."""
+    return {"updates": run.updates, "chunks": run.chunk, "labelled": run.labelled,
+            "deals": run.deals, "minutes": round(run.elapsed / 60.0, 2), "history": run.history,
+            "evaluation": run.history[-1] if run.history else None,
+            "interrupted": interrupted, "budget_spent": budget, "weights": weights_path, **extra}
+
+
+# ==================================================================== the loop
+def export_checkpoint(run: str, path: str, make_model, float32: bool = False,
+                      kind: str = "play", counted: str = "labelled", players=None) -> str:
+    """Write the torch-free weights of the checkpoint in the run folder ``run`` to
+    ``path``, with the run's training facts and evaluation history in the manifest: the
+    one exporter of every trainer. ``make_model(settings)`` builds the torch net the
+    checkpoint holds, ``counted`` names the checkpoint's count of training examples,
+    ``players(settings)`` gives a bidding net's card players."""
+    import torch
+    from ..agents.neural.torch_net import to_numpy      # torch: the nn extra
+    check_output_path(path)
+    ckpt = os.path.join(run, "checkpoint.pt")
+    if not os.path.isfile(ckpt):
+        raise FileNotFoundError(f"no checkpoint.pt in {run!r}: not a training run folder")
+    ck = torch.load(ckpt, weights_only=True)
+    args = json.loads(ck["args"])
+    model = make_model(args)
+    model.load_state_dict(ck["model"])
+    history = json.loads(ck["history"])
+    training = training_facts(run, float(ck["elapsed"]), int(ck["updates"]), int(ck["chunk"]),
+                               int(ck[counted]), int(ck["deals"]), args,
+                               json.loads(ck.get("init", "null")))
+    heads = None
+    if players is not None:
+        heads = training["players"] = players(args)
+    mlp = to_numpy(model)
+    save_weights(path, mlp, make_manifest(mlp, get_rules(args["rules"]), training,
+                                          {"history": history,
+                                           "final": history[-1] if history else None},
+                                          kind=kind, players=heads),
+                 dtype=np.float32 if float32 else np.float16)
+    return path
+
+

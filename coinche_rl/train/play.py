@@ -1,0 +1,485 @@
+"""Card-play trainer (``coinche-rl train play``): one file, top to bottom, CleanRL style.
+
+Algorithm: **supervised regression on labelled decisions of real deals**. A label worker plays
+deals in numba (:mod:`.labels`: heuristic auctions or the arena's frozen contracts,
+heuristic card play with ``epsilon`` exploration) and scores *every legal card* of every
+decision on the true deal, for the acting team: by the exact double-dummy solver once
+``solver_cards`` cards or fewer are left, by a heuristic playout before. The network
+(canonical inputs, 32 canonical card outputs) regresses these values, centred per
+decision (only the differences between the cards of one decision matter for play, and
+centring removes the deal's luck from the target), with a Huber loss, plus a small
+loss on the decision's mean value. Averaged over the real distribution of hidden cards,
+the solver targets make the network a "PIMC with infinitely many worlds, in one forward
+pass"; the playout targets are one step of policy improvement over the heuristic.
+
+Determinism: chunk ``c`` of labels is a pure function of ``(seed, c)``; the trainer
+adds chunks in order and makes exactly ``updates_per_chunk`` updates after each, with
+its own seeded generators. The result does not depend on the number of label workers,
+their speed or the backend; ``--resume`` restores the weights, the optimiser, the
+schedule position, the replay buffer and every random stream, so an interrupted and
+resumed run ends with the same weights as an uninterrupted one
+(``tests/test_neural_train.py``). Evaluation and checkpoint times never touch the
+training streams.
+
+``--init RUN`` starts from the weights of another run's checkpoint (a warm start with a
+new optimiser, schedule and label seed): that run's training minutes count in
+``--minutes`` and in the weights' ``training.minutes``, and its evaluations begin the
+learning curve.
+
+Outputs in ``--out``: ``metrics.jsonl`` (one JSON object per log line: ``charts/``,
+``losses/`` and ``eval/`` keys), TensorBoard event files when ``tensorboard`` is
+installed, ``checkpoint.pt`` (+ ``replay.npz``, the replay buffer, compressed; its size
+is printed) written atomically every ``checkpoint_minutes`` and on Ctrl-C, and
+``weights.npz``: the exported torch-free weights with their manifest (refreshed at every
+evaluation and at the end). A run is evaluated every ``eval_minutes`` and at its end
+(unless interrupted), so that the evaluation it ends on is of the weights it writes;
+every evaluation it shows says at which update it was made. On stdout: a progress bar on
+a terminal, plain lines to a file or a pipe.
+
+What every trainer shares (the runs, the schedule, the messages) is in :mod:`.common`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import signal
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import List, Optional
+
+import numpy as np
+
+from ..agents.neural import canonical as C
+from ..agents.neural.agent import load_bid_net
+from ..agents.neural.labels import label_chunk
+from ..agents.neural.labels import warmup as warm_labels
+from ..agents.neural.net import load_weights, make_manifest, save_weights
+from ..agents.neural.selfplay import SelfPlayTable, parse_opponents, selfplay_chunk
+from ..agents.neural.selfplay import warmup as warm_selfplay
+from ..arena import run_duplicate
+from ..rules import get_rules
+from .common import (LabelSource, Logger, RunProgress, TrainingProgress, bad_setting,
+                     budget_spent, check_common, end_text, eval_text, export_checkpoint,
+                     final_evaluation_due, init_from_weights, lr_at, play_loss,
+                     record_evaluation, replay_text, run_result, save_run, setting,
+                     start_run, start_text, training_facts)
+from .common import parse_args as parse_settings
+
+__all__ = ["Args", "train", "check_args", "export_weights", "export_run", "evaluate_weights",
+           "parse_args", "PlayLabelSource", "Replay", "generation_path", "LABEL_SOURCES",
+           "RESUME_KEYS", "main"]
+
+
+@dataclass
+class Args:
+    """Every setting of a run (``coinche-rl train play --help``)."""
+    rules: str = setting("ffb", 'the preset the net is trained for')
+    seed: int = setting(0, 'the one seed of the run (labels, sampling, initialisation)')
+    minutes: float = setting(120.0, 'training time budget (cumulative over resumes)')
+    out: str = setting("runs/play", 'the run folder')
+    resume: bool = setting(False, 'continue the run in --out exactly')
+    init: Optional[str] = setting(None, "start from the weights of this run's checkpoint, or of "
+                                   "a card-play weights file (.npz, e.g. the shipped one)")
+    # network
+    hidden: List[int] = field(default_factory=lambda: [256, 256],
+                              metadata={"help": "hidden layer widths"})
+    # labels
+    chunk_deals: int = setting(64, 'deals per label chunk')
+    frozen: float = setting(0.5, "share of deals with the arena's frozen contract")
+    epsilon: float = setting(0.1, 'random card share in the labelled trajectories')
+    solver_cards: int = setting(28, 'solver targets when this many cards are left')
+    labels: str = setting("heuristic", "the label source: 'heuristic' (heuristic play-outs, the "
+                                   "solver from --solver-cards) or 'selfplay' (policy "
+                                   "iteration: every legal card played out by the current "
+                                   "generation's table, .selfplay)")
+    generation_chunks: int = setting(500, "selfplay: chunks per generation (each generation's "
+                                     "labels come from the weights it starts with)")
+    opponents: str = setting("self=0.5,heuristic=0.3,past=0.15,random=0.05",
+                        "selfplay: the opponent pool, KIND=SHARE for KIND in self, "
+                        "heuristic, random, past (the earlier generations)")
+    workers: int = setting(1, 'label worker processes (0: in this process)')
+    backend: str = setting("pool", 'pool | ray (workers > 0)')
+    address: Optional[str] = setting(None, 'ray cluster address')
+    prefetch: int = setting(4, 'chunks in flight per worker')
+    # optimisation
+    batch_size: int = setting(512, 'decisions per update')
+    updates_per_chunk: int = setting(16, 'updates after each chunk of labels')
+    buffer_size: int = setting(200_000, 'replay buffer, labelled decisions (FIFO): 1.6 kB each in '
+                                   'memory, saved with every checkpoint in replay.npz '
+                                   '(compressed, about 0.13 kB each: 26 MB when full at the '
+                                   'default; the shipped run used 500000)')
+    min_buffer: int = setting(20_000, 'decisions before the first update')
+    lr: float = setting(1e-3, 'initial learning rate (AdamW)')
+    lr_end: float = setting(5e-5, 'final learning rate')
+    anneal_updates: int = setting(400_000, 'cosine decay from lr to lr_end over these updates')
+    weight_decay: float = setting(1e-5, 'AdamW weight decay')
+    huber_delta: float = setting(1.0, 'Huber threshold, in units of --target-scale points')
+    mean_loss_weight: float = setting(0.1, 'weight of the decision-mean loss')
+    target_scale: float = setting(100.0, 'points per network output unit')
+    max_chunks: Optional[int] = setting(None, 'stop after this many chunks (tests)')
+    # evaluation, logging, checkpoints
+    eval_minutes: float = setting(10.0, 'evaluation interval (0: none)')
+    eval_pairs: int = setting(2000, 'deal pairs of each evaluation')
+    eval_seed: int = setting(20261201, 'the evaluation deal set')
+    log_seconds: float = setting(10.0, 'metrics interval')
+    checkpoint_minutes: float = setting(5.0, 'checkpoint interval')
+    torch_threads: int = setting(1, 'torch threads of the trainer')
+    progress: bool = setting(True, 'a progress bar on a terminal (rich); plain lines to a file or '
+                              'a pipe, or with --no-progress')
+
+
+def parse_args(argv=None) -> Args:
+    """Parse ``coinche-rl train play`` arguments into :class:`Args`."""
+    return parse_settings(argv, Args, "coinche-rl train play",
+                          "train the card-play network (see coinche_rl.train.play)")
+
+
+def check_args(args: Args) -> None:
+    """Refuse bad settings before anything is written, naming the setting."""
+    check_common(args, unit=("frozen", "epsilon"))
+    if not 0 <= args.solver_cards <= 32:
+        bad_setting(args, "solver_cards", "must be in 0..32 (cards left in the hands)")
+    if args.labels not in LABEL_SOURCES:
+        bad_setting(args, "labels", f"expected one of {', '.join(LABEL_SOURCES)}")
+    if args.generation_chunks < 1:
+        bad_setting(args, "generation_chunks", "must be at least 1")
+    if args.labels == "selfplay":
+        try:
+            parse_opponents(args.opponents)
+        except ValueError as e:
+            bad_setting(args, "opponents", str(e).partition(": ")[2])
+        if get_rules(args.rules).family == "classic" and args.frozen > 0:
+            bad_setting(args, "frozen", "the classic prise has no frozen contract in self-play "
+                                 "labels: use --frozen 0")
+
+
+#: the label sources of ``--labels``
+LABEL_SOURCES = ("heuristic", "selfplay")
+
+
+def generation_path(out: str, g: int) -> str:
+    """The weights file of generation ``g`` of a self-play run in ``out``."""
+    return os.path.join(out, "generations", f"gen_{g:03d}.npz")
+
+
+# ------------------------------------------------------------------ label source
+def _chunk_job(rules_name, seed, c, chunk_deals, frozen, epsilon, solver_cards):
+    ch = label_chunk(get_rules(rules_name), seed, c * chunk_deals, chunk_deals, 1, frozen,
+                     epsilon, solver_cards)
+    return (ch.feats, ch.cards, ch.targets, ch.kinds, ch.tricks, ch.deals, ch.seconds)
+
+
+def _warm_labels():
+    warm_labels()
+
+
+_TABLES = {}
+
+
+def _selfplay_job(rules_name, seed, c, chunk_deals, frozen, epsilon, opponents, generations):
+    """Chunk ``c`` of self-play labels: the last of ``generations`` (weights files) is
+    the learner, the others the past generations; the shipped bidding net bids for them
+    (the heuristic where none ships)."""
+    rules = get_rules(rules_name)
+    nets = []
+    for path in generations:
+        if path not in _TABLES:
+            _TABLES[path] = load_weights(path, rules, kind="play")
+        nets.append(_TABLES[path])
+    if ("bid", rules_name) not in _TABLES:
+        _TABLES[("bid", rules_name)] = load_bid_net(rules=rules, required=False)
+    table = SelfPlayTable(nets[-1], _TABLES[("bid", rules_name)], nets[:-1])
+    ch = selfplay_chunk(rules, seed, c * chunk_deals, chunk_deals, table,
+                        parse_opponents(opponents), frozen, epsilon)
+    return (ch.feats, ch.cards, ch.targets, ch.kinds, ch.tricks, ch.deals, ch.seconds)
+
+
+def _warm_selfplay():
+    warm_labels()
+    warm_selfplay()
+
+
+class PlayLabelSource(LabelSource):
+    """Card-play label chunks in order (:class:`.common.LabelSource`): heuristic
+    play-outs and solver targets, or self-play (``--labels selfplay``)."""
+
+    job = staticmethod(_chunk_job)
+    warm = staticmethod(_warm_labels)
+
+    def __init__(self, args: "Args", start: int):
+        self.selfplay = args.labels == "selfplay"
+        if self.selfplay:
+            self.job, self.warm = _selfplay_job, _warm_selfplay
+        super().__init__(args, start)
+
+    def job_args(self, c) -> tuple:
+        a = self.args
+        if self.selfplay:
+            g = c // a.generation_chunks
+            return (a.rules, a.seed, c, a.chunk_deals, a.frozen, a.epsilon, a.opponents,
+                    [generation_path(a.out, k) for k in range(g + 1)])
+        return (a.rules, a.seed, c, a.chunk_deals, a.frozen, a.epsilon, a.solver_cards)
+
+    def ready(self, c) -> bool:
+        """Whether chunk ``c`` can be made now: a self-play chunk needs its generation's
+        weights, which the trainer writes when it reaches the generation."""
+        return not self.selfplay or os.path.exists(
+            generation_path(self.args.out, c // self.args.generation_chunks))
+
+
+class Replay:
+    """A FIFO ring of labelled decisions."""
+
+    def __init__(self, capacity: int, n_features: int):
+        self.capacity = capacity
+        self.feats = np.zeros((capacity, n_features), dtype=np.float16)
+        self.cards = np.zeros((capacity, 32), dtype=bool)
+        self.targets = np.zeros((capacity, 32), dtype=np.float32)
+        self.size = 0
+        self.pos = 0
+
+    def add(self, feats, cards, targets):
+        n = len(targets)
+        for start in range(0, n, self.capacity):
+            f, c, t = (a[start:start + self.capacity] for a in (feats, cards, targets))
+            m = len(t)
+            end = self.pos + m
+            if end <= self.capacity:
+                sl = slice(self.pos, end)
+                self.feats[sl], self.cards[sl], self.targets[sl] = f, c, t
+            else:
+                k = self.capacity - self.pos
+                self.feats[self.pos:] = f[:k]
+                self.cards[self.pos:] = c[:k]
+                self.targets[self.pos:] = t[:k]
+                self.feats[:m - k], self.cards[:m - k], self.targets[:m - k] = f[k:], c[k:], t[k:]
+            self.pos = end % self.capacity
+            self.size = min(self.capacity, self.size + m)
+
+    @property
+    def nbytes(self) -> int:
+        """The memory it holds, bytes."""
+        return self.feats.nbytes + self.cards.nbytes + self.targets.nbytes
+
+    def state(self) -> dict:
+        n = self.size
+        return {"feats": self.feats[:n], "cards": self.cards[:n], "targets": self.targets[:n],
+                "pos": np.int64(self.pos), "size": np.int64(n)}
+
+    def load(self, z) -> None:
+        n = int(z["size"])
+        self.feats[:n], self.cards[:n], self.targets[:n] = z["feats"], z["cards"], z["targets"]
+        self.size, self.pos = n, int(z["pos"])
+
+
+# ------------------------------------------------------------------ runs
+#: the settings a ``--resume`` must repeat (they change the data or the optimisation)
+RESUME_KEYS = ("rules", "seed", "hidden", "chunk_deals", "frozen", "epsilon", "solver_cards",
+               "labels", "generation_chunks", "opponents",
+               "batch_size", "updates_per_chunk", "buffer_size", "lr", "lr_end",
+               "anneal_updates", "target_scale", "huber_delta", "mean_loss_weight")
+
+
+def export_weights(model, rules, path: str, training: dict, evaluation: Optional[dict] = None):
+    """Write the torch-free weights file (float16) of ``model`` with its manifest."""
+    from ..agents.neural.torch_net import to_numpy      # torch: the nn extra
+    mlp = to_numpy(model)
+    save_weights(path, mlp, make_manifest(mlp, rules, training, evaluation))
+    return mlp
+
+
+def evaluate_weights(path: str, rules_name: str, pairs: int, seed: int, opponent: str = "heuristic",
+                     frozen: bool = True) -> dict:
+    """Frozen-auction duplicate of ``nn:weights=path`` against ``opponent`` on a fixed
+    deal set: margin per deal and its 95% interval."""
+    r = run_duplicate(f"nn:weights={path}", opponent, pairs, preset=rules_name, seed=seed,
+                      frozen_contract=frozen)
+    return {"margin": float(r.mean), "ci95": float(r.ci95), "pairs": int(r.n),
+            "win_rate": float(r.win_rate), "opponent": opponent, "seed": seed,
+            "frozen": bool(frozen)}
+
+
+def train(args: Args) -> dict:
+    """Run (or resume) a training run; returns the final figures (``evaluation``: the
+    latest evaluation, made at the end of the run unless it was interrupted or
+    ``eval_minutes`` is 0; ``budget_spent``: why a ``--resume`` had nothing to do)."""
+    import torch
+    from ..agents.neural.torch_net import PlayNet       # torch: the nn extra
+
+    check_args(args)
+    torch.set_num_threads(args.torch_threads)
+    rules = get_rules(args.rules)
+    weights_path = os.path.join(args.out, "weights.npz")
+
+    # ---- seeding: one seed for everything
+    torch.manual_seed(args.seed)
+    rng = np.random.default_rng(args.seed)
+    model = PlayNet(args.hidden)
+    optim = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
+    replay = Replay(args.buffer_size, C.FEATURE_SIZE)
+    run = start_run(args, model, optim, rng, replay, RESUME_KEYS,
+                    init_weights=init_from_weights)                 # reads only
+    chunk, updates, labelled, elapsed, deals = (run.chunk, run.updates, run.labelled,
+                                                run.elapsed, run.deals)
+    history, init_info = run.history, run.init
+    progress = TrainingProgress(args.progress, args.minutes * 60.0, "train play")
+    spent = budget_spent(args, elapsed, chunk) if args.resume else None
+    if spent:
+        progress.close()
+        progress.line(spent)
+        return run_result(run, weights_path, interrupted=False, budget=spent)
+    os.makedirs(args.out, exist_ok=True)
+    progress.line(start_text("train play", args, run, "decisions", replay.nbytes))
+
+    def minutes_now():
+        return (elapsed + time.perf_counter() - t_start) / 60.0
+
+    def save_checkpoint(total_s=None):
+        if total_s is None:
+            total_s = elapsed + time.perf_counter() - t_start
+        return save_run(args, model, optim, rng, replay, RunProgress(
+            chunk, updates, labelled, total_s, deals, history, init_info), kind="play")
+
+    def training_info(total_s=None):
+        if total_s is None:
+            total_s = elapsed + time.perf_counter() - t_start
+        return training_facts(args.out, total_s, updates, chunk, labelled, deals,
+                              dataclasses.asdict(args), init_info)
+
+    def evaluate(generation=None):
+        export_weights(model, rules, weights_path, training_info())
+        ev = evaluate_weights(weights_path, args.rules, args.eval_pairs, args.eval_seed)
+        ev.update(updates=updates, minutes=minutes_now(), labelled=labelled)
+        if generation is not None:
+            ev["generation"] = generation
+        record_evaluation(history, logger, ev)
+
+    logger = Logger(args.out)
+    source = PlayLabelSource(args, chunk)
+    interrupted = []
+    old_handler = signal.getsignal(signal.SIGINT)
+
+    def on_sigint(signum, frame):
+        interrupted.append(True)
+    signal.signal(signal.SIGINT, on_sigint)
+    t_start = time.perf_counter()
+    last_log = last_ckpt = t_start
+    last_eval = t_start if history else t_start - 1e9
+    win_labels = win_updates = 0
+    win_t = t_start
+    loss_acc, loss_n = 0.0, 0
+    scale = 1.0 / args.target_scale
+    try:
+        while True:
+            now = time.perf_counter()
+            total = elapsed + now - t_start
+            if interrupted or total >= args.minutes * 60.0 or \
+                    (args.max_chunks is not None and chunk >= args.max_chunks):
+                break
+            if args.labels == "selfplay" and chunk % args.generation_chunks == 0:
+                g = chunk // args.generation_chunks
+                path = generation_path(args.out, g)
+                if not os.path.exists(path):
+                    # generation g: the weights as they are now label its chunks; each
+                    # generation after the first is evaluated (the learning curve)
+                    os.makedirs(os.path.dirname(path), exist_ok=True)
+                    export_weights(model, rules, path, training_info())   # atomic
+                    if g > 0 and args.eval_minutes > 0 and updates:
+                        evaluate(generation=g)
+                        last_eval = time.perf_counter()
+            feats, cards, targets, kinds, tricks, n_deals, _sec = source.get()
+            chunk += 1
+            labelled += len(targets)
+            deals += n_deals
+            win_labels += len(targets)
+            replay.add(feats, cards, targets)
+            if replay.size >= min(args.min_buffer, args.buffer_size):
+                for _ in range(args.updates_per_chunk):
+                    # ---- one update: centred Huber regression on the legal cards
+                    idx = rng.integers(0, replay.size, args.batch_size)
+                    x = torch.from_numpy(replay.feats[idx].astype(np.float32))
+                    m = torch.from_numpy(replay.cards[idx])
+                    t = torch.from_numpy(replay.targets[idx]) * scale
+                    lr = lr_at(args, updates)
+                    for g in optim.param_groups:
+                        g["lr"] = lr
+                    loss, loss_rel = play_loss(model(x), m, t, args)
+                    optim.zero_grad(set_to_none=True)
+                    loss.backward()
+                    optim.step()
+                    updates += 1
+                    win_updates += 1
+                    loss_acc += float(loss_rel.detach())
+                    loss_n += 1
+            now = time.perf_counter()
+            if now - last_log >= args.log_seconds:
+                dt = now - win_t
+                row = {"charts/minutes": (elapsed + now - t_start) / 60.0,
+                       "charts/labelled_decisions": labelled, "charts/deals": deals,
+                       "charts/labels_per_s": win_labels / dt,
+                       "charts/updates_per_s": win_updates / dt,
+                       "charts/lr": lr_at(args, updates), "charts/buffer": replay.size,
+                       "charts/chunks": chunk}
+                if loss_n:
+                    row["losses/relative_huber"] = loss_acc / loss_n
+                logger.log(updates, row)
+                progress.update(elapsed + now - t_start,
+                                f"upd {updates} lab {labelled / 1e6:.2f}M "
+                                f"loss {loss_acc / max(1, loss_n):.4f} "
+                                f"{win_labels / dt:.0f} lab/s {win_updates / dt:.0f} upd/s"
+                                + (" " + eval_text(history[-1], updates, minutes_now())
+                                   if history else ""))
+                win_labels = win_updates = 0
+                win_t = now
+                loss_acc, loss_n = 0.0, 0
+                last_log = now
+            if args.eval_minutes > 0 and now - last_eval >= args.eval_minutes * 60.0 and updates:
+                evaluate()
+                last_eval = time.perf_counter()
+            if now - last_ckpt >= args.checkpoint_minutes * 60.0:
+                progress.line(replay_text(save_checkpoint(), replay.size, "decisions"))
+                last_ckpt = time.perf_counter()
+        source.close()
+        # ---- the end: the weights as they are now are what the last evaluation measures
+        if final_evaluation_due(args, history, updates, interrupted):
+            evaluate()
+    finally:
+        signal.signal(signal.SIGINT, old_handler)
+        source.close()
+        progress.close()
+    total_s = elapsed + time.perf_counter() - t_start     # the run's time, everywhere
+    replay_bytes = save_checkpoint(total_s)
+    info = training_info(total_s)
+    final = {"charts/minutes": info["minutes"], "charts/labelled_decisions": labelled,
+             "charts/deals": deals, "charts/chunks": chunk, "charts/buffer": replay.size}
+    if loss_n:
+        final["losses/relative_huber"] = loss_acc / loss_n
+    logger.log(updates, final)
+    export_weights(model, rules, weights_path, info,
+                   {"history": history, "final": history[-1] if history else None})
+    logger.close()
+    run = RunProgress(chunk, updates, labelled, total_s, deals, history, init_info)
+    progress.line(replay_text(replay_bytes, replay.size, "decisions"))
+    progress.line(end_text("train play", args, run, bool(interrupted)))
+    return run_result(run, weights_path, bool(interrupted))
+
+
+def export_run(run: str, path: str, float32: bool = False) -> str:
+    """Write the torch-free card-play weights of the checkpoint in the run folder ``run``
+    to ``path`` (:func:`export_checkpoint`)."""
+    from ..agents.neural.torch_net import PlayNet       # torch: the nn extra
+    return export_checkpoint(run, path, lambda args: PlayNet(args["hidden"]), float32)
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    res = train(args)
+    print(json.dumps({k: v for k, v in res.items() if k != "history"}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
