@@ -115,11 +115,11 @@ from ..engine import (STATE_SIZE, apply_legal_action, is_legal, kernel, lowest_c
                       reset_classic, reset_state, rng_seed, scale_at_points, score_deal,
                       set_contract, shuffle)
 from ..engine import (belote_decided_seats, belote_holder_seats, contract_strain, current_seat,
-                      deal_made, declare_decided_seats, low_carre_seats, mark_declared,
-                      prise_round, retourne_of, seat_declaration_points, set_current_seat,
+                      deal_made, declare_decided_seats, has_declaration, mark_declared,
+                      prise_round, retourne_of, set_current_seat,
                       team_card_points, team_score)
 from ..rules import (ALL_CARD_POINTS, AT, AT_TABLE_NAMES, CAPOT_POINTS, CAPOT_VALUE,
-                     DIX_DE_DER, P_AT_TABLE, P_CARRE_LOW_CANCELS, P_DECLARATIONS,
+                     DIX_DE_DER, P_AT_TABLE, P_DECLARATIONS,
                      P_GENERALE_BONUS, P_OPTIONAL_BELOTE, P_OPTIONAL_DECLARE, STRAIN_NAMES,
                      RuleSet, check_int, get_rules, params_vector)
 from ..progress import TaskProgress
@@ -204,9 +204,7 @@ def score_outcome(S, Z, P, taker, kind, e):
         Z[k] = S[k]
     for seat in range(4):
         bit = 1 << seat
-        has_decl = seat_declaration_points(Z, seat) > 0 or (P[P_CARRE_LOW_CANCELS] != 0
-                                                            and (low_carre_seats(Z) & bit) != 0)
-        if P[P_DECLARATIONS] != 0 and has_decl:
+        if P[P_DECLARATIONS] != 0 and has_declaration(Z, P, seat):
             if P[P_OPTIONAL_DECLARE] != 0:
                 if (declare_decided_seats(Z) & bit) == 0:
                     set_current_seat(Z, seat)

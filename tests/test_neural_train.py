@@ -75,10 +75,9 @@ def _label_deal(rules, seed, game, frozen, epsilon, solver_cards):
     E.rng_seed(rng, seed, game)
     hands = np.zeros(4, dtype=np.int64)
     deck = np.zeros(32, dtype=np.int64)
-    cpt = np.ascontiguousarray(rules_cpt(rules))
     buf = np.zeros(A.N_ACTIONS, dtype=np.uint8)
     rngb = np.zeros(1, dtype=np.uint64)
-    LB.start_played_deal(S, P, cpt, rng, frozen, hands, deck, rngb, buf)
+    LB.start_played_deal(S, P, rng, frozen, hands, deck, rngb, buf)
     positions = []
     while S[E.S_PHASE] != E.DONE:
         cur = int(S[E.S_CUR])
@@ -106,23 +105,37 @@ def rules_params(rules):
     return params_vector(rules)
 
 
-def rules_cpt(rules):
-    from coinche_rl.rules import card_points_table
-    return card_points_table(rules)
-
-
 def test_the_frozen_contracts_follow_the_arenas_rule():
-    """The labels' frozen strain (numba) is the arena's ``longest`` rule (numpy): the
-    same strain for the taker's hand of every frozen deal of an arena deal set."""
+    """The frozen strain of the training deals and of the arena's deal sets is one
+    kernel (``engine.frozen_strain``): the suit with the most cards of the taker, then
+    the most trump points, then the lowest suit (checked here in plain Python)."""
     from coinche_rl.arena import DealSet
+    from coinche_rl.rules import TRUMP_POINTS
+
+    def longest(hand):
+        return max(range(4), key=lambda s: (bin(hand >> (8 * s) & 0xFF).count("1"),
+                                            sum(TRUMP_POINTS[r] for r in range(8)
+                                                if hand >> (8 * s + r) & 1), -s))
     rules = get_rules("ffb")
     ds = DealSet(rules, seed=3, frozen_contract=True)
     states, _ = ds.states(range(500))
-    cpt = np.ascontiguousarray(rules_cpt(rules))
     plain = DealSet(rules, seed=3).states(range(500))[0]
     for S, S0 in zip(states, plain):
+        hand = int(S0[E.S_HAND + int(S[E.S_BID_SEAT])])
+        assert E.frozen_strain(hand) == longest(hand) == S[E.S_BID_STRAIN]
+    # the labels' deals (frozen every time) take the same strain
+    P = rules_params(rules)
+    S = np.zeros(E.STATE_SIZE, dtype=np.int64)
+    rng = np.zeros(1, dtype=np.uint64)
+    hands = np.zeros(4, dtype=np.int64)
+    deck = np.zeros(32, dtype=np.int64)
+    buf = np.zeros(A.N_ACTIONS, dtype=np.uint8)
+    rngb = np.zeros(1, dtype=np.uint64)
+    for game in range(50):
+        E.rng_seed(rng, 5, game)
+        LB.start_played_deal(S, P, rng, 1.0, hands, deck, rngb, buf)
         taker = int(S[E.S_BID_SEAT])
-        assert LB.frozen_strain(int(S0[E.S_HAND + taker]), cpt) == S[E.S_BID_STRAIN]
+        assert S[E.S_BID_STRAIN] == longest(int(hands[taker]))
 
 
 @pytest.mark.parametrize("preset", ["ffb", "ffb_sa_ta"])

@@ -46,7 +46,7 @@ from numba import njit
 from ... import actions as A
 from ...engine import (AUCTION, STATE_SIZE, current_seat, current_seats, hand_of,
                        lowest_card, phases_of, random_deal, reset_state, rng_below, rng_seed,
-                       set_contract)
+                       set_contract, frozen_strain)
 from ...rules import P_MIN_BID, RuleSet, get_rules, params_vector
 from ...envs.infoset import information_set
 from ...envs.kernels import apply_at
@@ -58,7 +58,6 @@ from ..sampler import WorldSampler
 from . import canonical as C
 from .agent import check_trained_for, load_bid_net, load_once, load_play_net, not_shipped
 from .batch_play import BID_NET, CARD_NET, NetInputs, advance, seed_streams
-from .labels import frozen_strain
 from .net import MLP, N_BELIEF_OUT, NeuralError, default_weights_path
 
 __all__ = ["BeliefNet", "Positions", "generate_positions", "position_labels",
@@ -107,7 +106,7 @@ def bot_actions_at(states, P, idx, rngs, bot, out):
 
 
 @njit(cache=True)
-def deal_games(states, P, cpt, seed, first_game, frozen):
+def deal_games(states, P, seed, first_game, frozen):
     """Deal game ``g`` of ``states`` from sub-stream ``first_game + g`` of ``seed``: a
     random deal and dealer; where ``frozen[g]`` the auction is skipped for the arena's
     frozen contract (a random seat takes the minimum bid in its longest suit)."""
@@ -121,7 +120,7 @@ def deal_games(states, P, cpt, seed, first_game, frozen):
         reset_state(states[g], hands, dealer)
         if frozen[g]:
             taker = rng_below(rng, 4)
-            set_contract(states[g], P, P[P_MIN_BID], frozen_strain(hands[taker], cpt), 0, taker)
+            set_contract(states[g], P, P[P_MIN_BID], frozen_strain(hands[taker]), 0, taker)
 
 
 # ------------------------------------------------------------------ positions
@@ -160,7 +159,7 @@ def generate_positions(rules: RuleSet, seed: int, first_game: int, n_games: int,
     if bid_net is None:
         auction[auction == 0] = 1
     states = np.zeros((n_games, STATE_SIZE), dtype=np.int64)
-    deal_games(states, P, inputs.cpt, np.uint64(seed), first_game,
+    deal_games(states, P, np.uint64(seed), first_game,
                (auction == 2).astype(np.bool_))
     rngs = np.zeros((n_games, 4), dtype=np.uint64)
     seeds = (np.int64(seed) * 1_000_003 + first_game + np.arange(n_games, dtype=np.int64)

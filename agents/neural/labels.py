@@ -37,7 +37,7 @@ from ... import engine as E
 from ...engine import (DONE, PLAY, STATE_SIZE, _pending_choice, apply_legal_action,
                        auction_length, current_seat, hand_of, legal_play_mask, lowest_card,
                        phase_of, popcount, random_deal, reset_state, rng_below, rng_next,
-                       rng_seed, set_contract, team_score, trick_number, kernel)
+                       rng_seed, set_contract, team_score, trick_number, kernel, frozen_strain)
 from ...rules import P_MIN_BID, RuleSet, card_points_table, params_vector
 from ...solver import SCORE, move_values_into, new_workspace
 from ...envs.kernels import rules_vector
@@ -45,7 +45,7 @@ from ..numba_bots import BOT_HEURISTIC, bot_action
 from . import canonical as C
 
 __all__ = ["generate_chunk", "LabelChunk", "label_chunk", "warmup", "KIND_ROLLOUT",
-           "KIND_SOLVER", "u01", "frozen_strain"]
+           "KIND_SOLVER", "u01"]
 
 KIND_ROLLOUT, KIND_SOLVER = 0, 1
 MAX_DECISIONS = 32
@@ -57,26 +57,7 @@ def u01(rng):
 
 
 @kernel
-def frozen_strain(hand, cpt):
-    """The arena's ``longest`` frozen strain of a hand: most cards, then most trump
-    points."""
-    best = -1
-    best_key = -1
-    for s in range(4):
-        m = (hand >> (8 * s)) & 0xFF
-        pts = 0
-        for r in range(8):
-            if (m >> r) & 1:
-                pts += cpt[s, 8 * s + r]
-        key = popcount(m) * 64 + pts
-        if key > best_key:
-            best_key = key
-            best = s
-    return best
-
-
-@kernel
-def _start_deal(S, P, cpt, rng, frozen, hands, deck, rngb, buf):
+def _start_deal(S, P, rng, frozen, hands, deck, rngb, buf):
     """A new deal in ``S``, its auction played or skipped; returns False when the
     auction ended with every seat passing."""
     random_deal(rng, hands, deck)
@@ -84,7 +65,7 @@ def _start_deal(S, P, cpt, rng, frozen, hands, deck, rngb, buf):
     reset_state(S, hands, dealer)
     if u01(rng) < frozen:
         taker = rng_below(rng, 4)
-        set_contract(S, P, P[P_MIN_BID], frozen_strain(hands[taker], cpt), 0, taker)
+        set_contract(S, P, P[P_MIN_BID], frozen_strain(hands[taker]), 0, taker)
         return True
     while phase_of(S) == E.AUCTION:
         cur = current_seat(S)
@@ -93,11 +74,11 @@ def _start_deal(S, P, cpt, rng, frozen, hands, deck, rngb, buf):
 
 
 @kernel
-def start_played_deal(S, P, cpt, rng, frozen, hands, deck, rngb, buf):
+def start_played_deal(S, P, rng, frozen, hands, deck, rngb, buf):
     """:func:`_start_deal` until the deal reaches the card play (an all-pass auction is
     dealt again, from the same stream)."""
     while True:
-        if _start_deal(S, P, cpt, rng, frozen, hands, deck, rngb, buf):
+        if _start_deal(S, P, rng, frozen, hands, deck, rngb, buf):
             return
 
 
@@ -143,7 +124,7 @@ def generate_chunk(P, cpt, rules_vec, seed, first_game, n_games, deals_per_game,
     for g in range(n_games):
         rng_seed(rng, seed, first_game + g)
         for _d in range(deals_per_game):
-            start_played_deal(S, P, cpt, rng, frozen, hands, deck, rngb, buf)
+            start_played_deal(S, P, rng, frozen, hands, deck, rngb, buf)
             counters[0] += auction_length(S)
             while phase_of(S) != DONE:
                 cur = current_seat(S)

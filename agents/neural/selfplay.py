@@ -51,13 +51,13 @@ from ... import actions as A
 from ...engine import (AUCTION, DONE, STATE_SIZE, apply_legal_action, current_seat,
                        current_seats, kernel, legal_play_mask, lowest_card, phase_of, phases_of,
                        popcount, random_deal, reset_state, rng_below, rng_next, rng_seed,
-                       set_contract, team_score, trick_number)
-from ...rules import P_MIN_BID, RuleSet, card_points_table, params_vector
+                       set_contract, team_score, trick_number, frozen_strain)
+from ...rules import P_MIN_BID, RuleSet, params_vector
 from ...envs.kernels import apply_at
 from ..numba_bots import BOT_HEURISTIC, BOT_RANDOM, bot_action
 from . import canonical as C
 from .batch_play import BID_NET, CARD_NET, NET_CARD, BidNet, NetInputs, net_choice
-from .labels import KIND_ROLLOUT, LabelChunk, frozen_strain, u01
+from .labels import KIND_ROLLOUT, LabelChunk, u01
 from .net import MLP
 
 __all__ = ["SelfPlayTable", "OPPONENTS", "parse_opponents", "selfplay_chunk", "play_table",
@@ -129,7 +129,7 @@ class SelfPlayTable:
 
 
 @njit(cache=True)
-def setup_games(P, cpt, seed, first_game, frozen, cum_shares, n_past, states, seats, rngs):
+def setup_games(P, seed, first_game, frozen, cum_shares, n_past, states, seats, rngs):
     """Deal game ``g`` of ``states`` from sub-stream ``first_game + g`` of ``seed``: a
     random deal and dealer, the frozen contract with probability ``frozen``; the
     learner's team and the opponents' player (``cum_shares``: cumulative shares of
@@ -147,7 +147,7 @@ def setup_games(P, cpt, seed, first_game, frozen, cum_shares, n_past, states, se
         reset_state(S, hands, dealer)
         if u01(rng) < frozen:
             taker = rng_below(rng, 4)
-            set_contract(S, P, P[P_MIN_BID], frozen_strain(hands[taker], cpt), 0, taker)
+            set_contract(S, P, P[P_MIN_BID], frozen_strain(hands[taker]), 0, taker)
         learner_team = rng_below(rng, 2)
         u = u01(rng)
         kind = 0                             # the index in OPPONENTS = the player
@@ -291,12 +291,11 @@ def play_trajectories(rules: RuleSet, seed: int, first_game: int, n_games: int,
     choice (int64 ``[n, STATE_SIZE]`` full states, before the card) and the players at
     the four seats of each one's deal (int64 ``[n, 4]``)."""
     P = params_vector(rules)
-    cpt = np.ascontiguousarray(card_points_table(rules), dtype=np.int64)
     cum = np.cumsum(np.asarray(shares, dtype=np.float64))
     states = np.zeros((n_games, STATE_SIZE), dtype=np.int64)
     seats = np.zeros((n_games, 4), dtype=np.int64)
     rngs = np.zeros((n_games, 5), dtype=np.uint64)
-    setup_games(P, cpt, np.int64(seed), np.int64(first_game), float(frozen), cum,
+    setup_games(P, np.int64(seed), np.int64(first_game), float(frozen), cum,
                 np.int64(len(table.past)), states, seats, rngs)
     inputs = inputs or NetInputs(rules, n_games)
     record = np.zeros((n_games * 32, STATE_SIZE), dtype=np.int64)

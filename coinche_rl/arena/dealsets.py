@@ -12,7 +12,7 @@ from numba import njit
 
 from .. import engine as E
 from ..game import Deal
-from ..rules import P_FAMILY, TRUMP_POINTS, RuleSet, check_int, get_rules, params_vector
+from ..rules import P_FAMILY, RuleSet, check_int, get_rules, params_vector
 from .errors import ArenaError
 
 __all__ = ["DealSet", "FROZEN_MODES"]
@@ -31,7 +31,6 @@ _MATCH_STRIDE = 4096
 _MAX_MATCH_DEALS = 1000
 #: ``frozen_contract`` modes as the kernel sees them
 _FROZEN_CODE = {"": 0, "longest": 1, "uniform": 2}
-_TRUMP_POINTS = np.array(TRUMP_POINTS, dtype=np.int64)
 
 
 @E.kernel
@@ -46,22 +45,6 @@ def _substream(rng, key, stream):
     E.rng_seed(rng, 0, stream)
     rng[0] = key + (rng[0] - g)                 # key + stream * m
     return E.rng_next(rng)
-
-
-@E.kernel
-def _longest_suit(hand):
-    """The suit with the most cards of ``hand``, then the most trump points, then the
-    lowest suit."""
-    best, strain = -1, 0
-    for s in range(4):
-        cards = (hand >> (8 * s)) & 0xFF
-        key = E.popcount(cards) * 64
-        for r in range(8):
-            if cards >> r & 1:
-                key += _TRUMP_POINTS[r]
-        if key > best:
-            best, strain = key, s
-    return strain
 
 
 @E.kernel
@@ -113,7 +96,7 @@ def _deal_streams(P, seed, salt, streams, dealers, frozen, value, strains, state
             elif classic:
                 strain = E.retourne_of(S) >> 3
             else:
-                strain = _longest_suit(E.hand_of(S, taker))
+                strain = E.frozen_strain(E.hand_of(S, taker))
             E.set_contract(S, P, value, strain, 0, taker)
 
 

@@ -66,7 +66,7 @@ from .deal import (random_deal, hands_from_deck_into, deal_into, reset_state, re
 from .declarations import (hand_declarations, resolve_declarations, belote_pairs,
                            has_declaration)
 from .auction import (_strain_allowed, prise_options, open_bid_values, _auction_flags,
-                      _start_play, set_contract, apply_auction_action)
+                      _start_play, set_contract, apply_auction_action, frozen_strain)
 from .play import (beats, RULE_FREE, RULE_FOLLOW, RULE_OVERTRUMP_LED, RULE_BEAT, RULE_TRUMP,
                    RULE_OVERTRUMP, RULE_UNDERTRUMP, card_play_rule, legal_cards_rule,
                    legal_cards, _pending_choice, legal_play_rule, legal_play_mask,

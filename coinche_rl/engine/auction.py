@@ -7,13 +7,14 @@ leader).
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from ..actions import BID_BASE, CAPOT_BASE, COINCHE, NAME_BASE, PASS, SURCOINCHE, TAKE
 from ..rules import (BELOTE_POINTS, CAPOT_VALUE, MIN_BID_VALUE, N_SEATS, P_BID_LADDER,
                      P_CAPOT_AFTER_COINCHE, P_DECLARATIONS, P_DECL_SHARE, P_FAMILY, P_NT_AT,
-                     P_OPTIONAL_BELOTE, seat_after, team)
-from .bits import kernel
+                     P_OPTIONAL_BELOTE, TRUMP_POINTS, seat_after, team)
+from .bits import kernel, popcount
 from .deal import _classic_distribute
 from .declarations import belote_pairs, hand_declarations
 from .layout import (COINCHED, DONE, MADE_UNSCORED, MAX_AUCTION, NOT_COINCHED, NO_SEAT,
@@ -156,6 +157,26 @@ def _apply_prise(S, P, a):
     S[S_BID_SEAT] = cur
     _classic_distribute(S)
     _start_play(S, P)
+
+
+_TRUMP_POINTS = np.array(TRUMP_POINTS, dtype=np.int64)
+
+
+@kernel
+def frozen_strain(hand):
+    """The strain of a frozen contract taken with ``hand`` (the arena's ``longest``
+    mode, and the networks' training deals): the suit with the most cards, then the
+    most points as trumps, then the lowest suit."""
+    best, strain = -1, 0
+    for s in range(4):
+        cards = (hand >> (8 * s)) & 0xFF
+        key = popcount(cards) * 64
+        for r in range(8):
+            if cards >> r & 1:
+                key += _TRUMP_POINTS[r]
+        if key > best:
+            best, strain = key, s
+    return strain
 
 
 @kernel
