@@ -383,10 +383,10 @@ def _plot_path(path):
 
 def _warm_agents(arena, agents) -> None:
     """Compile (or load) the kernels of the tournament and of its agents before the
-    progress bar starts, saying so: on a fresh numba cache this takes a minute or more,
-    and a bar standing still at 0 looks like a hang."""
-    print("preparing the numba kernels (a minute or two on a fresh cache, then seconds "
-          "from the cache)...", flush=True)
+    progress bar starts, saying so: on a fresh numba cache this takes half a minute or
+    more, and a bar standing still at 0 looks like a hang."""
+    print("preparing the numba kernels (half a minute or more on a fresh cache, then "
+          "seconds from the cache)...", flush=True)
     t0 = time.perf_counter()
     modules: dict = {}                       # module -> the agents it defines
     for spec in dict.fromkeys(agents):
