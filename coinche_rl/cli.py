@@ -950,20 +950,6 @@ def _export_run(run: str, output: str, float32: bool) -> str:
 
 
 # ------------------------------------------------------------------ play in the terminal
-def _play_int(lo: int, hi: Optional[int] = None):
-    """An argparse type: an int in ``lo..hi`` (no upper bound when ``hi`` is None)."""
-    def parse(text: str) -> int:
-        try:
-            v = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-        if v < lo or (hi is not None and v > hi):
-            raise argparse.ArgumentTypeError(
-                f"must be {lo}..{hi}, got {v}" if hi is not None else f"must be at least {lo}, got {v}")
-        return v
-    return parse
-
-
 def cmd_play(args) -> int:
     """``coinche-rl play``: a person at one seat against agents (coinche_rl.terminal)."""
     problem = _output_problem(args.save, "--save")
@@ -1049,7 +1035,7 @@ def _add_play(sub) -> None:
                     "agents) the partner's and the opponents'. Answer with the number of a "
                     "choice or its text (80H, pass, coinche, JH; any case); quit or Ctrl-D "
                     "leaves (what was played is still saved with --save).")
-    pl.add_argument("--seat", type=_play_int(0, 3), default=0,
+    pl.add_argument("--seat", type=int_range(0, 3), default=0,
                     help="your seat, 0..3 (default 0; team 0 = seats 0 and 2)")
     pl.add_argument("--partner", default="heuristic", metavar="SPEC",
                     help="your partner's agent spec (default heuristic)")
@@ -1058,15 +1044,15 @@ def _add_play(sub) -> None:
                          "(right), then the seat before you (left) (default heuristic)")
     pl.add_argument("--rules", "--preset", dest="rules", type=_rules_arg, default=get_rules("ffb"),
                     help=RULES_HELP.format(default="ffb"))
-    pl.add_argument("--seed", type=_play_int(0), default=0,
+    pl.add_argument("--seed", type=int_range(0), default=0,
                     help="seed of the deals, the first dealer and the bots (default 0)")
     how = pl.add_mutually_exclusive_group()
-    how.add_argument("--deals", type=_play_int(1), default=1,
+    how.add_argument("--deals", type=int_range(1), default=1,
                      help="deals to play, scored as a match (it ends earlier if a team reaches "
                           "the target; default 1)")
     how.add_argument("--match", action="store_true", help="play a whole match to the target")
-    pl.add_argument("--target", type=_play_int(1), help="match target (default: the preset's)")
-    pl.add_argument("--dealer", type=_play_int(0, 3),
+    pl.add_argument("--target", type=int_range(1), help="match target (default: the preset's)")
+    pl.add_argument("--dealer", type=int_range(0, 3),
                     help="the first dealer, 0..3 (default: drawn from the seed)")
     pl.add_argument("--save", metavar="FILE",
                     help="save the game as a record (one deal: a deal record, else a match "

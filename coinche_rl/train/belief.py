@@ -45,20 +45,17 @@ from ..agents.neural.belief import N_BELIEF, generate_positions
 from ..agents.neural.net import NeuralError, make_manifest, rules_hash, save_weights
 from ..rules import get_rules
 from .common import (Logger, TrainingProgress, atomic_write, bad_setting, budget_spent,
-                     export_checkpoint, lr_at, setting, training_facts)
+                     export_checkpoint, lr_at, setting, training_facts, RunSettings)
 from .common import parse_args as parse_settings
 
 __all__ = ["Args", "train", "check_args", "belief_loss", "export_run", "parse_args", "main"]
 
 
 @dataclass
-class Args:
+class Args(RunSettings):
     """Every setting of a run (``coinche-rl train belief --help``)."""
-    rules: str = setting("ffb", 'the preset the net is trained for')
-    seed: int = setting(0, 'the one seed of the run (positions, sampling, initialisation)')
     minutes: float = setting(30.0, 'training time budget (cumulative over resumes)')
     out: str = setting("runs/belief", 'the run folder')
-    resume: bool = setting(False, 'continue the run in --out exactly')
     hidden: List[int] = field(default_factory=lambda: [256, 256],
                               metadata={"help": "hidden layer widths"})
     chunk_games: int = setting(128, 'games per chunk of positions')
@@ -71,15 +68,9 @@ class Args:
     lr_end: float = setting(5e-5, 'final learning rate')
     anneal_updates: int = setting(60_000, 'cosine decay from lr to lr_end over these updates')
     weight_decay: float = setting(1e-5, 'AdamW weight decay')
-    max_chunks: Optional[int] = setting(None, 'stop after this many chunks (tests)')
     eval_minutes: float = setting(5.0, 'evaluation interval (0: only at the end)')
     eval_games: int = setting(256, 'held-out games of each evaluation')
     eval_seed: int = setting(20261203, 'the held-out positions')
-    log_seconds: float = setting(10.0, 'metrics interval')
-    checkpoint_minutes: float = setting(5.0, 'checkpoint interval')
-    torch_threads: int = setting(1, 'torch threads of the trainer')
-    progress: bool = setting(True, 'a progress bar on a terminal (rich); plain lines to a file or '
-                              'a pipe, or with --no-progress')
 
 
 def parse_args(argv=None) -> Args:

@@ -50,7 +50,7 @@ from .common import (LabelSource, Logger, RunProgress, TrainingProgress, bad_set
                      budget_spent, check_common, end_text, eval_text, export_checkpoint,
                      final_evaluation_due, init_from_weights, lr_at, play_loss,
                      record_evaluation, replay_text, run_result, save_run, setting,
-                     start_run, start_text, training_facts)
+                     start_run, start_text, training_facts, WorkerSettings)
 from .common import parse_args as parse_settings
 
 __all__ = ["Args", "train", "check_args", "bid_loss", "export_run", "parse_args",
@@ -58,13 +58,10 @@ __all__ = ["Args", "train", "check_args", "bid_loss", "export_run", "parse_args"
 
 
 @dataclass
-class Args:
+class Args(WorkerSettings):
     """Every setting of a run (``coinche-rl train bid --help``)."""
-    rules: str = setting("ffb", 'the preset the net is trained for')
-    seed: int = setting(0, 'the one seed of the run (labels, sampling, initialisation)')
     minutes: float = setting(60.0, 'training time budget (cumulative over resumes)')
     out: str = setting("runs/bid", 'the run folder')
-    resume: bool = setting(False, 'continue the run in --out exactly')
     init: Optional[str] = setting(None, "start from the weights of this run's checkpoint, or of "
                                    "a bidding weights file (.npz, e.g. the shipped one)")
     players: str = setting("auto", "card players of the targets, comma-separated (nn, heuristic); "
@@ -81,10 +78,6 @@ class Args:
                                       "pool)")
     strong_hands: float = setting(0.0, 'share of deals in which a seat is dealt 5 to 8 cards of a '
                                   'suit with its jack and nine (capots and long suits)')
-    workers: int = setting(1, 'label worker processes (0: in this process)')
-    backend: str = setting("pool", 'pool | ray (workers > 0)')
-    address: Optional[str] = setting(None, 'ray cluster address')
-    prefetch: int = setting(4, 'chunks in flight per worker')
     # optimisation
     batch_size: int = setting(512, 'positions per update')
     updates_per_chunk: int = setting(8, 'updates after each chunk of labels')
@@ -102,16 +95,10 @@ class Args:
     ev_loss_weight: float = setting(0.5, 'weight of the contract-value (ev) loss')
     made_loss_weight: float = setting(0.5, 'weight of the P(made) loss')
     target_scale: float = setting(100.0, 'points per network output unit')
-    max_chunks: Optional[int] = setting(None, 'stop after this many chunks (tests)')
     # evaluation, logging, checkpoints
     eval_minutes: float = setting(10.0, 'evaluation interval (0: none)')
     eval_pairs: int = setting(1000, 'deal pairs of each evaluation (full deals vs the heuristic)')
     eval_seed: int = setting(20261201, 'the evaluation deal set')
-    log_seconds: float = setting(10.0, 'metrics interval')
-    checkpoint_minutes: float = setting(5.0, 'checkpoint interval')
-    torch_threads: int = setting(1, 'torch threads of the trainer')
-    progress: bool = setting(True, 'a progress bar on a terminal (rich); plain lines to a file or '
-                              'a pipe, or with --no-progress')
 
 
 def parse_args(argv=None) -> Args:

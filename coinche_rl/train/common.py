@@ -21,7 +21,7 @@ from ..agents.neural.net import load_weights, make_manifest, save_weights
 from ..progress import Progress
 from ..rules import get_rules
 
-__all__ = ["setting", "parse_args", "bad_setting", "check_common", "ignore_sigint",
+__all__ = ["setting", "RunSettings", "WorkerSettings", "parse_args", "bad_setting", "check_common", "ignore_sigint",
            "LabelSource", "RunProgress", "start_run", "init_from_weights", "save_run",
            "write_npz", "lr_at", "play_loss", "training_facts", "atomic_write", "Logger",
            "TrainingProgress", "check_output_path", "budget_spent", "eval_text", "megabytes",
@@ -33,6 +33,34 @@ def setting(default, help: str):
     """A setting: its default and its ``--help`` text."""
     return field(default=default, metadata={"help": help})
 
+
+
+@dataclass
+class RunSettings:
+    """The settings every trainer has: the run (preset, seed, budget, folder, resume)
+    and how it runs (label workers, logging, checkpoints, torch threads, progress). A
+    trainer's settings extend it, overriding ``minutes`` and ``out``."""
+    rules: str = setting("ffb", 'the preset the net is trained for')
+    seed: int = setting(0, 'the one seed of the run (its data, sampling, initialisation)')
+    minutes: float = setting(60.0, 'training time budget (cumulative over resumes)')
+    out: str = setting("runs/train", 'the run folder')
+    resume: bool = setting(False, 'continue the run in --out exactly')
+    log_seconds: float = setting(10.0, 'metrics interval')
+    checkpoint_minutes: float = setting(5.0, 'checkpoint interval')
+    torch_threads: int = setting(1, 'torch threads of the trainer')
+    progress: bool = setting(True, 'a progress bar on a terminal (rich); plain lines to a file '
+                             'or a pipe, or with --no-progress')
+    max_chunks: Optional[int] = setting(None, 'stop after this many chunks (tests)')
+
+
+@dataclass
+class WorkerSettings(RunSettings):
+    """:class:`RunSettings` with label worker processes (the card-play and bidding
+    trainers)."""
+    workers: int = setting(1, 'label worker processes (0: in this process)')
+    backend: str = setting("pool", 'pool | ray (workers > 0)')
+    address: Optional[str] = setting(None, 'ray cluster address')
+    prefetch: int = setting(4, 'chunks in flight per worker')
 
 def parse_args(argv, settings, prog: str, description: str):
     """Parse a trainer's command line into its settings dataclass ``settings``: one

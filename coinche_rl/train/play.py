@@ -65,7 +65,7 @@ from .common import (LabelSource, Logger, RunProgress, TrainingProgress, bad_set
                      budget_spent, check_common, end_text, eval_text, export_checkpoint,
                      final_evaluation_due, init_from_weights, lr_at, play_loss,
                      record_evaluation, replay_text, run_result, save_run, setting,
-                     start_run, start_text, training_facts)
+                     start_run, start_text, training_facts, WorkerSettings)
 from .common import parse_args as parse_settings
 
 __all__ = ["Args", "train", "check_args", "export_weights", "export_run", "evaluate_weights",
@@ -74,13 +74,10 @@ __all__ = ["Args", "train", "check_args", "export_weights", "export_run", "evalu
 
 
 @dataclass
-class Args:
+class Args(WorkerSettings):
     """Every setting of a run (``coinche-rl train play --help``)."""
-    rules: str = setting("ffb", 'the preset the net is trained for')
-    seed: int = setting(0, 'the one seed of the run (labels, sampling, initialisation)')
     minutes: float = setting(120.0, 'training time budget (cumulative over resumes)')
     out: str = setting("runs/play", 'the run folder')
-    resume: bool = setting(False, 'continue the run in --out exactly')
     init: Optional[str] = setting(None, "start from the weights of this run's checkpoint, or of "
                                    "a card-play weights file (.npz, e.g. the shipped one)")
     # network
@@ -100,10 +97,6 @@ class Args:
     opponents: str = setting("self=0.5,heuristic=0.3,past=0.15,random=0.05",
                         "selfplay: the opponent pool, KIND=SHARE for KIND in self, "
                         "heuristic, random, past (the earlier generations)")
-    workers: int = setting(1, 'label worker processes (0: in this process)')
-    backend: str = setting("pool", 'pool | ray (workers > 0)')
-    address: Optional[str] = setting(None, 'ray cluster address')
-    prefetch: int = setting(4, 'chunks in flight per worker')
     # optimisation
     batch_size: int = setting(512, 'decisions per update')
     updates_per_chunk: int = setting(16, 'updates after each chunk of labels')
@@ -119,16 +112,10 @@ class Args:
     huber_delta: float = setting(1.0, 'Huber threshold, in units of --target-scale points')
     mean_loss_weight: float = setting(0.1, 'weight of the decision-mean loss')
     target_scale: float = setting(100.0, 'points per network output unit')
-    max_chunks: Optional[int] = setting(None, 'stop after this many chunks (tests)')
     # evaluation, logging, checkpoints
     eval_minutes: float = setting(10.0, 'evaluation interval (0: none)')
     eval_pairs: int = setting(2000, 'deal pairs of each evaluation')
     eval_seed: int = setting(20261201, 'the evaluation deal set')
-    log_seconds: float = setting(10.0, 'metrics interval')
-    checkpoint_minutes: float = setting(5.0, 'checkpoint interval')
-    torch_threads: int = setting(1, 'torch threads of the trainer')
-    progress: bool = setting(True, 'a progress bar on a terminal (rich); plain lines to a file or '
-                              'a pipe, or with --no-progress')
 
 
 def parse_args(argv=None) -> Args:
