@@ -107,12 +107,13 @@ import numpy as np
 from numba import njit
 
 from .. import actions as A
+from .. import rules as R
 from .._numba_cache import compile_notice
 from ..cards import FULL_DECK, InvalidNotationError, format_hand, parse_card, parse_hand
 from ..engine import (OUTCOME_CAPOT, OUTCOME_CAPOT_AGAINST, OUTCOME_GENERALE, OUTCOME_NORMAL,
-                      set_outcome)
+                      outcome_score)
 from ..engine import (STATE_SIZE, apply_legal_action, is_legal, kernel, lowest_card,
-                      reset_classic, reset_state, rng_seed, scale_at_points, score_deal,
+                      reset_classic, reset_state, rng_seed, scale_at_points,
                       set_contract, shuffle)
 from ..engine import (belote_decided_seats, belote_holder_seats, contract_strain, current_seat,
                       deal_made, declare_decided_seats, has_declaration, mark_declared,
@@ -198,7 +199,7 @@ def _outcome(P, strain, p, capot_against):
 def score_outcome(S, Z, P, taker, kind, e):
     """Score the deal ``S`` (a fresh contract, first trick not started) as if it ended
     with the takers' outcome ``(kind, e)``: a synthetic finished deal ``Z`` scored by
-    :func:`engine.score_deal`, every declaration declared and every belote announced.
+    :func:`engine.outcome_score`, every declaration declared and every belote announced.
     Returns ``(made, score difference for the takers)``."""
     for k in range(STATE_SIZE):
         Z[k] = S[k]
@@ -215,12 +216,9 @@ def score_outcome(S, Z, P, taker, kind, e):
                 and (belote_decided_seats(Z) & bit) == 0):
             set_current_seat(Z, seat)
             apply_legal_action(Z, P, A.BELOTE)
-    T = taker & 1
-    D = 1 - T
     raw = _raw_total(P, contract_strain(Z))
-    set_outcome(Z, T, kind, e, raw, taker)
-    score_deal(Z, P)
-    return deal_made(Z), team_score(Z, T) - team_score(Z, D)
+    diff = outcome_score(Z, P, R.team(taker), kind, e, raw, taker)[1]
+    return deal_made(Z), diff
 
 
 @kernel

@@ -250,11 +250,11 @@ def test_the_3_2_3_deal_has_one_copy():
 
 
 def test_synthetic_outcomes_have_one_kernel():
-    """The solver's map of ``E`` and the evaluation's outcome scoring build their finished
-    deals with ``engine.set_outcome`` (no tricks written by hand): the evaluation calls
-    it, the solver calls ``engine.outcome_score``, which calls it and ``score_deal``."""
+    """The solver's map of ``E`` and the evaluation's outcome scoring build and score
+    their finished deals with ``engine.outcome_score`` (no tricks written by hand), which
+    calls ``set_outcome`` and ``score_deal``."""
     for rel, entry in (("coinche_rl/solver.py", "outcome_score"),
-                       ("agents/evaluation.py", "set_outcome")):
+                       ("agents/evaluation.py", "outcome_score")):
         tree = _tree(rel)
         assert not any(isinstance(n, ast.Name) and n.id in ("S_SEAT_TRICKS", "S_TRICKS")
                        for n in ast.walk(tree)), rel
