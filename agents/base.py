@@ -32,6 +32,7 @@ True
 
 from __future__ import annotations
 
+from abc import ABCMeta, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Dict, Optional, Sequence, Tuple
 
@@ -205,7 +206,7 @@ class Agent:
         return f"<{type(self).__name__} {self.spec!r}>"
 
 
-class BatchedAgent(Agent):
+class BatchedAgent(Agent, metaclass=ABCMeta):
     """An agent whose decisions can be made for many deals at once, as the tournaments'
     batched play and the vector env's opponents do (the ``nn`` agent): its cards by the
     network :meth:`play_net`, its auction by :meth:`bid_net`, everything else by the numba
@@ -215,20 +216,20 @@ class BatchedAgent(Agent):
     #: the numba bot of the decisions the networks do not make
     other_bot: int
 
+    @abstractmethod
     def play_net(self, rules: RuleSet):
         """The card-play network under ``rules`` (an object with ``forward`` and
         ``best``, :class:`~coinche_rl.agents.neural.net.MLP`), or None: the numba bot
         plays the cards."""
-        raise NotImplementedError
 
+    @abstractmethod
     def bid_net(self, rules: RuleSet):
         """The bidding network under ``rules``
         (:class:`~coinche_rl.agents.neural.agent.BidNet`), or None: the numba bot bids."""
-        raise NotImplementedError
 
+    @abstractmethod
     def batch_policy(self, rules: RuleSet):
         """This agent as ``f(public_states, params, seats) -> actions`` under ``rules``."""
-        raise NotImplementedError
 
 
 def play_deal(deal: Deal, agents: Sequence[Agent], seeds: Sequence[int],

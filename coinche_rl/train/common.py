@@ -12,6 +12,7 @@ import os
 import signal
 import sys
 import typing
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -133,7 +134,7 @@ def ignore_sigint():
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-class LabelSource:
+class LabelSource(ABC):
     """Chunks ``c = start, start + 1, ...`` in order, generated here or by workers: chunk
     ``c`` is ``job(*self.job_args(c))``. A trainer's subclass gives ``job`` (a
     module-level function, so that workers can import it), ``warm`` (compiles the job's
@@ -174,9 +175,9 @@ class LabelSource:
         elif args.workers > 0:
             raise ValueError(f"backend must be 'pool' or 'ray', not {args.backend!r}")
 
+    @abstractmethod
     def job_args(self, c) -> tuple:
         """The arguments of :attr:`job` for chunk ``c``."""
-        raise NotImplementedError
 
     def ready(self, c) -> bool:
         """Whether chunk ``c`` can be made now."""
