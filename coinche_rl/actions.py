@@ -14,13 +14,16 @@ ids                     count       action
 ``108 .. 113``          6           name ``strain`` as trump (classic prise, round 2)
 ``114`` / ``115``       2           declare / do not declare (``optional_declare``)
 ``116`` / ``117``       2           announce belote / do not (``optional_belote``)
+``118`` / ``119``       2           exchange the 7 of trump for the retourne / keep it
+                                    (belote for two players, RULES.md §12)
 ======================  ==========  ==================================================
 
 Strains are 0..3 = S H D C, 4 = NT, 5 = AT (``coinche_rl.rules``).
 
 Text notation (records, the command line): ``pass``, ``80H``, ``110NT``, ``capotS``,
 ``coinche``, ``surcoinche``, a card (``JH``), ``take``, ``nameD``, ``declare``,
-``no-declare``, ``belote``, ``no-belote``. Input is case-insensitive.
+``no-declare``, ``belote``, ``no-belote``, ``exchange``, ``no-exchange``. Input is
+case-insensitive.
 
 >>> action_to_str(bid_action(100, 1)), parse_action("100h")
 ('100H', 14)
@@ -45,7 +48,9 @@ DECLARE = NAME_BASE + N_STRAINS                         # 114
 NO_DECLARE = DECLARE + 1                                # 115
 BELOTE = NO_DECLARE + 1                                 # 116
 NO_BELOTE = BELOTE + 1                                  # 117
-N_ACTIONS = NO_BELOTE + 1                               # 118
+EXCHANGE = NO_BELOTE + 1                                # 118
+NO_EXCHANGE = EXCHANGE + 1                              # 119
+N_ACTIONS = NO_EXCHANGE + 1                             # 120
 
 
 def bid_action(value: int, strain: int) -> int:
@@ -157,18 +162,23 @@ def action_to_str(a: int) -> str:
         return "belote"
     if a == NO_BELOTE:
         return "no-belote"
+    if a == EXCHANGE:
+        return "exchange"
+    if a == NO_EXCHANGE:
+        return "no-exchange"
     raise ValueError(f"action id {a!r} out of range: expected 0..{N_ACTIONS - 1}")
 
 
 _WORDS = {"pass": PASS, "passe": PASS, "coinche": COINCHE, "surcoinche": SURCOINCHE,
           "take": TAKE, "declare": DECLARE, "no-declare": NO_DECLARE,
-          "belote": BELOTE, "no-belote": NO_BELOTE}
+          "belote": BELOTE, "no-belote": NO_BELOTE, "exchange": EXCHANGE,
+          "no-exchange": NO_EXCHANGE}
 
 
 def bid_values_text(rules) -> str:
     """The bids a rule set allows, in words (``'bid values are 80..160 by 10'``)."""
-    if rules.family == "classic":
-        return "the classic prise has no bids: take, name a trump, or pass"
+    if rules.family != "coinche":
+        return f"the {rules.family} prise has no bids: take, name a trump, or pass"
     return f"bid values are {rules.min_bid}..{rules.max_bid} by {rules.bid_step}"
 
 
@@ -206,4 +216,4 @@ def parse_action(text: str, rules=None) -> int:
         raise InvalidNotationError(
             f"invalid action {text!r}: expected pass, a bid like '80H' or '110NT', 'capotS', "
             f"coinche, surcoinche, a card like 'JH', take, 'nameD', declare, no-declare, "
-            f"belote or no-belote") from None
+            f"belote, no-belote, exchange or no-exchange") from None

@@ -28,7 +28,7 @@ import numpy as np
 from . import actions as A
 from . import engine as E
 from .cards import FULL_DECK, SUIT_NAMES, cards_of, format_card, format_hand, parse_card, parse_hand
-from .rules import (NT, AT, CAPOT_VALUE, STRAIN_LONG_NAMES, STRAIN_NAMES, RuleSet, get_rules,
+from .rules import (NT, AT, CAPOT_VALUE, STRAIN_LONG_NAMES, STRAIN_NAMES, RuleSet, four_player_rules, get_rules,
                     params_vector)
 
 __all__ = ["Deal", "Match", "Contract", "TeamScore", "DealResult", "IllegalActionError",
@@ -209,7 +209,7 @@ class Deal:
 
     def __init__(self, rules: Union[str, RuleSet] = "ffb", *, hands: Optional[Sequence] = None,
                  deck=None, dealer: Optional[int] = None, seed: Optional[int] = None):
-        self.rules = get_rules(rules)
+        self.rules = four_player_rules(rules)
         self._P = params_vector(self.rules)
         classic = self.rules.family == "classic"
         if hands is not None and deck is not None:
@@ -236,7 +236,7 @@ class Deal:
     def from_state(cls, rules: RuleSet, state: np.ndarray, history: Sequence[int] = ()) -> "Deal":
         """Wrap a copy of an engine state vector (e.g. from a search)."""
         d = cls.__new__(cls)
-        d.rules = get_rules(rules)
+        d.rules = four_player_rules(rules)
         d._P = params_vector(d.rules)
         d._S = np.array(state, dtype=np.int64, copy=True)
         d._history = list(history)
@@ -643,7 +643,7 @@ class Match:
 
     def __init__(self, rules: Union[str, RuleSet] = "ffb", *, target: Optional[int] = None,
                  dealer: Optional[int] = None, seed: Optional[int] = None, max_deals: int = 1000):
-        self.rules = get_rules(rules) if target is None else get_rules(rules, target=target)
+        self.rules = four_player_rules(rules) if target is None else four_player_rules(rules, target=target)
         self._rng = np.random.default_rng(seed)
         if dealer is None:
             dealer = int(self._rng.integers(4))

@@ -256,7 +256,7 @@ CARRE_KEYS = np.array([[carre_key(r, s) if carre_points(r, s) else 0 for r in ra
 
 # ------------------------------------------------------------------------ rule sets
 _CHOICES = {
-    "family": ("coinche", "classic"),
+    "family": ("coinche", "classic", "two"),
     "strains": ("suits", "suits_nt_at"),
     "contract_counts": ("cards", "cards+belote", "cards+declarations",
                         "cards+belote+declarations"),
@@ -291,7 +291,8 @@ class RuleSet:
 
     #: preset this rule set was derived from (informational; records store it)
     name: str = "ffb"
-    #: ``coinche`` (8 cards dealt, §4 auction) or ``classic`` (§11, the retourne)
+    #: ``coinche`` (8 cards dealt, §4 auction), ``classic`` (§11, the retourne) or
+    #: ``two`` (belote for two players, §12: a hand and stacks of cards on the table)
     family: str = "coinche"
     #: ``suits`` or ``suits_nt_at`` (adds NT and AT contracts)
     strains: str = "suits"
@@ -339,6 +340,16 @@ class RuleSet:
     reshuffle_after_voids: int = 0
     #: gather-cut-deal: each part of the cut holds at least this many cards
     min_cut: int = 3
+    #: a tie (the takers' total equal to the defenders') is a *litige*: the takers'
+    #: points are held aside for the winner of the next deal (always in the classic
+    #: family, never in the coinche family, an option of the two family)
+    litige: bool = False
+    #: the belote (trump K + Q in one player's cards) scores; off only in the two
+    #: family (``belote_decouverte``)
+    belote: bool = True
+    #: two family: the seed's deal, a hand plus stacks on the table (``belote_a_deux``);
+    #: False: every card on the table, no hand (``belote_decouverte``)
+    hand_cards: bool = True
 
     def __post_init__(self):
         for fname, choices in _CHOICES.items():
@@ -392,16 +403,38 @@ class RuleSet:
             if "declarations" in self.contract_counts:
                 raise InvalidRulesError(
                     f"contract_counts={self.contract_counts!r} counts declarations but declarations=False")
-        if self.family == "classic":
-            # the classic prise has no bids, capot or coinche: those switches must keep
-            # their defaults, so that a rule set never carries a setting with no effect
+        if self.family != "coinche":
+            # the prise (classic, two) has no bids, capot or coinche: those switches must
+            # keep their defaults, so that a rule set never carries a setting with no effect
             base = RuleSet()
             for opt in ("capot_after_coinche", "min_bid", "max_bid", "bid_step", "multipliers",
                         "made_conditions", "coinche_scoring", "generale_bonus"):
                 if getattr(self, opt) != getattr(base, opt):
                     raise InvalidRulesError(
-                        f"{opt}={getattr(self, opt)!r} needs family='coinche': the classic prise "
-                        f"has no bids, capot or coinche (keep the default {getattr(base, opt)!r})")
+                        f"{opt}={getattr(self, opt)!r} needs family='coinche': the {self.family} "
+                        f"prise has no bids, capot or coinche (keep the default {getattr(base, opt)!r})")
+        if self.family == "two":
+            fixed = dict(strains="suits", contract_counts="cards", fail_base=162, rounding="none",
+                         declarations_share_cards=False, carre_low_cancels=False,
+                         optional_declare=False, optional_belote=False, belote_takeable=False,
+                         must_undertrump=False, overtrump_partner=True, belote_cannot_win=False,
+                         at_points="ffb", shuffle_between_deals=True, reshuffle_after_voids=0,
+                         min_cut=3)
+            for opt, v in fixed.items():
+                if getattr(self, opt) != v:
+                    raise InvalidRulesError(
+                        f"{opt}={getattr(self, opt)!r} is not a rule of belote for two players "
+                        f"(RULES.md §12): family='two' needs {opt}={v!r}")
+        else:
+            for opt in ("belote", "hand_cards"):
+                if not getattr(self, opt):
+                    raise InvalidRulesError(
+                        f"{opt}=False needs family='two' (belote for two players, RULES.md §12)")
+            need = self.family == "classic"
+            if self.litige != need:
+                raise InvalidRulesError(
+                    f"litige={self.litige!r}: the {self.family} family "
+                    f"{'always has' if need else 'has no'} litige (it is an option of family='two')")
 
 
     # ------------------------------------------------------------------ helpers
@@ -454,7 +487,9 @@ N_BID_VALUES = (MAX_BID_VALUE - MIN_BID_VALUE) // 10 + 1
 
 _CLASSIC = dict(family="classic", declarations=False, contract_counts="cards+belote",
                 fail_base=162, rounding="none", must_undertrump=True, target=1000,
-                belote_cannot_win=False)
+                belote_cannot_win=False, litige=True)
+_TWO = dict(family="two", contract_counts="cards", fail_base=162, rounding="none",
+            belote_cannot_win=False)
 _PRESETS: Dict[str, RuleSet] = {
     "ffb": RuleSet(name="ffb"),
     "ffb_sa_ta": RuleSet(name="ffb_sa_ta", strains="suits_nt_at"),
@@ -480,6 +515,9 @@ _PRESETS: Dict[str, RuleSet] = {
         **_CLASSIC, "declarations": True, "contract_counts": "cards+belote+declarations"}),
     "vip_classic": RuleSet(name="vip_classic", **{
         **_CLASSIC, "strains": "suits_nt_at", "at_points": "vip", "target": 501}),
+    "belote_a_deux": RuleSet(name="belote_a_deux", **_TWO),
+    "belote_decouverte": RuleSet(name="belote_decouverte", **{
+        **_TWO, "hand_cards": False, "declarations": False, "belote": False}),
 }
 #: every preset by name (read-only)
 PRESETS: Mapping[str, RuleSet] = MappingProxyType(_PRESETS)
@@ -497,7 +535,15 @@ PRESET_SOURCES: Mapping[str, str] = MappingProxyType({
     "classic": "classic belote (002)",
     "classic_declarations": "classic belote with declarations (002 option, 004)",
     "vip_classic": "vipbelote classic with NT/AT in round 2 (004)",
+    "belote_a_deux": "belote for two players, hand and table (000; RULES.md §12)",
+    "belote_decouverte": "belote découverte for two players, every card on the table (RULES.md §12)",
 })
+
+#: the presets of each family, in :data:`PRESETS` order
+FAMILY_PRESETS: Mapping[str, Tuple[str, ...]] = MappingProxyType({
+    fam: tuple(n for n, r in _PRESETS.items() if r.family == fam) for fam in _CHOICES["family"]})
+#: the presets of the four-player families (coinche and classic)
+FOUR_PLAYER_PRESETS: Tuple[str, ...] = tuple(n for n, r in _PRESETS.items() if r.family != "two")
 
 
 def presets_markdown() -> str:
@@ -544,6 +590,24 @@ def get_rules(rules="ffb", **overrides) -> RuleSet:
     else:
         raise TypeError(f"rules must be a preset name or a RuleSet, not {type(rules).__name__}")
     return base.replace(**overrides) if overrides else base
+
+
+def four_player_rules(rules="ffb", **overrides) -> RuleSet:
+    """:func:`get_rules` for the four-player families (coinche, classic): a rule set of
+    belote for two players is refused with the API that plays it.
+
+    >>> four_player_rules("belote_a_deux")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    coinche_rl.rules.InvalidRulesError: rules 'belote_a_deux' are belote for two players (family='two'): ...
+    """
+    r = get_rules(rules, **overrides)
+    if r.family == "two":
+        raise InvalidRulesError(
+            f"rules {r.name!r} are belote for two players (family='two'): play them with "
+            f"coinche_rl.two_player.TwoPlayerDeal / TwoPlayerMatch; this API is for four "
+            f"players ({', '.join(FOUR_PLAYER_PRESETS)})")
+    return r
 
 
 #: the words a boolean rule parameter accepts in text (``parse_rules``)
@@ -690,8 +754,12 @@ P_FAMILY, P_NT_AT, P_MIN_BID, P_MAX_BID, P_BID_STEP, P_CAPOT_AFTER_COINCHE, \
     P_MULT_COINCHE, P_MULT_SURCOINCHE, P_DECLARATIONS, P_DECL_SHARE, P_CARRE_LOW_CANCELS, \
     P_OPTIONAL_DECLARE, P_OPTIONAL_BELOTE, P_BELOTE_TAKEABLE, P_COUNT_BELOTE, \
     P_COUNT_DECLARATIONS, P_BID_ONLY, P_FAIL_BASE, P_COINCHE_SCORING, P_AT_TABLE, \
-    P_GENERALE_BONUS, P_PLAY_RULES, P_ROUNDING, P_TARGET, P_SHUFFLE, P_BID_LADDER = range(26)
-N_PARAMS = 26
+    P_GENERALE_BONUS, P_PLAY_RULES, P_ROUNDING, P_TARGET, P_SHUFFLE, P_BID_LADDER, \
+    P_LITIGE, P_BELOTE, P_HAND_CARDS = range(29)
+N_PARAMS = 29
+#: ``P[P_FAMILY]``: the family's id (the four-player kernels read ``!= FAMILY_COINCHE`` as
+#: classic; a two-family rule set never reaches them)
+FAMILY_COINCHE, FAMILY_CLASSIC, FAMILY_TWO = range(3)
 
 #: The card-play options of RULES.md §6 as bits of one word, ``P[P_PLAY_RULES]``, the
 #: only rule parameter the legality kernel reads (``engine.card_play_rule``). A card-play
@@ -719,7 +787,7 @@ def play_rules_word(rules: RuleSet) -> int:
 def params_vector(rules: RuleSet) -> np.ndarray:
     """The rule set as the int64 vector the kernels read (slots ``P_*``)."""
     p = np.zeros(N_PARAMS, dtype=np.int64)
-    p[P_FAMILY] = 0 if rules.family == "coinche" else 1
+    p[P_FAMILY] = _CHOICES["family"].index(rules.family)
     p[P_NT_AT] = rules.strains == "suits_nt_at"
     p[P_MIN_BID], p[P_MAX_BID], p[P_BID_STEP] = rules.min_bid, rules.max_bid, rules.bid_step
     p[P_CAPOT_AFTER_COINCHE] = rules.capot_after_coinche
@@ -743,6 +811,9 @@ def params_vector(rules: RuleSet) -> np.ndarray:
     p[P_SHUFFLE] = rules.shuffle_between_deals
     # bit i set: the numeric bid MIN_BID_VALUE + 10 * i is on the rule set's ladder
     p[P_BID_LADDER] = sum(1 << ((v - MIN_BID_VALUE) // 10) for v in rules.bid_values)
+    p[P_LITIGE] = rules.litige
+    p[P_BELOTE] = rules.belote
+    p[P_HAND_CARDS] = rules.hand_cards
     return p
 
 

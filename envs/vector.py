@@ -41,7 +41,7 @@ the loop); copy what you keep.
 >>> venv = VectorCoinche(8, rules="ffb", seed=0)
 >>> ts = venv.reset()
 >>> ts.obs.shape, ts.action_mask.shape
-((8, 620), (8, 118))
+((8, 620), (8, 120))
 >>> rng = np.random.default_rng(0)
 >>> for _ in range(200):
 ...     acts = np.array([rng.choice(np.flatnonzero(m)) for m in ts.action_mask])

@@ -17,6 +17,7 @@ from coinche_rl.arena import (ArenaError, DealSet, ResultsFileError, format_summ
                               plot_results, replay_pair, run_duplicate, run_knockout,
                               run_rotating, run_round_robin)
 from coinche_rl.game import Deal, hands_from_deck
+from coinche_rl.rules import FOUR_PLAYER_PRESETS
 from coinche_rl.rules import PRESETS, TRUMP_POINTS, get_rules, params_vector
 
 
@@ -33,7 +34,7 @@ def test_deal_set_is_a_function_of_rules_seed_index():
     assert set(states[:, E.S_DEALER].tolist()) <= {0, 1, 2, 3}
 
 
-@pytest.mark.parametrize("preset", list(PRESETS))
+@pytest.mark.parametrize("preset", list(FOUR_PLAYER_PRESETS))
 @pytest.mark.parametrize("frozen", [False, "longest", "uniform"])
 def test_deal_set_equals_game_deals(preset, frozen):
     ds = DealSet(preset, seed=5, frozen_contract=frozen)

@@ -27,6 +27,7 @@ from coinche_rl.agents.random_agent import RandomAgent
 from coinche_rl.cards import cards_of
 from coinche_rl.envs.infoset import information_set
 from coinche_rl.game import Deal
+from coinche_rl.rules import FOUR_PLAYER_PRESETS
 from coinche_rl.rules import PRESETS, get_rules
 
 try:
@@ -126,7 +127,7 @@ def test_only_the_colver_play_rules_are_accepted():
     assert CB.check_rules("colver") == PRESETS["colver"]
     CB.check_rules(COLVER_EXACT)                          # scoring-only differences
     CB.check_rules(get_rules("colver", target=1000))
-    for name in PRESETS:
+    for name in FOUR_PLAYER_PRESETS:
         if name == "colver":
             continue
         with pytest.raises(CB.ColverRulesError, match="'colver' preset") as e:

@@ -42,11 +42,12 @@ from coinche_rl.agents.numba_bots import BOT_HEURISTIC, BOT_RANDOM, deal_states
 from coinche_rl.arena import DealSet, default_roster, run_duplicate
 from coinche_rl.envs.kernels import public_state
 from coinche_rl.game import Deal
+from coinche_rl.rules import FOUR_PLAYER_PRESETS
 from coinche_rl.rules import PRESETS, get_rules
 
 from test_infoset import actors, compare_in_other_worlds, random_trace
 
-ALL_PRESETS = sorted(PRESETS)
+ALL_PRESETS = sorted(FOUR_PLAYER_PRESETS)
 FFB = get_rules("ffb")
 
 

@@ -39,13 +39,14 @@ from coinche_rl.agents.neural.net import (MLP, NeuralError, WeightsError, defaul
                                           load_weights, make_manifest, save_weights)
 from coinche_rl.agents.numba_bots import BOT_HEURISTIC, deal_states
 from coinche_rl.game import Deal
+from coinche_rl.rules import FOUR_PLAYER_PRESETS
 from coinche_rl.rules import PRESETS, get_rules, params_vector
 
 from test_infoset import actors, compare_in_other_worlds, random_trace
 from test_neural_canonical import (ALL_PI, action_suit, inverse, random_actions, random_start,
                                    rename_action, rename_obs, replay, transposition)
 
-ALL_PRESETS = sorted(PRESETS)
+ALL_PRESETS = sorted(FOUR_PLAYER_PRESETS)
 COINCHE_PRESETS = [p for p in ALL_PRESETS if get_rules(p).family != "classic"]
 FFB = get_rules("ffb")
 

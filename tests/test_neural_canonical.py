@@ -39,9 +39,10 @@ from coinche_rl.agents.neural import canonical as C
 from coinche_rl.envs import observation as O
 from coinche_rl.envs.kernels import ObservationEncoder
 from coinche_rl.game import Deal, deal_hands
+from coinche_rl.rules import FOUR_PLAYER_PRESETS
 from coinche_rl.rules import PRESETS, card_points_table, get_rules
 
-PRESET_NAMES = sorted(PRESETS)
+PRESET_NAMES = sorted(FOUR_PLAYER_PRESETS)
 ALL_PI = [tuple(p) for p in itertools.permutations(range(4))]
 IDENTITY = (0, 1, 2, 3)
 NT, AT = 4, 5

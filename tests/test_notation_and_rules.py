@@ -4,6 +4,7 @@ vector, and Deal construction errors."""
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import numpy as np
 import pytest
@@ -103,7 +104,7 @@ def test_parse_action_accepted(text, action):
 
 
 def test_action_ids_and_encoding():
-    assert A.N_ACTIONS == 118
+    assert A.N_ACTIONS == 120
     assert (A.CAPOT_BASE, A.COINCHE, A.SURCOINCHE, A.CARD_BASE, A.TAKE) == (67, 73, 74, 75, 107)
     assert A.bid_action(100, 1) == 14
     for a in (-1, A.N_ACTIONS):
@@ -291,7 +292,8 @@ def test_params_vector_defaults():
                 R.P_AT_TABLE: R.AT_TABLE_NAMES.index("ffb"), R.P_GENERALE_BONUS: 0,
                 R.P_PLAY_RULES: R.PLAY_OVERTRUMP_PARTNER, R.P_ROUNDING: 1,
                 R.P_TARGET: 1000, R.P_SHUFFLE: 1,
-                R.P_BID_LADDER: 0b111111111}      # 80..160 by 10: value indices 0..8
+                R.P_BID_LADDER: 0b111111111,      # 80..160 by 10: value indices 0..8
+                R.P_LITIGE: 0, R.P_BELOTE: 1, R.P_HAND_CARDS: 1}
     assert len(expected) == R.N_PARAMS
     for slot, v in expected.items():
         assert p[slot] == v, slot
@@ -322,7 +324,48 @@ def test_params_vector_slots_distinct():
                   generale_bonus=350, must_undertrump=True, overtrump_partner=False,
                   rounding="none", target=501, shuffle_between_deals=False)
     diff = params_vector(r) != params_vector(get_rules("ffb"))
-    assert set(np.flatnonzero(~diff).tolist()) == {R.P_FAMILY, R.P_DECLARATIONS}
+    # the family and its two-player switches (tested below) stay
+    assert set(np.flatnonzero(~diff).tolist()) == {R.P_FAMILY, R.P_DECLARATIONS, R.P_LITIGE,
+                                                   R.P_BELOTE, R.P_HAND_CARDS}
+
+
+def test_params_vector_of_each_family():
+    assert [params_vector(get_rules(n))[R.P_FAMILY] for n in ("ffb", "classic", "belote_a_deux")] \
+        == [R.FAMILY_COINCHE, R.FAMILY_CLASSIC, R.FAMILY_TWO]
+    assert params_vector(get_rules("classic"))[R.P_LITIGE] == 1
+    p = params_vector(get_rules("belote_decouverte", litige=True, belote=True))
+    assert (p[R.P_LITIGE], p[R.P_BELOTE], p[R.P_HAND_CARDS], p[R.P_DECLARATIONS]) == (1, 1, 0, 0)
+
+
+@pytest.mark.parametrize("overrides, message", [
+    (dict(strains="suits_nt_at"), "family='two' needs strains='suits'"),
+    (dict(rounding="nearest10"), "family='two' needs rounding='none'"),
+    (dict(optional_belote=True), "family='two' needs optional_belote=False"),
+    (dict(min_bid=90), "the two prise has no bids"),
+    (dict(shuffle_between_deals=False), "family='two' needs shuffle_between_deals=True"),
+])
+def test_two_player_rule_sets_refuse_four_player_options(overrides, message):
+    with pytest.raises(InvalidRulesError, match=re.escape(message)):
+        get_rules("belote_a_deux", **overrides)
+
+
+@pytest.mark.parametrize("preset, overrides, message", [
+    ("ffb", dict(belote=False), "belote=False needs family='two'"),
+    ("classic", dict(hand_cards=False), "hand_cards=False needs family='two'"),
+    ("ffb", dict(litige=True), "the coinche family has no litige"),
+    ("classic", dict(litige=False), "the classic family always has litige"),
+])
+def test_two_player_options_need_the_two_family(preset, overrides, message):
+    with pytest.raises(InvalidRulesError, match=re.escape(message)):
+        get_rules(preset, **overrides)
+
+
+def test_four_player_apis_refuse_two_player_rules():
+    from coinche_rl.game import Deal, Match
+    for make in (lambda: Deal("belote_a_deux"), lambda: Match("belote_decouverte"),
+                 lambda: Deal.from_state("belote_a_deux", Deal("ffb", seed=1).state)):
+        with pytest.raises(InvalidRulesError, match="belote for two players"):
+            make()
 
 
 def test_card_points_tables():

@@ -31,6 +31,7 @@ from coinche_rl.agents.random_agent import RandomAgent
 from coinche_rl.cards import parse_hand
 from coinche_rl.envs.kernels import public_state
 from coinche_rl.game import Deal
+from coinche_rl.rules import FOUR_PLAYER_PRESETS
 from coinche_rl.rules import PRESETS, get_rules, params_vector
 
 from test_infoset import actors, compare_in_other_worlds, random_trace
@@ -97,7 +98,7 @@ def test_bot_ids_names_and_the_registry():
         deal_states("ffb", -1)
 
 
-@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize("preset", sorted(FOUR_PLAYER_PRESETS))
 def test_python_agents_and_play_deals_make_the_same_deal(preset):
     """play_deal (Python agents on the public state) == play_deals (numba, raw state)."""
     rng = np.random.default_rng(sum(map(ord, preset)))
@@ -117,7 +118,7 @@ def test_python_agents_and_play_deals_make_the_same_deal(preset):
         assert result.scores == tuple(int(x) for x in states[0, E.S_SCORE:E.S_SCORE + 2])
 
 
-@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize("preset", sorted(FOUR_PLAYER_PRESETS))
 def test_every_action_is_legal_and_every_deal_ends(preset):
     P = params_vector(get_rules(preset))
     n = 300
@@ -191,7 +192,7 @@ def same_bot_actions(b, a_now, seat):
         assert act(b, bot, seed=seat) == x
 
 
-@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize("preset", sorted(FOUR_PLAYER_PRESETS))
 def test_no_leak_the_action_depends_only_on_what_the_seat_knows(preset):
     rng = np.random.default_rng(500 + sum(map(ord, preset)))
     differing = 0

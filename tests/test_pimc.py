@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from coinche_rl import engine as E
-from coinche_rl.actions import (BELOTE, BID_BASE, CARD_BASE, COINCHE, DECLARE, NO_BELOTE,
+from coinche_rl.actions import (N_ACTIONS, BELOTE, BID_BASE, CARD_BASE, COINCHE, DECLARE, NO_BELOTE,
                                 NO_DECLARE, PASS, bid_action, parse_action)
 from coinche_rl.agents import PlayerView, make_agent, play_deal
 from coinche_rl.agents.base import PRIVATE_ACTIONS
@@ -19,13 +19,14 @@ from coinche_rl.agents.sampler import WorldSampler
 from coinche_rl.cards import parse_card, parse_hand
 from coinche_rl.envs.kernels import public_state
 from coinche_rl.game import Deal
+from coinche_rl.rules import FOUR_PLAYER_PRESETS
 from coinche_rl.rules import PRESETS, get_rules
 from coinche_rl.solver import Solver
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 #: every preset, and rule sets with both private choices (and their declaration options)
-RULESETS = [get_rules(p) for p in PRESETS] + [
+RULESETS = [get_rules(p) for p in FOUR_PLAYER_PRESETS] + [
     get_rules("ffb_sa_ta", optional_declare=True, optional_belote=True, name="ffb_sa_ta"),
     get_rules("ffb", optional_declare=True, optional_belote=True, carre_low_cancels=True,
               declarations_share_cards=True),
@@ -243,7 +244,7 @@ def _stream_of(agent, k):
 
 
 def test_choose_action_breaks_ties_toward_the_cheapest_card():
-    sums = np.zeros(118, dtype=np.int64)
+    sums = np.zeros(N_ACTIONS, dtype=np.int64)
     hearts = 1
     AH, TH, KH, SEVEN_S, EIGHT_D, NINE_H, JH = (parse_action(x) for x in
                                                ("AH", "TH", "KH", "7S", "8D", "9H", "JH"))

@@ -6,17 +6,22 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from coinche_rl.rules import PRESET_SOURCES, PRESETS, get_rules, presets_markdown
+from coinche_rl.rules import (FAMILY_PRESETS, FOUR_PLAYER_PRESETS, PRESET_SOURCES, PRESETS, get_rules,
+                              presets_markdown)
 from coinche_rl.simulate import simulate_deals
 
 ROOT = Path(__file__).resolve().parents[1]
 EXPECTED = {"ffb", "ffb_sa_ta", "funbelote", "coinche_x3", "ludiclub_coinche", "ludiclub_contree",
             "colver", "classic", "classic_declarations", "vip_classic"}
+#: the two-player family (RULES.md §12; tests/test_two_player*.py play them)
+EXPECTED_TWO = {"belote_a_deux", "belote_decouverte"}
 
 
 def test_every_preset_of_the_rule_book_exists_with_a_source():
-    assert set(PRESETS) == EXPECTED
-    assert set(PRESET_SOURCES) == EXPECTED
+    assert set(PRESETS) == EXPECTED | EXPECTED_TWO
+    assert set(PRESET_SOURCES) == EXPECTED | EXPECTED_TWO
+    assert set(FOUR_PLAYER_PRESETS) == EXPECTED
+    assert set(FAMILY_PRESETS["two"]) == EXPECTED_TWO
 
 
 def test_docs_preset_table_is_up_to_date():

@@ -20,10 +20,10 @@ from coinche_rl.cards import (FULL_DECK, cards_of, format_card, format_hand, mas
                               parse_card, parse_hand, popcount)
 from coinche_rl.game import Deal, Match
 from coinche_rl.records import deal_to_record, match_to_record, replay_deal, replay_match
-from coinche_rl.rules import AT, NT, PRESETS as ALL_PRESETS, get_rules
+from coinche_rl.rules import AT, NT, FOUR_PLAYER_PRESETS as ALL_PRESETS, get_rules
 from coinche_rl.simulate import random_play_phase, random_playouts, simulate_deals
 
-PRESETS = tuple(ALL_PRESETS)     # every preset of RULES.md §10
+PRESETS = tuple(ALL_PRESETS)     # every four-player preset of RULES.md §10
 #: rule sets under which every strain of the set is forced with ``with_contract``
 STRAIN_RULES = {
     "ffb": get_rules("ffb"),

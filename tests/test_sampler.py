@@ -32,6 +32,7 @@ from coinche_rl.agents.sampler import (NoConsistentWorld, SamplerError, WorldSam
 from coinche_rl.cards import parse_card, parse_hand, popcount
 from coinche_rl.envs.infoset import ALL_CARDS, information_set
 from coinche_rl.game import Deal
+from coinche_rl.rules import FOUR_PLAYER_PRESETS
 from coinche_rl.rules import PRESETS, get_rules
 
 from test_infoset import random_trace as infoset_trace
@@ -40,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from bench_lib import sampler_throughput  # noqa: E402  (the benchmark helper, out of the library)
 
 S, H, D, C, NT, AT = range(6)
-ALL_PRESETS = list(PRESETS)
+ALL_PRESETS = list(FOUR_PLAYER_PRESETS)
 
 
 # ------------------------------------------------------------------ helpers

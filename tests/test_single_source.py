@@ -19,6 +19,7 @@ from coinche_rl import cards, engine as E, inference, rules as R
 from coinche_rl.agents import evaluation, numba_bots, pimc, sampler
 from coinche_rl.envs import infoset, kernels
 from coinche_rl.cards import parse_hand
+from coinche_rl.rules import FOUR_PLAYER_PRESETS
 from coinche_rl.rules import PRESETS, card_points_table, get_rules, params_vector
 
 from oracles import written_out_inference
@@ -394,7 +395,7 @@ def test_infer_play_is_the_negation_of_legality(preset, overrides):
 WRITTEN_OUT_OPTIONS = R.PLAY_MUST_UNDERTRUMP | R.PLAY_OVERTRUMP_PARTNER
 
 
-@pytest.mark.parametrize("preset", [p for p in sorted(PRESETS)
+@pytest.mark.parametrize("preset", [p for p in sorted(FOUR_PLAYER_PRESETS)
                                     if R.play_rules_word(PRESETS[p]) & ~WRITTEN_OUT_OPTIONS == 0])
 @pytest.mark.parametrize("overrides", [{}, {"must_undertrump": True}, {"overtrump_partner": False},
                                        {"must_undertrump": True, "overtrump_partner": False}])

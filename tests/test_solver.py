@@ -23,6 +23,7 @@ import pytest
 from coinche_rl import engine as E
 from coinche_rl import solver as SV
 from coinche_rl.game import Deal
+from coinche_rl.rules import FOUR_PLAYER_PRESETS
 from coinche_rl.rules import PRESETS, get_rules, params_vector
 
 BUF = np.zeros(E.N_ACTIONS, dtype=np.uint8)
@@ -163,7 +164,7 @@ def test_card_ids_keep_suits_and_order():
 
 
 # ------------------------------------------------------------------ brute force
-@pytest.mark.parametrize("preset", list(PRESETS))
+@pytest.mark.parametrize("preset", list(FOUR_PLAYER_PRESETS))
 def test_small_endings_equal_brute_force(preset):
     """Every legal move's exact value (both objectives, both teams) on random positions
     with 4 to 12 cards left, mid-trick included, equals a plain minimax over the engine."""
@@ -224,7 +225,7 @@ def test_forced_capot_and_generale():
 
 
 # ------------------------------------------------------------------ consistency on big positions
-@pytest.mark.parametrize("preset", list(PRESETS))
+@pytest.mark.parametrize("preset", list(FOUR_PLAYER_PRESETS))
 def test_root_values_equal_independent_solves(preset):
     """Each root move's value equals a fresh solve (another solver) of the position
     after it, and the root value is the best of them; 13 to 20 cards left."""
@@ -319,7 +320,7 @@ def _outcome(S, X, W):
     return raw
 
 
-@pytest.mark.parametrize("preset", list(PRESETS))
+@pytest.mark.parametrize("preset", list(FOUR_PLAYER_PRESETS))
 def test_objective_map_matches_the_engine(preset):
     """f(E) built from synthetic finished deals equals the engine's final value of real
     random playouts (declarations, belote and their choices included), and is
@@ -344,7 +345,7 @@ def test_objective_map_matches_the_engine(preset):
             assert W[SV.W_MAP + vec * SV.DOM + e + 1] == final_value(out, objective, X), (preset, k)
 
 
-@pytest.mark.parametrize("preset", list(PRESETS))
+@pytest.mark.parametrize("preset", list(FOUR_PLAYER_PRESETS))
 def test_objective_map_is_non_decreasing_for_every_contract(preset):
     """f(E) is non-decreasing for every strain, contract value (capot included), coinche
     level and taker, both objectives and teams: the solver's fast path is the one taken
