@@ -248,6 +248,9 @@ def carre_key(rank: int, strain: int) -> int:
 
 (SEQ_POINTS, SEQ_KEY, SEQ_USED,
  SEQ_POINTS_SHARE, SEQ_KEY_SHARE, SEQ_USED_SHARE) = _build_sequence_tables()
+#: ``RUN_POINTS[length]``: points of one run of ``length`` cards (0..8) declared as one
+#: declaration (tierce 20, cinquante 50, cent 100 for 5 or more)
+RUN_POINTS = np.array([sequence_points(n) for n in range(9)], dtype=np.int64)
 #: ``CARRE_PTS[strain, rank]`` and ``CARRE_KEYS[strain, rank]`` (0 for 7s and 8s)
 CARRE_PTS = np.array([[carre_points(r, s) for r in range(8)] for s in range(N_STRAINS)],
                      dtype=np.int64)

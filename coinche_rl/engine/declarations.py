@@ -1,5 +1,6 @@
 """Declarations and belote (RULES.md §5): the best combination of one hand
-(:func:`hand_declarations`), whether a seat has something to declare
+(:func:`hand_declarations`), the best single declaration of one player's cards (belote
+for two players: :func:`best_single_declaration`), whether a seat has something to declare
 (:func:`has_declaration`), which team scores them (:func:`resolve_declarations`), and
 the belotes a hand holds (:func:`belote_pairs`).
 """
@@ -10,8 +11,8 @@ from numba import njit
 
 from ..cards import BELOTE_PAIRS
 from ..rules import (AT, CARRE_KEYS, CARRE_PTS, NT, N_SEATS, N_TEAMS, P_CARRE_LOW_CANCELS,
-                     P_DECLARATIONS, SEQ_KEY, SEQ_KEY_SHARE, SEQ_POINTS, SEQ_POINTS_SHARE,
-                     SEQ_USED, SEQ_USED_SHARE, team)
+                     P_DECLARATIONS, RUN_POINTS, SEQ_KEY, SEQ_KEY_BASE, SEQ_KEY_SHARE,
+                     SEQ_POINTS, SEQ_POINTS_SHARE, SEQ_USED, SEQ_USED_SHARE, team)
 from .bits import kernel, lowest_card
 from .layout import (DECL_NOBODY, S_DECLARED, S_DECL_KEY, S_DECL_LOW, S_DECL_PTS,
                      S_DECL_WINNER, S_TEAM_DECL)
@@ -92,6 +93,39 @@ def hand_declarations(hand, strain, share):
             best_key = key
             best_used = used
     return best_pts, best_key, best_used, low
+
+
+@kernel
+def best_single_declaration(h, strain):
+    """``(points, key, cards)`` of the strongest single declaration among the cards ``h``
+    (RULES.md §5 ranking: carrés by points then rank, then runs by length, top card and
+    trump), ``(0, 0, 0)`` when there is none. A run counts whole (an 8-card run is one
+    cent); carrés of 7s and 8s are no declaration. Belote for two players declares only
+    this one (docs/two_player.md)."""
+    best_pts = 0
+    best_key = 0
+    best_cards = 0
+    carres = h & (h >> 8) & (h >> 16) & (h >> 24) & 0xFF
+    while carres:
+        r = lowest_card(carres)
+        carres &= carres - 1
+        if CARRE_PTS[strain, r] > 0 and CARRE_KEYS[strain, r] > best_key:
+            best_pts = CARRE_PTS[strain, r]
+            best_key = CARRE_KEYS[strain, r]
+            best_cards = 0x01010101 << r
+    for s in range(4):
+        k = SEQ_KEY_SHARE[(h >> (8 * s)) & 0xFF]       # the longest run, then the highest
+        if k == 0:
+            continue
+        if s == strain:
+            k += 1
+        if k > best_key:
+            length = (k - SEQ_KEY_BASE) >> 5
+            top = ((k - SEQ_KEY_BASE) & 31) >> 1
+            best_key = k
+            best_pts = RUN_POINTS[length]
+            best_cards = (((1 << length) - 1) << (top - length + 1)) << (8 * s)
+    return best_pts, best_key, best_cards
 
 
 @kernel

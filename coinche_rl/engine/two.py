@@ -1,0 +1,524 @@
+"""Belote for two players (the ``two`` family, RULES.md §12; conventions and decisions in
+``docs/two_player.md``): one deal as a fixed-size int64 vector ``T`` and the kernels
+that step it.
+
+The rule clauses the families share come from the four-player kernels: card order and
+points (:mod:`coinche_rl.rules` tables), trick-taking (:func:`.play.beats`), the
+card-play obligations (:func:`.play.card_play_rule`, called with no partner) and the
+declarations (:func:`.declarations.best_single_declaration`). What is the family's own:
+the deal (a hand plus stacks on the table, or stacks only), the two-round prise between
+two players, the exchange of the 7 of trump, the reveal of face-down cards, and the
+scoring (82 to make).
+
+Slots ``T_*`` (offsets derived from :data:`TWO_LAYOUT`; masks are 32-bit card masks):
+
+=======================  ====  =========================================================
+slot                     size  meaning
+=======================  ====  =========================================================
+``T_HAND``               2     cards in each player's hand
+``T_UP``                 2     each player's face-up table cards (all playable)
+``T_DOWN``               2     each player's face-down table cards (unknown to both)
+``T_STACK_UP``           16    ``[player * 8 + k]``: the face-up card dealt on stack k
+                               (-1: no stack)
+``T_STACK_DOWN``         16    the face-down card dealt under it (-1: none, the bergère)
+``T_DEALER``             1     the dealer
+``T_PHASE``              1     ``PRISE`` 0, ``PLAY`` 1, ``DONE`` 2, ``EXCHANGE`` 3
+``T_CUR``                1     the player to act (-1 when done)
+``T_ROUND``              1     prise round (1 or 2)
+``T_N_PRISE``            1     prise actions so far (0..4)
+``T_PRISE``              4     the prise actions in order
+``T_RETOURNE``           1     the turned-up card
+``T_TRUMP``              1     the trump suit (-1 before the prise ends)
+``T_TAKER``              1     the taker (-1)
+``T_EXCHANGE``           1     -1 not offered, 0 kept, 1 exchanged
+``T_VOID``               1     1 when both passed twice
+``T_DECK``               32    the 32 cards in dealing order
+``T_TRICK_NO``           1     current trick 0..15
+``T_LEADER``             1     leader of the current trick
+``T_TRICK_N``            1     cards in the current trick (0 or 1)
+``T_WIN_CARD``           1     the card led (the one to beat)
+``T_PLAYED``             1     mask of the cards played
+``T_POINTS``             2     card points won (with the dix de der)
+``T_TRICKS``             2     tricks won
+``T_DECL_PTS``           2     each player's best single declaration (points)
+``T_DECL_KEY``           2     its sort key (0: none)
+``T_DECL_CARDS``         2     its cards
+``T_DECL_WINNER``        1     -2 unresolved, -1 nobody, else the player who scores it
+``T_BELOTE_OWNER``       1     the player owning trump K + Q (-1: nobody or no belote)
+``T_BELOTE``             2     belote points credited
+``T_CARD_POINTS``        2     final card points (252 for a capot)
+``T_CAPOT``              1     the player who won all 16 tricks (-1)
+``T_MADE``               1     -1 unscored, 0 failed, 1 made, 2 litige
+``T_LITIGE``             1     points held aside on a litige
+``T_SCORE``              2     the deal's score per player
+``T_TRICK_LEADERS``      16    leader of each trick
+``T_TRICK_WINNERS``      16    winner of each trick (-1 until played)
+``T_PLAYS``              32    cards in the order played
+=======================  ====  =========================================================
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..actions import CARD_BASE, EXCHANGE, NAME_BASE, NO_EXCHANGE, N_ACTIONS, PASS, TAKE
+from ..cards import BELOTE_PAIRS, N_CARDS
+from ..rules import (ABOVE, ALL_CARD_POINTS, BELOTE_POINTS, CAPOT_POINTS, DEAL_POINTS,
+                     DIX_DE_DER, P_BELOTE, P_DECLARATIONS, P_HAND_CARDS, P_LITIGE)
+from .bits import kernel, lowest_card, nth_card, popcount, rng_below, rng_seed, shuffle
+from .declarations import best_single_declaration
+from .play import beats, card_play_rule
+
+#: the family's dimensions
+N_PLAYERS = 2
+N_TRICKS_TWO = 16
+#: stacks per player (the most a preset deals: belote découverte's 8)
+N_STACKS = 8
+#: a contract is made with this many card points (dix de der included)
+TWO_CONTRACT = 82
+#: the 7 of each suit (rank 0)
+_SEVEN_RANK = 0
+
+PRISE, PLAY, DONE, EXCHANGE_PHASE = 0, 1, 2, 3
+NO_PLAYER = -1
+NO_CARD = -1
+DECL_UNRESOLVED = -2
+DECL_NOBODY = -1
+MADE_UNSCORED, MADE_FAILED, MADE_MADE, MADE_LITIGE = -1, 0, 1, 2
+
+TWO_LAYOUT = (
+    ("T_HAND", N_PLAYERS), ("T_UP", N_PLAYERS), ("T_DOWN", N_PLAYERS),
+    ("T_STACK_UP", N_PLAYERS * N_STACKS), ("T_STACK_DOWN", N_PLAYERS * N_STACKS),
+    ("T_DEALER", 1), ("T_PHASE", 1), ("T_CUR", 1), ("T_ROUND", 1), ("T_N_PRISE", 1),
+    ("T_PRISE", 4), ("T_RETOURNE", 1), ("T_TRUMP", 1), ("T_TAKER", 1), ("T_EXCHANGE", 1),
+    ("T_VOID", 1), ("T_DECK", N_CARDS), ("T_TRICK_NO", 1), ("T_LEADER", 1),
+    ("T_TRICK_N", 1), ("T_WIN_CARD", 1), ("T_PLAYED", 1), ("T_POINTS", N_PLAYERS),
+    ("T_TRICKS", N_PLAYERS), ("T_DECL_PTS", N_PLAYERS), ("T_DECL_KEY", N_PLAYERS),
+    ("T_DECL_CARDS", N_PLAYERS), ("T_DECL_WINNER", 1), ("T_BELOTE_OWNER", 1),
+    ("T_BELOTE", N_PLAYERS), ("T_CARD_POINTS", N_PLAYERS), ("T_CAPOT", 1), ("T_MADE", 1),
+    ("T_LITIGE", 1), ("T_SCORE", N_PLAYERS), ("T_TRICK_LEADERS", N_TRICKS_TWO),
+    ("T_TRICK_WINNERS", N_TRICKS_TWO), ("T_PLAYS", N_CARDS),
+)
+
+
+def _offsets(layout):
+    out, k = {}, 0
+    for name, size in layout:
+        out[name] = k
+        k += size
+    return out, k
+
+
+TWO_OFFSETS, TWO_STATE_SIZE = _offsets(TWO_LAYOUT)
+globals().update(TWO_OFFSETS)
+
+#: card points of the suit contracts: ``_POINTS[strain, card]`` (the AT table is unused)
+_POINTS = ALL_CARD_POINTS[0]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def other(player):
+    """The other player."""
+    return 1 - player
+
+
+# ----------------------------------------------------------------------------- the deal
+@kernel
+def two_reset(T, P, deck, dealer):
+    """Start a deal from ``deck`` (int64[32], dealing order) dealt by ``dealer``: the
+    cards dealt before the prise (docs/two_player.md), the prise begins."""
+    for k in range(TWO_STATE_SIZE):
+        T[k] = 0
+    for k in range(N_PLAYERS * N_STACKS):
+        T[T_STACK_UP + k] = NO_CARD
+        T[T_STACK_DOWN + k] = NO_CARD
+    for k in range(N_TRICKS_TWO):
+        T[T_TRICK_LEADERS + k] = NO_PLAYER
+        T[T_TRICK_WINNERS + k] = NO_PLAYER
+    for k in range(N_CARDS):
+        T[T_DECK + k] = deck[k]
+        T[T_PLAYS + k] = NO_CARD
+    for k in range(4):
+        T[T_PRISE + k] = -1
+    n = other(dealer)
+    T[T_DEALER] = dealer
+    T[T_PHASE] = PRISE
+    T[T_CUR] = n
+    T[T_ROUND] = 1
+    T[T_TRUMP] = -1
+    T[T_TAKER] = NO_PLAYER
+    T[T_EXCHANGE] = -1
+    T[T_WIN_CARD] = NO_CARD
+    T[T_LEADER] = n
+    T[T_DECL_WINNER] = DECL_UNRESOLVED
+    T[T_BELOTE_OWNER] = NO_PLAYER
+    T[T_CAPOT] = NO_PLAYER
+    T[T_MADE] = MADE_UNSCORED
+    if P[P_HAND_CARDS]:
+        for i in range(12):
+            p = n if (i // 3) % 2 == 0 else dealer
+            T[T_HAND + p] |= np.int64(1) << deck[i]
+        T[T_RETOURNE] = deck[12]
+    else:
+        for k in range(N_STACKS):
+            _stack(T, n, k, deck[16 + k], deck[k])
+            _stack(T, dealer, k, deck[24 + k], deck[8 + k])
+        T[T_RETOURNE] = deck[31]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _stack(T, p, k, up, down):
+    """Lay stack ``k`` of player ``p``: face-up card ``up`` on face-down ``down`` (-1:
+    nothing under it)."""
+    T[T_STACK_UP + N_STACKS * p + k] = up
+    T[T_STACK_DOWN + N_STACKS * p + k] = down
+    T[T_UP + p] |= np.int64(1) << up
+    if down >= 0:
+        T[T_DOWN + p] |= np.int64(1) << down
+
+
+@kernel
+def _deal_the_rest(T, P):
+    """After the prise (and the exchange): the taker gets the retourne (or the 7), then
+    the hands' last cards, the stacks and the bergère (``belote_a_deux``); then the play
+    begins."""
+    taker = T[T_TAKER]
+    if P[P_HAND_CARDS]:
+        dealer = T[T_DEALER]
+        n = other(dealer)
+        o = other(taker)
+        ret = T[T_RETOURNE]
+        if T[T_EXCHANGE] == 1:
+            seven = T[T_TRUMP] * 8 + _SEVEN_RANK
+            T[T_HAND + o] ^= (np.int64(1) << seven) | (np.int64(1) << ret)
+            T[T_HAND + taker] |= np.int64(1) << seven
+        else:
+            T[T_HAND + taker] |= np.int64(1) << ret
+        for i in range(3):
+            T[T_HAND + n] |= np.int64(1) << T[T_DECK + 13 + i]
+            T[T_HAND + dealer] |= np.int64(1) << T[T_DECK + 16 + i]
+        for k in range(3):
+            _stack(T, n, k, T[T_DECK + 25 + k], T[T_DECK + 19 + k])
+            _stack(T, dealer, k, T[T_DECK + 28 + k], T[T_DECK + 22 + k])
+        _stack(T, o, 3, T[T_DECK + 31], NO_CARD)
+    _start_play(T, P)
+
+
+@kernel
+def _start_play(T, P):
+    """The play begins: the non-dealer leads; declarations (each player's best single
+    one from hand and face-up cards) and the belote's owner are fixed."""
+    trump = T[T_TRUMP]
+    n = other(T[T_DEALER])
+    T[T_PHASE] = PLAY
+    T[T_CUR] = n
+    T[T_LEADER] = n
+    T[T_TRICK_LEADERS] = n
+    if P[P_DECLARATIONS]:
+        for p in range(N_PLAYERS):
+            pts, key, cards = best_single_declaration(T[T_HAND + p] | T[T_UP + p], trump)
+            T[T_DECL_PTS + p] = pts
+            T[T_DECL_KEY + p] = key
+            T[T_DECL_CARDS + p] = cards
+    if P[P_BELOTE]:
+        kq = BELOTE_PAIRS[trump]
+        for p in range(N_PLAYERS):
+            if (T[T_HAND + p] | T[T_UP + p] | T[T_DOWN + p]) & kq == kq:
+                T[T_BELOTE_OWNER] = p
+
+
+# ----------------------------------------------------------------------------- legality
+@njit(cache=True, _nrt=False, inline="always")
+def playable_cards(T, p):
+    """The cards player ``p`` could play with no obligation: his hand and his face-up
+    table cards."""
+    return T[T_HAND + p] | T[T_UP + p]
+
+
+@kernel
+def two_legal_cards(T):
+    """Mask of the cards the player to act may play (RULES.md §12: §6 with no partner);
+    0 outside the play."""
+    if T[T_PHASE] != PLAY:
+        return 0
+    p = T[T_CUR]
+    cards = playable_cards(T, p)
+    if T[T_TRICK_N] == 0:
+        return cards
+    w = T[T_WIN_CARD]
+    strain = T[T_TRUMP]
+    return card_play_rule(cards, w >> 3, w, ABOVE[strain, w], False, strain, 0)[0]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _holds_trump_seven(T, p):
+    return (T[T_HAND + p] >> (T[T_TRUMP] * 8 + _SEVEN_RANK)) & 1 == 1
+
+
+@kernel
+def two_legal_mask(T, P, out):
+    """``out`` (uint8[N_ACTIONS]) := 1 for each legal action of the player to act."""
+    for a in range(N_ACTIONS):
+        out[a] = 0
+    phase = T[T_PHASE]
+    if phase == PRISE:
+        out[PASS] = 1
+        if T[T_ROUND] == 1:
+            out[TAKE] = 1
+        else:
+            rs = T[T_RETOURNE] >> 3
+            for s in range(4):
+                if s != rs:
+                    out[NAME_BASE + s] = 1
+    elif phase == EXCHANGE_PHASE:
+        out[EXCHANGE] = 1
+        out[NO_EXCHANGE] = 1
+    elif phase == PLAY:
+        m = two_legal_cards(T)
+        while m:
+            c = lowest_card(m)
+            m &= m - 1
+            out[CARD_BASE + c] = 1
+
+
+@kernel
+def two_is_legal(T, P, a):
+    """True when action ``a`` is legal for the player to act."""
+    phase = T[T_PHASE]
+    if phase == PRISE:
+        if a == PASS:
+            return True
+        if T[T_ROUND] == 1:
+            return a == TAKE
+        return NAME_BASE <= a < NAME_BASE + 4 and a - NAME_BASE != (T[T_RETOURNE] >> 3)
+    if phase == EXCHANGE_PHASE:
+        return a == EXCHANGE or a == NO_EXCHANGE
+    if phase == PLAY:
+        if not CARD_BASE <= a < CARD_BASE + N_CARDS:
+            return False
+        return (two_legal_cards(T) >> (a - CARD_BASE)) & 1 == 1
+    return False
+
+
+# ------------------------------------------------------------------------------ actions
+@kernel
+def two_apply(T, P, a):
+    """Apply the legal action ``a`` of the player to act (legality is the caller's:
+    :func:`two_is_legal`)."""
+    phase = T[T_PHASE]
+    if phase == PRISE:
+        _apply_prise(T, P, a)
+    elif phase == EXCHANGE_PHASE:
+        T[T_EXCHANGE] = 1 if a == EXCHANGE else 0
+        _deal_the_rest(T, P)
+    else:
+        two_play_card(T, P, a - CARD_BASE)
+
+
+@kernel
+def _apply_prise(T, P, a):
+    p = T[T_CUR]
+    T[T_PRISE + T[T_N_PRISE]] = a
+    T[T_N_PRISE] += 1
+    if a == PASS:
+        dealer = T[T_DEALER]
+        if p != dealer:
+            T[T_CUR] = dealer
+        elif T[T_ROUND] == 1:
+            T[T_ROUND] = 2
+            T[T_CUR] = other(dealer)
+        else:
+            T[T_VOID] = 1
+            T[T_PHASE] = DONE
+            T[T_CUR] = NO_PLAYER
+            T[T_MADE] = MADE_UNSCORED
+        return
+    T[T_TAKER] = p
+    T[T_TRUMP] = (T[T_RETOURNE] >> 3) if a == TAKE else a - NAME_BASE
+    o = other(p)
+    if P[P_HAND_CARDS] and a == TAKE and _holds_trump_seven(T, o):
+        T[T_PHASE] = EXCHANGE_PHASE
+        T[T_CUR] = o
+        return
+    if P[P_HAND_CARDS]:
+        _deal_the_rest(T, P)
+    else:
+        _start_play(T, P)
+
+
+@kernel
+def two_play_card(T, P, c):
+    """Play card ``c`` (legal) for the player to act; a trick is collected when
+    complete (its face-down cards revealed, belote and declarations credited, the deal
+    scored after the 16th)."""
+    p = T[T_CUR]
+    bit = np.int64(1) << c
+    if T[T_HAND + p] & bit:
+        T[T_HAND + p] ^= bit
+    else:
+        T[T_UP + p] ^= bit
+    T[T_PLAYED] |= bit
+    t = T[T_TRICK_NO]
+    T[T_PLAYS + 2 * t + T[T_TRICK_N]] = c
+    if T[T_TRICK_N] == 0:
+        T[T_WIN_CARD] = c
+        T[T_TRICK_N] = 1
+        T[T_CUR] = other(p)
+        return
+    strain = T[T_TRUMP]
+    lead = T[T_WIN_CARD]
+    leader = T[T_LEADER]
+    winner = p if beats(c, lead, strain) else leader
+    pts = _POINTS[strain, c] + _POINTS[strain, lead]
+    if t == N_TRICKS_TWO - 1:
+        pts += DIX_DE_DER
+    T[T_POINTS + winner] += pts
+    T[T_TRICKS + winner] += 1
+    T[T_TRICK_WINNERS + t] = winner
+    _reveal(T, leader, lead)
+    _reveal(T, p, c)
+    owner = T[T_BELOTE_OWNER]
+    if owner >= 0 and T[T_BELOTE + owner] == 0:
+        kq = BELOTE_PAIRS[strain]
+        if T[T_PLAYED] & kq == kq:
+            T[T_BELOTE + owner] = BELOTE_POINTS
+    if t == 0:
+        _resolve_declarations(T, P)
+    T[T_TRICK_N] = 0
+    T[T_WIN_CARD] = NO_CARD
+    if t == N_TRICKS_TWO - 1:
+        T[T_TRICK_NO] = N_TRICKS_TWO
+        two_score(T, P)
+        return
+    T[T_TRICK_NO] = t + 1
+    T[T_LEADER] = winner
+    T[T_TRICK_LEADERS + t + 1] = winner
+    T[T_CUR] = winner
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _reveal(T, p, c):
+    """The trick with ``p``'s card ``c`` is collected: the face-down card ``c`` covered
+    (if any) is turned face up."""
+    for k in range(N_STACKS):
+        if T[T_STACK_UP + N_STACKS * p + k] == c:
+            d = T[T_STACK_DOWN + N_STACKS * p + k]
+            if d >= 0:
+                T[T_DOWN + p] ^= np.int64(1) << d
+                T[T_UP + p] |= np.int64(1) << d
+            return
+
+
+@kernel
+def _resolve_declarations(T, P):
+    """The first trick is complete: the better single declaration scores (equal keys:
+    neither)."""
+    k0 = T[T_DECL_KEY]
+    k1 = T[T_DECL_KEY + 1]
+    if not P[P_DECLARATIONS] or k0 == k1:
+        T[T_DECL_WINNER] = DECL_NOBODY
+    else:
+        T[T_DECL_WINNER] = 0 if k0 > k1 else 1
+
+
+@kernel
+def two_score(T, P):
+    """Score the finished deal (docs/two_player.md, Scoring) into ``T_SCORE``."""
+    taker = T[T_TAKER]
+    o = other(taker)
+    cp0 = T[T_POINTS]
+    cp1 = T[T_POINTS + 1]
+    T[T_CARD_POINTS] = cp0
+    T[T_CARD_POINTS + 1] = cp1
+    for p in range(N_PLAYERS):
+        if T[T_TRICKS + p] == N_TRICKS_TWO:
+            T[T_CAPOT] = p
+            T[T_CARD_POINTS + p] = CAPOT_POINTS
+    w = T[T_DECL_WINNER]
+    decl = T[T_DECL_PTS + w] if w >= 0 else 0
+    tp = T[T_CARD_POINTS + taker]
+    if tp >= TWO_CONTRACT:
+        T[T_MADE] = MADE_MADE
+        for p in range(N_PLAYERS):
+            T[T_SCORE + p] = T[T_CARD_POINTS + p] + T[T_BELOTE + p] + (decl if w == p else 0)
+    elif P[P_LITIGE] and 2 * tp == DEAL_POINTS:
+        T[T_MADE] = MADE_LITIGE
+        T[T_SCORE + o] = T[T_CARD_POINTS + o] + T[T_BELOTE + o] + (decl if w == o else 0)
+        T[T_SCORE + taker] = T[T_BELOTE + taker]
+        T[T_LITIGE] = tp + (decl if w == taker else 0)
+    else:
+        T[T_MADE] = MADE_FAILED
+        base = CAPOT_POINTS if T[T_CAPOT] == o else DEAL_POINTS
+        T[T_SCORE + o] = base + decl + T[T_BELOTE + o]
+        T[T_SCORE + taker] = T[T_BELOTE + taker]
+    T[T_PHASE] = DONE
+    T[T_CUR] = NO_PLAYER
+
+
+# ---------------------------------------------------------------------- random play-outs
+@kernel
+def two_random_action(T, P, rng):
+    """A uniformly random legal action of the player to act (-1 when the deal is over)."""
+    phase = T[T_PHASE]
+    if phase == PRISE:
+        if T[T_ROUND] == 1:
+            return TAKE if rng_below(rng, 2) == 1 else PASS
+        k = rng_below(rng, 4)
+        if k == 3:
+            return PASS
+        rs = T[T_RETOURNE] >> 3
+        s = k if k < rs else k + 1
+        return NAME_BASE + s
+    if phase == EXCHANGE_PHASE:
+        return EXCHANGE if rng_below(rng, 2) == 1 else NO_EXCHANGE
+    if phase == PLAY:
+        m = two_legal_cards(T)
+        return CARD_BASE + nth_card(m, rng_below(rng, popcount(m)))
+    return -1
+
+
+@kernel
+def two_random_playout(T, P, rng):
+    """Play the deal to its end with uniformly random legal actions."""
+    while T[T_PHASE] != DONE:
+        two_apply(T, P, two_random_action(T, P, rng))
+
+
+@kernel
+def two_random_deal(T, P, rng, dealer, deck):
+    """A fresh random deal into ``T`` from the stream ``rng`` (``deck``: int64[32]
+    scratch): the 32 cards shuffled (the one shuffle of the engine), dealt by ``dealer``
+    (-1: drawn after the cards)."""
+    for i in range(N_CARDS):
+        deck[i] = i
+    shuffle(rng, deck, N_CARDS)
+    d = dealer if dealer >= 0 else rng_below(rng, N_PLAYERS)
+    two_reset(T, P, deck, d)
+
+
+@njit(cache=True)
+def two_simulate(P, n, seed, scores, made, void):
+    """Deal ``n`` random deals from ``seed`` (deal ``i`` from sub-stream ``i``, so any
+    chunking gives the same deals) and play each with uniformly random legal actions:
+    ``scores`` int64[n, 2], ``made`` int64[n] (``T_MADE``), ``void`` uint8[n]."""
+    T = np.empty(TWO_STATE_SIZE, dtype=np.int64)
+    deck = np.empty(N_CARDS, dtype=np.int64)
+    rng = np.zeros(1, dtype=np.uint64)
+    for i in range(n):
+        rng_seed(rng, seed, i)
+        two_random_deal(T, P, rng, -1, deck)
+        two_random_playout(T, P, rng)
+        scores[i, 0] = T[T_SCORE]
+        scores[i, 1] = T[T_SCORE + 1]
+        made[i] = T[T_MADE]
+        void[i] = T[T_VOID]
+
+
+def warmup():
+    """Compile the family's kernels (one random deal of each preset)."""
+    from ..rules import get_rules, params_vector
+    for name in ("belote_a_deux", "belote_decouverte"):
+        P = params_vector(get_rules(name))
+        two_simulate(P, 2, np.int64(0), np.zeros((2, 2), np.int64), np.zeros(2, np.int64),
+                     np.zeros(2, np.uint8))

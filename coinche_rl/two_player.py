@@ -1,0 +1,531 @@
+"""Belote for two players: one deal (:class:`TwoPlayerDeal`) and a match
+(:class:`TwoPlayerMatch`), RULES.md §12 with the decisions of ``docs/two_player.md``.
+
+A thin Python object over the engine's fixed-size state (``coinche_rl.engine.two``), as
+:class:`coinche_rl.game.Deal` is for four players: legality, play and scoring run in
+the numba kernels; this module validates input, raises clear errors and speaks the
+game's terms (hand, face-up and face-down table cards, stacks, retourne, bergère).
+
+>>> deal = TwoPlayerDeal("belote_a_deux", seed=7, dealer=1)
+>>> deal.phase, deal.current_player, format_card(deal.retourne)
+('prise', 0, 'TD')
+>>> deal.apply("take")                       # diamonds are trump; the rest is dealt
+>>> deal.phase, [popcount(h) for h in deal.hands], [popcount(u) for u in deal.table_up]
+('play', [10, 9], [3, 4])
+>>> while not deal.is_terminal:
+...     deal.apply(deal.legal_actions()[0])
+>>> deal.result.made, sum(deal.result.card_points)
+(False, 162)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import actions as A
+from .cards import SUIT_NAMES, format_card, format_hand, popcount
+from .engine import two as E2
+from .game import IllegalActionError, IllegalBidError, IllegalPlayError, deal_deck, deck_from
+from .rules import STRAIN_LONG_NAMES, InvalidRulesError, RuleSet, get_rules, params_vector
+
+__all__ = ["TwoPlayerDeal", "TwoPlayerMatch", "TwoPlayerResult", "two_player_rules",
+           "IllegalActionError", "IllegalBidError", "IllegalPlayError"]
+
+ActionLike = Union[int, str]
+PHASE_NAMES = {E2.PRISE: "prise", E2.PLAY: "play", E2.DONE: "done", E2.EXCHANGE_PHASE: "exchange"}
+
+
+def two_player_rules(rules="belote_a_deux", **overrides) -> RuleSet:
+    """:func:`~coinche_rl.rules.get_rules` for belote for two players: a four-player rule
+    set is refused.
+
+    >>> two_player_rules("ffb")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    coinche_rl.rules.InvalidRulesError: rules 'ffb' are a four-player game (family 'coinche'): ...
+    """
+    r = get_rules(rules, **overrides)
+    if r.family != "two":
+        raise InvalidRulesError(
+            f"rules {r.name!r} are a four-player game (family {r.family!r}): belote for two "
+            f"players needs belote_a_deux or belote_decouverte (family='two'); play "
+            f"four-player rules with coinche_rl.game.Deal / Match")
+    return r
+
+
+@dataclass(frozen=True)
+class TwoPlayerResult:
+    """The scoring of a finished two-player deal (docs/two_player.md, Scoring).
+
+    ``card_points``: with the dix de der, 252 for the capot; ``declarations``: each
+    player's best single declaration; ``declaration_winner``: the player it scores for
+    (None: none, or equal); ``belote``: points credited per player; ``made``: the taker
+    reached 82; ``litige``: a tie at 81 under ``litige=True`` (``litige_points`` held
+    aside for the next deal's winner); ``scores``: the deal's score per player.
+    A void deal has ``void`` True, no taker and zero everywhere.
+    """
+    void: bool
+    taker: Optional[int]
+    trump: Optional[int]
+    card_points: Tuple[int, int]
+    capot: Optional[int]
+    declarations: Tuple[int, int]
+    declaration_winner: Optional[int]
+    belote: Tuple[int, int]
+    made: Optional[bool]
+    litige: bool
+    litige_points: int
+    scores: Tuple[int, int]
+
+    def table(self) -> str:
+        """The result as a short text table."""
+        if self.void:
+            return "void deal: both players passed twice, no score"
+        outcome = "litige" if self.litige else ("made" if self.made else "failed")
+        lines = [f"player {self.taker} took {STRAIN_LONG_NAMES[self.trump]}: {outcome}"
+                 + (f", capot by player {self.capot}" if self.capot is not None else "")]
+        for p in range(2):
+            lines.append(f"  player {p}: card points {self.card_points[p]:3d}  declaration "
+                         f"{self.declarations[p]:3d}{' (scores)' if self.declaration_winner == p else ''}"
+                         f"  belote {self.belote[p]:2d}  score {self.scores[p]:3d}")
+        if self.litige:
+            lines.append(f"  litige: {self.litige_points} points held aside for the next deal's winner")
+        return "\n".join(lines)
+
+
+def _slot(name: str) -> int:
+    return E2.TWO_OFFSETS[name]
+
+
+class TwoPlayerDeal:
+    """One deal of belote for two players: prise, exchange, 16 tricks, scoring.
+
+    :param rules: ``belote_a_deux`` (default), ``belote_decouverte``, or a two-family
+        :class:`~coinche_rl.rules.RuleSet`.
+    :param deck: the 32 cards in dealing order (ints or text), dealt as
+        docs/two_player.md says; random from ``seed`` if omitted.
+    :param dealer: 0 or 1; random from ``seed`` if omitted.
+    :param seed: seeds the deck and the dealer (same seed, same deal).
+    :raises InvalidRulesError: for four-player rules.
+    :raises ValueError: for a malformed deck or a bad dealer.
+    """
+
+    __slots__ = ("rules", "_P", "_T", "_history")
+
+    def __init__(self, rules: Union[str, RuleSet] = "belote_a_deux", *, deck=None,
+                 dealer: Optional[int] = None, seed: Optional[int] = None):
+        self.rules = two_player_rules(rules)
+        self._P = params_vector(self.rules)
+        rng = np.random.default_rng(seed)
+        deck = deck_from(deck) if deck is not None else deal_deck(rng)
+        if dealer is None:
+            dealer = int(rng.integers(2))
+        if isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or dealer not in (0, 1):
+            raise ValueError(f"dealer must be a player 0 or 1, not {dealer!r}")
+        self._T = np.empty(E2.TWO_STATE_SIZE, dtype=np.int64)
+        E2.two_reset(self._T, self._P, np.array(deck, dtype=np.int64), int(dealer))
+        self._history: List[int] = []
+
+    # ------------------------------------------------------------------ state
+    @property
+    def state(self) -> np.ndarray:
+        """The engine's state vector (read-only view)."""
+        v = self._T.view()
+        v.flags.writeable = False
+        return v
+
+    def clone(self) -> "TwoPlayerDeal":
+        d = TwoPlayerDeal.__new__(TwoPlayerDeal)
+        d.rules, d._P, d._T, d._history = self.rules, self._P, self._T.copy(), list(self._history)
+        return d
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, TwoPlayerDeal) and self.rules == other.rules \
+            and bool((self._T == other._T).all())
+
+    def __repr__(self) -> str:
+        return f"<TwoPlayerDeal {self.rules.name} dealer={self.dealer} phase={self.phase}>"
+
+    def _get(self, name: str, k: int = 0) -> int:
+        return int(self._T[_slot(name) + k])
+
+    @property
+    def dealer(self) -> int:
+        return self._get("T_DEALER")
+
+    @property
+    def phase(self) -> str:
+        """``prise``, ``exchange``, ``play`` or ``done``."""
+        return PHASE_NAMES[self._get("T_PHASE")]
+
+    @property
+    def is_terminal(self) -> bool:
+        return self._get("T_PHASE") == E2.DONE
+
+    @property
+    def is_void(self) -> bool:
+        """True when both players passed twice."""
+        return self._get("T_VOID") == 1
+
+    @property
+    def current_player(self) -> Optional[int]:
+        """The player to act (None when the deal is over)."""
+        p = self._get("T_CUR")
+        return None if p < 0 else p
+
+    @property
+    def history(self) -> List[int]:
+        """The actions applied so far."""
+        return list(self._history)
+
+    @property
+    def deck(self) -> List[int]:
+        """The 32 cards in dealing order."""
+        return [self._get("T_DECK", k) for k in range(32)]
+
+    @property
+    def hands(self) -> List[int]:
+        """Each player's hand (cards still held, masks)."""
+        return [self._get("T_HAND", p) for p in range(2)]
+
+    @property
+    def table_up(self) -> List[int]:
+        """Each player's face-up table cards (masks): public, and all playable."""
+        return [self._get("T_UP", p) for p in range(2)]
+
+    @property
+    def table_down(self) -> List[int]:
+        """Each player's face-down table cards (masks): unknown to both players."""
+        return [self._get("T_DOWN", p) for p in range(2)]
+
+    @property
+    def stacks(self) -> List[List[Tuple[int, int]]]:
+        """Per player, per stack: ``(face-up card, face-down card)``, -1 where there is
+        none (played, revealed, or the bergère's empty place). A revealed card shows as
+        the stack's face-up card."""
+        out = []
+        for p in range(2):
+            up, down = self._get("T_UP", p), self._get("T_DOWN", p)
+            row = []
+            for k in range(E2.N_STACKS):
+                u = self._get("T_STACK_UP", E2.N_STACKS * p + k)
+                d = self._get("T_STACK_DOWN", E2.N_STACKS * p + k)
+                if u < 0:
+                    continue
+                if d >= 0 and up >> d & 1:
+                    row.append((d, -1))
+                else:
+                    row.append((u if up >> u & 1 else -1, d if d >= 0 and down >> d & 1 else -1))
+            out.append(row)
+        return out
+
+    @property
+    def retourne(self) -> int:
+        """The turned-up card that proposes trump."""
+        return self._get("T_RETOURNE")
+
+    @property
+    def prise(self) -> List[int]:
+        """The prise actions in order."""
+        return [self._get("T_PRISE", k) for k in range(self._get("T_N_PRISE"))]
+
+    @property
+    def prise_round(self) -> int:
+        return self._get("T_ROUND")
+
+    @property
+    def trump(self) -> Optional[int]:
+        """The trump suit (None before the prise ends, or on a void deal)."""
+        t = self._get("T_TRUMP")
+        return None if t < 0 else t
+
+    @property
+    def taker(self) -> Optional[int]:
+        t = self._get("T_TAKER")
+        return None if t < 0 else t
+
+    @property
+    def exchanged(self) -> Optional[bool]:
+        """True / False once the exchange was offered and decided, None otherwise."""
+        e = self._get("T_EXCHANGE")
+        return None if e < 0 else bool(e)
+
+    @property
+    def trick_number(self) -> int:
+        return self._get("T_TRICK_NO")
+
+    @property
+    def plays(self) -> List[Tuple[int, int]]:
+        """``(player, card)`` in the order played."""
+        out = []
+        for t in range(16):
+            leader = self._get("T_TRICK_LEADERS", t)
+            for i in range(2):
+                c = self._get("T_PLAYS", 2 * t + i)
+                if c < 0:
+                    return out
+                out.append((leader if i == 0 else 1 - leader, c))
+        return out
+
+    @property
+    def tricks(self) -> List[List[Tuple[int, int]]]:
+        """The completed tricks plus the current one once its first card is played."""
+        p = self.plays
+        return [p[i:i + 2] for i in range(0, len(p), 2)]
+
+    @property
+    def trick_winners(self) -> List[int]:
+        return [w for w in (self._get("T_TRICK_WINNERS", t) for t in range(16)) if w >= 0]
+
+    @property
+    def current_trick(self) -> List[Tuple[int, int]]:
+        if self.phase != "play" or self._get("T_TRICK_N") == 0:
+            return []
+        return self.tricks[-1]
+
+    @property
+    def card_points_won(self) -> Tuple[int, int]:
+        """Card points won so far (with the dix de der once the last trick is played)."""
+        return self._get("T_POINTS"), self._get("T_POINTS", 1)
+
+    @property
+    def declarations(self) -> Tuple[Tuple[int, int], Tuple[int, int]]:
+        """Each player's ``(points, cards mask)`` of his best single declaration."""
+        return tuple((self._get("T_DECL_PTS", p), self._get("T_DECL_CARDS", p)) for p in range(2))
+
+    @property
+    def declaration_winner(self) -> Optional[int]:
+        w = self._get("T_DECL_WINNER")
+        return None if w < 0 else w
+
+    # ---------------------------------------------------------------- actions
+    def legal_action_mask(self) -> np.ndarray:
+        """Boolean mask over the whole action space (``coinche_rl.actions.N_ACTIONS``)."""
+        out = np.zeros(A.N_ACTIONS, dtype=np.uint8)
+        E2.two_legal_mask(self._T, self._P, out)
+        return out.astype(bool)
+
+    def legal_actions(self) -> List[int]:
+        """Legal action ids, increasing."""
+        return [int(a) for a in np.flatnonzero(self.legal_action_mask())]
+
+    def legal_cards(self) -> int:
+        """Mask of the cards the player to act may play (0 outside the play)."""
+        return int(E2.two_legal_cards(self._T))
+
+    def is_legal(self, action: ActionLike) -> bool:
+        a = A.parse_action(action, self.rules) if isinstance(action, str) else int(action)
+        return 0 <= a < A.N_ACTIONS and bool(E2.two_is_legal(self._T, self._P, a))
+
+    def apply(self, action: ActionLike) -> None:
+        """Apply an action (id or text: ``'take'``, ``'nameD'``, ``'pass'``,
+        ``'exchange'``, ``'JS'``).
+
+        :raises InvalidNotationError: for malformed text.
+        :raises IllegalBidError: for a prise action that is not legal now.
+        :raises IllegalPlayError: for a card or an exchange choice that is not legal now.
+        """
+        a = A.parse_action(action, self.rules) if isinstance(action, str) else action
+        if isinstance(a, bool) or not isinstance(a, (int, np.integer)):
+            raise TypeError(f"action must be an action id or its text, not {action!r}")
+        a = int(a)
+        if not (0 <= a < A.N_ACTIONS and E2.two_is_legal(self._T, self._P, a)):
+            raise self._illegal(a)
+        E2.two_apply(self._T, self._P, a)
+        self._history.append(a)
+
+    def _illegal(self, a: int) -> IllegalActionError:
+        legal = ", ".join(A.action_to_str(x) for x in self.legal_actions()) or "none"
+        text = A.action_to_str(a) if 0 <= a < A.N_ACTIONS else repr(a)
+        if self.is_terminal:
+            return IllegalActionError(f"illegal action {text!r}: the deal is over")
+        p = self.current_player
+        phase = self.phase
+        if a in (A.EXCHANGE, A.NO_EXCHANGE) and phase != "exchange":
+            return IllegalPlayError(
+                f"illegal action {text!r} for player {p}: the exchange is offered only to the "
+                f"non-taker holding the 7 of trump, right after a first-round take; legal: {legal}")
+        if phase == "prise":
+            if A.is_card(a):
+                reason = "the prise is not over"
+            elif a == A.TAKE:
+                reason = "take is only possible in the first round (second round: name a suit or pass)"
+            elif A.NAME_BASE <= a < A.NAME_BASE + 4:
+                reason = "naming a trump is only possible in the second round (first round: take or pass)" \
+                    if self.prise_round == 1 else \
+                    f"{SUIT_NAMES[a - A.NAME_BASE]} was the retourne's suit, refused in the first round: name another"
+            else:
+                reason = "belote for two players has a prise, no bids: take, name a suit, or pass"
+            return IllegalBidError(f"illegal prise action {text!r} for player {p}: {reason}; legal: {legal}")
+        if phase == "exchange":
+            return IllegalPlayError(
+                f"illegal action {text!r} for player {p}: first choose to exchange the 7 of "
+                f"trump for the retourne or not; legal: {legal}")
+        if not A.is_card(a):
+            return IllegalPlayError(f"illegal action {text!r} for player {p} in the play; legal: {legal}")
+        return IllegalPlayError(f"illegal card {text!r} for player {p}: {self._card_reason(a - A.CARD_BASE)}; "
+                                f"legal: {legal}")
+
+    def _card_reason(self, c: int) -> str:
+        p = self.current_player
+        mine = self.hands[p] | self.table_up[p]
+        if not mine >> c & 1:
+            # never says where the card is: a face-down card is unknown to its owner too
+            return (f"it is neither in your hand ({format_hand(self.hands[p]) or 'empty'}) nor "
+                    f"face up on your side of the table ({format_hand(self.table_up[p]) or 'none'}); "
+                    f"face-down cards become playable once the card covering them has been "
+                    f"played and the trick collected")
+        led = self.current_trick[0][1] >> 3
+        trump = self.trump
+        if (c >> 3) != led and mine & (0xFF << 8 * led):
+            return f"must follow {SUIT_NAMES[led]}"
+        if led == trump:
+            return "trump led: must play a higher trump"
+        return f"void in {SUIT_NAMES[led]}: must trump ({SUIT_NAMES[trump]})"
+
+    # ---------------------------------------------------------------- result
+    @property
+    def result(self) -> Optional[TwoPlayerResult]:
+        """The scoring once the deal is over (None before)."""
+        if not self.is_terminal:
+            return None
+        if self.is_void:
+            return TwoPlayerResult(True, None, None, (0, 0), None, (0, 0), None, (0, 0), None,
+                                   False, 0, (0, 0))
+        made = self._get("T_MADE")
+        capot = self._get("T_CAPOT")
+        return TwoPlayerResult(
+            void=False, taker=self.taker, trump=self.trump,
+            card_points=(self._get("T_CARD_POINTS"), self._get("T_CARD_POINTS", 1)),
+            capot=None if capot < 0 else capot,
+            declarations=(self._get("T_DECL_PTS"), self._get("T_DECL_PTS", 1)),
+            declaration_winner=self.declaration_winner,
+            belote=(self._get("T_BELOTE"), self._get("T_BELOTE", 1)),
+            made=made == E2.MADE_MADE, litige=made == E2.MADE_LITIGE,
+            litige_points=self._get("T_LITIGE"),
+            scores=(self._get("T_SCORE"), self._get("T_SCORE", 1)))
+
+    @property
+    def scores(self) -> Tuple[int, int]:
+        """The deal's score per player (0, 0 until it is over)."""
+        return self._get("T_SCORE"), self._get("T_SCORE", 1)
+
+    def render(self, viewer: Optional[int] = None) -> str:
+        """The table as text. With ``viewer`` (0 or 1), only what that player sees: his
+        hand, both players' face-up cards, ``[?]`` for every face-down card and the
+        other player's hand as a count."""
+        lines = [f"rules {self.rules.name}, dealer player {self.dealer}, phase {self.phase}"]
+        ret = format_card(self.retourne)
+        if self.trump is not None:
+            lines.append(f"  trump: {SUIT_NAMES[self.trump]} (player {self.taker} took; retourne {ret}"
+                         + (", exchanged for the 7" if self.exchanged else "") + ")")
+        elif not self.is_void:
+            lines.append(f"  retourne: {ret}, prise round {self.prise_round}")
+        for p in range(2):
+            hand = self.hands[p]
+            if viewer is None or viewer == p:
+                h = format_hand(hand) or "-"
+            else:
+                h = f"{popcount(hand)} cards"
+            stacks = " ".join(
+                "[" + (format_card(u) if u >= 0 else "  ") + ("/" + ("??" if viewer is not None else format_card(d))
+                                                            if d >= 0 else "") + "]"
+                for u, d in self.stacks[p])
+            lines.append(f"  player {p}: hand {h}; table {stacks or '-'}")
+        for i, trick in enumerate(self.tricks):
+            w = self.trick_winners[i] if i < len(self.trick_winners) else None
+            lines.append(f"  trick {i + 1}: " + " ".join(f"{p}:{format_card(c)}" for p, c in trick)
+                         + (f"  -> player {w}" if w is not None else ""))
+        if self.is_terminal:
+            lines.append(self.result.table())
+        return "\n".join(lines)
+
+
+class TwoPlayerMatch:
+    """A match of two-player deals to the rule set's target (RULES.md §12): the dealer
+    alternates (void deals included), each deal from a fresh shuffle; the first player at
+    or past the target wins; both past on the same deal: the higher total; equal: another
+    deal. Litige points (option ``litige``) go to the next deal's winner.
+
+    :param rules: a two-family preset or rule set; ``target`` overrides its target.
+    :param dealer: the first dealer (random from ``seed`` if omitted).
+    :param seed: seeds every deal of the match.
+    :param max_deals: a safety bound: raises RuntimeError past it.
+    """
+
+    def __init__(self, rules: Union[str, RuleSet] = "belote_a_deux", *, target: Optional[int] = None,
+                 dealer: Optional[int] = None, seed: Optional[int] = None, max_deals: int = 1000):
+        self.rules = two_player_rules(rules) if target is None else two_player_rules(rules, target=target)
+        self._rng = np.random.default_rng(seed)
+        if dealer is None:
+            dealer = int(self._rng.integers(2))
+        if isinstance(dealer, bool) or dealer not in (0, 1):
+            raise ValueError(f"dealer must be a player 0 or 1, not {dealer!r}")
+        self.first_dealer = int(dealer)
+        self.max_deals = max_deals
+        self.scores = [0, 0]
+        #: litige points held aside for the winner of the next deal
+        self.pot = 0
+        self.deals: List[TwoPlayerDeal] = []
+        self.winner: Optional[int] = None
+        self.deal = TwoPlayerDeal(self.rules, deck=deal_deck(self._rng), dealer=self.first_dealer)
+
+    @property
+    def target(self) -> int:
+        return self.rules.target
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.winner is not None
+
+    @property
+    def current_player(self) -> Optional[int]:
+        return None if self.is_terminal else self.deal.current_player
+
+    def legal_actions(self) -> List[int]:
+        return [] if self.is_terminal else self.deal.legal_actions()
+
+    def apply(self, action: ActionLike) -> None:
+        """Apply an action to the current deal; a finished deal is scored into the match
+        and the next one dealt."""
+        if self.is_terminal:
+            raise IllegalActionError("the match is over")
+        self.deal.apply(action)
+        if self.deal.is_terminal:
+            self._finish_deal()
+
+    def _finish_deal(self) -> None:
+        d = self.deal
+        self.deals.append(d)
+        res = d.result
+        if not res.void:
+            s = list(res.scores)
+            if res.litige:
+                self.pot += res.litige_points
+            elif self.pot:
+                s[d.taker if res.made else 1 - d.taker] += self.pot
+                self.pot = 0
+            for p in range(2):
+                self.scores[p] += s[p]
+            self.winner = match_winner_two(self.scores, self.target)
+        if self.winner is None:
+            if len(self.deals) >= self.max_deals:
+                raise RuntimeError(f"the match did not end within {self.max_deals} deals")
+            self.deal = TwoPlayerDeal(self.rules, deck=deal_deck(self._rng), dealer=1 - d.dealer)
+
+
+def match_winner_two(totals: Sequence[int], target: int) -> Optional[int]:
+    """The match's winner from the players' totals (RULES.md §12), None to go on.
+
+    >>> match_winner_two([1010, 700], 1000), match_winner_two([1010, 1020], 1000), match_winner_two([1010, 1010], 1000)
+    (0, 1, None)
+    """
+    a, b = int(totals[0]), int(totals[1])
+    if a < target and b < target:
+        return None
+    if a == b:
+        return None
+    return 0 if a > b else 1
