@@ -9,7 +9,10 @@ game's terms (hand, face-up and face-down table cards, stacks, retourne, bergèr
 >>> deal = TwoPlayerDeal("belote_a_deux", seed=7, dealer=1)
 >>> deal.phase, deal.current_player, format_card(deal.retourne)
 ('prise', 0, 'TD')
->>> deal.apply("take")                       # diamonds are trump; the rest is dealt
+>>> deal.apply("take")                       # diamonds are trump
+>>> deal.legal_actions() == [A.NO_EXCHANGE]  # player 1 has no 7 of diamonds to exchange
+True
+>>> deal.apply("no-exchange")                # the rest is dealt
 >>> deal.phase, [popcount(h) for h in deal.hands], [popcount(u) for u in deal.table_up]
 ('play', [10, 9], [3, 4])
 >>> while not deal.is_terminal:
@@ -31,7 +34,7 @@ from .engine import two as E2
 from .game import IllegalActionError, IllegalBidError, IllegalPlayError, deal_deck, deck_from
 from .rules import STRAIN_LONG_NAMES, InvalidRulesError, RuleSet, get_rules, params_vector
 
-__all__ = ["TwoPlayerDeal", "TwoPlayerMatch", "TwoPlayerResult", "two_player_rules",
+__all__ = ["TwoPlayerDeal", "TwoPlayerMatch", "TwoPlayerResult", "TwoPlayerView", "two_player_rules",
            "IllegalActionError", "IllegalBidError", "IllegalPlayError"]
 
 ActionLike = Union[int, str]
@@ -94,6 +97,52 @@ class TwoPlayerResult:
         if self.litige:
             lines.append(f"  litige: {self.litige_points} points held aside for the next deal's winner")
         return "\n".join(lines)
+
+
+@dataclass(frozen=True, eq=False)
+class TwoPlayerView:
+    """What one player knows of a deal (RULES.md §12 item 7): built from the engine's
+    public view (:func:`coinche_rl.engine.two.two_public_view_into`), so it cannot hold
+    a face-down card nor the other player's hand beyond what was shown.
+
+    ``hand``: his own hand; ``known_other``: the cards of the other hand he knows (the
+    retourne the taker took, the 7 of trump after an exchange, a winning declaration);
+    ``other_hand_size``; ``table_up``: both players' face-up cards; ``stacks``: per
+    player, per stack, ``(face-up card or -1, True when a face-down card lies under it)``;
+    ``face_down``: how many face-down cards each player has; ``unseen``: the cards whose
+    place he does not know (the other hand's unknown part and every face-down card);
+    ``declarations``: the points each player has declared (0 before he declares);
+    ``legal``: the legal-action mask when he is to act (else all False); ``state``: the
+    public view vector itself.
+    """
+    player: int
+    rules: RuleSet
+    phase: str
+    current_player: Optional[int]
+    dealer: int
+    hand: int
+    known_other: int
+    other_hand_size: int
+    table_up: Tuple[int, int]
+    stacks: Tuple[Tuple[Tuple[int, bool], ...], Tuple[Tuple[int, bool], ...]]
+    face_down: Tuple[int, int]
+    unseen: int
+    retourne: int
+    prise: Tuple[int, ...]
+    trump: Optional[int]
+    taker: Optional[int]
+    exchanged: Optional[bool]
+    plays: Tuple[Tuple[int, int], ...]
+    trick_winners: Tuple[int, ...]
+    card_points_won: Tuple[int, int]
+    declarations: Tuple[int, int]
+    declaration_winner: Optional[int]
+    legal: np.ndarray
+    state: np.ndarray
+
+    @property
+    def legal_actions(self) -> List[int]:
+        return [int(a) for a in np.flatnonzero(self.legal)]
 
 
 def _slot(name: str) -> int:
@@ -301,6 +350,54 @@ class TwoPlayerDeal:
         w = self._get("T_DECL_WINNER")
         return None if w < 0 else w
 
+    # ---------------------------------------------------------------- views
+    def public_state(self, player: int) -> np.ndarray:
+        """The state as ``player`` may know it (hidden parts masked; a fresh array)."""
+        if player not in (0, 1):
+            raise ValueError(f"player must be 0 or 1, not {player!r}")
+        V = np.empty_like(self._T)
+        E2.two_public_view_into(self._T, self._P, int(player), V)
+        return V
+
+    def view(self, player: int) -> TwoPlayerView:
+        """What ``player`` knows now (:class:`TwoPlayerView`)."""
+        V = self.public_state(player)
+        o = 1 - player
+        g = lambda name, k=0: int(V[_slot(name) + k])  # noqa: E731
+        stacks = []
+        for p in range(2):
+            row = []
+            for k in range(E2.N_STACKS):
+                u = g("T_STACK_UP", E2.N_STACKS * p + k)
+                d = g("T_STACK_DOWN", E2.N_STACKS * p + k)
+                if u < 0:
+                    continue
+                up = g("T_UP", p)
+                if d >= 0 and up >> d & 1:
+                    row.append((d, False))
+                else:
+                    row.append((u if up >> u & 1 else -1, d == E2.HIDDEN_CARD))
+            stacks.append(tuple(row))
+        face_down = tuple(sum(1 for _, down in stacks[p] if down) for p in range(2))
+        hand, known = g("T_HAND", player), g("T_HAND", o)
+        up = (g("T_UP"), g("T_UP", 1))
+        played = g("T_PLAYED")
+        unseen = 0xFFFFFFFF & ~(hand | known | up[0] | up[1] | played)
+        legal = self.legal_action_mask() if self.current_player == player else np.zeros(A.N_ACTIONS, bool)
+        w = g("T_DECL_WINNER")
+        ex = g("T_EXCHANGE")
+        return TwoPlayerView(
+            player=player, rules=self.rules, phase=self.phase, current_player=self.current_player,
+            dealer=self.dealer, hand=hand, known_other=known,
+            other_hand_size=popcount(self.hands[o]), table_up=up, stacks=tuple(stacks),
+            face_down=face_down, unseen=unseen, retourne=g("T_RETOURNE"),
+            prise=tuple(self.prise), trump=self.trump, taker=self.taker,
+            exchanged=None if ex < 0 else bool(ex), plays=tuple(self.plays),
+            trick_winners=tuple(self.trick_winners),
+            card_points_won=(g("T_POINTS"), g("T_POINTS", 1)),
+            declarations=(g("T_DECL_PTS"), g("T_DECL_PTS", 1)),
+            declaration_winner=None if w < 0 else w, legal=legal, state=V)
+
     # ---------------------------------------------------------------- actions
     def legal_action_mask(self) -> np.ndarray:
         """Boolean mask over the whole action space (``coinche_rl.actions.N_ACTIONS``)."""
@@ -346,8 +443,8 @@ class TwoPlayerDeal:
         phase = self.phase
         if a in (A.EXCHANGE, A.NO_EXCHANGE) and phase != "exchange":
             return IllegalPlayError(
-                f"illegal action {text!r} for player {p}: the exchange is offered only to the "
-                f"non-taker holding the 7 of trump, right after a first-round take; legal: {legal}")
+                f"illegal action {text!r} for player {p}: the exchange choice belongs to the "
+                f"non-taker, right after a first-round take (belote_a_deux); legal: {legal}")
         if phase == "prise":
             if A.is_card(a):
                 reason = "the prise is not over"
@@ -361,9 +458,9 @@ class TwoPlayerDeal:
                 reason = "belote for two players has a prise, no bids: take, name a suit, or pass"
             return IllegalBidError(f"illegal prise action {text!r} for player {p}: {reason}; legal: {legal}")
         if phase == "exchange":
-            return IllegalPlayError(
-                f"illegal action {text!r} for player {p}: first choose to exchange the 7 of "
-                f"trump for the retourne or not; legal: {legal}")
+            why = "you do not hold the 7 of trump" if a == A.EXCHANGE else \
+                "first choose to exchange the 7 of trump for the retourne or not"
+            return IllegalPlayError(f"illegal action {text!r} for player {p}: {why}; legal: {legal}")
         if not A.is_card(a):
             return IllegalPlayError(f"illegal action {text!r} for player {p} in the play; legal: {legal}")
         return IllegalPlayError(f"illegal card {text!r} for player {p}: {self._card_reason(a - A.CARD_BASE)}; "

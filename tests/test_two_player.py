@@ -74,8 +74,13 @@ def test_exchange_gives_the_seven_to_the_taker_and_the_retourne_to_the_other():
 def test_no_exchange_when_the_non_taker_lacks_the_seven_or_after_round_two():
     d = TwoPlayerDeal("belote_a_deux", deck=list(range(32)), dealer=1)
     d.apply("take")                                  # player 0 takes; 1 lacks the 7H
-    assert d.phase == "play" and d.exchanged is None
-    with pytest.raises(IllegalPlayError, match="offered only to the non-taker"):
+    # the non-taker still chooses (his turn must not tell whether he holds the 7)
+    assert d.phase == "exchange" and d.current_player == 1 and d.legal_actions() == [A.NO_EXCHANGE]
+    with pytest.raises(IllegalPlayError, match="you do not hold the 7 of trump"):
+        d.apply("exchange")
+    d.apply("no-exchange")
+    assert d.phase == "play" and d.exchanged is False
+    with pytest.raises(IllegalPlayError, match="belongs to the non-taker"):
         d.apply("exchange")
     d = TwoPlayerDeal("belote_a_deux", deck=list(range(32)), dealer=1)
     for a in ("pass", "pass", "pass"):
@@ -168,6 +173,7 @@ def test_void_in_a_plain_suit_must_trump_any_trump_else_discard():
 def test_an_illegal_card_names_the_rule_and_leaves_the_state_unchanged():
     d = TwoPlayerDeal("belote_a_deux", deck=list(range(32)), dealer=1)
     d.apply("take")                                  # player 0 takes hearts
+    d.apply("no-exchange")
     before = d.state.copy()
     with pytest.raises(IllegalPlayError, match="neither in your hand") as e:
         d.apply("TD")                                # player 0's own face-down card
@@ -177,7 +183,7 @@ def test_an_illegal_card_names_the_rule_and_leaves_the_state_unchanged():
     d.apply("7S")
     with pytest.raises(IllegalPlayError, match="must follow spades"):
         d.apply("8H")
-    assert d.history == [A.TAKE, A.CARD_BASE + parse_card("7S")]
+    assert d.history == [A.TAKE, A.NO_EXCHANGE, A.CARD_BASE + parse_card("7S")]
     assert (before != d.state).any()
     snap = d.state.copy()
     with pytest.raises(IllegalPlayError):
@@ -301,3 +307,88 @@ def test_litige_option_holds_the_takers_points_for_the_next_deal():
     for a in d.history:
         d2.apply(a)
     assert not d2.result.litige and not d2.result.made and d2.result.scores[1 - r.taker] == 162
+
+
+# ------------------------------------------------------------------------------ views
+@pytest.mark.parametrize("preset", ["belote_a_deux", "belote_decouverte"])
+def test_a_view_never_shows_a_face_down_card_nor_the_other_hand(preset):
+    for seed in range(60):
+        d = TwoPlayerDeal(preset, seed=seed)
+        rng = np.random.default_rng(seed)
+        while not d.is_terminal:
+            for p in (0, 1):
+                v = d.view(p)
+                assert v.hand == d.hands[p]
+                assert v.known_other & ~d.hands[1 - p] == 0
+                assert v.unseen & (d.hands[p] | d.table_up[0] | d.table_up[1]) == 0
+                if d.phase == "play":
+                    assert v.unseen == d.table_down[0] | d.table_down[1] | (d.hands[1 - p] & ~v.known_other)
+                    assert v.face_down == tuple(popcount(x) for x in d.table_down)
+                # the hidden cards appear nowhere in the public vector's card slots
+                hidden = d.table_down[0] | d.table_down[1] | (d.hands[1 - p] & ~v.known_other)
+                for name in ("T_HAND", "T_UP", "T_DOWN", "T_DECL_CARDS"):
+                    for k in range(2):
+                        assert int(v.state[E2.TWO_OFFSETS[name] + k]) & hidden == 0 or \
+                            (name == "T_HAND" and k == p)
+                stack_cards = v.state[E2.TWO_OFFSETS["T_STACK_DOWN"]:E2.TWO_OFFSETS["T_STACK_DOWN"] + 16]
+                assert not any(c >= 0 and hidden >> int(c) & 1 for c in stack_cards)
+                assert (v.state[E2.TWO_OFFSETS["T_DECK"]:E2.TWO_OFFSETS["T_DECK"] + 32] == -1).all()
+            legal = d.legal_actions()
+            d.apply(legal[int(rng.integers(len(legal)))])
+
+
+def _start_of_play(preset, deck, dealer, prise):
+    d = TwoPlayerDeal(preset, deck=deck, dealer=dealer)
+    for a in prise:
+        d.apply(a if a != "name" else d.legal_actions()[1])      # the first suit allowed
+    return d
+
+
+@pytest.mark.parametrize("prise", [["take", "no-exchange"], ["pass", "take", "no-exchange"],
+                                   ["pass", "pass", "name"]])
+def test_worlds_that_differ_only_in_hidden_cards_give_the_same_view(prise):
+    """The no-leak test: permute the cards ``p`` cannot see among their places (the
+    other player's unknown hand cards and every face-down card); ``p``'s view at the
+    start of the play is identical."""
+    rng = np.random.default_rng(1)
+    for trial in range(40):
+        deck = [int(c) for c in rng.permutation(32)]
+        dealer = trial % 2
+        n = 1 - dealer
+        d = _start_of_play("belote_a_deux", deck, dealer, prise)
+        if d.trump is None:
+            continue
+        taker = d.taker
+        for p in (0, 1):
+            o = 1 - p
+            known = d.view(p).known_other
+            hidden = d.table_down[0] | d.table_down[1] | (d.hands[o] & ~known)
+            # deck positions of the cards of the other hand and of the face-down cards
+            other_hand_pos = (list(range(0, 3)) + list(range(6, 9)) + list(range(13, 16))) if o == n \
+                else (list(range(3, 6)) + list(range(9, 12)) + list(range(16, 19)))
+            places = [i for i in other_hand_pos + list(range(19, 25)) if hidden >> deck[i] & 1]
+            perm = [places[k] for k in rng.permutation(len(places))]
+            deck2 = list(deck)
+            for i, j in zip(places, perm):
+                deck2[i] = deck[j]
+            try:
+                d2 = _start_of_play("belote_a_deux", deck2, dealer, prise)
+            except IllegalPlayError:
+                continue          # the moved 7 of trump: not this prise in that world
+            assert (d2.view(p).state == d.view(p).state).all()
+            assert d2.view(p).legal_actions == d.view(p).legal_actions
+            assert d2.taker == taker
+
+
+def test_belote_decouverte_views_hide_only_the_face_down_cards():
+    rng = np.random.default_rng(2)
+    for trial in range(30):
+        deck = [int(c) for c in rng.permutation(32)]
+        deck2 = [deck[i] for i in rng.permutation(16)] + deck[16:]     # face-down cards moved
+        d = _start_of_play("belote_decouverte", deck, trial % 2, ["take"])
+        d2 = _start_of_play("belote_decouverte", deck2, trial % 2, ["take"])
+        for a in d.legal_actions()[:1]:
+            d.apply(a)
+            d2.apply(a)
+        for p in (0, 1):
+            assert (d.view(p).state == d2.view(p).state).all()

@@ -30,7 +30,8 @@ slot                     size  meaning
 ``T_RETOURNE``           1     the turned-up card
 ``T_TRUMP``              1     the trump suit (-1 before the prise ends)
 ``T_TAKER``              1     the taker (-1)
-``T_EXCHANGE``           1     -1 not offered, 0 kept, 1 exchanged
+``T_EXCHANGE``           1     -1 not offered (round-2 prise, découverte), 0 kept (or no
+                               7 of trump to exchange), 1 exchanged
 ``T_VOID``               1     1 when both passed twice
 ``T_DECK``               32    the 32 cards in dealing order
 ``T_TRICK_NO``           1     current trick 0..15
@@ -83,6 +84,8 @@ _SEVEN_RANK = 0
 PRISE, PLAY, DONE, EXCHANGE_PHASE = 0, 1, 2, 3
 NO_PLAYER = -1
 NO_CARD = -1
+#: in a player's view: a face-down card is there (its identity hidden)
+HIDDEN_CARD = -2
 DECL_UNRESOLVED = -2
 DECL_NOBODY = -1
 MADE_UNSCORED, MADE_FAILED, MADE_MADE, MADE_LITIGE = -1, 0, 1, 2
@@ -272,7 +275,7 @@ def two_legal_mask(T, P, out):
                 if s != rs:
                     out[NAME_BASE + s] = 1
     elif phase == EXCHANGE_PHASE:
-        out[EXCHANGE] = 1
+        out[EXCHANGE] = 1 if _holds_trump_seven(T, T[T_CUR]) else 0
         out[NO_EXCHANGE] = 1
     elif phase == PLAY:
         m = two_legal_cards(T)
@@ -293,7 +296,7 @@ def two_is_legal(T, P, a):
             return a == TAKE
         return NAME_BASE <= a < NAME_BASE + 4 and a - NAME_BASE != (T[T_RETOURNE] >> 3)
     if phase == EXCHANGE_PHASE:
-        return a == EXCHANGE or a == NO_EXCHANGE
+        return a == NO_EXCHANGE or (a == EXCHANGE and _holds_trump_seven(T, T[T_CUR]))
     if phase == PLAY:
         if not CARD_BASE <= a < CARD_BASE + N_CARDS:
             return False
@@ -336,10 +339,11 @@ def _apply_prise(T, P, a):
         return
     T[T_TAKER] = p
     T[T_TRUMP] = (T[T_RETOURNE] >> 3) if a == TAKE else a - NAME_BASE
-    o = other(p)
-    if P[P_HAND_CARDS] and a == TAKE and _holds_trump_seven(T, o):
+    if P[P_HAND_CARDS] and a == TAKE:
+        # the non-taker always makes the exchange choice, so that his turn does not show
+        # whether he holds the 7 of trump (exchange is legal only when he does)
         T[T_PHASE] = EXCHANGE_PHASE
-        T[T_CUR] = o
+        T[T_CUR] = other(p)
         return
     if P[P_HAND_CARDS]:
         _deal_the_rest(T, P)
@@ -456,6 +460,57 @@ def two_score(T, P):
     T[T_CUR] = NO_PLAYER
 
 
+# ------------------------------------------------------------------------------- views
+@kernel
+def known_cards(T, player):
+    """The cards of the other player's hand that ``player`` knows (RULES.md §12 item 7):
+    the retourne in the taker's hand, or after an exchange the 7 of trump in the taker's
+    and the retourne in the other's; the winning declaration's cards once resolved."""
+    o = other(player)
+    known = 0
+    taker = T[T_TAKER]
+    if taker >= 0 and T[T_PHASE] != EXCHANGE_PHASE:
+        ret = np.int64(1) << T[T_RETOURNE]
+        if T[T_EXCHANGE] == 1:
+            known |= ret | (np.int64(1) << (T[T_TRUMP] * 8 + _SEVEN_RANK))
+        elif T[T_HAND + taker] & ret:
+            known |= ret
+    w = T[T_DECL_WINNER]
+    if w == o:
+        known |= T[T_DECL_CARDS + o]
+    return T[T_HAND + o] & known
+
+
+@kernel
+def two_public_view_into(T, P, player, V):
+    """``V`` := what ``player`` may know of the deal ``T``: the state with the deck,
+    every face-down card (``T_DOWN`` 0, ``T_STACK_DOWN`` :data:`HIDDEN_CARD` while face
+    down), the other player's hand beyond :func:`known_cards`, his declaration before he
+    declares and its key and cards unless it won, and the belote's owner before it is
+    credited, all hidden. Every choice a player can make reads only this."""
+    for k in range(TWO_STATE_SIZE):
+        V[k] = T[k]
+    o = other(player)
+    for k in range(N_CARDS):
+        V[T_DECK + k] = NO_CARD
+    for p in range(N_PLAYERS):
+        V[T_DOWN + p] = 0
+        for k in range(N_STACKS):
+            d = T[T_STACK_DOWN + N_STACKS * p + k]
+            if d >= 0 and (T[T_DOWN + p] >> d) & 1:
+                V[T_STACK_DOWN + N_STACKS * p + k] = HIDDEN_CARD
+    V[T_HAND + o] = known_cards(T, player)
+    declared = T[T_PHASE] == PLAY and (T[T_TRICK_NO] > 0 or (T[T_TRICK_N] == 1 and T[T_LEADER] == o)) \
+        or T[T_PHASE] == DONE
+    if not declared:
+        V[T_DECL_PTS + o] = 0
+    if T[T_DECL_WINNER] != o:
+        V[T_DECL_KEY + o] = 0
+        V[T_DECL_CARDS + o] = 0
+    if T[T_BELOTE] == 0 and T[T_BELOTE + 1] == 0:
+        V[T_BELOTE_OWNER] = NO_PLAYER
+
+
 # ---------------------------------------------------------------------- random play-outs
 @kernel
 def two_random_action(T, P, rng):
@@ -471,7 +526,9 @@ def two_random_action(T, P, rng):
         s = k if k < rs else k + 1
         return NAME_BASE + s
     if phase == EXCHANGE_PHASE:
-        return EXCHANGE if rng_below(rng, 2) == 1 else NO_EXCHANGE
+        if _holds_trump_seven(T, T[T_CUR]) and rng_below(rng, 2) == 1:
+            return EXCHANGE
+        return NO_EXCHANGE
     if phase == PLAY:
         m = two_legal_cards(T)
         return CARD_BASE + nth_card(m, rng_below(rng, popcount(m)))
