@@ -24,6 +24,25 @@ Deal record (``"format": "coinche-rl/deal"``, version 1)::
 Match record (``"format": "coinche-rl/match"``): ``rules``, ``first_dealer``, ``deals``
 (deal records without their own ``rules``), ``scores`` (match totals) and ``winner``.
 
+Belote for two players (rules of family ``two``) uses the same formats; a deal record
+holds the deck instead of hands, the prise (with the exchange choice) and the plays::
+
+    {
+      "format": "coinche-rl/deal", "version": 1,
+      "rules": {"preset": "belote_a_deux", "overrides": {}},
+      "dealer": 1,
+      "deck": "QH 8S ...",                             # the 32 cards in dealing order
+      "prise": ["take", "no-exchange"],                # from the non-dealer
+      "plays": ["AS", "7S", ...],
+      "contract": {"trump": "H", "taker": 0, "exchanged": false},
+      "declarations": {"points": [20, 0], "winner": 0},
+      "belote": [20, 0],
+      "result": {"void": false, "made": true, "capot": null, "card_points": [98, 64],
+                 "litige": false, "litige_points": 0, "scores": [138, 64]}
+    }
+
+and a match record's deals alternate dealers from ``first_dealer``.
+
 Replaying a record applies every action through the engine and compares every stored
 derived field (contract, declarations, belote, result, match scores and winner) with what
 the engine computes. Any difference or illegal action raises :class:`RecordError`
@@ -39,6 +58,7 @@ from typing import Any, Dict, List, Optional, Union
 from . import actions as A
 from .cards import InvalidNotationError, format_card, format_hand, parse_hand
 from .game import Deal, IllegalActionError, Match, score_into_match
+from .two_player import TwoPlayerDeal, TwoPlayerMatch, match_winner_two
 from .rules import PRESETS, STRAIN_NAMES, InvalidRulesError, RuleSet, UnknownPresetError, get_rules
 from . import engine as E
 
@@ -119,8 +139,10 @@ def _derived(deal: Deal) -> Dict[str, Any]:
     return out
 
 
-def deal_to_record(deal: Deal, *, include_rules: bool = True) -> Dict[str, Any]:
-    """The JSON-ready record of a deal (finished or not)."""
+def deal_to_record(deal: Union[Deal, TwoPlayerDeal], *, include_rules: bool = True) -> Dict[str, Any]:
+    """The JSON-ready record of a deal (finished or not), four or two players."""
+    if isinstance(deal, TwoPlayerDeal):
+        return _two_deal_record(deal, include_rules)
     n_auction = len(deal.auction)
     given = None
     if deal.phase != "auction" and n_auction == 0 and not deal.is_void:
@@ -143,7 +165,40 @@ def deal_to_record(deal: Deal, *, include_rules: bool = True) -> Dict[str, Any]:
     return rec
 
 
-def match_to_record(match: Match) -> Dict[str, Any]:
+def _two_derived(deal: TwoPlayerDeal) -> Dict[str, Any]:
+    """The fields of a two-player record that replay recomputes and checks."""
+    out: Dict[str, Any] = {}
+    if deal.taker is not None:
+        out["contract"] = {"trump": STRAIN_NAMES[deal.trump], "taker": deal.taker,
+                           "exchanged": deal.exchanged}
+    if deal.declaration_winner is not None or deal.trick_number > 0 or deal.is_terminal:
+        if not deal.is_void:
+            out["declarations"] = {"points": [p for p, _ in deal.declarations],
+                                   "winner": deal.declaration_winner}
+    res = deal.result
+    if res is not None:
+        if not res.void:
+            out["belote"] = list(res.belote)
+        out["result"] = {"void": res.void, "made": res.made, "capot": res.capot,
+                         "card_points": list(res.card_points), "litige": res.litige,
+                         "litige_points": res.litige_points, "scores": list(res.scores)}
+    return out
+
+
+def _two_deal_record(deal: TwoPlayerDeal, include_rules: bool) -> Dict[str, Any]:
+    hist = deal.history
+    n_prise = len(deal.prise) + (0 if deal.exchanged is None else 1)
+    rec: Dict[str, Any] = {"format": DEAL_FORMAT, "version": VERSION}
+    if include_rules:
+        rec["rules"] = rules_record(deal.rules)
+    rec.update({"dealer": deal.dealer, "deck": " ".join(format_card(c) for c in deal.deck),
+                "prise": [A.action_to_str(a) for a in hist[:n_prise]],
+                "plays": [A.action_to_str(a) for a in hist[n_prise:]]})
+    rec.update(_two_derived(deal))
+    return rec
+
+
+def match_to_record(match: Union[Match, TwoPlayerMatch]) -> Dict[str, Any]:
     deals = list(match.deals)
     if not match.is_terminal and match.deal.history:
         deals.append(match.deal)
@@ -156,9 +211,9 @@ def match_to_record(match: Match) -> Dict[str, Any]:
 def save_record(record_or_game, path: str) -> None:
     """Write a record (or a Deal / Match, converted) as JSON."""
     rec = record_or_game
-    if isinstance(rec, Deal):
+    if isinstance(rec, (Deal, TwoPlayerDeal)):
         rec = deal_to_record(rec)
-    elif isinstance(rec, Match):
+    elif isinstance(rec, (Match, TwoPlayerMatch)):
         rec = match_to_record(rec)
     with open(path, "w", encoding="utf-8") as f:
         json.dump(rec, f, indent=1, ensure_ascii=False)
@@ -238,6 +293,8 @@ def replay_deal(rec: Dict[str, Any], rules: Optional[RuleSet] = None, *, where: 
             raise RecordError(f"{where}version: expected {VERSION}, got {rec.get('version')!r}")
         rules = _rules_from(rec, where)
     dealer = _need(rec, "dealer", int, where)
+    if rules.family == "two":
+        return _replay_two_deal(rec, rules, dealer, where, check)
     if not 0 <= dealer < 4:
         raise RecordError(f"{where}dealer: expected a seat 0..3, got {dealer!r}")
     if rules.family == "classic":
@@ -311,6 +368,85 @@ def _replay_actions(deal: Deal, rec: Dict[str, Any], where: str, check: bool) ->
     return deal
 
 
+def _replay_two_deal(rec: Dict[str, Any], rules: RuleSet, dealer: int, where: str,
+                     check: bool) -> TwoPlayerDeal:
+    if dealer not in (0, 1):
+        raise RecordError(f"{where}dealer: expected a player 0 or 1, got {dealer!r}")
+    deck = _need(rec, "deck", str, where)
+    try:
+        deal = TwoPlayerDeal(rules, deck=deck, dealer=dealer)
+    except ValueError as e:
+        raise RecordError(f"{where}deck: {e}") from None
+    for key in ("prise", "plays"):
+        seq = _need(rec, key, list, where)
+        for i, text in enumerate(seq):
+            field = f"{where}{key}[{i}]"
+            if not isinstance(text, str):
+                raise RecordError(f"{field}: expected an action string, got {text!r}")
+            in_prise = deal.phase in ("prise", "exchange")
+            if key == "prise" and not in_prise:
+                raise RecordError(f"{field}: {text!r} after the end of the prise")
+            if key == "plays" and in_prise:
+                raise RecordError(f"{field}: {text!r} before the end of the prise "
+                                  f"(the prise list stops too early)")
+            try:
+                deal.apply(text)
+            except (InvalidNotationError, IllegalActionError) as e:
+                raise RecordError(f"{field}: {e}") from None
+    if check:
+        computed = _two_derived(deal)
+        for k, v in computed.items():
+            if k not in rec:
+                if deal.is_terminal:
+                    raise RecordError(f"{where}{k}: missing field (replay gives {v!r})")
+                continue
+            _compare(rec[k], v, f"{where}{k}")
+        for k in DERIVED_FIELDS:
+            if k in rec and k not in computed and rec[k] is not None:
+                raise RecordError(
+                    f"{where}{k}: the record stores it, but its replay stops before the deal "
+                    f"reaches it ({deal.phase}, after {len(deal.plays)} cards): the prise or "
+                    f"plays list is cut short")
+    return deal
+
+
+def _replay_two_match(rec: Dict[str, Any], rules: RuleSet, check: bool) -> Dict[str, Any]:
+    first = _need(rec, "first_dealer", int, "")
+    deal_recs = _need(rec, "deals", list, "")
+    scores, pot, winner, deals = [0, 0], 0, None, []
+    for i, drec in enumerate(deal_recs):
+        where = f"deals[{i}]."
+        if winner is not None:
+            raise RecordError(f"deals[{i}]: a deal after the end of the match (player {winner} won)")
+        expected_dealer = (first + i) % 2
+        if isinstance(drec, dict) and drec.get("dealer") != expected_dealer:
+            raise RecordError(f"{where}dealer: expected {expected_dealer} (alternating from "
+                              f"first_dealer {first}), got {drec.get('dealer')!r}")
+        deal = replay_deal(drec, rules, where=where, check=check)
+        deals.append(deal)
+        if not deal.is_terminal:
+            if i != len(deal_recs) - 1:
+                raise RecordError(f"deals[{i}]: unfinished deal before the last one")
+            break
+        res = deal.result
+        if not res.void:
+            s = list(res.scores)
+            if res.litige:
+                pot += res.litige_points
+            elif pot:
+                s[deal.taker if res.made else 1 - deal.taker] += pot
+                pot = 0
+            scores = [scores[p] + s[p] for p in range(2)]
+            winner = match_winner_two(scores, rules.target)
+    if check:
+        _compare(rec.get("scores"), scores, "scores")
+        if rec.get("pot", 0) != pot:
+            raise RecordError(f"pot: stored {rec.get('pot')!r}, replay gives {pot!r}")
+        if rec.get("winner") != winner:
+            raise RecordError(f"winner: stored {rec.get('winner')!r}, replay gives {winner!r}")
+    return {"rules": rules, "deals": deals, "scores": scores, "pot": pot, "winner": winner}
+
+
 def replay_match(rec: Dict[str, Any], *, check: bool = True) -> Dict[str, Any]:
     """Replay a match record: every deal, dealer rotation, scores and the winner.
 
@@ -323,6 +459,8 @@ def replay_match(rec: Dict[str, Any], *, check: bool = True) -> Dict[str, Any]:
     if rec.get("version") != VERSION:
         raise RecordError(f"version: expected {VERSION}, got {rec.get('version')!r}")
     rules = _rules_from(rec, "")
+    if rules.family == "two":
+        return _replay_two_match(rec, rules, check)
     first = _need(rec, "first_dealer", int, "")
     deal_recs = _need(rec, "deals", list, "")
     scores = [0, 0]
