@@ -251,7 +251,10 @@ def cmd_replay(args) -> int:
         return 1
     try:
         fmt = rec.get("format")
-        _engine_notice("replay")
+        family = "coinche"
+        if isinstance(rec.get("rules"), dict) and isinstance(rec["rules"].get("preset"), str):
+            family = getattr(PRESETS.get(rec["rules"]["preset"]), "family", "coinche")
+        _engine_notice("replay", family)
         if fmt == DEAL_FORMAT:
             deal = replay_deal(rec)
             print(f"{args.file}: deal record OK ({len(deal.history)} actions checked)")
@@ -267,10 +270,14 @@ def cmd_replay(args) -> int:
                 elif r.void:
                     print(f"  deal {i + 1}: dealer {d.dealer}, void")
                 else:
-                    print(f"  deal {i + 1}: dealer {d.dealer}, {r.contract}, "
-                          f"{'made' if r.made else 'failed'}, {r.scores[0]} - {r.scores[1]}")
+                    what = r.contract if hasattr(r, "contract") else \
+                        f"player {r.taker} took {STRAIN_NAMES[r.trump]}"
+                    print(f"  deal {i + 1}: dealer {d.dealer}, {what}, "
+                          f"{'litige' if r.litige else 'made' if r.made else 'failed'}, "
+                          f"{r.scores[0]} - {r.scores[1]}")
+            side = "player" if m["rules"].family == "two" else "team"
             print(f"final scores {m['scores'][0]} - {m['scores'][1]}; winner: "
-                  + ("none yet" if m["winner"] is None else f"team {m['winner']}"))
+                  + ("none yet" if m["winner"] is None else f"{side} {m['winner']}"))
             if m["deals"] and m["deals"][-1].is_terminal and not m["deals"][-1].is_void:
                 print("\nlast deal:\n" + m["deals"][-1].result.table())
         else:
@@ -282,9 +289,13 @@ def cmd_replay(args) -> int:
 
 
 def _random_game(args, match: bool):
-    _engine_notice("random-deal")
+    _engine_notice("random-deal", args.rules.family)
     rng = np.random.default_rng(args.seed)
-    game = Match(args.rules, seed=args.seed) if match else Deal(args.rules, seed=args.seed)
+    if args.rules.family == "two":
+        from .two_player import TwoPlayerDeal, TwoPlayerMatch
+        game = TwoPlayerMatch(args.rules, seed=args.seed) if match else TwoPlayerDeal(args.rules, seed=args.seed)
+    else:
+        game = Match(args.rules, seed=args.seed) if match else Deal(args.rules, seed=args.seed)
     while not game.is_terminal:
         legal = game.legal_actions()
         # auction: pass 70% of the time, else any legal action; play: any legal card
@@ -1141,15 +1152,19 @@ def _cwd_on_sys_path() -> None:
         sys.path.insert(0, cwd)
 
 
-def _engine_notice(command: str) -> None:
+def _engine_notice(command: str, family: str = "coinche") -> None:
     """Say when the engine kernels of a light command (demo, replay, random-deal,
     random-match) are about to compile (called once its input is checked): on a fresh
     numba cache, seconds of silence before anything is printed. The heavier commands
     (tournament, evaluate, play, the trainers) say so for their own kernels."""
     from . import engine as E
-    kernels = {"demo": (E.simulate_random_deals,),
-               "replay": (E.apply_action, E.legal_actions_into),
-               "random-deal": (E.apply_action, E.legal_actions_into)}.get(command)
+    from .engine import two as E2
+    if family == "two":
+        kernels = (E2.two_apply, E2.two_legal_mask) if command in ("replay", "random-deal") else None
+    else:
+        kernels = {"demo": (E.simulate_random_deals,),
+                   "replay": (E.apply_action, E.legal_actions_into),
+                   "random-deal": (E.apply_action, E.legal_actions_into)}.get(command)
     if kernels:
         compile_notice("the engine", kernels, "about 10-30 s")
 
