@@ -1160,7 +1160,7 @@ def _engine_notice(command: str, family: str = "coinche") -> None:
     from . import engine as E
     from .engine import two as E2
     if family == "two":
-        kernels = (E2.two_apply, E2.two_legal_mask) if command in ("replay", "random-deal") else None
+        kernels = (E2.two_apply, E2.two_is_legal) if command in ("replay", "random-deal") else None
     else:
         kernels = {"demo": (E.simulate_random_deals,),
                    "replay": (E.apply_action, E.legal_actions_into),
