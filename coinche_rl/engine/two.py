@@ -21,6 +21,7 @@ slot                     size  meaning
 ``T_STACK_UP``           16    ``[player * 8 + k]``: the face-up card dealt on stack k
                                (-1: no stack)
 ``T_STACK_DOWN``         16    the face-down card dealt under it (-1: none, the bergère)
+``T_UNDER``              32    ``[card]``: the face-down card under that face-up card (-1)
 ``T_DEALER``             1     the dealer
 ``T_PHASE``              1     ``PRISE`` 0, ``PLAY`` 1, ``DONE`` 2, ``EXCHANGE`` 3
 ``T_CUR``                1     the player to act (-1 when done)
@@ -93,6 +94,7 @@ MADE_UNSCORED, MADE_FAILED, MADE_MADE, MADE_LITIGE = -1, 0, 1, 2
 TWO_LAYOUT = (
     ("T_HAND", N_PLAYERS), ("T_UP", N_PLAYERS), ("T_DOWN", N_PLAYERS),
     ("T_STACK_UP", N_PLAYERS * N_STACKS), ("T_STACK_DOWN", N_PLAYERS * N_STACKS),
+    ("T_UNDER", N_CARDS),
     ("T_DEALER", 1), ("T_PHASE", 1), ("T_CUR", 1), ("T_ROUND", 1), ("T_N_PRISE", 1),
     ("T_PRISE", 4), ("T_RETOURNE", 1), ("T_TRUMP", 1), ("T_TAKER", 1), ("T_EXCHANGE", 1),
     ("T_VOID", 1), ("T_DECK", N_CARDS), ("T_TRICK_NO", 1), ("T_LEADER", 1),
@@ -142,6 +144,7 @@ def two_reset(T, P, deck, dealer):
     for k in range(N_CARDS):
         T[T_DECK + k] = deck[k]
         T[T_PLAYS + k] = NO_CARD
+        T[T_UNDER + k] = NO_CARD
     for k in range(4):
         T[T_PRISE + k] = -1
     n = other(dealer)
@@ -179,6 +182,7 @@ def _stack(T, p, k, up, down):
     T[T_UP + p] |= np.int64(1) << up
     if down >= 0:
         T[T_DOWN + p] |= np.int64(1) << down
+        T[T_UNDER + up] = down
 
 
 @kernel
@@ -405,13 +409,10 @@ def two_play_card(T, P, c):
 def _reveal(T, p, c):
     """The trick with ``p``'s card ``c`` is collected: the face-down card ``c`` covered
     (if any) is turned face up."""
-    for k in range(N_STACKS):
-        if T[T_STACK_UP + N_STACKS * p + k] == c:
-            d = T[T_STACK_DOWN + N_STACKS * p + k]
-            if d >= 0:
-                T[T_DOWN + p] ^= np.int64(1) << d
-                T[T_UP + p] |= np.int64(1) << d
-            return
+    d = T[T_UNDER + c]
+    if d >= 0:
+        T[T_DOWN + p] ^= np.int64(1) << d
+        T[T_UP + p] |= np.int64(1) << d
 
 
 @kernel
@@ -537,9 +538,13 @@ def two_random_action(T, P, rng):
 
 @kernel
 def two_random_playout(T, P, rng):
-    """Play the deal to its end with uniformly random legal actions."""
-    while T[T_PHASE] != DONE:
+    """Play the deal to its end with uniformly random legal actions (the actions of
+    :func:`two_random_action`, the card play in a tighter loop)."""
+    while T[T_PHASE] != DONE and T[T_PHASE] != PLAY:
         two_apply(T, P, two_random_action(T, P, rng))
+    while T[T_PHASE] == PLAY:
+        m = two_legal_cards(T)
+        two_play_card(T, P, nth_card(m, rng_below(rng, popcount(m))))
 
 
 @kernel
