@@ -485,8 +485,8 @@ def known_cards(T, player):
 @kernel
 def two_public_view_into(T, P, player, V):
     """``V`` := what ``player`` may know of the deal ``T``: the state with the deck,
-    every face-down card (``T_DOWN`` 0, ``T_STACK_DOWN`` :data:`HIDDEN_CARD` while face
-    down), the other player's hand beyond :func:`known_cards`, his declaration before he
+    every face-down card (``T_DOWN`` 0, ``T_STACK_DOWN`` and ``T_UNDER``
+    :data:`HIDDEN_CARD` while face down), the other player's hand beyond :func:`known_cards`, his declaration before he
     declares and its key and cards unless it won, and the belote's owner before it is
     credited, all hidden. Every choice a player can make reads only this."""
     for k in range(TWO_STATE_SIZE):
@@ -500,6 +500,7 @@ def two_public_view_into(T, P, player, V):
             d = T[T_STACK_DOWN + N_STACKS * p + k]
             if d >= 0 and (T[T_DOWN + p] >> d) & 1:
                 V[T_STACK_DOWN + N_STACKS * p + k] = HIDDEN_CARD
+                V[T_UNDER + T[T_STACK_UP + N_STACKS * p + k]] = HIDDEN_CARD
     V[T_HAND + o] = known_cards(T, player)
     declared = T[T_PHASE] == PLAY and (T[T_TRICK_NO] > 0 or (T[T_TRICK_N] == 1 and T[T_LEADER] == o)) \
         or T[T_PHASE] == DONE
