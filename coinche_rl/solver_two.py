@@ -29,8 +29,8 @@ from .rules import ABOVE, ALL_CARD_POINTS, CARD_ORDER
 __all__ = ["TwoPlayerSolver", "solve_two", "card_values_two", "TT_BITS"]
 
 _POINTS = ALL_CARD_POINTS[0]
-#: transposition table size: 2**TT_BITS entries
-TT_BITS = 20
+#: transposition table size: 2**TT_BITS entries of one int64 (64 MB)
+TT_BITS = 23
 _EMPTY = np.int64(-1)
 # workspace slots (int64): counters
 W_NODES = 0
@@ -52,216 +52,291 @@ def _order_key(c, strain):
     return k
 
 
-@njit(cache=True)
-def _search(av0, av1, dn0, dn1, played, leader, n_left, alpha, beta, strain, under,
-            tt_key, tt_lo, tt_hi, work):
-    """Card points player 0 wins in the ``n_left`` remaining tricks (exact when inside
-    ``(alpha, beta)``, else a bound on the right side). ``av*``: playable cards,
-    ``dn*``: face-down cards, ``leader``: who leads the next trick."""
-    work[W_NODES] += 1
-    if n_left == 0:
-        return 0
-    key = played | (np.int64(leader) << 32)
-    slot = ((key * np.int64(-7046029254386353131)) >> np.int64(64 - TT_BITS)) & ((1 << TT_BITS) - 1)
-    lo = 0
-    hi = 0
-    # the points still in play bound the value
-    rem = 0
-    m = av0 | av1 | dn0 | dn1
+#: a transposition-table entry packs ``key << 24 | lo << 15 | hi << 6 | best card``
+#: (key: the 32 cards played and the leader; values 0..511; best card 63: none)
+_NO_BEST = 63
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _zero_point_twin(c, avail, strain, under):
+    """True when ``c`` is a card worth 0 points with another such card of its suit just
+    below it in ``avail`` (7-8, 8-9 outside trump; 7-8 in trump) and neither covers a
+    face-down card: the two play alike, only the lower one is searched."""
+    if _POINTS[strain, c] != 0 or under[c] >= 0 or (c & 7) == 0:
+        return False
+    lower = c - 1
+    return (avail >> lower) & 1 == 1 and _POINTS[strain, lower] == 0 and under[lower] < 0
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _sorted_into(cards, keys, kb, buf, base):
+    """Write the cards of ``cards`` into ``buf[base:]`` by decreasing ``keys[kb + card]``
+    (insertion sort; at most 16 cards); returns how many."""
+    n = 0
+    m = cards
     while m:
         c = lowest_card(m)
         m &= m - 1
-        rem += _POINTS[strain, c]
-    rem += DIX_DE_DER
-    lo = 0
-    hi = rem
-    if tt_key[slot] == key:
-        if tt_lo[slot] > lo:
-            lo = tt_lo[slot]
-        if tt_hi[slot] < hi:
-            hi = tt_hi[slot]
-        if lo >= hi:
-            return lo
-        if lo >= beta:
-            return lo
-        if hi <= alpha:
-            return hi
-    a0 = alpha if alpha > lo else lo
-    b0 = beta if beta < hi else hi
-    lead_av = av0 if leader == 0 else av1
-    foll_av = av1 if leader == 0 else av0
-    maximize = leader == 0
-    best = -1 if maximize else 1 << 20
-    a = a0
-    b = b0
-    # leader's cards, strongest first
-    cand = lead_av
-    while cand:
-        # pick the remaining card with the highest order key
-        bestc = -1
-        bestk = -1
-        mm = cand
-        while mm:
-            c = lowest_card(mm)
-            mm &= mm - 1
-            k = _order_key(c, strain)
-            if k > bestk:
-                bestk = k
-                bestc = c
-        lead = bestc
-        cand &= ~(np.int64(1) << lead)
-        # the follower's reply: he minimises when the leader maximises
-        fl = _legal_follow(foll_av, lead, strain)
-        inner = 1 << 20 if maximize else -1
-        ia = a
-        ib = b
-        fm = fl
-        while fm:
-            f = lowest_card(fm)
-            fm &= fm - 1
-            follower_wins = beats(f, lead, strain)
-            winner = (1 - leader) if follower_wins else leader
-            pts = _POINTS[strain, lead] + _POINTS[strain, f]
-            if n_left == 1:
-                pts += DIX_DE_DER
-            gain = pts if winner == 0 else 0
-            # the next position: cards played, covers revealed
-            nav0 = av0
-            nav1 = av1
-            ndn0 = dn0
-            ndn1 = dn1
-            lb = np.int64(1) << lead
-            fb = np.int64(1) << f
-            if leader == 0:
-                nav0 &= ~lb
-                nav1 &= ~fb
-            else:
-                nav1 &= ~lb
-                nav0 &= ~fb
-            for pc in range(2):
-                c = lead if pc == 0 else f
-                owner = leader if pc == 0 else 1 - leader
-                d = under[c]
-                if d >= 0:
-                    if owner == 0:
-                        ndn0 &= ~(np.int64(1) << d)
-                        nav0 |= np.int64(1) << d
-                    else:
-                        ndn1 &= ~(np.int64(1) << d)
-                        nav1 |= np.int64(1) << d
-            v = gain + _search(nav0, nav1, ndn0, ndn1, played | lb | fb, winner, n_left - 1,
-                               ia - gain, ib - gain, strain, under, tt_key, tt_lo, tt_hi, work)
-            if maximize:
-                # follower minimises
-                if v < inner:
-                    inner = v
-                if inner < ib:
-                    ib = inner
-                if inner <= ia:
-                    break
-            else:
-                if v > inner:
-                    inner = v
-                if inner > ia:
-                    ia = inner
-                if inner >= ib:
-                    break
-        if maximize:
-            if inner > best:
-                best = inner
-            if best > a:
-                a = best
-            if best >= b:
-                break
+        k = keys[kb + c]
+        i = n
+        while i > 0 and keys[kb + buf[base + i - 1]] < k:
+            buf[base + i] = buf[base + i - 1]
+            i -= 1
+        buf[base + i] = c
+        n += 1
+    return n
+
+
+# the fields of one search frame (one row of ``F`` per remaining-trick count)
+(F_AV0, F_AV1, F_DN0, F_DN1, F_PLAYED, F_LEADER, F_NLEFT, F_ALPHA, F_BETA, F_REM, F_KEY,
+ F_SLOT, F_A0, F_B0, F_LO, F_HI, F_BEST, F_BESTC, F_A, F_B, F_NLEAD, F_LI, F_LEAD, F_NF,
+ F_FI, F_INNER, F_IA, F_IB, F_GAIN, F_PTS) = range(30)
+N_FIELDS = 30
+_INF = 1 << 20
+
+
+@njit(cache=True, _nrt=False)
+def _search(av0, av1, dn0, dn1, played, leader, n_left, alpha, beta, strain, under, tt, work,
+            rem, F, buf, keys):
+    """Card points player 0 wins in the ``n_left`` remaining tricks (exact when inside
+    ``(alpha, beta)``, else a bound on the right side; fail-soft). ``av*``: playable
+    cards, ``dn*``: face-down cards, ``leader``: who leads the next trick, ``rem``: the
+    card points still to win (dix de der included). Iterative (an explicit stack of
+    frames ``F``, one per trick; numba cannot cache a recursive function):
+    ``buf``/``keys`` hold each frame's ordered moves."""
+    sp = 0
+    f0 = F[0]
+    f0[F_AV0] = av0
+    f0[F_AV1] = av1
+    f0[F_DN0] = dn0
+    f0[F_DN1] = dn1
+    f0[F_PLAYED] = played
+    f0[F_LEADER] = leader
+    f0[F_NLEFT] = n_left
+    f0[F_ALPHA] = alpha
+    f0[F_BETA] = beta
+    f0[F_REM] = rem
+    entering = True
+    ret = 0
+    while True:
+        fr = F[sp]
+        if entering:
+            work[W_NODES] += 1
+            if fr[F_NLEFT] == 0:
+                ret = 0
+                sp -= 1
+                if sp < 0:
+                    return ret
+                entering = False
+                continue
+            key = fr[F_PLAYED] | (fr[F_LEADER] << 32)
+            slot = ((key * np.int64(-7046029254386353131)) >> np.int64(64 - TT_BITS)) & ((1 << TT_BITS) - 1)
+            lo = 0
+            hi = fr[F_REM]
+            first = _NO_BEST
+            e = tt[slot]
+            if e >= 0 and (e >> 24) == key:
+                lo = (e >> 15) & 511
+                hi = (e >> 6) & 511
+                first = e & 63
+                if lo >= hi or lo >= fr[F_BETA] or hi <= fr[F_ALPHA]:
+                    ret = lo if (lo >= hi or lo >= fr[F_BETA]) else hi
+                    sp -= 1
+                    if sp < 0:
+                        return ret
+                    entering = False
+                    continue
+            fr[F_KEY] = key
+            fr[F_SLOT] = slot
+            fr[F_LO] = lo
+            fr[F_HI] = hi
+            a0 = fr[F_ALPHA] if fr[F_ALPHA] > lo else lo
+            b0 = fr[F_BETA] if fr[F_BETA] < hi else hi
+            fr[F_A0] = a0
+            fr[F_B0] = b0
+            fr[F_A] = a0
+            fr[F_B] = b0
+            fr[F_BEST] = -1 if fr[F_LEADER] == 0 else _INF
+            fr[F_BESTC] = _NO_BEST
+            lead_av = fr[F_AV0] if fr[F_LEADER] == 0 else fr[F_AV1]
+            kb = 32 * sp
+            mm = lead_av
+            while mm:
+                c = lowest_card(mm)
+                mm &= mm - 1
+                keys[kb + c] = _order_key(c, strain) + (100 if c == first else 0)
+            fr[F_NLEAD] = _sorted_into(lead_av, keys, kb, buf, 32 * sp)
+            fr[F_LI] = -1
+            fr[F_NF] = 0
+            fr[F_FI] = 0
         else:
-            if inner < best:
-                best = inner
-            if best < b:
-                b = best
-            if best <= a:
+            # a child returned ``ret``: the value of the current (lead, reply)
+            v = fr[F_GAIN] + ret
+            if fr[F_LEADER] == 0:          # the follower minimises
+                if v < fr[F_INNER]:
+                    fr[F_INNER] = v
+                if fr[F_INNER] < fr[F_IB]:
+                    fr[F_IB] = fr[F_INNER]
+                if fr[F_INNER] <= fr[F_IA]:
+                    fr[F_FI] = fr[F_NF]    # cut: no more replies
+            else:
+                if v > fr[F_INNER]:
+                    fr[F_INNER] = v
+                if fr[F_INNER] > fr[F_IA]:
+                    fr[F_IA] = fr[F_INNER]
+                if fr[F_INNER] >= fr[F_IB]:
+                    fr[F_FI] = fr[F_NF]
+        # advance: the next reply of the current lead, or the next lead, or return
+        leader = fr[F_LEADER]
+        maximize = leader == 0
+        lead_av = fr[F_AV0] if maximize else fr[F_AV1]
+        foll_av = fr[F_AV1] if maximize else fr[F_AV0]
+        pushed = False
+        done = False
+        while not pushed and not done:
+            if fr[F_LI] >= 0 and fr[F_FI] < fr[F_NF]:
+                f = buf[32 * sp + 16 + fr[F_FI]]
+                fr[F_FI] += 1
+                if _zero_point_twin(f, foll_av, strain, under):
+                    continue
+                lead = fr[F_LEAD]
+                winner = (1 - leader) if beats(f, lead, strain) else leader
+                pts = _POINTS[strain, lead] + _POINTS[strain, f]
+                if fr[F_NLEFT] == 1:
+                    pts += DIX_DE_DER
+                fr[F_GAIN] = pts if winner == 0 else 0
+                fr[F_PTS] = pts
+                nav0 = fr[F_AV0]
+                nav1 = fr[F_AV1]
+                ndn0 = fr[F_DN0]
+                ndn1 = fr[F_DN1]
+                lb = np.int64(1) << lead
+                fb = np.int64(1) << f
+                if maximize:
+                    nav0 &= ~lb
+                    nav1 &= ~fb
+                else:
+                    nav1 &= ~lb
+                    nav0 &= ~fb
+                for pc in range(2):
+                    c = lead if pc == 0 else f
+                    owner = leader if pc == 0 else 1 - leader
+                    d = under[c]
+                    if d >= 0:
+                        if owner == 0:
+                            ndn0 &= ~(np.int64(1) << d)
+                            nav0 |= np.int64(1) << d
+                        else:
+                            ndn1 &= ~(np.int64(1) << d)
+                            nav1 |= np.int64(1) << d
+                ch = F[sp + 1]
+                ch[F_AV0] = nav0
+                ch[F_AV1] = nav1
+                ch[F_DN0] = ndn0
+                ch[F_DN1] = ndn1
+                ch[F_PLAYED] = fr[F_PLAYED] | lb | fb
+                ch[F_LEADER] = winner
+                ch[F_NLEFT] = fr[F_NLEFT] - 1
+                ch[F_ALPHA] = fr[F_IA] - fr[F_GAIN]
+                ch[F_BETA] = fr[F_IB] - fr[F_GAIN]
+                ch[F_REM] = fr[F_REM] - pts
+                pushed = True
                 break
-    # store the bound
-    if tt_key[slot] != key:
-        tt_key[slot] = key
-        tt_lo[slot] = 0
-        tt_hi[slot] = rem
-    if best <= a0:
-        if best < tt_hi[slot]:
-            tt_hi[slot] = best
-    elif best >= b0:
-        if best > tt_lo[slot]:
-            tt_lo[slot] = best
-    else:
-        tt_lo[slot] = best
-        tt_hi[slot] = best
-    return best
+            # the current lead is finished (or none yet): account for it
+            if fr[F_LI] >= 0:
+                inner = fr[F_INNER]
+                if maximize:
+                    if inner > fr[F_BEST]:
+                        fr[F_BEST] = inner
+                        fr[F_BESTC] = fr[F_LEAD]
+                    if fr[F_BEST] > fr[F_A]:
+                        fr[F_A] = fr[F_BEST]
+                    if fr[F_BEST] >= fr[F_B]:
+                        done = True
+                        break
+                else:
+                    if inner < fr[F_BEST]:
+                        fr[F_BEST] = inner
+                        fr[F_BESTC] = fr[F_LEAD]
+                    if fr[F_BEST] < fr[F_B]:
+                        fr[F_B] = fr[F_BEST]
+                    if fr[F_BEST] <= fr[F_A]:
+                        done = True
+                        break
+            # the next lead
+            fr[F_LI] += 1
+            if fr[F_LI] >= fr[F_NLEAD]:
+                done = True
+                break
+            lead = buf[32 * sp + fr[F_LI]]
+            if _zero_point_twin(lead, lead_av, strain, under):
+                fr[F_NF] = 0
+                fr[F_FI] = 0
+                fr[F_INNER] = fr[F_BEST]          # no effect on best
+                continue
+            fr[F_LEAD] = lead
+            fl = _legal_follow(foll_av, lead, strain)
+            kb = 32 * sp
+            mm = fl
+            while mm:
+                c = lowest_card(mm)
+                mm &= mm - 1
+                if beats(c, lead, strain):
+                    keys[kb + c] = 1000 - CARD_ORDER[strain, c] - (16 if (c >> 3) == strain else 0)
+                else:
+                    keys[kb + c] = 100 - _POINTS[strain, c]
+            fr[F_NF] = _sorted_into(fl, keys, kb, buf, 32 * sp + 16)
+            fr[F_FI] = 0
+            fr[F_INNER] = _INF if maximize else -1
+            fr[F_IA] = fr[F_A]
+            fr[F_IB] = fr[F_B]
+        if pushed:
+            sp += 1
+            entering = True
+            continue
+        # return this frame's value; store the bound it proved
+        best = fr[F_BEST]
+        nlo = fr[F_LO]
+        nhi = fr[F_HI]
+        if best <= fr[F_A0]:
+            nhi = best if best < nhi else nhi
+        elif best >= fr[F_B0]:
+            nlo = best if best > nlo else nlo
+        else:
+            nlo = best
+            nhi = best
+        tt[fr[F_SLOT]] = (fr[F_KEY] << 24) | (nlo << 15) | (nhi << 6) | fr[F_BESTC]
+        ret = best
+        sp -= 1
+        if sp < 0:
+            return ret
+        entering = False
 
 
 @njit(cache=True)
 def _position(T):
-    """``(av0, av1, dn0, dn1, played)`` of the engine state ``T`` (play phase)."""
+    """``(av0, av1, dn0, dn1, played, rem)`` of the engine state ``T`` (play phase):
+    ``rem`` the card points not yet won (the current trick's card and the dix de der
+    included)."""
     av0 = T[T_HAND] | T[T_UP]
     av1 = T[T_HAND + 1] | T[T_UP + 1]
-    return av0, av1, T[T_DOWN], T[T_DOWN + 1], T[T_PLAYED]
-
-
-@njit(cache=True)
-def card_values_two(T, tt_key, tt_lo, tt_hi, work, out):
-    """For each legal card of the player to act in ``T`` (a full state, every card
-    known; play phase): ``out[card]`` := the card points **the player to act** wins in
-    the whole deal (points already won included) when he plays it and both play
-    perfectly after; -1 for the other cards. Returns the number of legal cards."""
-    for c in range(32):
-        out[c] = -1
     strain = T[T_TRUMP]
-    under = T[T_UNDER:T_UNDER + 32]
-    av0, av1, dn0, dn1, played = _position(T)
-    me = T[T_LEADER] if T[T_TRICK_N] == 0 else 1 - T[T_LEADER]
-    n_left = N_TRICKS_TWO - T[T_TRICK_NO]
-    won = T[T_POINTS + me]
-    tot = 0
-    mine = av0 if me == 0 else av1
-    if T[T_TRICK_N] == 0:
-        legal = mine
-    else:
-        legal = _legal_follow(mine, T[T_WIN_CARD], strain)
-    m = legal
-    total_rest = 0
-    mm = av0 | av1 | dn0 | dn1
-    while mm:
-        c = lowest_card(mm)
-        mm &= mm - 1
-        total_rest += _POINTS[strain, c]
-    if T[T_TRICK_N] == 1:
-        total_rest += _POINTS[strain, T[T_WIN_CARD]]
-    total_rest += DIX_DE_DER
+    rem = DIX_DE_DER
+    m = av0 | av1 | T[T_DOWN] | T[T_DOWN + 1]
     while m:
         c = lowest_card(m)
         m &= m - 1
-        tot += 1
-        cb = np.int64(1) << c
-        if T[T_TRICK_N] == 0:
-            # lead c, then the follower's best reply and the rest
-            nav0 = av0 & ~cb if me == 0 else av0
-            nav1 = av1 & ~cb if me == 1 else av1
-            v0 = _after_lead(nav0, nav1, dn0, dn1, played | cb, me, c, n_left, strain, under,
-                             tt_key, tt_lo, tt_hi, work)
-        else:
-            lead = T[T_WIN_CARD]
-            leader = 1 - me
-            v0 = _after_follow(av0, av1, dn0, dn1, played, leader, lead, c, n_left, strain,
-                               under, tt_key, tt_lo, tt_hi, work)
-        # v0: player 0's points from the current trick on
-        mine_rest = v0 if me == 0 else total_rest - v0
-        out[c] = won + mine_rest
-    return tot
+        rem += _POINTS[strain, c]
+    if T[T_TRICK_N] == 1:
+        rem += _POINTS[strain, T[T_WIN_CARD]]
+    return av0, av1, T[T_DOWN], T[T_DOWN + 1], T[T_PLAYED], rem
 
 
 @njit(cache=True)
 def _after_follow(av0, av1, dn0, dn1, played, leader, lead, f, n_left, strain, under,
-                  tt_key, tt_lo, tt_hi, work):
+                  tt, work, rem, F, buf, keys):
     """Player 0's points from the current trick on when ``leader`` led ``lead`` (already
-    out of his cards) and the follower plays ``f``."""
+    out of his cards, ``played`` without it) and the follower plays ``f``."""
     follower = 1 - leader
     winner = follower if beats(f, lead, strain) else leader
     pts = _POINTS[strain, lead] + _POINTS[strain, f]
@@ -286,14 +361,14 @@ def _after_follow(av0, av1, dn0, dn1, played, leader, lead, f, n_left, strain, u
                 dn1 &= ~(np.int64(1) << d)
                 av1 |= np.int64(1) << d
     return gain + _search(av0, av1, dn0, dn1, played | lb | fb, winner, n_left - 1, -1, 1 << 20,
-                          strain, under, tt_key, tt_lo, tt_hi, work)
+                          strain, under, tt, work, rem - pts, F, buf, keys)
 
 
 @njit(cache=True)
-def _after_lead(av0, av1, dn0, dn1, played, leader, lead, n_left, strain, under,
-                tt_key, tt_lo, tt_hi, work):
-    """Player 0's points from the current trick on when ``leader`` leads ``lead`` and
-    the follower replies at best."""
+def _after_lead(av0, av1, dn0, dn1, played, leader, lead, n_left, strain, under, tt, work,
+                rem, F, buf, keys):
+    """Player 0's points from the current trick on when ``leader`` leads ``lead`` (out
+    of his cards) and the follower replies at best."""
     foll_av = av1 if leader == 0 else av0
     fl = _legal_follow(foll_av, lead, strain)
     best = 1 << 20 if leader == 0 else -1
@@ -301,7 +376,7 @@ def _after_lead(av0, av1, dn0, dn1, played, leader, lead, n_left, strain, under,
         f = lowest_card(fl)
         fl &= fl - 1
         v = _after_follow(av0, av1, dn0, dn1, played & ~(np.int64(1) << lead), leader, lead, f,
-                          n_left, strain, under, tt_key, tt_lo, tt_hi, work)
+                          n_left, strain, under, tt, work, rem, F, buf, keys)
         if leader == 0:
             if v < best:
                 best = v
@@ -311,21 +386,59 @@ def _after_lead(av0, av1, dn0, dn1, played, leader, lead, n_left, strain, under,
 
 
 @njit(cache=True)
-def solve_two_state(T, tt_key, tt_lo, tt_hi, work):
+def card_values_two(T, tt, work, out):
+    """For each legal card of the player to act in ``T`` (a full state, every card
+    known; play phase): ``out[card]`` := the card points **the player to act** wins in
+    the whole deal (points already won included) when he plays it and both play
+    perfectly after; -1 for the other cards. Returns the number of legal cards."""
+    for c in range(32):
+        out[c] = -1
+    strain = T[T_TRUMP]
+    under = T[T_UNDER:T_UNDER + 32]
+    buf = np.empty(32 * (N_TRICKS_TWO + 1), dtype=np.int64)
+    keys = np.empty(32 * (N_TRICKS_TWO + 1), dtype=np.int64)
+    F = np.zeros((N_TRICKS_TWO + 2, N_FIELDS), dtype=np.int64)
+    av0, av1, dn0, dn1, played, rem = _position(T)
+    me = T[T_LEADER] if T[T_TRICK_N] == 0 else 1 - T[T_LEADER]
+    n_left = N_TRICKS_TWO - T[T_TRICK_NO]
+    won = T[T_POINTS + me]
+    mine = av0 if me == 0 else av1
+    legal = mine if T[T_TRICK_N] == 0 else _legal_follow(mine, T[T_WIN_CARD], strain)
+    n = 0
+    m = legal
+    while m:
+        c = lowest_card(m)
+        m &= m - 1
+        n += 1
+        cb = np.int64(1) << c
+        if T[T_TRICK_N] == 0:
+            v0 = _after_lead(av0 & ~cb if me == 0 else av0, av1 & ~cb if me == 1 else av1,
+                             dn0, dn1, played | cb, me, c, n_left, strain, under, tt, work,
+                             rem, F, buf, keys)
+        else:
+            v0 = _after_follow(av0, av1, dn0, dn1, played, 1 - me, T[T_WIN_CARD], c, n_left,
+                               strain, under, tt, work, rem, F, buf, keys)
+        out[c] = won + (v0 if me == 0 else rem - v0)
+    return n
+
+
+@njit(cache=True)
+def solve_two_state(T, tt, work):
     """Card points player 0 wins in the whole deal of the full state ``T`` (play phase,
     at a trick's start or after its first card), both playing perfectly."""
     strain = T[T_TRUMP]
     under = T[T_UNDER:T_UNDER + 32]
-    av0, av1, dn0, dn1, played = _position(T)
+    buf = np.empty(32 * (N_TRICKS_TWO + 1), dtype=np.int64)
+    keys = np.empty(32 * (N_TRICKS_TWO + 1), dtype=np.int64)
+    F = np.zeros((N_TRICKS_TWO + 2, N_FIELDS), dtype=np.int64)
+    av0, av1, dn0, dn1, played, rem = _position(T)
     n_left = N_TRICKS_TWO - T[T_TRICK_NO]
     if T[T_TRICK_N] == 0:
         v = _search(av0, av1, dn0, dn1, played, T[T_LEADER], n_left, -1, 1 << 20, strain,
-                    under, tt_key, tt_lo, tt_hi, work)
+                    under, tt, work, rem, F, buf, keys)
     else:
-        leader = T[T_LEADER]
-        lead = T[T_WIN_CARD]
-        v = _after_lead(av0, av1, dn0, dn1, played, leader, lead, n_left, strain, under,
-                        tt_key, tt_lo, tt_hi, work)
+        v = _after_lead(av0, av1, dn0, dn1, played, T[T_LEADER], T[T_WIN_CARD], n_left, strain,
+                        under, tt, work, rem, F, buf, keys)
     return T[T_POINTS] + v
 
 
@@ -342,14 +455,11 @@ class TwoPlayerSolver:
     """
 
     def __init__(self, tt_bits: int = TT_BITS):
-        n = 1 << TT_BITS
-        self.tt_key = np.full(n, _EMPTY, dtype=np.int64)
-        self.tt_lo = np.zeros(n, dtype=np.int64)
-        self.tt_hi = np.zeros(n, dtype=np.int64)
+        self.tt = np.full(1 << TT_BITS, _EMPTY, dtype=np.int64)
         self.work = np.zeros(W_SIZE, dtype=np.int64)
 
     def _clear(self):
-        self.tt_key.fill(_EMPTY)
+        self.tt.fill(_EMPTY)
         self.work[:] = 0
 
     @property
@@ -363,7 +473,7 @@ class TwoPlayerSolver:
         if T[T_PHASE] != PLAY:
             raise ValueError("the solver needs a deal in its play phase")
         self._clear()
-        return int(solve_two_state(T, self.tt_key, self.tt_lo, self.tt_hi, self.work))
+        return int(solve_two_state(T, self.tt, self.work))
 
     def card_values(self, state: np.ndarray) -> np.ndarray:
         """int64[32]: for each legal card of the player to act, the card points he wins
@@ -373,7 +483,7 @@ class TwoPlayerSolver:
             raise ValueError("the solver needs a deal in its play phase")
         self._clear()
         out = np.empty(32, dtype=np.int64)
-        card_values_two(T, self.tt_key, self.tt_lo, self.tt_hi, self.work, out)
+        card_values_two(T, self.tt, self.work, out)
         return out
 
 
