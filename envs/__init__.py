@@ -1,10 +1,13 @@
 """Environments (installed as ``coinche_rl.envs``).
 
 Importing this package is light: it loads its submodules (``coinche_v0``,
-``observation``, ``single_agent``, ``vector``, ``kernels``, ``infoset``) on first use,
-and registers the Gymnasium id ``coinche_rl/Coinche-v0`` (:func:`register_gymnasium_envs`,
-a string entry point) when gymnasium is already imported; ``single_agent`` registers it
-when imported. So the search agents, which use ``infoset`` and ``kernels``, import
+``observation``, ``single_agent``, ``vector``, ``kernels``, ``infoset``, and for belote
+for two players ``two_player_v0``, ``two_player_observation``,
+``two_player_single_agent``, ``two_player_vector``, ``two_player_kernels``) on first
+use, and registers the Gymnasium ids ``coinche_rl/Coinche-v0`` and
+``coinche_rl/TwoPlayer-v0`` (:func:`register_gymnasium_envs`, string entry points) when
+gymnasium is already imported; ``single_agent`` and ``two_player_single_agent`` register
+them when imported. So the search agents, which use ``infoset`` and ``kernels``, import
 neither gymnasium nor pettingzoo.
 
 Gymnasium plugin: ``pyproject.toml`` declares ``register_gymnasium_envs`` in the entry
@@ -45,25 +48,34 @@ from importlib import metadata
 from typing import Any, List
 
 __all__ = ["coinche_v0", "observation", "single_agent", "vector", "ENV_ID",
-           "register_gymnasium_envs", "load_plugins", "resolve_plugin",
+           "two_player_v0", "two_player_observation", "two_player_single_agent",
+           "two_player_vector", "TWO_PLAYER_ENV_ID", "register_gymnasium_envs", "load_plugins", "resolve_plugin",
            "ENV_OPPONENTS_GROUP", "VECTOR_OPPONENTS_GROUP"]
 
 #: the Gymnasium id of :class:`coinche_rl.envs.single_agent.CoincheSingleAgentEnv`
 ENV_ID = "coinche_rl/Coinche-v0"
+#: the Gymnasium id of :class:`coinche_rl.envs.two_player_single_agent.TwoPlayerSingleAgentEnv`
+TWO_PLAYER_ENV_ID = "coinche_rl/TwoPlayer-v0"
 #: entry point group of the single-agent env's opponents (see the module docstring)
 ENV_OPPONENTS_GROUP = "coinche_rl.env_opponents"
 #: entry point group of the vector env's batched opponents (see the module docstring)
 VECTOR_OPPONENTS_GROUP = "coinche_rl.vector_opponents"
 
-_SUBMODULES = ("coinche_v0", "observation", "single_agent", "vector", "kernels", "infoset")
+_SUBMODULES = ("coinche_v0", "observation", "single_agent", "vector", "kernels", "infoset",
+               "two_player_v0", "two_player_observation", "two_player_single_agent",
+               "two_player_vector", "two_player_kernels")
 
 
 def register_gymnasium_envs() -> None:
-    """Register ``coinche_rl/Coinche-v0`` with Gymnasium (idempotent). The ``gymnasium.envs``
-    entry point of this package (Gymnasium < 1.0 calls it on import)."""
+    """Register ``coinche_rl/Coinche-v0`` and ``coinche_rl/TwoPlayer-v0`` with Gymnasium
+    (idempotent). The ``gymnasium.envs`` entry point of this package (Gymnasium < 1.0
+    calls it on import)."""
     from gymnasium.envs.registration import register, registry
     if ENV_ID not in registry:
         register(id=ENV_ID, entry_point="coinche_rl.envs.single_agent:CoincheSingleAgentEnv")
+    if TWO_PLAYER_ENV_ID not in registry:
+        register(id=TWO_PLAYER_ENV_ID,
+                 entry_point="coinche_rl.envs.two_player_single_agent:TwoPlayerSingleAgentEnv")
 
 
 def load_plugins(group: str) -> List[Any]:

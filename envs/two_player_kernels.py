@@ -1,0 +1,420 @@
+"""Numba kernels of the two-player environments (``coinche_rl.envs.two_player_kernels``).
+
+* :func:`encode_view`: the observation vector of
+  :mod:`coinche_rl.envs.two_player_observation`, written from the engine's **public
+  view** of one player (:func:`coinche_rl.engine.two.two_public_view_into`: no deck, no
+  face-down card, the other hand only where it was shown), **identical** to
+  ``two_player_observation.encode(deal.view(player), match)`` (tested at every step of
+  random games of both presets). :func:`encode_into` takes the full state, writes the
+  player's public view into a scratch vector, and encodes that: the observation never
+  reads the state itself, so it cannot leak.
+* the batched kernels of :mod:`coinche_rl.envs.two_player_vector`: one action in every
+  game, same-step autoreset from each game's own seeded stream, uniformly random
+  opponents inside numba, the opponents' public views.
+
+Kernels of one call graph live in this module (numba caches per module).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..actions import NAME_BASE, PASS, TAKE
+from ..cards import N_CARDS
+from ..engine import kernel, popcount
+from ..engine.two import (DONE, EXCHANGE_PHASE, HIDDEN_CARD, N_PLAYERS, N_STACKS, N_TRICKS_TWO,
+                          PLAY, PRISE, T_BELOTE, T_CUR, T_DEALER, T_DECL_CARDS, T_DECL_PTS,
+                          T_DECL_WINNER, T_EXCHANGE, T_HAND, T_LEADER, T_N_PRISE, T_PHASE,
+                          T_PLAYS, T_POINTS, T_PRISE, T_RETOURNE, T_ROUND, T_SCORE,
+                          T_STACK_DOWN, T_STACK_UP, T_TAKER, T_TRICKS, T_TRICK_LEADERS,
+                          T_TRICK_N, T_TRICK_NO, T_TRICK_WINNERS, T_TRUMP, T_UP, T_VOID,
+                          TWO_STATE_SIZE, DECL_UNRESOLVED, two_apply, two_is_legal,
+                          two_legal_mask, two_public_view_into, two_random_action,
+                          two_random_deal)
+from ..rules import DEAL_POINTS, P_BELOTE, P_DECLARATIONS, P_HAND_CARDS, P_LITIGE, params_vector
+from . import two_player_observation as O
+
+__all__ = ["encode_view", "encode_into", "TwoPlayerEncoder", "warmup"]
+
+_L = {name: a for name, (a, _) in O.LAYOUT.items()}
+O_HAND = _L["hand"]
+O_KNOWN = _L["known_other"]
+O_UP = _L["table_up"]
+O_COVERS = _L["covers"]
+O_FACE_DOWN = _L["face_down"]
+O_HAND_SIZE = _L["hand_size"]
+O_DEALER = _L["dealer"]
+O_PHASE = _L["phase"]
+O_TO_ACT = _L["to_act"]
+O_PRISE = _L["prise"]
+O_PRISE_ROUND = _L["prise_round"]
+O_RETOURNE = _L["retourne"]
+O_HOLDER = _L["retourne_holder"]
+O_TRUMP = _L["trump"]
+O_TAKER = _L["taker"]
+O_EXCHANGE = _L["exchange"]
+O_PLAYED_BY = _L["played_by"]
+O_PLAYED_WHEN = _L["played_when"]
+O_CURRENT = _L["current_trick"]
+O_LEADER = _L["leader"]
+O_TRICK_NO = _L["trick_no"]
+O_POINTS = _L["points"]
+O_TRICKS = _L["tricks"]
+O_DECLARED = _L["declared"]
+O_DECL_RESOLVED = _L["declarations_resolved"]
+O_DECL_WINNER = _L["declaration_winner"]
+O_DECL_CARDS = _L["declaration_cards"]
+O_BELOTE = _L["belote"]
+O_MATCH = _L["match"]
+O_RULES = _L["rules"]
+N_OBS = O.OBSERVATION_SIZE
+HIGH = O.HIGH
+FACE_DOWN_SCALE = O.FACE_DOWN_SCALE
+HAND_SCALE = O.HAND_SCALE
+TRICKS_SCALE = O.TRICKS_SCALE
+DECLARATION_SCALE = O.DECLARATION_SCALE
+#: the hand size before the rest of the deal (belote_a_deux: 6 each)
+FIRST_HAND = 6
+#: the engine's phase id -> its index in the ``phase`` slice (prise, exchange, play, done)
+_PHASE_INDEX = np.array([O.PHASES.index(n) for n in ("prise", "play", "done", "exchange")],
+                        dtype=np.int64)
+assert (PRISE, PLAY, DONE, EXCHANGE_PHASE) == (0, 1, 2, 3)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _rel(p, me):
+    return 0 if p == me else 1
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _bits_into(mask, out, at):
+    for c in range(N_CARDS):
+        if (mask >> c) & 1:
+            out[at + c] = 1.0
+
+
+@kernel
+def encode_view(V, P, me, match, out):
+    """Write the observation of player ``me`` (:mod:`two_player_observation`, version 1)
+    into ``out`` (float32 of ``OBSERVATION_SIZE``) from ``V``, his public view
+    (:func:`~coinche_rl.engine.two.two_public_view_into`): nothing else is read.
+
+    ``match``: float64[5] = (flag, player-0 score, player-1 score, target, pot), flag 0
+    in deal mode.
+    """
+    for k in range(N_OBS):
+        out[k] = 0.0
+    o = 1 - me
+    phase = V[T_PHASE]
+    _bits_into(V[T_HAND + me], out, O_HAND)
+    _bits_into(V[T_HAND + o], out, O_KNOWN)
+    # the table: face-up cards, the stacks whose face-down card is still there
+    down_o = 0
+    for p in range(N_PLAYERS):
+        r = _rel(p, me)
+        up = V[T_UP + p]
+        _bits_into(up, out, O_UP + 32 * r)
+        down = 0
+        for k in range(N_STACKS):
+            u = V[T_STACK_UP + N_STACKS * p + k]
+            d = V[T_STACK_DOWN + N_STACKS * p + k]
+            if d == HIDDEN_CARD:
+                down += 1
+                if u >= 0 and (up >> u) & 1:
+                    out[O_COVERS + 32 * r + u] = 1.0
+        out[O_FACE_DOWN + r] = down / FACE_DOWN_SCALE
+        if p == o:
+            down_o = down
+    # the card play (and the cards the other player has played, for his hand size)
+    n_o = 0
+    n_done = 0
+    cur_leader = -1
+    cur_card = -1
+    for t in range(N_TRICKS_TWO):
+        leader = V[T_TRICK_LEADERS + t]
+        if V[T_TRICK_WINNERS + t] >= 0:
+            n_done += 1
+        for i in range(2):
+            c = V[T_PLAYS + 2 * t + i]
+            if c < 0:
+                break
+            p = leader if i == 0 else 1 - leader
+            if p == o:
+                n_o += 1
+            out[O_PLAYED_BY + 2 * c + _rel(p, me)] = 1.0
+            out[O_PLAYED_WHEN + c] = (t + 1) / TRICKS_SCALE
+            if i == 0 and V[T_TRICK_WINNERS + t] < 0:
+                cur_leader = leader
+                cur_card = c
+    out[O_HAND_SIZE] = popcount(V[T_HAND + me]) / HAND_SCALE
+    if phase == PRISE or phase == EXCHANGE_PHASE or V[T_VOID] != 0:
+        other_hand = FIRST_HAND if P[P_HAND_CARDS] else 0
+    else:
+        # he owns 16 cards: hand, face-up, face-down, played
+        other_hand = N_CARDS // N_PLAYERS - n_o - popcount(V[T_UP + o]) - down_o
+    out[O_HAND_SIZE + 1] = other_hand / HAND_SCALE
+    out[O_DEALER + _rel(V[T_DEALER], me)] = 1.0
+    out[O_PHASE + _PHASE_INDEX[phase]] = 1.0
+    if V[T_CUR] >= 0:
+        out[O_TO_ACT + _rel(V[T_CUR], me)] = 1.0
+    # the prise, the retourne, the exchange
+    n_prise = V[T_N_PRISE]
+    for i in range(n_prise):
+        a = V[T_PRISE + i]
+        col = 0 if a == PASS else (1 if a == TAKE else 2 + a - NAME_BASE)
+        out[O_PRISE + 6 * i + col] = 1.0
+    if phase == PRISE:
+        out[O_PRISE_ROUND + V[T_ROUND] - 1] = 1.0
+    out[O_RETOURNE + V[T_RETOURNE]] = 1.0
+    taker = V[T_TAKER]
+    if P[P_HAND_CARDS] and taker >= 0 and phase != EXCHANGE_PHASE:
+        holder = 1 - taker if V[T_EXCHANGE] == 1 else taker
+        out[O_HOLDER + _rel(holder, me)] = 1.0
+    if V[T_TRUMP] >= 0:
+        out[O_TRUMP + V[T_TRUMP]] = 1.0
+    if taker >= 0:
+        out[O_TAKER + _rel(taker, me)] = 1.0
+    if V[T_EXCHANGE] >= 0:
+        out[O_EXCHANGE + V[T_EXCHANGE]] = 1.0
+    if phase == PLAY:
+        if V[T_TRICK_N] == 1:
+            out[O_CURRENT + cur_card] = 1.0
+            out[O_LEADER + _rel(cur_leader, me)] = 1.0
+        else:
+            out[O_LEADER + _rel(V[T_CUR], me)] = 1.0
+        out[O_TRICK_NO + V[T_TRICK_NO]] = 1.0
+    for p in range(N_PLAYERS):
+        r = _rel(p, me)
+        out[O_POINTS + r] = V[T_POINTS + p] / DEAL_POINTS
+        out[O_TRICKS + r] = V[T_TRICKS + p] / TRICKS_SCALE
+        out[O_DECLARED + r] = V[T_DECL_PTS + p] / DECLARATION_SCALE
+        _bits_into(V[T_DECL_CARDS + p], out, O_DECL_CARDS + 32 * r)
+        if V[T_BELOTE + p] > 0:
+            out[O_BELOTE + r] = 1.0
+    w = V[T_DECL_WINNER]
+    if w != DECL_UNRESOLVED:
+        out[O_DECL_RESOLVED] = 1.0
+    if w >= 0:
+        out[O_DECL_WINNER + _rel(w, me)] = 1.0
+    if match[0] != 0.0:
+        target = match[3]
+        out[O_MATCH] = 1.0
+        out[O_MATCH + 1] = match[1 + me] / target
+        out[O_MATCH + 2] = match[1 + o] / target
+        out[O_MATCH + 3] = target / 1000.0
+        out[O_MATCH + 4] = match[4] / DEAL_POINTS
+        for k in range(O_MATCH, O_MATCH + 5):
+            if out[k] < 0.0:
+                out[k] = 0.0
+            elif out[k] > HIGH[k]:
+                out[k] = HIGH[k]
+    out[O_RULES] = 1.0 if P[P_HAND_CARDS] else 0.0
+    out[O_RULES + 1] = 1.0 if P[P_DECLARATIONS] else 0.0
+    out[O_RULES + 2] = 1.0 if P[P_BELOTE] else 0.0
+    out[O_RULES + 3] = 1.0 if P[P_LITIGE] else 0.0
+
+
+@kernel
+def encode_into(T, P, me, match, V, out):
+    """The observation of ``me`` in the state ``T`` into ``out``: his public view into
+    the scratch ``V`` (int64[TWO_STATE_SIZE]), then :func:`encode_view` of it."""
+    two_public_view_into(T, P, me, V)
+    encode_view(V, P, me, match, out)
+
+
+# ------------------------------------------------------------------ vector env
+@kernel
+def new_deal(T, P, rng, dealer, deck):
+    """A fresh random deal into ``T`` from the stream ``rng``, dealt by ``dealer`` (-1:
+    drawn)."""
+    two_random_deal(T, P, rng, dealer, deck)
+
+
+@kernel
+def next_dealer(T, dealer):
+    """The dealer of the next deal: ``dealer`` if fixed (0, 1), -1 random, -2 alternate
+    (the other player than the last deal's dealer, as in a match)."""
+    if dealer == -2:
+        return 1 - T[T_DEALER]
+    return dealer
+
+
+@kernel
+def first_illegal(states, P, actions):
+    """Index of the first game whose action is illegal, or -1."""
+    for i in range(states.shape[0]):
+        if not two_is_legal(states[i], P, actions[i]):
+            return i
+    return -1
+
+
+@kernel
+def deal_reward(T, player, raw):
+    """Reward of ``player`` for the finished deal ``T``: his score minus the other's, or
+    his score when ``raw`` (0 for a void deal)."""
+    if raw:
+        return float(T[T_SCORE + player])
+    return float(T[T_SCORE + player] - T[T_SCORE + 1 - player])
+
+
+@kernel
+def vector_observe(states, P, match, obs, masks, cur, V):
+    """Observation (of the player to act), mask and player to act of every game."""
+    for i in range(states.shape[0]):
+        T = states[i]
+        p = T[T_CUR] if T[T_PHASE] != DONE else 0
+        cur[i] = p
+        encode_into(T, P, p, match, V, obs[i])
+        two_legal_mask(T, P, masks[i])
+
+
+@kernel
+def vector_step(states, P, actions, rngs, dealer, raw, match, obs, masks, cur, rewards,
+                terminated, final_scores, deck, V):
+    """One action in every game (legal: checked by :func:`first_illegal`), then the
+    observation of the player to act. A finished deal gives ``rewards[i, p]`` to both
+    players, ``terminated[i] = 1``, its ``final_scores[i]``, and is replaced at once by a
+    new deal from the game's stream ``rngs[i:i + 1]`` (same-step autoreset)."""
+    for i in range(states.shape[0]):
+        T = states[i]
+        two_apply(T, P, actions[i])
+        rewards[i, 0] = 0.0
+        rewards[i, 1] = 0.0
+        terminated[i] = 0
+        if T[T_PHASE] == DONE:
+            terminated[i] = 1
+            final_scores[i, 0] = T[T_SCORE]
+            final_scores[i, 1] = T[T_SCORE + 1]
+            rewards[i, 0] = deal_reward(T, 0, raw)
+            rewards[i, 1] = deal_reward(T, 1, raw)
+            new_deal(T, P, rngs[i:i + 1], next_dealer(T, dealer), deck)
+        p = T[T_CUR]
+        cur[i] = p
+        encode_into(T, P, p, match, V, obs[i])
+        two_legal_mask(T, P, masks[i])
+
+
+@kernel
+def _opponent_random(T, P, seat, rng):
+    """Random actions for the other player until ``seat`` acts or the deal ends."""
+    while T[T_PHASE] != DONE and T[T_CUR] != seat:
+        two_apply(T, P, two_random_action(T, P, rng))
+
+
+@kernel
+def learner_settle(states, P, seat, rngs, dealer, raw, use_random, match, obs, final_obs,
+                   masks, rewards, terminated, deck, V):
+    """After the learner's actions (and, without ``use_random``, the other player's
+    actions played by the caller until none is pending): with ``use_random`` the other
+    player plays random actions; a finished deal adds the learner's reward, sets
+    ``terminated``, writes the learner's ``final_obs`` and is replaced by a new deal.
+    Returns the number of games whose new deal waits for the other player (the caller
+    plays them, then settles again); with ``use_random`` always 0 and every game ends
+    with the learner to act, whose observation and mask are written."""
+    waiting = 0
+    for i in range(states.shape[0]):
+        T = states[i]
+        rng = rngs[i:i + 1]
+        if use_random:
+            _opponent_random(T, P, seat, rng)
+        while T[T_PHASE] == DONE:
+            rewards[i] += deal_reward(T, seat, raw)
+            terminated[i] = 1
+            encode_into(T, P, seat, match, V, final_obs[i])
+            new_deal(T, P, rng, next_dealer(T, dealer), deck)
+            if use_random:
+                _opponent_random(T, P, seat, rng)
+        if T[T_CUR] != seat:
+            waiting += 1
+        else:
+            encode_into(T, P, seat, match, V, obs[i])
+            two_legal_mask(T, P, masks[i])
+    return waiting
+
+
+@kernel
+def others_to_act(states, seat, idx):
+    """Indices of the games (not over) where the player other than ``seat`` is to act,
+    into ``idx``; returns how many."""
+    k = 0
+    for i in range(states.shape[0]):
+        T = states[i]
+        if T[T_PHASE] != DONE and T[T_CUR] != seat:
+            idx[k] = i
+            k += 1
+    return k
+
+
+@kernel
+def public_states_of(states, P, idx, k, out, seats):
+    """Public views of the player to act in games ``idx[:k]``, into ``out[:k]``, and
+    those players into ``seats[:k]``."""
+    for j in range(k):
+        T = states[idx[j]]
+        seats[j] = T[T_CUR]
+        two_public_view_into(T, P, T[T_CUR], out[j])
+
+
+@kernel
+def apply_at(states, P, idx, k, actions):
+    """Apply ``actions[j]`` to game ``idx[j]`` for ``j < k`` (legality checked before)."""
+    for j in range(k):
+        two_apply(states[idx[j]], P, actions[j])
+
+
+@kernel
+def first_illegal_at(states, P, idx, k, actions):
+    """The first ``j < k`` whose action is illegal in game ``idx[j]``, or -1."""
+    for j in range(k):
+        if not two_is_legal(states[idx[j]], P, actions[j]):
+            return j
+    return -1
+
+
+class TwoPlayerEncoder:
+    """The tables :func:`encode_into` needs for one rule set, and convenience calls.
+
+    >>> from coinche_rl.two_player import TwoPlayerDeal
+    >>> deal = TwoPlayerDeal("belote_a_deux", seed=3, dealer=0)
+    >>> enc = TwoPlayerEncoder(deal.rules)
+    >>> bool((enc.encode(deal.state, 1) == O.encode(deal.view(1))).all())
+    True
+    """
+
+    def __init__(self, rules):
+        self.rules = rules
+        self.params = params_vector(rules)
+        self.no_match = np.zeros(5, dtype=np.float64)
+        self._V = np.zeros(TWO_STATE_SIZE, dtype=np.int64)
+
+    def match_vector(self, match) -> np.ndarray:
+        """``(flag, score 0, score 1, target, pot)`` from ``{"scores", "target", "pot"}``
+        (None: deal mode)."""
+        if match is None:
+            return self.no_match
+        s = match["scores"]
+        return np.array((1.0, s[0], s[1], match["target"], match.get("pot", 0)),
+                        dtype=np.float64)
+
+    def encode(self, T: np.ndarray, player: int, match=None, out=None) -> np.ndarray:
+        """The observation of ``player`` in the state ``T`` (a new array unless ``out``)."""
+        if out is None:
+            out = np.empty(N_OBS, dtype=np.float32)
+        encode_into(T, self.params, int(player), self.match_vector(match), self._V, out)
+        return out
+
+    def encode_view(self, V: np.ndarray, player: int, match=None, out=None) -> np.ndarray:
+        """The observation of ``player`` from his public view ``V`` (``deal.public_state``)."""
+        if out is None:
+            out = np.empty(N_OBS, dtype=np.float32)
+        encode_view(V, self.params, int(player), self.match_vector(match), out)
+        return out
+
+
+def warmup() -> None:
+    """Compile the kernels of this module (cached on disk)."""
+    from ..two_player import TwoPlayerDeal
+    for name in ("belote_a_deux", "belote_decouverte"):
+        deal = TwoPlayerDeal(name, seed=0, dealer=0)
+        TwoPlayerEncoder(deal.rules).encode(deal.state, 0)
