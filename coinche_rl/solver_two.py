@@ -454,7 +454,7 @@ class TwoPlayerSolver:
     True
     """
 
-    def __init__(self, tt_bits: int = TT_BITS):
+    def __init__(self):
         self.tt = np.full(1 << TT_BITS, _EMPTY, dtype=np.int64)
         self.work = np.zeros(W_SIZE, dtype=np.int64)
 
@@ -490,3 +490,15 @@ class TwoPlayerSolver:
 def solve_two(state: np.ndarray) -> int:
     """Card points player 0 wins from the full state ``state`` (a fresh solver)."""
     return TwoPlayerSolver().solve(state)
+
+
+def warmup() -> None:
+    """Compile the solver's kernels (one endgame of each call)."""
+    from .two_player import TwoPlayerDeal
+    d = TwoPlayerDeal("belote_decouverte", seed=0, dealer=0)
+    d.apply("take")
+    while len(d.plays) < 27:
+        d.apply(d.legal_actions()[0])
+    s = TwoPlayerSolver()
+    s.solve(d.state)
+    s.card_values(d.state)

@@ -178,6 +178,20 @@ class TwoPlayerDeal:
         E2.two_reset(self._T, self._P, np.array(deck, dtype=np.int64), int(dealer))
         self._history: List[int] = []
 
+    @classmethod
+    def from_state(cls, rules: Union[str, RuleSet], state: np.ndarray,
+                   history: Sequence[int] = ()) -> "TwoPlayerDeal":
+        """Wrap a copy of an engine state vector (from a vector env or a search)."""
+        d = cls.__new__(cls)
+        d.rules = two_player_rules(rules)
+        d._P = params_vector(d.rules)
+        T = np.asarray(state, dtype=np.int64)
+        if T.shape != (E2.TWO_STATE_SIZE,):
+            raise ValueError(f"a two-player state has shape ({E2.TWO_STATE_SIZE},), not {T.shape}")
+        d._T = T.copy()
+        d._history = list(history)
+        return d
+
     # ------------------------------------------------------------------ state
     @property
     def state(self) -> np.ndarray:

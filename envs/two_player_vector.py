@@ -241,9 +241,7 @@ class VectorTwoPlayer(_Batch):
 
 
 def _deal_from_state(rules: RuleSet, T: np.ndarray) -> TwoPlayerDeal:
-    d = TwoPlayerDeal(rules, deck=list(range(32)), dealer=0)
-    d._T[:] = T
-    return d
+    return TwoPlayerDeal.from_state(rules, T)
 
 
 class TwoPlayerVectorEnv(VectorEnv):
