@@ -27,9 +27,10 @@ Decisions (docs/two_player.md states the rules; these are the reference's readin
   ``(-1, down)`` until the trick is collected; then the face-down card is turned up
   and becomes the stack's face-up card: ``(down, -1)``. ``table_up`` / ``table_down``
   are the masks of those face-up / face-down cards still on the table.
-* The exchange (phase ``"exchange"``) is offered only after a round-1 take, only to the
-  non-taker, only when one of his six hand cards is the 7 of trump (a retourne that is
-  itself the 7 of trump offers nothing). The taker is never asked.
+* The exchange (phase ``"exchange"``) follows every round-1 take in ``belote_a_deux``:
+  the non-taker chooses, ``exchange`` legal only when one of his six hand cards is the
+  7 of trump (a retourne that is itself the 7 of trump offers nothing), ``no-exchange``
+  always (so that his turn does not tell whether he holds it). The taker is never asked.
 * Declarations (``rules.declarations``) are fixed when the play begins, from each
   player's hand and face-up table cards (the bergère included; face-down cards never),
   and resolved when the first trick is complete (:attr:`declaration_winner`). Only each
@@ -388,7 +389,9 @@ class ReferenceTwoPlayerDeal:
             refused = _suit(self.retourne)
             return sorted([PASS] + [NAME_BASE + s for s in range(4) if s != refused])
         if self.phase == "exchange":
-            return sorted([EXCHANGE, NO_EXCHANGE])
+            seven = self.trump * 8 + RANKS.index("7")
+            holds = self.hands[self.current_player] >> seven & 1
+            return sorted([EXCHANGE, NO_EXCHANGE] if holds else [NO_EXCHANGE])
         if self.phase == "play":
             p = self.current_player
             cards = legal_cards(self.playable(p), self._current_trick(), self.trump)
@@ -437,10 +440,8 @@ class ReferenceTwoPlayerDeal:
             return
         self.taker = p
         self.trump = _suit(self.retourne) if action == TAKE else action - NAME_BASE
-        other = 1 - p
-        seven = self.trump * 8 + RANKS.index("7")
-        if (self.rules.hand_cards and action == TAKE and self.hands[other] >> seven & 1):
-            self.phase, self.current_player = "exchange", other
+        if self.rules.hand_cards and action == TAKE:
+            self.phase, self.current_player = "exchange", 1 - p
             return
         self._complete_deal()
 

@@ -364,6 +364,11 @@ class TwoPlayerDeal:
         w = self._get("T_DECL_WINNER")
         return None if w < 0 else w
 
+    @property
+    def belote_points(self) -> List[int]:
+        """Belote points credited so far per player (20 once its owner played K and Q)."""
+        return [self._get("T_BELOTE"), self._get("T_BELOTE", 1)]
+
     # ---------------------------------------------------------------- views
     def public_state(self, player: int) -> np.ndarray:
         """The state as ``player`` may know it (hidden parts masked; a fresh array)."""

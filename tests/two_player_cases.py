@@ -128,7 +128,7 @@ C2_PLAY = ["take"] + _tricks(
     "AH TH; KH 9H; QH 8H; AD JD; TD 9D; KD 8D; TS 7S; AC JC;"
     " JH 7H; QD 7D; TC 9C; KC 8C; QC 7C; JS KS; 9S QS; AS 8S")
 
-M1_PLAY = ["take"] + _tricks(
+M1_PLAY = ["take", "no-exchange"] + _tricks(
     "7C AC; TC 8C; KC JC; QC 9C; TD 7D; KD 8D; JD 9D; QD AD;"
     " AS KS; TS QS; 8S 7S; 9S JS; 7H JH; 9H KH; AH QH; TH 8H")
 
@@ -144,12 +144,12 @@ def case(**c) -> None:
 
 # ================================================================== the deal and the prise
 case(name="deal_a_deux_nondealer_takes", rules="belote_a_deux", deck=A1, dealer=0,
-     actions=["take"],
+     actions=["take", "no-exchange"],
      checks=[{"after": 0, "phase": "prise", "current_player": 1, "retourne": "JH",
               "hands": [["AH", "KH", "QH", "AC", "KC", "QC"], ["AS", "KS", "QS", "AD", "KD", "QD"]],
               "table_up": [[], []], "table_down": [[], []], "legal": ["pass", "take"]}],
      # taker 1: six + retourne JH + TS 9S 8S = 10; dealer 0: six + TH 9H 8H = 9, 0 has
-     # no 7H in his six (his 7H is a face-up card) -> no exchange; bergère JC to 0.
+     # no 7H in his six (his 7H is a face-up card) -> only no-exchange; bergère JC to 0.
      expect={"phase": "play", "current_player": 1, "trump": "H", "taker": 1,
              "exchanged": False, "retourne": "JH",
              "hands": [["AH", "KH", "QH", "AC", "KC", "QC", "TH", "9H", "8H"],
@@ -164,7 +164,7 @@ case(name="deal_a_deux_nondealer_takes", rules="belote_a_deux", deck=A1, dealer=
              "illegal": ["TD", "9D", "AH", "pass", "exchange"]})
 
 case(name="deal_a_deux_dealer_takes", rules="belote_a_deux", deck=A1, dealer=0,
-     actions=["pass", "take"],
+     actions=["pass", "take", "no-exchange"],
      # taker 0 (dealer); non-taker 1's six hold no 7H; the bergère JC goes to 1.
      expect={"phase": "play", "current_player": 1, "trump": "H", "taker": 0,
              "hands": [["AH", "KH", "QH", "AC", "KC", "QC", "JH", "TH", "9H", "8H"],
@@ -261,8 +261,11 @@ case(name="exchange_kept", rules="belote_a_deux", deck=X, dealer=1,
                        ["7H", "8H", "9H", "7C", "8C", "9C", "TD", "KD", "QD"]]})
 
 case(name="exchange_not_offered_to_taker_with_the_seven", rules="belote_a_deux", deck=X,
-     dealer=1, actions=["pass", "take"],
-     # the dealer takes holding 7H; the non-dealer's six hold no 7H: straight to play
+     dealer=1, actions=["pass", "take", "no-exchange"],
+     # the dealer takes holding 7H; the non-dealer's six hold no 7H: he still chooses
+     # (his turn must not tell), no-exchange only
+     checks=[{"after": 2, "phase": "exchange", "current_player": 0, "legal": ["no-exchange"],
+              "illegal": ["exchange", "pass", "JS"]}],
      expect={"phase": "play", "taker": 1, "exchanged": False, "current_player": 0,
              "hands": [["JS", "9S", "AS", "TS", "KS", "QS", "JD", "9D", "AD"],
                        ["7H", "8H", "9H", "7C", "8C", "9C", "AH", "TD", "KD", "QD"]],
@@ -277,7 +280,8 @@ case(name="exchange_not_after_round2", rules="belote_a_deux", deck=X, dealer=1,
                        ["7H", "8H", "9H", "7C", "8C", "9C", "TD", "KD", "QD"]]})
 
 case(name="exchange_not_offered_when_retourne_is_the_seven", rules="belote_a_deux",
-     deck=A1R, dealer=0, actions=["take"],
+     deck=A1R, dealer=0, actions=["take", "no-exchange"],
+     checks=[{"after": 1, "phase": "exchange", "current_player": 0, "legal": ["no-exchange"]}],
      expect={"phase": "play", "taker": 1, "trump": "H", "exchanged": False,
              "retourne": "7H",
              "hands": [["AH", "KH", "QH", "AC", "KC", "QC", "TH", "9H", "8H"],
@@ -285,8 +289,9 @@ case(name="exchange_not_offered_when_retourne_is_the_seven", rules="belote_a_deu
              "table_up": [["JH", "JD", "7C", "JC"], ["7S", "JS", "7D"]]})
 
 case(name="exchange_only_from_the_first_six_cards", rules="belote_a_deux", deck=X2,
-     dealer=1, actions=["take"],
-     # the dealer's 7H comes with deck[16:19], after the choice: nothing is offered
+     dealer=1, actions=["take", "no-exchange"],
+     # the dealer's 7H comes with deck[16:19], after the choice: no-exchange only
+     checks=[{"after": 1, "phase": "exchange", "legal": ["no-exchange"]}],
      expect={"phase": "play", "exchanged": False,
              "hands": [["JS", "9S", "AS", "TS", "KS", "QS", "AH", "JD", "9D", "AD"],
                        ["TD", "8H", "9H", "7C", "8C", "9C", "7H", "KD", "QD"]]})
@@ -444,12 +449,12 @@ case(name="declaration_carre_of_sevens_and_eights_is_nothing", rules=DEC, deck=_
      expect={"declarations": [0, 20], "declaration_winner": 1})
 
 case(name="declaration_face_down_excluded_a_deux", rules="belote_a_deux", deck=A1,
-     dealer=0, actions=["take", "AS", "AH"],
+     dealer=0, actions=["take", "no-exchange", "AS", "AH"],
      # 1 (taker): 7S JS face-up + AS KS QS TS 9S 8S in hand: 8 spades, a cent (100).
      # 0: 7H (face-up) 8H 9H TH, and J Q K A C with the bergère JC: cinquantes (50).
      # Counting 0's face-down TC 9C 8C would give him the 8 clubs, a cent of 8 equal to
      # 1's spades (hearts trump): nobody would win. (The bergère counting: exchange_made.)
-     checks=[{"after": 2, "legal": ["AH", "KH", "QH", "TH", "9H", "8H", "7H"]}],
+     checks=[{"after": 3, "legal": ["AH", "KH", "QH", "TH", "9H", "8H", "7H"]}],
      expect={"trick_winners": [0], "declarations": [50, 100], "declaration_winner": 1})
 
 # ================================================================== scoring
@@ -558,19 +563,19 @@ case(name="made_a_deux_other_wins_declarations", rules="belote_a_deux", deck=M1,
      # t13 O 7H / P JH 20; t14 P 9H / O KH 18; t15 AH/QH 14; t16 TH/8H 10 + 10 (P).
      # P: 14+15+13+20+18+14+10+10 = 114; O: 11+10+6+3+10+4+2+2 = 48.
      # Declarations: O carrés of K and Q (QC the bergère): 100; P 9 T J H tierce 20 (his
-     # 9C is face-down: no carré of 9s). O's belote KH QH, QH played t15 (action 31).
+     # 9C is face-down: no carré of 9s). O's belote KH QH, QH played t15 (action 32).
      checks=[{"after": 0, "hands": [["KH", "QH", "8H", "KS", "QS", "JS"],
                                     ["JH", "9H", "AH", "AS", "TS", "9S"]]},
-             {"after": 1, "phase": "play", "current_player": 1,
+             {"after": 2, "phase": "play", "current_player": 1,
               "hands": [["KH", "QH", "8H", "KS", "QS", "JS", "TD", "KD", "QD"],
                         ["JH", "9H", "AH", "AS", "TS", "9S", "TH", "AD", "7D", "9D"]],
               "stacks": [[["AC", "7H"], ["TC", "7S"], ["KC", "JD"], ["QC", None]],
                          [["7C", "8S"], ["8C", "8D"], ["JC", "9C"]]]},
-             {"after": 2, "legal": ["AC", "TC", "KC", "QC"]},
-             {"after": 3, "declarations": [100, 20], "declaration_winner": 0},
-             {"after": 4, "legal": ["8C", "JC"]},
-             {"after": 6, "legal": ["JC"]},
-             {"after": 30, "belote_points": [0, 0]}, {"after": 31, "belote_points": [20, 0]}],
+             {"after": 3, "legal": ["AC", "TC", "KC", "QC"]},
+             {"after": 4, "declarations": [100, 20], "declaration_winner": 0},
+             {"after": 5, "legal": ["8C", "JC"]},
+             {"after": 7, "legal": ["JC"]},
+             {"after": 31, "belote_points": [0, 0]}, {"after": 32, "belote_points": [20, 0]}],
      expect={"trick_winners": [0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 0, 1, 1, 1, 1],
              "result": {"card_points": [48, 114], "tricks_won": [8, 8], "made": True,
                         "declarations": [100, 20], "declaration_winner": 0,

@@ -367,6 +367,11 @@ def two_play_card(T, P, c):
     else:
         T[T_UP + p] ^= bit
     T[T_PLAYED] |= bit
+    owner = T[T_BELOTE_OWNER]
+    if owner == p and T[T_BELOTE + p] == 0:
+        kq = BELOTE_PAIRS[T[T_TRUMP]]
+        if T[T_PLAYED] & kq == kq:           # he has played both: credited now
+            T[T_BELOTE + p] = BELOTE_POINTS
     t = T[T_TRICK_NO]
     T[T_PLAYS + 2 * t + T[T_TRICK_N]] = c
     if T[T_TRICK_N] == 0:
@@ -386,11 +391,6 @@ def two_play_card(T, P, c):
     T[T_TRICK_WINNERS + t] = winner
     _reveal(T, leader, lead)
     _reveal(T, p, c)
-    owner = T[T_BELOTE_OWNER]
-    if owner >= 0 and T[T_BELOTE + owner] == 0:
-        kq = BELOTE_PAIRS[strain]
-        if T[T_PLAYED] & kq == kq:
-            T[T_BELOTE + owner] = BELOTE_POINTS
     if t == 0:
         _resolve_declarations(T, P)
     T[T_TRICK_N] = 0
