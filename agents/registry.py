@@ -32,6 +32,11 @@ The built-in agents declare their parameters so (and ``DESCRIPTION``, ``ROSTER``
 parameters and bad values with a message that says what would be right, and
 :func:`describe_agents` lists them.
 
+These are the four-player agents. Belote for two players has agents of its own, with a
+registry of their own (:mod:`coinche_rl.agents.two_player`: ``random``, ``heuristic``):
+``make_agent(spec, family="two")`` builds them, and each registry refuses the other
+family's agents with a message that says so.
+
 >>> from coinche_rl.agents import make_agent, available_agents
 >>> "random" in available_agents()
 True
@@ -56,7 +61,8 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 from .base import Agent, AgentSpecError, Param
 
 __all__ = ["AgentSpecError", "Param", "register_agent", "make_agent", "available_agents",
-           "describe_agents", "parse_spec", "spec_module", "ENTRY_POINT_GROUP"]
+           "describe_agents", "parse_spec", "spec_module", "ENTRY_POINT_GROUP",
+           "FOUR_PLAYER_FAMILIES"]
 
 #: the entry-point group in which installed packages register agents (name -> object)
 ENTRY_POINT_GROUP = "coinche_rl.agents"
@@ -219,6 +225,10 @@ def _entry_for_object(obj, path: str, origin: str) -> _Entry:
         raise AgentSpecError(f"{origin}: {path} is an Agent instance; give its class (or a "
                              f"function returning a new Agent): every seat and every worker "
                              f"process builds its own agent")
+    if inspect.isclass(obj) and getattr(obj, "FAMILY", None) == "two":
+        raise AgentSpecError(f"{origin}: {path} is an agent of belote for two players "
+                             f"(family 'two'), not of the four-player game; seat it with "
+                             f"two-player rules (belote_a_deux, belote_decouverte)")
     if inspect.isclass(obj) and not issubclass(obj, Agent):
         raise AgentSpecError(f"{origin}: {path} is the class {obj.__qualname__}, which does "
                              f"not derive from coinche_rl.agents.Agent; expected {what}")
@@ -381,13 +391,28 @@ def describe_agents() -> str:
     return "\n".join(lines)
 
 
-def make_agent(spec: str) -> Agent:
+#: the rule families of the four-player game (``RuleSet.family``)
+FOUR_PLAYER_FAMILIES = ("coinche", "classic")
+
+
+def make_agent(spec: str, family: Optional[str] = None):
     """A new agent from its spec string (see the module docstring).
+
+    ``family``: the rule family the agent is for; ``None`` (or ``"coinche"``,
+    ``"classic"``) builds a four-player :class:`~coinche_rl.agents.base.Agent`, ``"two"``
+    a :class:`~coinche_rl.agents.two_player.TwoPlayerAgent` for belote for two players
+    (:func:`~coinche_rl.agents.two_player.make_two_player_agent`).
 
     :raises AgentSpecError: unknown name, unknown parameter, bad value; an import path or
         entry point whose module cannot be imported, whose object is missing or is not an
-        Agent subclass / factory.
+        Agent subclass / factory; an agent of the other family.
     """
+    if family == "two":
+        from .two_player import make_two_player_agent
+        return make_two_player_agent(spec)
+    if family is not None and family not in FOUR_PLAYER_FAMILIES:
+        raise AgentSpecError(f"unknown rule family {family!r}: expected one of "
+                             f"{', '.join(FOUR_PLAYER_FAMILIES + ('two',))}")
     name, raw = parse_spec(spec)
     entry = _lookup(name)
     kwargs = {}
@@ -414,6 +439,10 @@ def make_agent(spec: str) -> Agent:
         except (TypeError, ValueError) as e:
             raise AgentSpecError(f"agent {name!r}: {entry.path}(" + ", ".join(
                 f"{k}={v!r}" for k, v in full.items()) + f") failed: {type(e).__name__}: {e}") from e
+        if getattr(agent, "FAMILY", None) == "two":
+            raise AgentSpecError(f"agent {name!r}: {entry.path}(...) returned an agent of "
+                                 f"belote for two players (family 'two'), not of the "
+                                 f"four-player game")
         if not isinstance(agent, Agent):
             raise AgentSpecError(f"agent {name!r}: {entry.path}(...) returned an "
                                  f"object of type {type(agent).__name__}, not an Agent; a factory must return "
