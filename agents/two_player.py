@@ -33,9 +33,7 @@ coinche_rl.agents.base.AgentSpecError: agent 'pimc' plays the four-player game .
 
 from __future__ import annotations
 
-import importlib
-import inspect
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Dict, Optional, Sequence
 
 import numpy as np
 
@@ -44,7 +42,9 @@ from ..engine.bits import rng_seed, seed_int64
 from ..game import IllegalActionError
 from ..rules import RuleSet, params_vector
 from ..two_player import TwoPlayerDeal, TwoPlayerResult, TwoPlayerView
-from .base import Agent, AgentSpecError, Param
+from .base import Param
+from .registry import (available_two_player_agents, describe_two_player_agents,
+                       make_two_player_agent, register_two_player_agent)
 from .two_player_bots import (HEURISTIC_WEIGHTS, TWO_HEURISTIC, TWO_RANDOM, W_PRISE,
                               W_PRISE_DECOUVERTE, two_bot_action)
 
@@ -160,121 +160,6 @@ class TwoHeuristicAgent(TwoPlayerBotAgent):
         w[W_PRISE] = prise
         w[W_PRISE_DECOUVERTE] = prise_decouverte
         super().__init__(TWO_HEURISTIC, w)
-
-
-# ------------------------------------------------------------------------- the registry
-_REGISTRY: Dict[str, Callable[..., TwoPlayerAgent]] = {
-    "random": TwoRandomAgent,
-    "heuristic": TwoHeuristicAgent,
-}
-
-
-def register_two_player_agent(name: str, factory: Callable[..., TwoPlayerAgent]) -> None:
-    """Register ``factory(**params) -> TwoPlayerAgent`` under ``name`` (its ``PARAMS``,
-    when it declares them, type and check the spec's parameters)."""
-    if not name or any(ch in name for ch in ",= "):
-        raise ValueError(f"invalid agent name {name!r}")
-    _REGISTRY[name] = factory
-
-
-def available_two_player_agents() -> List[str]:
-    """The registered two-player agents' names, sorted."""
-    return sorted(_REGISTRY)
-
-
-def describe_two_player_agents() -> str:
-    """One line per agent and per parameter."""
-    lines = []
-    for name in available_two_player_agents():
-        f = _REGISTRY[name]
-        doc = getattr(f, "DESCRIPTION", "") or (inspect.getdoc(f) or "").split("\n\n")[0]
-        lines.append(f"{name}: {doc}")
-        for key, p in (getattr(f, "PARAMS", None) or {}).items():
-            lines.append(f"    {key} ({p.type.__name__}, default {p.default!r}): {p.doc}")
-    return "\n".join(lines)
-
-
-def _four_player_names() -> List[str]:
-    from .registry import available_agents
-    try:
-        return available_agents()
-    except Exception:                       # an uninstalled checkout: no entry points
-        return []
-
-
-def _wrong_family(name: str, what: str) -> AgentSpecError:
-    return AgentSpecError(
-        f"agent {name!r} plays the four-player game ({what}), not belote for two players "
-        f"(rules family 'two'); two-player agents: {', '.join(available_two_player_agents())}, "
-        f"or a TwoPlayerAgent subclass of your own by import path module:Object")
-
-
-def _resolve(name: str):
-    """The factory of ``name``: registered, or an import path ``module:Object``."""
-    from .registry import _import_error, _split_import_path
-    if name in _REGISTRY:
-        return _REGISTRY[name]
-    split = _split_import_path(name)
-    if split is None:
-        if name in _four_player_names():
-            raise _wrong_family(name, "a coinche / classic agent")
-        raise AgentSpecError(f"unknown two-player agent {name!r}; available: "
-                             f"{', '.join(available_two_player_agents())}; or your own "
-                             f"TwoPlayerAgent subclass or factory by its import path, "
-                             f"module:Object[:key=value,...]")
-    module, attr = split
-    try:
-        obj = importlib.import_module(module)
-    except Exception as e:
-        raise _import_error(f"agent {name!r}", module, e) from e
-    for part in attr.split("."):
-        if not hasattr(obj, part):
-            raise AgentSpecError(f"agent {name!r}: module {module!r} has no attribute {attr!r}")
-        obj = getattr(obj, part)
-    if inspect.isclass(obj) and issubclass(obj, Agent):
-        raise _wrong_family(name, "a coinche_rl.agents.Agent subclass")
-    if inspect.isclass(obj) and not issubclass(obj, TwoPlayerAgent):
-        raise AgentSpecError(f"agent {name!r}: {obj.__qualname__} does not derive from "
-                             f"coinche_rl.agents.two_player.TwoPlayerAgent")
-    if not callable(obj) or isinstance(obj, (TwoPlayerAgent, Agent)):
-        raise AgentSpecError(f"agent {name!r}: {name} is not a TwoPlayerAgent subclass or a "
-                             f"function returning one")
-    return obj
-
-
-def make_two_player_agent(spec: str) -> TwoPlayerAgent:
-    """A new two-player agent from its spec (``"heuristic"``, ``"heuristic:prise=4"``,
-    ``"my_module:MyBot:depth=2"``).
-
-    :raises AgentSpecError: unknown name, a four-player agent, unknown parameter, bad
-        value, an import path that is not a TwoPlayerAgent.
-    """
-    from .registry import parse_spec
-    name, raw = parse_spec(spec)
-    factory = _resolve(name)
-    declared = getattr(factory, "PARAMS", None)
-    kwargs = {}
-    for key, text in raw.items():
-        if declared is not None:
-            if key not in declared:
-                known = ", ".join(declared) or "none"
-                raise AgentSpecError(f"agent {name!r} has no parameter {key!r}; its "
-                                     f"parameters: {known}")
-            kwargs[key] = declared[key].parse(name, key, text)
-        else:
-            kwargs[key] = text
-    try:
-        agent = factory(**kwargs)
-    except TypeError as e:
-        raise AgentSpecError(f"agent {name!r}: {e}") from e
-    if isinstance(agent, Agent):
-        raise _wrong_family(name, "it returned a coinche_rl.agents.Agent")
-    if not isinstance(agent, TwoPlayerAgent):
-        raise AgentSpecError(f"agent {name!r} returned a {type(agent).__name__}, not a "
-                             f"TwoPlayerAgent")
-    agent.name = name
-    agent.spec = name + (":" + ",".join(f"{k}={raw[k]}" for k in raw) if raw else "")
-    return agent
 
 
 # ------------------------------------------------------------------------- playing

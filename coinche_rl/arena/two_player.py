@@ -48,11 +48,12 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 from numba import njit
 
-from ..agents.two_player import (TwoPlayerAgent, make_two_player_agent, play_two_deal)
+from ..agents import two_player_bots
+from ..agents.two_player import TwoPlayerAgent, make_two_player_agent, play_two_deal
 from ..agents.two_player_bots import two_play_deals
 from ..engine.bits import rng_next, rng_seed
-from ..engine.two import (T_DEALER, T_MADE, T_SCORE, T_TAKER, T_TRUMP, T_VOID, TWO_STATE_SIZE,
-                          two_random_deal)
+from ..engine.two import (T_CUR, T_DEALER, T_MADE, T_SCORE, T_TAKER, T_TRUMP, T_VOID,
+                          TWO_STATE_SIZE, two_random_deal)
 from ..game import IllegalActionError
 from ..progress import Progress
 from ..records import rules_from_record, rules_record
@@ -172,7 +173,6 @@ def _play(rules: RuleSet, P, states, decks, dealers, seeds, specs, fast: bool, w
         W = np.stack([a.two_weights for a in agents])
         bad = two_play_deals(P, states, bots, W, seeds)
         if bad:
-            from ..engine.two import T_CUR
             p = int(states[bad - 1][T_CUR])
             raise ArenaError(f"agent {specs[p]!r} (a numba bot) as player {p} played an "
                              f"illegal action in {where(bad - 1)}")
@@ -392,7 +392,6 @@ def run_two_player_round_robin(agents: Sequence[str], n_deals: int = 1000,
 
 def warmup() -> None:
     """Compile (or load from the numba cache) the deal sets and the two-player bots."""
-    from ..agents import two_player_bots
     two_player_bots.warmup()
     for name in ("belote_a_deux", "belote_decouverte"):
         TwoDealSet(name, 0).states([0])
