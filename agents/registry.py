@@ -32,6 +32,11 @@ The built-in agents declare their parameters so (and ``DESCRIPTION``, ``ROSTER``
 parameters and bad values with a message that says what would be right, and
 :func:`describe_agents` lists them.
 
+These are the four-player agents. Belote for two players has agents of its own, with a
+registry of their own (:mod:`coinche_rl.agents.two_player`: ``random``, ``heuristic``):
+``make_agent(spec, family="two")`` builds them, and each registry refuses the other
+family's agents with a message that says so.
+
 >>> from coinche_rl.agents import make_agent, available_agents
 >>> "random" in available_agents()
 True
@@ -56,7 +61,9 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 from .base import Agent, AgentSpecError, Param
 
 __all__ = ["AgentSpecError", "Param", "register_agent", "make_agent", "available_agents",
-           "describe_agents", "parse_spec", "spec_module", "ENTRY_POINT_GROUP"]
+           "describe_agents", "parse_spec", "spec_module", "ENTRY_POINT_GROUP",
+           "FOUR_PLAYER_FAMILIES", "make_two_player_agent", "register_two_player_agent",
+           "available_two_player_agents", "describe_two_player_agents"]
 
 #: the entry-point group in which installed packages register agents (name -> object)
 ENTRY_POINT_GROUP = "coinche_rl.agents"
@@ -219,6 +226,10 @@ def _entry_for_object(obj, path: str, origin: str) -> _Entry:
         raise AgentSpecError(f"{origin}: {path} is an Agent instance; give its class (or a "
                              f"function returning a new Agent): every seat and every worker "
                              f"process builds its own agent")
+    if inspect.isclass(obj) and getattr(obj, "FAMILY", None) == "two":
+        raise AgentSpecError(f"{origin}: {path} is an agent of belote for two players "
+                             f"(family 'two'), not of the four-player game; seat it with "
+                             f"two-player rules (belote_a_deux, belote_decouverte)")
     if inspect.isclass(obj) and not issubclass(obj, Agent):
         raise AgentSpecError(f"{origin}: {path} is the class {obj.__qualname__}, which does "
                              f"not derive from coinche_rl.agents.Agent; expected {what}")
@@ -381,13 +392,27 @@ def describe_agents() -> str:
     return "\n".join(lines)
 
 
-def make_agent(spec: str) -> Agent:
+#: the rule families of the four-player game (``RuleSet.family``)
+FOUR_PLAYER_FAMILIES = ("coinche", "classic")
+
+
+def make_agent(spec: str, family: Optional[str] = None):
     """A new agent from its spec string (see the module docstring).
+
+    ``family``: the rule family the agent is for; ``None`` (or ``"coinche"``,
+    ``"classic"``) builds a four-player :class:`~coinche_rl.agents.base.Agent`, ``"two"``
+    a :class:`~coinche_rl.agents.two_player.TwoPlayerAgent` for belote for two players
+    (:func:`~coinche_rl.agents.two_player.make_two_player_agent`).
 
     :raises AgentSpecError: unknown name, unknown parameter, bad value; an import path or
         entry point whose module cannot be imported, whose object is missing or is not an
-        Agent subclass / factory.
+        Agent subclass / factory; an agent of the other family.
     """
+    if family == "two":
+        return make_two_player_agent(spec)
+    if family is not None and family not in FOUR_PLAYER_FAMILIES:
+        raise AgentSpecError(f"unknown rule family {family!r}: expected one of "
+                             f"{', '.join(FOUR_PLAYER_FAMILIES + ('two',))}")
     name, raw = parse_spec(spec)
     entry = _lookup(name)
     kwargs = {}
@@ -414,12 +439,141 @@ def make_agent(spec: str) -> Agent:
         except (TypeError, ValueError) as e:
             raise AgentSpecError(f"agent {name!r}: {entry.path}(" + ", ".join(
                 f"{k}={v!r}" for k, v in full.items()) + f") failed: {type(e).__name__}: {e}") from e
+        if getattr(agent, "FAMILY", None) == "two":
+            raise AgentSpecError(f"agent {name!r}: {entry.path}(...) returned an agent of "
+                                 f"belote for two players (family 'two'), not of the "
+                                 f"four-player game")
         if not isinstance(agent, Agent):
             raise AgentSpecError(f"agent {name!r}: {entry.path}(...) returned an "
                                  f"object of type {type(agent).__name__}, not an Agent; a factory must return "
                                  f"an instance of a coinche_rl.agents.Agent subclass")
     else:
         agent = entry.factory(**full)
+    agent.name = name
+    agent.spec = name + (":" + ",".join(f"{k}={raw[k]}" for k in raw) if raw else "")
+    return agent
+
+
+# ------------------------------------------------------- belote for two players
+# The agents of the two family (coinche_rl.agents.two_player) have a table of their own:
+# the built-in ones by import path (imported when first built, so that this module does
+# not import the module that imports it), then those registered.
+_TWO_BUILTINS = {"random": "coinche_rl.agents.two_player:TwoRandomAgent",
+                 "heuristic": "coinche_rl.agents.two_player:TwoHeuristicAgent"}
+_TWO_REGISTRY: Dict[str, Callable[..., Any]] = {}
+
+
+def register_two_player_agent(name: str, factory: Callable[..., Any]) -> None:
+    """Register ``factory(**params) -> TwoPlayerAgent`` under ``name`` for belote for two
+    players (its ``PARAMS``, when it declares them, type and check the spec's
+    parameters)."""
+    if not name or any(ch in name for ch in ",= "):
+        raise ValueError(f"invalid agent name {name!r}")
+    _TWO_REGISTRY[name] = factory
+
+
+def available_two_player_agents() -> List[str]:
+    """The two-player agents' names, sorted."""
+    return sorted(set(_TWO_BUILTINS) | set(_TWO_REGISTRY))
+
+
+def _load_two(name: str):
+    if name not in _TWO_REGISTRY:
+        module, attr = _TWO_BUILTINS[name].split(":")
+        _TWO_REGISTRY[name] = getattr(importlib.import_module(module), attr)
+    return _TWO_REGISTRY[name]
+
+
+def describe_two_player_agents() -> str:
+    """One line per two-player agent and per parameter."""
+    lines = []
+    for name in available_two_player_agents():
+        f = _load_two(name)
+        doc = getattr(f, "DESCRIPTION", "") or (inspect.getdoc(f) or "").split("\n\n")[0]
+        lines.append(f"{name}: {doc}")
+        for key, p in (getattr(f, "PARAMS", None) or {}).items():
+            lines.append(f"    {key} ({p.type.__name__}, default {p.default!r}): {p.doc}")
+    return "\n".join(lines)
+
+
+def _two_family(obj) -> bool:
+    return getattr(obj, "FAMILY", None) == "two"
+
+
+def _wrong_family(name: str, what: str) -> AgentSpecError:
+    return AgentSpecError(
+        f"agent {name!r} plays the four-player game ({what}), not belote for two players "
+        f"(rules family 'two'); two-player agents: {', '.join(available_two_player_agents())}, "
+        f"or a TwoPlayerAgent subclass of your own by import path module:Object")
+
+
+def _resolve_two(name: str):
+    """The factory of the two-player agent ``name``: registered, built in, or an import
+    path ``module:Object``."""
+    if name in _TWO_REGISTRY or name in _TWO_BUILTINS:
+        return _load_two(name)
+    split = _split_import_path(name)
+    if split is None:
+        try:
+            four = available_agents()
+        except Exception:                   # an uninstalled checkout: no entry points
+            four = []
+        if name in four:
+            raise _wrong_family(name, "a coinche / classic agent")
+        raise AgentSpecError(f"unknown two-player agent {name!r}; available: "
+                             f"{', '.join(available_two_player_agents())}; or your own "
+                             f"TwoPlayerAgent subclass or factory by its import path, "
+                             f"module:Object[:key=value,...]")
+    module, attr = split
+    try:
+        obj = importlib.import_module(module)
+    except Exception as e:
+        raise _import_error(f"agent {name!r}", module, e) from e
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise AgentSpecError(f"agent {name!r}: module {module!r} has no attribute {attr!r}")
+        obj = getattr(obj, part)
+    if inspect.isclass(obj) and issubclass(obj, Agent):
+        raise _wrong_family(name, "a coinche_rl.agents.Agent subclass")
+    if inspect.isclass(obj) and not _two_family(obj):
+        raise AgentSpecError(f"agent {name!r}: {obj.__qualname__} does not derive from "
+                             f"coinche_rl.agents.two_player.TwoPlayerAgent")
+    if not callable(obj) or isinstance(obj, Agent) or (_two_family(obj) and not inspect.isclass(obj)):
+        raise AgentSpecError(f"agent {name!r}: {name} is not a TwoPlayerAgent subclass or a "
+                             f"function returning one")
+    return obj
+
+
+def make_two_player_agent(spec: str):
+    """A new agent of belote for two players
+    (:class:`~coinche_rl.agents.two_player.TwoPlayerAgent`) from its spec
+    (``"heuristic"``, ``"heuristic:prise=4"``, ``"my_module:MyBot:depth=2"``).
+
+    :raises AgentSpecError: unknown name, a four-player agent, unknown parameter, bad
+        value, an import path that is not a TwoPlayerAgent.
+    """
+    name, raw = parse_spec(spec)
+    factory = _resolve_two(name)
+    declared = getattr(factory, "PARAMS", None)
+    kwargs = {}
+    for key, text in raw.items():
+        if declared is not None:
+            if key not in declared:
+                known = ", ".join(declared) or "none"
+                raise AgentSpecError(f"agent {name!r} has no parameter {key!r}; its "
+                                     f"parameters: {known}")
+            kwargs[key] = declared[key].parse(name, key, text)
+        else:
+            kwargs[key] = text
+    try:
+        agent = factory(**kwargs)
+    except TypeError as e:
+        raise AgentSpecError(f"agent {name!r}: {e}") from e
+    if isinstance(agent, Agent):
+        raise _wrong_family(name, "it returned a coinche_rl.agents.Agent")
+    if not _two_family(agent):
+        raise AgentSpecError(f"agent {name!r} returned a {type(agent).__name__}, not a "
+                             f"TwoPlayerAgent")
     agent.name = name
     agent.spec = name + (":" + ",".join(f"{k}={raw[k]}" for k in raw) if raw else "")
     return agent

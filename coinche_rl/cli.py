@@ -33,6 +33,10 @@ highest contract with a positive expectation is shown beside it when they differ
 ``--method nn`` asks the bidding network instead (no worlds: microseconds); ``--json``
 prints the arrays.
 
+``tournament --rules belote_a_deux`` (or ``belote_decouverte``) plays belote for two
+players: duplicate matchups of the two-player agents (:mod:`coinche_rl.arena.two_player`);
+the options of the four-player formats are refused there with one line.
+
 ``tournament`` with no option plays ``random`` against ``heuristic`` and every other
 registered agent that can play the preset (a duplicate round robin on a built-in deal
 set, :mod:`coinche_rl.arena`), with a progress bar and the results table. With ``--out``
@@ -466,7 +470,95 @@ def _roster_note(skipped: List[str]) -> str:
     return "\n".join(lines)
 
 
+#: the tournament options of the four-player game only: (attribute, option, its default)
+FOUR_PLAYER_TOURNAMENT_OPTIONS = (
+    ("match", "--match", False), ("target", "--target", None),
+    ("frozen_contract", "--frozen-contract", None), ("out", "--out", None),
+    ("append", "--append", False), ("address", "--address", None),
+    ("tournaments", "--tournaments", 100), ("players", "--players", 16),
+    ("max_deals", "--max-deals", 7))
+
+
+def _two_player_option_problem(args, rules) -> Optional[str]:
+    """The first option given that belote for two players does not have, as one line."""
+    what = f"not available with the two-player rules {rules_label(rules)!r}"
+    if args.format != "duplicate":
+        return (f"--format {args.format} is a four-player format, {what} (belote for two "
+                f"players plays duplicate matchups)")
+    if args.backend == "ray":
+        return f"--backend ray is {what} (use serial or pool)"
+    for attr, option, default in FOUR_PLAYER_TOURNAMENT_OPTIONS:
+        if getattr(args, attr, default) != default:
+            return f"{option} is a four-player tournament option, {what}"
+    return None
+
+
+def _two_player_tournament(args, rules) -> int:
+    """``coinche-rl tournament`` under two-player rules: a duplicate round robin of
+    :mod:`coinche_rl.arena.two_player` (each deal played twice, the players swapped)."""
+    from . import arena                            # lazy: see the imports at the top
+    from .agents.two_player import available_two_player_agents, make_two_player_agent
+    problem = _two_player_option_problem(args, rules)
+    if problem is None and args.plot:
+        args.plot, problem = _plot_path(args.plot)
+    if problem:
+        print(f"coinche-rl: error: {problem}", file=sys.stderr)
+        return 2
+    try:
+        if args.agents:
+            agents = list(args.agents)
+        else:
+            names = available_two_player_agents()
+            agents = [n for n in ("random", "heuristic") if n in names] + \
+                [n for n in names if n not in ("random", "heuristic")]
+        for spec in agents:                        # a bad spec fails before the kernels load
+            make_two_player_agent(spec)
+        print(f"coinche-rl tournament: duplicate for two players, rules {rules_label(rules)!r}, "
+              f"seed {args.seed}, backend {args.backend}"
+              + (f" x{args.workers}" if args.workers else "") + f", agents: {', '.join(agents)}",
+              flush=True)
+        print("preparing the numba kernels (half a minute or more on a fresh cache, then "
+              "seconds from the cache)...", flush=True)
+        t0 = time.perf_counter()
+        arena.two_player.warmup()
+        print(f"(kernels ready in {time.perf_counter() - t0:.1f} s)", flush=True)
+        common = dict(preset=rules, seed=args.seed, backend=args.backend, workers=args.workers,
+                      progress=not args.no_progress, fast=not args.no_numba)
+        t0 = time.perf_counter()
+        distinct = list(dict.fromkeys(agents))
+        if len(distinct) < 2:
+            n = args.deals
+            if args.python_deals is not None and not (
+                    not args.no_numba and arena.two_player._is_fast(distinct)):
+                n = min(n, args.python_deals)
+            result = arena.run_two_player_duplicate(distinct[0], distinct[0], n, **common)
+            matchups = [result]
+        else:
+            result = arena.run_two_player_round_robin(distinct, args.deals,
+                                                      python_deals=args.python_deals, **common)
+            matchups = result.matchups
+        seconds = time.perf_counter() - t0
+        arena.print_summary(result)
+        if any(m.n < args.deals for m in matchups):
+            print(f"(matchups with an agent that has no numba kernel played --python-deals "
+                  f"{args.python_deals} deal pairs"
+                  + ("; give --deals to play more" if not args.deals_given else "") + ")")
+        print(f"done in {seconds:.1f} s")
+        if args.plot:
+            arena.plot_results(result, args.plot)
+            print(f"plot written to {args.plot}")
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
+    except (AgentSpecError, arena.ArenaError) as e:
+        print(f"coinche-rl: error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def cmd_tournament(args) -> int:
+    if args.preset.family == "two":
+        return _two_player_tournament(args, args.preset)
     from . import arena                            # lazy: see the imports at the top
     # the knockout of the seeds is a vipbelote tournament: vip_classic unless --preset
     knockout_default = args.format == "knockout" and not args.preset_given

@@ -56,6 +56,10 @@ dropped. :func:`format_summary` prints the tables (with rich when installed) and
 :func:`plot_results` draws the margins' distribution and the ratings with their error
 bars (matplotlib; ``pip install -e ".[arena]"`` in the clone).
 
+**Belote for two players** (family ``two``) has its own deal sets and duplicate
+(:mod:`.two_player`: :func:`run_two_player_duplicate`, :func:`run_two_player_round_robin`),
+with the same result objects and tables.
+
 >>> r = run_duplicate("random", "random", 20, seed=3)
 >>> r.mean, r.win_rate, r.n
 (0.0, 0.5, 20)
@@ -74,7 +78,9 @@ from __future__ import annotations
 #   formats    run_duplicate, run_round_robin, run_rotating, run_knockout, ...
 #   reports    tables, format_summary, print_summary, plot_results
 #   replay     replay_pair
+#   two_player belote for two players: TwoDealSet, run_two_player_duplicate, ..._round_robin
 from . import dealsets, errors, executors, formats, replay, reports, results, store, tasks
+from . import two_player
 from .dealsets import FROZEN_MODES, DealSet
 from .errors import ArenaError, ResultsFileError
 from .executors import BACKENDS, RAY_CONNECT_TIMEOUT, shutdown_pool
@@ -85,15 +91,17 @@ from .reports import format_summary, plot_results, print_summary, summary_tables
 from .results import DuplicateResult, KnockoutResult, TournamentResult, results_from_file
 from .store import ROW_TYPES, ResultsFile, load_results
 from .tasks import warmup
+from .two_player import (TwoDealSet, run_two_player_duplicate, run_two_player_round_robin)
 
 __all__ = ["ArenaError", "ResultsFileError", "DealSet", "DuplicateResult", "TournamentResult",
            "KnockoutResult", "run_duplicate", "run_round_robin", "run_rotating", "run_knockout",
            "default_roster", "format_summary", "print_summary", "plot_results", "replay_pair",
            "load_results", "warmup", "shutdown_pool", "estimate_seconds", "BACKENDS",
-           "FROZEN_MODES", "results_from_file", "summary_tables"]
+           "FROZEN_MODES", "results_from_file", "summary_tables", "TwoDealSet",
+           "run_two_player_duplicate", "run_two_player_round_robin"]
 
 #: the package's modules, in the order above (the code fingerprint of a results file
 #: hashes them all, see :func:`coinche_rl.arena.store._code_key`); their examples are run
 #: module by module (tests/test_doctests.py)
 MODULES = ("errors", "dealsets", "store", "tasks", "executors", "results", "formats",
-           "reports", "replay")
+           "reports", "replay", "two_player")

@@ -1,0 +1,252 @@
+"""Agents and duplicate tournaments of belote for two players: legality over random
+deals, the heuristic reads only the view, seeded reproducibility, the numba and Python
+paths agree, duplicate pairs are mirrors, serial == pool, the command line, and the
+heuristic beats random by a margin that cannot be luck."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from coinche_rl import arena, cli
+from coinche_rl.agents import AgentSpecError, make_agent
+from coinche_rl.agents.two_player import (TwoHeuristicAgent, TwoPlayerAgent, TwoRandomAgent,
+                                          make_two_player_agent, play_two_deal)
+from coinche_rl.agents.two_player_bots import TWO_HEURISTIC, TWO_RANDOM, two_play_deals
+from coinche_rl.engine import two as E2
+from coinche_rl.game import IllegalActionError
+from coinche_rl.two_player import IllegalPlayError, TwoPlayerDeal
+
+PRESETS = ("belote_a_deux", "belote_decouverte")
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+@pytest.mark.parametrize("specs", [("heuristic", "random"), ("random", "heuristic"),
+                                   ("heuristic", "heuristic:prise=0")])
+def test_agents_play_only_legal_actions_through_the_views(preset, specs):
+    """play_two_deal checks every action against the view's legal mask."""
+    agents = [make_two_player_agent(s) for s in specs]
+    for seed in range(40):
+        deal = TwoPlayerDeal(preset, seed=seed)
+        result = play_two_deal(deal, agents, seeds=[seed, seed + 1000])
+        assert deal.is_terminal and result.scores == deal.scores
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_numba_bots_play_only_legal_actions_over_many_deals(preset):
+    ds = arena.TwoDealSet(preset, seed=3)
+    states, seeds = ds.states(np.arange(3000))
+    W = np.stack([TwoHeuristicAgent().two_weights] * 2)
+    for bots in ([TWO_HEURISTIC, TWO_RANDOM], [TWO_RANDOM, TWO_HEURISTIC],
+                 [TWO_HEURISTIC, TWO_HEURISTIC]):
+        st = states.copy()
+        assert two_play_deals(ds.params, st, np.array(bots), W, seeds) == 0
+        assert (st[:, E2.T_PHASE] == E2.DONE).all()
+
+
+def test_the_python_agents_and_the_numba_loop_make_the_same_choices():
+    for preset in PRESETS:
+        ds = arena.TwoDealSet(preset, seed=5)
+        states, seeds = ds.states(np.arange(25))
+        st = states.copy()
+        W = np.stack([TwoHeuristicAgent().two_weights, TwoRandomAgent().two_weights])
+        two_play_deals(ds.params, st, np.array([TWO_HEURISTIC, TWO_RANDOM]), W, seeds)
+        for i in range(25):
+            deal = ds.deal(i)
+            play_two_deal(deal, [TwoHeuristicAgent(), TwoRandomAgent()], list(seeds[i]))
+            assert (deal.state == st[i]).all()
+
+
+class _Spy(TwoHeuristicAgent):
+    """The heuristic, recording the actions it chose."""
+
+    def reset(self, player, rules, seed):
+        super().reset(player, rules, seed)
+        self.chosen = []
+
+    def act(self, view):
+        a = super().act(view)
+        self.chosen.append(a)
+        return a
+
+
+@pytest.mark.parametrize("prise", [["take", "no-exchange"], ["pass", "pass", "name"]])
+def test_the_heuristic_reads_only_the_view(prise):
+    """Two worlds that differ only in the cards a player cannot see (the other hand's
+    unknown cards and every face-down card, permuted among their places): the heuristic
+    chooses the same action in both, at the start of the play and at every decision of
+    the deal while the worlds still agree on what it sees."""
+    rng = np.random.default_rng(4)
+    compared = 0
+    for trial in range(40):
+        deck = [int(c) for c in rng.permutation(32)]
+        dealer = trial % 2
+        n = 1 - dealer
+        d = TwoPlayerDeal("belote_a_deux", deck=deck, dealer=dealer)
+        for a in prise:
+            d.apply(a if a != "name" else d.legal_actions()[1])
+        if d.trump is None:
+            continue
+        p = d.current_player
+        o = 1 - p
+        known = d.view(p).known_other
+        hidden = d.table_down[0] | d.table_down[1] | (d.hands[o] & ~known)
+        other_pos = (list(range(0, 3)) + list(range(6, 9)) + list(range(13, 16))) if o == n \
+            else (list(range(3, 6)) + list(range(9, 12)) + list(range(16, 19)))
+        places = [i for i in other_pos + list(range(19, 25)) if hidden >> deck[i] & 1]
+        perm = [places[k] for k in rng.permutation(len(places))]
+        deck2 = list(deck)
+        for i, j in zip(places, perm):
+            deck2[i] = deck[j]
+        d2 = TwoPlayerDeal("belote_a_deux", deck=deck2, dealer=dealer)
+        try:
+            for a in prise:
+                d2.apply(a if a != "name" else d2.legal_actions()[1])
+        except IllegalPlayError:
+            continue                    # the 7 of trump moved: another prise there
+        agent = TwoHeuristicAgent()
+        agent.reset(p, d.rules, 0)
+        # follow the first world's play while p's views agree; p's choices must agree
+        other_agent = TwoRandomAgent()
+        other_agent.reset(o, d.rules, trial)
+        while not d.is_terminal:
+            q = d.current_player
+            if q == p:
+                v1, v2 = d.view(p), d2.view(p)
+                if not (v1.state == v2.state).all():
+                    break
+                a1, a2 = agent.act(v1), agent.act(v2)
+                assert a1 == a2
+                compared += 1
+            else:
+                a1 = other_agent.act(d.view(q))
+                if not d2.is_legal(a1):
+                    break
+            d.apply(a1)
+            d2.apply(a1)
+    assert compared > 20
+
+
+def test_the_heuristic_decides_from_the_public_view_only():
+    """Its kernel called on the raw state and on the view can differ (the raw state
+    holds hidden cards); the agent is only ever given the view: TwoPlayerView.state has
+    no deck, no face-down card and no unknown card of the other hand."""
+    deal = TwoPlayerDeal("belote_a_deux", seed=2, dealer=0)
+    view = deal.view(deal.current_player)
+    assert (view.state[E2.T_DECK:E2.T_DECK + 32] == -1).all()
+    assert view.state[E2.T_HAND + 1 - view.player] == view.known_other
+
+
+def test_agents_are_reproducible_from_their_seed():
+    for spec in ("random", "heuristic"):
+        results = []
+        for _ in range(2):
+            deal = TwoPlayerDeal("belote_a_deux", seed=11, dealer=1)
+            play_two_deal(deal, [make_two_player_agent(spec), make_two_player_agent("random")],
+                          seeds=[7, 8])
+            results.append(deal.history)
+        assert results[0] == results[1]
+    a, b = TwoPlayerDeal("belote_decouverte", seed=1), TwoPlayerDeal("belote_decouverte", seed=1)
+    play_two_deal(a, [TwoRandomAgent(), TwoRandomAgent()], [1, 2])
+    play_two_deal(b, [TwoRandomAgent(), TwoRandomAgent()], [3, 4])
+    assert a.history != b.history
+
+
+def test_specs_and_the_family_checks():
+    h = make_two_player_agent("heuristic:prise=3.5")
+    assert isinstance(h, TwoPlayerAgent) and h.spec == "heuristic:prise=3.5"
+    assert make_agent("random", family="two").spec == "random"
+    with pytest.raises(AgentSpecError, match="plays the four-player game"):
+        make_two_player_agent("pimc")
+    with pytest.raises(AgentSpecError, match="plays the four-player game"):
+        make_two_player_agent("coinche_rl.agents.random_agent:RandomAgent")
+    with pytest.raises(AgentSpecError, match="belote for two players"):
+        make_agent("coinche_rl.agents.two_player:TwoHeuristicAgent")
+    with pytest.raises(AgentSpecError, match="no parameter 'depth'"):
+        make_two_player_agent("heuristic:depth=2")
+    with pytest.raises(ValueError, match="family 'two'"):
+        h.reset(0, __import__("coinche_rl.rules").rules.get_rules("ffb"), 0)
+
+
+class _Cheater(TwoPlayerAgent):
+    def act(self, view):
+        return 75                       # a card (7 of spades) during the prise
+
+
+def test_an_illegal_action_is_reported():
+    deal = TwoPlayerDeal("belote_decouverte", seed=1)
+    with pytest.raises(IllegalActionError, match="_Cheater.* chose the illegal action 75"):
+        play_two_deal(deal, [_Cheater(), _Cheater()], [0, 0])
+
+
+# ------------------------------------------------------------------------- duplicate
+def test_duplicate_pairs_are_mirrors():
+    r = arena.run_two_player_duplicate("heuristic", "random", 40, "belote_a_deux", seed=9)
+    ds = arena.TwoDealSet("belote_a_deux", 9)
+    decks, dealers = ds.decks(r.index)
+    assert (dealers == r.dealer).all()
+    states, seeds = ds.states(r.index)
+    for k in range(5):
+        i = int(r.index[k])
+        for t, agents in enumerate(([TwoHeuristicAgent(), TwoRandomAgent()],
+                                    [TwoRandomAgent(), TwoHeuristicAgent()])):
+            deal = TwoPlayerDeal("belote_a_deux", deck=list(decks[k]), dealer=int(dealers[k]))
+            assert deal.deck == [int(c) for c in decks[k]]       # the same cards, both seatings
+            play_two_deal(deal, agents, list(seeds[k]))
+            a_player = t
+            assert tuple(r.scores[k, t]) == (deal.scores[a_player], deal.scores[1 - a_player])
+        assert i == k
+    # identical deterministic agents: exactly 0
+    same = arena.run_two_player_duplicate("heuristic", "heuristic", 100, "belote_decouverte", seed=2)
+    assert same.mean == 0.0 and (same.margins == 0).all()
+
+
+def test_serial_and_pool_give_the_same_results():
+    kw = dict(preset="belote_a_deux", seed=4, chunk=50)
+    serial = arena.run_two_player_duplicate("heuristic", "random", 300, backend="serial", **kw)
+    pool = arena.run_two_player_duplicate("heuristic", "random", 300, backend="pool", workers=2,
+                                          **kw)
+    assert (serial.index == pool.index).all() and (serial.scores == pool.scores).all()
+    assert (serial.contracts == pool.contracts).all() and serial.mean == pool.mean
+    python = arena.run_two_player_duplicate("heuristic", "random", 30, fast=False, **kw)
+    assert (python.scores == serial.scores[:30]).all()
+
+
+def test_the_heuristic_beats_random_by_far_more_than_luck():
+    for preset, floor in (("belote_a_deux", 80.0), ("belote_decouverte", 60.0)):
+        r = arena.run_two_player_duplicate("heuristic", "random", 2000, preset, seed=123)
+        assert r.mean - r.ci95 > floor, r
+        assert r.win_interval[0] > 0.85, r
+
+
+def test_duplicate_errors():
+    with pytest.raises(arena.ArenaError, match="four-player game"):
+        arena.run_two_player_duplicate("heuristic", "random", 10, "ffb")
+    with pytest.raises(arena.ArenaError, match="serial or pool"):
+        arena.run_two_player_duplicate("heuristic", "random", 10, backend="ray")
+    with pytest.raises(AgentSpecError, match="four-player"):
+        arena.run_two_player_duplicate("nn", "random", 10)
+
+
+# ---------------------------------------------------------------------- command line
+def test_cli_tournament_with_two_player_rules(capsys):
+    assert cli.main(["tournament", "--rules", "belote_decouverte", "--agents", "heuristic",
+                     "random", "--deals", "300", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "duplicate for two players" in out and "rules belote_decouverte" in out
+    assert "X - Y per deal" in out and "heuristic" in out and "95% CI" in out
+
+
+@pytest.mark.parametrize("options, says", [
+    (["--match"], "--match is a four-player tournament option"),
+    (["--format", "rotating"], "--format rotating is a four-player format"),
+    (["--out", "x.jsonl"], "--out is a four-player tournament option"),
+    (["--frozen-contract"], "--frozen-contract is a four-player"),
+    (["--backend", "ray"], "--backend ray is not available"),
+    (["--agents", "pimc", "random"], "agent 'pimc' plays the four-player game"),
+])
+def test_cli_two_player_errors_are_one_line(capsys, options, says):
+    assert cli.main(["tournament", "--rules", "belote_a_deux", "--deals", "5",
+                     "--no-progress"] + options) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("coinche-rl: error: ") and says in err and "\n" not in err
