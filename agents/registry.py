@@ -33,7 +33,8 @@ parameters and bad values with a message that says what would be right, and
 :func:`describe_agents` lists them.
 
 These are the four-player agents. Belote for two players has agents of its own, with a
-registry of their own (:mod:`coinche_rl.agents.two_player`: ``random``, ``heuristic``):
+registry of their own (:mod:`coinche_rl.agents.two_player`: ``random``, ``heuristic``,
+``pimc``):
 ``make_agent(spec, family="two")`` builds them, and each registry refuses the other
 family's agents with a message that says so.
 
@@ -459,7 +460,8 @@ def make_agent(spec: str, family: Optional[str] = None):
 # the built-in ones by import path (imported when first built, so that this module does
 # not import the module that imports it), then those registered.
 _TWO_BUILTINS = {"random": "coinche_rl.agents.two_player:TwoRandomAgent",
-                 "heuristic": "coinche_rl.agents.two_player:TwoHeuristicAgent"}
+                 "heuristic": "coinche_rl.agents.two_player:TwoHeuristicAgent",
+                 "pimc": "coinche_rl.agents.two_player_pimc:TwoPimcAgent"}
 _TWO_REGISTRY: Dict[str, Callable[..., Any]] = {}
 
 

@@ -16,7 +16,7 @@ An agent never sees the deal, so it cannot read a face-down card or the other ha
 Agents are built from spec strings, as the four-player ones are (``"random"``,
 ``"heuristic:prise=4.5"``, ``"my_agents:MyTwoPlayerBot"``): :func:`make_two_player_agent`,
 or :func:`coinche_rl.agents.make_agent` with ``family="two"``. A four-player agent
-(``pimc``, ``nn``, an :class:`~coinche_rl.agents.base.Agent` subclass) is refused with
+(``nn``, ``colver``, an :class:`~coinche_rl.agents.base.Agent` subclass) is refused with
 a message that says so, and the four-player registry refuses a two-player agent.
 
 >>> from coinche_rl.two_player import TwoPlayerDeal
@@ -25,14 +25,15 @@ a message that says so, and the four-player registry refuses a two-player agent.
 >>> result = play_two_deal(deal, agents, seeds=[1, 2])
 >>> deal.is_terminal and result.scores == deal.scores
 True
->>> make_two_player_agent("pimc")
+>>> make_two_player_agent("nn")
 Traceback (most recent call last):
 ...
-coinche_rl.agents.base.AgentSpecError: agent 'pimc' plays the four-player game ...
+coinche_rl.agents.base.AgentSpecError: agent 'nn' plays the four-player game ...
 """
 
 from __future__ import annotations
 
+import abc
 from typing import Dict, Optional, Sequence
 
 import numpy as np
@@ -56,7 +57,7 @@ __all__ = ["TwoPlayerAgent", "TwoPlayerBotAgent", "TwoRandomAgent", "TwoHeuristi
 FAMILY = "two"
 
 
-class TwoPlayerAgent:
+class TwoPlayerAgent(abc.ABC):
     """Base class of the agents of belote for two players (module docstring).
 
     :meth:`reset` stores ``player``, ``rules``, ``seed`` and a seeded
@@ -97,9 +98,9 @@ class TwoPlayerAgent:
         self.seed = int(seed)
         self.rng = np.random.default_rng(self.seed)
 
+    @abc.abstractmethod
     def act(self, view: TwoPlayerView) -> int:
         """The action id to take (legal in ``view.legal``)."""
-        raise NotImplementedError
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.spec!r}>"

@@ -26,15 +26,19 @@ from .engine.two import (DIX_DE_DER, N_TRICKS_TWO, PLAY, T_DOWN, T_HAND, T_LEADE
                          T_WIN_CARD)
 from .rules import ABOVE, ALL_CARD_POINTS, CARD_ORDER
 
-__all__ = ["TwoPlayerSolver", "solve_two", "card_values_two", "TT_BITS"]
+__all__ = ["TwoPlayerSolver", "solve_two", "card_values_two", "TT_BITS", "N_SALTS"]
 
 _POINTS = ALL_CARD_POINTS[0]
 #: transposition table size: 2**TT_BITS entries of one int64 (64 MB)
 TT_BITS = 23
 _EMPTY = np.int64(-1)
-# workspace slots (int64): counters
+# workspace slots (int64): the node counter, and a salt (0..127) mixed into the
+# transposition keys so that searches of different worlds can share one table without
+# clearing it (PIMC: a new salt per world, a clear every 128)
 W_NODES = 0
+W_SALT = 1
 W_SIZE = 4
+N_SALTS = 128
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -52,8 +56,9 @@ def _order_key(c, strain):
     return k
 
 
-#: a transposition-table entry packs ``key << 24 | lo << 15 | hi << 6 | best card``
-#: (key: the 32 cards played and the leader; values 0..511; best card 63: none)
+#: a transposition-table entry packs ``key << 22 | lo << 14 | hi << 6 | best card``
+#: (key: the 32 cards played, the leader and the salt, 40 bits; values 0..255: a deal
+#: has 162 card points; best card 63: none)
 _NO_BEST = 63
 
 
@@ -129,15 +134,15 @@ def _search(av0, av1, dn0, dn1, played, leader, n_left, alpha, beta, strain, und
                     return ret
                 entering = False
                 continue
-            key = fr[F_PLAYED] | (fr[F_LEADER] << 32)
+            key = fr[F_PLAYED] | (fr[F_LEADER] << 32) | (work[W_SALT] << 33)
             slot = ((key * np.int64(-7046029254386353131)) >> np.int64(64 - TT_BITS)) & ((1 << TT_BITS) - 1)
             lo = 0
             hi = fr[F_REM]
             first = _NO_BEST
             e = tt[slot]
-            if e >= 0 and (e >> 24) == key:
-                lo = (e >> 15) & 511
-                hi = (e >> 6) & 511
+            if e >= 0 and (e >> 22) == key:
+                lo = (e >> 14) & 255
+                hi = (e >> 6) & 255
                 first = e & 63
                 if lo >= hi or lo >= fr[F_BETA] or hi <= fr[F_ALPHA]:
                     ret = lo if (lo >= hi or lo >= fr[F_BETA]) else hi
@@ -305,7 +310,7 @@ def _search(av0, av1, dn0, dn1, played, leader, n_left, alpha, beta, strain, und
         else:
             nlo = best
             nhi = best
-        tt[fr[F_SLOT]] = (fr[F_KEY] << 24) | (nlo << 15) | (nhi << 6) | fr[F_BESTC]
+        tt[fr[F_SLOT]] = (fr[F_KEY] << 22) | (nlo << 14) | (nhi << 6) | fr[F_BESTC]
         ret = best
         sp -= 1
         if sp < 0:

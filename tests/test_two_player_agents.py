@@ -157,7 +157,8 @@ def test_specs_and_the_family_checks():
     assert isinstance(h, TwoPlayerAgent) and h.spec == "heuristic:prise=3.5"
     assert make_agent("random", family="two").spec == "random"
     with pytest.raises(AgentSpecError, match="plays the four-player game"):
-        make_two_player_agent("pimc")
+        make_two_player_agent("nn")
+    assert make_two_player_agent("pimc:worlds=8").worlds == 8
     with pytest.raises(AgentSpecError, match="plays the four-player game"):
         make_two_player_agent("coinche_rl.agents.random_agent:RandomAgent")
     with pytest.raises(AgentSpecError, match="belote for two players"):
@@ -243,7 +244,7 @@ def test_cli_tournament_with_two_player_rules(capsys):
     (["--out", "x.jsonl"], "--out is a four-player tournament option"),
     (["--frozen-contract"], "--frozen-contract is a four-player"),
     (["--backend", "ray"], "--backend ray is not available"),
-    (["--agents", "pimc", "random"], "agent 'pimc' plays the four-player game"),
+    (["--agents", "nn", "random"], "agent 'nn' plays the four-player game"),
 ])
 def test_cli_two_player_errors_are_one_line(capsys, options, says):
     assert cli.main(["tournament", "--rules", "belote_a_deux", "--deals", "5",

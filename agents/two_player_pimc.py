@@ -1,0 +1,229 @@
+"""PIMC for belote for two players: perfect-information Monte Carlo over the worlds
+consistent with what the player knows, each solved double dummy
+(:mod:`coinche_rl.solver_two`).
+
+A **world** gives a place to every card the player cannot see (the unknown part of the
+other hand, every face-down card, his own included), consistent with the public history:
+
+* the other player's hand holds none of a suit he failed to follow, no trump once he
+  failed to trump a plain suit he lacked, and no trump above the one he failed to beat
+  when trump was led (RULES.md §12's obligations read backwards; a face-down card was
+  unknown to him, so it carries no constraint);
+* his announced declaration (its points) is the best single declaration of his hand and
+  face-up cards at the start of the play (worlds that disagree are redrawn, up to
+  :data:`MAX_REDRAWS` times; then the last draw is kept).
+
+Worlds are drawn uniformly among those: the other hand's unknown cards uniformly among
+the cards allowed there, the rest uniformly over the face-down places. In each world
+the solver gives, for each legal card, the card points the player wins in the whole
+deal; PIMC plays the card with the best sum over the worlds (ties: the lowest card).
+
+The search is exact but its cost grows quickly with the tricks left (measured in
+``benchmarks/RESULTS.md``), so the agent plays the heuristic's card until trick
+``solve_from`` (0-based, default 4: the last twelve tricks are searched) and always
+for the prise and the exchange.
+"""
+
+from __future__ import annotations
+
+from typing import Dict
+
+import numpy as np
+from numba import njit
+
+from ..actions import CARD_BASE
+from ..engine.bits import lowest_card, popcount, rng_below, rng_seed, seed_int64
+from ..engine.declarations import best_single_declaration
+from ..engine.two import (HIDDEN_CARD, N_STACKS, PLAY, T_DECL_PTS, T_DOWN, T_HAND, T_LEADER,
+                          T_PHASE, T_PLAYS, T_STACK_DOWN, T_STACK_UP, T_TRICK_LEADERS,
+                          T_TRICK_N, T_TRICK_NO, T_TRUMP, T_UNDER, T_UP, TWO_STATE_SIZE)
+from ..rules import ABOVE, P_DECLARATIONS, params_vector
+from ..solver_two import _EMPTY, N_SALTS, TT_BITS, W_SALT, W_SIZE, card_values_two
+from ..two_player import TwoPlayerView
+from .base import Param
+from .two_player import TwoPlayerBotAgent
+from .two_player_bots import HEURISTIC_WEIGHTS, TWO_HEURISTIC, two_bot_action
+
+__all__ = ["TwoPimcAgent", "hand_constraints", "sample_world", "pimc_card_sums", "MAX_REDRAWS"]
+
+#: redraws of a world whose other hand contradicts his announced declaration
+MAX_REDRAWS = 1000
+
+
+@njit(cache=True)
+def hand_constraints(V, me):
+    """The cards the other player's hand may still hold (a mask), from the plays in the
+    public view ``V`` of player ``me`` (module docstring)."""
+    o = 1 - me
+    strain = V[T_TRUMP]
+    allowed = np.int64(0xFFFFFFFF)
+    n_tricks = V[T_TRICK_NO] + (1 if V[T_TRICK_N] == 1 else 0)
+    for t in range(n_tricks):
+        leader = V[T_TRICK_LEADERS + t]
+        if leader != me:
+            continue                      # he led: no obligation
+        lead = V[T_PLAYS + 2 * t]
+        f = V[T_PLAYS + 2 * t + 1]
+        if f < 0:
+            continue
+        led = lead >> 3
+        if (f >> 3) != led:
+            allowed &= ~(np.int64(0xFF) << (8 * led))          # void in the led suit
+            if led != strain and (f >> 3) != strain:
+                allowed &= ~(np.int64(0xFF) << (8 * strain))   # and no trump to cut
+        elif led == strain and not (ABOVE[strain, lead] >> f) & 1:
+            allowed &= ~ABOVE[strain, lead]                    # no trump above the lead
+    return allowed
+
+
+@njit(cache=True)
+def _other_start_holding(V, me, hand):
+    """The other player's hand and face-up cards at the start of the play, with
+    ``hand`` as his (sampled) hand now: hand, his played cards and his face-up cards,
+    less the face-down cards revealed since."""
+    o = 1 - me
+    held = hand | V[T_UP + o]
+    n_tricks = V[T_TRICK_NO] + (1 if V[T_TRICK_N] == 1 else 0)
+    for t in range(n_tricks):
+        leader = V[T_TRICK_LEADERS + t]
+        for i in range(2):
+            c = V[T_PLAYS + 2 * t + i]
+            if c >= 0 and (leader if i == 0 else 1 - leader) == o:
+                held |= np.int64(1) << c
+    for k in range(N_STACKS):
+        d = V[T_STACK_DOWN + N_STACKS * o + k]
+        if d >= 0:
+            held &= ~(np.int64(1) << d)         # revealed later: not part of the start
+    return held
+
+
+@njit(cache=True)
+def sample_world(V, P, me, unseen, hand_size, allowed, rng, T, scratch):
+    """``T`` := a world drawn from the public view ``V`` of player ``me`` (module
+    docstring): ``unseen`` the cards he cannot place, ``hand_size`` how many of them lie
+    in the other hand, ``allowed`` the cards that hand may hold. ``scratch``:
+    int64[32]. Returns the number of redraws used."""
+    o = 1 - me
+    announced = V[T_DECL_PTS + o]
+    declared = P[P_DECLARATIONS] != 0 and V[T_PHASE] == PLAY and \
+        (V[T_TRICK_NO] > 0 or (V[T_TRICK_N] == 1 and V[T_LEADER] == o))
+    strain = V[T_TRUMP]
+    redraws = 0
+    while True:
+        # the other hand: hand_size cards uniformly among the allowed unseen ones
+        pool = unseen & allowed
+        if popcount(pool) < hand_size:
+            pool = unseen                  # inconsistent constraints: drop them
+        hand = np.int64(0)
+        for _ in range(hand_size):
+            k = rng_below(rng, popcount(pool))
+            m = pool
+            for _ in range(k):
+                m &= m - 1
+            c = lowest_card(m)
+            hand |= np.int64(1) << c
+            pool &= ~(np.int64(1) << c)
+        if declared and redraws < MAX_REDRAWS:
+            start = _other_start_holding(V, me, hand | V[T_HAND + o])
+            if best_single_declaration(start, strain)[0] != announced:
+                redraws += 1
+                continue
+        break
+    # the rest over the face-down places, in a uniform order
+    rest = unseen & ~hand
+    n = 0
+    while rest:
+        c = lowest_card(rest)
+        rest &= rest - 1
+        scratch[n] = c
+        n += 1
+    for i in range(n - 1, 0, -1):
+        j = rng_below(rng, i + 1)
+        tmp = scratch[i]
+        scratch[i] = scratch[j]
+        scratch[j] = tmp
+    for k in range(TWO_STATE_SIZE):
+        T[k] = V[k]
+    T[T_HAND + o] = V[T_HAND + o] | hand
+    i = 0
+    for p in range(2):
+        T[T_DOWN + p] = 0
+        for k in range(N_STACKS):
+            if V[T_STACK_DOWN + N_STACKS * p + k] == HIDDEN_CARD:
+                c = scratch[i]
+                i += 1
+                T[T_STACK_DOWN + N_STACKS * p + k] = c
+                T[T_UNDER + V[T_STACK_UP + N_STACKS * p + k]] = c
+                T[T_DOWN + p] |= np.int64(1) << c
+    return redraws
+
+
+@njit(cache=True)
+def pimc_card_sums(V, P, me, unseen, hand_size, n_worlds, seed, stream, tt, work, sums):
+    """``sums[card]`` := the card points ``me`` wins, summed over ``n_worlds`` worlds
+    drawn from the stream ``(seed, stream)``, for each legal card (-1 elsewhere)."""
+    rng = np.zeros(1, dtype=np.uint64)
+    rng_seed(rng, seed, stream)
+    T = np.empty(TWO_STATE_SIZE, dtype=np.int64)
+    scratch = np.empty(32, dtype=np.int64)
+    vals = np.empty(32, dtype=np.int64)
+    allowed = hand_constraints(V, me)
+    for c in range(32):
+        sums[c] = -1
+    for w in range(n_worlds):
+        sample_world(V, P, me, unseen, hand_size, allowed, rng, T, scratch)
+        # a fresh salt per world keeps the worlds' table entries apart
+        work[W_SALT] = (work[W_SALT] + 1) % N_SALTS
+        if work[W_SALT] == 0:
+            for k in range(tt.shape[0]):
+                tt[k] = -1
+        card_values_two(T, tt, work, vals)
+        for c in range(32):
+            if vals[c] >= 0:
+                sums[c] = vals[c] if sums[c] < 0 else sums[c] + vals[c]
+
+
+class TwoPimcAgent(TwoPlayerBotAgent):
+    """PIMC over the worlds consistent with the player's view, each solved double dummy
+    (module docstring); the heuristic before trick ``solve_from`` and in the prise."""
+
+    DESCRIPTION = ("PIMC: worlds consistent with the view (voids, trump ceilings, the "
+                   "announced declaration), each solved double dummy; the heuristic earlier")
+    PARAMS: Dict[str, Param] = {
+        "worlds": Param(int, 32, "worlds sampled per decision", min=1, max=4096),
+        "solve_from": Param(int, 4, "the first trick (0-based) played by the search; "
+                            "the heuristic plays the ones before", min=0, max=15),
+    }
+
+    def __init__(self, worlds: int = 32, solve_from: int = 4):
+        super().__init__(TWO_HEURISTIC, HEURISTIC_WEIGHTS)
+        self.two_bot = None                  # not a numba bot: tournaments call act()
+        self.worlds = int(worlds)
+        self.solve_from = int(solve_from)
+        self._tt = None
+        self._work = np.zeros(W_SIZE, dtype=np.int64)
+        self._sums = np.zeros(32, dtype=np.int64)
+        self._decision = 0
+
+    def reset(self, player, rules, seed) -> None:
+        super().reset(player, rules, seed)
+        self._decision = 0
+
+    def act(self, view: TwoPlayerView) -> int:
+        V = view.state
+        P = self._P if self._P is not None and self.rules == view.rules else params_vector(view.rules)
+        if view.phase != "play" or int(V[T_TRICK_NO]) < self.solve_from:
+            return int(two_bot_action(TWO_HEURISTIC, V, P, view.player, self.rng,
+                                      self.two_weights))
+        legal = view.legal_actions
+        if len(legal) == 1:
+            return legal[0]
+        if self._tt is None:
+            self._tt = np.full(1 << TT_BITS, _EMPTY, dtype=np.int64)
+        hand_size = view.other_hand_size - popcount(view.known_other)
+        self._decision += 1
+        pimc_card_sums(V, P, view.player, np.int64(view.unseen), np.int64(hand_size),
+                       np.int64(self.worlds), np.int64(seed_int64(self.seed)),
+                       np.int64(self._decision), self._tt, self._work, self._sums)
+        best = max(legal, key=lambda a: (int(self._sums[a - CARD_BASE]), -a))
+        return int(best)

@@ -1,0 +1,121 @@
+"""PIMC for belote for two players: its worlds are consistent with the view (the view
+of every sampled world is the player's own view; the other hand respects the voids, the
+trump ceilings and the announced declaration), it plays legal, reproducible cards, and
+with nothing hidden it plays the solver's best card."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from coinche_rl.actions import CARD_BASE
+from coinche_rl.agents.two_player import make_two_player_agent, play_two_deal
+from coinche_rl.agents.two_player_pimc import MAX_REDRAWS, hand_constraints, sample_world
+from coinche_rl.cards import popcount
+from coinche_rl.engine import two as E2
+from coinche_rl.engine.bits import rng_seed
+from coinche_rl.engine.declarations import best_single_declaration
+from coinche_rl.rules import params_vector
+from coinche_rl.solver_two import TwoPlayerSolver
+from coinche_rl.two_player import TwoPlayerDeal
+
+
+def mid_deal(preset, seed, cards):
+    d = TwoPlayerDeal(preset, seed=seed)
+    heur = [make_two_player_agent("heuristic"), make_two_player_agent("heuristic")]
+    for p in (0, 1):
+        heur[p].reset(p, d.rules, seed + p)
+    while not d.is_terminal and len(d.plays) < cards:
+        d.apply(heur[d.current_player].act(d.view(d.current_player)))
+    return d
+
+
+@pytest.mark.parametrize("preset", ["belote_a_deux", "belote_decouverte"])
+def test_every_sampled_world_shows_the_players_own_view(preset):
+    checked = 0
+    for seed in range(40):
+        d = mid_deal(preset, seed, 4 + seed % 20)
+        if d.is_terminal or d.phase != "play":
+            continue
+        me = d.current_player
+        o = 1 - me
+        v = d.view(me)
+        P = params_vector(d.rules)
+        allowed = hand_constraints(v.state, me)
+        assert d.hands[o] & ~allowed == 0                # the truth is always allowed
+        hand_size = v.other_hand_size - popcount(v.known_other)
+        rng = np.zeros(1, np.uint64)
+        rng_seed(rng, seed, 0)
+        T = np.empty_like(v.state)
+        scratch = np.empty(32, np.int64)
+        for _ in range(20):
+            redraws = sample_world(v.state, P, me, np.int64(v.unseen), np.int64(hand_size),
+                                   allowed, rng, T, scratch)
+            V2 = np.empty_like(T)
+            E2.two_public_view_into(T, P, me, V2)
+            assert (V2 == v.state).all()
+            w = TwoPlayerDeal.from_state(d.rules, T)
+            assert w.hands[me] == d.hands[me] and w.table_up == d.table_up
+            assert popcount(w.hands[o]) == popcount(d.hands[o])
+            assert w.hands[o] & ~(allowed | v.known_other) == 0
+            owned = [w.hands[p] | w.table_up[p] | w.table_down[p] | sum(
+                1 << c for q, c in w.plays if q == p) for p in (0, 1)]
+            assert owned[0] | owned[1] == 0xFFFFFFFF and owned[0] & owned[1] == 0
+            if d.rules.declarations and len([1 for q, _ in d.plays if q == o]) \
+                    and redraws < MAX_REDRAWS:
+                start = w.hands[o] | sum(1 << c for q, c in w.plays if q == o) | w.table_up[o]
+                for k in range(E2.N_STACKS):
+                    dn = int(T[E2.T_STACK_DOWN + E2.N_STACKS * o + k])
+                    if dn >= 0 and not w.table_down[o] >> dn & 1:
+                        start &= ~(1 << dn)
+                assert best_single_declaration(start, d.trump)[0] == d.declarations[o][0]
+        checked += 1
+    assert checked >= 15
+
+
+def test_the_other_hand_respects_a_void():
+    # find a position where the other player failed to follow a suit, then sample
+    for seed in range(200):
+        d = mid_deal("belote_a_deux", seed, 20)
+        if d.is_terminal:
+            continue
+        me = d.current_player
+        o = 1 - me
+        voids = [t[0][1] >> 3 for t in d.tricks if len(t) == 2 and t[0][0] == me
+                 and t[1][1] >> 3 != t[0][1] >> 3]
+        if not voids:
+            continue
+        allowed = hand_constraints(d.view(me).state, me)
+        for s in voids:
+            assert allowed >> (8 * s) & 0xFF == 0
+        return
+    pytest.fail("no void found")
+
+
+@pytest.mark.parametrize("preset", ["belote_a_deux", "belote_decouverte"])
+def test_pimc_plays_legal_reproducible_deals(preset):
+    histories = []
+    for _ in range(2):
+        d = TwoPlayerDeal(preset, seed=5)
+        play_two_deal(d, [make_two_player_agent("pimc:worlds=4,solve_from=6"),
+                          make_two_player_agent("heuristic")], [11, 12])
+        histories.append(d.history)
+    assert histories[0] == histories[1] and len(histories[0]) > 30
+
+
+def test_with_nothing_hidden_pimc_plays_the_solvers_best_card():
+    # belote_decouverte late in the deal: once every face-down card is turned up,
+    # nothing is hidden and every world is the deal itself
+    for seed in range(100):
+        d = mid_deal("belote_decouverte", seed, 26)
+        if d.is_terminal or d.table_down[0] | d.table_down[1] or len(d.legal_actions()) < 2:
+            continue
+        me = d.current_player
+        agent = make_two_player_agent("pimc:worlds=3,solve_from=0")
+        agent.reset(me, d.rules, 1)
+        a = agent.act(d.view(me))
+        vals = TwoPlayerSolver().card_values(d.state)
+        best = max(vals[c - CARD_BASE] for c in d.legal_actions())
+        assert vals[a - CARD_BASE] == best
+        return
+    pytest.fail("no position without face-down cards found")
