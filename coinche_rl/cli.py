@@ -647,7 +647,10 @@ WARMUP_MODULES = ("coinche_rl.simulate", "coinche_rl.envs.kernels", "coinche_rl.
                   "coinche_rl.agents.evaluation", "coinche_rl.agents.pimc",
                   "coinche_rl.agents.neural.agent", "coinche_rl.agents.neural.labels",
                   "coinche_rl.agents.neural.bid_labels", "coinche_rl.agents.neural.belief",
-                  "coinche_rl.agents.neural.search", "coinche_rl.arena")
+                  "coinche_rl.agents.neural.search", "coinche_rl.arena",
+                  "coinche_rl.engine.two", "coinche_rl.agents.two_player_bots",
+                  "coinche_rl.envs.two_player_kernels", "coinche_rl.envs.two_player_vector",
+                  "coinche_rl.solver_two")
 
 #: how the warm-up processes share WARMUP_MODULES: chains of modules that build on each
 #: other's kernels (each chain in one process, in this order). The solver's call graph is
@@ -660,6 +663,12 @@ WARMUP_CHAINS = (("coinche_rl.solver", "coinche_rl.agents.evaluation", "coinche_
                   "coinche_rl.agents.neural.agent", "coinche_rl.agents.neural.labels",
                   "coinche_rl.agents.neural.bid_labels", "coinche_rl.agents.neural.belief",
                   "coinche_rl.agents.neural.search"),
+                 # belote for two players: its own chain, never the last one (a module of no
+                 # chain joins the last); no four-player command, the demo included, asks for
+                 # these modules, so warmup_chains drops it there
+                 ("coinche_rl.engine.two", "coinche_rl.agents.two_player_bots",
+                  "coinche_rl.envs.two_player_kernels", "coinche_rl.envs.two_player_vector",
+                  "coinche_rl.solver_two"),
                  ("coinche_rl.agents.sampler", "coinche_rl.simulate",
                   "coinche_rl.agents.numba_bots", "coinche_rl.arena"))
 
@@ -858,7 +867,8 @@ def _add_evaluate(sub) -> None:
 BENCHMARKS = {"engine": "bench_engine.py", "env": "bench_env.py", "arena": "bench_arena.py",
               "solver": "bench_solver.py", "strength": "bench_strength.py",
               "neural": "bench_neural.py", "belief": "bench_belief.py",
-              "selfplay": "bench_selfplay.py", "web": "bench_web.py"}
+              "selfplay": "bench_selfplay.py", "web": "bench_web.py",
+              "two_player": "bench_two_player.py", "two_player_env": "bench_two_player_env.py"}
 
 
 def cmd_bench(args) -> int:
