@@ -38,7 +38,7 @@ from typing import List, Optional, Sequence, TextIO, Union
 import numpy as np
 
 from . import actions as A
-from .cards import SUIT_NAMES, InvalidNotationError, cards_of, format_card, format_hand, popcount
+from .cards import SUIT_NAMES, InvalidNotationError, format_card, format_hand, popcount
 from .game import IllegalActionError
 from .rules import CARD_ORDER, RuleSet, rules_label
 from .terminal import HELP_WORDS, QUIT_WORDS, PlayResult, PlaySetupError, TerminalGame, _Quit

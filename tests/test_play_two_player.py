@@ -14,7 +14,6 @@ from coinche_rl import actions as A
 from coinche_rl.cards import cards_of, format_card
 from coinche_rl.cli import main
 from coinche_rl.records import load_record, replay_deal, replay_match
-from coinche_rl.terminal import PlaySetupError
 from coinche_rl.terminal_two import TwoPlayerTerminalGame
 from coinche_rl.two_player import TwoPlayerDeal
 
