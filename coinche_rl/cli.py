@@ -14,6 +14,8 @@
     coinche-rl agents                                       # registered agents, parameters
     coinche-rl play [--seat 0] [--partner SPEC] [--opponents SPEC [SPEC]] [--rules ffb]
                     [--seed S] [--deals N | --match] [--save FILE]   # play against the bots
+    coinche-rl play --rules belote_a_deux|belote_decouverte [--opponent SPEC] [--seat 0|1]
+                    [--seed S] [--deals N | --match] [--save FILE]   # two players: you, a bot
     coinche-rl warmup                                       # compile every numba kernel
     coinche-rl serve [--host 127.0.0.1] [--port 8000] [--rules ffb] [--records DIR]
                      [--results FILE ...]   # the web page: play, replay, analyse (web extra)
@@ -645,7 +647,10 @@ WARMUP_MODULES = ("coinche_rl.simulate", "coinche_rl.envs.kernels", "coinche_rl.
                   "coinche_rl.agents.evaluation", "coinche_rl.agents.pimc",
                   "coinche_rl.agents.neural.agent", "coinche_rl.agents.neural.labels",
                   "coinche_rl.agents.neural.bid_labels", "coinche_rl.agents.neural.belief",
-                  "coinche_rl.agents.neural.search", "coinche_rl.arena")
+                  "coinche_rl.agents.neural.search", "coinche_rl.arena",
+                  "coinche_rl.engine.two", "coinche_rl.agents.two_player_bots",
+                  "coinche_rl.envs.two_player_kernels", "coinche_rl.envs.two_player_vector",
+                  "coinche_rl.solver_two")
 
 #: how the warm-up processes share WARMUP_MODULES: chains of modules that build on each
 #: other's kernels (each chain in one process, in this order). The solver's call graph is
@@ -658,6 +663,12 @@ WARMUP_CHAINS = (("coinche_rl.solver", "coinche_rl.agents.evaluation", "coinche_
                   "coinche_rl.agents.neural.agent", "coinche_rl.agents.neural.labels",
                   "coinche_rl.agents.neural.bid_labels", "coinche_rl.agents.neural.belief",
                   "coinche_rl.agents.neural.search"),
+                 # belote for two players: its own chain, never the last one (a module of no
+                 # chain joins the last); no four-player command, the demo included, asks for
+                 # these modules, so warmup_chains drops it there
+                 ("coinche_rl.engine.two", "coinche_rl.agents.two_player_bots",
+                  "coinche_rl.envs.two_player_kernels", "coinche_rl.envs.two_player_vector",
+                  "coinche_rl.solver_two"),
                  ("coinche_rl.agents.sampler", "coinche_rl.simulate",
                   "coinche_rl.agents.numba_bots", "coinche_rl.arena"))
 
@@ -856,7 +867,8 @@ def _add_evaluate(sub) -> None:
 BENCHMARKS = {"engine": "bench_engine.py", "env": "bench_env.py", "arena": "bench_arena.py",
               "solver": "bench_solver.py", "strength": "bench_strength.py",
               "neural": "bench_neural.py", "belief": "bench_belief.py",
-              "selfplay": "bench_selfplay.py", "web": "bench_web.py"}
+              "selfplay": "bench_selfplay.py", "web": "bench_web.py",
+              "two_player": "bench_two_player.py", "two_player_env": "bench_two_player_env.py"}
 
 
 def cmd_bench(args) -> int:
@@ -1063,9 +1075,13 @@ def cmd_play(args) -> int:
         print(f"coinche-rl: error: {problem}", file=sys.stderr)
         return 2
     try:
-        game = TerminalGame(seat=args.seat, partner=args.partner, opponents=args.opponents,
-                            rules=args.rules, seed=args.seed, deals=args.deals, match=args.match,
-                            dealer=args.dealer, target=args.target, save=args.save)
+        if args.rules.family == "two":
+            game = _two_player_game(args)
+        else:
+            game = TerminalGame(seat=args.seat, partner=args.partner or "heuristic",
+                                opponents=args.opponents, rules=args.rules, seed=args.seed,
+                                deals=args.deals, match=args.match, dealer=args.dealer,
+                                target=args.target, save=args.save)
     except (AgentSpecError, PlaySetupError) as e:
         print(f"coinche-rl: error: {e}", file=sys.stderr)
         return 2
@@ -1077,6 +1093,21 @@ def cmd_play(args) -> int:
     except IllegalActionError as e:          # a bot chose an illegal action
         print(f"coinche-rl: error: {e}", file=sys.stderr)
         return 1
+
+
+def _two_player_game(args):
+    """The terminal game of belote for two players (coinche_rl.terminal_two): you against
+    one bot, ``--opponent SPEC``; the four-player seats' options are refused in one line."""
+    from .terminal_two import TwoPlayerTerminalGame      # lazy: the two-player agents
+    what = f"belote for two players (rules {rules_label(args.rules)!r})"
+    if args.partner is not None:
+        raise PlaySetupError(f"--partner: {what} has no partner; --opponent SPEC names the bot")
+    if len(args.opponents) != 1:
+        raise PlaySetupError(f"--opponent: {what} has one opponent: give one agent spec, "
+                             f"not {len(args.opponents)}")
+    return TwoPlayerTerminalGame(player=args.seat, opponent=args.opponents[0], rules=args.rules,
+                                 seed=args.seed, deals=args.deals, match=args.match,
+                                 dealer=args.dealer, target=args.target, save=args.save)
 
 
 def cmd_serve(args) -> int:
@@ -1137,14 +1168,18 @@ def _add_play(sub) -> None:
         description="Play Coinche in the terminal: you take one seat, agents (see coinche-rl "
                     "agents) the partner's and the opponents'. Answer with the number of a "
                     "choice or its text (80H, pass, coinche, JH; any case); quit or Ctrl-D "
-                    "leaves (what was played is still saved with --save).")
+                    "leaves (what was played is still saved with --save). With --rules "
+                    "belote_a_deux or belote_decouverte: belote for two players, you against "
+                    "one bot (--opponent SPEC; take, pass, nameH, exchange, no-exchange, JH).")
     pl.add_argument("--seat", type=int_range(0, 3), default=0,
-                    help="your seat, 0..3 (default 0; team 0 = seats 0 and 2)")
-    pl.add_argument("--partner", default="heuristic", metavar="SPEC",
+                    help="your seat, 0..3 (default 0; team 0 = seats 0 and 2); belote for two "
+                         "players: your player, 0 or 1")
+    pl.add_argument("--partner", default=None, metavar="SPEC",
                     help="your partner's agent spec (default heuristic)")
-    pl.add_argument("--opponents", nargs="+", default=["heuristic"], metavar="SPEC",
+    pl.add_argument("--opponents", "--opponent", nargs="+", default=["heuristic"], metavar="SPEC",
                     help="one agent spec for both opponents, or two: the seat after you "
-                         "(right), then the seat before you (left) (default heuristic)")
+                         "(right), then the seat before you (left) (default heuristic); belote "
+                         "for two players: the one opponent's two-player agent spec")
     pl.add_argument("--rules", "--preset", dest="rules", type=_rules_arg, default=get_rules("ffb"),
                     help=RULES_HELP.format(default="ffb"))
     pl.add_argument("--seed", type=int_range(0), default=0,
@@ -1156,7 +1191,8 @@ def _add_play(sub) -> None:
     how.add_argument("--match", action="store_true", help="play a whole match to the target")
     pl.add_argument("--target", type=int_range(1), help="match target (default: the preset's)")
     pl.add_argument("--dealer", type=int_range(0, 3),
-                    help="the first dealer, 0..3 (default: drawn from the seed)")
+                    help="the first dealer, 0..3 (0 or 1 for two players; default: drawn "
+                         "from the seed)")
     pl.add_argument("--save", metavar="FILE",
                     help="save the game as a record (one deal: a deal record, else a match "
                          "record) that coinche-rl replay checks")

@@ -588,6 +588,13 @@ class TerminalGame:
         if self.save_path:
             self.say(f"The game is saved to {self.save_path} after every deal and at the end.")
 
+    def _match_over(self, k: int) -> None:
+        w = self.match.winner
+        self.say("")
+        self.say(f"=== Match over after {k} deal{'s' if k > 1 else ''}: "
+                 f"{'your team wins' if w == self.seat & 1 else 'the other team wins'} "
+                 f"(team {w}); {self._score_line()} ===")
+
     def run(self) -> PlayResult:
         """Play to the end (or until the person leaves); save; return how it went."""
         stopped = None
@@ -604,11 +611,7 @@ class TerminalGame:
                     if err:
                         self.say(f"Warning: {err}")
                 if self.match.is_terminal:
-                    w = self.match.winner
-                    self.say("")
-                    self.say(f"=== Match over after {k} deal{'s' if k > 1 else ''}: "
-                             f"{'your team wins' if w == self.seat & 1 else 'the other team wins'} "
-                             f"(team {w}); {self._score_line()} ===")
+                    self._match_over(k)
                     break
                 if not self.match_mode:
                     label = "Running score" if self.n_deals > 1 else "Score"

@@ -118,7 +118,7 @@ def test_warmup_compiles_every_module_in_chains(fresh, capsys):
     assert cli.main(["warmup", "--jobs", "3"]) == 0
     (chains,) = fresh
     assert sorted(m for c in chains for m in c) == sorted(cli.WARMUP_MODULES)
-    assert chains[0][0] == "coinche_rl.solver" and len(chains) == 3
+    assert chains[0][0] == "coinche_rl.solver" and len(chains) == len(cli.WARMUP_CHAINS)
     assert "compiling in 3 processes" in capsys.readouterr().out
 
 
@@ -139,6 +139,27 @@ def test_warmup_chains_keep_unknown_modules():
     assert cli.warmup_chains(["coinche_rl.arena", "my_kernels", "coinche_rl.agents.pimc"]) == \
         [["coinche_rl.solver", "coinche_rl.agents.pimc"],
          ["coinche_rl.agents.sampler", "coinche_rl.arena", "my_kernels"]]
+
+
+def test_the_two_player_chain_adds_nothing_to_a_four_player_warm_up():
+    """The demo and the four-player commands warm up what they did before the two-player
+    kernels joined `coinche-rl warmup`: their chain is dropped, and a module of no chain
+    still joins the sampler's."""
+    two = {"coinche_rl.engine.two", "coinche_rl.agents.two_player_bots",
+           "coinche_rl.envs.two_player_kernels", "coinche_rl.envs.two_player_vector",
+           "coinche_rl.solver_two"}
+    assert two <= set(cli.WARMUP_MODULES)
+    assert [set(c) for c in cli.WARMUP_CHAINS].count(two) == 1
+    assert set(cli.WARMUP_CHAINS[-1]) != two
+    # the demo's modules (coinche-rl tournament's default roster), and one of no chain
+    assert cli.warmup_chains(["coinche_rl.arena", "coinche_rl.agents.neural.agent",
+                              "coinche_rl.agents.neural.search", "coinche_rl.agents.pimc"]) == \
+        [["coinche_rl.solver", "coinche_rl.agents.pimc"],
+         ["coinche_rl.agents.neural.agent", "coinche_rl.agents.neural.search"],
+         ["coinche_rl.agents.sampler", "coinche_rl.arena"]]
+    assert cli.warmup_chains(["coinche_rl.simulate", "my_kernels"]) == \
+        [["coinche_rl.simulate", "my_kernels"]]
+    assert cli.warmup_chains(sorted(two)) == [[m for m in cli.WARMUP_CHAINS[-2]]]
 
 
 def test_warmup_chains_put_what_a_module_needs_before_it():

@@ -1,0 +1,497 @@
+"""Play belote for two players in the terminal against a bot (``coinche-rl play --rules
+belote_a_deux`` or ``belote_decouverte``; RULES.md §12, docs/two_player.md).
+
+A person plays one player, a two-player agent (:mod:`coinche_rl.agents.two_player`:
+``heuristic``, ``random``, an import path) the other; the bot decides from its own
+:class:`~coinche_rl.two_player.TwoPlayerView` only (``reset`` before each deal, ``act``
+when it is to act). Everything the person is shown comes from the person's own view
+(``deal.view(you)``) and the public facts of the deal: his hand sorted by suit (trumps
+in trump order once trump is known), both players' table stacks (``AS/??``: the ace of
+spades covering a face-down card, ``??``: a face-down card whose cover was just played,
+turned face up when the trick is collected), the retourne and where it went, the
+exchange, the prise so far, the current trick, the tricks and card points won, each
+player's declaration and, at the end of the deal, the scoring. A face-down card is
+unknown to both players, so it is never shown while it lies face down, nor the bot's
+hand beyond what the rules make public (the retourne he took, the 7 of trump after an
+exchange, a winning declaration).
+
+The input is the four-player play's (:mod:`coinche_rl.terminal`): the number of a
+choice or its text in the project's notation (``take``, ``pass``, ``nameD``,
+``exchange``, ``no-exchange``, ``JH``; any case). A wrong answer gets one line: the
+reason and the legal choices. ``?`` lists the choices, ``quit`` or the end of the input
+leaves; a single legal choice is played at once, and said.
+
+>>> import io
+>>> out = io.StringIO()
+>>> game = TwoPlayerTerminalGame(opponent="random", seed=3, stdin=io.StringIO("1\\n" * 40),
+...                              stdout=out)
+>>> result = game.run()
+>>> result.finished, result.deals_played
+(True, 1)
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import List, Optional, Sequence, TextIO, Union
+
+import numpy as np
+
+from . import actions as A
+from .cards import SUIT_NAMES, InvalidNotationError, format_card, format_hand, popcount
+from .game import IllegalActionError
+from .rules import CARD_ORDER, RuleSet, rules_label
+from .terminal import HELP_WORDS, QUIT_WORDS, PlayResult, PlaySetupError, TerminalGame, _Quit
+from .two_player import TwoPlayerDeal, TwoPlayerMatch, TwoPlayerView, two_player_rules
+
+__all__ = ["TwoPlayerTerminalGame", "play_two_in_terminal"]
+
+#: the words of the prise and exchange actions, for the messages
+_WORDS = {A.PASS: "pass", A.TAKE: "take", A.EXCHANGE: "exchange", A.NO_EXCHANGE: "no-exchange"}
+
+
+class TwoPlayerTerminalGame(TerminalGame):
+    """One person against a bot in belote for two players (see the module docstring).
+
+    :param player: the person's player, 0 or 1.
+    :param opponent: the bot's two-player agent spec (``coinche-rl agents`` lists them).
+    :param rules: ``belote_a_deux`` (default), ``belote_decouverte`` or a two-family
+        :class:`~coinche_rl.rules.RuleSet`; ``target`` overrides its match target.
+    :param seed: seeds the deals, the first dealer and the bot's random stream.
+    :param deals: deals to play (scored as a match: the game stops earlier if a player
+        reaches the target); ignored with ``match=True``.
+    :param match: play a whole match to the target.
+    :param dealer: the first dealer (default: drawn from ``seed``).
+    :param save: write the record to this path (after every deal and at the end).
+    :param stdin, stdout: the streams (default: the process's).
+    :raises PlaySetupError: for a bad setting (before anything is played).
+    :raises coinche_rl.agents.AgentSpecError: for an unknown agent, a four-player agent or
+        a bad parameter.
+    """
+
+    def __init__(self, player: int = 0, opponent: str = "heuristic",
+                 rules: Union[str, RuleSet] = "belote_a_deux", *, seed: int = 0, deals: int = 1,
+                 match: bool = False, dealer: Optional[int] = None,
+                 target: Optional[int] = None, save: Optional[str] = None,
+                 stdin: Optional[TextIO] = None, stdout: Optional[TextIO] = None):
+        from .agents.two_player import make_two_player_agent
+        if isinstance(player, bool) or not isinstance(player, (int, np.integer)) or player not in (0, 1):
+            raise PlaySetupError(f"belote for two players has players 0 and 1: your player "
+                                 f"(--seat) must be 0 or 1, not {player!r}")
+        if isinstance(deals, bool) or not isinstance(deals, (int, np.integer)) or deals < 1:
+            raise PlaySetupError(f"deals must be at least 1, not {deals!r}")
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise PlaySetupError(f"the seed must be a non-negative integer, not {seed!r}")
+        if dealer is not None and (isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer))
+                                   or dealer not in (0, 1)):
+            raise PlaySetupError(f"belote for two players has players 0 and 1: the dealer must "
+                                 f"be 0 or 1, not {dealer!r}")
+        self.seat = self.me = int(player)
+        self.rules = two_player_rules(rules) if target is None else two_player_rules(rules, target=target)
+        self.seed = int(seed)
+        self.n_deals = int(deals)
+        self.match_mode = bool(match)
+        self.save_path = save
+        self.stdin = stdin if stdin is not None else sys.stdin
+        self.stdout = stdout if stdout is not None else sys.stdout
+        isatty = getattr(self.stdin, "isatty", None)
+        self._echo = not (isatty() if callable(isatty) else False)
+        self.bot = make_two_player_agent(opponent)     # AgentSpecError names the problem
+        try:
+            self.bot.reset(1 - self.me, self.rules, 0)
+        except Exception as e:
+            raise PlaySetupError(f"agent {opponent!r} cannot play rules "
+                                 f"{rules_label(self.rules)!r}: {e}") from None
+        self.opponent_spec = getattr(self.bot, "spec", opponent)
+        self.match = TwoPlayerMatch(self.rules, seed=self.seed, dealer=dealer)
+        self.single = self.n_deals == 1 and not self.match_mode
+        self._deal: Optional[TwoPlayerDeal] = None
+
+    # --------------------------------------------------------------- names
+    def name(self, p: int) -> str:
+        """``'you'`` or ``'opponent'``."""
+        return "you" if p == self.me else "opponent"
+
+    def _pair(self, pair) -> str:
+        return f"you {pair[self.me]}, opponent {pair[1 - self.me]}"
+
+    def _score_line(self) -> str:
+        line = self._pair(self.match.scores)
+        if self.match.pot:
+            line += f" (litige pot {self.match.pot})"
+        return line
+
+    # ------------------------------------------------------------- display
+    def _stack_text(self, up: int, down: bool) -> str:
+        if up >= 0:
+            return format_card(up) + ("/??" if down else "")
+        return "??" if down else ""
+
+    def _table_lines(self, view: TwoPlayerView) -> List[str]:
+        if not any(view.stacks):
+            return []
+        legend = "XX/??: XX lies on a face-down card, unknown to both players"
+        if any(u < 0 and d for row in view.stacks for u, d in row):
+            legend += "; ?? alone: its cover was just played, it turns face up with the trick"
+        lines = [f"Table ({legend}):"]
+        for p in (1 - self.me, self.me):
+            stacks = " ".join(f"[{t}]" for t in (self._stack_text(u, d) for u, d in view.stacks[p]) if t)
+            extra = ""
+            if p != self.me and self.rules.hand_cards:
+                extra = f"; hand: {view.other_hand_size} card{'s' if view.other_hand_size != 1 else ''}"
+                if view.known_other:
+                    extra += f" (you know {format_hand(view.known_other)})"
+            lines.append(f"  {self.name(p) + ':':10s} {stacks or '-'}{extra}")
+        return lines
+
+    def _prise_lines(self, view: TwoPlayerView, deal: TwoPlayerDeal) -> List[str]:
+        said = ", ".join(f"{self.name(p)} {A.action_to_str(a)}" for p, a in self._prise_by(view, deal))
+        lines = [f"Prise (dealer: {self.name(view.dealer)}): {said or 'nothing said yet'}"]
+        suit = SUIT_NAMES[view.retourne >> 3]
+        if deal.prise_round == 1:
+            lines.append(f"Retourne {format_card(view.retourne)}: round 1, take ({suit} trump) or pass")
+        else:
+            lines.append(f"Retourne {format_card(view.retourne)}: round 2, name another suit "
+                         f"than {suit} as trump, or pass")
+        return lines
+
+    def _prise_by(self, view: TwoPlayerView, deal: TwoPlayerDeal):
+        n = 1 - view.dealer
+        return [((n, view.dealer)[k % 2], a) for k, a in enumerate(view.prise)]
+
+    def _trump_text(self, view: TwoPlayerView) -> str:
+        suit = SUIT_NAMES[view.trump]
+        rnd = "round 1" if view.prise and view.prise[-1] == A.TAKE else "round 2"
+        text = f"Trump: {suit}, taken by {self.name(view.taker)} in {rnd}"
+        if self.rules.hand_cards:
+            text += f" (retourne {format_card(view.retourne)}"
+            if view.exchanged:
+                text += f", exchanged by {self.name(1 - view.taker)} for the 7 of trump"
+            text += ")"
+        return text
+
+    def _trick_lines(self, view: TwoPlayerView) -> List[str]:
+        won = [view.trick_winners.count(p) for p in range(2)]
+        pts = view.card_points_won
+        lines = [self._trump_text(view),
+                 f"Tricks won: you {won[self.me]} ({pts[self.me]} points), "
+                 f"opponent {won[1 - self.me]} ({pts[1 - self.me]} points)"]
+        n = len(view.trick_winners) + 1
+        if len(view.plays) % 2 == 0:
+            lines.append(f"Trick {n} of 16: you lead")
+        else:
+            p, c = view.plays[-1]
+            lines.append(f"Trick {n} of 16: {self.name(p)} led {format_card(c)}")
+        return lines
+
+    def _status(self, deal: TwoPlayerDeal, view: TwoPlayerView, legal: Sequence[int]) -> None:
+        self.say("")
+        if view.phase == "prise":
+            for line in self._prise_lines(view, deal):
+                self.say(line)
+        elif view.phase == "exchange":
+            self.say(self._trump_text(view))
+            self.say(f"You hold the 7 of trump: exchange it for the retourne "
+                     f"{format_card(view.retourne)}, or keep it (no-exchange)?")
+        else:
+            for line in self._trick_lines(view):
+                self.say(line)
+            if self.rules.declarations and not any(q == self.me for q, _ in view.plays):
+                pts, cards = deal.declarations[self.me]       # his own cards
+                if pts:
+                    self.say(f"Your declaration: {pts} ({format_hand(cards)}), declared with "
+                             f"your first card")
+        for line in self._table_lines(view):
+            self.say(line)
+        if self.rules.hand_cards:
+            self.say(f"Your hand ({popcount(view.hand)} cards):")
+            for line in self.hand_lines(view.hand, view.trump):
+                self.say(line)
+        what = {"prise": "speak", "exchange": "choose"}.get(view.phase, "play")
+        self.say(f"Your turn to {what}. Choices:")
+        for line in self._choice_lines(legal):
+            self.say(line)
+
+    # -------------------------------------------------------------- choices
+    def _ordered(self, legal: Sequence[int], trump: Optional[int]) -> List[int]:
+        """Prise actions by id; cards by suit, strongest first (trump order in trump)."""
+        if trump is None or not all(A.is_card(a) for a in legal):
+            return [int(a) for a in legal]
+        return sorted((int(a) for a in legal),
+                      key=lambda a: (A.action_card(a) >> 3, -int(CARD_ORDER[trump, A.action_card(a)])))
+
+    def _inline(self, legal: Sequence[int]) -> str:
+        return "  ".join(f"{i + 1}) {A.action_to_str(a)}" for i, a in enumerate(legal))
+
+    def _forms(self, legal: Sequence[int]) -> str:
+        kinds = []
+        for a in legal:
+            if a in _WORDS:
+                kinds.append(_WORDS[a])
+            elif A.NAME_BASE <= a < A.NAME_BASE + 4 and "a suit to name such as nameH" not in kinds:
+                kinds.append("a suit to name such as nameH")
+            elif A.is_card(a) and not any(k.startswith("a card") for k in kinds):
+                kinds.append(f"a card such as {A.action_to_str(a)} (T or 10 for a ten)")
+        return ", ".join(kinds[:-1]) + " or " + kinds[-1] if len(kinds) > 1 else kinds[0]
+
+    def _why_not(self, deal: TwoPlayerDeal, view: TwoPlayerView, a: int, legal: Sequence[int]) -> str:
+        """Why the action ``a`` (well-formed, not legal now) is refused, in a few words."""
+        text = A.action_to_str(a)
+        kind = self._kind(a)
+        if kind not in {self._kind(x) for x in legal}:
+            return f"{text} is not a choice now: expected {self._forms(legal)}"
+        if kind == "card":
+            c = A.action_card(a)
+            if not (view.hand | view.table_up[self.me]) >> c & 1:
+                where = "your hand or " if self.rules.hand_cards else ""
+                # the same words for every card he cannot play: a face-down card of his
+                # own is unknown to him too
+                return f"{text} is not one of your playable cards ({where}your face-up table cards)"
+        probe = deal.clone()
+        try:
+            probe.apply(a)
+        except IllegalActionError as e:
+            reason = str(e).split("; legal:")[0]
+            head, sep, tail = reason.partition(": ")
+            return f"{text}: {tail}" if sep else reason
+        return f"{text} is not legal now"
+
+    @staticmethod
+    def _kind(a: int) -> str:
+        if A.is_card(a):
+            return "card"
+        if a in (A.PASS, A.TAKE) or A.NAME_BASE <= a < A.NAME_BASE + 4:
+            return "prise"
+        if a in (A.EXCHANGE, A.NO_EXCHANGE):
+            return "exchange"
+        return "other"
+
+    def _ask(self, deal: TwoPlayerDeal, view: TwoPlayerView) -> int:
+        legal = self._ordered(view.legal_actions, view.trump)
+        if len(legal) == 1:
+            self.say(f"  (a single legal choice: {A.action_to_str(legal[0])}, played for you)")
+            return legal[0]
+        self._status(deal, view, legal)
+        while True:
+            text = self._read("Your choice (number or text, ? lists the choices, quit leaves): ")
+            low = text.lower()
+            if low in QUIT_WORDS:
+                raise _Quit("quit")
+            if low in HELP_WORDS:
+                for line in self._choice_lines(legal):
+                    self.say(line)
+                continue
+            if not text:
+                message = "Type the number of a choice or its text."
+            elif text.isdigit():
+                k = int(text)
+                if 1 <= k <= len(legal):
+                    return legal[k - 1]
+                message = f"There is no choice {k}."
+            else:
+                try:
+                    a = A.parse_action(text, self.rules)
+                except InvalidNotationError:
+                    message = f"{text!r} is not an action: expected {self._forms(legal)}."
+                else:
+                    if a in legal:
+                        return a
+                    message = f"Not legal: {self._why_not(deal, view, a, legal)}."
+            self.say(f"{message} Legal now: {self._inline(legal)}")
+
+    # --------------------------------------------------------------- events
+    def _report(self, deal: TwoPlayerDeal, p: int, a: int, before: TwoPlayerView) -> None:
+        """Print what the action made public (from the person's view after it)."""
+        me = self.me
+        after = deal.view(me)
+        who = self.name(p)
+        if not A.is_card(a):
+            text = A.action_to_str(a)
+            if a == A.EXCHANGE:
+                seven = format_card(8 * after.trump)
+                text += (f" (the 7 of trump {seven} for the retourne {format_card(after.retourne)};"
+                         f" {seven} goes to {self.name(after.taker)})")
+            self.say(f"  {who + ':':14s} {text}")
+            if before.phase == "prise" and after.phase != "prise":
+                if deal.is_void:
+                    self.say("Both passed twice: the deal is void (no points).")
+                    return
+                where = (f"; the retourne {format_card(after.retourne)} goes to "
+                         f"{self.name(after.taker)}" if self.rules.hand_cards else "")
+                self.say(f"{who[0].upper() + who[1:]} took: trump {SUIT_NAMES[after.trump]}{where}.")
+            if before.phase != "play" and after.phase == "play":
+                self._report_dealt(after)
+            return
+        c = A.action_card(a)
+        source = "hand" if before.hand >> c & 1 or (p != me and not before.table_up[p] >> c & 1) \
+            else "table"
+        verb = "you play" if p == me else "opponent plays"
+        self.say(f"  {verb:14s} {format_card(c)} (from {'the ' if source == 'table' else ''}{source})")
+        first = not any(q == p for q, _ in before.plays)
+        if self.rules.declarations and first and after.declarations[p]:
+            if p == me:
+                pts, cards = deal.declarations[me]          # his own cards
+                self.say(f"  you declare {pts} ({format_hand(cards)})")
+            else:
+                self.say(f"  opponent declares {after.declarations[p]}")
+        belote = deal.belote_points
+        if belote[p] and not self._belote_said[p]:
+            self._belote_said[p] = True
+            self.say(f"  {who}: belote ({belote[p]})")
+        if len(after.trick_winners) > len(before.trick_winners):
+            w = after.trick_winners[-1]
+            gained = after.card_points_won[w] - before.card_points_won[w]
+            won = [after.trick_winners.count(q) for q in range(2)]
+            pts = after.card_points_won
+            self.say(f"  -> trick {len(after.trick_winners)} to {self.name(w)} ({gained} points); "
+                     f"tricks: you {won[me]} ({pts[me]} points), opponent {won[1 - me]} "
+                     f"({pts[1 - me]} points)")
+            for q in (me, 1 - me):
+                turned = after.table_up[q] & ~before.table_up[q]
+                if turned:
+                    side = "your side" if q == me else "the opponent's side"
+                    self.say(f"  turned face up on {side}: {format_hand(turned)}")
+            if len(after.trick_winners) == 1 and self.rules.declarations:
+                self._report_declarations(deal, after)
+
+    def _report_dealt(self, view: TwoPlayerView) -> None:
+        if self.rules.hand_cards:
+            non_taker = 1 - view.taker
+            bergere = view.stacks[non_taker][-1][0] if view.stacks[non_taker] else -1
+            self.say(f"The rest is dealt: you hold {popcount(view.hand)} cards, the opponent "
+                     f"{view.other_hand_size}; 3 stacks each (a face-up card on a face-down "
+                     f"one), and the bergère {format_card(bergere) if bergere >= 0 else '-'} "
+                     f"face up in front of {self.name(non_taker)}.")
+
+    def _report_declarations(self, deal: TwoPlayerDeal, view: TwoPlayerView) -> None:
+        d = view.declarations
+        if not any(d):
+            return
+        w = view.declaration_winner
+        said = f"you {d[self.me]}, opponent {d[1 - self.me]}"
+        if w is None:
+            self.say(f"  Declarations ({said}): equal, neither scores")
+        else:
+            cards = deal.declarations[w][1]       # public once the first trick is complete
+            self.say(f"  Declarations ({said}): {self.name(w)} score{'' if w == self.me else 's'} "
+                     f"{d[w]} ({format_hand(cards)})")
+
+    def _deal_end(self, deal: TwoPlayerDeal, k: int) -> None:
+        res = deal.result
+        me, o = self.me, 1 - self.me
+        self.say("")
+        self.say(f"=== Deal {k + 1} is over ===")
+        if res.void:
+            self.say("Void deal: both passed twice, no points.")
+        else:
+            outcome = "litige" if res.litige else ("made" if res.made else "failed")
+            line = (f"{self.name(res.taker)[0].upper() + self.name(res.taker)[1:]} took "
+                    f"{SUIT_NAMES[res.trump]}: {outcome} (the taker needs 82 card points)")
+            if res.capot is not None:
+                line += f"; capot by {self.name(res.capot)} (all 16 tricks: 252)"
+            self.say(line)
+            decl_col, belote_col = self.rules.declarations, self.rules.belote
+            self.say(f"  {'':10s} {'card points':>11s}" + (f" {'declaration':>11s}" if decl_col else "")
+                     + (f" {'belote':>6s}" if belote_col else "") + f" {'score':>5s}")
+            for p in (me, o):
+                decl = f"{res.declarations[p]}" + ("*" if res.declaration_winner == p else "")
+                self.say(f"  {self.name(p):10s} {res.card_points[p]:11d}"
+                         + (f" {decl:>11s}" if decl_col else "")
+                         + (f" {res.belote[p]:6d}" if belote_col else "") + f" {res.scores[p]:5d}")
+            if any(res.declarations):
+                self.say("  (* the declaration that scores" + (
+                    "" if res.declaration_winner is not None else ": none, they were equal") + ")")
+            if res.litige:
+                self.say(f"  litige: {res.litige_points} points held aside for the next deal's winner")
+        self.say(f"Deal score: {self._pair(deal.scores)}")
+
+    # ----------------------------------------------------------------- play
+    def _play_deal(self, k: int) -> None:
+        deal = self.match.deal
+        self._deal = deal
+        me, o = self.me, 1 - self.me
+        self.bot.reset(o, self.rules, self._seeds(k)[o])
+        self._belote_said = [False, False]
+        if self.match_mode:
+            total = f"match to {self.match.target}"
+        elif self.n_deals > 1:
+            total = f"deal {k + 1} of {self.n_deals}"
+        else:
+            total = "one deal"
+        self.say("")
+        self.say(f"=== Deal {k + 1} ({total}); dealer: {self.name(deal.dealer)}; "
+                 f"score: {self._score_line()} ===")
+        ret = format_card(deal.retourne)
+        if self.rules.hand_cards:
+            self.say(f"Retourne: {ret} (proposes {SUIT_NAMES[deal.retourne >> 3]} as trump; "
+                     f"whoever takes gets it)")
+        else:
+            self.say(f"Retourne: {ret}, the dealer's last face-up card (proposes "
+                     f"{SUIT_NAMES[deal.retourne >> 3]} as trump; it stays on the table)")
+        while not deal.is_terminal:
+            p = deal.current_player
+            view = deal.view(p)
+            if p == me:
+                a = self._ask(deal, view)
+            else:
+                a = int(self.bot.act(view))
+                if not (0 <= a < A.N_ACTIONS and view.legal[a]):
+                    legal = ", ".join(A.action_to_str(int(x)) for x in view.legal_actions)
+                    raise IllegalActionError(
+                        f"agent {self.bot!r} as player {p} chose the illegal action {a!r}; "
+                        f"legal: {legal}")
+            before = view if p == me else deal.view(me)
+            self.match.apply(a)
+            self._report(deal, p, a, before)
+        self._deal_end(deal, k)
+
+    def _prepare_kernels(self) -> None:
+        """On a fresh numba cache, compile the engine and the bot before the first
+        question, saying so: a deal played aside, nothing of which is shown or kept."""
+        from ._numba_cache import _must_compile, compile_notice
+        from .agents.two_player_bots import two_bot_action
+        from .engine import two as E2
+        main = (E2.two_apply, E2.two_legal_mask, E2.two_public_view_into, two_bot_action)
+        if not any(_must_compile(d) for d in main):
+            return
+        if compile_notice("the game and its agent", main, "about 10-30 s"):
+            from .agents.two_player import make_two_player_agent
+            deal = TwoPlayerDeal(self.rules, seed=self.seed, dealer=0)
+            bot = make_two_player_agent(self.opponent_spec)
+            bot.reset(1 - self.me, self.rules, 0)
+            while not deal.is_terminal:
+                p = deal.current_player
+                view = deal.view(p)
+                deal.apply(view.legal_actions[0] if p == self.me else int(bot.act(view)))
+
+    def _intro(self) -> None:
+        if self.match_mode:
+            what = f"a match to {self.match.target}"
+        elif self.n_deals > 1:
+            what = (f"{self.n_deals} deals (scored as a match to {self.match.target}: it ends "
+                    f"earlier if a player reaches it)")
+        else:
+            what = "one deal"
+        self.say(f"coinche-rl play: belote for two players, rules {rules_label(self.rules)!r}, "
+                 f"seed {self.seed}, {what}")
+        self.say(f"You are player {self.me}; the opponent (player {1 - self.me}) is "
+                 f"{self.opponent_spec}.")
+        examples = "take, pass, nameH, exchange, no-exchange, JH" if self.rules.hand_cards \
+            else "take, pass, nameH, JH"
+        self.say(f"Answer with the number of a choice or its text ({examples}; any case); "
+                 f"? lists the choices again, quit (or Ctrl-D) leaves. A forced choice (a "
+                 f"single legal one) is played for you.")
+        if self.save_path:
+            self.say(f"The game is saved to {self.save_path} after every deal and at the end.")
+
+    def _match_over(self, k: int) -> None:
+        w = self.match.winner
+        self.say("")
+        self.say(f"=== Match over after {k} deal{'s' if k > 1 else ''}: "
+                 f"{'you win' if w == self.me else 'the opponent wins'}; "
+                 f"{self._score_line()} ===")
+
+
+def play_two_in_terminal(**kwargs) -> PlayResult:
+    """``TwoPlayerTerminalGame(**kwargs).run()``."""
+    return TwoPlayerTerminalGame(**kwargs).run()
