@@ -1043,15 +1043,26 @@ def _play_child(W, leader, n, led, win, wseat, tpts, flag, rem, past, c, alpha, 
     nled, nwin, nws = _trick_after(c, cur, n, led, win, wseat, strain)
     ntp = tpts + pc
     nrem = rem - pc
+    # the child, as in _ab's loop: the next card of this trick, or the first of the next
+    # trick; one call of _ab (numba types _ab again for each of its recursive calls)
+    vt = Z0
+    nf = flag
+    cl = leader
+    cn = n + 1
     if n == N_SEATS - 1:
-        vt = ntp if team(nws) == X else Z0
+        if team(nws) == X:
+            vt = ntp
         nf = _new_flag(flag, leader, nws)
-        if (inhand & ~bit) == 0:
-            v = vt + (DIX_DE_DER if team(nws) == X else 0) + _end_bonus(W, nf, nws)
-        else:
-            v = vt + _ab(W, nws, Z0, Z0, M1, M1, Z0, nf, nrem, past + vt, alpha - vt, beta - vt)
+        cl = nws
+        cn = Z0
+        nled = Z0
+        nwin = M1
+        nws = M1
+        ntp = Z0
+    if n == N_SEATS - 1 and (inhand & ~bit) == 0:
+        v = vt + (DIX_DE_DER if team(cl) == X else 0) + _end_bonus(W, nf, cl)
     else:
-        v = _ab(W, leader, n + 1, nled, nwin, nws, ntp, flag, nrem, past, alpha, beta)
+        v = vt + _ab(W, cl, cn, nled, nwin, nws, ntp, nf, nrem, past + vt, alpha - vt, beta - vt)
     W[W_H + cur] = h
     return v
 
