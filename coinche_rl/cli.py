@@ -546,25 +546,27 @@ WARMUP_MODULES = ("coinche_rl.simulate", "coinche_rl.envs.kernels", "coinche_rl.
 
 #: how the warm-up processes share WARMUP_MODULES: chains of modules that build on each
 #: other's kernels (each chain in one process, in this order). The solver's call graph is
-#: deep (each kernel waits for its callees), so it starts first, alone in its chain, and
-#: the modules that use it come after it there; the networks' and the environments'
-#: kernels load the engine's from the cache of the chain that compiled them first; the
-#: sampler and the bots come last, before the solver's chain needs the sampler
-WARMUP_CHAINS = (("coinche_rl.solver", "coinche_rl.agents.evaluation", "coinche_rl.agents.pimc"),
+#: deep (each kernel waits for its callees), so it starts first, alone in its chain, from
+#: its argument types (``solver:warmup_search``: no position, so none of the engine's
+#: kernels); the modules that use it come after it there. Meanwhile the second chain
+#: compiles the networks' and the sampler's kernels (with the engine's that they call),
+#: which PIMC's warm-up uses when the first chain reaches it; the environments' load the
+#: engine's from the cache
+WARMUP_CHAINS = (("coinche_rl.solver:warmup_search", "coinche_rl.solver",
+                  "coinche_rl.agents.evaluation", "coinche_rl.agents.pimc"),
                  ("coinche_rl.envs.kernels", "coinche_rl.envs.vector",
-                  "coinche_rl.agents.neural.agent", "coinche_rl.agents.neural.labels",
-                  "coinche_rl.agents.neural.bid_labels", "coinche_rl.agents.neural.belief",
-                  "coinche_rl.agents.neural.search"),
-                 ("coinche_rl.agents.sampler", "coinche_rl.simulate",
-                  "coinche_rl.agents.numba_bots", "coinche_rl.arena"))
+                  "coinche_rl.agents.neural.agent", "coinche_rl.agents.sampler",
+                  "coinche_rl.agents.neural.labels", "coinche_rl.agents.neural.bid_labels",
+                  "coinche_rl.agents.neural.belief", "coinche_rl.agents.neural.search"),
+                 ("coinche_rl.simulate", "coinche_rl.agents.numba_bots", "coinche_rl.arena"))
 
 #: modules whose kernels call those of other modules with a long compile of their own:
 #: warming one up warms these first, in their own chain's place (the solver in the first
 #: process while the others compile the rest, instead of inside the PIMC loop's compile)
-WARMUP_NEEDS = {"coinche_rl.agents.pimc": ("coinche_rl.solver", "coinche_rl.agents.sampler"),
-                "coinche_rl.agents.evaluation": ("coinche_rl.solver", "coinche_rl.agents.sampler"),
-                "coinche_rl.agents.neural.search": ("coinche_rl.solver",
-                                                    "coinche_rl.agents.sampler")}
+_SEARCH_NEEDS = ("coinche_rl.solver:warmup_search", "coinche_rl.agents.sampler")
+WARMUP_NEEDS = {"coinche_rl.agents.pimc": _SEARCH_NEEDS,
+                "coinche_rl.agents.evaluation": _SEARCH_NEEDS,
+                "coinche_rl.agents.neural.search": _SEARCH_NEEDS}
 
 
 def warmup_chains(modules) -> List[List[str]]:

@@ -1808,9 +1808,24 @@ def move_values(position, objective: str = "points", *, team=None,
     return _default().move_values(position, objective, team=team, params=params)
 
 
+#: the types of a state, params or workspace vector (int64, contiguous) and of an int
+_VEC = types.int64[::1]
+_INT = types.int64
+
+
+def warmup_search() -> None:
+    """Compile (or load from the numba cache) :func:`move_values_into`, the kernel that
+    PIMC and the searches call, with every solver kernel below it. It is compiled from
+    its argument types alone: no position is needed, so none of the engine's kernels
+    either (the parallel warm-ups compile those in another process meanwhile)."""
+    move_values_into.compile((_VEC, _VEC, _VEC, _INT, _INT, _VEC, _VEC))
+
+
 def warmup() -> None:
     """Compile every solver kernel (a few seconds on an empty numba cache)."""
     from .game import Deal
+    warmup_search()
+    solve_into.compile((_VEC, _VEC, _VEC, _INT, _INT))
     s = Solver(tt_bits=10)
     d = Deal("ffb", dealer=3, seed=0).with_contract(90, 1, taker=0)
     for a in d.legal_actions()[:1] * 24:

@@ -105,11 +105,12 @@ def test_the_tournament_compiles_the_agents_kernels_in_parallel_chains(fresh, ca
     from coinche_rl import arena
     cli._warm_agents(arena, ["random", "heuristic", "pimc", "nn"])
     out = capsys.readouterr().out
-    # the solver starts alone in the first process, before the PIMC loop that calls it;
-    # the sampler compiles in the other process before the first one needs it
-    assert fresh == [[["coinche_rl.solver", "coinche_rl.agents.pimc"],
-                      ["coinche_rl.agents.neural.agent"],
-                      ["coinche_rl.agents.sampler", "coinche_rl.arena"]]]
+    # the solver starts alone in the first process, from its argument types, before the
+    # PIMC loop that calls it; the networks' and the sampler's kernels, which PIMC's
+    # warm-up uses too, compile meanwhile in the other, then the tournament's
+    assert fresh == [[["coinche_rl.solver:warmup_search", "coinche_rl.agents.pimc"],
+                      ["coinche_rl.agents.neural.agent", "coinche_rl.agents.sampler"],
+                      ["coinche_rl.arena"]]]
     assert out.index("preparing the numba kernels") < out.index("compiling in 2 processes") \
         < out.index("kernels ready in")
 
@@ -117,8 +118,9 @@ def test_the_tournament_compiles_the_agents_kernels_in_parallel_chains(fresh, ca
 def test_warmup_compiles_every_module_in_chains(fresh, capsys):
     assert cli.main(["warmup", "--jobs", "3"]) == 0
     (chains,) = fresh
-    assert sorted(m for c in chains for m in c) == sorted(cli.WARMUP_MODULES)
-    assert chains[0][0] == "coinche_rl.solver" and len(chains) == 3
+    assert sorted(m for c in chains for m in c if ":" not in m) == sorted(cli.WARMUP_MODULES)
+    assert chains[0][:2] == ["coinche_rl.solver:warmup_search", "coinche_rl.solver"]
+    assert len(chains) == 3
     assert "compiling in 3 processes" in capsys.readouterr().out
 
 
@@ -137,8 +139,8 @@ def test_the_built_in_agents_kernels_are_warmed_up():
 
 def test_warmup_chains_keep_unknown_modules():
     assert cli.warmup_chains(["coinche_rl.arena", "my_kernels", "coinche_rl.agents.pimc"]) == \
-        [["coinche_rl.solver", "coinche_rl.agents.pimc"],
-         ["coinche_rl.agents.sampler", "coinche_rl.arena", "my_kernels"]]
+        [["coinche_rl.solver:warmup_search", "coinche_rl.agents.pimc"],
+         ["coinche_rl.agents.sampler"], ["coinche_rl.arena", "my_kernels"]]
 
 
 def test_warmup_chains_put_what_a_module_needs_before_it():
@@ -153,8 +155,10 @@ def test_warmup_chains_put_what_a_module_needs_before_it():
             same = next(c for c in chains if name in c)
             assert need not in same or same.index(need) < same.index(name)
     # every module a chain lists is warmed by `coinche-rl warmup`, and every one once
-    listed = [m for c in cli.WARMUP_CHAINS for m in c]
+    # (besides a module's other warm-up functions, "module:function", of a listed module)
+    listed = [m for c in cli.WARMUP_CHAINS for m in c if ":" not in m]
     assert sorted(listed) == sorted(cli.WARMUP_MODULES)
+    assert all(m.partition(":")[0] in listed for c in cli.WARMUP_CHAINS for m in c)
 
 
 def test_evaluate_says_it_compiles_and_compiles_both_methods_at_once(fresh, capsys, caplog):
