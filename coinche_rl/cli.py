@@ -394,7 +394,7 @@ def _warm_agents(arena, agents) -> None:
     # on a fresh cache, the package's kernels compile in parallel processes first
     _compile_in_processes(["coinche_rl.arena"] + [
         m for m in modules if m.startswith("coinche_rl.") and m != "coinche_rl.agents.numba_bots"
-        and hasattr(sys.modules[m], "warmup")], None)
+        and hasattr(sys.modules[m], "warmup")], None, here=True)
     arena.warmup()
     for name, specs in modules.items():
         fn = getattr(importlib.import_module(name), "warmup", None)
@@ -580,11 +580,53 @@ def warmup_chains(modules) -> List[List[str]]:
     return [c for c in chains if c]
 
 
-def _compile_in_processes(modules, jobs: Optional[int], say: bool = True) -> Optional[float]:
+def _start_warm_child(chain) -> subprocess.Popen:
+    """A child interpreter that runs the warm-ups of ``chain`` (as
+    :func:`~coinche_rl._numba_cache.warm_in_processes` starts them), writing this
+    process's numba cache folder."""
+    import numba.core.config as cfg
+    from ._numba_cache import _WARM_CHILD
+    env = dict(os.environ)
+    if cfg.CACHE_DIR:
+        env["NUMBA_CACHE_DIR"] = cfg.CACHE_DIR
+    env.setdefault("OMP_NUM_THREADS", "1")
+    env.setdefault("OPENBLAS_NUM_THREADS", "1")
+    return subprocess.Popen([sys.executable, "-c", _WARM_CHILD, *chain], env=env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+
+
+def _warm_here_and_in_processes(chains, jobs: int) -> None:
+    """Compile ``chains`` (lists of ``"module"`` or ``"module:function"`` warm-ups) on
+    ``jobs`` cores: the first ``jobs - 1`` chains in child interpreters, the others one
+    after the other in this process meanwhile, which has imported numba and the package
+    already (a child's start costs a second or more of the same core). A warm-up that
+    fails here is left to the caller's own warm-ups, which raise its error in their
+    place (as a child's failure loses time, never correctness)."""
+    children = [_start_warm_child(c) for c in chains[:jobs - 1]]
+    try:
+        for spec in [s for c in chains[jobs - 1:] for s in c]:
+            mod, _, fn = spec.partition(":")
+            try:
+                getattr(importlib.import_module(mod), fn or "warmup")()
+            except Exception:
+                pass
+        for p in children:
+            p.wait()
+    finally:
+        for p in children:  # interrupted: leave no child compiling behind
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+
+
+def _compile_in_processes(modules, jobs: Optional[int], say: bool = True,
+                          here: bool = False) -> Optional[float]:
     """Compile the kernels of ``modules`` (importable names whose ``warmup()`` compiles
     them) in parallel processes when none of them is cached yet (saying so on stdout
     when ``say``); returns the seconds it took, or None when nothing was started (a warm
-    cache, one core, one chain)."""
+    cache, one core, one chain). With ``here``, this process compiles its share itself
+    (:func:`_warm_here_and_in_processes`) instead of waiting for children."""
     present = []
     for name in modules:
         try:
@@ -602,7 +644,10 @@ def _compile_in_processes(modules, jobs: Optional[int], say: bool = True) -> Opt
         print(f"compiling in {min(jobs, len(chains))} processes (once: later runs load the "
               f"kernels from the numba cache)...", flush=True)
     t0 = time.perf_counter()
-    warm_in_processes(chains, jobs)
+    if here:
+        _warm_here_and_in_processes(chains, jobs)
+    else:
+        warm_in_processes(chains, jobs)
     return time.perf_counter() - t0
 
 

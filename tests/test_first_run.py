@@ -67,6 +67,19 @@ def test_chains_run_at_once_into_the_shared_cache(kernel_modules):
     assert first_run_alpha.twice_alpha(4) == 8 and first_run_beta.twice_beta(5) == 10
 
 
+def test_the_tournament_compiles_its_share_in_its_own_process(kernel_modules):
+    import first_run_alpha
+    import first_run_beta
+    # alpha in a child, then beta here (its warm-up waits for the child's to start), then
+    # a failing warm-up here, which is left to the caller's own warm-ups
+    cli._warm_here_and_in_processes([["first_run_alpha"],
+                                     ["first_run_beta", "first_run_alpha:broken"]], 2)
+    assert first_run_beta.twice_beta.signatures            # compiled here
+    assert not first_run_alpha.twice_alpha.signatures      # in the child, cached
+    assert not nc.needs_compiling("first_run_alpha")
+    assert first_run_alpha.twice_alpha(4) == 8
+
+
 def test_a_failing_chain_is_counted_and_nothing_is_started_without_two_jobs(kernel_modules):
     t0 = time.perf_counter()
     assert nc.warm_in_processes([["first_run_alpha:broken"], ["no_such_module_x"]], jobs=2) == 1
@@ -96,6 +109,8 @@ def fresh(monkeypatch):
     monkeypatch.setattr(cli, "usable_cores", lambda: 2)
     monkeypatch.setattr(cli, "warm_in_processes",
                         lambda chains, jobs=None: started.append([list(c) for c in chains]) or 0)
+    monkeypatch.setattr(cli, "_warm_here_and_in_processes",
+                        lambda chains, jobs: started.append([list(c) for c in chains]))
     monkeypatch.setattr(nc, "_NOTICED", set())
     monkeypatch.setattr(nc, "_must_compile", lambda d: True)
     return started
@@ -105,9 +120,10 @@ def test_the_tournament_compiles_the_agents_kernels_in_parallel_chains(fresh, ca
     from coinche_rl import arena
     cli._warm_agents(arena, ["random", "heuristic", "pimc", "nn"])
     out = capsys.readouterr().out
-    # the solver starts alone in the first process, from its argument types, before the
-    # PIMC loop that calls it; the networks' and the sampler's kernels, which PIMC's
-    # warm-up uses too, compile meanwhile in the other, then the tournament's
+    # the solver starts alone in the first process (a child), from its argument types,
+    # before the PIMC loop that calls it; the networks' and the sampler's kernels, which
+    # PIMC's warm-up uses too, compile meanwhile in the tournament's own process, then
+    # the tournament's
     assert fresh == [[["coinche_rl.solver:warmup_search", "coinche_rl.agents.pimc"],
                       ["coinche_rl.agents.neural.agent", "coinche_rl.agents.sampler"],
                       ["coinche_rl.arena"]]]
