@@ -159,7 +159,7 @@ def _start(S, P, hands, deck, classic, dealer, value, strain, coinche, taker):
     ``taker``: the engine's ``Deal(...).with_contract``."""
     if classic:
         reset_classic(S, deck, dealer)
-        set_contract(S, P, 0, strain, 0, taker)
+        set_contract(S, P, np.int64(0), strain, np.int64(0), taker)
     else:
         reset_state(S, hands, dealer)
         set_contract(S, P, value, strain, coinche, taker)

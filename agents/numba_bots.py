@@ -456,8 +456,8 @@ def _auction_action(S, P, seat, bot):
     if coinche == 1:
         # our contract was coinched: surcoinche when very likely made
         if ours and may_coinche:
-            E = _team_estimate(S, P, seat, h, cur_strain, 8, agg) - 15.0
-            sig = HAND_SIGMA[_feature_kind(cur_strain, 8)]
+            E = _team_estimate(S, P, seat, h, cur_strain, np.int64(8), agg) - 15.0
+            sig = HAND_SIGMA[_feature_kind(cur_strain, np.int64(8))]
             if capot:
                 p = 0.0
             else:
@@ -471,12 +471,12 @@ def _auction_action(S, P, seat, bot):
             if _likely_trick(h, cur_strain):
                 return COINCHE
         else:
-            mine = _own_estimate(h, cur_strain, 8, P) - AVG_TEAM
+            mine = _own_estimate(h, cur_strain, np.int64(8), P) - AVG_TEAM
             partner, opp = _shown(S, seat, cur_strain)
             # the takers showed their total; my strength in their strain (and my
             # partner's, if he bid it) comes off it
             mu = cur_value + SHOWN_MARGIN - 0.8 * mine - 0.5 * partner - agg
-            sig = HAND_SIGMA[_feature_kind(cur_strain, 8)]
+            sig = HAND_SIGMA[_feature_kind(cur_strain, np.int64(8))]
             p_fail = 1.0 - _phi((mu - _need(P, cur_value) + 0.5) / sig)
             if p_fail > COINCHE_P_FAIL:
                 return COINCHE
@@ -485,8 +485,8 @@ def _auction_action(S, P, seat, bot):
     # the best bid by expected score, against the current contract's (ours) or 0
     baseline = 0.0
     if ours:
-        E0 = _team_estimate(S, P, seat, h, cur_strain, 8, agg)
-        sig0 = HAND_SIGMA[_feature_kind(cur_strain, 8)]
+        E0 = _team_estimate(S, P, seat, h, cur_strain, np.int64(8), agg)
+        sig0 = HAND_SIGMA[_feature_kind(cur_strain, np.int64(8))]
         baseline = _bid_ev(E0, _need(P, cur_value), float(cur_value), sig0, P)
     values = open_bid_values(S, P)
     best_a = PASS
@@ -494,8 +494,8 @@ def _auction_action(S, P, seat, bot):
     for st in range(6):
         if not _strain_allowed(P, st):
             continue
-        E = _team_estimate(S, P, seat, h, st, 8, agg)
-        sig = HAND_SIGMA[_feature_kind(st, 8)]
+        E = _team_estimate(S, P, seat, h, st, np.int64(8), agg)
+        sig = HAND_SIGMA[_feature_kind(st, np.int64(8))]
         m = values
         while m:
             vi = lowest_card(m)
@@ -874,7 +874,7 @@ def play_deals(P, states, bots, seeds):
     for i in range(states.shape[0]):
         S = states[i]
         for s in range(4):
-            rng_seed(rngs[s], seeds[i, s], 0)
+            rng_seed(rngs[s], seeds[i, s], np.int64(0))
         while phase_of(S) != DONE:
             cur = current_seat(S)
             a = bot_action(bots[cur], S, P, cur, rngs[cur], buf)
@@ -952,7 +952,7 @@ def _calibration_deals(P, n, seed, kind, X, y):
                 if sc > best:
                     best = sc
                     st = s
-        set_contract(S, P, 0 if classic else 80, st, 0, taker)
+        set_contract(S, P, 0 if classic else 80, st, np.int64(0), taker)
         f = _hand_features(known, st)
         for k in range(N_FEATURES):
             X[i, k] = f[k]

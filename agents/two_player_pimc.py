@@ -227,3 +227,16 @@ class TwoPimcAgent(TwoPlayerBotAgent):
                        np.int64(self._decision), self._tt, self._work, self._sums)
         best = max(legal, key=lambda a: (int(self._sums[a - CARD_BASE]), -a))
         return int(best)
+
+
+def warmup() -> None:
+    """Compile the PIMC kernels (a decision late in a deal)."""
+    from ..two_player import TwoPlayerDeal
+    from .two_player import make_two_player_agent
+    d = TwoPlayerDeal("belote_decouverte", seed=0, dealer=0)
+    d.apply("take")
+    while len(d.plays) < 26:
+        d.apply(d.legal_actions()[0])
+    agent = make_two_player_agent("pimc:worlds=2,solve_from=0")
+    agent.reset(d.current_player, d.rules, 0)
+    agent.act(d.view(d.current_player))

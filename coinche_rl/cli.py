@@ -411,7 +411,7 @@ def _warm_agents(arena, agents) -> None:
     # on a fresh cache, the package's kernels compile in parallel processes first
     _compile_in_processes(["coinche_rl.arena"] + [
         m for m in modules if m.startswith("coinche_rl.") and m != "coinche_rl.agents.numba_bots"
-        and hasattr(sys.modules[m], "warmup")], None)
+        and hasattr(sys.modules[m], "warmup")], None, here=True)
     arena.warmup()
     for name, specs in modules.items():
         fn = getattr(importlib.import_module(name), "warmup", None)
@@ -650,35 +650,37 @@ WARMUP_MODULES = ("coinche_rl.simulate", "coinche_rl.envs.kernels", "coinche_rl.
                   "coinche_rl.agents.neural.search", "coinche_rl.arena",
                   "coinche_rl.engine.two", "coinche_rl.agents.two_player_bots",
                   "coinche_rl.envs.two_player_kernels", "coinche_rl.envs.two_player_vector",
-                  "coinche_rl.solver_two")
+                  "coinche_rl.solver_two", "coinche_rl.agents.two_player_pimc")
 
 #: how the warm-up processes share WARMUP_MODULES: chains of modules that build on each
 #: other's kernels (each chain in one process, in this order). The solver's call graph is
-#: deep (each kernel waits for its callees), so it starts first, alone in its chain, and
-#: the modules that use it come after it there; the networks' and the environments'
-#: kernels load the engine's from the cache of the chain that compiled them first; the
-#: sampler and the bots come last, before the solver's chain needs the sampler
-WARMUP_CHAINS = (("coinche_rl.solver", "coinche_rl.agents.evaluation", "coinche_rl.agents.pimc"),
+#: deep (each kernel waits for its callees), so it starts first, alone in its chain, from
+#: its argument types (``solver:warmup_search``: no position, so none of the engine's
+#: kernels); the modules that use it come after it there. Meanwhile the second chain
+#: compiles the networks' and the sampler's kernels (with the engine's that they call),
+#: which PIMC's warm-up uses when the first chain reaches it; the environments' load the
+#: engine's from the cache
+WARMUP_CHAINS = (("coinche_rl.solver:warmup_search", "coinche_rl.solver",
+                  "coinche_rl.agents.evaluation", "coinche_rl.agents.pimc"),
                  ("coinche_rl.envs.kernels", "coinche_rl.envs.vector",
-                  "coinche_rl.agents.neural.agent", "coinche_rl.agents.neural.labels",
-                  "coinche_rl.agents.neural.bid_labels", "coinche_rl.agents.neural.belief",
-                  "coinche_rl.agents.neural.search"),
+                  "coinche_rl.agents.neural.agent", "coinche_rl.agents.sampler",
+                  "coinche_rl.agents.neural.labels", "coinche_rl.agents.neural.bid_labels",
+                  "coinche_rl.agents.neural.belief", "coinche_rl.agents.neural.search"),
                  # belote for two players: its own chain, never the last one (a module of no
                  # chain joins the last); no four-player command, the demo included, asks for
                  # these modules, so warmup_chains drops it there
                  ("coinche_rl.engine.two", "coinche_rl.agents.two_player_bots",
                   "coinche_rl.envs.two_player_kernels", "coinche_rl.envs.two_player_vector",
-                  "coinche_rl.solver_two"),
-                 ("coinche_rl.agents.sampler", "coinche_rl.simulate",
-                  "coinche_rl.agents.numba_bots", "coinche_rl.arena"))
+                  "coinche_rl.solver_two", "coinche_rl.agents.two_player_pimc"),
+                 ("coinche_rl.simulate", "coinche_rl.agents.numba_bots", "coinche_rl.arena"))
 
 #: modules whose kernels call those of other modules with a long compile of their own:
 #: warming one up warms these first, in their own chain's place (the solver in the first
 #: process while the others compile the rest, instead of inside the PIMC loop's compile)
-WARMUP_NEEDS = {"coinche_rl.agents.pimc": ("coinche_rl.solver", "coinche_rl.agents.sampler"),
-                "coinche_rl.agents.evaluation": ("coinche_rl.solver", "coinche_rl.agents.sampler"),
-                "coinche_rl.agents.neural.search": ("coinche_rl.solver",
-                                                    "coinche_rl.agents.sampler")}
+_SEARCH_NEEDS = ("coinche_rl.solver:warmup_search", "coinche_rl.agents.sampler")
+WARMUP_NEEDS = {"coinche_rl.agents.pimc": _SEARCH_NEEDS,
+                "coinche_rl.agents.evaluation": _SEARCH_NEEDS,
+                "coinche_rl.agents.neural.search": _SEARCH_NEEDS}
 
 
 def warmup_chains(modules) -> List[List[str]]:
@@ -692,11 +694,53 @@ def warmup_chains(modules) -> List[List[str]]:
     return [c for c in chains if c]
 
 
-def _compile_in_processes(modules, jobs: Optional[int], say: bool = True) -> Optional[float]:
+def _start_warm_child(chain) -> subprocess.Popen:
+    """A child interpreter that runs the warm-ups of ``chain`` (as
+    :func:`~coinche_rl._numba_cache.warm_in_processes` starts them), writing this
+    process's numba cache folder."""
+    import numba.core.config as cfg
+    from ._numba_cache import _WARM_CHILD
+    env = dict(os.environ)
+    if cfg.CACHE_DIR:
+        env["NUMBA_CACHE_DIR"] = cfg.CACHE_DIR
+    env.setdefault("OMP_NUM_THREADS", "1")
+    env.setdefault("OPENBLAS_NUM_THREADS", "1")
+    return subprocess.Popen([sys.executable, "-c", _WARM_CHILD, *chain], env=env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+
+
+def _warm_here_and_in_processes(chains, jobs: int) -> None:
+    """Compile ``chains`` (lists of ``"module"`` or ``"module:function"`` warm-ups) on
+    ``jobs`` cores: the first ``jobs - 1`` chains in child interpreters, the others one
+    after the other in this process meanwhile, which has imported numba and the package
+    already (a child's start costs a second or more of the same core). A warm-up that
+    fails here is left to the caller's own warm-ups, which raise its error in their
+    place (as a child's failure loses time, never correctness)."""
+    children = [_start_warm_child(c) for c in chains[:jobs - 1]]
+    try:
+        for spec in [s for c in chains[jobs - 1:] for s in c]:
+            mod, _, fn = spec.partition(":")
+            try:
+                getattr(importlib.import_module(mod), fn or "warmup")()
+            except Exception:
+                pass
+        for p in children:
+            p.wait()
+    finally:
+        for p in children:  # interrupted: leave no child compiling behind
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+
+
+def _compile_in_processes(modules, jobs: Optional[int], say: bool = True,
+                          here: bool = False) -> Optional[float]:
     """Compile the kernels of ``modules`` (importable names whose ``warmup()`` compiles
     them) in parallel processes when none of them is cached yet (saying so on stdout
     when ``say``); returns the seconds it took, or None when nothing was started (a warm
-    cache, one core, one chain)."""
+    cache, one core, one chain). With ``here``, this process compiles its share itself
+    (:func:`_warm_here_and_in_processes`) instead of waiting for children."""
     present = []
     for name in modules:
         try:
@@ -714,7 +758,10 @@ def _compile_in_processes(modules, jobs: Optional[int], say: bool = True) -> Opt
         print(f"compiling in {min(jobs, len(chains))} processes (once: later runs load the "
               f"kernels from the numba cache)...", flush=True)
     t0 = time.perf_counter()
-    warm_in_processes(chains, jobs)
+    if here:
+        _warm_here_and_in_processes(chains, jobs)
+    else:
+        warm_in_processes(chains, jobs)
     return time.perf_counter() - t0
 
 

@@ -211,7 +211,10 @@ def new_workspace(tt_bits: int = 17) -> np.ndarray:
 # ------------------------------------------------------------------ card play on solver ids
 # The small helpers below are plain calls, not numba IR inlining (inline='always'): LLVM
 # inlines them just the same (nodes per second unchanged), and the first compile of the
-# solver takes a quarter less time (bench_solver, RESULTS.md).
+# solver takes a quarter less time (bench_solver, RESULTS.md). Their constant arguments
+# are written np.int64(k) (np.bool_ for a bool): numba compiles a kernel called with a
+# plain literal once more for that literal (Literal[int](k)), LLVM folds the constant
+# after inlining all the same.
 @njit(cache=True, _nrt=False)
 def _above(w):
     """Cards of ``w``'s suit stronger than ``w``."""
@@ -303,12 +306,12 @@ def _last_of(c0, c1, c2, c3, leader, strain):
     ws = leader
     if _beats(c1, w, strain):
         w = c1
-        ws = seat_after(leader, 1)
+        ws = seat_after(leader, np.int64(1))
     if _beats(c2, w, strain):
         w = c2
-        ws = seat_after(leader, 2)
+        ws = seat_after(leader, np.int64(2))
     if _beats(c3, w, strain):
-        ws = seat_after(leader, 3)
+        ws = seat_after(leader, np.int64(3))
     return ws
 
 
@@ -318,8 +321,8 @@ def _last_trick(W, leader, flag, rem):
     strain = W[C_STRAIN]
     h = W_H
     k = leader
-    ws = _last_of(lowest_card(W[h + k]), lowest_card(W[h + seat_after(k, 1)]),
-                  lowest_card(W[h + seat_after(k, 2)]), lowest_card(W[h + seat_after(k, 3)]),
+    ws = _last_of(lowest_card(W[h + k]), lowest_card(W[h + seat_after(k, np.int64(1))]),
+                  lowest_card(W[h + seat_after(k, np.int64(2))]), lowest_card(W[h + seat_after(k, np.int64(3))]),
                   leader, strain)
     v = rem + DIX_DE_DER if team(ws) == W[C_X] else 0
     return v + _end_bonus(W, _new_flag(flag, leader, ws), ws)
@@ -335,9 +338,9 @@ def _two_tricks(W, leader, flag, rem, alpha, beta):
     play = W[C_PLAY_RULES]
     prow = W[C_AT] * 6 + strain
     s0 = leader
-    s1 = seat_after(leader, 1)
-    s2 = seat_after(leader, 2)
-    s3 = seat_after(leader, 3)
+    s1 = seat_after(leader, np.int64(1))
+    s2 = seat_after(leader, np.int64(2))
+    s3 = seat_after(leader, np.int64(3))
     h0 = W[W_H + s0]
     h1 = W[W_H + s1]
     h2 = W[W_H + s2]
@@ -356,7 +359,7 @@ def _two_tricks(W, leader, flag, rem, alpha, beta):
         best1 = INF if max0 else -INF
         a1 = a0
         b1 = b0
-        m1 = _legal(h1, 1, led, c0, False, strain, play)
+        m1 = _legal(h1, np.int64(1), led, c0, np.bool_(False), strain, play)
         while m1:
             c1 = lowest_card(m1)
             m1 &= m1 - 1
@@ -370,7 +373,7 @@ def _two_tricks(W, leader, flag, rem, alpha, beta):
             best2 = -INF if max0 else INF
             a2 = a1
             b2 = b1
-            m2 = _legal(h2, 2, led, w1, ws1 == s0, strain, play)
+            m2 = _legal(h2, np.int64(2), led, w1, ws1 == s0, strain, play)
             while m2:
                 c2 = lowest_card(m2)
                 m2 &= m2 - 1
@@ -384,7 +387,7 @@ def _two_tricks(W, leader, flag, rem, alpha, beta):
                 best3 = INF if max0 else -INF
                 a3 = a2
                 b3 = b2
-                m3 = _legal(h3, 3, led, w2, ws2 == s1, strain, play)
+                m3 = _legal(h3, np.int64(3), led, w2, ws2 == s1, strain, play)
                 while m3:
                     c3 = lowest_card(m3)
                     m3 &= m3 - 1
@@ -519,9 +522,9 @@ def _three_tricks(W, leader, flag, rem, past, alpha, beta):
     play = W[C_PLAY_RULES]
     prow = (W[C_AT] * 6 + strain) * 32
     s0 = leader
-    s1 = seat_after(leader, 1)
-    s2 = seat_after(leader, 2)
-    s3 = seat_after(leader, 3)
+    s1 = seat_after(leader, np.int64(1))
+    s2 = seat_after(leader, np.int64(2))
+    s3 = seat_after(leader, np.int64(3))
     h0 = W[W_H + s0]
     h1 = W[W_H + s1]
     h2 = W[W_H + s2]
@@ -543,7 +546,7 @@ def _three_tricks(W, leader, flag, rem, past, alpha, beta):
         a1 = a0
         b1 = b0
         W[C_NODES] += 1
-        m1 = _legal(h1, 1, led, c0, False, strain, play)
+        m1 = _legal(h1, np.int64(1), led, c0, np.bool_(False), strain, play)
         while m1:
             c1 = lowest_card(m1)
             m1 &= m1 - 1
@@ -559,7 +562,7 @@ def _three_tricks(W, leader, flag, rem, past, alpha, beta):
             a2 = a1
             b2 = b1
             W[C_NODES] += 1
-            m2 = _legal(h2, 2, led, w1, ws1 == s0, strain, play)
+            m2 = _legal(h2, np.int64(2), led, w1, ws1 == s0, strain, play)
             while m2:
                 c2 = lowest_card(m2)
                 m2 &= m2 - 1
@@ -575,7 +578,7 @@ def _three_tricks(W, leader, flag, rem, past, alpha, beta):
                 a3 = a2
                 b3 = b2
                 W[C_NODES] += 1
-                m3 = _legal(h3, 3, led, w2, ws2 == s1, strain, play)
+                m3 = _legal(h3, np.int64(3), led, w2, ws2 == s1, strain, play)
                 while m3:
                     c3 = lowest_card(m3)
                     m3 &= m3 - 1
@@ -839,7 +842,7 @@ def _ab(W, leader, n, led, win, wseat, tpts, flag, rem, past, alpha, beta):
             if best <= alpha:
                 _tt_store(W, k1, k2, k3, ncards, -INF, _top(W, past + best) - past, M1)
             elif best >= beta:
-                _tt_store(W, k1, k2, k3, ncards, _bot(W, past + best) - past, INF, M1)
+                _tt_store(W, k1, k2, k3, ncards, _bot(W, past + best) - past, np.int64(INF), M1)
             else:
                 _tt_store(W, k1, k2, k3, ncards, _bot(W, past + best) - past,
                           _top(W, past + best) - past, M1)
@@ -1014,7 +1017,7 @@ def _ab(W, leader, n, led, win, wseat, tpts, flag, rem, past, alpha, beta):
         if best <= a0:
             _tt_store(W, k1, k2, k3, ncards, -INF, _top(W, past + best) - past, best_c)
         elif best >= b0:
-            _tt_store(W, k1, k2, k3, ncards, _bot(W, past + best) - past, INF, best_c)
+            _tt_store(W, k1, k2, k3, ncards, _bot(W, past + best) - past, np.int64(INF), best_c)
         else:
             _tt_store(W, k1, k2, k3, ncards, _bot(W, past + best) - past,
                       _top(W, past + best) - past, best_c)
@@ -1040,15 +1043,26 @@ def _play_child(W, leader, n, led, win, wseat, tpts, flag, rem, past, c, alpha, 
     nled, nwin, nws = _trick_after(c, cur, n, led, win, wseat, strain)
     ntp = tpts + pc
     nrem = rem - pc
+    # the child, as in _ab's loop: the next card of this trick, or the first of the next
+    # trick; one call of _ab (numba types _ab again for each of its recursive calls)
+    vt = Z0
+    nf = flag
+    cl = leader
+    cn = n + 1
     if n == N_SEATS - 1:
-        vt = ntp if team(nws) == X else Z0
+        if team(nws) == X:
+            vt = ntp
         nf = _new_flag(flag, leader, nws)
-        if (inhand & ~bit) == 0:
-            v = vt + (DIX_DE_DER if team(nws) == X else 0) + _end_bonus(W, nf, nws)
-        else:
-            v = vt + _ab(W, nws, Z0, Z0, M1, M1, Z0, nf, nrem, past + vt, alpha - vt, beta - vt)
+        cl = nws
+        cn = Z0
+        nled = Z0
+        nwin = M1
+        nws = M1
+        ntp = Z0
+    if n == N_SEATS - 1 and (inhand & ~bit) == 0:
+        v = vt + (DIX_DE_DER if team(cl) == X else 0) + _end_bonus(W, nf, cl)
     else:
-        v = _ab(W, leader, n + 1, nled, nwin, nws, ntp, flag, nrem, past, alpha, beta)
+        v = vt + _ab(W, cl, cn, nled, nwin, nws, ntp, nf, nrem, past + vt, alpha - vt, beta - vt)
     W[W_H + cur] = h
     return v
 
@@ -1151,7 +1165,7 @@ def _fill_map(W, P, X, objective, vec):
     ``E``, from :func:`engine.score_deal` on synthetic finished deals. Returns 1 when
     ``f`` is non-decreasing, else 0."""
     # the state with this combination of choices made
-    _copy_state(W, W_BASE, W_SCR)
+    _copy_state(W, np.int64(W_BASE), np.int64(W_SCR))
     scr = W[W_SCR:W_SCR + STATE_SIZE]
     for j in range(W[C_NPAIRS]):
         seat = W[W_PAIR + 2 * j]
@@ -1178,7 +1192,7 @@ def _fill_map(W, P, X, objective, vec):
         if kind < 0:
             W[out + e + 1] = W[out + e]       # unreachable: the step below
             continue
-        _copy_state(W, W_SCR, W_SC2)
+        _copy_state(W, np.int64(W_SCR), np.int64(W_SC2))
         # E = -1: every trick to the other team; a générale goes to seat X (of team X)
         cp, diff = outcome_score(sc, P, X, E.OUTCOME_CAPOT_AGAINST if e == -1 else kind, e,
                                  rawtot, X)
@@ -1340,7 +1354,7 @@ def _ds(W, leader, n, led, win, wseat, tpts, flag, rem, past, vec, alpha, beta):
         if best <= a0:
             _tt_store(W, k1, k2, k3, ncards, -INF, best, best_c)
         elif best >= b0:
-            _tt_store(W, k1, k2, k3, ncards, best, INF, best_c)
+            _tt_store(W, k1, k2, k3, ncards, best, np.int64(INF), best_c)
         else:
             _tt_store(W, k1, k2, k3, ncards, best, best, best_c)
     return best
@@ -1546,10 +1560,10 @@ def solve_into(W, S, P, objective, team):
         v = _outer(W, leader, n, led, win, wseat, tpts, rem, np.int64(0), np.int64(0),
                    np.int64(-INF), np.int64(INF))
     elif W[W_MONO]:
-        _activate(W, 0)
+        _activate(W, np.int64(0))
         r = _ab(W, leader, n, led, win, wseat, tpts, flag, rem, past, np.int64(-INF) - past,
                 np.int64(INF) - past)
-        v = _fval(W, 0, past + r)
+        v = _fval(W, np.int64(0), past + r)
     else:
         v = _ds(W, leader, n, led, win, wseat, tpts, flag, rem, past, np.int64(0),
                 np.int64(-INF), np.int64(INF))
@@ -1582,9 +1596,9 @@ def move_values_into(W, S, P, objective, team, out_a, out_v):
             v0 = _outer(W, leader, n, led, win, wseat, tpts, rem, Z0, np.int64(1), lo, hi)
         else:
             if W[W_MONO]:
-                _activate(W, 0)
+                _activate(W, np.int64(0))
                 r = _ab(W, leader, n, led, win, wseat, tpts, flag, rem, past, lo - past, hi - past)
-                v1 = _fval(W, 0, past + r)
+                v1 = _fval(W, np.int64(0), past + r)
             else:
                 v1 = _ds(W, leader, n, led, win, wseat, tpts, flag, rem, past, Z0, lo, hi)
             v0 = v1
@@ -1619,10 +1633,10 @@ def move_values_into(W, S, P, objective, team, out_a, out_v):
             out_v[k] = v
             k += 1
     elif W[W_MONO]:
-        _activate(W, 0)
+        _activate(W, np.int64(0))
         k = _root_values(W, leader, n, led, win, wseat, tpts, flag, rem, past, out_a, out_v)
         for i in range(k):
-            out_v[i] = _fval(W, 0, out_v[i])
+            out_v[i] = _fval(W, np.int64(0), out_v[i])
     else:
         m = legal
         while m:
@@ -1794,9 +1808,24 @@ def move_values(position, objective: str = "points", *, team=None,
     return _default().move_values(position, objective, team=team, params=params)
 
 
+#: the types of a state, params or workspace vector (int64, contiguous) and of an int
+_VEC = types.int64[::1]
+_INT = types.int64
+
+
+def warmup_search() -> None:
+    """Compile (or load from the numba cache) :func:`move_values_into`, the kernel that
+    PIMC and the searches call, with every solver kernel below it. It is compiled from
+    its argument types alone: no position is needed, so none of the engine's kernels
+    either (the parallel warm-ups compile those in another process meanwhile)."""
+    move_values_into.compile((_VEC, _VEC, _VEC, _INT, _INT, _VEC, _VEC))
+
+
 def warmup() -> None:
     """Compile every solver kernel (a few seconds on an empty numba cache)."""
     from .game import Deal
+    warmup_search()
+    solve_into.compile((_VEC, _VEC, _VEC, _INT, _INT))
     s = Solver(tt_bits=10)
     d = Deal("ffb", dealer=3, seed=0).with_contract(90, 1, taker=0)
     for a in d.legal_actions()[:1] * 24:

@@ -67,6 +67,19 @@ def test_chains_run_at_once_into_the_shared_cache(kernel_modules):
     assert first_run_alpha.twice_alpha(4) == 8 and first_run_beta.twice_beta(5) == 10
 
 
+def test_the_tournament_compiles_its_share_in_its_own_process(kernel_modules):
+    import first_run_alpha
+    import first_run_beta
+    # alpha in a child, then beta here (its warm-up waits for the child's to start), then
+    # a failing warm-up here, which is left to the caller's own warm-ups
+    cli._warm_here_and_in_processes([["first_run_alpha"],
+                                     ["first_run_beta", "first_run_alpha:broken"]], 2)
+    assert first_run_beta.twice_beta.signatures            # compiled here
+    assert not first_run_alpha.twice_alpha.signatures      # in the child, cached
+    assert not nc.needs_compiling("first_run_alpha")
+    assert first_run_alpha.twice_alpha(4) == 8
+
+
 def test_a_failing_chain_is_counted_and_nothing_is_started_without_two_jobs(kernel_modules):
     t0 = time.perf_counter()
     assert nc.warm_in_processes([["first_run_alpha:broken"], ["no_such_module_x"]], jobs=2) == 1
@@ -96,6 +109,8 @@ def fresh(monkeypatch):
     monkeypatch.setattr(cli, "usable_cores", lambda: 2)
     monkeypatch.setattr(cli, "warm_in_processes",
                         lambda chains, jobs=None: started.append([list(c) for c in chains]) or 0)
+    monkeypatch.setattr(cli, "_warm_here_and_in_processes",
+                        lambda chains, jobs: started.append([list(c) for c in chains]))
     monkeypatch.setattr(nc, "_NOTICED", set())
     monkeypatch.setattr(nc, "_must_compile", lambda d: True)
     return started
@@ -105,11 +120,13 @@ def test_the_tournament_compiles_the_agents_kernels_in_parallel_chains(fresh, ca
     from coinche_rl import arena
     cli._warm_agents(arena, ["random", "heuristic", "pimc", "nn"])
     out = capsys.readouterr().out
-    # the solver starts alone in the first process, before the PIMC loop that calls it;
-    # the sampler compiles in the other process before the first one needs it
-    assert fresh == [[["coinche_rl.solver", "coinche_rl.agents.pimc"],
-                      ["coinche_rl.agents.neural.agent"],
-                      ["coinche_rl.agents.sampler", "coinche_rl.arena"]]]
+    # the solver starts alone in the first process (a child), from its argument types,
+    # before the PIMC loop that calls it; the networks' and the sampler's kernels, which
+    # PIMC's warm-up uses too, compile meanwhile in the tournament's own process, then
+    # the tournament's
+    assert fresh == [[["coinche_rl.solver:warmup_search", "coinche_rl.agents.pimc"],
+                      ["coinche_rl.agents.neural.agent", "coinche_rl.agents.sampler"],
+                      ["coinche_rl.arena"]]]
     assert out.index("preparing the numba kernels") < out.index("compiling in 2 processes") \
         < out.index("kernels ready in")
 
@@ -117,8 +134,9 @@ def test_the_tournament_compiles_the_agents_kernels_in_parallel_chains(fresh, ca
 def test_warmup_compiles_every_module_in_chains(fresh, capsys):
     assert cli.main(["warmup", "--jobs", "3"]) == 0
     (chains,) = fresh
-    assert sorted(m for c in chains for m in c) == sorted(cli.WARMUP_MODULES)
-    assert chains[0][0] == "coinche_rl.solver" and len(chains) == len(cli.WARMUP_CHAINS)
+    assert sorted(m for c in chains for m in c if ":" not in m) == sorted(cli.WARMUP_MODULES)
+    assert chains[0][:2] == ["coinche_rl.solver:warmup_search", "coinche_rl.solver"]
+    assert len(chains) == len(cli.WARMUP_CHAINS)
     assert "compiling in 3 processes" in capsys.readouterr().out
 
 
@@ -137,8 +155,8 @@ def test_the_built_in_agents_kernels_are_warmed_up():
 
 def test_warmup_chains_keep_unknown_modules():
     assert cli.warmup_chains(["coinche_rl.arena", "my_kernels", "coinche_rl.agents.pimc"]) == \
-        [["coinche_rl.solver", "coinche_rl.agents.pimc"],
-         ["coinche_rl.agents.sampler", "coinche_rl.arena", "my_kernels"]]
+        [["coinche_rl.solver:warmup_search", "coinche_rl.agents.pimc"],
+         ["coinche_rl.agents.sampler"], ["coinche_rl.arena", "my_kernels"]]
 
 
 def test_the_two_player_chain_adds_nothing_to_a_four_player_warm_up():
@@ -174,8 +192,10 @@ def test_warmup_chains_put_what_a_module_needs_before_it():
             same = next(c for c in chains if name in c)
             assert need not in same or same.index(need) < same.index(name)
     # every module a chain lists is warmed by `coinche-rl warmup`, and every one once
-    listed = [m for c in cli.WARMUP_CHAINS for m in c]
+    # (besides a module's other warm-up functions, "module:function", of a listed module)
+    listed = [m for c in cli.WARMUP_CHAINS for m in c if ":" not in m]
     assert sorted(listed) == sorted(cli.WARMUP_MODULES)
+    assert all(m.partition(":")[0] in listed for c in cli.WARMUP_CHAINS for m in c)
 
 
 def test_evaluate_says_it_compiles_and_compiles_both_methods_at_once(fresh, capsys, caplog):
