@@ -165,16 +165,17 @@ def test_the_two_player_chain_adds_nothing_to_a_four_player_warm_up():
     still joins the sampler's."""
     two = {"coinche_rl.engine.two", "coinche_rl.agents.two_player_bots",
            "coinche_rl.envs.two_player_kernels", "coinche_rl.envs.two_player_vector",
-           "coinche_rl.solver_two"}
+           "coinche_rl.solver_two", "coinche_rl.agents.two_player_pimc"}
     assert two <= set(cli.WARMUP_MODULES)
     assert [set(c) for c in cli.WARMUP_CHAINS].count(two) == 1
     assert set(cli.WARMUP_CHAINS[-1]) != two
     # the demo's modules (coinche-rl tournament's default roster), and one of no chain
     assert cli.warmup_chains(["coinche_rl.arena", "coinche_rl.agents.neural.agent",
                               "coinche_rl.agents.neural.search", "coinche_rl.agents.pimc"]) == \
-        [["coinche_rl.solver", "coinche_rl.agents.pimc"],
-         ["coinche_rl.agents.neural.agent", "coinche_rl.agents.neural.search"],
-         ["coinche_rl.agents.sampler", "coinche_rl.arena"]]
+        [["coinche_rl.solver:warmup_search", "coinche_rl.agents.pimc"],
+         ["coinche_rl.agents.neural.agent", "coinche_rl.agents.sampler",
+          "coinche_rl.agents.neural.search"],
+         ["coinche_rl.arena"]]
     assert cli.warmup_chains(["coinche_rl.simulate", "my_kernels"]) == \
         [["coinche_rl.simulate", "my_kernels"]]
     assert cli.warmup_chains(sorted(two)) == [[m for m in cli.WARMUP_CHAINS[-2]]]
