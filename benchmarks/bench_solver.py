@@ -203,6 +203,57 @@ def pimc_figures(args) -> dict:
     return out
 
 
+@measure("two_player")
+def two_player_figures(args) -> dict:
+    """Belote for two players (``coinche_rl.solver_two``): a whole solve of a played-out
+    position with 8 and 12 tricks left, and a PIMC-32 decision at trick 4 (the default
+    ``solve_from``), medians over seeded positions of both presets."""
+    from coinche_rl.agents.two_player import make_two_player_agent
+    from coinche_rl.solver_two import TwoPlayerSolver, warmup as two_warmup
+    from coinche_rl.two_player import TwoPlayerDeal
+    two_warmup()
+    n = 6 if args.quick else 20
+    solver = TwoPlayerSolver()
+    out = {}
+    for preset in ("belote_a_deux", "belote_decouverte"):
+        heur = [make_two_player_agent("heuristic"), make_two_player_agent("heuristic")]
+        key = preset.split("_")[-1]
+        for left in (8, 12):
+            ms, nodes = [], []
+            for i in range(n):
+                d = TwoPlayerDeal(preset, seed=900 + i)
+                for p in (0, 1):
+                    heur[p].reset(p, d.rules, i + p)
+                while not d.is_terminal and len(d.plays) < 2 * (16 - left):
+                    d.apply(heur[d.current_player].act(d.view(d.current_player)))
+                if d.is_terminal:
+                    continue
+                t = time.perf_counter()
+                solver.solve(d.state)
+                ms.append(1000 * (time.perf_counter() - t))
+                nodes.append(solver.nodes)
+            out[f"two_{key}_solve_{left}_left_ms_median"] = round(float(np.median(ms)), 2)
+            out[f"two_{key}_solve_{left}_left_nodes_median"] = int(np.median(nodes))
+        pimc = make_two_player_agent("pimc")
+        ms = []
+        for i in range(n):
+            d = TwoPlayerDeal(preset, seed=950 + i)
+            for p in (0, 1):
+                heur[p].reset(p, d.rules, i + p)
+            while not d.is_terminal and (d.phase != "play" or d.trick_number < 4
+                                         or len(d.legal_actions()) < 2):
+                d.apply(heur[d.current_player].act(d.view(d.current_player)))
+            if d.is_terminal:
+                continue
+            pimc.reset(d.current_player, d.rules, i)
+            t = time.perf_counter()
+            pimc.act(d.view(d.current_player))
+            ms.append(1000 * (time.perf_counter() - t))
+        out[f"two_{key}_pimc32_trick4_decision_ms_median"] = round(float(np.median(ms)), 2)
+    print("two players: " + ", ".join(f"{k} {v}" for k, v in out.items()))
+    return out
+
+
 def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="20 deals per strain instead of 200")

@@ -5,6 +5,8 @@ every step of random deals of every variant."""
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -119,12 +121,9 @@ def _same(d: TwoPlayerDeal, g: ReferenceTwoPlayerDeal, where: str) -> None:
     assert d.belote_points == g.belote_points, where
 
 
-@pytest.mark.parametrize("variant", VARIANTS, ids=[f"{p}{o or ''}" for p, o in VARIANTS])
-def test_engine_equals_reference_at_every_step(variant):
-    preset, overrides = variant
-    rules = get_rules(preset, **overrides)
-    rng = np.random.default_rng(hash(str(variant)) % 2**32)
-    for i in range(120):
+def _play_both(rules, n_deals, seed):
+    rng = np.random.default_rng(seed)
+    for i in range(n_deals):
         deck = [int(c) for c in rng.permutation(32)]
         dealer = int(rng.integers(2))
         d = TwoPlayerDeal(rules, deck=deck, dealer=dealer)
@@ -142,3 +141,19 @@ def test_engine_equals_reference_at_every_step(variant):
             g.apply(a)
             step += 1
         assert _result(d) == {k: g.result[k] for k in _result(d)}, f"deal {i}"
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=[f"{p}{o or ''}" for p, o in VARIANTS])
+def test_engine_equals_reference_at_every_step(variant):
+    preset, overrides = variant
+    _play_both(get_rules(preset, **overrides), 120, VARIANTS.index(variant))
+
+
+@pytest.mark.soak
+@pytest.mark.skipif("COINCHE_SOAK" not in os.environ,
+                    reason="soak run: set COINCHE_SOAK=N (make soak runs 10^6 deals per rule set)")
+@pytest.mark.parametrize("variant", VARIANTS, ids=[f"{p}{o or ''}" for p, o in VARIANTS])
+def test_soak_engine_equals_reference(variant):
+    preset, overrides = variant
+    _play_both(get_rules(preset, **overrides), int(os.environ["COINCHE_SOAK"]),
+               7_000_000 + VARIANTS.index(variant))
