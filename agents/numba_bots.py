@@ -14,7 +14,7 @@ same choices and end in the same state: tournaments between numba bots only run
 entirely in numba.
 
 **random** (:data:`BOT_RANDOM`): uniform over the legal actions
-(``engine._random_action`` with ``pass_prob < 0``), drawn from the seat's splitmix64
+(``engine.random_action`` with ``pass_prob < 0``), drawn from the seat's splitmix64
 stream.
 
 **heuristic** (:data:`BOT_HEURISTIC`): a rule-based player, deterministic (it draws no
@@ -103,7 +103,7 @@ from numba import njit
 
 from ..actions import (BELOTE, BID_BASE, CAPOT_BASE, CARD_BASE, COINCHE, DECLARE, NO_DECLARE,
                        N_ACTIONS, PASS, SURCOINCHE, TAKE)
-from ..engine import (_pending_choice, _random_action, _strain_allowed, apply_legal_action,
+from ..engine import (pending_choice, random_action, strain_allowed, apply_legal_action,
                       auction_action, auction_length, beats, belote_pairs, cards_in_trick,
                       coinche_level, contract_is_capot, contract_of, contract_strain,
                       current_seat, deal_into, dealer_of, hand_declarations, hand_of,
@@ -492,7 +492,7 @@ def _auction_action(S, P, seat, bot):
     best_a = PASS
     best_ev = baseline + 5.0
     for st in range(6):
-        if not _strain_allowed(P, st):
+        if not strain_allowed(P, st):
             continue
         E = _team_estimate(S, P, seat, h, st, np.int64(8), agg)
         sig = HAND_SIGMA[_feature_kind(st, np.int64(8))]
@@ -836,7 +836,7 @@ def _heuristic_action(S, P, seat, bot):
         if P[P_FAMILY] != 0:
             return _prise_action(S, P, seat, bot)
         return _auction_action(S, P, seat, bot)
-    pend = _pending_choice(S, P)
+    pend = pending_choice(S, P)
     if pend == 1:
         low = (low_carre_seats(S) >> seat) & 1
         if seat_declaration_points(S, seat) > 0 and not (low and P[P_CARRE_LOW_CANCELS]):
@@ -858,7 +858,7 @@ def bot_action(bot, S, P, seat, rng, buf):
     kind = bot & _KIND_MASK
     if kind == BOT_HEURISTIC:
         return _heuristic_action(S, P, seat, bot)
-    return _random_action(S, P, rng, buf, -1.0)
+    return random_action(S, P, rng, buf, -1.0)
 
 
 @njit(cache=True)

@@ -104,7 +104,7 @@ def _positions(rules, n: int, seed: int = 0) -> np.ndarray:
         stop = int(rng.integers(0, 28))
         k = 0
         while S[E.S_PHASE] != E.DONE:
-            if S[E.S_PHASE] == E.PLAY and E._pending_choice(S, P) == 0:
+            if S[E.S_PHASE] == E.PLAY and E.pending_choice(S, P) == 0:
                 if k >= stop and bin(int(E.legal_play_mask(S, P))).count("1") >= 2:
                     out.append(S.copy())
                     break

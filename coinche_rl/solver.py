@@ -1582,7 +1582,7 @@ def move_values_into(W, S, P, objective, team, out_a, out_v):
     T = R.team(contract_of(S)[2])   # R.team: ``team`` is the argument here
     X = team if objective == POINTS else T
     sign = 1 if X == team else -1
-    pend = E._pending_choice(S, P)
+    pend = E.pending_choice(S, P)
     leader, n, led, win, wseat, tpts, flag, rem, past = _setup(W, S, P, X, objective)
     strain = W[C_STRAIN]
     Z0 = np.int64(0)

@@ -26,7 +26,7 @@ import numpy as np
 from numba import njit
 
 from .. import engine as E
-from ..engine import (_random_action, announced_belotes, apply_legal_action, deal_into,
+from ..engine import (random_action, announced_belotes, apply_legal_action, deal_into,
                       is_legal, legal_actions_into, public_view, public_view_into)
 from ..engine import DECL_UNRESOLVED, kernel
 from ..engine import (auction_action, auction_length, coinche_level, contract_is_capot,
@@ -336,7 +336,7 @@ def vector_step(states, P, actions, rngs, dealer, raw, cpt, rules_vec, match, ob
 def _opponents_random(S, P, seat, rng, buf, pass_prob):
     """Random actions for the other seats until ``seat`` acts or the deal ends."""
     while phase_of(S) != DONE and current_seat(S) != seat:
-        apply_legal_action(S, P, _random_action(S, P, rng, buf, pass_prob))
+        apply_legal_action(S, P, random_action(S, P, rng, buf, pass_prob))
 
 
 @kernel

@@ -74,7 +74,7 @@ def test_random_auction_actions_are_legal_and_cover_the_legal_set():
         while deal.phase == "auction":
             legal = set(deal.legal_actions())
             for pp in (-1.0, 0.5):
-                a = int(E._random_action(deal.state, P, rng, buf, pp))
+                a = int(E.random_action(deal.state, P, rng, buf, pp))
                 assert a in legal
                 seen.add(a)
             deal.apply(a)

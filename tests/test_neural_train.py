@@ -81,7 +81,7 @@ def _label_deal(rules, seed, game, frozen, epsilon, solver_cards):
     positions = []
     while S[E.S_PHASE] != E.DONE:
         cur = int(S[E.S_CUR])
-        if E._pending_choice(S, P) != 0:
+        if E.pending_choice(S, P) != 0:
             E.apply_legal_action(S, P, bot_action(BOT_HEURISTIC, S, P, cur, rngb, buf))
             continue
         legal = int(E.legal_play_mask(S, P))

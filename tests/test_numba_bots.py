@@ -164,7 +164,7 @@ def test_the_random_agent_draws_uniformly_from_its_own_stream():
     view = PlayerView.from_deal(d)
     for _ in range(4000):
         a = agent.act(view)
-        assert a == E._random_action(d.state, d.params, rng, buf, -1.0)
+        assert a == E.random_action(d.state, d.params, rng, buf, -1.0)
         counts[a] += 1
     legal = d.legal_action_mask()
     assert counts[~legal].sum() == 0

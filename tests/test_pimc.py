@@ -38,7 +38,7 @@ RULE_IDS[-1] += "-classic"
 
 
 # ------------------------------------------------------------------ random games
-def _random_action(deal, rng, pass_prob=0.75):
+def random_action(deal, rng, pass_prob=0.75):
     legal = deal.legal_actions()
     if deal.phase == "auction" and PASS in legal and len(legal) > 1 and rng.random() < pass_prob:
         return PASS
@@ -51,7 +51,7 @@ def _random_play_position(rules, rng, max_tries=50):
     for _ in range(max_tries):
         deal = Deal(rules, seed=int(rng.integers(2 ** 31)), dealer=int(rng.integers(4)))
         while deal.phase == "auction":
-            deal.apply(_random_action(deal, rng))
+            deal.apply(random_action(deal, rng))
         if deal.is_terminal:
             continue
         # bias toward the first trick, where the declarations and belotes are unresolved
@@ -59,7 +59,7 @@ def _random_play_position(rules, rng, max_tries=50):
         for _ in range(k):
             if deal.is_terminal:
                 break
-            deal.apply(_random_action(deal, rng))
+            deal.apply(random_action(deal, rng))
         if not deal.is_terminal:
             return deal
     raise AssertionError("no play position found")
@@ -208,7 +208,7 @@ def test_with_a_single_world_pimc_plays_the_solvers_best_card(preset):
                     assert a in best
                     assert _cheapest_key(deal, a) == min(_cheapest_key(deal, b) for b in best)
                     found += 1
-            deal.apply(_random_action(deal, rng))
+            deal.apply(random_action(deal, rng))
         if found >= 12:
             break
     assert found >= 12
@@ -223,7 +223,7 @@ def test_the_chosen_card_is_the_cheapest_of_the_best():
         deal = Deal("ffb_sa_ta", seed=trial, dealer=trial % 4).with_contract(
             90, trial % 6, taker=trial % 4)
         for _ in range(int(rng.integers(10, 27))):
-            deal.apply(_random_action(deal, rng))
+            deal.apply(random_action(deal, rng))
         if len(deal.legal_actions()) < 2:
             continue
         view = PlayerView.from_deal(deal)
@@ -346,7 +346,7 @@ def test_taper_solves_fewer_worlds_as_the_cards_run_out():
                 plain.reset(view.seat, deal.rules, 7)
                 assert plain.act(view) == action
             seen.add(agent.last_worlds)
-        deal.apply(action if rng.random() < 0.8 else _random_action(deal, rng))
+        deal.apply(action if rng.random() < 0.8 else random_action(deal, rng))
     assert len(seen) >= 3
     spec = "pimc:worlds=8,taper=linear,bid_samples=4,tt_bits=12"
     histories = []
@@ -366,7 +366,7 @@ def test_the_kept_table_does_not_change_the_values():
         deal = Deal("ffb_sa_ta", seed=300 + trial, dealer=trial % 4).with_contract(
             100, trial % 6, taker=(trial + 1) % 4)
         for _ in range(int(rng.integers(8, 20))):
-            deal.apply(_random_action(deal, rng))
+            deal.apply(random_action(deal, rng))
         view = PlayerView.from_deal(deal)
         fresh = PIMCAgent(worlds=5, tt_bits=12)
         for agent in (used, fresh):

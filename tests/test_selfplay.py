@@ -108,7 +108,7 @@ def _play_out(S, seats, table, P, inputs, bid_net):
         cur = E.current_seat(S)
         p = int(seats[cur])
         one = S[None, :].copy()
-        if nets[p] is not None and E.phase_of(S) == E.PLAY and E._pending_choice(S, P) == 0 \
+        if nets[p] is not None and E.phase_of(S) == E.PLAY and E.pending_choice(S, P) == 0 \
                 and E.popcount(E.legal_play_mask(S, P)) >= 2:
             a = int(inputs.net_actions(nets[p], one, np.zeros(1, dtype=np.int64))[0])
         elif nets[p] is not None and bid_net is not None and E.phase_of(S) == E.AUCTION:

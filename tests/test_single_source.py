@@ -88,7 +88,7 @@ def test_engine_scoring_has_no_capot_bonus_literal():
 #: helpers that had copies, and the one module that may define each (None: none of
 #: these modules; they import it under that name from engine, rules or cards)
 SHARED = {"_int64": None, "_check_int": None, "_popcount": None, "_beats": None, "_kq": None,
-          "_belote_pairs": None, "new_deal": None, "_strain_allowed": "coinche_rl/engine"}
+          "_belote_pairs": None, "new_deal": None, "strain_allowed": "coinche_rl/engine"}
 #: not copies: the solver's ``_beats`` compares its own card ids (rank order built in)
 OWN = {("coinche_rl/solver.py", "_beats")}
 
@@ -107,7 +107,7 @@ def test_shared_helpers_are_the_same_objects():
     assert numba_bots._int64 is E.seed_int64
     assert pimc._int64 is E.seed_int64
     assert pimc._belote_pairs is E.belote_pairs
-    assert numba_bots._strain_allowed is E._strain_allowed
+    assert numba_bots.strain_allowed is E.strain_allowed
     assert kernels.NO_CEILING is infoset.NO_CEILING is inference.NO_CEILING
     assert kernels.infer_play is infoset.voids_ceilings_into is inference.voids_ceilings_into
     for mod in (pimc, evaluation):
@@ -387,7 +387,7 @@ def test_infer_play_is_the_negation_of_legality(preset, overrides):
                             got |= infoset._above_mask(strain, suit, int(ceil[p, suit]))
                     assert got & remaining == want[p] & remaining, (g, p)
                 checked += 1
-            E.apply_legal_action(S, P, E._random_action(S, P, rng, buf, 0.7))
+            E.apply_legal_action(S, P, E.random_action(S, P, rng, buf, 0.7))
     assert checked > 100
 
 
@@ -427,7 +427,7 @@ def test_derived_inference_gives_the_written_out_values(preset, overrides):
                                 assert got_c == want_c[p][s], (g, strain, p, s)
                                 ceilings += got_c < inference.NO_CEILING
                     checked += 1
-            E.apply_legal_action(S, P, E._random_action(S, P, rng, buf, 0.7))
+            E.apply_legal_action(S, P, E.random_action(S, P, rng, buf, 0.7))
     assert checked > 500 and ceilings > 50
 
 

@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from ... import actions as A
-from ...engine import (AUCTION, DONE, PLAY, STATE_SIZE, _pending_choice, apply_legal_action,
+from ...engine import (AUCTION, DONE, PLAY, STATE_SIZE, pending_choice, apply_legal_action,
                        auction_action, auction_length, contract_of, current_seat,
                        current_seats, hand_of, initial_hand, is_legal, legal_play_mask,
                        lowest_card, phase_of, phases_of, popcount, retourne_of, rng_seed,
@@ -47,7 +47,7 @@ def card_choice(S, P):
     choice of two or more (the network decides), the card action when the card is
     forced, :data:`NOT_A_CARD` for every other decision (auction, declare / belote
     choices: the numba bot's)."""
-    if phase_of(S) != PLAY or _pending_choice(S, P) != 0:
+    if phase_of(S) != PLAY or pending_choice(S, P) != 0:
         return NOT_A_CARD
     legal = legal_play_mask(S, P)
     if popcount(legal) >= 2:

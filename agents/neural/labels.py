@@ -34,7 +34,7 @@ from numba import njit
 
 from ... import actions as A
 from ... import engine as E
-from ...engine import (DONE, PLAY, STATE_SIZE, _pending_choice, apply_legal_action,
+from ...engine import (DONE, PLAY, STATE_SIZE, pending_choice, apply_legal_action,
                        auction_length, current_seat, hand_of, legal_play_mask, lowest_card,
                        phase_of, popcount, random_deal, reset_state, rng_below, rng_next,
                        rng_seed, set_contract, team_score, trick_number, kernel, frozen_strain)
@@ -129,7 +129,7 @@ def generate_chunk(P, cpt, rules_vec, seed, first_game, n_games, deals_per_game,
             while phase_of(S) != DONE:
                 cur = current_seat(S)
                 counters[0] += 1
-                if _pending_choice(S, P) != 0:
+                if pending_choice(S, P) != 0:
                     apply_legal_action(S, P, bot_action(BOT_HEURISTIC, S, P, cur, rngb, buf))
                     continue
                 legal = legal_play_mask(S, P)

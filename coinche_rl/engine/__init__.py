@@ -65,11 +65,11 @@ from .bits import (kernel, popcount, lowest_card, highest_card, nth_card, rng_ne
 from .deal import (random_deal, hands_from_deck_into, deal_into, reset_state, reset_classic)
 from .declarations import (hand_declarations, resolve_declarations, belote_pairs,
                            has_declaration)
-from .auction import (_strain_allowed, prise_options, open_bid_values, _auction_flags,
+from .auction import (strain_allowed, prise_options, open_bid_values, _auction_flags,
                       _start_play, set_contract, apply_auction_action, frozen_strain)
 from .play import (beats, RULE_FREE, RULE_FOLLOW, RULE_OVERTRUMP_LED, RULE_BEAT, RULE_TRUMP,
                    RULE_OVERTRUMP, RULE_UNDERTRUMP, card_play_rule, legal_cards_rule,
-                   legal_cards, _pending_choice, legal_play_rule, legal_play_mask,
+                   legal_cards, pending_choice, legal_play_rule, legal_play_mask,
                    legal_actions_into, is_legal, apply_action, apply_legal_action)
 from .scoring import (SCORING_FFB, SCORING_CARDS_PLUS_BID, SCORING_ALL_PLUS_BID,
                       AT_SCALED_INDEX, scale_at_points, round10, score_deal, match_winner,
@@ -78,7 +78,7 @@ from .scoring import (SCORING_FFB, SCORING_CARDS_PLUS_BID, SCORING_ALL_PLUS_BID,
 from .views import (NO_DECK, played_by, played_first_trick, announced_belotes,
                     shown_declarers, public_view_into, public_view, determinize_into,
                     private_choices, private_info, determinize)
-from .simulation import (_auction_kth_other, _random_action, play_out_stepwise, play_out,
+from .simulation import (_auction_kth_other, random_action, play_out_stepwise, play_out,
                          simulate_random_deals, random_playouts, random_play_phase)
 
 globals().update(STATE_OFFSETS)     # the S_* slot offsets, as engine.S_HAND, ...

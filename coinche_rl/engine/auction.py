@@ -27,7 +27,7 @@ from .layout import (COINCHED, DONE, MADE_UNSCORED, MAX_AUCTION, NOT_COINCHED, N
 
 
 @kernel
-def _strain_allowed(P, strain):
+def strain_allowed(P, strain):
     return strain < 4 or P[P_NT_AT] != 0
 
 
@@ -40,7 +40,7 @@ def prise_options(S, P):
     m = 0
     rs = S[S_RETOURNE] >> 3
     for st in range(6):
-        if st != rs and _strain_allowed(P, st):
+        if st != rs and strain_allowed(P, st):
             m |= 2 << st
     return m
 
@@ -86,9 +86,9 @@ def _auction_is_legal(S, P, a):
             return False
         st = (a - BID_BASE) % 6
         vi = (a - BID_BASE) // 6
-        return _strain_allowed(P, st) and (open_bid_values(S, P) >> vi) & 1 == 1
+        return strain_allowed(P, st) and (open_bid_values(S, P) >> vi) & 1 == 1
     if a < COINCHE:
-        if capot != 0 or not _strain_allowed(P, a - CAPOT_BASE):
+        if capot != 0 or not strain_allowed(P, a - CAPOT_BASE):
             return False
         return coinche == 0 or (coinche == 1 and P[P_CAPOT_AFTER_COINCHE] != 0)
     if a == COINCHE:

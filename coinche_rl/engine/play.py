@@ -15,7 +15,7 @@ from ..rules import (ABOVE, ALL_CARD_POINTS, AT, BELOTE_POINTS, CARD_ORDER, DIX_
                      N_SEATS, N_TRICKS, P_AT_TABLE, P_CAPOT_AFTER_COINCHE, P_DECLARATIONS,
                      P_FAMILY, P_OPTIONAL_BELOTE, P_OPTIONAL_DECLARE, P_PLAY_RULES,
                      TRUMP_SUIT_MASK, partner, seat_after, team)
-from .auction import (_auction_is_legal, _strain_allowed, apply_auction_action,
+from .auction import (_auction_is_legal, strain_allowed, apply_auction_action,
                       open_bid_values, prise_options)
 from .bits import kernel, lowest_card
 from .declarations import belote_pairs, has_declaration, resolve_declarations
@@ -116,7 +116,7 @@ def legal_cards(hand, n_in_trick, led_suit, win_card, partner_master, strain, pl
 
 
 @kernel
-def _pending_choice(S, P):
+def pending_choice(S, P):
     """0: none; 1: the seat to act must choose to declare or not; 2: belote or not."""
     if S[S_PHASE] != PLAY or S[S_TRICK_NO] != 0:
         return 0
@@ -134,7 +134,7 @@ def legal_play_rule(S, P):
     """``(mask, rule)`` of :func:`legal_cards_rule` for the seat to act: the mask of
     :func:`legal_play_mask` and the rule that decided it (``(0, RULE_FREE)`` outside the
     play phase or while a declare / belote choice is pending)."""
-    if S[S_PHASE] != PLAY or _pending_choice(S, P) != 0:
+    if S[S_PHASE] != PLAY or pending_choice(S, P) != 0:
         return 0, RULE_FREE
     cur = S[S_CUR]
     n = S[S_TRICK_N]
@@ -163,7 +163,7 @@ def legal_actions_into(S, P, out):
         return 0
     cur = S[S_CUR]
     if phase == PLAY:
-        pend = _pending_choice(S, P)
+        pend = pending_choice(S, P)
         if pend == 1:
             out[DECLARE] = 1
             out[NO_DECLARE] = 1
@@ -201,11 +201,11 @@ def legal_actions_into(S, P, out):
                 vi = lowest_card(values)
                 values &= values - 1
                 for st in range(6):
-                    if _strain_allowed(P, st):
+                    if strain_allowed(P, st):
                         out[BID_BASE + 6 * vi + st] = 1
                         cnt += 1
             for st in range(6):
-                if _strain_allowed(P, st):
+                if strain_allowed(P, st):
                     out[CAPOT_BASE + st] = 1
                     cnt += 1
         if bid_seat >= 0 and team(bid_seat) != team(cur):
@@ -217,7 +217,7 @@ def legal_actions_into(S, P, out):
             cnt += 1
         if P[P_CAPOT_AFTER_COINCHE] and capot == 0:
             for st in range(6):
-                if _strain_allowed(P, st):
+                if strain_allowed(P, st):
                     out[CAPOT_BASE + st] = 1
                     cnt += 1
     return cnt
@@ -239,7 +239,7 @@ def is_legal(S, P, a):
         return _auction_is_legal(S, P, a)
     if phase != PLAY:
         return False
-    pend = _pending_choice(S, P)
+    pend = pending_choice(S, P)
     if pend == 1:
         return a == DECLARE or a == NO_DECLARE
     if pend == 2:

@@ -1,5 +1,5 @@
 """Random play-outs and the batched simulations: a random legal action
-(:func:`_random_action`), play-outs to the end of the deal (:func:`play_out`, with the
+(:func:`random_action`), play-outs to the end of the deal (:func:`play_out`, with the
 card play in local variables once no choice can come up), and the batched kernels
 behind :mod:`coinche_rl.simulate` (:func:`simulate_random_deals`,
 :func:`random_playouts`, :func:`random_play_phase`).
@@ -56,7 +56,7 @@ def _auction_kth_other(k, values, ns, capot_ok, coinche_ok):
 
 
 @kernel
-def _random_action(S, P, rng, buf, pass_prob):
+def random_action(S, P, rng, buf, pass_prob):
     """A random legal action: cards uniformly; in the auction pass with probability
     ``pass_prob`` and otherwise any other legal action uniformly (uniform over every
     legal action when ``pass_prob < 0``)."""
@@ -107,7 +107,7 @@ def play_out_stepwise(S, P, rng, buf, pass_prob):
     """Play random legal actions from ``S`` until the deal is over, one
     :func:`apply_legal_action` at a time."""
     while S[S_PHASE] != DONE:
-        a = _random_action(S, P, rng, buf, pass_prob)
+        a = random_action(S, P, rng, buf, pass_prob)
         apply_legal_action(S, P, a)
 
 
@@ -124,7 +124,7 @@ def play_out(S, P, rng, buf, pass_prob):
         if S[S_PHASE] == PLAY and (no_choices or S[S_TRICK_NO] >= 1):
             _play_cards_fast(S, P, rng)
             return
-        a = _random_action(S, P, rng, buf, pass_prob)
+        a = random_action(S, P, rng, buf, pass_prob)
         apply_legal_action(S, P, a)
 
 
