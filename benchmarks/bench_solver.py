@@ -30,8 +30,11 @@ Adding figures: write a function ``f(args) -> dict`` and register it with
 ``@measure("name")``; every registered measurement runs in order and its keys join the
 final JSON object (PIMC and sampler figures can live here too).
 
-Usage: ``python benchmarks/bench_solver.py [--quick] [--deals N]``. The last line of
-output is one JSON object.
+``two_*``: belote for two players (``coinche_rl.solver_two``): whole solves with 8 and 12
+tricks left and a PIMC-32 decision at trick 4, each preset.
+
+Usage: ``python benchmarks/bench_solver.py [--quick] [--deals N] [--only NAME ...]``. The
+last line of output is one JSON object.
 """
 
 from __future__ import annotations
@@ -259,6 +262,8 @@ def main(argv=None) -> dict:
     ap.add_argument("--quick", action="store_true", help="20 deals per strain instead of 200")
     ap.add_argument("--deals", type=int, default=None, help="deals per strain")
     ap.add_argument("--tt-bits", type=int, default=17, help="TT size: 2**bits buckets")
+    ap.add_argument("--only", nargs="+", choices=sorted(MEASURES), default=None,
+                    help="run only these measures")
     args = ap.parse_args(argv)
     if args.deals is None:
         args.deals = 20 if args.quick else 200
@@ -268,7 +273,8 @@ def main(argv=None) -> dict:
     print(f"warmup (compile or load the kernels): {time.perf_counter() - t:.2f} s", flush=True)
     result = {"machine": machine(), "quick": args.quick, "deals_per_strain": args.deals}
     for name, fn in MEASURES.items():
-        result.update(fn(args))
+        if args.only is None or name in args.only:
+            result.update(fn(args))
     print(json.dumps(result))
     return result
 
