@@ -92,6 +92,25 @@ def _sorted_into(cards, keys, kb, buf, base):
     return n
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def _reveal_covered(av0, av1, dn0, dn1, leader, lead, f, under):
+    """The playable and face-down cards once the trick ``lead`` (by ``leader``) / ``f``
+    is collected: each face-down card under one of them turns up (both cards already
+    out of the players' playable cards)."""
+    for pc in range(2):
+        c = lead if pc == 0 else f
+        owner = leader if pc == 0 else 1 - leader
+        d = under[c]
+        if d >= 0:
+            if owner == 0:
+                dn0 &= ~(np.int64(1) << d)
+                av0 |= np.int64(1) << d
+            else:
+                dn1 &= ~(np.int64(1) << d)
+                av1 |= np.int64(1) << d
+    return av0, av1, dn0, dn1
+
+
 # the fields of one search frame (one row of ``F`` per remaining-trick count)
 (F_AV0, F_AV1, F_DN0, F_DN1, F_PLAYED, F_LEADER, F_NLEFT, F_ALPHA, F_BETA, F_REM, F_KEY,
  F_SLOT, F_A0, F_B0, F_LO, F_HI, F_BEST, F_BESTC, F_A, F_B, F_NLEAD, F_LI, F_LEAD, F_NF,
@@ -223,17 +242,8 @@ def _search(av0, av1, dn0, dn1, played, leader, n_left, alpha, beta, strain, und
                 else:
                     nav1 &= ~lb
                     nav0 &= ~fb
-                for pc in range(2):
-                    c = lead if pc == 0 else f
-                    owner = leader if pc == 0 else 1 - leader
-                    d = under[c]
-                    if d >= 0:
-                        if owner == 0:
-                            ndn0 &= ~(np.int64(1) << d)
-                            nav0 |= np.int64(1) << d
-                        else:
-                            ndn1 &= ~(np.int64(1) << d)
-                            nav1 |= np.int64(1) << d
+                nav0, nav1, ndn0, ndn1 = _reveal_covered(nav0, nav1, ndn0, ndn1, leader, lead,
+                                                         f, under)
                 ch = F[sp + 1]
                 ch[F_AV0] = nav0
                 ch[F_AV1] = nav1
@@ -354,17 +364,7 @@ def _after_follow(av0, av1, dn0, dn1, played, leader, lead, f, n_left, strain, u
         av0 &= ~fb
     else:
         av1 &= ~fb
-    for pc in range(2):
-        c = lead if pc == 0 else f
-        owner = leader if pc == 0 else follower
-        d = under[c]
-        if d >= 0:
-            if owner == 0:
-                dn0 &= ~(np.int64(1) << d)
-                av0 |= np.int64(1) << d
-            else:
-                dn1 &= ~(np.int64(1) << d)
-                av1 |= np.int64(1) << d
+    av0, av1, dn0, dn1 = _reveal_covered(av0, av1, dn0, dn1, leader, lead, f, under)
     return gain + _search(av0, av1, dn0, dn1, played | lb | fb, winner, n_left - 1, -1, 1 << 20,
                           strain, under, tt, work, rem - pts, F, buf, keys)
 
