@@ -133,18 +133,15 @@ def other(player):
 def two_reset(T, P, deck, dealer):
     """Start a deal from ``deck`` (int64[32], dealing order) dealt by ``dealer``: the
     cards dealt before the prise (docs/two_player.md), the prise begins."""
-    for k in range(TWO_STATE_SIZE):
-        T[k] = 0
-    for k in range(N_PLAYERS * N_STACKS):
-        T[T_STACK_UP + k] = NO_CARD
-        T[T_STACK_DOWN + k] = NO_CARD
-    for k in range(N_TRICKS_TWO):
-        T[T_TRICK_LEADERS + k] = NO_PLAYER
-        T[T_TRICK_WINNERS + k] = NO_PLAYER
+    T[:] = 0
+    T[T_STACK_UP:T_STACK_UP + N_PLAYERS * N_STACKS] = NO_CARD
+    T[T_STACK_DOWN:T_STACK_DOWN + N_PLAYERS * N_STACKS] = NO_CARD
+    T[T_UNDER:T_UNDER + N_CARDS] = NO_CARD
+    T[T_TRICK_LEADERS:T_TRICK_LEADERS + N_TRICKS_TWO] = NO_PLAYER
+    T[T_TRICK_WINNERS:T_TRICK_WINNERS + N_TRICKS_TWO] = NO_PLAYER
+    T[T_PLAYS:T_PLAYS + N_CARDS] = NO_CARD
     for k in range(N_CARDS):
         T[T_DECK + k] = deck[k]
-        T[T_PLAYS + k] = NO_CARD
-        T[T_UNDER + k] = NO_CARD
     for k in range(4):
         T[T_PRISE + k] = -1
     n = other(dealer)
