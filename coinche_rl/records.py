@@ -58,7 +58,7 @@ from typing import Any, Dict, List, Optional, Union
 from . import actions as A
 from .cards import InvalidNotationError, format_card, format_hand, parse_hand
 from .game import Deal, IllegalActionError, Match, score_into_match
-from .two_player import TwoPlayerDeal, TwoPlayerMatch, match_winner_two
+from .two_player import TwoPlayerDeal, TwoPlayerMatch, score_into_two_match
 from .rules import PRESETS, STRAIN_NAMES, InvalidRulesError, RuleSet, UnknownPresetError, get_rules
 from . import engine as E
 
@@ -428,16 +428,7 @@ def _replay_two_match(rec: Dict[str, Any], rules: RuleSet, check: bool) -> Dict[
             if i != len(deal_recs) - 1:
                 raise RecordError(f"deals[{i}]: unfinished deal before the last one")
             break
-        res = deal.result
-        if not res.void:
-            s = list(res.scores)
-            if res.litige:
-                pot += res.litige_points
-            elif pot:
-                s[deal.taker if res.made else 1 - deal.taker] += pot
-                pot = 0
-            scores = [scores[p] + s[p] for p in range(2)]
-            winner = match_winner_two(scores, rules.target)
+        scores, pot, winner = score_into_two_match(scores, pot, deal)
     if check:
         _compare(rec.get("scores"), scores, "scores")
         if rec.get("pot", 0) != pot:

@@ -35,6 +35,7 @@ from .game import IllegalActionError, IllegalBidError, IllegalPlayError, deal_de
 from .rules import STRAIN_LONG_NAMES, InvalidRulesError, RuleSet, get_rules, params_vector
 
 __all__ = ["TwoPlayerDeal", "TwoPlayerMatch", "TwoPlayerResult", "TwoPlayerView", "two_player_rules",
+           "score_into_two_match", "match_winner_two",
            "IllegalActionError", "IllegalBidError", "IllegalPlayError"]
 
 ActionLike = Union[int, str]
@@ -616,21 +617,31 @@ class TwoPlayerMatch:
     def _finish_deal(self) -> None:
         d = self.deal
         self.deals.append(d)
-        res = d.result
-        if not res.void:
-            s = list(res.scores)
-            if res.litige:
-                self.pot += res.litige_points
-            elif self.pot:
-                s[d.taker if res.made else 1 - d.taker] += self.pot
-                self.pot = 0
-            for p in range(2):
-                self.scores[p] += s[p]
-            self.winner = match_winner_two(self.scores, self.target)
+        self.scores, self.pot, self.winner = score_into_two_match(self.scores, self.pot, d)
         if self.winner is None:
             if len(self.deals) >= self.max_deals:
                 raise RuntimeError(f"the match did not end within {self.max_deals} deals")
             self.deal = TwoPlayerDeal(self.rules, deck=deal_deck(self._rng), dealer=1 - d.dealer)
+
+
+def score_into_two_match(scores: Sequence[int], pot: int, deal: TwoPlayerDeal):
+    """``(scores, pot, winner)`` of a match after the finished ``deal``: its scores
+    added, a litige's points put in the pot, the pot given to the winner of the next
+    deal that is neither void nor a litige (the taker if made, else the other player),
+    and the match's winner (:func:`match_winner_two`, None to go on). The one copy of the
+    match's bookkeeping (:class:`TwoPlayerMatch`, the replay of match records)."""
+    res = deal.result
+    scores = [int(x) for x in scores]
+    if res.void:
+        return scores, pot, None
+    s = list(res.scores)
+    if res.litige:
+        pot += res.litige_points
+    elif pot:
+        s[deal.taker if res.made else 1 - deal.taker] += pot
+        pot = 0
+    scores = [scores[p] + s[p] for p in range(2)]
+    return scores, pot, match_winner_two(scores, deal.rules.target)
 
 
 def match_winner_two(totals: Sequence[int], target: int) -> Optional[int]:
