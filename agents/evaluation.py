@@ -1,87 +1,16 @@
 """Monte Carlo hand evaluation (``coinche_rl.agents.evaluation``): how much is this hand
 worth as a contract, in each strain, at each bid level?
 
-:func:`evaluate_hand` draws ``samples`` uniformly random *worlds* (deals of the other
-24 cards that agree with the seat's hand and the extra constraints:
-:meth:`~coinche_rl.agents.sampler.WorldSampler.from_hand`), puts the contract in the
-seat's hands in every world, strain and level (as ``Deal(...).with_contract(value,
-strain, taker=seat)`` does: no coinche unless asked, the first trick led by the seat
-after the dealer), plays the deal out and scores it with the engine. Two ways to play:
-
-``"dd"`` (double-dummy)
-    every hand known, best play by all four seats (:mod:`coinche_rl.solver`). Per world
-    and strain, one solve of the ``"points"`` objective for the seat's team gives
-    :attr:`HandEvaluation.dd_points` (the card points the takers end with, as
-    ``S_CARD_POINTS``); then one solve of the ``"score"`` objective per level gives the
-    deal score difference (takers minus defenders) of that contract under best play:
-    exactly :func:`coinche_rl.solver.solve` on that position (the solver keeps its table
-    from one level to the next, so that the extra levels cost almost nothing).
-    Whether the contract is *made* comes from the same best play: the score objective
-    is a non-decreasing function of the takers' extended card outcome ``E`` (card
-    points, capot, générale; the solver's docstring), whose minimax is the points
-    solve's, so the engine's :func:`~coinche_rl.engine.score_deal` on a finished deal
-    with that outcome says made / failed at every level (when the takers score 0 card
-    points, one more solve for the defenders tells a capot from a deal where the takers
-    won only pointless tricks). Presets with optional declarations or belotes decide
-    those choices inside the score solves; for the made flag every declaration is
-    declared and every belote announced (for every preset this changes no made flag:
-    a belote always helps its team, and where declarations are optional the contract
-    counts card points only).
-``"heuristic"``
-    the rule-based numba bot (:mod:`coinche_rl.agents.numba_bots`) at all four seats,
-    each level played separately (:func:`~coinche_rl.agents.numba_bots.play_deals`),
-    scored by the engine. The bot sees only what its seat may know.
-``"both"`` (default)
-    both; the double-dummy results are the primary ones.
-``"nn"``
-    no worlds: the bidding network (``coinche-rl train bid``, the weights shipped for the
-    preset or ``bid_weights=``) reads the seat's information set after the auction and
-    gives, for every contract, the expected deal score and P(made) **under real card
-    play** (its ``nn_player``: the ``nn`` play net, or ``"heuristic"``), learned from
-    the outcomes of real deals whose auctions reached such positions. Microseconds
-    instead of seconds; the auction then also shapes the estimate (partner's and
-    opponents' bids), as the bidding policy behind the training deals meant them. It
-    must be the seat's turn after ``auction``, uncoinched (``coinche=0``), and in the
-    classic family only during the prise.
-
-Per strain and level, :attr:`HandEvaluation.p_make` is the share of the worlds where
-the contract is made and :attr:`HandEvaluation.expected_score` the mean deal score
-difference for the seat's team (``S_SCORE[team] - S_SCORE[other team]``), by the
-primary method (``p_make_dd`` / ``p_make_heur`` etc. hold each method's). Levels are
-the preset's bid values and 250 for a capot (``ffb``: 80, 90, ..., 160, 250). The
-classic family has no bid values: its single level is ``0``, "take" (the seat takes
-in that strain; ``p_make`` counts a litige as not made).
-
-:attr:`HandEvaluation.suggested_bid` is the contract with the *best* expected deal
-score, when that is positive, among those the seat may bid after the auction so far
-(the ``pimc`` agent's rule); ``None`` when no contract has a positive expectation.
-:attr:`HandEvaluation.highest_positive_bid` is the literal "bid as high as still pays"
-rule (the highest such contract), shown beside it when they differ: a hand worth +308
-at 120 hearts and +46 as a capot suggests 120 hearts.
-
-
-The auction so far (``auction``: action ids or their text, in order from the seat after
-the dealer) is replayed through the engine, which rejects an illegal or finished
-auction. The evaluation is always "as if this seat's team took the contract now": the
-hypothetical contracts are played with an empty auction record (the heuristic bot's
-partner conventions do not apply), and :attr:`HandEvaluation.legal` marks the
-contracts the seat may still bid (higher than the current bid, no bid after a coinche
-unless a capot is allowed, the prise round in the classic family). With
-``min_suit_length=k`` the auction also constrains the worlds: every other seat that
-bid a suit (numeric or capot bid in S, H, D or C) holds at least ``k`` cards of it;
-the worlds are then drawn by exact rejection (uniform over the worlds that satisfy
-every constraint). With the default ``k=0`` the auction does not change the worlds.
-
-Classic family: ``hand`` has 5 cards with ``retourne=`` (the prise: the taker
-receives the retourne and 2 cards, the others 3, from a uniformly shuffled stock) or
-8 cards (the deal after the prise; ``retourne`` is then the card of the hand that was
-turned up, by default its lowest card).
-
-Speed: the solver's points solve dominates (one per world and strain; timings in
-``benchmarks/RESULTS.md``, measured with ``evaluation_throughput`` of
-``benchmarks/bench_lib.py``); ``threads`` runs worlds on that many cores (the kernels
-release the GIL; results do not depend on it). The heuristic evaluation, which solves
-nothing, is far faster.
+:func:`evaluate_hand` draws ``samples`` worlds (deals of the other 24 cards that agree
+with the seat's hand and the auction's constraints, :mod:`~coinche_rl.agents.sampler`),
+gives the seat's team each contract and plays it out: double dummy (``"dd"``, the
+solver at all four seats), with the heuristic bot at every seat (``"heuristic"``), both
+(``"both"``, the default), or not at all (``"nn"``: the bidding network's estimate under
+real play). The result (:class:`HandEvaluation`) holds per strain and level the share of
+worlds where the contract is made (``p_make``), the mean deal score difference
+(``expected_score``), and the suggested bid (the best positive expectation among the
+contracts the seat may still bid). ``docs/hand_evaluation.md`` describes each method,
+the classic family's prise, the auction's constraints and the speed in full.
 
 >>> ev = evaluate_hand("ffb", 0, "JH 9H AH TH 7S 8D KC QC", dealer=3, samples=4,
 ...                    strains="H", method="heuristic")
