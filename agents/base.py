@@ -15,7 +15,7 @@ that seats it follows one protocol:
    :class:`PlayerView`: the legal-action mask, the seat's
    :class:`~coinche_rl.envs.infoset.InformationSet` (computed on first use), and the
    *public state*, the engine state vector with everything the seat cannot know zeroed
-   (:func:`coinche_rl.envs.kernels.public_state`), which numba bots read directly.
+   (:func:`coinche_rl.engine.public_view`), which numba bots read directly.
 
 An agent never sees the deal itself, so it cannot read hidden cards. :func:`play_deal`
 runs the protocol for one deal; :mod:`coinche_rl.agents.registry` builds agents from
@@ -139,8 +139,8 @@ class PlayerView:
     def public_state(self) -> np.ndarray:
         """The engine state with every hidden part zeroed (a fresh copy, cached)."""
         if self._public is None:
-            from ..envs.kernels import public_state
-            self._public = public_state(self._deal.state, self._deal.params, self.seat)
+            from ..engine import public_view
+            self._public = public_view(self._deal.state, self._deal.params, self.seat)
         return self._public
 
     @property

@@ -5,7 +5,7 @@ A numba bot is a pure function of what its seat may know: :func:`bot_action` rea
 seat's own hand (and its own declare / belote status) and the public slots of the
 engine state (dealer, auction, contract, retourne, the cards played with their trick
 leaders, the current trick) and nothing else, so it returns the same action on the raw state as on
-:func:`coinche_rl.envs.kernels.public_state` (``tests/test_numba_bots.py`` checks this,
+:func:`coinche_rl.engine.public_view` (``tests/test_numba_bots.py`` checks this,
 and that permuting the other seats' hidden cards changes nothing). The Python agents
 (:class:`RandomAgent`, :class:`HeuristicAgent`) call the same kernel on
 ``view.public_state``, with the same seeded stream, so a deal played through

@@ -28,7 +28,7 @@ most ``N`` worlds exist they are all solved once, unweighted, as above.
 
 **World states.** The solver needs a full engine state. :func:`world_state_into` builds
 it, in numba, from the seat's public state (:func:`coinche_rl.engine.public_view`, also
-:func:`coinche_rl.envs.kernels.public_state`) and the world's hands, *exactly as the
+:func:`coinche_rl.engine.public_view`) and the world's hands, *exactly as the
 engine would hold it had those been the real hands*: the engine's inverse of the public
 view, :func:`coinche_rl.engine.determinize_into`, does the bookkeeping from the hands and
 the other seats' private choices, and this module only says which choices a world
@@ -707,6 +707,6 @@ def warmup() -> None:
         agent.reset(d.current_player, d.rules, 0)
         agent.act(PlayerView.from_deal(d))
         agent.card_values(PlayerView.from_deal(d))
-    from ..envs.kernels import public_state
+    from ..engine import public_view
     seat = d.current_player
-    world_state(public_state(d.state, d.params, seat), d.params, seat, d.hands)
+    world_state(public_view(d.state, d.params, seat), d.params, seat, d.hands)

@@ -3,19 +3,19 @@
 Two things a seat may know, computed straight from the engine state ``S`` without
 building Python objects:
 
-* :func:`public_state_into` / :func:`public_state`: the state vector with everything the
-  seat cannot know set to zero (other hands, undealt cards, unannounced belotes,
-  unresolved declarations, the private declare / belote choices): the engine's
-  :func:`~coinche_rl.engine.public_view_into` / :func:`~coinche_rl.engine.public_view`
-  under these names. Numba bots read it; ``tests/test_env_kernels.py`` proves it equal
-  for deals that differ only in what the seat cannot see.
+* the engine's :func:`~coinche_rl.engine.public_view_into` /
+  :func:`~coinche_rl.engine.public_view`: the state vector with everything the seat
+  cannot know set to zero (other hands, undealt cards, unannounced belotes, unresolved
+  declarations, the private declare / belote choices). Numba bots read it;
+  ``tests/test_env_kernels.py`` proves it equal for deals that differ only in what the
+  seat cannot see.
 * :func:`encode_into`: the observation vector of :mod:`coinche_rl.envs.observation`,
   **identical** to ``observation.encode(information_set(deal, seat), match)`` (tested at
   every step of random games, every preset), far faster (``benchmarks/RESULTS.md``). The AEC env
   and the vector env use it; the Python encoder stays as the readable reference.
 
-The voids and ceilings inferred from the play (RULES.md §6) are the engine's
-:func:`~coinche_rl.inference.voids_ceilings_into` (here :func:`infer_play`).
+The voids and ceilings inferred from the play (RULES.md §6) are the engine layer's
+:func:`~coinche_rl.inference.voids_ceilings_into`.
 
 Kernels of one call graph live in this module (numba caches per module).
 """
@@ -39,17 +39,11 @@ from ..rules import (DEAL_POINTS, DIX_DE_DER, MIN_BID_VALUE, N_STRAINS, P_FAMILY
 from . import observation as O
 from ..inference import NO_CEILING, voids_ceilings_into
 
-__all__ = ["public_state", "public_state_into", "encode_into", "infer_play",
+__all__ = ["encode_into",
            "ObservationEncoder", "warmup"]
 
 # observation offsets, as plain ints for the kernels
 _L = {name: a for name, (a, _) in O.LAYOUT.items()}
-#: what a seat may know (the state with the rest zeroed): the engine's
-#: :func:`~coinche_rl.engine.public_view_into` / :func:`~coinche_rl.engine.public_view`
-#: under their former names here
-public_state_into = public_view_into
-public_state = public_view
-_announced_belotes = announced_belotes
 
 O_HAND = _L["hand"]
 O_DEALER = _L["dealer"]
@@ -84,11 +78,6 @@ PLAY = E.PLAY
 AUCTION = E.AUCTION
 HIGH = O.HIGH
 
-
-#: voids (``voids[p]``: suit bits) and ceilings (``ceil[p, suit]``) of every seat from
-#: the cards played so far under ``strain``: the engine layer's
-#: :func:`~coinche_rl.inference.voids_ceilings_into` under its name here
-infer_play = voids_ceilings_into
 
 
 @njit(cache=True)
@@ -244,7 +233,7 @@ def _encode(S, P, seat, cpt, rules_vec, match, out, voids, ceil):
     for k in range(10):
         out[O_RULES + k] = rules_vec[k]
     if has_contract:
-        infer_play(S, P, strain, voids, ceil)
+        voids_ceilings_into(S, P, strain, voids, ceil)
     else:
         for p in range(4):
             voids[p] = 0
@@ -386,12 +375,12 @@ def others_to_act(states, seat, idx):
 
 @kernel
 def public_states_of(states, P, idx, k, out, seats):
-    """Public states (:func:`public_state_into`) of the seat to act in games
+    """Public states (:func:`~coinche_rl.engine.public_view_into`) of the seat to act in games
     ``idx[:k]``, into ``out[:k]``, and those seats into ``seats[:k]``."""
     for j in range(k):
         S = states[idx[j]]
         seats[j] = current_seat(S)
-        public_state_into(S, P, current_seat(S), out[j])
+        public_view_into(S, P, current_seat(S), out[j])
 
 
 @kernel
@@ -463,4 +452,4 @@ def warmup() -> None:
     deal = Deal("ffb", seed=0, dealer=0)
     enc = ObservationEncoder(deal.rules)
     enc.encode(deal.state, 0)
-    public_state(deal.state, deal.params, 0)
+    public_view(deal.state, deal.params, 0)

@@ -17,7 +17,7 @@ Two views of ``N`` games held as one ``int64[N, STATE_SIZE]`` array of engine st
   ``"heuristic:aggression=10"``, ``"nn"``: a batched policy of the agents layer), or by
   a batched policy you give (``opponents(public_states, params, seats) -> actions``),
   which sees only the public state of the seat it plays
-  (``coinche_rl.envs.kernels.public_state``).
+  (``coinche_rl.engine.public_view``).
 
   The env does not import ``coinche_rl.agents`` (envs sit below agents): a spec other
   than ``"random"`` is resolved by the plugin of the entry point group

@@ -19,7 +19,7 @@ from coinche_rl import engine as E
 from coinche_rl.actions import N_ACTIONS
 from coinche_rl.envs import coinche_v0, vector as V
 from coinche_rl.envs import observation as O
-from coinche_rl.envs.kernels import public_state
+from coinche_rl.engine import public_view
 from coinche_rl.game import Deal, IllegalActionError
 from coinche_rl.rules import UnknownPresetError
 

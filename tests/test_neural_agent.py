@@ -40,7 +40,7 @@ from coinche_rl.agents.neural.net import (MLP, NeuralError, WeightsError, defaul
                                           load_weights, make_manifest, save_weights)
 from coinche_rl.agents.numba_bots import BOT_HEURISTIC, BOT_RANDOM, deal_states
 from coinche_rl.arena import DealSet, default_roster, run_duplicate
-from coinche_rl.envs.kernels import public_state
+from coinche_rl.engine import public_view
 from coinche_rl.game import Deal
 from coinche_rl.rules import FOUR_PLAYER_PRESETS
 from coinche_rl.rules import PRESETS, get_rules
@@ -429,7 +429,7 @@ def test_no_leak_the_action_depends_only_on_what_the_seat_knows(preset):
         who = actors(trace[-1], actions)
         for d in trace:                                   # raw == public at every step
             if is_card_decision(d):
-                pub = public_state(d.state, d.params, d.current_player)
+                pub = public_view(d.state, d.params, d.current_player)
                 raw_in, pub_in = net_inputs(rules, d.state), net_inputs(rules, pub)
                 assert all(np.array_equal(x, y) for x, y in zip(raw_in, pub_in))
         differing += compare_in_other_worlds(trace, actions, who, rng, same_nn_choices)
@@ -617,7 +617,7 @@ def test_the_values_are_the_networks_outputs_in_points():
     assert v.phase == "play" and v.by == "net" and v.seat == deal.current_player
     net = load_play_net()
     inputs = NetInputs(FFB, 1)
-    pub = public_state(deal.state, deal.params, v.seat)
+    pub = public_view(deal.state, deal.params, v.seat)
     feats, legal, perms = inputs.compute(pub[None, :], np.zeros(1, dtype=np.int64))
     q = net.forward(feats)[0]
     scale = net.manifest["training"]["args"]["target_scale"]

@@ -29,7 +29,7 @@ from coinche_rl.agents.numba_bots import (BOT_HEURISTIC, BOT_NAMES, BOT_RANDOM, 
                                           heuristic_bot, play_deals)
 from coinche_rl.agents.random_agent import RandomAgent
 from coinche_rl.cards import parse_hand
-from coinche_rl.envs.kernels import public_state
+from coinche_rl.engine import public_view
 from coinche_rl.game import Deal
 from coinche_rl.rules import FOUR_PLAYER_PRESETS
 from coinche_rl.rules import PRESETS, get_rules, params_vector
@@ -185,7 +185,7 @@ def same_bot_actions(b, a_now, seat):
     (raw state and public state) and in B."""
     if a_now.is_terminal or a_now.current_player != seat:
         return
-    pub = public_state(a_now.state, a_now.params, seat)
+    pub = public_view(a_now.state, a_now.params, seat)
     for bot in BOTS_FOR_LEAKS:
         x = act(a_now, bot, seed=seat)
         assert act(pub, bot, a_now.params, seed=seat) == x
@@ -202,7 +202,7 @@ def test_no_leak_the_action_depends_only_on_what_the_seat_knows(preset):
         for d in trace:                         # raw == public at every step
             if not d.is_terminal:
                 seat = d.current_player
-                pub = public_state(d.state, d.params, seat)
+                pub = public_view(d.state, d.params, seat)
                 for bot in BOTS_FOR_LEAKS:
                     assert act(pub, bot, d.params, seed=1) == act(d, bot, seed=1)
         differing += compare_in_other_worlds(trace, actions, who, rng, same_bot_actions)

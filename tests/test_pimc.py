@@ -17,7 +17,7 @@ from coinche_rl.agents.pimc import (PIMCAgent, PIMCError, _belote_pairs, _played
                                     choose_action, world_state)
 from coinche_rl.agents.sampler import WorldSampler
 from coinche_rl.cards import parse_card, parse_hand
-from coinche_rl.envs.kernels import public_state
+from coinche_rl.engine import public_view
 from coinche_rl.game import Deal
 from coinche_rl.rules import FOUR_PLAYER_PRESETS
 from coinche_rl.rules import PRESETS, get_rules
@@ -71,7 +71,7 @@ def _undisclosed(deal, observer):
     S = deal.state
     P = deal.params
     out = set()
-    pub = public_state(S, P, observer)
+    pub = public_view(S, P, observer)
     unresolved = S[E.S_DECL_WINNER] == -2
     for p in range(4):
         if p == observer:
@@ -141,9 +141,9 @@ def test_world_state_from_the_true_hands_is_the_true_state(rules):
                 continue
             truth = _with_assumed_choices(deal, observer)
             n_hidden += len(_undisclosed(deal, observer)) > 0
-            pub = public_state(deal.state, P, observer)
+            pub = public_view(deal.state, P, observer)
             # the public state of the replayed deal is the same: the choices were private
-            assert np.array_equal(pub, public_state(truth.state, P, observer))
+            assert np.array_equal(pub, public_view(truth.state, P, observer))
             built = world_state(pub, P, observer, deal.hands)
             slots, declared_bits = _allowed_diff(deal, observer)
             diff = [k for k in range(E.STATE_SIZE) if built[k] != truth.state[k] and k not in slots
@@ -159,7 +159,7 @@ def test_world_state_from_the_true_hands_is_the_true_state(rules):
         # the solver's values agree too (late positions only: cheap)
         if deal.state[E.S_TRICK_NO] >= 5:
             seat = deal.current_player
-            built = world_state(public_state(deal.state, P, seat), P, seat, deal.hands)
+            built = world_state(public_view(deal.state, P, seat), P, seat, deal.hands)
             truth = _with_assumed_choices(deal, seat)
             assert solver.solve(built, "score", params=P, team=0) == \
                 solver.solve(truth.state, "score", params=P, team=0)
@@ -171,10 +171,10 @@ def test_world_state_from_the_true_hands_is_the_true_state(rules):
 def test_world_state_rejects_positions_outside_the_play():
     deal = Deal("ffb", seed=1, dealer=0)
     with pytest.raises(PIMCError, match="card play"):
-        world_state(public_state(deal.state, deal.params, 1), deal.params, 1, deal.hands)
+        world_state(public_view(deal.state, deal.params, 1), deal.params, 1, deal.hands)
     deal.with_contract(80, 0, taker=1)
     with pytest.raises(PIMCError, match="own hand"):
-        world_state(public_state(deal.state, deal.params, 1), deal.params, 1, [0, 0, 0, 0])
+        world_state(public_view(deal.state, deal.params, 1), deal.params, 1, [0, 0, 0, 0])
 
 
 # ------------------------------------------------------------------ card play

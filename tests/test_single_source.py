@@ -109,7 +109,8 @@ def test_shared_helpers_are_the_same_objects():
     assert pimc._belote_pairs is E.belote_pairs
     assert numba_bots.strain_allowed is E.strain_allowed
     assert kernels.NO_CEILING is infoset.NO_CEILING is inference.NO_CEILING
-    assert kernels.infer_play is infoset.voids_ceilings_into is inference.voids_ceilings_into
+    assert kernels.voids_ceilings_into is infoset.voids_ceilings_into is inference.voids_ceilings_into
+    assert not hasattr(kernels, "infer_play") and not hasattr(kernels, "public_state")
     for mod in (pimc, evaluation):
         assert isinstance(mod._check_int, functools.partial)
         assert mod._check_int.func is R.check_int
@@ -357,7 +358,7 @@ def _excluded_by_legality(S, P, strain):
 @pytest.mark.parametrize("preset", ["ffb", "classic"])
 @pytest.mark.parametrize("overrides", [{}, {"must_undertrump": True}, {"overtrump_partner": False}])
 def test_infer_play_is_the_negation_of_legality(preset, overrides):
-    """``kernels.infer_play`` (``inference.voids_ceilings_into``, which the
+    """``inference.voids_ceilings_into`` (which the environments and the
     information set reads too) is an inference, not a copy of the rules: the cards its voids
     and ceilings rule out, among those still in the hands, are exactly the cards ``x``
     for which a played card would have been illegal in the hand ``{c, x}``."""
@@ -373,7 +374,7 @@ def test_infer_play_is_the_negation_of_legality(preset, overrides):
         while S[E.S_PHASE] != E.DONE:
             if S[E.S_PHASE] == E.PLAY:
                 strain = int(S[E.S_BID_STRAIN])
-                kernels.infer_play(S, P, strain, voids, ceil)
+                inference.voids_ceilings_into(S, P, strain, voids, ceil)
                 remaining = 0
                 for s in range(4):
                     remaining |= int(S[E.S_HAND + s])

@@ -21,7 +21,8 @@ from ...engine import (AUCTION, DONE, PLAY, STATE_SIZE, pending_choice, apply_le
                        set_auction_action, set_contract_strain, set_hand, set_initial_hand,
                        set_retourne, kernel)
 from ...rules import CAPOT_VALUE, RuleSet, card_points_table, params_vector
-from ...envs.kernels import apply_at, public_state_into, rules_vector
+from ...engine import public_view_into
+from ...envs.kernels import apply_at, rules_vector
 from ..numba_bots import BOT_HEURISTIC, bot_action
 from . import canonical as C
 from .bid_actions import BID_ACTIONS, BID_INDEX, N_BID, bid_inputs
@@ -117,7 +118,7 @@ def canonical_auction_state(S, P, p, pub, out):
     ``PERMS[p, s]``). During the auction the suit-dependent slots are the hands, the
     auction record, the bid strain and the classic retourne (declarations and belotes are
     set when the play starts)."""
-    public_state_into(S, P, current_seat(S), pub)
+    public_view_into(S, P, current_seat(S), pub)
     for k in range(STATE_SIZE):
         out[k] = pub[k]
     for s in range(4):
