@@ -24,8 +24,8 @@ from test_infoset import actors, other_world, random_trace, replay_and_compare
 
 
 def same_public_state(b, a_now, seat):
-    pa = K.public_state(a_now.state, a_now.params, seat)
-    pb = K.public_state(b.state, b.params, seat)
+    pa = E.public_view(a_now.state, a_now.params, seat)
+    pb = E.public_view(b.state, b.params, seat)
     assert np.array_equal(pa, pb), np.flatnonzero(pa != pb)
 
 
@@ -98,7 +98,7 @@ def test_public_state_keeps_the_own_hand_and_the_public_slots(preset):
         while not d.is_terminal:
             S = d.state
             seat = d.current_player
-            pub = K.public_state(S, d.params, seat)
+            pub = E.public_view(S, d.params, seat)
             assert pub[E.S_HAND + seat] == S[E.S_HAND + seat]
             assert all(pub[E.S_HAND + p] == 0 for p in range(4) if p != seat)
             assert all(pub[s] == S[s] for s in PUBLIC_SLOTS)
@@ -111,5 +111,5 @@ def test_public_state_keeps_the_own_hand_and_the_public_slots(preset):
             legal = d.legal_actions()
             d.apply(legal[rng.integers(len(legal))])
         # at the end, the scores are public
-        pub = K.public_state(d.state, d.params, 0)
+        pub = E.public_view(d.state, d.params, 0)
         assert pub[E.S_SCORE] == d.state[E.S_SCORE] and pub[E.S_SCORE + 1] == d.state[E.S_SCORE + 1]
