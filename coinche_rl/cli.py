@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import json
 import os
 import re
@@ -723,8 +724,8 @@ def _warm_here_and_in_processes(chains, jobs: int) -> None:
             mod, _, fn = spec.partition(":")
             try:
                 getattr(importlib.import_module(mod), fn or "warmup")()
-            except Exception:
-                pass
+            except Exception as e:      # the caller's own warm-up raises it in its place
+                logging.getLogger("coinche_rl").debug("warm-up %s failed here: %r", spec, e)
         for p in children:
             p.wait()
     finally:

@@ -410,38 +410,11 @@ def _replay_two_deal(rec: Dict[str, Any], rules: RuleSet, dealer: int, where: st
     return deal
 
 
-def _replay_two_match(rec: Dict[str, Any], rules: RuleSet, check: bool) -> Dict[str, Any]:
-    first = _need(rec, "first_dealer", int, "")
-    deal_recs = _need(rec, "deals", list, "")
-    scores, pot, winner, deals = [0, 0], 0, None, []
-    for i, drec in enumerate(deal_recs):
-        where = f"deals[{i}]."
-        if winner is not None:
-            raise RecordError(f"deals[{i}]: a deal after the end of the match (player {winner} won)")
-        expected_dealer = (first + i) % 2
-        if isinstance(drec, dict) and drec.get("dealer") != expected_dealer:
-            raise RecordError(f"{where}dealer: expected {expected_dealer} (alternating from "
-                              f"first_dealer {first}), got {drec.get('dealer')!r}")
-        deal = replay_deal(drec, rules, where=where, check=check)
-        deals.append(deal)
-        if not deal.is_terminal:
-            if i != len(deal_recs) - 1:
-                raise RecordError(f"deals[{i}]: unfinished deal before the last one")
-            break
-        scores, pot, winner = score_into_two_match(scores, pot, deal)
-    if check:
-        _compare(rec.get("scores"), scores, "scores")
-        if rec.get("pot", 0) != pot:
-            raise RecordError(f"pot: stored {rec.get('pot')!r}, replay gives {pot!r}")
-        if rec.get("winner") != winner:
-            raise RecordError(f"winner: stored {rec.get('winner')!r}, replay gives {winner!r}")
-    return {"rules": rules, "deals": deals, "scores": scores, "pot": pot, "winner": winner}
-
-
 def replay_match(rec: Dict[str, Any], *, check: bool = True) -> Dict[str, Any]:
-    """Replay a match record: every deal, dealer rotation, scores and the winner.
+    """Replay a match record: every deal, dealer rotation, scores and the winner (four
+    players, or two: the dealer then alternates).
 
-    Returns ``{"rules", "deals", "scores", "winner"}``. :raises RecordError:.
+    Returns ``{"rules", "deals", "scores", "pot", "winner"}``. :raises RecordError:.
     """
     if not isinstance(rec, dict):
         raise RecordError(f"record: expected an object, got {type(rec).__name__}")
@@ -451,20 +424,19 @@ def replay_match(rec: Dict[str, Any], *, check: bool = True) -> Dict[str, Any]:
         raise RecordError(f"version: expected {VERSION}, got {rec.get('version')!r}")
     rules = _rules_from(rec, "")
     if rules.family == "two":
-        return _replay_two_match(rec, rules, check)
+        n_dealers, score_into, side, rotation = 2, score_into_two_match, "player", "alternating"
+    else:
+        n_dealers, score_into, side, rotation = 4, score_into_match, "team", "rotation"
     first = _need(rec, "first_dealer", int, "")
     deal_recs = _need(rec, "deals", list, "")
-    scores = [0, 0]
-    pot = 0
-    winner = None
-    deals = []
+    scores, pot, winner, deals = [0, 0], 0, None, []
     for i, drec in enumerate(deal_recs):
         where = f"deals[{i}]."
         if winner is not None:
-            raise RecordError(f"deals[{i}]: a deal after the end of the match (team {winner} won)")
-        expected_dealer = (first + i) % 4
+            raise RecordError(f"deals[{i}]: a deal after the end of the match ({side} {winner} won)")
+        expected_dealer = (first + i) % n_dealers
         if isinstance(drec, dict) and drec.get("dealer") != expected_dealer:
-            raise RecordError(f"{where}dealer: expected {expected_dealer} (rotation from "
+            raise RecordError(f"{where}dealer: expected {expected_dealer} ({rotation} from "
                               f"first_dealer {first}), got {drec.get('dealer')!r}")
         deal = replay_deal(drec, rules, where=where, check=check)
         deals.append(deal)
@@ -472,7 +444,7 @@ def replay_match(rec: Dict[str, Any], *, check: bool = True) -> Dict[str, Any]:
             if i != len(deal_recs) - 1:
                 raise RecordError(f"deals[{i}]: unfinished deal before the last one")
             break
-        scores, pot, winner = score_into_match(scores, pot, deal)
+        scores, pot, winner = score_into(scores, pot, deal)
     if check:
         _compare(rec.get("scores"), scores, "scores")
         if rec.get("pot", 0) != pot:
