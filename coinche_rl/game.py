@@ -641,6 +641,9 @@ class Match:
     :param seed: seeds every random choice of the match (deals, dealer, cuts).
     """
 
+    #: who wins a match: a team (belote for two players: a player)
+    SIDE = "team"
+
     def __init__(self, rules: Union[str, RuleSet] = "ffb", *, target: Optional[int] = None,
                  dealer: Optional[int] = None, seed: Optional[int] = None, max_deals: int = 1000):
         self.rules = four_player_rules(rules) if target is None else four_player_rules(rules, target=target)
@@ -682,7 +685,8 @@ class Match:
         """Apply an action to the current deal; a finished deal is scored and the next
         one dealt. :raises IllegalActionError: as :meth:`Deal.apply`."""
         if self.is_terminal:
-            raise IllegalActionError(f"illegal action {action!r}: the match is over (winner: team {self.winner})")
+            raise IllegalActionError(f"illegal action {action!r}: the match is over "
+                                     f"(winner: {self.SIDE} {self.winner})")
         self.deal.apply(action)
         if self.deal.is_terminal:
             self._finish_deal()
@@ -709,7 +713,7 @@ class Match:
         self.deal = Deal(self.rules, deck=deck, dealer=dealer)
 
     def clone(self) -> "Match":
-        m = Match.__new__(Match)
+        m = type(self).__new__(type(self))
         m.rules, m.first_dealer, m.max_deals = self.rules, self.first_dealer, self.max_deals
         m._rng = np.random.Generator(np.random.PCG64())
         m._rng.bit_generator.state = self._rng.bit_generator.state

@@ -31,7 +31,8 @@ import numpy as np
 from . import actions as A
 from .cards import SUIT_NAMES, format_card, format_hand, popcount
 from .engine import two as E2
-from .game import IllegalActionError, IllegalBidError, IllegalPlayError, deal_deck, deck_from
+from .game import (IllegalActionError, IllegalBidError, IllegalPlayError, Match, deal_deck,
+                   deck_from)
 from .rules import STRAIN_LONG_NAMES, InvalidRulesError, RuleSet, get_rules, params_vector
 
 __all__ = ["TwoPlayerDeal", "TwoPlayerMatch", "TwoPlayerResult", "TwoPlayerView", "two_player_rules",
@@ -561,17 +562,20 @@ class TwoPlayerDeal:
         return "\n".join(lines)
 
 
-class TwoPlayerMatch:
+class TwoPlayerMatch(Match):
     """A match of two-player deals to the rule set's target (RULES.md §12): the dealer
     alternates (void deals included), each deal from a fresh shuffle; the first player at
     or past the target wins; both past on the same deal: the higher total; equal: another
-    deal. Litige points (option ``litige``) go to the next deal's winner.
+    deal. Litige points (option ``litige``) go to the next deal's winner. The play
+    (``apply``, ``legal_actions``, ``clone``, ...) is :class:`~coinche_rl.game.Match`'s.
 
     :param rules: a two-family preset or rule set; ``target`` overrides its target.
     :param dealer: the first dealer (random from ``seed`` if omitted).
     :param seed: seeds every deal of the match.
     :param max_deals: a safety bound: raises RuntimeError past it.
     """
+
+    SIDE = "player"
 
     def __init__(self, rules: Union[str, RuleSet] = "belote_a_deux", *, target: Optional[int] = None,
                  dealer: Optional[int] = None, seed: Optional[int] = None, max_deals: int = 1000):
@@ -589,30 +593,6 @@ class TwoPlayerMatch:
         self.deals: List[TwoPlayerDeal] = []
         self.winner: Optional[int] = None
         self.deal = TwoPlayerDeal(self.rules, deck=deal_deck(self._rng), dealer=self.first_dealer)
-
-    @property
-    def target(self) -> int:
-        return self.rules.target
-
-    @property
-    def is_terminal(self) -> bool:
-        return self.winner is not None
-
-    @property
-    def current_player(self) -> Optional[int]:
-        return None if self.is_terminal else self.deal.current_player
-
-    def legal_actions(self) -> List[int]:
-        return [] if self.is_terminal else self.deal.legal_actions()
-
-    def apply(self, action: ActionLike) -> None:
-        """Apply an action to the current deal; a finished deal is scored into the match
-        and the next one dealt."""
-        if self.is_terminal:
-            raise IllegalActionError("the match is over")
-        self.deal.apply(action)
-        if self.deal.is_terminal:
-            self._finish_deal()
 
     def _finish_deal(self) -> None:
         d = self.deal
