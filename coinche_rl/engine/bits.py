@@ -64,9 +64,22 @@ def highest_card(m):
 @njit(cache=True, inline="always")
 def nth_card(m, k):
     """Index of the k-th (0-based) set bit of ``m``, counting from the lowest."""
-    for _ in range(k):
-        m &= m - 1
-    return lowest_card(m)
+    # k 0 or 1 (most draws from a short legal mask): clear k low bits at once; beyond,
+    # a binary search on the halves' bit counts with no data-dependent branch (a loop of
+    # k steps mispredicts its exit in the random play-outs)
+    if k < 2:
+        return lowest_card(m & (m - k))
+    m = np.int64(m) & 0xFFFFFFFF
+    k = np.int64(k)
+    pos = np.int64(0)
+    for width in (16, 8, 4, 2, 1):
+        low = popcount(m & ((np.int64(1) << width) - 1))
+        up = np.int64(k >= low)
+        k -= low * up
+        shift = width * up
+        m >>= shift
+        pos += shift
+    return pos
 
 
 @kernel

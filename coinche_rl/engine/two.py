@@ -359,16 +359,14 @@ def two_play_card(T, P, c):
     scored after the 16th)."""
     p = T[T_CUR]
     bit = np.int64(1) << c
-    if T[T_HAND + p] & bit:
-        T[T_HAND + p] ^= bit
-    else:
-        T[T_UP + p] ^= bit
+    # the card leaves his hand or the table, whichever holds it (no branch: the play
+    # loop's hot path)
+    T[T_HAND + p] &= ~bit
+    T[T_UP + p] &= ~bit
     T[T_PLAYED] |= bit
-    owner = T[T_BELOTE_OWNER]
-    if owner == p and T[T_BELOTE + p] == 0:
-        kq = BELOTE_PAIRS[T[T_TRUMP]]
-        if T[T_PLAYED] & kq == kq:           # he has played both: credited now
-            T[T_BELOTE + p] = BELOTE_POINTS
+    # the belote's owner has played both: credited now (or again: the same points)
+    kq = BELOTE_PAIRS[T[T_TRUMP]]
+    T[T_BELOTE + p] |= BELOTE_POINTS * ((T[T_BELOTE_OWNER] == p) & ((T[T_PLAYED] & kq) == kq))
     t = T[T_TRICK_NO]
     T[T_PLAYS + 2 * t + T[T_TRICK_N]] = c
     if T[T_TRICK_N] == 0:
@@ -407,9 +405,9 @@ def _reveal(T, p, c):
     """The trick with ``p``'s card ``c`` is collected: the face-down card ``c`` covered
     (if any) is turned face up."""
     d = T[T_UNDER + c]
-    if d >= 0:
-        T[T_DOWN + p] ^= np.int64(1) << d
-        T[T_UP + p] |= np.int64(1) << d
+    bit = np.int64(d >= 0) << (d & 31)      # 0 when nothing was under it (no branch)
+    T[T_DOWN + p] &= ~bit
+    T[T_UP + p] |= bit
 
 
 @kernel
