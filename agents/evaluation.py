@@ -51,7 +51,7 @@ from ..engine import (belote_decided_seats, belote_holder_seats, contract_strain
 from ..rules import (ALL_CARD_POINTS, AT, AT_TABLE_NAMES, CAPOT_POINTS, CAPOT_VALUE,
                      DIX_DE_DER, P_AT_TABLE, P_DECLARATIONS,
                      P_GENERALE_BONUS, P_OPTIONAL_BELOTE, P_OPTIONAL_DECLARE, STRAIN_NAMES,
-                     RuleSet, check_int, get_rules, params_vector)
+                     RuleSet, check_int, four_player_rules, params_vector)
 from ..progress import TaskProgress
 from ..solver import C_KEEP, C_NPAIRS, POINTS, SCORE, W_MONO, Solver, solve_into
 from .neural.agent import load_bid_net
@@ -300,7 +300,7 @@ def contract_levels(rules: Union[str, RuleSet]) -> np.ndarray:
     >>> contract_levels("classic").tolist()
     [0]
     """
-    r = get_rules(rules)
+    r = four_player_rules(rules)
     if r.family == "classic":
         return np.array([TAKE_LEVEL], dtype=np.int64)
     return np.array(list(r.bid_values) + [CAPOT], dtype=np.int64)
@@ -820,7 +820,7 @@ def evaluate_hand(rules: Union[str, RuleSet], seat: int, hand, dealer: int, samp
     :raises UnknownPresetError: for an unknown preset name (lists the valid ones).
     """
     try:
-        rules = get_rules(rules)
+        rules = four_player_rules(rules)
     except TypeError as e:
         raise EvaluationError(str(e)) from None
     seat = _seat(seat, "seat")

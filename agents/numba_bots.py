@@ -117,7 +117,7 @@ from ..engine import AUCTION, DONE, MAX_AUCTION, STATE_SIZE
 from ..rules import (ABOVE, ALL_CARD_POINTS, AT, BELOTE_POINTS, CAPOT_POINTS, CAPOT_VALUE,
                      CARD_ORDER, DEAL_POINTS, MIN_BID_VALUE, NT, P_AT_TABLE, P_BID_ONLY,
                      P_CARRE_LOW_CANCELS, P_COUNT_BELOTE, P_COUNT_DECLARATIONS, P_DECLARATIONS,
-                     P_DECL_SHARE, P_FAIL_BASE, P_FAMILY, TRUMP_SUIT_MASK, RuleSet, get_rules,
+                     P_DECL_SHARE, P_FAIL_BASE, P_FAMILY, TRUMP_SUIT_MASK, RuleSet, four_player_rules,
                      params_vector)
 from ..inference import inferred_voids_ceilings
 from .base import Agent, Param, PlayerView
@@ -910,7 +910,7 @@ def deal_states(rules: Union[str, RuleSet] = "ffb", n: int = 1, seed: int = 0,
         raise ValueError(f"n must be a non-negative number of deals, not {n!r}")
     if dealer not in (-1, 0, 1, 2, 3):
         raise ValueError(f"dealer must be a seat 0..3 or -1 (random), not {dealer!r}")
-    P = params_vector(get_rules(rules))
+    P = params_vector(four_player_rules(rules))
     out = np.empty((int(n), STATE_SIZE), dtype=np.int64)
     _deal_states(P, int(n), int(seed), int(dealer), out)
     return out
@@ -972,7 +972,7 @@ def fit_hand_values(kind: int, n: int = 60000, seed: int = 0):
     if kind not in range(6):
         raise ValueError(f"kind must be 0..5 (suit, NT, AT; +3 for six known cards), not {kind!r}")
     rules = "vip_classic" if kind >= 3 else ("ffb" if kind == K_SUIT else "ffb_sa_ta")
-    P = params_vector(get_rules(rules))
+    P = params_vector(four_player_rules(rules))
     X = np.zeros((n, N_FEATURES), dtype=np.float64)
     y = np.zeros(n, dtype=np.float64)
     _calibration_deals(P, n, seed, kind, X, y)
@@ -1051,7 +1051,7 @@ def warmup() -> None:
     """Compile (or load from the cache) :func:`bot_action`, :func:`play_deals` and
     :func:`deal_states`."""
     for rules in ("ffb", "classic"):
-        P = params_vector(get_rules(rules))
+        P = params_vector(four_player_rules(rules))
         states = deal_states(rules, 2, seed=0)
         bots = np.array([BOT_HEURISTIC, BOT_RANDOM, BOT_HEURISTIC, BOT_RANDOM], dtype=np.int64)
         play_deals(P, states, bots, np.zeros((2, 4), dtype=np.int64))

@@ -83,7 +83,7 @@ from ..cards import FULL_DECK, format_hand, parse_card, parse_hand, popcount
 from ..engine import kernel, lowest_card, rng_next, rng_seed
 from ..engine import popcount as _popcount
 from ..envs.infoset import NO_CEILING, InformationSet
-from ..rules import RuleSet, get_rules
+from ..rules import RuleSet, four_player_rules
 
 __all__ = [
     "SamplerError", "NoConsistentWorld", "WorldSampler", "count_worlds", "sample_worlds",
@@ -994,7 +994,7 @@ def hand_information_set(rules: Union[str, RuleSet], seat: int, hand: CardsLike,
 
     :raises SamplerError: for a wrong seat, hand size or retourne.
     """
-    rules = get_rules(rules) if isinstance(rules, str) else rules
+    rules = four_player_rules(rules)
     if not isinstance(rules, RuleSet):
         raise SamplerError(f"rules must be a preset name or a RuleSet, not {rules!r}")
     for name, v in (("seat", seat), ("dealer", dealer)):

@@ -39,7 +39,7 @@ import time
 import numpy as np
 
 from coinche_rl.game import Deal
-from coinche_rl.rules import PRESETS, get_rules
+from coinche_rl.rules import FOUR_PLAYER_PRESETS, get_rules
 from coinche_rl.simulate import random_play_phase, random_playouts, simulate_deals, warmup
 
 
@@ -122,7 +122,7 @@ def main(argv=None) -> dict:
     print(f"machine: {machine()}")
     print(f"start: compile {compile_s:.2f} s (empty cache), warm start {warm_s:.2f} s")
     per_preset = {}
-    for name in PRESETS:
+    for name in FOUR_PLAYER_PRESETS:            # belote for two players: bench_two_player.py
         rules = get_rules(name)
         play = best_rate(lambda k: random_play_phase(k, strain=1, rules=rules, seed=1), n_play, args.repeats)
         full = best_rate(lambda k: simulate_deals(k, rules=rules, seed=1), n_full, args.repeats)

@@ -19,7 +19,7 @@ import numpy as np
 from . import engine as E
 from .actions import parse_strain
 from .game import Deal
-from .rules import CAPOT_VALUE, RuleSet, get_rules, params_vector
+from .rules import CAPOT_VALUE, RuleSet, four_player_rules, params_vector
 
 __all__ = ["SimulationResult", "simulate_deals", "random_playouts", "random_play_phase", "warmup"]
 
@@ -62,7 +62,7 @@ def simulate_deals(n: int, *, rules: Union[str, RuleSet] = "ffb", seed: int = 0,
     """
     if n < 0:
         raise ValueError(f"n must be >= 0, got {n}")
-    r = get_rules(rules)
+    r = four_player_rules(rules)
     P = params_vector(r)
     c = np.array([-1, 0, 0, 0], dtype=np.int64)
     if contract is not None:
@@ -102,7 +102,7 @@ def random_play_phase(n: int, *, strain: Union[int, str] = 1, rules: Union[str, 
     """The play phase alone: ``n`` random deals, 32 random legal cards each under
     ``strain`` (seat 0 leads). Returns the card points of team 0 (dix de der
     included), shape (n,). The fastest path of the engine (the benchmark's figure)."""
-    r = get_rules(rules)
+    r = four_player_rules(rules)
     given, strain = strain, parse_strain(strain)     # its id or its text ("H", "NT")
     if strain not in r.allowed_strains:
         raise ValueError(f"strain {given!r} not allowed by rules {r.name!r}")

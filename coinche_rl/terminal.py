@@ -55,7 +55,7 @@ from .game import Deal, IllegalActionError, Match
 from .agents import PlayerView, make_agent
 from .agents.base import PRIVATE_ACTIONS
 from .records import deal_to_record, match_to_record, save_record
-from .rules import AT, CARD_ORDER, NT, STRAIN_LONG_NAMES, RuleSet, get_rules, rules_label
+from .rules import AT, CARD_ORDER, NT, STRAIN_LONG_NAMES, RuleSet, four_player_rules, rules_label
 
 __all__ = ["TerminalGame", "PlayResult", "PlaySetupError", "RELATIVE_NAMES", "seat_name",
            "play_in_terminal"]
@@ -152,7 +152,7 @@ class TerminalGame:
             raise PlaySetupError(f"give one agent spec for both opponents or two (right, "
                                  f"then left), not {len(opponents)}")
         self.seat = int(seat)
-        self.rules = get_rules(rules) if target is None else get_rules(rules, target=target)
+        self.rules = four_player_rules(rules) if target is None else four_player_rules(rules, target=target)
         self.seed = int(seed)
         self.n_deals = int(deals)
         self.match_mode = bool(match)

@@ -130,7 +130,7 @@ from .._numba_cache import compile_notice
 from ..actions import N_ACTIONS
 from ..engine import legal_actions_into
 from ..game import Deal, Match
-from ..rules import RuleSet, get_rules
+from ..rules import RuleSet, four_player_rules
 from . import observation as O
 from . import kernels
 from .infoset import InformationSet, information_set
@@ -198,7 +198,7 @@ class raw_env(AECEnv, EzPickle):
         super().__init__()
         compile_notice("the environment", (kernels._encode, engine.legal_actions_into),
                        "about 10-20 s")
-        self.rules: RuleSet = get_rules(rules)
+        self.rules: RuleSet = four_player_rules(rules)
         if mode not in ("deal", "match"):
             raise ValueError(f"mode must be 'deal' or 'match', not {mode!r}")
         if reward not in ("difference", "raw"):

@@ -64,7 +64,7 @@ from .. import engine as E
 from .._numba_cache import compile_notice
 from ..actions import N_ACTIONS, action_to_str
 from ..game import Deal, IllegalActionError
-from ..rules import RuleSet, get_rules
+from ..rules import RuleSet, four_player_rules
 from . import VECTOR_OPPONENTS_GROUP, resolve_plugin
 from . import kernels as K
 from . import observation as O
@@ -115,7 +115,7 @@ class _Batch:
         if reward not in ("difference", "raw"):
             raise ValueError(f"reward must be 'difference' or 'raw', not {reward!r}")
         self.num_envs = n = int(num_envs)
-        self.rules: RuleSet = get_rules(rules)
+        self.rules: RuleSet = four_player_rules(rules)
         compile_notice("the vector environment", (K.vector_step, K.learner_settle),
                        "about 20-40 s")
         self.enc = K.ObservationEncoder(self.rules)

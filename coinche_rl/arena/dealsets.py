@@ -12,7 +12,7 @@ from numba import njit
 
 from .. import engine as E
 from ..game import Deal
-from ..rules import P_FAMILY, RuleSet, check_int, get_rules, params_vector
+from ..rules import P_FAMILY, RuleSet, check_int, four_player_rules, params_vector
 from .errors import ArenaError
 
 __all__ = ["DealSet", "FROZEN_MODES"]
@@ -144,7 +144,7 @@ class DealSet:
 
     def __init__(self, rules: Union[str, RuleSet] = "ffb", seed: int = 0,
                  frozen_contract: Union[bool, str] = False):
-        self.rules = get_rules(rules)
+        self.rules = four_player_rules(rules)
         self.params = params_vector(self.rules)
         self.seed = _check_seed(seed)
         self.frozen = _frozen_mode(frozen_contract)

@@ -16,7 +16,7 @@ from ..agents import BatchedAgent, make_agent, roster_agents
 from ..progress import Progress
 from ..ratings import Ratings, fit_bradley_terry, team_design
 from ..records import rules_record
-from ..rules import RuleSet, get_rules
+from ..rules import RuleSet, four_player_rules
 from .dealsets import _check_seed, _frozen_mode
 from .errors import ArenaError
 from .executors import BACKENDS, _chunks, _execute
@@ -64,7 +64,7 @@ def _check_common(n, backend, workers):
 
 
 def _rules_for(preset, target) -> RuleSet:
-    rules = get_rules(preset)
+    rules = four_player_rules(preset)
     if target is not None:
         rules = rules.replace(target=int(target))
     return rules
@@ -389,7 +389,7 @@ def default_roster(preset: Union[str, RuleSet] = "ffb") -> Tuple[List[str], List
     other registered agent that can be built and seated under ``preset``, in registry
     order. Returns ``(specs, skipped)`` where ``skipped`` says why an agent was left out.
     """
-    rules = get_rules(preset)
+    rules = four_player_rules(preset)
     names = roster_agents()
     first = [n for n in ("random", "heuristic") if n in names]
     roster, skipped = [], []

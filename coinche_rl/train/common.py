@@ -20,7 +20,7 @@ import numpy as np
 
 from ..agents.neural.net import load_weights, make_manifest, save_weights
 from ..progress import Progress
-from ..rules import get_rules
+from ..rules import get_rules, four_player_rules
 
 __all__ = ["setting", "RunSettings", "WorkerSettings", "parse_args", "bad_setting", "check_common", "ignore_sigint",
            "LabelSource", "RunProgress", "start_run", "init_from_weights", "save_run",
@@ -100,7 +100,7 @@ def check_common(args, unit=()) -> None:
     """The checks every trainer's settings share (the preset, the label workers, the
     network, the optimisation, the schedule of logs and checkpoints), plus the shares
     ``unit`` that must be in [0, 1]; a bad one raises ValueError naming it."""
-    get_rules(args.rules)                        # UnknownPresetError names the presets
+    four_player_rules(args.rules)                        # UnknownPresetError names the presets
     if args.backend not in ("pool", "ray"):
         bad_setting(args, "backend", "expected 'pool' or 'ray'")
     if args.address and (args.backend != "ray" or args.workers < 1):

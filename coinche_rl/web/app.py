@@ -57,7 +57,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from ..agents import available_agents
 from ..game import IllegalActionError
 from ..records import RecordError
-from ..rules import RuleSet, get_rules, rules_label
+from ..rules import RuleSet, four_player_rules, rules_label
 from . import analysis as AN
 from .library import Library, LibraryError
 from .play import PlaySession, ProtocolError, parse_settings
@@ -122,7 +122,7 @@ def create_app(rules: Optional[RuleSet] = None, *, records: Optional[str] = None
     :param searches: the most searches (analysis, branch, deal pair) running at once.
     :param worlds: the PIMC worlds of an analysis unless the page asks otherwise.
     """
-    rules = get_rules("ffb") if rules is None else rules
+    rules = four_player_rules("ffb" if rules is None else rules)   # the page plays four
     if searches < 1:
         raise ValueError(f"searches must be at least 1, got {searches!r}")
     library = Library(records, results)

@@ -38,7 +38,8 @@ from ..agents.base import PRIVATE_ACTIONS
 from ..cards import InvalidNotationError
 from ..game import Deal, IllegalActionError, Match
 from ..records import deal_to_record, match_to_record
-from ..rules import InvalidRulesError, RuleSet, UnknownPresetError, parse_rules, rules_label
+from ..rules import (InvalidRulesError, RuleSet, UnknownPresetError, four_player_rules, parse_rules,
+                     rules_label)
 from .views import RELATIVE_NAMES, seat_view
 
 __all__ = ["ProtocolError", "GameSettings", "parse_settings", "PlaySession", "parse_person_action"]
@@ -113,7 +114,7 @@ def parse_settings(msg: Dict[str, Any], default_rules: Optional[RuleSet] = None)
                             f"'ffb:target=500'), got {rules_text!r}")
     else:
         try:
-            rules = parse_rules(rules_text)
+            rules = four_player_rules(parse_rules(rules_text))
         except (UnknownPresetError, InvalidRulesError) as e:
             raise ProtocolError(f"rules: {e}") from None
     seed = _int_field(msg, "seed", 0, 0)

@@ -33,8 +33,8 @@ from .. import actions as A
 from .. import engine as E
 from ..cards import RANK_NAMES, RANKS, SUIT_NAMES, SUITS, cards_of, format_card
 from ..game import Deal
-from ..rules import (CARD_ORDER, NT, PRESETS, STRAIN_LONG_NAMES, STRAIN_NAMES, RuleSet,
-                     rules_label)
+from ..rules import (CARD_ORDER, FOUR_PLAYER_PRESETS, NT, STRAIN_LONG_NAMES, STRAIN_NAMES,
+                     RuleSet, rules_label)
 from ..envs.infoset import information_set
 
 __all__ = ["meta", "seat_view", "table_view", "result_view", "sorted_cards", "action_item",
@@ -58,7 +58,7 @@ def meta() -> Dict[str, Any]:
                   for s in range(4)],
         "strains": [{"id": i, "text": STRAIN_NAMES[i], "name": STRAIN_LONG_NAMES[i]}
                     for i in range(len(STRAIN_NAMES))],
-        "presets": list(PRESETS),
+        "presets": list(FOUR_PLAYER_PRESETS),     # the page plays four players
         "relative_names": list(RELATIVE_NAMES),
     }
 
