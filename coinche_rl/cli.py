@@ -651,7 +651,8 @@ WARMUP_MODULES = ("coinche_rl.simulate", "coinche_rl.envs.kernels", "coinche_rl.
                   "coinche_rl.agents.neural.search", "coinche_rl.arena",
                   "coinche_rl.engine.two", "coinche_rl.agents.two_player_bots",
                   "coinche_rl.envs.two_player_kernels", "coinche_rl.envs.two_player_vector",
-                  "coinche_rl.solver_two", "coinche_rl.agents.two_player_pimc")
+                  "coinche_rl.solver_two", "coinche_rl.agents.two_player_pimc",
+                  "coinche_rl.agents.two_player_evaluation")
 
 #: how the warm-up processes share WARMUP_MODULES: chains of modules that build on each
 #: other's kernels (each chain in one process, in this order). The solver's call graph is
@@ -672,7 +673,8 @@ WARMUP_CHAINS = (("coinche_rl.solver:warmup_search", "coinche_rl.solver",
                  # these modules, so warmup_chains drops it there
                  ("coinche_rl.engine.two", "coinche_rl.agents.two_player_bots",
                   "coinche_rl.envs.two_player_kernels", "coinche_rl.envs.two_player_vector",
-                  "coinche_rl.solver_two", "coinche_rl.agents.two_player_pimc"),
+                  "coinche_rl.solver_two", "coinche_rl.agents.two_player_pimc",
+                  "coinche_rl.agents.two_player_evaluation"),
                  ("coinche_rl.simulate", "coinche_rl.agents.numba_bots", "coinche_rl.arena"))
 
 #: modules whose kernels call those of other modules with a long compile of their own:
@@ -803,6 +805,8 @@ def _seat_cards(text: str, option: str):
 
 def cmd_evaluate(args) -> int:
     from .agents.evaluation import EvaluationError, evaluate_hand   # lazy: see the top
+    if args.preset.family == "two":
+        return _evaluate_two_player(args)
     try:
         holds, lacks = {}, {}
         for option, items, out in (("--holds", args.holds, holds), ("--lacks", args.lacks, lacks)):
@@ -853,6 +857,50 @@ def cmd_evaluate(args) -> int:
     return 0
 
 
+def _evaluate_two_player(args) -> int:
+    """``coinche-rl evaluate --rules belote_a_deux``: the prise options of one player
+    (coinche_rl.agents.two_player_evaluation); the four-player options are refused in
+    one line."""
+    from .agents.evaluation import EvaluationError
+    from .agents import two_player_evaluation
+    four = [opt for opt, given in (("--holds", args.holds), ("--lacks", args.lacks),
+                                   ("--auction", args.auction), ("--strains", args.strains),
+                                   ("--bid-weights", args.bid_weights),
+                                   ("--min-suit-length", args.min_suit_length),
+                                   ("--coinche", args.coinche), ("--threads", args.threads))
+            if given]
+    if args.method not in ("both", "heuristic"):
+        four.append(f"--method {args.method}")
+    if four:
+        print(f"coinche-rl: error: {', '.join(four)}: not for belote for two players (its "
+              f"evaluation: --seat 0|1, --dealer 0|1, --retourne, --other-up, --prise, "
+              f"--samples, --seed; heuristic play only)", file=sys.stderr)
+        return 2
+    dealer = 1 - args.seat if args.dealer == 3 else args.dealer    # default: he speaks first
+    compile_notice("the two-player hand evaluation", (two_player_evaluation._evaluate_worlds,),
+                   "about 10-30 s")
+    try:
+        ev = two_player_evaluation.evaluate_two_player_hand(args.preset, args.seat, args.hand, dealer,
+                                      retourne=args.retourne, other_up=args.other_up,
+                                      prise=(args.prise or "").replace(",", " ").split(),
+                                      samples=args.samples, seed=args.seed)
+    except EvaluationError as e:
+        print(f"coinche-rl: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
+    if args.json:
+        print(json.dumps(ev.to_dict()))
+        return 0
+    print("coinche-rl evaluate: belote for two players, Monte Carlo evaluation of the prise "
+          "(heuristic play at both players)")
+    print(ev.table())
+    print(f"{ev.samples} worlds x {len(ev.options)} options in {ev.seconds:.2f} s "
+          f"({ev.samples / max(ev.seconds, 1e-9):,.1f} worlds/s)")
+    return 0
+
+
 def _compile_evaluation(method: str) -> None:
     """On a fresh numba cache, compile the kernels of ``--method both`` (double-dummy
     and heuristic play) in two processes at once, saying so."""
@@ -874,7 +922,9 @@ def _add_evaluate(sub) -> None:
                     "all four seats, scored by the engine, as if the seat's team took the "
                     "contract now.")
     e.add_argument("hand", help="the seat's cards, e.g. 'JH 9H AH TH 7S 8D KC QC' (classic "
-                                "family: 5 cards with --retourne during the prise, or 8)")
+                                "family: 5 cards with --retourne during the prise, or 8; "
+                                "belote_a_deux: the 6 cards in hand with --retourne; "
+                                "belote_decouverte: the 8 face-up cards with --other-up)")
     e.add_argument("--seat", type=seat_int, default=0, help="the seat holding the hand, 0..3 "
                                                        "(default 0)")
     e.add_argument("--dealer", type=seat_int, default=3,
@@ -905,7 +955,11 @@ def _add_evaluate(sub) -> None:
     e.add_argument("--coinche", type=int, default=0, choices=(0, 1, 2),
                    help="evaluate coinched (1) or surcoinched (2) contracts (default 0: "
                         "neither)")
-    e.add_argument("--retourne", help="classic family: the turned-up card, e.g. 8H")
+    e.add_argument("--retourne", help="classic family and belote_a_deux: the turned-up card, "
+                                      "e.g. 8H")
+    e.add_argument("--other-up", help="belote_decouverte: the other player's 8 face-up cards "
+                                      "(the hand argument: the player's own 8)")
+    e.add_argument("--prise", help="belote for two players: the prise so far, e.g. 'pass'")
     e.add_argument("--threads", type=positive_int, help="threads (default: every core)")
     e.add_argument("--json", action="store_true", help="print the results as JSON")
     e.add_argument("--no-progress", action="store_true", help="no progress bar")

@@ -105,3 +105,27 @@ def test_as_a_subprocess():
     r = subprocess.run([sys.executable, "-m", "coinche_rl.cli", "evaluate", "JH 9H"],
                        capture_output=True, text=True, env=env, timeout=300)
     assert r.returncode == 2 and "has 2 cards" in r.stderr
+
+
+def test_two_player_prise(capsys):
+    """`--rules belote_a_deux`: the prise options of one player, the same numbers as the
+    Python API; the four-player options are refused in one line."""
+    from coinche_rl.agents.two_player_evaluation import evaluate_two_player_hand
+    args = ["evaluate", "JH 9H AH 7S 8D KC", "--rules", "belote_a_deux", "--retourne", "TH",
+            "--seat", "1", "--dealer", "0", "--samples", "30", "--seed", "3"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    for text in ("belote for two players", "take hearts", "name spades", "pass", "suggested:",
+                 "worlds/s"):
+        assert text in out
+    assert main(args + ["--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    ev = evaluate_two_player_hand("belote_a_deux", 1, "JH 9H AH 7S 8D KC", 0, retourne="TH",
+                                  samples=30, seed=3)
+    assert [o["expected_score"] for o in d["options"]] == \
+        [round(float(x), 3) for x in ev.expected_score]
+    assert main(["evaluate", "JH 9H AH 7S 8D KC", "--rules", "belote_decouverte"]) == 2
+    assert "8 face-up cards" in capsys.readouterr().err
+    assert main(args + ["--auction", "pass", "--method", "dd"]) == 2
+    err = capsys.readouterr().err
+    assert "--auction, --method dd: not for belote for two players" in err and "\n" == err[-1]

@@ -165,7 +165,8 @@ def test_the_two_player_chain_adds_nothing_to_a_four_player_warm_up():
     still joins the sampler's."""
     two = {"coinche_rl.engine.two", "coinche_rl.agents.two_player_bots",
            "coinche_rl.envs.two_player_kernels", "coinche_rl.envs.two_player_vector",
-           "coinche_rl.solver_two", "coinche_rl.agents.two_player_pimc"}
+           "coinche_rl.solver_two", "coinche_rl.agents.two_player_pimc",
+           "coinche_rl.agents.two_player_evaluation"}
     assert two <= set(cli.WARMUP_MODULES)
     assert [set(c) for c in cli.WARMUP_CHAINS].count(two) == 1
     assert set(cli.WARMUP_CHAINS[-1]) != two
