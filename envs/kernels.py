@@ -37,39 +37,17 @@ from ..actions import BID_BASE, CAPOT_BASE, COINCHE, SURCOINCHE
 from ..rules import (DEAL_POINTS, DIX_DE_DER, MIN_BID_VALUE, N_STRAINS, P_FAMILY, RuleSet,
                      card_points_table)
 from . import observation as O
+from .observation import (O_BELOTE, O_BIDS, O_CEILINGS, O_COINCHE, O_CONTRACT, O_CURRENT_TRICK,
+                          O_DEALER, O_DECLARATIONS_RESOLVED, O_DECLARATIONS_SHOWN,
+                          O_DECLARATION_WINNER, O_HAND, O_LEADER, O_MATCH, O_PHASE, O_PLAYED_BY,
+                          O_PLAYED_WHEN, O_POINTS, O_PRISE, O_RETOURNE, O_RULES, O_SURCOINCHE,
+                          O_TO_ACT, O_TRICKS, O_TRICK_NO, O_VOIDS)
 from ..inference import NO_CEILING, voids_ceilings_into
 
 __all__ = ["encode_into",
            "ObservationEncoder", "warmup"]
 
-# observation offsets, as plain ints for the kernels
-_L = {name: a for name, (a, _) in O.LAYOUT.items()}
 
-O_HAND = _L["hand"]
-O_DEALER = _L["dealer"]
-O_PHASE = _L["phase"]
-O_TO_ACT = _L["to_act"]
-O_BIDS = _L["bids"]
-O_COINCHE = _L["coinche"]
-O_SURCOINCHE = _L["surcoinche"]
-O_PRISE = _L["prise"]
-O_RETOURNE = _L["retourne"]
-O_CONTRACT = _L["contract"]
-O_DECL_RESOLVED = _L["declarations_resolved"]
-O_DECL_WINNER = _L["declaration_winner"]
-O_SHOWN = _L["declarations_shown"]
-O_BELOTE = _L["belote"]
-O_PLAYED_BY = _L["played_by"]
-O_PLAYED_WHEN = _L["played_when"]
-O_CURRENT = _L["current_trick"]
-O_LEADER = _L["leader"]
-O_TRICK_NO = _L["trick_no"]
-O_POINTS = _L["points"]
-O_TRICKS = _L["tricks"]
-O_MATCH = _L["match"]
-O_RULES = _L["rules"]
-O_VOIDS = _L["voids"]
-O_CEILINGS = _L["ceilings"]
 N_OBS = O.OBSERVATION_SIZE
 N_LEVELS = O.N_LEVELS
 CAPOT_ROW = O.CAPOT_ROW
@@ -151,14 +129,14 @@ def _encode(S, P, seat, cpt, rules_vec, match, out, voids, ceil):
     # declarations and belote
     w = declaration_winner(S)
     if w != DECL_UNRESOLVED:
-        out[O_DECL_RESOLVED] = 1.0
+        out[O_DECLARATIONS_RESOLVED] = 1.0
     if w >= 0:
-        out[O_DECL_WINNER + (0 if w == team else 1)] = 1.0
+        out[O_DECLARATION_WINNER + (0 if w == team else 1)] = 1.0
         shown = shown_declarers(S)
         for p in (w, w + 2):
             if (shown >> p) & 1:
                 m = declaration_cards(S, p)
-                base = O_SHOWN + 32 * ((p - me) & 3)
+                base = O_DECLARATIONS_SHOWN + 32 * ((p - me) & 3)
                 for c in range(32):
                     if (m >> c) & 1:
                         out[base + c] = 1.0
@@ -201,7 +179,7 @@ def _encode(S, P, seat, cpt, rules_vec, match, out, voids, ceil):
             cur_n = n
             if phase == PLAY:
                 for i in range(n):
-                    out[O_CURRENT + trick_card(S, t, i)] = 1.0
+                    out[O_CURRENT_TRICK + trick_card(S, t, i)] = 1.0
         else:
             if t == 7:
                 tp += DIX_DE_DER

@@ -76,7 +76,8 @@ from .. import actions as A
 from ..rules import N_STRAINS, card_points_table
 from .infoset import NO_CEILING, InformationSet
 
-__all__ = ["VERSION", "LAYOUT", "OBSERVATION_SIZE", "HIGH", "encode", "decode", "slice_layout"]
+__all__ = ["VERSION", "LAYOUT", "OFFSETS", "OBSERVATION_SIZE", "HIGH", "encode", "decode",
+           "slice_layout", "layout_offsets"]
 
 VERSION = 1
 
@@ -108,6 +109,17 @@ def slice_layout(parts) -> "OrderedDict[str, tuple]":
 LAYOUT: "OrderedDict[str, tuple]" = slice_layout(_PARTS)
 #: length of the observation vector
 OBSERVATION_SIZE = next(reversed(LAYOUT.values()))[1]
+
+
+def layout_offsets(layout) -> "OrderedDict[str, int]":
+    """``O_<NAME>`` -> the start of each slice of ``layout``: the offsets the numba
+    encoders read, as module-level ints (``O_HAND``, ``O_PLAYED_BY``, ...)."""
+    return OrderedDict((f"O_{name.upper()}", a) for name, (a, _) in layout.items())
+
+
+#: the offsets of :data:`LAYOUT`'s slices, also module-level names ``O_*``
+OFFSETS = layout_offsets(LAYOUT)
+globals().update(OFFSETS)
 
 #: per-element upper bound of the observation (lower bound 0 everywhere)
 HIGH = np.ones(OBSERVATION_SIZE, dtype=np.float32)

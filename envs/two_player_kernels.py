@@ -25,7 +25,7 @@ from ..cards import N_CARDS
 from ..engine import kernel, popcount
 from ..engine.two import (DONE, EXCHANGE_PHASE, HIDDEN_CARD, N_PLAYERS, N_STACKS, N_TRICKS_TWO,
                           PLAY, PRISE, T_BELOTE, T_CUR, T_DEALER, T_DECL_CARDS, T_DECL_PTS,
-                          T_DECL_WINNER, T_EXCHANGE, T_HAND, T_LEADER, T_N_PRISE, T_PHASE,
+                          T_DECL_WINNER, T_EXCHANGE, T_HAND, T_N_PRISE, T_PHASE,
                           T_PLAYS, T_POINTS, T_PRISE, T_RETOURNE, T_ROUND, T_SCORE,
                           T_STACK_DOWN, T_STACK_UP, T_TAKER, T_TRICKS, T_TRICK_LEADERS,
                           T_TRICK_N, T_TRICK_NO, T_TRICK_WINNERS, T_TRUMP, T_UP, T_VOID,
@@ -34,40 +34,17 @@ from ..engine.two import (DONE, EXCHANGE_PHASE, HIDDEN_CARD, N_PLAYERS, N_STACKS
                           two_random_deal)
 from ..rules import DEAL_POINTS, P_BELOTE, P_DECLARATIONS, P_HAND_CARDS, P_LITIGE, params_vector
 from . import two_player_observation as O
+from .two_player_observation import (O_BELOTE, O_COVERS, O_CURRENT_TRICK, O_DEALER,
+                                     O_DECLARATIONS_RESOLVED, O_DECLARATION_CARDS,
+                                     O_DECLARATION_WINNER, O_DECLARED, O_EXCHANGE, O_FACE_DOWN,
+                                     O_HAND, O_HAND_SIZE, O_KNOWN_OTHER, O_LEADER, O_MATCH,
+                                     O_PHASE, O_PLAYED_BY, O_PLAYED_WHEN, O_POINTS, O_PRISE,
+                                     O_PRISE_ROUND, O_RETOURNE, O_RETOURNE_HOLDER, O_RULES,
+                                     O_TABLE_UP, O_TAKER, O_TO_ACT, O_TRICKS, O_TRICK_NO,
+                                     O_TRUMP)
 
 __all__ = ["encode_view", "encode_into", "TwoPlayerEncoder", "warmup"]
 
-_L = {name: a for name, (a, _) in O.LAYOUT.items()}
-O_HAND = _L["hand"]
-O_KNOWN = _L["known_other"]
-O_UP = _L["table_up"]
-O_COVERS = _L["covers"]
-O_FACE_DOWN = _L["face_down"]
-O_HAND_SIZE = _L["hand_size"]
-O_DEALER = _L["dealer"]
-O_PHASE = _L["phase"]
-O_TO_ACT = _L["to_act"]
-O_PRISE = _L["prise"]
-O_PRISE_ROUND = _L["prise_round"]
-O_RETOURNE = _L["retourne"]
-O_HOLDER = _L["retourne_holder"]
-O_TRUMP = _L["trump"]
-O_TAKER = _L["taker"]
-O_EXCHANGE = _L["exchange"]
-O_PLAYED_BY = _L["played_by"]
-O_PLAYED_WHEN = _L["played_when"]
-O_CURRENT = _L["current_trick"]
-O_LEADER = _L["leader"]
-O_TRICK_NO = _L["trick_no"]
-O_POINTS = _L["points"]
-O_TRICKS = _L["tricks"]
-O_DECLARED = _L["declared"]
-O_DECL_RESOLVED = _L["declarations_resolved"]
-O_DECL_WINNER = _L["declaration_winner"]
-O_DECL_CARDS = _L["declaration_cards"]
-O_BELOTE = _L["belote"]
-O_MATCH = _L["match"]
-O_RULES = _L["rules"]
 N_OBS = O.OBSERVATION_SIZE
 HIGH = O.HIGH
 FACE_DOWN_SCALE = O.FACE_DOWN_SCALE
@@ -108,13 +85,13 @@ def encode_view(V, P, me, match, out):
     o = 1 - me
     phase = V[T_PHASE]
     _bits_into(V[T_HAND + me], out, O_HAND)
-    _bits_into(V[T_HAND + o], out, O_KNOWN)
+    _bits_into(V[T_HAND + o], out, O_KNOWN_OTHER)
     # the table: face-up cards, the stacks whose face-down card is still there
     down_o = 0
     for p in range(N_PLAYERS):
         r = _rel(p, me)
         up = V[T_UP + p]
-        _bits_into(up, out, O_UP + 32 * r)
+        _bits_into(up, out, O_TABLE_UP + 32 * r)
         down = 0
         for k in range(N_STACKS):
             u = V[T_STACK_UP + N_STACKS * p + k]
@@ -170,7 +147,7 @@ def encode_view(V, P, me, match, out):
     taker = V[T_TAKER]
     if P[P_HAND_CARDS] and taker >= 0 and phase != EXCHANGE_PHASE:
         holder = 1 - taker if V[T_EXCHANGE] == 1 else taker
-        out[O_HOLDER + _rel(holder, me)] = 1.0
+        out[O_RETOURNE_HOLDER + _rel(holder, me)] = 1.0
     if V[T_TRUMP] >= 0:
         out[O_TRUMP + V[T_TRUMP]] = 1.0
     if taker >= 0:
@@ -179,7 +156,7 @@ def encode_view(V, P, me, match, out):
         out[O_EXCHANGE + V[T_EXCHANGE]] = 1.0
     if phase == PLAY:
         if V[T_TRICK_N] == 1:
-            out[O_CURRENT + cur_card] = 1.0
+            out[O_CURRENT_TRICK + cur_card] = 1.0
             out[O_LEADER + _rel(cur_leader, me)] = 1.0
         else:
             out[O_LEADER + _rel(V[T_CUR], me)] = 1.0
@@ -189,14 +166,14 @@ def encode_view(V, P, me, match, out):
         out[O_POINTS + r] = V[T_POINTS + p] / DEAL_POINTS
         out[O_TRICKS + r] = V[T_TRICKS + p] / TRICKS_SCALE
         out[O_DECLARED + r] = V[T_DECL_PTS + p] / DECLARATION_SCALE
-        _bits_into(V[T_DECL_CARDS + p], out, O_DECL_CARDS + 32 * r)
+        _bits_into(V[T_DECL_CARDS + p], out, O_DECLARATION_CARDS + 32 * r)
         if V[T_BELOTE + p] > 0:
             out[O_BELOTE + r] = 1.0
     w = V[T_DECL_WINNER]
     if w != DECL_UNRESOLVED:
-        out[O_DECL_RESOLVED] = 1.0
+        out[O_DECLARATIONS_RESOLVED] = 1.0
     if w >= 0:
-        out[O_DECL_WINNER + _rel(w, me)] = 1.0
+        out[O_DECLARATION_WINNER + _rel(w, me)] = 1.0
     if match[0] != 0.0:
         target = match[3]
         out[O_MATCH] = 1.0

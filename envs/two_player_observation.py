@@ -86,6 +86,7 @@ from .. import actions as A
 from ..cards import popcount
 from ..engine import two as E2
 from ..rules import DEAL_POINTS
+from .observation import layout_offsets, slice_layout
 
 __all__ = ["VERSION", "LAYOUT", "OBSERVATION_SIZE", "HIGH", "PHASES", "PRISE_ACTIONS",
            "encode", "decode"]
@@ -114,19 +115,13 @@ _PARTS = [
 ]
 
 
-def _layout(parts) -> "OrderedDict[str, tuple]":
-    out: "OrderedDict[str, tuple]" = OrderedDict()
-    pos = 0
-    for name, n in parts:
-        out[name] = (pos, pos + n)
-        pos += n
-    return out
-
-
 #: name -> (start, stop) of each slice, in order
-LAYOUT: "OrderedDict[str, tuple]" = _layout(_PARTS)
+LAYOUT: "OrderedDict[str, tuple]" = slice_layout(_PARTS)
 #: length of the observation vector
 OBSERVATION_SIZE = next(reversed(LAYOUT.values()))[1]
+#: the offsets of :data:`LAYOUT`'s slices, also module-level names ``O_*``
+OFFSETS = layout_offsets(LAYOUT)
+globals().update(OFFSETS)
 
 #: per-element upper bound of the observation (lower bound 0 everywhere)
 HIGH = np.ones(OBSERVATION_SIZE, dtype=np.float32)

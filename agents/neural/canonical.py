@@ -62,8 +62,9 @@ from ...engine import kernel
 from ...envs import observation as O
 from ...engine import beats, current_seat, legal_actions_into
 from ...rules import CARD_ORDER
-from ...envs.kernels import (O_BIDS, O_CONTRACT, O_CURRENT, O_HAND, O_LEADER, O_PHASE,
-                             O_PLAYED_BY, _encode)
+from ...envs.kernels import _encode
+from ...envs.observation import (O_BIDS, O_CONTRACT, O_CURRENT_TRICK, O_HAND, O_LEADER, O_PHASE,
+                                 O_PLAYED_BY)
 
 __all__ = ["CANON_VERSION", "PERMS", "OBS_DST", "ACT_DST", "ACT_SRC", "FEATURE_SIZE",
            "FEATURE_LAYOUT", "feature_layout_hash", "suit_order", "canonicalize_into",
@@ -359,7 +360,7 @@ def features_into(cobs, cpt, out):
         seat = (leader + i) & 3
         card = -1
         for c in range(32):
-            if cobs[O_CURRENT + c] > 0.5 and cobs[O_PLAYED_BY + 4 * c + seat] > 0.5:
+            if cobs[O_CURRENT_TRICK + c] > 0.5 and cobs[O_PLAYED_BY + 4 * c + seat] > 0.5:
                 card = c
         if card < 0:
             break
@@ -375,7 +376,7 @@ def features_into(cobs, cpt, out):
         out[F_TPTS] = pts / 40.0
         first = -1
         for c in range(32):
-            if cobs[O_CURRENT + c] > 0.5 and cobs[O_PLAYED_BY + 4 * c + leader] > 0.5:
+            if cobs[O_CURRENT_TRICK + c] > 0.5 and cobs[O_PLAYED_BY + 4 * c + leader] > 0.5:
                 first = c
         out[F_LED + (first >> 3)] = 1.0
         if wseat == 2:
