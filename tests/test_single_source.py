@@ -468,8 +468,9 @@ def _functions_where(rel, match):
 
 def test_rule_clauses_have_one_kernel():
     """"Has something to declare" is ``engine.has_declaration`` (the declaration points
-    of a seat compared with 0 nowhere else in the engine or the solver), and the solver's
-    step of a trick after a card (the card beats the winning one?) is ``_trick_after``."""
+    of a seat compared with 0 nowhere else in the engine or the solver), the solver's step
+    of a trick after a card (the card beats the winning one?) is ``_trick_after``, and the
+    engine collects a complete trick in ``collect_trick`` only."""
     def decl_points_test(n):
         return (isinstance(n, ast.Compare) and isinstance(n.ops[0], ast.Gt)
                 and any(isinstance(x, ast.Name) and x.id == "S_DECL_PTS"
@@ -486,6 +487,11 @@ def test_rule_clauses_have_one_kernel():
                 and [ast.unparse(a) for a in n.test.args] == ["c", "win", "strain"])
     assert _functions_where("coinche_rl/solver.py", trick_step) == {"_trick_after"}
     assert E.has_declaration is E.declarations.has_declaration
+
+    def trick_won(n):       # ``S[S_TRICKS + t] += 1``: a trick credited to a team
+        return (isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Subscript)
+                and "S_TRICKS" in ast.unparse(n.target.slice))
+    assert _functions_where("coinche_rl/engine", trick_won) == {"collect_trick"}
 
 
 def test_seat_arithmetic_is_named():

@@ -302,26 +302,35 @@ def apply_legal_action(S, P, a):
         S[S_TRICK_N] = n
         S[S_CUR] = seat_after(cur, 1)
         return 0
-    # trick complete
-    pts_table = ALL_CARD_POINTS[P[P_AT_TABLE], strain]
+    collect_trick(S, P, trick, S[S_WIN_SEAT], ALL_CARD_POINTS[P[P_AT_TABLE], strain])
+    return 0
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def collect_trick(S, P, trick, winner, pts_table):
+    """Trick ``trick`` is complete (its cards in ``S_PLAYS``), won by ``winner``: its card
+    points (``pts_table``: the contract's) and the trick go to the winner's team; after
+    the last trick the dix de der and the deal is scored (returns True), else the winner
+    leads the next trick (returns False). The one trick-collection step of the engine:
+    :func:`apply_legal_action` and the random play-outs' fast loop call it."""
+    base = S_PLAYS + N_SEATS * trick
     pts = 0
     for i in range(N_SEATS):
-        pts += pts_table[S[S_PLAYS + N_SEATS * trick + i]]
-    w = S[S_WIN_SEAT]
-    t = team(w)
+        pts += pts_table[S[base + i]]
+    t = team(winner)
     S[S_POINTS + t] += pts
     S[S_TRICKS + t] += 1
-    S[S_SEAT_TRICKS + w] += 1
-    S[S_TRICK_WINNERS + trick] = w
+    S[S_SEAT_TRICKS + winner] += 1
+    S[S_TRICK_WINNERS + trick] = winner
     S[S_TRICK_N] = 0
     if trick == N_TRICKS - 1:
         S[S_POINTS + t] += DIX_DE_DER
         score_deal(S, P)
-        return 0
+        return True
     S[S_TRICK_NO] = trick + 1
-    S[S_LEADER] = w
-    S[S_TRICK_LEADERS + trick + 1] = w
-    S[S_CUR] = w
+    S[S_LEADER] = winner
+    S[S_TRICK_LEADERS + trick + 1] = winner
+    S[S_CUR] = winner
     S[S_WIN_SEAT] = NO_SEAT
     S[S_WIN_CARD] = NO_CARD
-    return 0
+    return False

@@ -22,12 +22,10 @@ from .deal import deal_into, random_deal
 from .declarations import has_declaration, resolve_declarations
 from .layout import (DONE, NO_CARD, NO_SEAT, PLAY, STATE_SIZE, S_BID_SEAT, S_BID_STRAIN,
                      S_BID_VALUE, S_CARD_POINTS, S_COINCHE, S_CUR, S_DECLARED, S_HAND,
-                     S_LEADER, S_MADE, S_PHASE, S_PLAYED, S_PLAYS, S_POINTS, S_SCORE,
-                     S_SEAT_TRICKS, S_TRICKS, S_TRICK_LEADERS, S_TRICK_N, S_TRICK_NO,
-                     S_TRICK_WINNERS, S_VOID, S_WIN_CARD, S_WIN_SEAT)
-from .play import (apply_legal_action, beats, legal_actions_into, legal_cards,
+                     S_MADE, S_PHASE, S_PLAYED, S_PLAYS, S_SCORE, S_TRICKS, S_TRICK_N,
+                     S_TRICK_NO, S_VOID, S_WIN_CARD, S_WIN_SEAT)
+from .play import (apply_legal_action, beats, collect_trick, legal_actions_into, legal_cards,
                    legal_play_mask)
-from .scoring import score_deal
 
 
 @njit(cache=True, inline="always")
@@ -148,7 +146,7 @@ def _play_cards_fast(S, P, rng):
     Precondition: play phase, and no declare / belote choice can come up (the options
     are off, or the first trick is over). Writes every slot that
     :func:`apply_legal_action` would (automatic declaring in the first trick, resolution
-    at the first card of the second), then scores the deal with :func:`score_deal`.
+    at the first card of the second), then scores the deal (:func:`.play.collect_trick`).
     """
     auto_declare = P[P_DECLARATIONS] != 0 and P[P_OPTIONAL_DECLARE] == 0
     strain = S[S_BID_STRAIN]
@@ -180,28 +178,15 @@ def _play_cards_fast(S, P, rng):
         if n < N_SEATS:
             cur = seat_after(cur, 1)
             continue
-        base = S_PLAYS + N_SEATS * trick
-        pts = (pts_table[S[base]] + pts_table[S[base + 1]] + pts_table[S[base + 2]]
-               + pts_table[S[base + 3]])
-        t = team(win_seat)
-        S[S_POINTS + t] += pts
-        S[S_TRICKS + t] += 1
-        S[S_SEAT_TRICKS + win_seat] += 1
-        S[S_TRICK_WINNERS + trick] = win_seat
         n = 0
-        if trick == N_TRICKS - 1:
-            S[S_POINTS + t] += DIX_DE_DER
+        if trick == N_TRICKS - 1:           # the state as apply_legal_action leaves it
             S[S_PLAYED] = played
-            S[S_TRICK_N] = 0
             S[S_WIN_CARD] = win_card
             S[S_WIN_SEAT] = win_seat
-            score_deal(S, P)
+        if collect_trick(S, P, trick, win_seat, pts_table):
             return
         trick += 1
         cur = win_seat
-        S[S_TRICK_LEADERS + trick] = win_seat
-        S[S_TRICK_NO] = trick
-        S[S_LEADER] = win_seat
         win_card = NO_CARD
         win_seat = NO_SEAT
 
