@@ -49,7 +49,8 @@ from ..engine import (belote_decided_seats, belote_holder_seats, contract_strain
                       prise_round, retourne_of, set_current_seat,
                       team_card_points, team_score)
 from ..rules import (ALL_CARD_POINTS, AT, AT_TABLE_NAMES, CAPOT_POINTS, CAPOT_VALUE,
-                     DIX_DE_DER, P_AT_TABLE, P_DECLARATIONS,
+                     CLASSIC_FIRST_HAND, CLASSIC_PACKETS, CLASSIC_RETOURNE_AT, CLASSIC_STOCK,
+                     DIX_DE_DER, N_SEATS, seat_after, P_AT_TABLE, P_DECLARATIONS,
                      P_GENERALE_BONUS, P_OPTIONAL_BELOTE, P_OPTIONAL_DECLARE, STRAIN_NAMES,
                      RuleSet, check_int, four_player_rules, params_vector)
 from ..progress import TaskProgress
@@ -239,18 +240,18 @@ def _classic_decks(worlds, prise, retourne, taker, dealer, seed, out):
     (8-card hands after the prise, ``taker`` holding ``retourne``): each seat's lowest
     cards dealt first."""
     rng = np.empty(1, dtype=np.uint64)
-    first5 = np.empty(4, dtype=np.int64)
-    rest = np.empty(4, dtype=np.int64)
-    stock = np.empty(11, dtype=np.int64)
+    first5 = np.empty(N_SEATS, dtype=np.int64)
+    rest = np.empty(N_SEATS, dtype=np.int64)
+    stock = np.empty(CLASSIC_STOCK, dtype=np.int64)
     for i in range(worlds.shape[0]):
-        for s in range(4):
+        for s in range(N_SEATS):
             h = worlds[i, s]
             if not prise:
                 if s == taker:
                     h &= ~(1 << retourne)
                 f = 0
                 m = h
-                for _ in range(5):
+                for _ in range(CLASSIC_FIRST_HAND):
                     low = m & -m
                     f |= low
                     m &= m - 1
@@ -259,30 +260,30 @@ def _classic_decks(worlds, prise, retourne, taker, dealer, seed, out):
             else:
                 first5[s] = h
         k = 0
-        for packet in (3, 2):
-            for j in range(4):
-                s = (dealer + 1 + j) & 3
+        for packet in CLASSIC_PACKETS:
+            for j in range(N_SEATS):
+                s = seat_after(dealer, 1 + j)
                 for _ in range(packet):
                     c = lowest_card(first5[s])
                     first5[s] &= ~(1 << c)
                     out[i, k] = c
                     k += 1
-        out[i, 20] = retourne
-        k = 21
+        out[i, CLASSIC_RETOURNE_AT] = retourne
+        k = CLASSIC_RETOURNE_AT + 1
         if prise:
-            m = worlds[i, 4]
+            m = worlds[i, N_SEATS]
             n = 0
             while m:
                 stock[n] = lowest_card(m)
                 n += 1
                 m &= m - 1
             rng_seed(rng, seed, np.int64(1 << 40) + i)
-            shuffle(rng, stock, 11)
-            for a in range(11):
-                out[i, 21 + a] = stock[a]
+            shuffle(rng, stock, CLASSIC_STOCK)
+            for a in range(CLASSIC_STOCK):
+                out[i, k + a] = stock[a]
         else:
-            for j in range(4):
-                s = (dealer + 1 + j) & 3
+            for j in range(N_SEATS):
+                s = seat_after(dealer, 1 + j)
                 m = rest[s]
                 while m:
                     out[i, k] = lowest_card(m)

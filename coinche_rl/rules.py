@@ -42,6 +42,16 @@ N_TRICKS = 8                # tricks of a deal
 CARDS_PER_HAND = 8          # cards dealt to each seat
 SEAT_MASK = N_SEATS - 1     # ``x & SEAT_MASK``: ``x`` modulo N_SEATS, negatives included
 
+#: The classic family's deal (RULES.md §11): packets of 3 then 2 cards to each seat from
+#: the one after the dealer, the next card turned up (the retourne), the stock dealt after
+#: the prise (the taker 2 cards beside the retourne, every other seat 3).
+CLASSIC_PACKETS = (3, 2)
+CLASSIC_FIRST_HAND = 5                                   # cards held during the prise
+CLASSIC_RETOURNE_AT = N_SEATS * CLASSIC_FIRST_HAND       # its place in the deck (20)
+CLASSIC_STOCK = N_SEATS * CARDS_PER_HAND - CLASSIC_RETOURNE_AT - 1   # after it (11)
+CLASSIC_REST = CARDS_PER_HAND - CLASSIC_FIRST_HAND       # to each other seat (3)
+CLASSIC_TAKER_REST = CLASSIC_REST - 1                    # to the taker (2)
+
 
 @njit(cache=True)
 def team(seat):

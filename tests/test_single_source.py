@@ -509,3 +509,22 @@ def test_seat_arithmetic_is_named():
     assert [R.team(s) for s in range(4)] == [0, 1, 0, 1]
     assert [R.partner(s) for s in range(4)] == [2, 3, 0, 1]
     assert [R.seat_after(s, k) for s, k in ((3, 1), (0, -1), (2, 2))] == [0, 3, 0]
+
+
+def test_classic_deal_is_named():
+    """The classic deal's packets, the retourne's place and the stock are named once in
+    rules.py and add up to the deck; the engine's deal and the hand evaluation's decks
+    (its inverse) read them, with no packet or position literal left."""
+    assert sum(R.CLASSIC_PACKETS) == R.CLASSIC_FIRST_HAND
+    assert R.CLASSIC_RETOURNE_AT + 1 + R.CLASSIC_STOCK == cards.N_CARDS
+    assert R.CLASSIC_STOCK == (R.N_SEATS - 1) * R.CLASSIC_REST + R.CLASSIC_TAKER_REST
+    deck = np.arange(32, dtype=np.int64)[::-1].copy()
+    S = np.empty(E.STATE_SIZE, dtype=np.int64)
+    E.reset_classic(S, deck, 3)
+    assert [bin(int(h)).count("1") for h in S[E.S_HAND:E.S_HAND + 4]] == [R.CLASSIC_FIRST_HAND] * 4
+    assert S[E.S_RETOURNE] == deck[R.CLASSIC_RETOURNE_AT]
+    for rel, fn in (("coinche_rl/engine", "reset_classic"), ("coinche_rl/engine", "_classic_distribute"),
+                    ("agents/evaluation.py", "_classic_decks")):
+        body = next(f for f in ast.walk(_tree(rel)) if isinstance(f, ast.FunctionDef) and f.name == fn)
+        bad = [v for v, _ in _code_constants(body) if v in (2, 3, 5, 11, 20, 21)]
+        assert not bad, (rel, fn, bad)

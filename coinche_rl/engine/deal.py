@@ -11,7 +11,8 @@ from numba import njit
 
 from .. import rules as R
 from ..cards import N_CARDS
-from ..rules import CARDS_PER_HAND, N_SEATS, N_TRICKS, P_FAMILY, seat_after
+from ..rules import (CARDS_PER_HAND, CLASSIC_PACKETS, CLASSIC_REST, CLASSIC_RETOURNE_AT,
+                     CLASSIC_TAKER_REST, N_SEATS, N_TRICKS, P_FAMILY, seat_after)
 from .bits import kernel, rng_below, shuffle
 from .layout import (AUCTION, DECL_UNRESOLVED, MADE_UNSCORED, MAX_AUCTION, NO_ACTION,
                      NO_CARD, NO_SEAT, STATE_SIZE, S_AUCTION, S_BID_SEAT, S_COINCHE_SEAT,
@@ -109,7 +110,7 @@ def reset_classic(S, deck, dealer):
     card turned up (the retourne); the other 11 wait for the end of the prise."""
     _clear_state(S, dealer)
     i = 0
-    for packet in (3, 2):
+    for packet in CLASSIC_PACKETS:
         for k in range(N_SEATS):
             seat = seat_after(dealer, 1 + k)
             for _ in range(packet):
@@ -117,7 +118,7 @@ def reset_classic(S, deck, dealer):
                 i += 1
     for s in range(N_SEATS):
         S[S_INIT_HAND + s] = S[S_HAND + s]
-    S[S_RETOURNE] = deck[20]
+    S[S_RETOURNE] = deck[CLASSIC_RETOURNE_AT]
     S[S_PRISE_ROUND] = 1
     for k in range(N_CARDS):
         S[S_DECK + k] = deck[k]
@@ -129,10 +130,10 @@ def _classic_distribute(S):
     3, from the seat after the dealer on (the remaining 11 cards in dealing order)."""
     taker = S[S_BID_SEAT]
     S[S_HAND + taker] |= 1 << S[S_RETOURNE]
-    i = 21
+    i = CLASSIC_RETOURNE_AT + 1
     for k in range(N_SEATS):
         seat = seat_after(S[S_DEALER], 1 + k)
-        n = 2 if seat == taker else 3
+        n = CLASSIC_TAKER_REST if seat == taker else CLASSIC_REST
         for _ in range(n):
             S[S_HAND + seat] |= 1 << S[S_DECK + i]
             i += 1
