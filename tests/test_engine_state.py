@@ -304,3 +304,44 @@ def test_the_slot_scanner_sees_a_slot_use(tmp_path):
         path = tmp_path / "m.py"
         path.write_text(src, encoding="utf-8")
         assert engine_slots_used("coinche_rl.envs.m", path), src
+
+
+def test_the_accessors_are_generated_from_the_table():
+    """``engine/accessors.py`` is what ``layout.ACCESSORS`` generates (after an edit of the
+    table or the layout: ``layout.write_accessors()``), every name is re-exported by the
+    engine, and each accessor reads or writes exactly its slot."""
+    from coinche_rl.engine import accessors, layout
+    path = Path(accessors.__file__)
+    assert path.read_text(encoding="utf-8") == layout.accessors_source(), \
+        "engine/accessors.py is stale: run coinche_rl.engine.layout.write_accessors()"
+    names = [a[0] for a in layout.ACCESSORS]
+    assert accessors.__all__ == names and len(set(names)) == len(names)
+    S = np.arange(E.STATE_SIZE, dtype=np.int64) * 7 + 3
+    for name, op, slot, args, _ in layout.ACCESSORS:
+        fn = getattr(E, name)
+        assert fn is getattr(accessors, name)
+        off = lambda x: E.STATE_OFFSETS[x]          # noqa: E731
+        if op == "rows":
+            states = np.stack([S, S + 1])
+            assert list(fn(states, np.array([1, 0]))) == [S[off(slot)] + 1, S[off(slot)]]
+        elif op == "get" and not isinstance(slot, str):
+            assert fn(S) == tuple(S[off(x)] for x in slot)
+        elif op == "get":
+            idx = (2, 1)[:len(args)]
+            k = off(slot) + (E.N_SEATS * idx[0] + idx[1] if len(idx) == 2 else sum(idx))
+            assert fn(S, *idx) == S[k], name
+        else:
+            T = S.copy()
+            idx = (1,) * (len(args) - 1)
+            fn(T, *idx, 1 << 40)
+            k = off(slot) + sum(idx)
+            changed = np.flatnonzero(T != S)
+            assert list(changed) == [k], name
+            assert T[k] == (1 << 40 if op == "set" else S[k] | (1 << 40)), name
+    with pytest.raises(ValueError, match="not in STATE_LAYOUT"):
+        saved = layout.ACCESSORS
+        try:
+            layout.ACCESSORS = saved + (("bad", "get", "S_NOPE", (), "x"),)
+            layout.accessors_source()
+        finally:
+            layout.ACCESSORS = saved

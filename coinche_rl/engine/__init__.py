@@ -8,7 +8,8 @@ allocate Python objects. Randomness comes in as a seed (splitmix64 streams).
 The modules, lowest first (each imports only the ones above it):
 
 ================  ===================================================================
-``layout``        the state layout, its sentinels and the named accessors of its slots
+``layout``        the state layout, its sentinels and the table of the slots' accessors
+``accessors``     the named reads and writes of the slots (generated from ``layout``)
 ``bits``          bit counts and the random stream (splitmix64, Fisher-Yates)
 ``deal``          dealing: the seed -> deal map, the 3-2-3 packets, the classic deal
 ``declarations``  declarations (best combination, which team scores) and belotes
@@ -48,18 +49,19 @@ from ..rules import (CARDS_PER_HAND, N_SEATS, N_TEAMS, N_TRICKS, SEAT_MASK, part
 from .layout import (AUCTION, PLAY, DONE, MAX_AUCTION, STATE_LAYOUT, STATE_OFFSETS,
                      STATE_SIZE, NO_SEAT, NO_CARD, NO_ACTION, DECL_UNRESOLVED, DECL_NOBODY,
                      NOT_COINCHED, COINCHED, SURCOINCHED, MADE_UNSCORED, MADE_FAILED,
-                     MADE_MADE, MADE_LITIGE, current_seat, set_current_seat, phase_of,
-                     dealer_of, hand_of, contract_of, contract_strain, auction_length,
-                     auction_action, retourne_of, prise_round, seat_declaration_points,
-                     low_carre_seats, declare_decided_seats, mark_declared,
-                     belote_holder_seats, belote_decided_seats, belote_announced_seats,
-                     deal_made, team_score, team_card_points, set_hand, initial_hand,
-                     set_initial_hand, set_auction_action, set_contract_strain,
-                     set_retourne, contract_is_capot, coinche_level, trick_number,
-                     team_points_won, team_tricks_won, seat_tricks_won, current_seats,
-                     phases_of, deal_void, cards_in_trick, trick_leader, trick_card,
-                     played_cards, winning_card, winning_seat, current_leader, trick_winner,
-                     declaration_winner, declaration_cards)
+                     MADE_MADE, MADE_LITIGE)
+from .accessors import (current_seat, set_current_seat, phase_of,
+                        dealer_of, hand_of, contract_of, contract_strain, auction_length,
+                        auction_action, retourne_of, prise_round, seat_declaration_points,
+                        low_carre_seats, declare_decided_seats, mark_declared,
+                        belote_holder_seats, belote_decided_seats, belote_announced_seats,
+                        deal_made, team_score, team_card_points, set_hand, initial_hand,
+                        set_initial_hand, set_auction_action, set_contract_strain,
+                        set_retourne, contract_is_capot, coinche_level, trick_number,
+                        team_points_won, team_tricks_won, seat_tricks_won, current_seats,
+                        phases_of, deal_void, cards_in_trick, trick_leader, trick_card,
+                        played_cards, winning_card, winning_seat, current_leader, trick_winner,
+                        declaration_winner, declaration_cards)
 from .bits import (kernel, popcount, lowest_card, highest_card, nth_card, rng_next,
                    rng_below, rng_seed, seed_int64, shuffle)
 from .deal import (random_deal, hands_from_deck_into, deal_into, reset_state, reset_classic)

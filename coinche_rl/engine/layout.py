@@ -1,5 +1,5 @@
-"""The state layout: one deal as a fixed-size int64 vector, its sentinels, and the named
-accessors of its slots.
+"""The state layout: one deal as a fixed-size int64 vector, its sentinels, and the table
+of the named accessors of its slots.
 
 Slots ``S_*``, offsets derived from :data:`STATE_LAYOUT` (all masks are 32-bit card masks
 held in int64; the sentinels have names: :data:`NO_SEAT`, :data:`NO_CARD`,
@@ -64,15 +64,13 @@ slot                   size  meaning
 
 No module outside the engine reads a slot (``game.py``, the engine's Python face,
 excepted; ``tests/test_engine_state.py`` checks it): the others go through the accessors
-at the end of this module, :func:`~coinche_rl.engine.views.public_view_into` (what a
-seat may know) and :func:`~coinche_rl.engine.views.determinize_into` (the full state back
-from it, the hidden hands and the hidden private choices).
+(:mod:`.accessors`, generated from :data:`ACCESSORS` at the end of this module),
+:func:`~coinche_rl.engine.views.public_view_into` (what a seat may know) and
+:func:`~coinche_rl.engine.views.determinize_into` (the full state back from it, the
+hidden hands and the hidden private choices).
 """
 
 from __future__ import annotations
-
-import numpy as np
-from numba import njit
 
 from ..cards import N_CARDS
 from ..rules import N_SEATS, N_TEAMS, N_TRICKS
@@ -127,294 +125,145 @@ NOT_COINCHED, COINCHED, SURCOINCHED = 0, 1, 2        # S_COINCHE
 MADE_UNSCORED, MADE_FAILED, MADE_MADE, MADE_LITIGE = -1, 0, 1, 2   # S_MADE
 
 
-# Named reads and writes of the state's slots, for the modules outside the engine:
+# Named reads and writes of the state's slots, for the modules outside the engine. They
+# are generated from this table into :mod:`.accessors` (:func:`write_accessors` writes
+# it; tests/test_engine_state.py checks that it is current):
 # inlined into numba callers (the same code as the slot read it replaces), callable from
 # Python too. The layout stays the engine's business.
-@njit(cache=True, _nrt=False, inline="always")
-def current_seat(S):
-    """The seat to act (``S_CUR``)."""
-    return S[S_CUR]
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def set_current_seat(S, seat):
-    """Make ``seat`` the seat to act (``S_CUR``)."""
-    S[S_CUR] = seat
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def phase_of(S):
-    """The phase: ``AUCTION``, ``PLAY`` or ``DONE`` (``S_PHASE``)."""
-    return S[S_PHASE]
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def dealer_of(S):
-    """The dealer (``S_DEALER``)."""
-    return S[S_DEALER]
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def hand_of(S, seat):
-    """The card mask ``seat`` holds now (``S_HAND``)."""
-    return S[S_HAND + seat]
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def contract_of(S):
-    """``(value, strain, bidder)`` of the current bid or contract (``S_BID_VALUE``,
-    ``S_BID_STRAIN``, ``S_BID_SEAT``; bidder ``NO_SEAT`` before any bid)."""
-    return S[S_BID_VALUE], S[S_BID_STRAIN], S[S_BID_SEAT]
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def contract_strain(S):
-    """The strain of the current bid or contract (``S_BID_STRAIN``)."""
-    return S[S_BID_STRAIN]
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def auction_length(S):
-    """The number of auction actions so far (``S_N_AUCTION``)."""
-    return S[S_N_AUCTION]
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def auction_action(S, i):
-    """The ``i``-th action of the auction (``S_AUCTION``; from the seat after the dealer)."""
-    return S[S_AUCTION + i]
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def retourne_of(S):
-    """Classic family: the turned-up card (``S_RETOURNE``; ``NO_CARD`` otherwise)."""
-    return S[S_RETOURNE]
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def prise_round(S):
-    """Classic family: the round of the prise, 1 or 2 (``S_PRISE_ROUND``)."""
-    return S[S_PRISE_ROUND]
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def seat_declaration_points(S, seat):
-    """The points of ``seat``'s best declaration (``S_DECL_PTS``)."""
-    return S[S_DECL_PTS + seat]
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def low_carre_seats(S):
-    """Bit per seat: holds a carré of 7s or 8s (``S_DECL_LOW``)."""
-    return S[S_DECL_LOW]
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def declare_decided_seats(S):
-    """Bit per seat: its declare choice is made (``S_DECL_DECIDED``)."""
-    return S[S_DECL_DECIDED]
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def mark_declared(S, bits):
-    """Add the seats of ``bits`` to the declaring seats (``S_DECLARED``)."""
-    S[S_DECLARED] |= bits
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def belote_holder_seats(S):
-    """Bit per seat: holds K and Q of a trump suit (``S_BELOTE_SEATS``)."""
-    return S[S_BELOTE_SEATS]
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def belote_decided_seats(S):
-    """Bit per seat: its belote choice is made (``S_BELOTE_DECIDED``)."""
-    return S[S_BELOTE_DECIDED]
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def belote_announced_seats(S):
-    """Bit per seat: announced its belote (``S_BELOTE_ON``)."""
-    return S[S_BELOTE_ON]
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def deal_made(S):
-    """Whether the contract was made: ``MADE_UNSCORED``, ``MADE_FAILED``, ``MADE_MADE``
-    or ``MADE_LITIGE`` (``S_MADE``)."""
-    return S[S_MADE]
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def team_score(S, team):
-    """The deal score of ``team`` (``S_SCORE``)."""
-    return S[S_SCORE + team]
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def team_card_points(S, team):
-    """The card points ``team`` won (``S_CARD_POINTS``)."""
-    return S[S_CARD_POINTS + team]
-
-
-# the deal, the auction and the tricks; setters for the neural agents' canonical states
-@njit(cache=True, _nrt=False, inline="always")
-def set_hand(S, seat, mask):
-    """Make ``mask`` the cards ``seat`` holds now (``S_HAND``)."""
-    S[S_HAND + seat] = mask
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def initial_hand(S, seat):
-    """The card mask ``seat`` was dealt (``S_INIT_HAND``)."""
-    return S[S_INIT_HAND + seat]
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def set_initial_hand(S, seat, mask):
-    """Make ``mask`` the cards ``seat`` was dealt (``S_INIT_HAND``)."""
-    S[S_INIT_HAND + seat] = mask
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def set_auction_action(S, i, a):
-    """Make ``a`` the ``i``-th action of the auction (``S_AUCTION``)."""
-    S[S_AUCTION + i] = a
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def set_contract_strain(S, strain):
-    """Make ``strain`` the strain of the current bid or contract (``S_BID_STRAIN``)."""
-    S[S_BID_STRAIN] = strain
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def set_retourne(S, card):
-    """Classic family: make ``card`` the turned-up card (``S_RETOURNE``)."""
-    S[S_RETOURNE] = card
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def contract_is_capot(S):
-    """Whether the current bid or contract is a capot (``S_CAPOT``, 0 or 1)."""
-    return S[S_CAPOT]
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def coinche_level(S):
-    """``NOT_COINCHED``, ``COINCHED`` or ``SURCOINCHED`` (``S_COINCHE``)."""
-    return S[S_COINCHE]
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def trick_number(S):
-    """The number of the trick being played, 0 to 7 (``S_TRICK_NO``)."""
-    return S[S_TRICK_NO]
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def team_points_won(S, team):
-    """The card points ``team`` has won in tricks so far, dix de der included
-    (``S_POINTS``)."""
-    return S[S_POINTS + team]
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def team_tricks_won(S, team):
-    """The number of tricks ``team`` has won (``S_TRICKS``)."""
-    return S[S_TRICKS + team]
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def seat_tricks_won(S, seat):
-    """The number of tricks ``seat`` has won (``S_SEAT_TRICKS``)."""
-    return S[S_SEAT_TRICKS + seat]
-
-
-@njit(cache=True)
-def current_seats(states, rows):
-    """The seat to act in each game ``states[rows[j]]`` (``S_CUR``; int64 array)."""
-    out = np.empty(rows.shape[0], dtype=np.int64)
-    for j in range(rows.shape[0]):
-        out[j] = states[rows[j], S_CUR]
-    return out
-
-
-@njit(cache=True)
-def phases_of(states, rows):
-    """The phase of each game ``states[rows[j]]`` (``S_PHASE``; int64 array)."""
-    out = np.empty(rows.shape[0], dtype=np.int64)
-    for j in range(rows.shape[0]):
-        out[j] = states[rows[j], S_PHASE]
-    return out
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def deal_void(S):
-    """1 when the deal is void (the auction ended without a contract), else 0 (``S_VOID``)."""
-    return S[S_VOID]
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def cards_in_trick(S):
-    """The number of cards played to the current trick so far (``S_TRICK_N``)."""
-    return S[S_TRICK_N]
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def trick_leader(S, t):
-    """The seat that led trick ``t`` (``S_TRICK_LEADERS``; ``NO_SEAT`` before it starts)."""
-    return S[S_TRICK_LEADERS + t]
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def trick_card(S, t, k):
-    """The ``k``-th card played to trick ``t``, from its leader (``S_PLAYS``; ``NO_CARD``
-    before it is played)."""
-    return S[S_PLAYS + N_SEATS * t + k]
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def played_cards(S):
-    """The mask of the cards played so far, by every seat (``S_PLAYED``)."""
-    return S[S_PLAYED]
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def winning_card(S):
-    """The card winning the current trick so far (``S_WIN_CARD``; ``NO_CARD`` before its
-    lead)."""
-    return S[S_WIN_CARD]
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def winning_seat(S):
-    """The seat winning the current trick so far (``S_WIN_SEAT``; ``NO_SEAT`` before its
-    lead)."""
-    return S[S_WIN_SEAT]
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def current_leader(S):
-    """The seat that leads (or led) the current trick (``S_LEADER``)."""
-    return S[S_LEADER]
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def trick_winner(S, t):
-    """The seat that won trick ``t`` (``S_TRICK_WINNERS``; ``NO_SEAT`` until it is over)."""
-    return S[S_TRICK_WINNERS + t]
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def declaration_winner(S):
-    """The team that scores the declarations: 0 or 1, ``DECL_NOBODY``, or
-    ``DECL_UNRESOLVED`` before they are compared (``S_DECL_WINNER``)."""
-    return S[S_DECL_WINNER]
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def declaration_cards(S, seat):
-    """The cards of ``seat``'s declarations (``S_DECL_CARDS``)."""
-    return S[S_DECL_CARDS + seat]
+#: ``(name, operation, slot(s), arguments after S, doc)``; operations: ``get`` (the slot
+#: at the sum of the arguments, or ``N_SEATS * t + k`` for two), ``set`` and ``or`` (the
+#: last argument is the value), ``rows`` (the slot of each ``states[rows[j]]``)
+ACCESSORS = (
+    ("current_seat", "get", "S_CUR", (), "The seat to act."),
+    ("set_current_seat", "set", "S_CUR", ("seat",), "Make ``seat`` the seat to act."),
+    ("phase_of", "get", "S_PHASE", (), "The phase: ``AUCTION``, ``PLAY`` or ``DONE``."),
+    ("dealer_of", "get", "S_DEALER", (), "The dealer."),
+    ("hand_of", "get", "S_HAND", ("seat",), "The card mask ``seat`` holds now."),
+    ("set_hand", "set", "S_HAND", ("seat", "mask"),
+     "Make ``mask`` the cards ``seat`` holds now."),
+    ("initial_hand", "get", "S_INIT_HAND", ("seat",), "The card mask ``seat`` was dealt."),
+    ("set_initial_hand", "set", "S_INIT_HAND", ("seat", "mask"),
+     "Make ``mask`` the cards ``seat`` was dealt."),
+    ("contract_of", "get", ("S_BID_VALUE", "S_BID_STRAIN", "S_BID_SEAT"), (),
+     "``(value, strain, bidder)`` of the current bid or contract (bidder ``NO_SEAT`` "
+     "before any bid)."),
+    ("contract_strain", "get", "S_BID_STRAIN", (), "The strain of the current bid or contract."),
+    ("set_contract_strain", "set", "S_BID_STRAIN", ("strain",),
+     "Make ``strain`` the strain of the current bid or contract."),
+    ("contract_is_capot", "get", "S_CAPOT", (),
+     "Whether the current bid or contract is a capot (0 or 1)."),
+    ("coinche_level", "get", "S_COINCHE", (),
+     "``NOT_COINCHED``, ``COINCHED`` or ``SURCOINCHED``."),
+    ("auction_length", "get", "S_N_AUCTION", (), "The number of auction actions so far."),
+    ("auction_action", "get", "S_AUCTION", ("i",),
+     "The ``i``-th action of the auction (from the seat after the dealer)."),
+    ("set_auction_action", "set", "S_AUCTION", ("i", "a"),
+     "Make ``a`` the ``i``-th action of the auction."),
+    ("deal_void", "get", "S_VOID", (),
+     "1 when the deal is void (the auction ended without a contract), else 0."),
+    ("retourne_of", "get", "S_RETOURNE", (),
+     "Classic family: the turned-up card (``NO_CARD`` otherwise)."),
+    ("set_retourne", "set", "S_RETOURNE", ("card",),
+     "Classic family: make ``card`` the turned-up card."),
+    ("prise_round", "get", "S_PRISE_ROUND", (), "Classic family: the round of the prise, 1 or 2."),
+    ("seat_declaration_points", "get", "S_DECL_PTS", ("seat",),
+     "The points of ``seat``'s best declaration."),
+    ("declaration_cards", "get", "S_DECL_CARDS", ("seat",),
+     "The cards of ``seat``'s declarations."),
+    ("low_carre_seats", "get", "S_DECL_LOW", (), "Bit per seat: holds a carré of 7s or 8s."),
+    ("declare_decided_seats", "get", "S_DECL_DECIDED", (),
+     "Bit per seat: its declare choice is made."),
+    ("mark_declared", "or", "S_DECLARED", ("bits",),
+     "Add the seats of ``bits`` to the declaring seats."),
+    ("declaration_winner", "get", "S_DECL_WINNER", (),
+     "The team that scores the declarations: 0 or 1, ``DECL_NOBODY``, or "
+     "``DECL_UNRESOLVED`` before they are compared."),
+    ("belote_holder_seats", "get", "S_BELOTE_SEATS", (),
+     "Bit per seat: holds K and Q of a trump suit."),
+    ("belote_decided_seats", "get", "S_BELOTE_DECIDED", (),
+     "Bit per seat: its belote choice is made."),
+    ("belote_announced_seats", "get", "S_BELOTE_ON", (), "Bit per seat: announced its belote."),
+    ("trick_number", "get", "S_TRICK_NO", (), "The number of the trick being played, 0 to 7."),
+    ("cards_in_trick", "get", "S_TRICK_N", (),
+     "The number of cards played to the current trick so far."),
+    ("current_leader", "get", "S_LEADER", (), "The seat that leads (or led) the current trick."),
+    ("winning_card", "get", "S_WIN_CARD", (),
+     "The card winning the current trick so far (``NO_CARD`` before its lead)."),
+    ("winning_seat", "get", "S_WIN_SEAT", (),
+     "The seat winning the current trick so far (``NO_SEAT`` before its lead)."),
+    ("played_cards", "get", "S_PLAYED", (), "The mask of the cards played so far, by every seat."),
+    ("trick_leader", "get", "S_TRICK_LEADERS", ("t",),
+     "The seat that led trick ``t`` (``NO_SEAT`` before it starts)."),
+    ("trick_winner", "get", "S_TRICK_WINNERS", ("t",),
+     "The seat that won trick ``t`` (``NO_SEAT`` until it is over)."),
+    ("trick_card", "get", "S_PLAYS", ("t", "k"),
+     "The ``k``-th card played to trick ``t``, from its leader (``NO_CARD`` before it "
+     "is played)."),
+    ("team_points_won", "get", "S_POINTS", ("team",),
+     "The card points ``team`` has won in tricks so far, dix de der included."),
+    ("team_tricks_won", "get", "S_TRICKS", ("team",), "The number of tricks ``team`` has won."),
+    ("seat_tricks_won", "get", "S_SEAT_TRICKS", ("seat",),
+     "The number of tricks ``seat`` has won."),
+    ("deal_made", "get", "S_MADE", (),
+     "Whether the contract was made: ``MADE_UNSCORED``, ``MADE_FAILED``, ``MADE_MADE`` "
+     "or ``MADE_LITIGE``."),
+    ("team_score", "get", "S_SCORE", ("team",), "The deal score of ``team``."),
+    ("team_card_points", "get", "S_CARD_POINTS", ("team",), "The card points ``team`` won."),
+    ("current_seats", "rows", "S_CUR", (),
+     "The seat to act in each game ``states[rows[j]]`` (int64 array)."),
+    ("phases_of", "rows", "S_PHASE", (),
+     "The phase of each game ``states[rows[j]]`` (int64 array)."),
+)
+
+
+def accessors_source() -> str:
+    """The source of :mod:`.accessors`, generated from :data:`ACCESSORS`."""
+    slots = sorted({x for _, _, slot, _, _ in ACCESSORS
+                    for x in ((slot,) if isinstance(slot, str) else slot)})
+    unknown = [x for x in slots if x not in STATE_OFFSETS]
+    if unknown:
+        raise ValueError(f"ACCESSORS names slots not in STATE_LAYOUT: {unknown}")
+    names = [a[0] for a in ACCESSORS]
+    out = ['"""The named reads and writes of the state\'s slots. Generated from',
+           "``layout.ACCESSORS`` by ``layout.write_accessors()``: do not edit.",
+           '"""', "", "import numpy as np", "from numba import njit", "",
+           "from ..rules import N_SEATS",
+           _wrapped("from .layout import (", slots, ")"), "",
+           _wrapped("__all__ = [", [f'"{n}"' for n in names], "]")]
+    for name, op, slot, args, doc in ACCESSORS:
+        many = not isinstance(slot, str)
+        where = ", ".join(f"``{x}``" for x in (slot if many else (slot,)))
+        text = _wrapped('    """', [f"{doc} Slot{'s' if many else ''} {where}."], '"""', sep="")
+        if op == "rows":
+            out += ["", "@njit(cache=True)", f"def {name}(states, rows):", text,
+                    "    out = np.empty(rows.shape[0], dtype=np.int64)",
+                    "    for j in range(rows.shape[0]):",
+                    f"        out[j] = states[rows[j], {slot}]", "    return out"]
+            continue
+        index = args[:-1] if op in ("set", "or") else args
+        offset = (f" + N_SEATS * {index[0]} + {index[1]}" if len(index) == 2
+                  else "".join(f" + {a}" for a in index))
+        if isinstance(slot, str):
+            target = f"S[{slot}{offset}]"
+        else:
+            target = ", ".join(f"S[{x}]" for x in slot)
+        body = (f"return {target}" if op == "get" else
+                f"{target} {'=' if op == 'set' else '|='} {args[-1]}")
+        out += ["", "@njit(cache=True, _nrt=False, inline=\"always\")",
+                f"def {name}({', '.join(('S',) + tuple(args))}):", text, "    " + body]
+    return "\n".join(out).replace("\n\n@njit", "\n\n\n@njit") + " "
+
+
+def _wrapped(opening: str, items, closing: str, sep: str = ", ") -> str:
+    """``opening`` + the items joined by ``sep`` + ``closing``, wrapped at 100 columns
+    under the opening (a docstring: under its quotes' indent)."""
+    import textwrap
+    indent = opening.rstrip('"') if opening.endswith('"""') else " " * len(opening)
+    return textwrap.fill(sep.join(items) + closing, 100, initial_indent=opening,
+                         subsequent_indent=indent, break_on_hyphens=False)
+
+
+def write_accessors() -> None:
+    """Write :mod:`.accessors` from :data:`ACCESSORS` (after an edit of the table)."""
+    from pathlib import Path
+    Path(__file__).with_name("accessors.py").write_text(accessors_source(), encoding="utf-8")
