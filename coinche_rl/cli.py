@@ -222,18 +222,30 @@ def cmd_replay_pair(args) -> int:
         print(f"coinche-rl: error: {args.file} is a tournament results file: give the deal "
               f"pair to replay with --pair I", file=sys.stderr)
         return 2
+    from .arena import load_results, two_player
     try:
-        deals, row, cfg = replay_pair(args.file, args.pair, args.run)
+        runs = load_results(args.file).runs
+        two = [r for r, c in runs.items() if c.get("format") == two_player.TWO_PAIR]
+        if args.run in two or (args.run is None and two and
+                               not any(c.get("format") == "pair" for c in runs.values())):
+            deals, row, cfg = two_player.replay_two_player_pair(args.file, args.pair, args.run)
+        else:
+            deals, row, cfg = replay_pair(args.file, args.pair, args.run)
     except (ArenaError, RecordError, OSError) as e:
         print(f"coinche-rl: error: {e}", file=sys.stderr)
         return 1
     x, y = cfg["x"], cfg["y"]
     print(f"{args.file}: run {row['run']}, deal pair {args.pair} (rules {cfg['rules']['preset']}, "
-          f"seed {cfg['seed']}{', frozen contract ' + cfg['frozen'] if cfg['frozen'] else ''})")
+          f"seed {cfg['seed']}{', frozen contract ' + cfg['frozen'] if cfg.get('frozen') else ''})")
     ok = True
     for t, deal in enumerate(deals):
-        seats = (x[0], y[0], x[1], y[1]) if t == 0 else (y[0], x[0], y[1], x[1])
-        print(f"\nseating {t + 1}: " + ", ".join(f"seat {s} {spec}" for s, spec in enumerate(seats)))
+        if cfg["format"] == two_player.TWO_PAIR:     # A and B, one player each
+            seats = (x[0], y[0]) if t == 0 else (y[0], x[0])
+            where = "player"
+        else:
+            seats = (x[0], y[0], x[1], y[1]) if t == 0 else (y[0], x[0], y[1], x[1])
+            where = "seat"
+        print(f"\nseating {t + 1}: " + ", ".join(f"{where} {s} {spec}" for s, spec in enumerate(seats)))
         print(deal.render())
         xs, ys = (deal.scores if t == 0 else deal.scores[::-1])
         if [xs, ys] != row["scores"][t]:
@@ -476,8 +488,7 @@ def _roster_note(skipped: List[str]) -> str:
 #: the tournament options of the four-player game only: (attribute, option, its default)
 FOUR_PLAYER_TOURNAMENT_OPTIONS = (
     ("match", "--match", False), ("target", "--target", None),
-    ("frozen_contract", "--frozen-contract", None), ("out", "--out", None),
-    ("append", "--append", False), ("address", "--address", None),
+    ("frozen_contract", "--frozen-contract", None), ("address", "--address", None),
     ("tournaments", "--tournaments", 100), ("players", "--players", 16),
     ("max_deals", "--max-deals", 7))
 
@@ -501,7 +512,7 @@ def _two_player_tournament(args, rules) -> int:
     :mod:`coinche_rl.arena.two_player` (each deal played twice, the players swapped)."""
     from . import arena                            # lazy: see the imports at the top
     from .agents.two_player import available_two_player_agents, make_two_player_agent
-    problem = _two_player_option_problem(args, rules)
+    problem = _two_player_option_problem(args, rules) or _output_problem(args.out, "--out")
     if problem is None and args.plot:
         args.plot, problem = _plot_path(args.plot)
     if problem:
@@ -526,7 +537,8 @@ def _two_player_tournament(args, rules) -> int:
         arena.two_player.warmup()
         print(f"(kernels ready in {time.perf_counter() - t0:.1f} s)", flush=True)
         common = dict(preset=rules, seed=args.seed, backend=args.backend, workers=args.workers,
-                      progress=not args.no_progress, fast=not args.no_numba)
+                      progress=not args.no_progress, fast=not args.no_numba, out=args.out,
+                      append=args.append)
         t0 = time.perf_counter()
         distinct = list(dict.fromkeys(agents))
         if len(distinct) < 2:
@@ -546,12 +558,14 @@ def _two_player_tournament(args, rules) -> int:
             print(f"(matchups with an agent that has no numba kernel played --python-deals "
                   f"{args.python_deals} deal pairs"
                   + ("; give --deals to play more" if not args.deals_given else "") + ")")
-        print(f"done in {seconds:.1f} s")
+        print(f"done in {seconds:.1f} s" + (f"; results in {args.out} (run again to resume)"
+                                             if args.out else ""))
         if args.plot:
             arena.plot_results(result, args.plot)
             print(f"plot written to {args.plot}")
     except KeyboardInterrupt:
-        print("\ninterrupted", file=sys.stderr)
+        print("\ninterrupted" + (f": the finished deal pairs are in {args.out}; the same command "
+                                 f"resumes" if args.out else ""), file=sys.stderr)
         return 130
     except (AgentSpecError, arena.ArenaError) as e:
         print(f"coinche-rl: error: {e}", file=sys.stderr)

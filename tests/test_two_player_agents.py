@@ -241,7 +241,7 @@ def test_cli_tournament_with_two_player_rules(capsys):
 @pytest.mark.parametrize("options, says", [
     (["--match"], "--match is a four-player tournament option"),
     (["--format", "rotating"], "--format rotating is a four-player format"),
-    (["--out", "x.jsonl"], "--out is a four-player tournament option"),
+    (["--out", "/nonexistent/x.jsonl"], "--out /nonexistent/x.jsonl"),
     (["--frozen-contract"], "--frozen-contract is a four-player"),
     (["--backend", "ray"], "--backend ray is not available"),
     (["--agents", "nn", "random"], "agent 'nn' plays the four-player game"),
@@ -251,3 +251,39 @@ def test_cli_two_player_errors_are_one_line(capsys, options, says):
                      "--no-progress"] + options) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("coinche-rl: error: ") and says in err and "\n" not in err
+
+
+# ------------------------------------------------------------------- results files
+def test_results_file_resumes_and_replays(tmp_path, capsys):
+    """``out=``: the rows of a run are kept, a longer run resumes from them with the same
+    figures as one run, the file rebuilds the result, a pair replays through the agents,
+    and a file of another configuration is refused; the same from the command line."""
+    path = tmp_path / "two.jsonl"
+    first = arena.run_two_player_duplicate("heuristic", "random", 40, "belote_a_deux", seed=4,
+                                           out=path)
+    more = arena.run_two_player_duplicate("heuristic", "random", 100, "belote_a_deux", seed=4,
+                                          out=path)
+    whole = arena.run_two_player_duplicate("heuristic", "random", 100, "belote_a_deux", seed=4)
+    assert first.new == 40 and more.new == 60 and more.n == 100
+    assert np.array_equal(more.scores, whole.scores) and more.mean == whole.mean
+    back = arena.results_from_file(path)
+    assert back.n == 100 and back.mean == whole.mean and back.x == ("heuristic", "heuristic")
+    deals, row, cfg = arena.replay_two_player_pair(path, 7)
+    assert cfg["format"] == "two_pair" and row["i"] == 7
+    assert [list(deals[0].scores), list(deals[1].scores[::-1])] == row["scores"]
+    with pytest.raises(arena.ArenaError, match="holds results of another run"):
+        arena.run_two_player_duplicate("heuristic", "random", 10, "belote_decouverte", out=path)
+    lines = path.read_text().splitlines()
+    assert sum('"type":"pair"' in x for x in lines) == 100
+    path.write_text("\n".join(lines[:60]) + "\n" + lines[60][:20])      # killed mid-line
+    again = arena.run_two_player_duplicate("heuristic", "random", 100, "belote_a_deux", seed=4,
+                                           out=path)
+    assert again.new == 41 and np.array_equal(again.scores, whole.scores)
+    out2 = tmp_path / "cli.jsonl"
+    args = ["tournament", "--rules", "belote_a_deux", "--agents", "heuristic", "random",
+            "--deals", "30", "--no-progress", "--out", str(out2)]
+    assert cli.main(args) == 0
+    assert f"results in {out2} (run again to resume)" in capsys.readouterr().out
+    assert cli.main(["replay", str(out2), "--pair", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "player 0 heuristic, player 1 random" in out and "stored scores reproduced" in out

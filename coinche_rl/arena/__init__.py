@@ -91,14 +91,15 @@ from .reports import format_summary, plot_results, print_summary, summary_tables
 from .results import DuplicateResult, KnockoutResult, TournamentResult, results_from_file
 from .store import ROW_TYPES, ResultsFile, load_results
 from .tasks import warmup
-from .two_player import (TwoDealSet, run_two_player_duplicate, run_two_player_round_robin)
+from .two_player import (TwoDealSet, replay_two_player_pair, run_two_player_duplicate,
+                         run_two_player_round_robin)
 
 __all__ = ["ArenaError", "ResultsFileError", "DealSet", "DuplicateResult", "TournamentResult",
            "KnockoutResult", "run_duplicate", "run_round_robin", "run_rotating", "run_knockout",
            "default_roster", "format_summary", "print_summary", "plot_results", "replay_pair",
            "load_results", "warmup", "shutdown_pool", "estimate_seconds", "BACKENDS",
            "FROZEN_MODES", "results_from_file", "summary_tables", "TwoDealSet",
-           "run_two_player_duplicate", "run_two_player_round_robin"]
+           "run_two_player_duplicate", "run_two_player_round_robin", "replay_two_player_pair"]
 
 #: the package's modules, in the order above (the code fingerprint of a results file
 #: hashes them all, see :func:`coinche_rl.arena.store._code_key`); their examples are run

@@ -21,8 +21,8 @@ from .dealsets import _check_seed, _frozen_mode
 from .errors import ArenaError
 from .executors import BACKENDS, _chunks, _execute
 from .results import DuplicateResult, KnockoutResult, TournamentResult
-from .store import (_FORMAT_VERSION, ResultsFile, _arrays_from_rows, _check_store, _code_key,
-                    _concat, _exclusive, _match_rows, _pair_rows, _run_id)
+from .store import (_FORMAT_VERSION, ResultsFile, RunBook, _check_store, _code_key, _exclusive,
+                    _run_id)
 
 __all__ = ["run_duplicate", "run_round_robin", "run_rotating", "run_knockout",
            "estimate_seconds", "default_roster"]
@@ -84,7 +84,6 @@ def _run_matchups(pairs: Sequence[Tuple[Tuple[str, str], Tuple[str, str]]], ns: 
 def _play_matchups(pairs, ns, rules, seed, frozen, match, backend, workers, address, out,
                    progress, fast, chunk, append, code) -> List[DuplicateResult]:
     kind = "match" if match else "pair"
-    store = ResultsFile(out) if out is not None else None
     runs: Dict[str, dict] = {}
     want: Dict[str, int] = {}
     ids = []
@@ -96,23 +95,11 @@ def _play_matchups(pairs, ns, rules, seed, frozen, match, backend, workers, addr
         ids.append(run)
         runs[run] = cfg
         want[run] = max(want.get(run, 0), int(n))
-    _check_store(store, runs, append)
-    parts: Dict[str, list] = {run: [] for run in runs}
-    secs = {run: 0.0 for run in runs}
-    new = {run: 0 for run in runs}
-    played = {run: 0 for run in runs}
+    book = RunBook(out, runs, want, kind, append)
     tasks = []
     n_workers = 1 if backend == "serial" else (workers or os.cpu_count() or 1)
-    have = 0
     for run, cfg in runs.items():
-        done = store.done(run) if store is not None else {}
-        if done:
-            rows = [done[i] for i in sorted(done) if i < want[run]]
-            parts[run].append(_arrays_from_rows(kind, rows))
-            have += len(rows)
-        if store is not None:
-            store.begin(run, cfg)
-        missing = np.array([i for i in range(want[run]) if i not in done], dtype=np.int64)
+        missing = book.missing[run]
         if not len(missing):
             continue
         specs = cfg["x"] + cfg["y"]
@@ -124,16 +111,10 @@ def _play_matchups(pairs, ns, rules, seed, frozen, match, backend, workers, addr
     total = sum(want.values())
     # spread the matchups over the run instead of finishing one after the other
     tasks.sort(key=lambda t: int(t[2][0]))
-    bar = Progress(progress, total, have, "deal pairs" if kind == "pair" else "match pairs")
+    bar = Progress(progress, total, book.have, "deal pairs" if kind == "pair" else "match pairs")
 
     def on_done(task, res):
-        run = task[1]["run"]
-        parts[run].append(res)
-        secs[run] += res["seconds"]
-        new[run] += len(res["index"])
-        played[run] += int(res["deals"].sum()) if kind == "match" else 2 * len(res["index"])
-        if store is not None:
-            store.append((_pair_rows if kind == "pair" else _match_rows)(run, res))
+        book.record(task[1]["run"], res)
         bar.advance(len(res["index"]))
 
     t0 = time.perf_counter()
@@ -142,19 +123,15 @@ def _play_matchups(pairs, ns, rules, seed, frozen, match, backend, workers, addr
     finally:
         bar.close()
     wall = time.perf_counter() - t0
-    keys = ("index", "dealer", "scores") + (("contracts",) if kind == "pair" else ("won", "deals"))
     results = []
     for run, (x, y), n in zip(ids, pairs, ns):
-        arrays = _concat(parts[run], keys)
-        order = np.argsort(arrays["index"], kind="stable")
-        arrays = {k: v[order] for k, v in arrays.items()}
-        keep = arrays["index"] < n
-        arrays = {k: v[keep] for k, v in arrays.items()}
+        arrays = book.arrays(run, n)
         results.append(DuplicateResult(
             x=tuple(x), y=tuple(y), rules=rules, seed=seed, frozen=frozen, match=match, run=run,
             index=arrays["index"], dealer=arrays["dealer"], scores=arrays["scores"],
             contracts=arrays.get("contracts"), won=arrays.get("won"), deals=arrays.get("deals"),
-            seconds=secs[run], new=new[run], played=played[run], wall_seconds=wall))
+            seconds=book.seconds[run], new=book.new[run], played=book.played[run],
+            wall_seconds=wall))
     return results
 
 

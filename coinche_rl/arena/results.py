@@ -363,7 +363,8 @@ def results_from_file(path) -> "DuplicateResult | TournamentResult":
     """
     store = load_results(path)
     kinds = [c.get("format") for c in store.runs.values()]
-    kind = "pair" if "pair" in kinds else "match" if "match" in kinds else None
+    # belote for two players: its deal-pair runs ("two_pair") have the rows of "pair"
+    kind = next((k for k in ("pair", "match", "two_pair") if k in kinds), None)
     if kind is None:
         raise ResultsFileError(f"{path}: no deal-pair or match-pair run (runs: "
                                f"{', '.join(map(str, kinds)) or 'none'}); knockout runs are "
@@ -374,7 +375,7 @@ def results_from_file(path) -> "DuplicateResult | TournamentResult":
             continue
         done = store.done(run)
         rows = [done[i] for i in sorted(done)]
-        arrays = _arrays_from_rows(kind, rows)
+        arrays = _arrays_from_rows("match" if kind == "match" else "pair", rows)
         matchups.append(DuplicateResult(
             x=tuple(cfg["x"]), y=tuple(cfg["y"]), rules=rules_from_record(cfg["rules"]),
             seed=int(cfg["seed"]), frozen=cfg.get("frozen") or "", match=kind == "match",

@@ -23,7 +23,7 @@ from ..agents import make_agent
 from ..agents.fingerprint import agent_fingerprint, module_closure
 from .errors import ArenaError, ResultsFileError
 
-__all__ = ["ResultsFile", "load_results", "ROW_TYPES"]
+__all__ = ["ResultsFile", "RunBook", "load_results", "ROW_TYPES"]
 
 #: rows of a results file
 ROW_TYPES = ("pair", "match", "knockout")
@@ -42,8 +42,9 @@ def _arena_modules() -> List[str]:
     return [package] + sorted(f"{package}.{m.name}" for m in pkgutil.iter_modules([folder]))
 
 
-def _code_key(specs: Sequence[str]) -> dict:
-    """What determines the play of ``specs`` besides the configuration: the package
+def _code_key(specs: Sequence[str], family: Optional[str] = None) -> dict:
+    """What determines the play of ``specs`` (agents of rule family ``family``, as
+    :func:`~coinche_rl.agents.make_agent` takes it) besides the configuration: the package
     version, the arena's own code (every module of this package and the modules they
     import) and every agent's fingerprint (code, weights and versions;
     :func:`coinche_rl.agents.fingerprint.agent_fingerprint`)."""
@@ -55,7 +56,7 @@ def _code_key(specs: Sequence[str]) -> dict:
         with open(path, "rb") as f:
             arena.update(name.encode() + b"\0" + f.read())
     return {"package": __version__, "arena": arena.hexdigest()[:16],
-            "agents": {s: agent_fingerprint(make_agent(s)) for s in sorted(set(specs))}}
+            "agents": {s: agent_fingerprint(make_agent(s, family)) for s in sorted(set(specs))}}
 
 
 def _describe_change(cfg: dict, old: dict) -> str:
@@ -186,6 +187,60 @@ class ResultsFile:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
+
+
+class RunBook:
+    """The rows of a tournament's runs (``runs``: run id -> configuration, ``want``: run
+    id -> deal or match pairs wanted), kept against an optional results file ``out``: the
+    rows already there are reused (``have`` of them), :attr:`missing` gives each run's
+    deal indices still to play, :meth:`record` takes a finished task's arrays (and
+    appends its rows to the file), :meth:`arrays` gives a run's arrays in deal order.
+    Row ``kind``: ``"pair"`` or ``"match"``.
+
+    :raises ArenaError: the file holds other runs and ``append`` is false
+        (:func:`_check_store`).
+    """
+
+    def __init__(self, out, runs: Dict[str, dict], want: Dict[str, int], kind: str,
+                 append: bool):
+        self.store = ResultsFile(out) if out is not None else None
+        _check_store(self.store, runs, append)
+        self.kind = kind
+        self.parts: Dict[str, list] = {run: [] for run in runs}
+        self.seconds = {run: 0.0 for run in runs}
+        self.new = {run: 0 for run in runs}
+        self.played = {run: 0 for run in runs}
+        self.missing: Dict[str, np.ndarray] = {}
+        self.have = 0
+        for run, cfg in runs.items():
+            done = self.store.done(run) if self.store is not None else {}
+            if done:
+                rows = [done[i] for i in sorted(done) if i < want[run]]
+                self.parts[run].append(_arrays_from_rows(kind, rows))
+                self.have += len(rows)
+            if self.store is not None:
+                self.store.begin(run, cfg)
+            self.missing[run] = np.array([i for i in range(want[run]) if i not in done],
+                                         dtype=np.int64)
+
+    def record(self, run: str, res: dict) -> None:
+        """A task of ``run`` finished with arrays ``res`` (and ``seconds``)."""
+        self.parts[run].append(res)
+        self.seconds[run] += res["seconds"]
+        self.new[run] += len(res["index"])
+        self.played[run] += (int(res["deals"].sum()) if self.kind == "match"
+                             else 2 * len(res["index"]))
+        if self.store is not None:
+            self.store.append((_pair_rows if self.kind == "pair" else _match_rows)(run, res))
+
+    def arrays(self, run: str, n: int) -> dict:
+        """Run ``run``'s arrays of deal (match) pairs ``0 .. n - 1``, in deal order."""
+        keys = ("index", "dealer", "scores") + (("contracts",) if self.kind == "pair"
+                                                else ("won", "deals"))
+        arrays = _concat(self.parts[run], keys)
+        order = np.argsort(arrays["index"], kind="stable")
+        keep = arrays["index"][order] < n
+        return {k: v[order][keep] for k, v in arrays.items()}
 
 
 def load_results(path) -> ResultsFile:

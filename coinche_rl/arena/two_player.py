@@ -22,6 +22,12 @@ exactly 0. :func:`run_two_player_round_robin` plays every two of several agents 
 same deal set and fits the ratings (a
 :class:`~coinche_rl.arena.results.TournamentResult`).
 
+**Results files.** ``out=`` keeps the deal pairs in a JSON-lines results file as the
+four-player formats do (``format: "two_pair"`` runs, the same rows): rows are appended
+as they finish, a run with the same configuration and code resumes from them,
+:func:`~coinche_rl.arena.results_from_file` rebuilds the result and
+:func:`replay_two_player_pair` replays a pair through the agents.
+
 **Executors.** ``backend="serial"`` plays in this process, ``"pool"`` in ``workers``
 spawned processes (a script that uses it needs the ``if __name__ == "__main__":``
 guard); both give the same results, chunk by chunk. When both agents have numba bots
@@ -60,16 +66,18 @@ from ..records import rules_from_record, rules_record
 from ..rules import RuleSet, get_rules, params_vector
 from ..two_player import TwoPlayerDeal, two_player_rules
 from .dealsets import _check_indices, _check_seed
-from .errors import ArenaError
+from .errors import ArenaError, ResultsFileError
 from .executors import _agent_modules, _chunks, _extend_sys_path
 from .results import DuplicateResult, TournamentResult
-from .store import _run_id
+from .store import _FORMAT_VERSION, RunBook, _code_key, _exclusive, _run_id, load_results
 
 __all__ = ["TwoDealSet", "run_two_player_duplicate", "run_two_player_round_robin",
-           "TWO_PLAYER_BACKENDS", "warmup"]
+           "TWO_PLAYER_BACKENDS", "TWO_PAIR", "replay_two_player_pair", "warmup"]
 
 #: the executors of the two-player tournaments
 TWO_PLAYER_BACKENDS = ("serial", "pool")
+#: the ``format`` of a two-player deal-pair run in a results file
+TWO_PAIR = "two_pair"
 
 
 # ------------------------------------------------------------------------ deal sets
@@ -291,30 +299,46 @@ def _is_fast(specs: Sequence[str]) -> bool:
 
 
 def _matchups(pairs: Sequence[Tuple[str, str]], ns: Sequence[int], rules: RuleSet, seed: int,
-              backend: str, workers, progress, fast: bool,
-              chunk: Optional[int]) -> List[DuplicateResult]:
-    """Play matchup ``pairs[k]`` (A, B) on ``ns[k]`` deal pairs of the deal set."""
+              backend: str, workers, progress, fast: bool, chunk: Optional[int], out=None,
+              append: bool = False) -> List[DuplicateResult]:
+    """Play matchup ``pairs[k]`` (A, B) on ``ns[k]`` deal pairs of the deal set, keeping
+    the rows in results file ``out`` (resumed, as four-player runs are)."""
+    code = _code_key([s for pair in pairs for s in pair], "two")
+    with _exclusive(out):
+        return _play_matchups(pairs, ns, rules, seed, backend, workers, progress, fast, chunk,
+                              out, append, code)
+
+
+def _play_matchups(pairs, ns, rules, seed, backend, workers, progress, fast, chunk, out,
+                   append, code) -> List[DuplicateResult]:
     n_workers = 1 if backend == "serial" else (workers or os.cpu_count() or 1)
-    tasks, runs = [], []
+    runs: Dict[str, dict] = {}
+    want: Dict[str, int] = {}
+    ids = []
     for (a, b), n in zip(pairs, ns):
-        cfg = {"format": "two_pair", "x": [a, a], "y": [b, b], "rules": rules_record(rules),
-               "seed": seed, "fast": fast}
+        cfg = {"version": _FORMAT_VERSION, "format": TWO_PAIR, "x": [a, a], "y": [b, b],
+               "rules": rules_record(rules), "seed": seed,
+               "code": dict(code, agents={s: code["agents"][s] for s in sorted({a, b})})}
         run = _run_id(cfg)
-        runs.append(run)
-        numba = fast and _is_fast([a, b])
+        ids.append(run)
+        runs[run] = cfg
+        want[run] = max(want.get(run, 0), int(n))
+    book = RunBook(out, runs, want, "pair", append)
+    tasks = []
+    for run, cfg in runs.items():
+        missing = book.missing[run]
+        if not len(missing):
+            continue
+        numba = fast and _is_fast([cfg["x"][0], cfg["y"][0]])
         size = chunk or (4096 if numba else 16)
         if n_workers > 1:
-            size = max(1, min(size, math.ceil(n / (4 * n_workers))))
-        tasks += [("two_pair", dict(cfg, run=run), c)
-                  for c in _chunks(np.arange(n, dtype=np.int64), size)]
+            size = max(1, min(size, math.ceil(len(missing) / (4 * n_workers))))
+        tasks += [(TWO_PAIR, dict(cfg, run=run, fast=fast), c) for c in _chunks(missing, size)]
     tasks.sort(key=lambda t: int(t[2][0]))
-    parts: Dict[str, list] = {run: [] for run in runs}
-    secs = {run: 0.0 for run in runs}
-    bar = Progress(progress, sum(ns), 0, "deal pairs")
+    bar = Progress(progress, sum(want.values()), book.have, "deal pairs")
 
     def on_done(task, res):
-        parts[task[1]["run"]].append(res)
-        secs[task[1]["run"]] += res["seconds"]
+        book.record(task[1]["run"], res)
         bar.advance(len(res["index"]))
 
     t0 = time.perf_counter()
@@ -323,25 +347,22 @@ def _matchups(pairs: Sequence[Tuple[str, str]], ns: Sequence[int], rules: RuleSe
     finally:
         bar.close()
     wall = time.perf_counter() - t0
-    out = []
-    for run, (a, b), n in zip(runs, pairs, ns):
-        arrays = {k: np.concatenate([r[k] for r in parts[run]]) for k in
-                  ("index", "dealer", "scores", "contracts")}
-        order = np.argsort(arrays["index"], kind="stable")
-        arrays = {k: v[order] for k, v in arrays.items()}
-        out.append(DuplicateResult(
+    out_results = []
+    for run, (a, b), n in zip(ids, pairs, ns):
+        arrays = book.arrays(run, n)
+        out_results.append(DuplicateResult(
             x=(a, a), y=(b, b), rules=rules, seed=seed, frozen="", match=False, run=run,
             index=arrays["index"], dealer=arrays["dealer"], scores=arrays["scores"],
-            contracts=arrays["contracts"], seconds=secs[run], new=n, played=2 * n,
-            wall_seconds=wall))
-    return out
+            contracts=arrays["contracts"], seconds=book.seconds[run], new=book.new[run],
+            played=book.played[run], wall_seconds=wall))
+    return out_results
 
 
 def run_two_player_duplicate(agent_a: str, agent_b: str, n_deals: int = 1000,
                              preset: Union[str, RuleSet] = "belote_a_deux", seed: int = 0,
                              backend: str = "serial", workers: Optional[int] = None,
-                             progress=False, fast: bool = True,
-                             chunk: Optional[int] = None) -> DuplicateResult:
+                             progress=False, fast: bool = True, chunk: Optional[int] = None,
+                             out=None, append: bool = False) -> DuplicateResult:
     """A duplicate matchup of belote for two players: ``agent_a`` against ``agent_b``
     (specs of :func:`~coinche_rl.agents.two_player.make_two_player_agent`) on
     ``n_deals`` deals, each played in both seatings (module docstring).
@@ -352,23 +373,30 @@ def run_two_player_duplicate(agent_a: str, agent_b: str, n_deals: int = 1000,
     :param fast: ``False`` plays through the agents' ``act`` even when both have numba
         bots.
     :param chunk: deal pairs per task (default: 4096 in numba, 16 in Python).
+    :param out: a JSON-lines results file: rows are appended as they finish and rows
+        already there are reused (resume) when they come from the same configuration and
+        the same code; ``append`` adds this run to a file that holds other runs (as
+        :func:`~coinche_rl.arena.run_duplicate`).
     :raises coinche_rl.agents.AgentSpecError: a bad agent spec, a four-player agent.
     :raises ArenaError: four-player rules, any other bad argument.
     """
     _check(n_deals, backend, workers)
     rules = _rules(preset)
     return _matchups([(_spec(agent_a), _spec(agent_b))], [int(n_deals)], rules,
-                     _check_seed(seed), backend, workers, progress, bool(fast), chunk)[0]
+                     _check_seed(seed), backend, workers, progress, bool(fast), chunk, out,
+                     bool(append))[0]
 
 
 def run_two_player_round_robin(agents: Sequence[str], n_deals: int = 1000,
                                preset: Union[str, RuleSet] = "belote_a_deux", seed: int = 0,
                                backend: str = "serial", workers: Optional[int] = None,
                                progress=False, fast: bool = True,
-                               python_deals: Optional[int] = None) -> TournamentResult:
+                               python_deals: Optional[int] = None, out=None,
+                               append: bool = False) -> TournamentResult:
     """A two-player duplicate between every two of ``agents`` (at least two distinct
     specs), all on the same deal set, and their ratings; ``python_deals`` caps the deal
-    pairs of the matchups that cannot run in numba."""
+    pairs of the matchups that cannot run in numba; ``out`` and ``append`` as
+    :func:`run_two_player_duplicate`'s."""
     _check(n_deals, backend, workers)
     specs = [_spec(a) for a in agents]
     if len(set(specs)) < 2 or len(specs) != len(set(specs)):
@@ -385,9 +413,52 @@ def run_two_player_round_robin(agents: Sequence[str], n_deals: int = 1000,
             teams.append(((i,), (j,)))
     t0 = time.perf_counter()
     results = _matchups(pairs, ns, rules, _check_seed(seed), backend, workers, progress,
-                        bool(fast), None)
+                        bool(fast), None, out, bool(append))
     return TournamentResult.from_matchups("round_robin", specs, specs, results, teams,
                                           time.perf_counter() - t0)
+
+
+def replay_two_player_pair(path, index: int, run: Optional[str] = None):
+    """Replay deal pair ``index`` of a two-player run of a results file through the
+    agents' ``act``: ``(deals, row, config)``, the two finished
+    :class:`~coinche_rl.two_player.TwoPlayerDeal` objects (seating 0: A as player 0),
+    the stored row and the run's configuration; ``run`` picks the run when the file
+    holds several two-player runs.
+
+    :raises ResultsFileError: no such file, run or pair, or several runs and none chosen.
+    :raises ArenaError: an agent that cannot be built now, or an illegal action.
+    """
+    store = load_results(path)
+    ids = [r for r, c in store.runs.items() if c.get("format") == TWO_PAIR]
+    if run is None:
+        if len(ids) != 1:
+            raise ResultsFileError(f"{path} holds {len(ids)} two-player runs: choose one with "
+                                   f"run= (one of {', '.join(ids) or 'none'})")
+        run = ids[0]
+    if run not in ids:
+        raise ResultsFileError(f"{path}: no two-player run {run!r}; runs: {', '.join(ids) or 'none'}")
+    cfg = store.runs[run]
+    row = store.done(run).get(int(index))
+    if row is None:
+        raise ResultsFileError(f"{path}: run {run} has no finished pair {index}")
+    rules = rules_from_record(cfg["rules"])
+    ds = TwoDealSet(rules, cfg["seed"])
+    a, b = cfg["x"][0], cfg["y"][0]
+    deals = []
+    for t, specs in enumerate(((a, b), (b, a))):
+        deal = ds.deal(int(index))
+        try:
+            play_two_deal(deal, [make_two_player_agent(s) for s in specs], ds.seeds(int(index)))
+        except IllegalActionError as e:
+            p = getattr(e, "player", None)
+            if p is None:
+                raise
+            raise ArenaError(f"agent {specs[p]!r} as player {p} played the illegal action "
+                             f"{e.action!r} in {_where(cfg, int(index), t)}") from None
+        except (ValueError, OSError) as e:          # an agent's files gone or changed
+            raise ArenaError(f"replaying deal pair {index} of {path}: {e}") from None
+        deals.append(deal)
+    return deals, row, cfg
 
 
 def warmup() -> None:
