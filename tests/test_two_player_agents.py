@@ -271,6 +271,9 @@ def test_results_file_resumes_and_replays(tmp_path, capsys):
     deals, row, cfg = arena.replay_two_player_pair(path, 7)
     assert cfg["format"] == "two_pair" and row["i"] == 7
     assert [list(deals[0].scores), list(deals[1].scores[::-1])] == row["scores"]
+    run = row["run"]
+    with pytest.raises(arena.ResultsFileError, match="belote for two players: replay its pairs"):
+        arena.replay_pair(path, 7, run)
     with pytest.raises(arena.ArenaError, match="holds results of another run"):
         arena.run_two_player_duplicate("heuristic", "random", 10, "belote_decouverte", out=path)
     lines = path.read_text().splitlines()

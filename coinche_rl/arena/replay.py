@@ -34,6 +34,10 @@ def replay_pair(path, index: int, run: Optional[str] = None) -> Tuple[List[Deal]
             raise ResultsFileError(f"{path} holds {len(pair_runs)} deal-pair runs: choose one with "
                                    f"run= (one of {', '.join(pair_runs) or 'none'})")
         run = pair_runs[0]
+    if run in store.runs and store.runs[run].get("format") == "two_pair":
+        raise ResultsFileError(f"{path}: run {run} is belote for two players: replay its pairs "
+                               f"with arena.replay_two_player_pair or `coinche-rl replay "
+                               f"{path} --pair I` (this replays four-player deals)")
     if run not in store.runs or store.runs[run].get("format") != "pair":
         raise ResultsFileError(f"{path}: no deal-pair run {run!r}; runs: {', '.join(pair_runs) or 'none'}")
     cfg = store.runs[run]
