@@ -681,7 +681,7 @@ def standings(ratings: Ratings, head_to_head: Sequence[HeadToHead] = (),
     Without direct matchups (partners only) the ratings rank, with the intervals the
     misfit widened.
 
-    The round robin of issue 23 (3,000 deal pairs per matchup): nn beats the heuristic,
+    A round robin of 3,000 deal pairs per matchup: nn beats the heuristic,
     which beats random by far more than nn does, and the additive fit puts the heuristic
     first:
 

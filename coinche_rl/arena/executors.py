@@ -22,7 +22,7 @@ __all__ = ["BACKENDS", "RAY_CONNECT_TIMEOUT", "shutdown_pool"]
 BACKENDS = ("serial", "pool", "ray")
 
 
-#: what a worker adds to an unknown-agent error (issue 15: registered under the guard)
+#: what a worker adds to an unknown-agent error (an agent registered under the guard)
 _WORKER_REGISTRY_HINT = (
     " (in a worker process: workers import coinche-rl afresh, so an agent registered in "
     "your script under `if __name__ == \"__main__\":` or in the interactive session is "
