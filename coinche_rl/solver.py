@@ -20,60 +20,10 @@ two objectives:
 
 Values are for ``team`` (default: the team of the seat to act).
 
-How the search works (and why it is exact)
-------------------------------------------
-Cards are renumbered inside the solver as ``suit * 8 + strength`` under the strain, so
-"beats", "the cards above" and "the next lower card" are bit operations; the legal-card
-rules (RULES.md §6) are the engine's one copy, :func:`engine.card_play_rule`, given
-the cards above the winning one as solver ids (tested equal to :func:`engine.legal_cards`
-for every strain and option).
-
-The search maximises, for one team ``X``, the *extended outcome* ``E``: the raw card
-points of ``X`` (dix de der included) plus 90 when ``X`` takes every trick, plus the
-générale extra when one seat of the takers does (taker team only), minus 1 when ``X``
-takes no trick (so that being capot ranks below scoring 0 points with a trick). ``E``
-is additive over tricks apart from those end bonuses, which depend on the history only
-through a small flag (all past tricks won by the leader's team / by the leader alone),
-so the value of the remaining tricks is a function of (remaining hands, leader, flag):
-the transposition table (TT) stores intervals ``[lo, hi]`` of that value at trick
-boundaries, never anything inexact.
-
-Both objectives are functions ``f(E)`` once the declarations and belotes are fixed: the
-solver builds ``f`` by running :func:`engine.score_deal` on synthetic finished deals
-(one per value of ``E``), so it can never disagree with the engine. When ``f`` is
-non-decreasing (checked on every call), ``max``/``min`` commute with it and the value
-is ``f`` of the ``E``-minimax. The search then only needs ``f``'s level of each node:
-alpha and beta are snapped to the edges of ``f``'s plateaus (*levels*), which makes
-coarse objectives (a coinched contract: made or failed) much cheaper to solve than the
-card points. A non-decreasing ``f`` is proved for every preset by the tests; were it to
-fail for some rule set, the solver switches to a direct search of the objective (a
-slower exact search whose table also keys the points already won).
-
-Declare / belote choices still to make in the first trick change ``f`` and are moves of
-the seat that makes them: for the score objective the first trick is searched with them
-as moves (one ``f`` per combination of choices, built once), the rest of the deal with
-the ``E`` search. For the points objective they change nothing, and every choice action
-gets the value of the position.
-
-Search enhancements (option bits ``OPT_*``): principal-variation search; the
-transposition table's best move first; killer leads (the last two leads that caused a
-cut-off, per trick and leader); a static move order (a follower gives points to a
-winning partner, else wins the trick, else throws its cheapest card; a lead is ranked by
-the trick it makes when the followers play that way); equivalent cards (same hand, same
-points, no card in play between them) searched once; sure-trump bounds (the top trumps
-held by one team are its points); the last three tricks solved by dedicated loops
-(no recursion; the three-card positions still use the TT); at the root, every move after
-the first is solved by MTD(f) on the levels (null-window tests, starting from the
-previous move's value, until its level is known); a cache of two-trick endings (their
-exact value, computed once per hands, leader and capot state, then read back: the
-three-trick loops reach the same ending from many plays). When the last card of a
-trick is to play, the table buckets of every candidate's child are prefetched before the
-first is searched, so that their cache misses overlap (the table is aligned on cache
-lines). A forced card inside a trick is played without a node's bookkeeping. Killer
-moves are used at the lead only, and there is no history heuristic (what both cost:
-``benchmarks/RESULTS.md``, "Solver search options"). None of them changes a value: the
-tests compare the results with every enhancement off, with pseudo-random move orders
-and with the direct search.
+How the search works and why it is exact (the extended outcome ``E``, the objective as a
+non-decreasing ``f(E)`` built from the engine's own scoring, the transposition table of
+exact intervals, the first trick's declare / belote choices, and every search
+enhancement, each value-preserving): ``docs/solver.md``.
 
 Entry points: :class:`Solver` (owns a reusable workspace: TT, killers),
 :func:`solve` and :func:`move_values` (one-off, a shared default solver), and the numba
