@@ -49,13 +49,15 @@ def _extend_sys_path(folders: Sequence[str]) -> None:
         importlib.invalidate_caches()
 
 
-def _run_task_in_worker(task, folders: Sequence[str] = ()) -> dict:
-    """:func:`.tasks._run_task` in a worker process; ``folders``: where the parent
-    imported the modules of import-path agents from (see :func:`_agent_modules`), added
-    to the worker's ``sys.path`` first (a pool kept from an earlier call, a Ray worker)."""
+def _run_task_in_worker(task, folders: Sequence[str] = (),
+                        runner: Optional[Callable] = None) -> dict:
+    """:func:`.tasks._run_task` (or ``runner(task)``: the two-player tournaments') in a
+    worker process; ``folders``: where the parent imported the modules of import-path
+    agents from (see :func:`_agent_modules`), added to the worker's ``sys.path`` first (a
+    pool kept from an earlier call, a Ray worker)."""
     _extend_sys_path(folders)
     try:
-        return _run_task(task, warm=False)
+        return _run_task(task, warm=False) if runner is None else runner(task)
     except AgentSpecError as e:
         text = str(e)
         if text.startswith("unknown agent"):
@@ -268,9 +270,10 @@ _RAY_TASK = None
 _POOL = None
 
 
-def _pool(n: int):
+def _pool(n: int, warm: Optional[Callable] = None):
     """The process pool of ``n`` spawned workers, started on first use and kept for the
-    next calls (:func:`shutdown_pool` stops it; it stops at exit)."""
+    next calls (:func:`shutdown_pool` stops it; it stops at exit); ``warm`` (default
+    :func:`.tasks.warmup`) fills the numba cache first, so that the workers load it."""
     global _POOL
     if _POOL is not None and _POOL[0] != n:
         shutdown_pool()
@@ -278,7 +281,7 @@ def _pool(n: int):
         import atexit
         import multiprocessing as mp
         from concurrent.futures import ProcessPoolExecutor
-        warmup()                      # fill the numba cache before the workers load it
+        (warm or warmup)()            # fill the numba cache before the workers load it
         ex = ProcessPoolExecutor(max_workers=n, mp_context=mp.get_context("spawn"))
         if not _POOL_ATEXIT:
             atexit.register(shutdown_pool)
@@ -300,23 +303,27 @@ def shutdown_pool() -> None:
 
 
 def _execute(tasks: list, backend: str, workers: Optional[int], address: Optional[str],
-             on_done: Callable) -> None:
+             on_done: Callable, runner: Optional[Callable] = None,
+             warm: Optional[Callable] = None) -> None:
     """Run ``tasks`` on ``backend``, calling ``on_done(task, result)`` as each finishes
     (in completion order). Before anything is played, every agent that declares
-    ``check_rules`` checks the tasks' rules (:func:`_check_agents_rules`)."""
+    ``check_rules`` checks the tasks' rules (:func:`_check_agents_rules`). ``runner``
+    (a module-level function of a task) and ``warm`` (the warm-up before a new pool)
+    replace the four-player tasks' (the two-player tournaments; serial and pool)."""
     if not tasks:
         return
-    _check_agents_rules(tasks)
+    if runner is None:
+        _check_agents_rules(tasks)
     if backend == "serial":
         for t in tasks:
-            on_done(t, _run_task(t))
+            on_done(t, _run_task(t) if runner is None else runner(t))
         return
     if backend == "pool":
         from concurrent.futures import as_completed
         from concurrent.futures.process import BrokenProcessPool
         folders = _agent_modules(tasks)[0]
-        ex = _pool(workers or os.cpu_count() or 1)
-        futures = {ex.submit(_run_task_in_worker, t, folders): t for t in tasks}
+        ex = _pool(workers or os.cpu_count() or 1, warm)
+        futures = {ex.submit(_run_task_in_worker, t, folders, runner): t for t in tasks}
         try:
             for f in as_completed(futures):
                 on_done(futures[f], f.result())

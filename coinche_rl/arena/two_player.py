@@ -67,7 +67,8 @@ from ..rules import RuleSet, get_rules, params_vector
 from ..two_player import TwoPlayerDeal, two_player_rules
 from .dealsets import _check_indices, _check_seed
 from .errors import ArenaError, ResultsFileError
-from .executors import _agent_modules, _chunks, _extend_sys_path
+from . import executors
+from .executors import _chunks
 from .results import DuplicateResult, TournamentResult
 from .store import _FORMAT_VERSION, RunBook, _code_key, _exclusive, _run_id, load_results
 
@@ -231,41 +232,19 @@ def _task_two_pairs(cfg: dict, indices) -> dict:
             "contracts": np.stack([c0, c1], axis=1), "seconds": time.perf_counter() - t0}
 
 
-def _task_in_worker(task, folders: Sequence[str] = ()) -> dict:
-    """:func:`_task_two_pairs` in a pool worker (``folders``: where the parent imported
-    the modules of import-path agents from)."""
-    _extend_sys_path(folders)
+def _execute(tasks, backend: str, workers: Optional[int], on_done) -> None:
+    """The four-player executors' serial or pool run, with the two-player task and
+    warm-up (a pool kept from a four-player run is reused, this warm-up run first)."""
+    if backend == "pool":
+        warmup()                # fill the numba cache before the workers load it
+    executors._execute(tasks, backend, workers, None, on_done, runner=_task_of,
+                       warm=warmup)
+
+
+def _task_of(task) -> dict:
+    """A task ``(kind, cfg, indices)`` of the executors: :func:`_task_two_pairs`."""
     _, cfg, indices = task
     return _task_two_pairs(cfg, indices)
-
-
-def _execute(tasks, backend: str, workers: Optional[int], on_done) -> None:
-    if backend == "serial":
-        for t in tasks:
-            on_done(t, _task_two_pairs(t[1], t[2]))
-        return
-    import multiprocessing as mp
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-    from concurrent.futures.process import BrokenProcessPool
-    folders = _agent_modules(tasks)[0]
-    warmup()                    # fill the numba cache before the workers load it
-    n = min(workers or os.cpu_count() or 1, len(tasks))
-    with ProcessPoolExecutor(max_workers=n, mp_context=mp.get_context("spawn")) as ex:
-        futures = {ex.submit(_task_in_worker, t, folders): t for t in tasks}
-        try:
-            for f in as_completed(futures):
-                on_done(futures[f], f.result())
-        except BrokenProcessPool as e:
-            raise ArenaError(
-                "the pool's worker processes died while running the tournament. Started from "
-                "a script, the pool's workers re-import it (Python's spawn start method): its "
-                "top-level code must be under `if __name__ == \"__main__\":`; otherwise a "
-                "worker was killed (out of memory?). backend='serial' plays in this "
-                "process") from e
-        except BaseException:
-            for f in futures:
-                f.cancel()
-            raise
 
 
 # ------------------------------------------------------------------------ formats
@@ -436,7 +415,8 @@ def replay_two_player_pair(path, index: int, run: Optional[str] = None):
                                    f"run= (one of {', '.join(ids) or 'none'})")
         run = ids[0]
     if run not in ids:
-        raise ResultsFileError(f"{path}: no two-player run {run!r}; runs: {', '.join(ids) or 'none'}")
+        raise ResultsFileError(f"{path}: no two-player run {run!r}; runs: "
+                               f"{', '.join(ids) or 'none'}")
     cfg = store.runs[run]
     row = store.done(run).get(int(index))
     if row is None:
