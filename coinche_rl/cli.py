@@ -818,7 +818,7 @@ def _seat_cards(text: str, option: str):
 
 
 def cmd_evaluate(args) -> int:
-    from .agents.evaluation import EvaluationError, evaluate_hand   # lazy: see the top
+    from .agents.evaluation import evaluate_hand   # lazy: see the top
     if args.preset.family == "two":
         return _evaluate_two_player(args)
     try:
@@ -834,22 +834,14 @@ def cmd_evaluate(args) -> int:
                                   else (os.cpu_count() or 1))
     _compile_evaluation(args.method)
     progress = not args.no_progress and sys.stderr.isatty()
-    try:
-        ev = evaluate_hand(args.preset, args.seat, args.hand, args.dealer, samples=args.samples,
-                           seed=args.seed, strains=args.strains, method=args.method,
-                           holds=holds or None, lacks=lacks or None, auction=args.auction or (),
-                           progress=progress, coinche=args.coinche, retourne=args.retourne,
-                           min_suit_length=args.min_suit_length, threads=threads,
-                           bid_weights=args.bid_weights or "", nn_player=args.nn_player)
-    except EvaluationError as e:
-        print(f"coinche-rl: error: {e}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("\ninterrupted", file=sys.stderr)
-        return 130
-    if args.json:
-        print(json.dumps(ev.to_dict()))
-        return 0
+    ev = _evaluation(lambda: evaluate_hand(
+        args.preset, args.seat, args.hand, args.dealer, samples=args.samples, seed=args.seed,
+        strains=args.strains, method=args.method, holds=holds or None, lacks=lacks or None,
+        auction=args.auction or (), progress=progress, coinche=args.coinche,
+        retourne=args.retourne, min_suit_length=args.min_suit_length, threads=threads,
+        bid_weights=args.bid_weights or "", nn_player=args.nn_player), args.json)
+    if isinstance(ev, int):
+        return ev
     if args.method == "nn":
         print("coinche-rl evaluate: the bidding network's evaluation (no worlds: learned from "
               "real deals under real card play)")
@@ -871,11 +863,28 @@ def cmd_evaluate(args) -> int:
     return 0
 
 
+def _evaluation(run, as_json: bool):
+    """``run()``'s evaluation, or the exit status when it is done: an EvaluationError in
+    one line (2), an interruption (130), the JSON printed (0)."""
+    from .agents.evaluation import EvaluationError
+    try:
+        ev = run()
+    except EvaluationError as e:
+        print(f"coinche-rl: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
+    if as_json:
+        print(json.dumps(ev.to_dict()))
+        return 0
+    return ev
+
+
 def _evaluate_two_player(args) -> int:
     """``coinche-rl evaluate --rules belote_a_deux``: the prise options of one player
     (coinche_rl.agents.two_player_evaluation); the four-player options are refused in
     one line."""
-    from .agents.evaluation import EvaluationError
     from .agents import two_player_evaluation
     four = [opt for opt, given in (("--holds", args.holds), ("--lacks", args.lacks),
                                    ("--auction", args.auction), ("--strains", args.strains),
@@ -893,20 +902,12 @@ def _evaluate_two_player(args) -> int:
     dealer = 1 - args.seat if args.dealer == 3 else args.dealer    # default: he speaks first
     compile_notice("the two-player hand evaluation", (two_player_evaluation._evaluate_worlds,),
                    "about 10-30 s")
-    try:
-        ev = two_player_evaluation.evaluate_two_player_hand(args.preset, args.seat, args.hand, dealer,
-                                      retourne=args.retourne, other_up=args.other_up,
-                                      prise=(args.prise or "").replace(",", " ").split(),
-                                      samples=args.samples, seed=args.seed)
-    except EvaluationError as e:
-        print(f"coinche-rl: error: {e}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("\ninterrupted", file=sys.stderr)
-        return 130
-    if args.json:
-        print(json.dumps(ev.to_dict()))
-        return 0
+    ev = _evaluation(lambda: two_player_evaluation.evaluate_two_player_hand(
+        args.preset, args.seat, args.hand, dealer, retourne=args.retourne,
+        other_up=args.other_up, prise=(args.prise or "").replace(",", " ").split(),
+        samples=args.samples, seed=args.seed), args.json)
+    if isinstance(ev, int):
+        return ev
     print("coinche-rl evaluate: belote for two players, Monte Carlo evaluation of the prise "
           "(heuristic play at both players)")
     print(ev.table())

@@ -188,15 +188,21 @@ def _play(rules: RuleSet, P, states, decks, dealers, seeds, specs, fast: bool, w
         return
     for i in range(len(states)):
         deal = TwoPlayerDeal(rules, deck=[int(c) for c in decks[i]], dealer=int(dealers[i]))
-        try:
-            play_two_deal(deal, agents, [int(s) for s in seeds[i]])
-        except IllegalActionError as e:
-            p = getattr(e, "player", None)
-            if p is None:
-                raise
-            raise ArenaError(f"agent {specs[p]!r} as player {p} played the illegal action "
-                             f"{e.action!r} in {where(i)}; legal: {e.legal}") from None
+        _play_or_name(deal, agents, specs, [int(s) for s in seeds[i]], lambda: where(i))
         states[i] = deal.state
+
+
+def _play_or_name(deal: TwoPlayerDeal, agents, specs, seeds, where) -> None:
+    """:func:`play_two_deal`; an illegal action raises ArenaError naming the agent, the
+    action and ``where()`` the deal is."""
+    try:
+        play_two_deal(deal, agents, seeds)
+    except IllegalActionError as e:
+        p = getattr(e, "player", None)
+        if p is None:
+            raise
+        raise ArenaError(f"agent {specs[p]!r} as player {p} played the illegal action "
+                         f"{e.action!r} in {where()}; legal: {e.legal}") from None
 
 
 def _outcomes(states: np.ndarray, a_player: int) -> Tuple[np.ndarray, np.ndarray]:
@@ -428,13 +434,8 @@ def replay_two_player_pair(path, index: int, run: Optional[str] = None):
     for t, specs in enumerate(((a, b), (b, a))):
         deal = ds.deal(int(index))
         try:
-            play_two_deal(deal, [make_two_player_agent(s) for s in specs], ds.seeds(int(index)))
-        except IllegalActionError as e:
-            p = getattr(e, "player", None)
-            if p is None:
-                raise
-            raise ArenaError(f"agent {specs[p]!r} as player {p} played the illegal action "
-                             f"{e.action!r} in {_where(cfg, int(index), t)}") from None
+            _play_or_name(deal, [make_two_player_agent(s) for s in specs], specs,
+                          ds.seeds(int(index)), lambda: _where(cfg, int(index), t))
         except (ValueError, OSError) as e:          # an agent's files gone or changed
             raise ArenaError(f"replaying deal pair {index} of {path}: {e}") from None
         deals.append(deal)
