@@ -214,7 +214,7 @@ def test_the_rule_book_ships_in_docs():
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 #: the notebooks that draw a plot (each must carry at least one image)
 PLOTTING = {"03_tournament.ipynb", "04_hand_evaluation_and_pimc.ipynb",
-            "05_neural_card_play.ipynb", "06_neural_bidding.ipynb"}
+            "05_neural_card_play.ipynb", "06_neural_bidding.ipynb", "07_belote_for_two.ipynb"}
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
