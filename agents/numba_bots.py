@@ -930,7 +930,7 @@ def _calibration_deals(P, n, seed, kind, X, y):
     for i in range(n):
         rng_seed(rng, seed, i)
         deal_into(S, P, rng, -1, hands, deck)      # the dealer drawn after the cards
-        taker = rng_below(rng, 4)
+        taker = rng_below(rng, np.int64(4))
         known = hand_of(S, taker)
         if classic:
             known |= 1 << retourne_of(S)
@@ -942,7 +942,7 @@ def _calibration_deals(P, n, seed, kind, X, y):
         elif classic and rng_below(rng, 2) == 0:
             st = retourne_of(S) >> 3
         elif rng_below(rng, 2) == 0:
-            st = rng_below(rng, 4)
+            st = rng_below(rng, np.int64(4))
         else:                               # the suit the hand is strongest in
             st = 0
             best = -1

@@ -694,8 +694,10 @@ WARMUP_CHAINS = (("coinche_rl.solver:warmup_search", "coinche_rl.solver",
 #: modules whose kernels call those of other modules with a long compile of their own:
 #: warming one up warms these first, in their own chain's place (the solver in the first
 #: process while the others compile the rest, instead of inside the PIMC loop's compile)
+#: PIMC's own warm-up compiles the sampler's kernels that it calls (not the others), in
+#: the solver's process: the other process (the tournament's, in the demo) has more to do
 _SEARCH_NEEDS = ("coinche_rl.solver:warmup_search", "coinche_rl.agents.sampler")
-WARMUP_NEEDS = {"coinche_rl.agents.pimc": _SEARCH_NEEDS,
+WARMUP_NEEDS = {"coinche_rl.agents.pimc": ("coinche_rl.solver:warmup_search",),
                 "coinche_rl.agents.evaluation": _SEARCH_NEEDS,
                 "coinche_rl.agents.neural.search": _SEARCH_NEEDS}
 

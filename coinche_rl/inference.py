@@ -29,7 +29,9 @@ NO_CEILING = 8
 NO_CEILINGS = 0x8888888888888888 - (1 << 64)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+# a call, not inlined: only the table is built from it (inlined, play_inference types
+# card_play_rule at each of its four calls)
+@njit(cache=True, _nrt=False)
 def _ruled_out(c, x, beats_win, led, win, partner_master, strain, play_rules):
     """True when ``c`` would not be a legal card in the hand ``{c, x}``."""
     hand = (np.int64(1) << c) | (np.int64(1) << x)

@@ -1032,7 +1032,10 @@ def _equiv_rep(W, c, legal, present, prow):
             return c
 
 
-@njit(cache=True, _nrt=False)
+# inlined, as _rest_value is: each is called at one or two places, and a kernel of its
+# own would optimise and compile _ab's code once more (numba links a callee's code into
+# every caller's library)
+@njit(cache=True, _nrt=False, inline='always')
 def _root_values(W, leader, n, led, win, wseat, tpts, flag, rem, past, out_c, out_v):
     """``E`` of every legal card at the root (solver ids into ``out_c``, level
     representatives of ``E`` into ``out_v``); returns how many. Equivalent cards share
@@ -1311,7 +1314,7 @@ def _ds(W, leader, n, led, win, wseat, tpts, flag, rem, past, vec, alpha, beta):
 
 
 # ------------------------------------------------------------------ first trick with choices
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def _rest_value(W, ws, rem, past, vec, alpha, beta):
     """Objective value of the position at the end of the first trick (won by ``ws``)
     for the combination of choices ``vec``, with the objective window (alpha, beta)."""

@@ -121,12 +121,11 @@ def test_the_tournament_compiles_the_agents_kernels_in_parallel_chains(fresh, ca
     cli._warm_agents(arena, ["random", "heuristic", "pimc", "nn"])
     out = capsys.readouterr().out
     # the solver starts alone in the first process (a child), from its argument types,
-    # before the PIMC loop that calls it; the networks' and the sampler's kernels, which
-    # PIMC's warm-up uses too, compile meanwhile in the tournament's own process, then
-    # the tournament's
+    # before the PIMC loop that calls it (which compiles the sampler's kernels it uses);
+    # the networks' kernels compile meanwhile in the tournament's own process, then the
+    # tournament's
     assert fresh == [[["coinche_rl.solver:warmup_search", "coinche_rl.agents.pimc"],
-                      ["coinche_rl.agents.neural.agent", "coinche_rl.agents.sampler"],
-                      ["coinche_rl.arena"]]]
+                      ["coinche_rl.agents.neural.agent"], ["coinche_rl.arena"]]]
     assert out.index("preparing the numba kernels") < out.index("compiling in 2 processes") \
         < out.index("kernels ready in")
 
@@ -156,7 +155,7 @@ def test_the_built_in_agents_kernels_are_warmed_up():
 def test_warmup_chains_keep_unknown_modules():
     assert cli.warmup_chains(["coinche_rl.arena", "my_kernels", "coinche_rl.agents.pimc"]) == \
         [["coinche_rl.solver:warmup_search", "coinche_rl.agents.pimc"],
-         ["coinche_rl.agents.sampler"], ["coinche_rl.arena", "my_kernels"]]
+         ["coinche_rl.arena", "my_kernels"]]
 
 
 def test_the_two_player_chain_adds_nothing_to_a_four_player_warm_up():

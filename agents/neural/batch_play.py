@@ -155,7 +155,7 @@ def seed_streams(seeds, rngs):
     """``rngs[i, s]`` seeded as :func:`coinche_rl.agents.numba_bots.play_deals` does."""
     for i in range(seeds.shape[0]):
         for s in range(4):
-            rng_seed(rngs[i, s:s + 1], seeds[i, s], 0)
+            rng_seed(rngs[i, s:s + 1], seeds[i, s], np.int64(0))
 
 
 class NetInputs:

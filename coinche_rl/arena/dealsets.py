@@ -40,9 +40,9 @@ def _substream(rng, key, stream):
     the sub-stream multiplier of ``engine.rng_seed``; ``m`` and the generator's step
     ``g`` are read from ``rng_seed``, which leaves the state at ``seed * g + stream * m
     + g``, so that the deal sets have no constants of their own."""
-    E.rng_seed(rng, 0, 0)
+    E.rng_seed(rng, np.int64(0), np.int64(0))
     g = rng[0]
-    E.rng_seed(rng, 0, stream)
+    E.rng_seed(rng, np.int64(0), stream)
     rng[0] = key + (rng[0] - g)                 # key + stream * m
     return E.rng_next(rng)
 
@@ -79,7 +79,7 @@ def _deal_streams(P, seed, salt, streams, dealers, frozen, value, strains, state
         for c in range(_N_KEYS):
             keys[c] = E.rng_next(rng)
         _sort_order(keys, decks[k])
-        drawn[k] = E.rng_below(rng, 4)
+        drawn[k] = E.rng_below(rng, np.int64(4))
         dealer = drawn[k] if dealers[k] < 0 else dealers[k]
         for s in range(_N_SEEDS):
             seeds[k, s] = np.int64(E.rng_next(rng) >> np.uint64(1))
@@ -90,14 +90,14 @@ def _deal_streams(P, seed, salt, streams, dealers, frozen, value, strains, state
             E.hands_from_deck_into(decks[k], dealer, hands)
             E.reset_state(S, hands, dealer)
         if frozen:
-            taker = E.rng_below(rng, 4)
+            taker = E.rng_below(rng, np.int64(4))
             if frozen == 2:
                 strain = strains[E.rng_below(rng, len(strains))]
             elif classic:
                 strain = E.retourne_of(S) >> 3
             else:
                 strain = E.frozen_strain(E.hand_of(S, taker))
-            E.set_contract(S, P, value, strain, 0, taker)
+            E.set_contract(S, P, value, strain, np.int64(0), taker)
 
 
 def _frozen_mode(frozen) -> str:

@@ -59,7 +59,7 @@ def deal_into(S, P, rng, dealer, hands, deck):
     :func:`reset_classic` (classic family) or :func:`reset_state`. The one seed -> deal
     map of the kernels (``hands`` int64[4], ``deck`` int64[32]: scratch and result)."""
     random_deal(rng, hands, deck)
-    d = dealer if dealer >= 0 else rng_below(rng, N_SEATS)
+    d = dealer if dealer >= 0 else rng_below(rng, np.int64(N_SEATS))
     if P[P_FAMILY] != 0:
         reset_classic(S, deck, d)
     else:
@@ -83,7 +83,7 @@ def _clear_state(S, dealer):
         S[k] = 0
     S[S_DEALER] = dealer
     S[S_PHASE] = AUCTION
-    S[S_CUR] = seat_after(dealer, 1)
+    S[S_CUR] = seat_after(dealer, np.int64(1))
     S[S_BID_SEAT] = NO_SEAT
     S[S_COINCHE_SEAT] = NO_SEAT
     S[S_DECL_WINNER] = DECL_UNRESOLVED

@@ -6,6 +6,7 @@ synthetic finished deals the solver and the evaluations score (:func:`set_outcom
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from .. import rules as R
@@ -60,7 +61,7 @@ def score_deal(S, P):
         capot_team = 0
     elif S[S_TRICKS + 1] == N_TRICKS:
         capot_team = 1
-    generale = -1
+    generale = np.int64(-1)           # int64: no literal specialisation of team()
     for seat in range(N_SEATS):
         if S[S_SEAT_TRICKS + seat] == N_TRICKS:
             generale = seat

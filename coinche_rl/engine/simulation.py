@@ -258,12 +258,14 @@ def random_play_phase(P, n, seed, strain, out_points):
     for i in range(n):
         rng_seed(rng, seed, i)
         random_deal(rng, hands, deck)
-        leader = 0
+        # int64, not literal constants: a literal first type would compile the callees
+        # once more for it while the loop's types settle
+        leader = np.int64(0)
         pts0 = 0
         for trick in range(N_TRICKS):
-            win_card = NO_CARD
-            win_seat = NO_SEAT
-            led = 0
+            win_card = np.int64(NO_CARD)
+            win_seat = np.int64(NO_SEAT)
+            led = np.int64(0)
             pts = 0
             for k in range(N_SEATS):
                 seat = seat_after(leader, k)
