@@ -173,7 +173,8 @@ class CardGameAEC(AECEnv, EzPickle):
         return NO_ACTIONS
 
     def observe(self, agent: str):
-        return {"observation": self._observation(agent), "action_mask": self._mask(agent)}
+        mask = self._live_mask if agent == self.agent_selection else NO_ACTIONS  # _mask, inline
+        return {"observation": self._observation(agent), "action_mask": mask}
 
     def _update_infos(self):
         """Refresh the legal mask of the agent to act (one engine call per step; the
@@ -252,7 +253,7 @@ class CardGameAEC(AECEnv, EzPickle):
         self._cumulative_rewards[agent] = 0.0
         self.rewards = dict.fromkeys(self.agents, 0.0)
         a = int(action)
-        deal = self.deal
+        deal = self._deal                   # the deal in progress (kept by reset and step)
         if self.illegal_action == "penalty" and not (0 <= a < N_ACTIONS and deal.is_legal(a)):
             gymnasium.logger.warn(f"illegal action {a!r} by {agent}: the game ends")
             self._penalize(agent)
