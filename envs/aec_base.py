@@ -22,6 +22,7 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from .._numba_cache import compile_notice
 from ..actions import N_ACTIONS
 
 __all__ = ["CardGameAEC", "SideTerminateIllegalWrapper", "wrap", "REWARD_SCALE", "NO_ACTIONS"]
@@ -60,14 +61,19 @@ class CardGameAEC(AECEnv, EzPickle):
     """One deal or a match of a card game as a PettingZoo AEC env (see a family's module).
 
     A subclass sets ``metadata``, ``AGENTS``, ``DEAL`` and ``MATCH`` (the game classes),
-    ``O`` (its observation module) and ``DEALER`` (the allowed dealers, in messages), and
-    implements the hooks below.
+    ``O`` (its observation module), ``RULES_OF`` (``rules`` -> a rule set of the family,
+    raising for another family's), ``ENCODER`` (its observation encoder class),
+    ``NOTICE`` (what compiles and its kernels, for the compile notice) and ``DEALER``
+    (the allowed dealers, in messages), and implements the hooks below.
     """
 
     AGENTS: tuple = ()
     DEAL = None
     MATCH = None
     O = None
+    RULES_OF = None
+    ENCODER = None
+    NOTICE = ("the environment", ())
     DEALER = "a seat 0..3 or None"
 
     def __init__(self, rules, mode: str = "deal", dealer: Optional[int] = None,
@@ -77,8 +83,8 @@ class CardGameAEC(AECEnv, EzPickle):
         EzPickle.__init__(self, rules, mode, dealer, reward, illegal_action, illegal_penalty,
                           render_mode, normalize_reward)
         super().__init__()
-        self._compile_notice()
-        self.rules = self._rules(rules)
+        compile_notice(*self.NOTICE, "about 10-20 s")
+        self.rules = self.RULES_OF(rules)
         n = len(self.AGENTS)
         if mode not in ("deal", "match"):
             raise ValueError(f"mode must be 'deal' or 'match', not {mode!r}")
@@ -112,7 +118,7 @@ class CardGameAEC(AECEnv, EzPickle):
             "action_mask": spaces.Box(low=0, high=1, shape=(N_ACTIONS,), dtype=np.int8),
         })
         self._action_space = spaces.Discrete(N_ACTIONS)
-        self._encoder = self._make_encoder(self.rules)
+        self._encoder = self.ENCODER(self.rules)
         self.observation_spaces = dict.fromkeys(self.possible_agents, self._observation_space)
         self.action_spaces = dict.fromkeys(self.possible_agents, self._action_space)
         self._rng = np.random.default_rng()
@@ -121,17 +127,6 @@ class CardGameAEC(AECEnv, EzPickle):
         self._live_mask = NO_ACTIONS
 
     # ------------------------------------------------------------ family hooks
-    def _compile_notice(self) -> None:
-        """Say so when the family's kernels are about to compile."""
-
-    def _rules(self, rules):
-        """``rules`` as a rule set of the family (raises for another family's)."""
-        raise NotImplementedError
-
-    def _make_encoder(self, rules):
-        """The family's observation encoder."""
-        raise NotImplementedError
-
     def _observation(self, agent: str) -> np.ndarray:
         """The observation vector of ``agent`` now."""
         raise NotImplementedError
@@ -196,8 +191,9 @@ class CardGameAEC(AECEnv, EzPickle):
 
     # ------------------------------------------------------------------ reset
     def reset(self, seed: Optional[int] = None, options: Optional[dict] = None):
-        """Start an episode. ``options``: ``{"deal": ..., "dealer": ...}`` replays a given
-        deal (in match mode, as the first deal; see the family's module)."""
+        """Start an episode. ``options``: ``{"deal": ..., "dealer": seat}`` replays a
+        given deal (read by the family's ``_deal_kwargs``; in match mode, as the first
+        deal); other keys are ignored."""
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         options = options or {}

@@ -119,7 +119,6 @@ import numpy as np
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 from .. import engine
-from .._numba_cache import compile_notice
 from ..actions import N_ACTIONS
 from ..engine import legal_actions_into
 from ..game import Deal, Match
@@ -164,6 +163,9 @@ class raw_env(CardGameAEC):
     DEAL = Deal
     MATCH = Match
     O = O
+    RULES_OF = staticmethod(four_player_rules)
+    ENCODER = ObservationEncoder
+    NOTICE = ("the environment", (kernels._encode, engine.legal_actions_into))
     DEALER = "a seat 0..3 or None"
 
     def __init__(self, rules="ffb", mode: str = "deal", dealer=None,
@@ -172,16 +174,6 @@ class raw_env(CardGameAEC):
                  normalize_reward: bool = False):
         super().__init__(rules, mode, dealer, reward, illegal_action, illegal_penalty,
                          render_mode, normalize_reward)
-
-    def _compile_notice(self):
-        compile_notice("the environment", (kernels._encode, engine.legal_actions_into),
-                       "about 10-20 s")
-
-    def _rules(self, rules):
-        return four_player_rules(rules)
-
-    def _make_encoder(self, rules):
-        return ObservationEncoder(rules)
 
     def information_set(self, agent: str) -> InformationSet:
         return information_set(self.deal, _seat(agent))

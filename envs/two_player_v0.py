@@ -113,7 +113,6 @@ from __future__ import annotations
 import numpy as np
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
-from .._numba_cache import compile_notice
 from ..engine import two as E2
 from ..two_player import TwoPlayerDeal, TwoPlayerMatch, TwoPlayerView, two_player_rules
 from . import two_player_kernels as K
@@ -153,6 +152,9 @@ class raw_env(CardGameAEC):
     DEAL = TwoPlayerDeal
     MATCH = TwoPlayerMatch
     O = O
+    RULES_OF = staticmethod(two_player_rules)
+    ENCODER = K.TwoPlayerEncoder
+    NOTICE = ("the two-player environment", (K.encode_view, E2.two_apply))
     DEALER = "a player 0 or 1, or None"
 
     def __init__(self, rules="belote_a_deux", mode: str = "deal", dealer=None,
@@ -161,16 +163,6 @@ class raw_env(CardGameAEC):
                  normalize_reward: bool = False):
         super().__init__(rules, mode, dealer, reward, illegal_action, illegal_penalty,
                          render_mode, normalize_reward)
-
-    def _compile_notice(self):
-        compile_notice("the two-player environment", (K.encode_view, E2.two_apply),
-                       "about 10-20 s")
-
-    def _rules(self, rules):
-        return two_player_rules(rules)
-
-    def _make_encoder(self, rules):
-        return K.TwoPlayerEncoder(rules)
 
     def view(self, agent: str) -> TwoPlayerView:
         """What ``agent`` knows now (``deal.view(player)``)."""

@@ -83,6 +83,8 @@ class _Batch(Batch):
 
     K = K
     O = O
+    RULES_OF = staticmethod(two_player_rules)
+    ENCODER = K.TwoPlayerEncoder
     STATE_SIZE = E2.TWO_STATE_SIZE
     WHO = "player"
     NAME = "the two-player vector environment"
@@ -97,12 +99,6 @@ class _Batch(Batch):
         self.masks = self.masks8.view(np.int8)
         self._deck = np.zeros(32, dtype=np.int64)
         self._V = np.zeros(E2.TWO_STATE_SIZE, dtype=np.int64)
-
-    def _rules(self, rules) -> RuleSet:
-        return two_player_rules(rules)
-
-    def _encoder(self, rules):
-        return K.TwoPlayerEncoder(rules)
 
     def _load_deal(self, i, given, dealer):
         # 32 cards in dealing order

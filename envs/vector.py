@@ -90,6 +90,8 @@ class _Batch(Batch):
 
     K = K
     O = O
+    RULES_OF = staticmethod(four_player_rules)
+    ENCODER = K.ObservationEncoder
     STATE_SIZE = E.STATE_SIZE
     WHO = "seat"
     NAME = "the vector environment"
@@ -105,12 +107,6 @@ class _Batch(Batch):
         self._ceil = np.zeros((4, 4), dtype=np.int64)
         self._buf = np.zeros(N_ACTIONS, dtype=np.uint8)
         self._active = np.ones(n, dtype=np.bool_)
-
-    def _rules(self, rules) -> RuleSet:
-        return four_player_rules(rules)
-
-    def _encoder(self, rules):
-        return K.ObservationEncoder(rules)
 
     def _load_deal(self, i, given, dealer):
         # four hands, or 32 cards in dealing order in the classic family

@@ -5,12 +5,14 @@
 over different states and kernels; this module holds the plumbing once:
 
 * :class:`Batch`: the games' buffers, argument checks, seeding and reset options, and the
-  legality check of a batch of actions. A family subclass supplies its rules, encoder,
-  deals, legality kernels and the calls of its observe / step / settle kernels.
+  legality check of a batch of actions. A family subclass names its rules check, encoder
+  and kernel module, and supplies its deals and legality kernels.
 * :class:`CallerVector`: every seat driven by the caller (``reset``, ``step``,
-  ``observe``), over a :class:`Batch` subclass.
+  ``observe``), over a :class:`Batch` subclass; a family calls its observe and step
+  kernels.
 * :class:`LearnerVectorEnv`: the ``gymnasium.vector.VectorEnv`` with one learning seat
-  (spaces, opponents' batched policy loop, same-step autoreset, infos).
+  (spaces, opponents' batched policy loop, same-step autoreset, infos); a family calls
+  its settle kernel.
 
 The kernel modules of both families have the same names for the batched opponent loop
 (``others_to_act``, ``public_states_of``, ``first_illegal_at``, ``apply_at``); a
@@ -62,12 +64,16 @@ class Batch:
     """Buffers and tables of ``num_envs`` games, shared by a family's two vector envs.
 
     A subclass sets ``K`` (its kernel module), ``O`` (its observation module),
-    ``STATE_SIZE``, ``WHO`` (``"seat"`` or ``"player"``) and ``NAME`` (for the compile
-    notice), and implements the hooks below.
+    ``RULES_OF`` (``rules`` -> a rule set of the family, raising for another family's),
+    ``ENCODER`` (its observation encoder class: ``ENCODER(rules).params`` are the
+    kernels'), ``STATE_SIZE``, ``WHO`` (``"seat"`` or ``"player"``) and ``NAME`` (for
+    the compile notice), and implements the hooks below.
     """
 
     K = None
     O = None
+    RULES_OF = None
+    ENCODER = None
     STATE_SIZE = 0
     WHO = "seat"
     NAME = "the vector environment"
@@ -81,9 +87,9 @@ class Batch:
         if not isinstance(normalize_reward, (bool, np.bool_)):
             raise ValueError(f"normalize_reward must be True or False, not {normalize_reward!r}")
         self.num_envs = n = int(num_envs)
-        self.rules: RuleSet = self._rules(rules)
+        self.rules: RuleSet = self.RULES_OF(rules)
         compile_notice(self.NAME, (self.K.vector_step, self.K.learner_settle), "about 20-40 s")
-        self.enc = self._encoder(self.rules)
+        self.enc = self.ENCODER(self.rules)
         self.params = self.enc.params
         self.dealer = self._dealer_code(dealer)
         self.raw = reward == "raw"
@@ -96,14 +102,6 @@ class Batch:
         self.cur = np.zeros(n, dtype=np.int64)
 
     # ------------------------------------------------------------ family hooks
-    def _rules(self, rules) -> RuleSet:
-        """``rules`` as a rule set of the family (raises for another family's)."""
-        raise NotImplementedError
-
-    def _encoder(self, rules):
-        """The family's observation encoder (its ``params`` are the kernels')."""
-        raise NotImplementedError
-
     @staticmethod
     def _dealer_code(dealer) -> int:
         """``dealer`` as the kernels' code: a seat, -1 random, -2 the next seat each deal."""
