@@ -57,7 +57,8 @@ from ..two_player import TwoPlayerDeal, two_player_rules
 from . import two_player_kernels as K
 from . import two_player_observation as O
 from .aec_base import REWARD_SCALE  # noqa: F401  (the vector envs' scale)
-from .vector_base import Batch, BatchPolicy, BatchStep, CallerVector, LearnerVectorEnv
+from .vector_base import (Batch, BatchPolicy, BatchStep, CallerVector, LearnerVectorEnv,
+                          exercise, first_legal_policy)
 
 __all__ = ["VectorTwoPlayer", "TwoPlayerStep", "TwoPlayerVectorEnv", "warmup"]
 
@@ -207,21 +208,5 @@ class TwoPlayerVectorEnv(LearnerVectorEnv):
 
 def warmup() -> None:
     """Compile the vector kernels (cached on disk): a few steps of both envs."""
-    venv = VectorTwoPlayer(2, seed=0)
-    ts = venv.reset()
-    for _ in range(3):
-        ts = venv.step(ts.action_mask.argmax(axis=1))
-    env = TwoPlayerVectorEnv(2, seed=0)
-    env.reset()
-    env.step(env.action_masks().argmax(axis=1))
-    env = TwoPlayerVectorEnv(2, seed=0, opponent=_first_legal)
-    env.reset()
-
-
-def _first_legal(states, params, players):
-    out = np.zeros(len(states), dtype=np.int64)
-    mask = np.zeros(N_ACTIONS, dtype=np.uint8)
-    for j, V in enumerate(states):
-        E2.two_legal_mask(V, params, mask)
-        out[j] = int(np.flatnonzero(mask)[0])
-    return out
+    exercise(VectorTwoPlayer, TwoPlayerVectorEnv,
+             {"opponent": first_legal_policy(E2.two_legal_mask)})

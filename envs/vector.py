@@ -64,7 +64,8 @@ from . import VECTOR_OPPONENTS_GROUP, resolve_plugin
 from . import kernels as K
 from . import observation as O
 from .aec_base import REWARD_SCALE  # noqa: F401  (the vector envs' scale)
-from .vector_base import Batch, BatchPolicy, BatchStep, CallerVector, LearnerVectorEnv
+from .vector_base import (Batch, BatchPolicy, BatchStep, CallerVector, LearnerVectorEnv,
+                          exercise, first_legal_policy)
 
 __all__ = ["VectorCoinche", "VectorStep", "CoincheVectorEnv", "warmup"]
 
@@ -228,21 +229,5 @@ class CoincheVectorEnv(LearnerVectorEnv):
 
 def warmup() -> None:
     """Compile the vector kernels (cached on disk): a few steps of both envs."""
-    venv = VectorCoinche(2, seed=0)
-    ts = venv.reset()
-    for _ in range(3):
-        ts = venv.step(ts.action_mask.argmax(axis=1))
-    env = CoincheVectorEnv(2, seed=0)
-    env.reset()
-    env.step(env.action_masks().argmax(axis=1))
-    env = CoincheVectorEnv(2, seed=0, opponents=lambda S, P, seats: _first_legal(S, P))
-    env.reset()
-
-
-def _first_legal(states, params):
-    out = np.zeros(len(states), dtype=np.int64)
-    mask = np.zeros(N_ACTIONS, dtype=np.uint8)
-    for j, S in enumerate(states):
-        E.legal_actions_into(S, params, mask)
-        out[j] = int(np.flatnonzero(mask)[0])
-    return out
+    exercise(VectorCoinche, CoincheVectorEnv,
+             {"opponents": first_legal_policy(E.legal_actions_into)})

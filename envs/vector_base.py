@@ -36,7 +36,8 @@ from ..game import IllegalActionError
 from ..rules import RuleSet
 from .aec_base import REWARD_SCALE
 
-__all__ = ["BatchPolicy", "BatchStep", "Batch", "CallerVector", "LearnerVectorEnv"]
+__all__ = ["BatchPolicy", "BatchStep", "Batch", "CallerVector", "LearnerVectorEnv",
+           "first_legal_policy", "exercise"]
 
 #: ``policy(public_states int64[k, state size], params, seats int64[k]) -> int64[k]``
 BatchPolicy = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
@@ -357,3 +358,30 @@ class LearnerVectorEnv(VectorEnv):
 
     def close_extras(self, **kwargs):
         """Nothing to release."""
+
+
+def first_legal_policy(legal_into) -> BatchPolicy:
+    """A batched policy that plays each game's first legal action, by the family's
+    ``legal_into(state, params, mask)``."""
+    def policy(states, params, seats):
+        out = np.zeros(len(states), dtype=np.int64)
+        mask = np.zeros(N_ACTIONS, dtype=np.uint8)
+        for j, S in enumerate(states):
+            legal_into(S, params, mask)
+            out[j] = int(np.flatnonzero(mask)[0])
+        return out
+    return policy
+
+
+def exercise(caller_cls, learner_cls, policy_kw: dict) -> None:
+    """A few steps of a family's two vector envs, the learner's also against a batched
+    policy (``policy_kw``, its keyword): compiles their kernels (a ``warmup``)."""
+    venv = caller_cls(2, seed=0)
+    ts = venv.reset()
+    for _ in range(3):
+        ts = venv.step(ts.action_mask.argmax(axis=1))
+    env = learner_cls(2, seed=0)
+    env.reset()
+    env.step(env.action_masks().argmax(axis=1))
+    env = learner_cls(2, seed=0, **policy_kw)
+    env.reset()
