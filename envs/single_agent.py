@@ -69,14 +69,13 @@ from __future__ import annotations
 
 from typing import Callable, Dict, Optional, Union
 
-import gymnasium
 import numpy as np
-from gymnasium import spaces
 
 from ..actions import N_ACTIONS, action_to_str
 from ..game import IllegalActionError
 from . import ENV_ID, ENV_OPPONENTS_GROUP, coinche_v0, register_gymnasium_envs, resolve_plugin
 from . import observation as O
+from .single_agent_base import LearnerEnv
 
 __all__ = ["CoincheSingleAgentEnv", "ENV_ID"]
 
@@ -92,7 +91,7 @@ _PENALTY_HINT = (
     'env.action_masks().')
 
 
-class CoincheSingleAgentEnv(gymnasium.Env):
+class CoincheSingleAgentEnv(LearnerEnv):
     """One learning seat against opponents for the other three (see the module docstring).
 
     :param seat: the learner's seat 0..3.
@@ -106,16 +105,14 @@ class CoincheSingleAgentEnv(gymnasium.Env):
         ``normalize_reward``).
     """
 
-    metadata = {"render_modes": ["human", "ansi"]}
+    PENALTY_HINT = _PENALTY_HINT
 
     def __init__(self, seat: int = 0, policies: Optional[Dict[int, Opponent]] = None,
                  opponents: Union[None, Opponent, Dict[int, Opponent]] = None,
                  **env_kwargs):
         if isinstance(seat, bool) or seat not in range(4):
             raise ValueError(f"seat must be 0..3, not {seat!r}")
-        self.seat = int(seat)
-        self.agent = coinche_v0.AGENTS[self.seat]
-        others = [s for s in range(4) if s != self.seat]
+        others = [s for s in range(4) if s != seat]
         if policies is not None and opponents is not None:
             raise ValueError("give opponents or policies, not both (policies is the older "
                              "name of the {seat: policy} form of opponents)")
@@ -133,7 +130,7 @@ class CoincheSingleAgentEnv(gymnasium.Env):
         for s, opp in table.items():
             if isinstance(s, bool) or s not in others:
                 raise ValueError(f"{name} must be for seats other than the learner's "
-                                 f"({self.seat}), i.e. {others}, got seat {s!r}")
+                                 f"({int(seat)}), i.e. {others}, got seat {s!r}")
             if not (isinstance(opp, str) or callable(opp)):
                 raise ValueError(f"{name}[{s}] must be an agent spec string (such as "
                                  f"'heuristic') or a callable policy(observation, agent) "
@@ -146,22 +143,15 @@ class CoincheSingleAgentEnv(gymnasium.Env):
                         for s, p in sorted(table.items()) if isinstance(p, str)}
         self._agent_rng = np.random.default_rng()
         self._agent_deal = None
-        self.aec = coinche_v0.raw_env(**env_kwargs)
-        self.render_mode = self.aec.render_mode
-        self.observation_space = spaces.Box(low=0.0, high=O.HIGH, shape=(O.OBSERVATION_SIZE,),
-                                            dtype=np.float32)
-        self.action_space = spaces.Discrete(N_ACTIONS)
-        self._done = True
+        self._setup(seat, coinche_v0.raw_env(**env_kwargs), O)
 
-    # ------------------------------------------------------------------ helpers
-    @property
-    def game(self):
-        """The AEC env's ``Deal`` (deal mode) or ``Match``."""
-        return self.aec.game
-
-    def _random_action(self) -> int:
-        legal = np.flatnonzero(self.aec.deal.legal_action_mask())
-        return int(legal[self.np_random.integers(len(legal))])
+    # ------------------------------------------------------------------ opponents
+    def _seed_opponents(self, seed):
+        if seed is not None:
+            # the spec opponents' seeds: a stream of their own, so that the random seats'
+            # draws from np_random are the same with or without spec opponents
+            self._agent_rng = np.random.default_rng([int(seed) % 2 ** 64, 0x0770])
+        self._agent_deal = None
 
     def _start_agents(self) -> None:
         """``reset`` the spec opponents when a new deal has begun, with seeds from the
@@ -177,7 +167,7 @@ class CoincheSingleAgentEnv(gymnasium.Env):
         """Step the AEC env with the action of the seat to act and show it to the spec
         opponents (the AEC env raises, state unchanged, if it is illegal)."""
         aec = self.aec
-        seat = coinche_v0._seat(aec.agent_selection)
+        seat = aec._seat_of[aec.agent_selection]
         legal = 0 <= action < N_ACTIONS and aec._live_mask[action]
         aec.step(action)
         if self._agents and legal:
@@ -201,68 +191,6 @@ class CoincheSingleAgentEnv(gymnasium.Env):
         if policy is None:
             return self._random_action()
         return int(policy(self.aec.observe(agent), agent))
-
-    def _advance(self) -> float:
-        """Let the other seats act until the learner acts or the game ends; returns the
-        learner's reward over those steps."""
-        total = 0.0
-        aec = self.aec
-        while not aec.terminations[aec.agent_selection] and aec.agent_selection != self.agent:
-            agent = aec.agent_selection
-            self._apply(self._opponent_action(coinche_v0._seat(agent), agent))
-            total += aec.rewards[self.agent]
-        return total
-
-    @property
-    def _over(self) -> bool:
-        return bool(self.aec.terminations.get(self.agent, True))
-
-    def _obs_info(self):
-        obs = self.aec.observe(self.agent)
-        return obs["observation"], {"action_mask": obs["action_mask"]}
-
-    def action_masks(self) -> np.ndarray:
-        """The learner's legal actions now (bool; all False once the game is over)."""
-        return self.aec._mask(self.agent).astype(bool)
-
-    # ------------------------------------------------------------------ gym API
-    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
-        super().reset(seed=seed)
-        if seed is not None:
-            # the spec opponents' seeds: a stream of their own, so that the random seats'
-            # draws from np_random are the same with or without spec opponents
-            self._agent_rng = np.random.default_rng([int(seed) % 2 ** 64, 0x0770])
-        self.aec.reset(seed=seed, options=options)
-        self._agent_deal = None
-        self._start_agents()
-        self._advance()
-        redeal = {k: v for k, v in (options or {}).items() if k != "deal"}
-        while self._over:                  # void deal before the learner acted: redeal
-            self.aec.reset(seed=None, options=redeal)
-            self._start_agents()
-            self._advance()
-        self._done = False
-        return self._obs_info()
-
-    def step(self, action):
-        if self._done:
-            raise RuntimeError("step() called on a finished episode: call reset()")
-        try:
-            self._apply(int(action))
-        except IllegalActionError as e:     # state unchanged
-            raise type(e)(f"{e} (the learner, {self.agent}). {_PENALTY_HINT}") from None
-        reward = self.aec.rewards[self.agent]
-        reward += self._advance()
-        terminated = self._over
-        self._done = terminated
-        obs, info = self._obs_info()
-        return obs, float(reward), terminated, False, info
-
-    def render(self):
-        return self.aec.render()
-
-    def close(self):
-        self.aec.close()
 
 
 register_gymnasium_envs()

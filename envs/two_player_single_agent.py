@@ -50,17 +50,14 @@ works in a fresh interpreter.
 
 from __future__ import annotations
 
-from typing import Callable, Optional, Union
-
-import gymnasium
-import numpy as np
-from gymnasium import spaces
+from typing import Callable, Union
 
 from ..actions import N_ACTIONS
 from ..game import IllegalActionError
 from . import TWO_PLAYER_ENV_ID, register_gymnasium_envs
 from . import two_player_observation as O
 from . import two_player_v0
+from .single_agent_base import LearnerEnv
 
 __all__ = ["TwoPlayerSingleAgentEnv", "TWO_PLAYER_ENV_ID"]
 
@@ -73,7 +70,7 @@ _PENALTY_HINT = (
     'otherwise choose among info["action_mask"] / env.action_masks().')
 
 
-class TwoPlayerSingleAgentEnv(gymnasium.Env):
+class TwoPlayerSingleAgentEnv(LearnerEnv):
     """One learning player against an opponent (see the module docstring).
 
     :param seat: the learner's player, 0 or 1.
@@ -82,7 +79,7 @@ class TwoPlayerSingleAgentEnv(gymnasium.Env):
     :param env_kwargs: passed to ``two_player_v0.raw_env``.
     """
 
-    metadata = {"render_modes": ["human", "ansi"]}
+    PENALTY_HINT = _PENALTY_HINT
 
     def __init__(self, seat: int = 0, opponent: Union[None, str, Policy] = None,
                  **env_kwargs):
@@ -97,84 +94,18 @@ class TwoPlayerSingleAgentEnv(gymnasium.Env):
         elif opponent is not None and not callable(opponent):
             raise ValueError(f"opponent must be None, 'random' or a callable "
                              f"policy(observation, agent) -> action, not {opponent!r}")
-        self.seat = int(seat)
-        self.agent = two_player_v0.AGENTS[self.seat]
-        self.other = two_player_v0.AGENTS[1 - self.seat]
+        self.other = two_player_v0.AGENTS[1 - int(seat)]
         #: the other player's policy (None: uniformly random legal actions)
         self.opponent = opponent
-        self.aec = two_player_v0.raw_env(**env_kwargs)
-        self.render_mode = self.aec.render_mode
-        self.observation_space = spaces.Box(low=0.0, high=O.HIGH, shape=(O.OBSERVATION_SIZE,),
-                                            dtype=np.float32)
-        self.action_space = spaces.Discrete(N_ACTIONS)
-        self._done = True
+        self._setup(seat, two_player_v0.raw_env(**env_kwargs), O)
 
-    @property
-    def game(self):
-        """The AEC env's ``TwoPlayerDeal`` (deal mode) or ``TwoPlayerMatch``."""
-        return self.aec.game
-
-    def _opponent_action(self) -> int:
+    def _opponent_action(self, seat: int, agent: str) -> int:
         if self.opponent is None:
-            legal = np.flatnonzero(self.aec._live_mask)
-            return int(legal[self.np_random.integers(len(legal))])
-        a = int(self.opponent(self.aec.observe(self.other), self.other))
+            return self._random_action()
+        a = int(self.opponent(self.aec.observe(agent), agent))
         if not (0 <= a < N_ACTIONS and self.aec._live_mask[a]):
             raise IllegalActionError(f"the opponent policy chose the illegal action {a!r}")
         return a
-
-    def _advance(self) -> float:
-        """Let the other player act until the learner acts or the game ends; returns the
-        learner's reward over those steps."""
-        total = 0.0
-        aec = self.aec
-        while not aec.terminations[aec.agent_selection] and aec.agent_selection != self.agent:
-            aec.step(self._opponent_action())
-            total += aec.rewards[self.agent]
-        return total
-
-    @property
-    def _over(self) -> bool:
-        return bool(self.aec.terminations.get(self.agent, True))
-
-    def _obs_info(self):
-        obs = self.aec.observe(self.agent)
-        return obs["observation"], {"action_mask": obs["action_mask"]}
-
-    def action_masks(self) -> np.ndarray:
-        """The learner's legal actions now (bool; all False once the game is over)."""
-        return self.aec._mask(self.agent).astype(bool)
-
-    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
-        super().reset(seed=seed)
-        self.aec.reset(seed=seed, options=options)
-        self._advance()
-        redeal = {k: v for k, v in (options or {}).items() if k != "deal"}
-        while self._over:                  # the game ended before the learner acted
-            self.aec.reset(seed=None, options=redeal)
-            self._advance()
-        self._done = False
-        return self._obs_info()
-
-    def step(self, action):
-        if self._done:
-            raise RuntimeError("step() called on a finished episode: call reset()")
-        try:
-            self.aec.step(int(action))
-        except IllegalActionError as e:     # state unchanged
-            raise type(e)(f"{e} (the learner, {self.agent}). {_PENALTY_HINT}") from None
-        reward = self.aec.rewards[self.agent]
-        reward += self._advance()
-        terminated = self._over
-        self._done = terminated
-        obs, info = self._obs_info()
-        return obs, float(reward), terminated, False, info
-
-    def render(self):
-        return self.aec.render()
-
-    def close(self):
-        self.aec.close()
 
 
 register_gymnasium_envs()

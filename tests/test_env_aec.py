@@ -34,7 +34,8 @@ def _quiet():
 
 
 def play_random(e, rng, check=None, max_steps=5000):
-    """Play masked random actions to the end; ``check(e)`` before every step."""
+    """Play masked random actions to the end; ``check(e, agent, obs)`` before every step
+    (also used by ``test_env_two_player``)."""
     steps = 0
     for agent in e.agent_iter(max_steps):
         obs, rew, term, trunc, info = e.last()
@@ -47,6 +48,37 @@ def play_random(e, rng, check=None, max_steps=5000):
         e.step(int(legal[rng.integers(len(legal))]))
         steps += 1
     return steps
+
+
+def random_totals(e, rng, over):
+    """Play random legal actions in the raw env ``e`` until ``over()``; each agent's
+    rewards summed."""
+    totals = dict.fromkeys(e.possible_agents, 0.0)
+    while not over():
+        legal = np.flatnonzero(e.deal.legal_action_mask())
+        e.step(int(legal[rng.integers(len(legal))]))
+        for a in e.possible_agents:
+            totals[a] += e.rewards[a]
+    return totals
+
+
+def tricks_played(e, rng, games, check):
+    """Play ``games`` random games of ``e`` (seeds 0, 1, ...) with ``check`` before every
+    step; the number of tricks they reached."""
+    played = 0
+    for g in range(games):
+        e.reset(seed=g)
+        play_random(e, rng, check)
+        played += e.unwrapped.deal.trick_number
+    return played
+
+
+def seeded_run(e, seed):
+    """The history and the observations of one random game of ``e`` from ``seed``."""
+    e.reset(seed=seed)
+    obs = []
+    play_random(e, np.random.default_rng(seed), lambda e, a, o: obs.append(o["observation"].copy()))
+    return e.unwrapped.deal.history, obs
 
 
 # ------------------------------------------------------ 1. PettingZoo conformance
@@ -145,12 +177,7 @@ def ground_truth_check(e, agent, obs):
 @pytest.mark.parametrize("preset", PRESETS + ["coinche_x3", "funbelote"])
 def test_decoded_observation_matches_the_game(preset):
     rng = np.random.default_rng(sum(map(ord, preset)))
-    e = coinche_v0.env(rules=preset)
-    played = 0
-    for g in range(6):
-        e.reset(seed=g)
-        play_random(e, rng, ground_truth_check)
-        played += e.unwrapped.deal.trick_number
+    played = tricks_played(coinche_v0.env(rules=preset), rng, 6, ground_truth_check)
     assert played > 0
 
 
@@ -254,12 +281,7 @@ def test_rewards_at_the_end_of_a_deal(reward):
     e = coinche_v0.raw_env(reward=reward)
     for g in range(5):
         e.reset(seed=100 + g)
-        totals = dict.fromkeys(e.possible_agents, 0.0)
-        while not e.deal.is_terminal:
-            legal = np.flatnonzero(e.deal.legal_action_mask())
-            e.step(int(legal[rng.integers(len(legal))]))
-            for a in e.possible_agents:
-                totals[a] += e.rewards[a]
+        totals = random_totals(e, rng, lambda: e.deal.is_terminal)
         s = e.deal.scores
         for a in e.possible_agents:
             t = int(a[-1]) & 1
@@ -272,12 +294,7 @@ def test_match_mode_rewards_sum_to_the_final_score_difference():
     rng = np.random.default_rng(4)
     e = coinche_v0.raw_env(rules="classic", mode="match")
     e.reset(seed=4)
-    totals = dict.fromkeys(e.possible_agents, 0.0)
-    while not e.game.is_terminal:
-        legal = np.flatnonzero(e.deal.legal_action_mask())
-        e.step(int(legal[rng.integers(len(legal))]))
-        for a in e.possible_agents:
-            totals[a] += e.rewards[a]
+    totals = random_totals(e, rng, lambda: e.game.is_terminal)
     s = e.game.scores
     assert len(e.game.deals) > 1
     assert totals["player_0"] == s[0] - s[1] == -totals["player_1"]
@@ -305,12 +322,7 @@ def test_reset_options_replay_a_given_deal():
 
 def test_seeds_reproduce_games_and_state_is_a_copy():
     def run(seed):
-        e = coinche_v0.env(rules="ffb_sa_ta")
-        e.reset(seed=seed)
-        rng = np.random.default_rng(seed)
-        obs = []
-        play_random(e, rng, lambda e, a, o: obs.append(o["observation"].copy()))
-        return e.unwrapped.deal.history, obs
+        return seeded_run(coinche_v0.env(rules="ffb_sa_ta"), seed)
 
     h1, o1 = run(11)
     h2, o2 = run(11)

@@ -14,7 +14,6 @@ single-agent Gymnasium adapter (``two_player_single_agent``) and the numba vecto
    the vector envs.
 """
 
-import warnings
 
 import gymnasium
 import numpy as np
@@ -34,30 +33,10 @@ from coinche_rl.game import IllegalActionError
 from coinche_rl.rules import InvalidRulesError
 from coinche_rl.two_player import TwoPlayerDeal
 
+from test_env_aec import (_quiet, play_random, random_totals, seeded_run,  # noqa: F401  (_quiet: autouse)
+                          tricks_played)
+
 PRESETS = ["belote_a_deux", "belote_decouverte"]
-
-
-@pytest.fixture(autouse=True)
-def _quiet():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        yield
-
-
-def play_random(e, rng, check=None, max_steps=5000):
-    """Play masked random actions to the end; ``check(e, agent, obs)`` before every step."""
-    steps = 0
-    for agent in e.agent_iter(max_steps):
-        obs, rew, term, trunc, info = e.last()
-        if term or trunc:
-            e.step(None)
-            continue
-        if check is not None:
-            check(e, agent, obs)
-        legal = np.flatnonzero(obs["action_mask"])
-        e.step(int(legal[rng.integers(len(legal))]))
-        steps += 1
-    return steps
 
 
 # ------------------------------------------------------ 1. PettingZoo conformance
@@ -147,12 +126,7 @@ def ground_truth_check(e, agent, obs):
 @pytest.mark.parametrize("preset", PRESETS)
 def test_decoded_observation_matches_the_game(preset):
     rng = np.random.default_rng(sum(map(ord, preset)))
-    e = two_player_v0.env(rules=preset)
-    played = 0
-    for g in range(8):
-        e.reset(seed=g)
-        play_random(e, rng, ground_truth_check)
-        played += e.unwrapped.deal.trick_number
+    played = tricks_played(two_player_v0.env(rules=preset), rng, 8, ground_truth_check)
     assert played > 16
 
 
@@ -303,12 +277,7 @@ def test_rewards_at_the_end_of_a_deal(reward):
     e = two_player_v0.raw_env(reward=reward)
     for g in range(6):
         e.reset(seed=100 + g)
-        totals = dict.fromkeys(e.possible_agents, 0.0)
-        while not e.deal.is_terminal:
-            legal = np.flatnonzero(e.deal.legal_action_mask())
-            e.step(int(legal[rng.integers(len(legal))]))
-            for a in e.possible_agents:
-                totals[a] += e.rewards[a]
+        totals = random_totals(e, rng, lambda: e.deal.is_terminal)
         s = e.deal.scores
         for a in e.possible_agents:
             p = int(a[-1])
@@ -319,12 +288,7 @@ def test_match_mode_rewards_sum_to_the_final_score_difference():
     rng = np.random.default_rng(4)
     e = two_player_v0.raw_env(rules="belote_decouverte", mode="match")
     e.reset(seed=4)
-    totals = dict.fromkeys(e.possible_agents, 0.0)
-    while not e.game.is_terminal:
-        legal = np.flatnonzero(e.deal.legal_action_mask())
-        e.step(int(legal[rng.integers(len(legal))]))
-        for a in e.possible_agents:
-            totals[a] += e.rewards[a]
+    totals = random_totals(e, rng, lambda: e.game.is_terminal)
     s = e.game.scores
     assert len(e.game.deals) > 1 and max(s) >= 1000
     assert totals["player_0"] == s[0] - s[1] == -totals["player_1"]
@@ -345,12 +309,7 @@ def test_reset_options_replay_a_given_deal():
 
 def test_seeds_reproduce_games_and_state_is_a_copy():
     def run(seed):
-        e = two_player_v0.env(rules="belote_decouverte")
-        e.reset(seed=seed)
-        rng = np.random.default_rng(seed)
-        obs = []
-        play_random(e, rng, lambda e, a, o: obs.append(o["observation"].copy()))
-        return e.unwrapped.deal.history, obs
+        return seeded_run(two_player_v0.env(rules="belote_decouverte"), seed)
 
     h1, o1 = run(11)
     h2, o2 = run(11)
