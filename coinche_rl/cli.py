@@ -518,7 +518,7 @@ def _two_player_tournament(args, rules) -> int:
     if problem:
         print(f"coinche-rl: error: {problem}", file=sys.stderr)
         return 2
-    try:
+    def play():
         if args.agents:
             agents = list(args.agents)
         else:
@@ -547,16 +547,26 @@ def _two_player_tournament(args, rules) -> int:
                     not args.no_numba and arena.two_player._is_fast(distinct)):
                 n = min(n, args.python_deals)
             result = arena.run_two_player_duplicate(distinct[0], distinct[0], n, **common)
-            matchups = [result]
-        else:
-            result = arena.run_two_player_round_robin(distinct, args.deals,
-                                                      python_deals=args.python_deals, **common)
-            matchups = result.matchups
-        seconds = time.perf_counter() - t0
+            return result, [result], time.perf_counter() - t0
+        result = arena.run_two_player_round_robin(distinct, args.deals,
+                                                  python_deals=args.python_deals, **common)
+        return result, result.matchups, time.perf_counter() - t0
+
+    return _play_and_report(args, arena, play)
+
+
+def _play_and_report(args, arena, play) -> int:
+    """Run ``play()`` (``(result, its duplicate matchups or None, seconds of play)``) and
+    report as ``coinche-rl tournament`` does: the tables, the matchups that played
+    fewer pairs than ``--deals``, the results file, the plot; an interruption or a bad
+    agent or argument in one line."""
+    try:
+        result, matchups, seconds = play()
         arena.print_summary(result)
-        if any(m.n < args.deals for m in matchups):
+        if matchups is not None and any(m.n < args.deals for m in matchups):
+            what = "match pairs" if getattr(args, "match", False) else "deal pairs"
             print(f"(matchups with an agent that has no numba kernel played --python-deals "
-                  f"{args.python_deals} deal pairs"
+                  f"{args.python_deals} {what}"
                   + ("; give --deals to play more" if not args.deals_given else "") + ")")
         print(f"done in {seconds:.1f} s" + (f"; results in {args.out} (run again to resume)"
                                              if args.out else ""))
@@ -588,7 +598,7 @@ def cmd_tournament(args) -> int:
     if problem:
         print(f"coinche-rl: error: {problem}", file=sys.stderr)
         return 2
-    try:
+    def play():
         if args.agents:
             agents = list(args.agents)
         else:
@@ -627,28 +637,12 @@ def cmd_tournament(args) -> int:
                                                match=args.match, target=args.target,
                                                frozen_contract=args.frozen_contract,
                                                python_deals=args.python_deals, **common)
-        seconds = time.perf_counter() - t0
-        arena.print_summary(result)
+        matchups = None
         if args.format == "duplicate":
             matchups = result.matchups if hasattr(result, "matchups") else [result]
-            if any(m.n < args.deals for m in matchups):
-                what = "match pairs" if args.match else "deal pairs"
-                print(f"(matchups with an agent that has no numba kernel played --python-deals "
-                      f"{args.python_deals} {what}"
-                      + ("; give --deals to play more" if not args.deals_given else "") + ")")
-        print(f"done in {seconds:.1f} s" + (f"; results in {args.out} (run again to resume)"
-                                             if args.out else ""))
-        if args.plot:
-            arena.plot_results(result, args.plot)
-            print(f"plot written to {args.plot}")
-    except KeyboardInterrupt:
-        print("\ninterrupted" + (f": the finished deal pairs are in {args.out}; the same command "
-                                 f"resumes" if args.out else ""), file=sys.stderr)
-        return 130
-    except (AgentSpecError, arena.ArenaError) as e:
-        print(f"coinche-rl: error: {e}", file=sys.stderr)
-        return 2
-    return 0
+        return result, matchups, time.perf_counter() - t0
+
+    return _play_and_report(args, arena, play)
 
 
 def cmd_agents(args) -> int:
