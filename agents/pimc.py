@@ -1,110 +1,32 @@
 """Perfect-information Monte Carlo (PIMC): the ``pimc`` agent (``coinche_rl.agents.pimc``).
 
 **Card play.** At each card the seat draws ``N`` worlds (deals of the hidden cards
-consistent with its information set, with the exact sampler of
-:mod:`coinche_rl.agents.sampler`), solves every legal card exactly in every world with
-the double-dummy solver (:mod:`coinche_rl.solver`, objective ``"score"``: the deal score
-difference for the seat's team), and plays the card with the best total over the worlds.
-When the information set allows at most ``N`` worlds, every one of them is solved once
-(so with a single world left PIMC plays exactly the solver's best card). With
-``taper="linear"`` the seat solves fewer worlds as its cards run out: ``ceil(N * c / 8)``
-with ``c`` cards in hand (``N`` at the first trick, ``N / 4`` with two cards left). Ties, frequent
-because equivalent cards (a sequence, two small cards of a suit) have equal values, go to
-the *cheapest* card: fewest card points under the strain, then lowest strength, then the
-lowest card id. This is the classic determinization approach of Ginsberg's GIB for
-bridge (M. Ginsberg, *GIB: Imperfect information in a computationally challenging game*,
-JAIR 14, 2001), with its known limits: it plays every world as if it would later learn
-the hidden cards (strategy fusion), and it never plays to gather or hide information.
+consistent with its information set: :mod:`coinche_rl.agents.sampler`), solves every
+legal card exactly in every world with the double-dummy solver (:mod:`coinche_rl.solver`,
+objective ``"score"``), and plays the card with the best total over the worlds; ties go
+to the cheapest card. When at most ``N`` worlds exist, each is solved once; with
+``taper="linear"`` fewer worlds are solved as the cards run out. This is Ginsberg's GIB
+determinization (JAIR 14, 2001), with its known limits (strategy fusion, no play to
+gather or hide information).
 
-**Believed worlds.** The worlds are drawn uniformly (``worlds_from=uniform``) or, with
-``worlds_from=belief`` (the default ``auto`` where belief weights ship for the preset:
-``ffb``), in proportion to the belief net's card probabilities
-(:mod:`coinche_rl.agents.neural.belief`): exactly, as the product of the per-card
-probabilities conditioned on the hand sizes and every constraint of the information set
-(:func:`~coinche_rl.agents.sampler.weigh_table`), each world uniform instead with
-probability ``uniform_share`` (0.1). Measured (``benchmarks/RESULTS.md``): +7.9 ± 2.9
-points per deal over uniform worlds at 32 worlds, 2,000 frozen-auction pairs. When at
-most ``N`` worlds exist they are all solved once, unweighted, as above.
+**Worlds** are drawn uniformly (``worlds_from=uniform``) or in proportion to the belief
+net's card probabilities (``worlds_from=belief``, the default where belief weights ship),
+exactly, with a share ``uniform_share`` of uniform worlds. :func:`world_state_into`
+builds each world's full engine state as the engine would hold it had those been the
+real hands (:func:`coinche_rl.engine.determinize_into`, with the private declare /
+belote choices a world assumes: :func:`assumed_choices`). The seat's own declare /
+belote choices are decided like a card.
 
-**World states.** The solver needs a full engine state. :func:`world_state_into` builds
-it, in numba, from the seat's public state (:func:`coinche_rl.engine.public_view`, also
-:func:`coinche_rl.engine.public_view`) and the world's hands, *exactly as the
-engine would hold it had those been the real hands*: the engine's inverse of the public
-view, :func:`coinche_rl.engine.determinize_into`, does the bookkeeping from the hands and
-the other seats' private choices, and this module only says which choices a world
-assumes (:func:`assumed_choices`). The result:
-
-* ``S_HAND`` = the world's hands; ``S_INIT_HAND`` = the world's hands plus the cards each
-  seat played (the hands the play started with; the classic family's dealing order,
-  ``S_DECK``, is not rebuilt: nothing after the deal reads it);
-* declarations (``P_DECLARATIONS``): every other seat's best combination
-  (:func:`coinche_rl.engine.hand_declarations` of its starting hand, as
-  ``engine._start_play`` computes it), its carré of 7s / 8s bit, and, for the seats that
-  already played in the first trick, whether they declared: automatically when the rules
-  say so; under ``optional_declare`` a seat's choice is private until the resolution, and
-  the world assumes the sensible one (declare when the hand holds declarations, unless it
-  also holds a cancelling carré of 7s / 8s). After the resolution the public values (the
-  scoring team's shown declarations, the team totals) are kept as they are;
-* belote: the holders of K and Q of a trump suit (``S_BELOTE_SEATS``); the automatic
-  belote (``S_BELOTE_ON``, ``S_BELOTE_CARDS``, ``S_TEAM_BELOTE``) as ``_start_play`` sets
-  it; under ``optional_belote``, an announced belote stays announced, a holder who played
-  a K or Q of its pair without announcing chose not to, a holder who has not played yet
-  in the first trick still has to choose (the solver treats pending choices as moves),
-  and a holder whose choice is not public yet is assumed to have announced.
-
-``tests/test_pimc.py`` checks on random positions of every preset family (with random
-private choices) that the state built from the *true* hands is the true state, slot for
-slot, apart from ``S_DECK`` and the private choices the world had to assume (and that
-solving it gives the same value).
-
-**Own choices.** A declare / belote choice of the seat itself is decided like a card: by
-the solver's values summed over the worlds (with ties toward declaring / announcing).
-
-**Bidding** (coinche and surcoinche included) uses the Monte Carlo hand evaluation of
-:mod:`coinche_rl.agents.evaluation` of the seat's hand (``bid_samples`` worlds, computed
-once per deal at the seat's first auction decision): the expected deal score of every
-contract if the seat's team takes it. The seat bids the legal contract with the best
-expected score (``bid_rule="best"``; ``"highest"``: the highest legal contract whose
-expected score is positive), when that exceeds ``bid_margin`` and, if the partner holds
-the contract, the expected score of the partner's contract; else it passes. It coinches
-an opponents' contract when their expected card points, in worlds where every opponent
-who bid a suit holds at least ``coinche_length`` cards of it, fall short of the bid by
-more than ``coinche_margin`` (:meth:`PIMCAgent.failure_margin`), and surcoinches its
-team's coinched contract when the team's expected card points beat the bid by more than
-``coinche_margin`` (:meth:`PIMCAgent.success_margin`). In the classic family's prise it
-takes (round 1) or names (round 2) the legal strain with the best expected score above
-``bid_margin``. With ``bid_method="nn"`` every auction decision is the bidding network's
-instead (:class:`coinche_rl.agents.neural.agent.BidNet`, the heads of the ``nn`` card
-player, ``bid_weights`` or the weights shipped for the preset): microseconds, and it
-reads the whole auction; PIMC then only plays the cards.
-
-The default ``bid_method="auto"`` bids with the network where bidding weights ship
-(``ffb``): in whole deals against the heuristic (duplicate, ``benchmarks/RESULTS.md``,
-neural bidding) PIMC-32 made +58.7 ± 11.2 points per deal on 1,000 pairs with it,
-against +7.6 ± 16.7 (500 pairs, the same deal set) with the hand evaluation below. Without a bidding net, the hand
-evaluation's defaults, measured against ``heuristic`` in whole deals (``ffb``, 40
-duplicate pairs each, see ``benchmarks/bench_strength.py``): the evaluation plays its deals with the
-heuristic bot (``bid_method="heuristic"``, 128 worlds) rather than double dummy
-(``"dd"``, 16 worlds, far slower: both timings are in ``benchmarks/RESULTS.md``,
-"Timings once in module docstrings"): double-dummy play overrates the takers, and
-PIMC's contracts bid from it were made 64% of the time against 86%. ``bid_rule="best"``
-because the highest contract with a positive expectation is often worth far less than
-the best one (a hand expected to score +236 at 110 hearts and +47 at 150 would bid 150). The coinche margin of 50
-points comes from 200 logged deals against the heuristic: the opponents' contracts the
-evaluation expected to fail by more than 50 points failed 60% of the time, by more than
-20 only 30% (uniform worlds know nothing of the strength a bid shows, beyond the suit
-length).
-
-**Speed** (one core, CPU time, measured with ``pimc_world_ms`` and ``pimc_decision_ms``
-of ``benchmarks/bench_lib.py`` by ``benchmarks/bench_solver.py``; the figures are in
-``benchmarks/RESULTS.md``): the first trick dominates, the opening lead most; from the
-third trick on a decision is far cheaper. The solver's table is kept between
-the worlds and decisions of the agent (its entries stay exact: a used agent and a fresh
-one give the same values).
+**Bidding** is the bidding network's where its weights ship (``bid_method="auto"``), else
+the Monte Carlo hand evaluation of :mod:`coinche_rl.agents.evaluation` (the best
+expected contract above ``bid_margin``; coinche and surcoinche from the expected card
+points against the bid, ``coinche_margin``).
 
 **Determinism.** Decision ``k`` of a deal draws its worlds from splitmix64 stream ``k``
-of the seed given to :meth:`~coinche_rl.agents.base.Agent.reset`: the same seed gives the
-same choices in every executor.
+of the seed given to :meth:`~coinche_rl.agents.base.Agent.reset`.
+
+Every rule in full, and why the defaults are what they are (with the measurements in
+``benchmarks/RESULTS.md``): ``docs/pimc.md``.
 
 >>> from coinche_rl.game import Deal
 >>> from coinche_rl.agents import make_agent, play_deal
