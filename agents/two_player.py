@@ -88,11 +88,17 @@ class TwoPlayerAgent(abc.ABC):
         self.seed = 0
         self.rng = np.random.default_rng(0)
 
-    def reset(self, player: int, rules: RuleSet, seed: int) -> None:
-        """Prepare for a new deal as ``player`` under ``rules``, random stream ``seed``."""
+    def check_rules(self, rules: RuleSet) -> None:
+        """Raise ValueError, saying why, when this agent cannot play ``rules`` as its spec
+        asks (the family; subclasses: a parameter those rules never read). Called by
+        :meth:`reset` and by the tournaments before anything is played."""
         if rules.family != FAMILY:
             raise ValueError(f"{type(self).__name__} plays belote for two players (family "
                              f"'two'), not the rules {rules.name!r} (family {rules.family!r})")
+
+    def reset(self, player: int, rules: RuleSet, seed: int) -> None:
+        """Prepare for a new deal as ``player`` under ``rules``, random stream ``seed``."""
+        self.check_rules(rules)
         self.player = int(player)
         self.rules = rules
         self.seed = int(seed)
@@ -161,6 +167,19 @@ class TwoHeuristicAgent(TwoPlayerBotAgent):
         w[W_PRISE] = prise
         w[W_PRISE_DECOUVERTE] = prise_decouverte
         super().__init__(TWO_HEURISTIC, w)
+
+    def check_rules(self, rules: RuleSet) -> None:
+        """A prise margin changed from its default for the other preset (``prise`` is
+        read with a hand, ``prise_decouverte`` without) would change nothing: refused."""
+        super().check_rules(rules)
+        if rules.hand_cards:
+            unread, slot, game, read = ("prise_decouverte", W_PRISE_DECOUVERTE, "découverte",
+                                        "prise")
+        else:
+            unread, slot, game, read = "prise", W_PRISE, "à deux", "prise_decouverte"
+        if self.two_weights[slot] != HEURISTIC_WEIGHTS[slot]:
+            raise ValueError(f"heuristic: {unread} is not read under the rules {rules.name!r} "
+                             f"(it is the belote {game} prise margin); set {read} instead")
 
 
 # ------------------------------------------------------------------------- playing

@@ -15,6 +15,7 @@ from coinche_rl.agents.two_player import (TwoHeuristicAgent, TwoPlayerAgent, Two
 from coinche_rl.agents.two_player_bots import TWO_HEURISTIC, TWO_RANDOM, two_play_deals
 from coinche_rl.engine import two as E2
 from coinche_rl.game import IllegalActionError
+from coinche_rl.rules import get_rules
 from coinche_rl.two_player import IllegalPlayError, TwoPlayerDeal
 
 PRESETS = ("belote_a_deux", "belote_decouverte")
@@ -22,10 +23,11 @@ PRESETS = ("belote_a_deux", "belote_decouverte")
 
 @pytest.mark.parametrize("preset", PRESETS)
 @pytest.mark.parametrize("specs", [("heuristic", "random"), ("random", "heuristic"),
-                                   ("heuristic", "heuristic:prise=0")])
+                                   ("heuristic", "heuristic:{prise}=0")])
 def test_agents_play_only_legal_actions_through_the_views(preset, specs):
     """play_two_deal checks every action against the view's legal mask."""
-    agents = [make_two_player_agent(s) for s in specs]
+    prise = "prise" if preset == "belote_a_deux" else "prise_decouverte"   # the one it reads
+    agents = [make_two_player_agent(s.format(prise=prise)) for s in specs]
     for seed in range(40):
         deal = TwoPlayerDeal(preset, seed=seed)
         result = play_two_deal(deal, agents, seeds=[seed, seed + 1000])
@@ -290,3 +292,24 @@ def test_results_file_resumes_and_replays(tmp_path, capsys):
     assert cli.main(["replay", str(out2), "--pair", "3"]) == 0
     out = capsys.readouterr().out
     assert "player 0 heuristic, player 1 random" in out and "stored scores reproduced" in out
+
+
+@pytest.mark.parametrize("spec, preset, says", [
+    ("heuristic:prise=3", "belote_decouverte", "prise is not read under the rules 'belote_decouverte'"),
+    ("heuristic:prise_decouverte=2", "belote_a_deux", "prise_decouverte is not read"),
+])
+def test_a_prise_margin_the_rules_never_read_is_refused(spec, preset, says, capsys):
+    """A heuristic parameter of the other preset would change nothing (the tournament
+    would report two identical agents): refused by the agent, the arena and the CLI."""
+    agent = make_two_player_agent(spec)
+    with pytest.raises(ValueError, match=says):
+        agent.reset(0, get_rules(preset), 1)
+    with pytest.raises(arena.ArenaError, match=f"agent '{spec}': heuristic: " + says.split(" ")[0]):
+        arena.run_two_player_duplicate(spec, "random", 4, preset)
+    assert cli.main(["tournament", "--rules", preset, "--agents", spec, "random", "--deals", "4",
+                     "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("coinche-rl: error: ") and says in err and "\n" not in err
+    # its own preset reads it
+    other = "belote_a_deux" if preset == "belote_decouverte" else "belote_decouverte"
+    agent.reset(0, get_rules(other), 1)

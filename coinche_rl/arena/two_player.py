@@ -288,6 +288,11 @@ def _matchups(pairs: Sequence[Tuple[str, str]], ns: Sequence[int], rules: RuleSe
               append: bool = False) -> List[DuplicateResult]:
     """Play matchup ``pairs[k]`` (A, B) on ``ns[k]`` deal pairs of the deal set, keeping
     the rows in results file ``out`` (resumed, as four-player runs are)."""
+    for spec in dict.fromkeys(s for pair in pairs for s in pair):
+        try:
+            make_two_player_agent(spec).check_rules(rules)     # before anything is played
+        except ValueError as e:
+            raise ArenaError(f"agent {spec!r}: {e}") from None
     code = _code_key([s for pair in pairs for s in pair], "two")
     with _exclusive(out):
         return _play_matchups(pairs, ns, rules, seed, backend, workers, progress, fast, chunk,
