@@ -13,6 +13,7 @@ Seat ``i`` plays for side ``i & 1`` (the teams of four players; each player of t
 
 from __future__ import annotations
 
+import abc
 from typing import Optional
 
 import gymnasium
@@ -57,7 +58,7 @@ def wrap(e: "CardGameAEC"):
     return e
 
 
-class CardGameAEC(AECEnv, EzPickle):
+class CardGameAEC(AECEnv, EzPickle, abc.ABC):
     """One deal or a match of a card game as a PettingZoo AEC env (see a family's module).
 
     A subclass sets ``metadata``, ``AGENTS``, ``DEAL`` and ``MATCH`` (the game classes),
@@ -132,17 +133,17 @@ class CardGameAEC(AECEnv, EzPickle):
         self._live_mask = NO_ACTIONS
 
     # ------------------------------------------------------------ family hooks
+    @abc.abstractmethod
     def _observation(self, agent: str) -> np.ndarray:
         """The observation vector of ``agent`` now."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def _legal_mask(self) -> np.ndarray:
         """A new int8 legal mask of the deal in progress."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def _deal_kwargs(self, given) -> dict:
         """The keywords of ``DEAL`` that replay ``options["deal"]``."""
-        raise NotImplementedError
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent):

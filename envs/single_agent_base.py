@@ -12,6 +12,7 @@ calls :meth:`LearnerEnv._setup` and says how an opponent chooses
 
 from __future__ import annotations
 
+import abc
 from typing import Optional
 
 import gymnasium
@@ -24,7 +25,7 @@ from ..game import IllegalActionError
 __all__ = ["LearnerEnv"]
 
 
-class LearnerEnv(gymnasium.Env):
+class LearnerEnv(gymnasium.Env, abc.ABC):
     """One learning seat of an AEC env; the other seats act in between (see a family's
     module). ``PENALTY_HINT`` ends the message of the learner's illegal action."""
 
@@ -44,9 +45,9 @@ class LearnerEnv(gymnasium.Env):
         self._done = True
 
     # ------------------------------------------------------------ family hooks
+    @abc.abstractmethod
     def _opponent_action(self, seat: int, agent: str) -> int:
         """The action of the opponent at ``seat`` (``agent``), whose turn it is."""
-        raise NotImplementedError
 
     def _seed_opponents(self, seed: Optional[int]) -> None:
         """``reset(seed=...)`` begins: reseed what the opponents draw from."""

@@ -21,6 +21,7 @@ The kernel modules of both families have the same names for the batched opponent
 
 from __future__ import annotations
 
+import abc
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
 
@@ -61,7 +62,7 @@ class BatchStep:
     final_scores: np.ndarray
 
 
-class Batch:
+class Batch(abc.ABC):
     """Buffers and tables of ``num_envs`` games, shared by a family's two vector envs.
 
     A subclass sets ``K`` (its kernel module), ``O`` (its observation module),
@@ -104,29 +105,29 @@ class Batch:
 
     # ------------------------------------------------------------ family hooks
     @staticmethod
+    @abc.abstractmethod
     def _dealer_code(dealer) -> int:
         """``dealer`` as the kernels' code: a seat, -1 random, -2 the next seat each deal."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def _load_deal(self, i: int, given, dealer: int) -> None:
         """Put the given deal ``given`` (``options["deals"][i]``) into game ``i``."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def _new_deal(self, i: int, dealer: int) -> None:
         """Deal game ``i`` from its stream (``dealer`` -1: drawn)."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def _first_illegal(self, actions: np.ndarray) -> int:
         """The first game whose action is illegal, or -1."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def _legal_into(self, i: int, out: np.ndarray) -> None:
         """The legal mask of game ``i`` into ``out`` (uint8 [N_ACTIONS], zeros)."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def _to_act(self, i: int) -> int:
         """The seat to act in game ``i``."""
-        raise NotImplementedError
 
     # ------------------------------------------------------------------ shared
     def reset_states(self, seed: Optional[int], options: Optional[dict]) -> None:
@@ -197,14 +198,14 @@ class CallerVector(Batch):
                              np.zeros(n, dtype=np.bool_), np.zeros((n, 2), dtype=np.int64))
         self._term8 = np.zeros(n, dtype=np.uint8)
 
+    @abc.abstractmethod
     def _observe_all(self) -> None:
         """Observation, mask and seat to act of every game into the buffers."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def _step_all(self, actions: np.ndarray, ts: BatchStep) -> None:
         """Apply ``actions`` (legal), autoreset, fill ``ts``'s rewards and final scores,
         ``_term8`` and the buffers."""
-        raise NotImplementedError
 
     def reset(self, seed: Optional[int] = None, options: Optional[dict] = None):
         """New deals in every game (``options``: ``"deals"``, ``"dealers"``, one per
@@ -235,7 +236,7 @@ class CallerVector(Batch):
         return out
 
 
-class LearnerVectorEnv(VectorEnv):
+class LearnerVectorEnv(VectorEnv, abc.ABC):
     """A ``gymnasium.vector.VectorEnv`` of ``num_envs`` games with one learning seat; the
     others are played by random legal actions inside numba or by a batched policy.
 
@@ -285,15 +286,15 @@ class LearnerVectorEnv(VectorEnv):
     def rules(self) -> RuleSet:
         return self._b.rules
 
+    @abc.abstractmethod
     def _learner_settle(self, use_random: bool) -> int:
         """The family's ``learner_settle`` kernel: random opponents' moves (when
         ``use_random``), deal ends and autoreset, the learner's observations; returns
         how many games wait for the batched opponents."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def _illegal_opponent(self, action: int, game: int) -> str:
         """The message of an illegal action of the batched policy."""
-        raise NotImplementedError
 
     def _settle(self) -> None:
         b = self._b

@@ -231,3 +231,16 @@ def test_pass_prob_opponents_reach_the_play_more_often():
 
 def test_warmup_runs():
     V.warmup()
+
+
+def test_the_env_bases_declare_their_family_hooks_abstract():
+    """A family that misses a hook of the shared env bases fails when it is built, naming
+    the hook, instead of at the first step."""
+    from coinche_rl.envs.aec_base import CardGameAEC
+    from coinche_rl.envs.single_agent_base import LearnerEnv
+    from coinche_rl.envs.vector_base import Batch, LearnerVectorEnv
+    for base, hook in ((Batch, "_new_deal"), (LearnerVectorEnv, "_learner_settle"),
+                       (CardGameAEC, "_legal_mask"), (LearnerEnv, "_opponent_action")):
+        assert hook in base.__abstractmethods__
+        with pytest.raises(TypeError, match=hook):
+            type("Incomplete", (base,), {})()
