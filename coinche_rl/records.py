@@ -53,16 +53,13 @@ record whose plays were cut short but which still carries its result).
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, Dict, Optional, Union
 
 from . import actions as A
 from .cards import InvalidNotationError, format_card, format_hand, parse_hand
 from .game import Deal, IllegalActionError, Match, score_into_match
 from .two_player import TwoPlayerDeal, TwoPlayerMatch, score_into_two_match
 from .rules import PRESETS, STRAIN_NAMES, InvalidRulesError, RuleSet, UnknownPresetError, get_rules
-from . import engine as E
-
-import numpy as np
 
 __all__ = ["RecordError", "deal_to_record", "match_to_record", "replay_deal", "replay_match",
            "replay", "save_record", "load_record", "DEAL_FORMAT", "MATCH_FORMAT", "VERSION"]
@@ -333,39 +330,53 @@ def _replay_actions(deal: Deal, rec: Dict[str, Any], where: str, check: bool) ->
                                coinche=int(given.get("coinche", 0)))
         except (KeyError, TypeError, ValueError) as e:
             raise RecordError(f"{where}contract_given: {e}") from None
-    for key in ("auction", "plays"):
+    _apply_lists(deal, rec, where, "auction", lambda d: d.phase == "auction")
+    if check:
+        n = len(deal.plays)
+        _check_derived(rec, deal, _derived(deal), where, "auction",
+                       f"{len(deal.auction)} auction actions and {n} card{'s' if n != 1 else ''}")
+    return deal
+
+
+def _apply_lists(deal, rec: Dict[str, Any], where: str, first: str, in_first) -> None:
+    """Apply the record's action lists ``first`` (the auction, or the two-player prise)
+    then ``plays`` to ``deal``; ``in_first(deal)``: the deal is still in that phase. A
+    list that runs past its phase or stops before its end is named."""
+    for key in (first, "plays"):
         seq = _need(rec, key, list, where)
         for i, text in enumerate(seq):
             field = f"{where}{key}[{i}]"
             if not isinstance(text, str):
                 raise RecordError(f"{field}: expected an action string, got {text!r}")
-            if key == "auction" and deal.phase != "auction":
-                raise RecordError(f"{field}: {text!r} after the end of the auction")
-            if key == "plays" and deal.phase == "auction":
-                raise RecordError(f"{field}: {text!r} before the end of the auction "
-                                  f"(the auction list stops too early)")
+            if key == first and not in_first(deal):
+                raise RecordError(f"{field}: {text!r} after the end of the {first}")
+            if key == "plays" and in_first(deal):
+                raise RecordError(f"{field}: {text!r} before the end of the {first} "
+                                  f"(the {first} list stops too early)")
             try:
                 deal.apply(text)
             except (InvalidNotationError, IllegalActionError) as e:
                 raise RecordError(f"{field}: {e}") from None
-    if check:
-        computed = _derived(deal)
-        for k, v in computed.items():
-            if k not in rec:
-                if deal.is_terminal:
-                    raise RecordError(f"{where}{k}: missing field (replay gives {v!r})")
-                continue
-            _compare(rec[k], v, f"{where}{k}")
-        # a stored figure the replay cannot reach (a record cut short that still carries
-        # its result, say) is an inconsistency too: every stored figure is checked
-        for k in DERIVED_FIELDS:
-            if k in rec and k not in computed and rec[k] is not None:
-                n = len(deal.plays)
-                raise RecordError(
-                    f"{where}{k}: the record stores it, but its replay stops before the deal "
-                    f"reaches it ({deal.phase}, after {len(deal.auction)} auction actions and "
-                    f"{n} card{'s' if n != 1 else ''}): the auction or plays list is cut short")
-    return deal
+
+
+def _check_derived(rec: Dict[str, Any], deal, computed: Dict[str, Any], where: str,
+                   first: str, reached: str) -> None:
+    """Every figure the replay computes equals the stored one (a finished deal stores
+    them all), and every stored figure is one the replay reaches (a record cut short
+    that still carries its result is an inconsistency too); ``reached``: how far the
+    replay got, in words."""
+    for k, v in computed.items():
+        if k not in rec:
+            if deal.is_terminal:
+                raise RecordError(f"{where}{k}: missing field (replay gives {v!r})")
+            continue
+        _compare(rec[k], v, f"{where}{k}")
+    for k in DERIVED_FIELDS:
+        if k in rec and k not in computed and rec[k] is not None:
+            raise RecordError(
+                f"{where}{k}: the record stores it, but its replay stops before the deal "
+                f"reaches it ({deal.phase}, after {reached}): the {first} or plays list is "
+                f"cut short")
 
 
 def _replay_two_deal(rec: Dict[str, Any], rules: RuleSet, dealer: int, where: str,
@@ -377,36 +388,9 @@ def _replay_two_deal(rec: Dict[str, Any], rules: RuleSet, dealer: int, where: st
         deal = TwoPlayerDeal(rules, deck=deck, dealer=dealer)
     except ValueError as e:
         raise RecordError(f"{where}deck: {e}") from None
-    for key in ("prise", "plays"):
-        seq = _need(rec, key, list, where)
-        for i, text in enumerate(seq):
-            field = f"{where}{key}[{i}]"
-            if not isinstance(text, str):
-                raise RecordError(f"{field}: expected an action string, got {text!r}")
-            in_prise = deal.phase in ("prise", "exchange")
-            if key == "prise" and not in_prise:
-                raise RecordError(f"{field}: {text!r} after the end of the prise")
-            if key == "plays" and in_prise:
-                raise RecordError(f"{field}: {text!r} before the end of the prise "
-                                  f"(the prise list stops too early)")
-            try:
-                deal.apply(text)
-            except (InvalidNotationError, IllegalActionError) as e:
-                raise RecordError(f"{field}: {e}") from None
+    _apply_lists(deal, rec, where, "prise", lambda d: d.phase in ("prise", "exchange"))
     if check:
-        computed = _two_derived(deal)
-        for k, v in computed.items():
-            if k not in rec:
-                if deal.is_terminal:
-                    raise RecordError(f"{where}{k}: missing field (replay gives {v!r})")
-                continue
-            _compare(rec[k], v, f"{where}{k}")
-        for k in DERIVED_FIELDS:
-            if k in rec and k not in computed and rec[k] is not None:
-                raise RecordError(
-                    f"{where}{k}: the record stores it, but its replay stops before the deal "
-                    f"reaches it ({deal.phase}, after {len(deal.plays)} cards): the prise or "
-                    f"plays list is cut short")
+        _check_derived(rec, deal, _two_derived(deal), where, "prise", f"{len(deal.plays)} cards")
     return deal
 
 
