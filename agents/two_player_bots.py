@@ -319,20 +319,6 @@ def _exchange_action(V, P, me):
 
 # ----------------------------------------------------------------------- card play
 @kernel
-def _top(m, trump):
-    best = -1
-    bo = -1
-    while m:
-        c = lowest_card(m)
-        m &= m - 1
-        o = CARD_ORDER[trump, c]
-        if o > bo:
-            bo = o
-            best = c
-    return best
-
-
-@kernel
 def _play_card(V, P, me, W):
     """The heuristic's card (module docstring)."""
     legal = two_legal_cards(V)
