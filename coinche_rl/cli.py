@@ -512,12 +512,7 @@ def _two_player_tournament(args, rules) -> int:
     :mod:`coinche_rl.arena.two_player` (each deal played twice, the players swapped)."""
     from . import arena                            # lazy: see the imports at the top
     from .agents.two_player import available_two_player_agents, make_two_player_agent
-    problem = _two_player_option_problem(args, rules) or _output_problem(args.out, "--out")
-    if problem is None and args.plot:
-        args.plot, problem = _plot_path(args.plot)
-    if problem:
-        print(f"coinche-rl: error: {problem}", file=sys.stderr)
-        return 2
+
     def play():
         if args.agents:
             agents = list(args.agents)
@@ -552,14 +547,22 @@ def _two_player_tournament(args, rules) -> int:
                                                   python_deals=args.python_deals, **common)
         return result, result.matchups, time.perf_counter() - t0
 
-    return _play_and_report(args, arena, play)
+    return _play_and_report(args, arena, play, _two_player_option_problem(args, rules))
 
 
-def _play_and_report(args, arena, play) -> int:
-    """Run ``play()`` (``(result, its duplicate matchups or None, seconds of play)``) and
-    report as ``coinche-rl tournament`` does: the tables, the matchups that played
-    fewer pairs than ``--deals``, the results file, the plot; an interruption or a bad
-    agent or argument in one line."""
+def _play_and_report(args, arena, play, problem: Optional[str] = None) -> int:
+    """Check the outputs (``--out``, ``--plot``) before anything is played (a long run
+    must not fail at its end; ``problem``: the caller's own objection), run ``play()``
+    (``(result, its duplicate matchups or None, seconds of play)``) and report as
+    ``coinche-rl tournament`` does: the tables, the matchups that played fewer pairs
+    than ``--deals``, the results file, the plot; an interruption or a bad agent or
+    argument in one line."""
+    problem = problem or _output_problem(args.out, "--out")
+    if problem is None and args.plot:
+        args.plot, problem = _plot_path(args.plot)
+    if problem:
+        print(f"coinche-rl: error: {problem}", file=sys.stderr)
+        return 2
     try:
         result, matchups, seconds = play()
         arena.print_summary(result)
@@ -591,13 +594,7 @@ def cmd_tournament(args) -> int:
     knockout_default = args.format == "knockout" and not args.preset_given
     rules = get_rules("vip_classic") if knockout_default else args.preset
     progress = not args.no_progress
-    # outputs checked before anything is played (a long run must not fail at its end)
-    problem = _output_problem(args.out, "--out")
-    if problem is None and args.plot:
-        args.plot, problem = _plot_path(args.plot)
-    if problem:
-        print(f"coinche-rl: error: {problem}", file=sys.stderr)
-        return 2
+
     def play():
         if args.agents:
             agents = list(args.agents)

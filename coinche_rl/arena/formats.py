@@ -108,21 +108,10 @@ def _play_matchups(pairs, ns, rules, seed, frozen, match, backend, workers, addr
         size = max(1, min(size, math.ceil(len(missing) / (4 * n_workers)))) if n_workers > 1 else size
         task_cfg = dict(cfg, fast=fast, run=run)
         tasks += [(kind, task_cfg, c) for c in _chunks(missing, size)]
-    total = sum(want.values())
     # spread the matchups over the run instead of finishing one after the other
     tasks.sort(key=lambda t: int(t[2][0]))
-    bar = Progress(progress, total, book.have, "deal pairs" if kind == "pair" else "match pairs")
-
-    def on_done(task, res):
-        book.record(task[1]["run"], res)
-        bar.advance(len(res["index"]))
-
-    t0 = time.perf_counter()
-    try:
-        _execute(tasks, backend, workers, address, on_done)
-    finally:
-        bar.close()
-    wall = time.perf_counter() - t0
+    wall = book.play(tasks, lambda ts, done: _execute(ts, backend, workers, address, done),
+                     progress, "deal pairs" if kind == "pair" else "match pairs")
     results = []
     for run, (x, y), n in zip(ids, pairs, ns):
         arrays = book.arrays(run, n)

@@ -9,6 +9,7 @@ import hashlib
 import json
 import os
 import pkgutil
+import time
 from typing import Dict, List, Optional, Sequence, Union
 
 import numpy as np
@@ -19,6 +20,7 @@ except ModuleNotFoundError:                   # Windows: results files are not l
     fcntl = None
 
 from .. import __version__
+from ..progress import Progress
 from ..agents import make_agent
 from ..agents.fingerprint import agent_fingerprint, module_closure
 from .errors import ArenaError, ResultsFileError
@@ -206,6 +208,7 @@ class RunBook:
         self.store = ResultsFile(out) if out is not None else None
         _check_store(self.store, runs, append)
         self.kind = kind
+        self.total = sum(want.values())
         self.parts: Dict[str, list] = {run: [] for run in runs}
         self.seconds = {run: 0.0 for run in runs}
         self.new = {run: 0 for run in runs}
@@ -222,6 +225,23 @@ class RunBook:
                 self.store.begin(run, cfg)
             self.missing[run] = np.array([i for i in range(want[run]) if i not in done],
                                          dtype=np.int64)
+
+    def play(self, tasks: list, execute, progress, label: str) -> float:
+        """Run ``tasks`` by ``execute(tasks, on_done)`` (an executor), recording each
+        finished task, with a progress bar of ``label`` over every pair wanted (``progress``
+        as the tournaments take it); returns the wall seconds."""
+        bar = Progress(progress, self.total, self.have, label)
+
+        def on_done(task, res):
+            self.record(task[1]["run"], res)
+            bar.advance(len(res["index"]))
+
+        t0 = time.perf_counter()
+        try:
+            execute(tasks, on_done)
+        finally:
+            bar.close()
+        return time.perf_counter() - t0
 
     def record(self, run: str, res: dict) -> None:
         """A task of ``run`` finished with arrays ``res`` (and ``seconds``)."""

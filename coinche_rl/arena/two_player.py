@@ -61,7 +61,6 @@ from ..engine.bits import rng_next, rng_seed
 from ..engine.two import (T_CUR, T_DEALER, T_MADE, T_SCORE, T_TAKER, T_TRUMP, T_VOID,
                           TWO_STATE_SIZE, two_random_deal)
 from ..game import IllegalActionError
-from ..progress import Progress
 from ..records import rules_from_record, rules_record
 from ..rules import RuleSet, get_rules, params_vector
 from ..two_player import TwoPlayerDeal, two_player_rules
@@ -325,18 +324,8 @@ def _play_matchups(pairs, ns, rules, seed, backend, workers, progress, fast, chu
             size = max(1, min(size, math.ceil(len(missing) / (4 * n_workers))))
         tasks += [(TWO_PAIR, dict(cfg, run=run, fast=fast), c) for c in _chunks(missing, size)]
     tasks.sort(key=lambda t: int(t[2][0]))
-    bar = Progress(progress, sum(want.values()), book.have, "deal pairs")
-
-    def on_done(task, res):
-        book.record(task[1]["run"], res)
-        bar.advance(len(res["index"]))
-
-    t0 = time.perf_counter()
-    try:
-        _execute(tasks, backend, workers, on_done)
-    finally:
-        bar.close()
-    wall = time.perf_counter() - t0
+    wall = book.play(tasks, lambda ts, done: _execute(ts, backend, workers, done), progress,
+                     "deal pairs")
     out_results = []
     for run, (a, b), n in zip(ids, pairs, ns):
         arrays = book.arrays(run, n)
