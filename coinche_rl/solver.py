@@ -1209,9 +1209,10 @@ def _ds(W, leader, n, led, win, wseat, tpts, flag, rem, past, vec, alpha, beta):
     """Alpha-beta (fail-soft) directly on the objective ``f`` of combination ``vec``:
     exact whatever the shape of ``f``. The TT key holds the ``E`` already secured.
 
-    The solver's own path whenever ``f`` is not non-decreasing (``W_MONO`` 0: no preset
-    today, but a custom rule set may), not only a test oracle; ``OPT_DIRECT`` forces it
-    so that the tests can compare it with the ``E`` search."""
+    The solver's own path whenever ``f`` is not non-decreasing (``W_MONO`` 0: in the
+    classic family with declarations, a capot against loses the takers' declarations and
+    can cost less than a failed deal with a trick), not only a test oracle;
+    ``OPT_DIRECT`` forces it so that the tests can compare it with the ``E`` search."""
     W[C_NODES] += 1
     Z0 = np.int64(0)
     M1 = np.int64(-1)
