@@ -17,49 +17,12 @@ of coinche-rl: it is imported when such an agent is built, and its absence raise
 :class:`ColverNotInstalledError`, which says ``pip install colver``. The adapter was
 written against colver 0.11.1.
 
-**Rules.** colver plays one rule set, which our ``colver`` preset reproduces (suits
-only, bids 80..160 and capot, coinche x2 / surcoinche x3, no declarations, automatic
-belote, FFB card play). The agents refuse, with :class:`ColverRulesError`, any rule set
-whose *auction or card-play* rules differ from that preset (:data:`PLAY_RULE_FIELDS`);
-rule sets that differ only in scoring or match parameters are played, colver's bots then
-judging outcomes by colver's own scoring. Under ``get_rules("colver", rounding="none")``
-the two engines agree exactly: the same legal actions at every step and the same deal
-scores (colver 0.11.1 does not round; ``tests/test_colver_bots.py`` checks both).
-
-**Information.** colver's bots read colver's ``GameState``, which holds all four hands.
-From colver's source and docstrings: the bidders (``heuristic``, ``improved*``,
-``smart``, ``maxi``) read the seat's own hand and the auction; the ``rule`` card player
-reads its hand, the trick, the played cards and the known voids; naive IS-MCTS
-re-deals the cards it cannot see (respecting the voids) before every search, and smart
-IS-MCTS weights its re-deals by beliefs built from the actions it observes; but the
-``heuristic`` and maxi card players are *perfect-information* heuristics that read the
-opponents' hands ("it reads all four hands ... not a fair opponent").
-``tests/test_colver_bots.py`` confirms it: in colver, the heuristic and maxi card
-choices change with the cards the seat cannot see, the bidders' and the rule player's
-never do. So this adapter never gives colver the real deal. Before each decision it
-draws the unseen cards uniformly among the deals consistent with the seat's
-:class:`~coinche_rl.envs.infoset.InformationSet` (own hand, cards played, voids, trump
-ceilings, belote cards) with the project's exact sampler,
-:class:`~coinche_rl.agents.sampler.WorldSampler`; rebuilds that deal in a colver
-``Env`` with the real dealer, replays the public history into it (and into the colver
-bot's ``observe``), and asks the bot. For the information-set bots the sampled cards
-change nothing; the perfect-information players become one-world determinizations,
-which is what they can honestly be. A decision with one legal action is taken without
-asking colver.
-
-**Actions.** :func:`to_colver_action` / :func:`from_colver_action` translate between
-our ids (``coinche_rl.actions``) and colver's: 43 auction actions (0 pass, 1..36 bid
-``80 + 10*((x-1)//4)`` in suit ``(x-1)%4``, 37..40 capot, 41 coinche, 42 surcoinche) and
-32 cards, whose ranks colver orders 7 8 9 J Q K 10 A inside each suit (ours:
-7 8 9 T J Q K A; the suits are S H D C in both).
-
-**Determinism.** The sampled worlds come from the agent's seeded stream (each decision
-draws a seed from it for :meth:`~coinche_rl.agents.sampler.WorldSampler.sample`), and the
-heuristic, maxi and rule players are deterministic, so those agents repeat their
-choices given the same seeds. colver's IS-MCTS searches for a wall-clock budget
-(``ms`` with 8 cards in hand, scaled down by colver with the cards left), so its choices
-may vary from run to run; colver 0.11.1 offers no iteration-count mode for it (the
-``time_ms = 0`` of its bot specs still means a 1 ms budget).
+colver plays one rule set, which our ``colver`` preset reproduces: other play or auction
+rules are refused with :class:`ColverRulesError`. colver's own card players read all four
+hands, so the adapter never gives colver the real deal: before each decision it draws the
+unseen cards from the seat's information set with the project's exact sampler and asks
+the bot on that world. ``docs/colver.md`` gives the rules check, what each colver bot
+reads, the action translation and what is deterministic.
 
 >>> to_colver_action(parse_action("80H")), to_colver_action(parse_action("TS"))
 (2, 6)

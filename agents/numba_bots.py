@@ -13,66 +13,10 @@ and that permuting the other seats' hidden cards changes nothing). The Python ag
 same choices and end in the same state: tournaments between numba bots only run
 entirely in numba.
 
-**random** (:data:`BOT_RANDOM`): uniform over the legal actions
-(``engine.random_action`` with ``pass_prob < 0``), drawn from the seat's splitmix64
-stream.
-
-**heuristic** (:data:`BOT_HEURISTIC`): a rule-based player, deterministic (it draws no
-random numbers).
-
-*Knowledge* (from the public record only): the cards played; the suits each seat showed
-void in; the trump *ceilings* a seat revealed by not overtrumping when it had to
-(RULES.md §6, the inferences of :mod:`coinche_rl.envs.infoset`); from these, the cards
-each other seat may hold, its hand size, and hence, by counting (hypergeometric
-estimates), the chance that a seat still to play can beat a given card, by following
-higher or by trumping.
-
-*Card play*: every legal card is scored by ``V * (2 p - 1) - keep``, where ``V`` is the
-points the trick will hold (cards on the table, the card itself, a few points for the
-cards still to come, the dix de der on the last trick), ``p`` the chance that the trick
-ends with our side, and ``keep`` what the card is worth in hand (trumps by strength, a
-master card, the guard of a ten). This one rule gives the classic principles: play a
-master; charge points on a trick the partner holds for sure (*charger*); give the least
-when the opponents hold the trick (no waste); win cheaply as the last to play; ruff
-with the smallest trump; don't trump a worthless trick with a good trump. On top of it,
-at the lead: the taker's side draws trumps while the defenders may hold some (the
-master trump, else a small one from two or more); defenders avoid leading trumps and
-lead the suit their partner bid; a singleton is led when holding trumps (to ruff
-later); a suit guarded by a ten whose ace is out is not opened; with two cards left
-and no trump with the defenders, the master trump is kept for the last trick (dix de
-der). Signals (appels) are not played: a tried version lost points in self-play.
-
-*Bidding* (coinche family): the hand is valued in each strain as the points its team
-is expected to take with an average partner: a linear model on the trumps (J, 9, A, 10,
-small trumps, length), side aces and tens, voids and singletons (NT: aces, guarded
-tens, long suits; AT: jacks, nines, aces), fitted by least squares on deals played by
-this bot (:func:`fit_hand_values`; the constants :data:`HAND_COEF` and
-:data:`HAND_SIGMA` are its output), plus the belote and a share of the declarations
-when the preset counts them. Conventions with the partner: a bid of ``v`` in a strain
-shows a team total of about ``v + SHOWN_MARGIN`` given what the partner had shown, so
-the partner reads how much the bidder's hand holds above an average one and raises
-when his own hand adds to it (support: aces, the trump jack and nine, ruffs); the
-opponents' bids in a strain count against it. A bid (value, strain, or capot) is made
-when its expected score difference (a normal model of the team total with the fitted
-spread, the preset's scoring) beats passing; the highest such bid is chosen. Coinche
-when the opponents' contract is likely to fail given the defensive strength of the hand
-(strength in their trump suit, aces; any likely trick against a capot); surcoinche when
-the contract is very likely made. Classic family (prise): take the retourne's suit in
-round 1, or name the best other strain in round 2 (NT / AT when allowed), when the same
-model on the five cards and the retourne gives a positive expectation. Declarations
-are declared whenever the hand holds some (unless it also holds a carré of 7s or 8s
-that would cancel them all, ``carre_low_cancels``); the belote is always announced.
-
-The constants (``SHOWN_MARGIN``, ``COINCHE_P_FAIL``, ``PRISE_BONUS``, the keep values,
-the lead bonuses) were tuned in duplicate self-play, each change kept only when it
-won against the previous version with its 95% interval clear of 0, and
-``aggression=0`` beats ``aggression=-10`` and ``+10`` under every preset tried.
-Measured with ``duplicate_margin`` (``benchmarks/bench_lib.py``; 20,000 deal pairs,
-``benchmarks/RESULTS.md``): against ``random`` the heuristic wins about 1,270 points
-per deal under ``ffb`` (random bids and coinches wildly) and 67 under ``classic``; with
-the auction frozen, its card play alone takes about 29 card points per deal more than
-random play, and 16 more than a greedy player (win with the highest card, else play the
-lowest).
+**random** (:data:`BOT_RANDOM`) draws uniformly among the legal actions from the seat's
+splitmix64 stream; **heuristic** (:data:`BOT_HEURISTIC`) is a deterministic rule-based
+player: its knowledge, card play, bidding and how its constants were tuned are in
+``docs/heuristic.md``.
 
 The heuristic's parameters travel inside the bot id (:func:`heuristic_bot`): bits 0-7
 are the bot kind, bits 8-15 a signed bidding offset in points, bit 16 switches coinche

@@ -7,34 +7,11 @@ its known cards, only cards it may hold (voids, trump ceilings, belote and decla
 already folded into ``possible``), and exactly as many cards as it has. Determinization
 bots (PIMC), Monte Carlo hand evaluation and belief-based inference all start here.
 
-**Uniform, with no rejection and no bias.** The free cards (``info.unknown_cards``, less
-any extra constraint) are put in a fixed order ``c_0 .. c_{n-1}``, each with the set of
-*holders* allowed to receive it: the three other seats, plus the undealt stock during the
-classic prise (5 cards each, the retourne on the table, 11 cards undealt), which may hold
-any free card. A holder ``h`` must receive exactly ``need[h]`` more cards (its hand size
-less its known cards). Let ``W[i, r]`` be the number of ways to hand out ``c_i .. c_{n-1}``
-when holder ``h`` still needs ``r[h]`` cards::
-
-    W[n, 0] = 1,   W[i, r] = sum over holders h allowed for c_i with r[h] > 0 of W[i+1, r - e_h]
-
-``W[0, need]`` is the exact number of consistent worlds (:func:`count_worlds`). The
-recursion orders the worlds, so that world number ``x`` (``0 <= x < W[0, need]``) is read
-off card by card: give ``c_i`` to the first allowed holder ``h`` with ``x < W[i+1, r - e_h]``,
-else subtract that count and try the next holder (:func:`unrank_into`). A uniform
-integer ``x`` (one exact 64-bit draw by rejection, no floating point) therefore gives a
-uniformly random world, every consistent world with probability exactly ``1 / W[0, need]``:
-this is the "count the completions, then choose proportionally" method of uniform
-generation of combinatorial structures (Nijenhuis & Wilf, *Combinatorial Algorithms*,
-ch. 13), applied to the card-holder assignment problem. The issue's design (group the free
-cards by their set of possible holders and draw each group's split) gives the same
-distribution; walking card by card needs no multinomials and the same single draw.
-
-The state ``r`` is one mixed-radix integer over all holders but the one with the largest
-need (its remaining count follows from ``i``), at most ``9**3`` states; the table of ``W``
-(at most 33 x 729 int64) is built once per information set by :func:`build_table`,
-in numba (cheaper as cards are played), and every world then costs one random draw and
-one pass over the free cards (timings: ``benchmarks/RESULTS.md``, measured with
-``sampler_throughput`` of ``benchmarks/bench_lib.py``).
+Every consistent world is drawn with probability exactly ``1 / count``, and no world is
+ever rejected: the completions are counted once per information set (:func:`build_table`,
+a table of at most 33 x 729 int64), then each world is one exact 64-bit draw read off
+card by card (:func:`unrank_into`). ``docs/pimc.md`` ("The world sampler") gives the
+recursion and its source.
 
 Python API: :class:`WorldSampler` (from an information set, or :meth:`WorldSampler.from_hand`
 for a seat that knows only its own hand), with ``count``, :meth:`~WorldSampler.sample`,
