@@ -28,11 +28,12 @@ import numpy as np
 from . import actions as A
 from . import engine as E
 from .cards import FULL_DECK, SUIT_NAMES, cards_of, format_card, format_hand, parse_card, parse_hand
-from .rules import (NT, AT, CAPOT_VALUE, STRAIN_LONG_NAMES, STRAIN_NAMES, RuleSet, four_player_rules, get_rules,
-                    params_vector)
+from .engine.bits import seed_int64
+from .rules import (NT, AT, CAPOT_VALUE, STRAIN_LONG_NAMES, STRAIN_NAMES, RuleSet, check_int,
+                    four_player_rules, get_rules, params_vector)
 
 __all__ = ["Deal", "Match", "Contract", "TeamScore", "DealResult", "IllegalActionError",
-           "IllegalBidError", "IllegalPlayError", "deal_hands"]
+           "IllegalBidError", "IllegalPlayError", "deal_hands", "deal_deck", "deal_stream"]
 
 ActionLike = Union[int, str]
 PHASE_NAMES = ("auction", "play", "done")
@@ -134,15 +135,49 @@ class DealResult:
         return "\n".join(out)
 
 
-def deal_hands(rng: np.random.Generator) -> List[int]:
-    """Four random 8-card hands (masks) from a numpy Generator."""
-    perm = rng.permutation(32)
-    return [int(sum(1 << int(c) for c in perm[8 * s:8 * s + 8])) for s in range(4)]
+def deal_stream(seed: Optional[int] = None) -> np.ndarray:
+    """The engine's random stream (``uint64[1]``, splitmix64) for ``seed``: sub-stream 0
+    of ``engine.rng_seed``, from which a deal draws its cards (:func:`deal_deck`) and
+    then its dealer, as the kernels' ``engine.deal_into`` does. ``seed=None`` draws a
+    fresh seed from the operating system.
+
+    :raises ValueError: unless ``seed`` is None or an int >= 0.
+    """
+    if seed is None:
+        seed = int(np.random.SeedSequence().entropy) % (1 << 64)
+    seed = check_int(seed, "seed", 0, message="seed must be a non-negative integer, not {value!r}")
+    rng = np.zeros(1, dtype=np.uint64)
+    E.rng_seed(rng, np.int64(seed_int64(seed)), np.int64(0))
+    return rng
 
 
-def deal_deck(rng: np.random.Generator) -> List[int]:
-    """A random dealing order of the 32 cards from a numpy Generator."""
-    return [int(c) for c in rng.permutation(32)]
+def _check_stream(rng) -> None:
+    if not (isinstance(rng, np.ndarray) and rng.dtype == np.uint64 and rng.shape == (1,)):
+        raise TypeError(f"expected the engine's random stream (a uint64[1] array from "
+                        f"deal_stream(seed)), not {type(rng).__name__}")
+
+
+def deal_deck(rng: np.ndarray) -> List[int]:
+    """A random dealing order of the 32 cards from the engine's stream ``rng``
+    (:func:`deal_stream`): ``engine.random_deck``, the package's one seed -> deck map."""
+    _check_stream(rng)
+    deck = np.empty(32, dtype=np.int64)
+    E.random_deck(rng, deck)
+    return [int(c) for c in deck]
+
+
+def deal_hands(rng: np.ndarray) -> List[int]:
+    """Four random 8-card hands (masks) from the engine's stream ``rng``: a
+    :func:`deal_deck` dealt in packets from seat 0 (``engine.random_deal``)."""
+    _check_stream(rng)
+    hands = np.empty(4, dtype=np.int64)
+    E.random_deal(rng, hands, np.empty(32, dtype=np.int64))
+    return [int(h) for h in hands]
+
+
+def draw_below(rng: np.ndarray, n: int) -> int:
+    """An int ``0..n-1`` drawn from the engine's stream ``rng`` (``engine.rng_below``)."""
+    return int(E.rng_below(rng, np.int64(n)))
 
 
 def deck_from(deck) -> List[int]:
@@ -217,11 +252,11 @@ class Deal:
         if hands is not None and classic:
             raise ValueError("a classic-family deal starts from a deck (deck=32 cards in dealing "
                              "order): its hands depend on who takes the retourne")
-        rng = np.random.default_rng(seed)
+        rng = deal_stream(seed)
         if hands is None:
             deck = deck_from(deck) if deck is not None else deal_deck(rng)
         if dealer is None:
-            dealer = int(rng.integers(4))
+            dealer = draw_below(rng, 4)
         if isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < 4:
             raise ValueError(f"dealer must be a seat 0..3, not {dealer!r}")
         self._S = np.empty(E.STATE_SIZE, dtype=np.int64)
@@ -647,9 +682,9 @@ class Match:
     def __init__(self, rules: Union[str, RuleSet] = "ffb", *, target: Optional[int] = None,
                  dealer: Optional[int] = None, seed: Optional[int] = None, max_deals: int = 1000):
         self.rules = four_player_rules(rules) if target is None else four_player_rules(rules, target=target)
-        self._rng = np.random.default_rng(seed)
+        self._rng = deal_stream(seed)
         if dealer is None:
-            dealer = int(self._rng.integers(4))
+            dealer = draw_below(self._rng, 4)
         if not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < 4:
             raise ValueError(f"dealer must be a seat 0..3, not {dealer!r}")
         self.first_dealer = int(dealer)
@@ -715,8 +750,7 @@ class Match:
     def clone(self) -> "Match":
         m = type(self).__new__(type(self))
         m.rules, m.first_dealer, m.max_deals = self.rules, self.first_dealer, self.max_deals
-        m._rng = np.random.Generator(np.random.PCG64())
-        m._rng.bit_generator.state = self._rng.bit_generator.state
+        m._rng = self._rng.copy()
         m.scores = list(self.scores)
         m.pot = self.pot
         m.deals = list(self.deals)
@@ -750,7 +784,7 @@ def score_into_match(scores: Sequence[int], pot: int, deal: "Deal"):
     return scores, pot, (w if w >= 0 else None)
 
 
-def gather_and_cut(previous: Deal, rng: np.random.Generator, min_cut: int = 3) -> List[int]:
+def gather_and_cut(previous: Deal, rng: np.ndarray, min_cut: int = 3) -> List[int]:
     """No shuffle between deals: the previous deal's cards gathered (tricks in the order
     played; a void deal's cards seat by seat as dealt) and cut (each part at least
     ``min_cut`` cards). Returns the dealing order of the next deal."""
@@ -761,5 +795,5 @@ def gather_and_cut(previous: Deal, rng: np.random.Generator, min_cut: int = 3) -
             pack = [c for s in range(4) for c in cards_of(previous.initial_hands[s])]
     else:
         pack = [c for _, c in previous.plays]
-    cut = int(rng.integers(min_cut, 33 - min_cut))
+    cut = min_cut + draw_below(rng, 33 - 2 * min_cut)
     return pack[cut:] + pack[:cut]

@@ -8,9 +8,9 @@ game's terms (hand, face-up and face-down table cards, stacks, retourne, bergèr
 
 >>> deal = TwoPlayerDeal("belote_a_deux", seed=7, dealer=1)
 >>> deal.phase, deal.current_player, format_card(deal.retourne)
-('prise', 0, 'TD')
->>> deal.apply("take")                       # diamonds are trump
->>> deal.legal_actions() == [A.NO_EXCHANGE]  # player 1 has no 7 of diamonds to exchange
+('prise', 0, 'TS')
+>>> deal.apply("take")                       # spades are trump
+>>> deal.legal_actions() == [A.NO_EXCHANGE]  # player 1 has no 7 of spades to exchange
 True
 >>> deal.apply("no-exchange")                # the rest is dealt
 >>> deal.phase, [popcount(h) for h in deal.hands], [popcount(u) for u in deal.table_up]
@@ -18,7 +18,7 @@ True
 >>> while not deal.is_terminal:
 ...     deal.apply(deal.legal_actions()[0])
 >>> deal.result.made, sum(deal.result.card_points)
-(False, 162)
+(True, 162)
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from . import actions as A
 from .cards import SUIT_NAMES, format_card, format_hand, popcount
 from .engine import two as E2
 from .game import (IllegalActionError, IllegalBidError, IllegalPlayError, Match, deal_deck,
-                   deck_from)
+                   deal_stream, deck_from, draw_below)
 from .rules import STRAIN_LONG_NAMES, InvalidRulesError, RuleSet, get_rules, params_vector
 
 __all__ = ["TwoPlayerDeal", "TwoPlayerMatch", "TwoPlayerResult", "TwoPlayerView", "two_player_rules",
@@ -170,10 +170,10 @@ class TwoPlayerDeal:
                  dealer: Optional[int] = None, seed: Optional[int] = None):
         self.rules = two_player_rules(rules)
         self._P = params_vector(self.rules)
-        rng = np.random.default_rng(seed)
+        rng = deal_stream(seed)
         deck = deck_from(deck) if deck is not None else deal_deck(rng)
         if dealer is None:
-            dealer = int(rng.integers(2))
+            dealer = draw_below(rng, 2)
         if isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or dealer not in (0, 1):
             raise ValueError(f"dealer must be a player 0 or 1, not {dealer!r}")
         self._T = np.empty(E2.TWO_STATE_SIZE, dtype=np.int64)
@@ -580,9 +580,9 @@ class TwoPlayerMatch(Match):
     def __init__(self, rules: Union[str, RuleSet] = "belote_a_deux", *, target: Optional[int] = None,
                  dealer: Optional[int] = None, seed: Optional[int] = None, max_deals: int = 1000):
         self.rules = two_player_rules(rules) if target is None else two_player_rules(rules, target=target)
-        self._rng = np.random.default_rng(seed)
+        self._rng = deal_stream(seed)
         if dealer is None:
-            dealer = int(self._rng.integers(2))
+            dealer = draw_below(self._rng, 2)
         if isinstance(dealer, bool) or dealer not in (0, 1):
             raise ValueError(f"dealer must be a player 0 or 1, not {dealer!r}")
         self.first_dealer = int(dealer)

@@ -9,11 +9,12 @@ package's hot modules.
 * :func:`written_out_inference`: the voids and ceilings of the play as they were written
   out rule by rule before the engine derived them from the legality kernel
   (``tests/test_single_source.py`` checks the derivation gives the same values).
+* :func:`numpy_hands`: random hands for test data, independent of the engine's stream.
 """
 
 from coinche_rl.engine import PASS, _auction_flags, _auction_kth_other, kernel, open_bid_values, popcount
 
-__all__ = ["auction_legal_count", "auction_legal_nth", "written_out_inference"]
+__all__ = ["auction_legal_count", "auction_legal_nth", "written_out_inference", "numpy_hands"]
 
 
 @kernel
@@ -98,3 +99,10 @@ def written_out_inference(S, P, strain):
             if E.beats(c, win, strain):
                 win_seat, win = p, c
     return voids, ceil
+
+
+def numpy_hands(rng) -> list:
+    """Four random 8-card hands (masks) from a numpy Generator: test data drawn
+    independently of the engine's random stream."""
+    perm = rng.permutation(32)
+    return [int(sum(1 << int(c) for c in perm[8 * s:8 * s + 8])) for s in range(4)]

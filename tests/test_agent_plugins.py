@@ -477,7 +477,7 @@ class Illegal(Agent):
     first illegal one: a bug that shows only on some deals.\"\"\"
 
     def act(self, view):
-        if self.seed % 7 == 3:
+        if self.seed % 7 == 1:
             return int(np.flatnonzero(~view.legal)[0])
         return int(view.legal_actions[0])
 """
@@ -559,7 +559,7 @@ def test_a_replay_that_meets_an_illegal_action_says_it_in_one_line(tmp_path, mon
     out = tmp_path / "r.jsonl"
     try:
         run_duplicate(f"{name}:FirstLegal", "random", 2, seed=5, out=out)
-        _write_module(tmp_path, name, ILLEGAL_MODULE.replace("self.seed % 7 == 3", "True")
+        _write_module(tmp_path, name, ILLEGAL_MODULE.replace("self.seed % 7 == 1", "True")
                       .replace("class Illegal", "class FirstLegal"))
         sys.modules.pop(name, None)
         registry._IMPORTED.clear()

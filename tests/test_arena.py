@@ -56,17 +56,17 @@ def test_deal_set_equals_game_deals(preset, frozen):
     d = _oracle_draws(5, 0, idx)
     strains = np.array(rules.allowed_strains)
     for k in range(len(idx)):
-        deck = np.argsort(d[k, :32], kind="stable").astype(np.int64)
-        dealer = int(d[k, 32] >> np.uint64(62))
+        deck = np.array(_oracle_deck(d[k, :31]), dtype=np.int64)
+        dealer = int(d[k, 31] >> np.uint64(62))
         S = np.empty(E.STATE_SIZE, dtype=np.int64)
         if rules.family == "classic":
             E.reset_classic(S, deck, dealer)
         else:
             E.reset_state(S, np.array(hands_from_deck(deck, dealer), dtype=np.int64), dealer)
         if frozen:
-            taker = int(d[k, 37] >> np.uint64(62))
+            taker = int(d[k, 36] >> np.uint64(62))
             if frozen == "uniform":
-                strain = strains[int(((d[k, 38] >> np.uint64(32)) * np.uint64(len(strains)))
+                strain = strains[int(((d[k, 37] >> np.uint64(32)) * np.uint64(len(strains)))
                                      >> np.uint64(32))]
             elif rules.family == "classic":
                 strain = S[E.S_RETOURNE] >> 3
@@ -78,12 +78,13 @@ def test_deal_set_equals_game_deals(preset, frozen):
             E.set_contract(S, P, 0 if rules.family == "classic" else rules.min_bid,
                            int(strain), 0, taker)
         assert (states[k] == S).all(), (preset, frozen, int(idx[k]))
-        assert seeds[k].tolist() == [int(x >> np.uint64(1)) for x in d[k, 33:37]]
+        assert seeds[k].tolist() == [int(x >> np.uint64(1)) for x in d[k, 32:36]]
 
 
 # The deal sets are a reproducibility contract (results files store scores by deal
-# index): the stream of deal (seed, salt, stream) written out here with its constants,
-# independently of the package, as the arena first drew it.
+# index, keyed by the code's fingerprint): the stream of deal (seed, salt, stream)
+# written out here with its constants, independently of the package: the engine's
+# shuffle of the deck, the dealer, the agents' seeds, the frozen taker and strain.
 _GOLDEN = 0x9E3779B97F4A7C15
 _MUL1, _MUL2, _STREAM = 0xBF58476D1CE4E5B9, 0x94D049BB133111EB, 0xD1B54A32D192ED03
 
@@ -96,19 +97,29 @@ def _oracle_mix(z):
 
 
 def _oracle_draws(seed, salt, streams):
-    """``(n, 39)`` uint64: 32 shuffle keys, the dealer, 4 agent seeds, the frozen taker
-    and strain of each stream."""
+    """``(n, 38)`` uint64: the 31 draws of the shuffle, the dealer, 4 agent seeds, the
+    frozen taker and strain of each stream."""
     base = _oracle_mix(_oracle_mix(seed % 2 ** 64) + salt * _STREAM)
     out = []
     for s in streams:
         h = _oracle_mix((base + int(s) * _STREAM) % 2 ** 64)
-        out.append([_oracle_mix((h + j * _GOLDEN) % 2 ** 64) for j in range(1, 40)])
+        out.append([_oracle_mix((h + j * _GOLDEN) % 2 ** 64) for j in range(1, 39)])
     return np.array(out, dtype=np.uint64)
+
+
+def _oracle_deck(draws):
+    """Fisher-Yates from the identity order: card ``i`` (31 down to 1) swapped with the
+    one at ``(draw >> 32) * (i + 1) >> 32``."""
+    deck = list(range(32))
+    for k, i in enumerate(range(31, 0, -1)):
+        j = (int(draws[k]) >> 32) * (i + 1) >> 32
+        deck[i], deck[j] = deck[j], deck[i]
+    return deck
 
 
 def test_deal_set_streams_are_the_recorded_ones():
     """Cards, dealers and seeds of the deal set, the match deals and the knockout games
-    against the oracle, and pinned values (as the arena's first results files hold)."""
+    against the oracle, and pinned values."""
     from coinche_rl.arena import dealsets as D
     rules = get_rules("ffb")
     P = params_vector(rules)
@@ -117,27 +128,27 @@ def test_deal_set_streams_are_the_recorded_ones():
         streams = [0, 1, 4095, 4096 * 3 + 2, 2 ** 50, 2 ** 64 - 1]
         _, seeds, dealers, decks = D._deals(rules, P, seed, salt, streams)
         d = _oracle_draws(seed, salt, streams)
-        assert (decks == np.argsort(d[:, :32], axis=1, kind="stable")).all()
-        assert (dealers == (d[:, 32] >> np.uint64(62)).astype(np.int64)).all()
-        assert (seeds == (d[:, 33:37] >> np.uint64(1)).astype(np.int64)).all()
+        assert decks.tolist() == [_oracle_deck(row[:31]) for row in d]
+        assert (dealers == (d[:, 31] >> np.uint64(62)).astype(np.int64)).all()
+        assert (seeds == (d[:, 32:36] >> np.uint64(1)).astype(np.int64)).all()
         _, _, given, again = D._deals(rules, P, seed, salt, streams, dealers=[3] * 6)
         assert (again == decks).all() and given.tolist() == [3] * 6
     ds = DealSet("ffb", 0)
     decks, dealers = ds.decks([0, 123456789])
     assert decks.tolist() == [
-        [0, 16, 8, 30, 22, 25, 18, 7, 3, 5, 27, 23, 29, 13, 17, 6, 11, 26, 9, 1, 2, 19, 4, 15,
-         31, 14, 12, 21, 10, 24, 20, 28],
-        [8, 29, 24, 7, 22, 5, 6, 26, 18, 12, 9, 13, 14, 21, 2, 11, 31, 30, 23, 10, 3, 16, 19, 0,
-         1, 28, 27, 20, 15, 4, 25, 17]]
-    assert dealers.tolist() == [0, 2]
+        [10, 15, 4, 5, 24, 18, 23, 21, 16, 2, 27, 11, 9, 3, 7, 0, 25, 22, 26, 17, 12, 19, 14, 31,
+         6, 13, 28, 29, 8, 30, 20, 1],
+        [20, 27, 14, 13, 10, 29, 17, 23, 19, 1, 26, 28, 7, 2, 16, 8, 12, 30, 5, 25, 22, 11, 6, 24,
+         0, 4, 3, 21, 15, 9, 31, 18]]
+    assert dealers.tolist() == [3, 1]
     assert ds.states([0, 123456789])[1].tolist() == [
-        [7475271145317187082, 4201834821479535520, 4465701508746242180, 1849050405738286894],
-        [631561520346244050, 5848722990576828405, 5033237761654001360, 1699289793012651379]]
+        [2004861171129895873, 7475271145317187082, 4201834821479535520, 4465701508746242180],
+        [5414611499430610836, 631561520346244050, 5848722990576828405, 5033237761654001360]]
     # 1000 deals of four deal sets: cards, dealers, seeds, frozen takers and strains
-    for preset, seed, frozen, digest in (("ffb", 0, False, "b89866821af6ef88"),
-                                         ("ffb", 2 ** 64 - 1, "longest", "cfed1b00371ea554"),
-                                         ("classic", 7, "longest", "ee5bb5a7da64a7d3"),
-                                         ("ffb_sa_ta", 5, "uniform", "b98fe56e8c447491")):
+    for preset, seed, frozen, digest in (("ffb", 0, False, "1445746c4126b970"),
+                                         ("ffb", 2 ** 64 - 1, "longest", "2134ff5b93ba66f7"),
+                                         ("classic", 7, "longest", "696a4032cd052038"),
+                                         ("ffb_sa_ta", 5, "uniform", "e91a48d1f8235d67")):
         ds = DealSet(preset, seed, frozen)
         states, seeds = ds.states(range(1000))
         decks, dealers = ds.decks(range(1000))
@@ -145,16 +156,6 @@ def test_deal_set_streams_are_the_recorded_ones():
         for a in (decks, dealers, seeds, states[:, E.S_BID_SEAT], states[:, E.S_BID_STRAIN]):
             h.update(np.ascontiguousarray(a, dtype=np.int64).tobytes())
         assert h.hexdigest()[:16] == digest, (preset, seed, frozen)
-
-
-def test_deal_set_sort_is_a_stable_argsort():
-    from coinche_rl.arena.dealsets import _sort_order
-    rng = np.random.default_rng(0)
-    for _ in range(200):
-        keys = rng.integers(0, 6, 32).astype(np.uint64)         # many ties
-        order = np.empty(32, dtype=np.int64)
-        _sort_order(keys, order)
-        assert (order == np.argsort(keys, kind="stable")).all()
 
 
 def test_frozen_contracts_follow_their_rule():

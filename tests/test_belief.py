@@ -203,7 +203,7 @@ def test_probabilities_do_not_leak_hidden_cards(tmp_path):
     deal = _position("ffb", 12, 10)
     seat = deal.current_player
     info = information_set(deal, seat)
-    world = WorldSampler(info).sample(20, 3)
+    world = WorldSampler(info).sample(60, 3)
     history = list(deal.history)
     pub = PlayerView.from_deal(deal).public_state
     base = net.probabilities(info, pub)

@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 from coinche_rl import actions as A
-from coinche_rl.game import Deal, deal_deck, deal_hands
+from coinche_rl.game import Deal
+from oracles import numpy_hands
 from coinche_rl.reference import ReferenceDeal
 from coinche_rl.rules import FOUR_PLAYER_PRESETS
 from coinche_rl.rules import PRESETS, get_rules
@@ -102,12 +103,12 @@ def play_both(rules, seed: int, pass_prob: float, from_deck: bool = False) -> tu
     rng = np.random.default_rng(seed)
     classic = rules.family == "classic"
     if classic or from_deck:
-        deck = deal_deck(rng)
+        deck = [int(c) for c in rng.permutation(32)]
         dealer = int(rng.integers(4))
         deal = Deal(rules, deck=deck, dealer=dealer)
         ref = ReferenceDeal(rules, None, dealer, deck=deck)
     else:
-        hands = deal_hands(rng)
+        hands = numpy_hands(rng)
         dealer = int(rng.integers(4))
         deal = Deal(rules, hands=hands, dealer=dealer)
         ref = ReferenceDeal(rules, hands, dealer)

@@ -350,8 +350,8 @@ def test_normalised_aec_rewards_are_raw_over_the_scale():
 
 def test_normalised_single_agent_rewards_are_raw_over_the_scale():
     for kwargs in ({"opponents": "heuristic"}, {"seat": 1, "reward": "raw"}):
-        raw = play(CoincheSingleAgentEnv(**kwargs), 4)
-        norm = play(CoincheSingleAgentEnv(normalize_reward=True, **kwargs), 4)
+        raw = play(CoincheSingleAgentEnv(**kwargs), 5)
+        norm = play(CoincheSingleAgentEnv(normalize_reward=True, **kwargs), 5)
         assert raw[2] == norm[2] and raw[0][-1] != 0
         assert norm[0] == [r / coinche_v0.REWARD_SCALE for r in raw[0]]
     env = CoincheSingleAgentEnv(illegal_action="penalty", normalize_reward=True)

@@ -38,7 +38,8 @@ from coinche_rl import engine as E
 from coinche_rl.agents.neural import canonical as C
 from coinche_rl.envs import observation as O
 from coinche_rl.envs.kernels import ObservationEncoder
-from coinche_rl.game import Deal, deal_hands
+from coinche_rl.game import Deal
+from oracles import numpy_hands
 from coinche_rl.rules import FOUR_PLAYER_PRESETS
 from coinche_rl.rules import PRESETS, card_points_table, get_rules
 
@@ -156,7 +157,7 @@ def random_start(preset, rng, strain=None):
     classic = rules.family == "classic"
     start = dict(preset=preset, dealer=int(rng.integers(4)), contract=None,
                  deck=[int(c) for c in rng.permutation(32)] if classic else None,
-                 hands=None if classic else deal_hands(rng))
+                 hands=None if classic else numpy_hands(rng))
     if strain is not None:
         taker = int(rng.integers(4))
         if classic:

@@ -131,7 +131,7 @@ def test_world_state_from_the_true_hands_is_the_true_state(rules):
     solver = Solver(tt_bits=12)
     n_checked = 0
     n_hidden = 0
-    for trial in range(40):
+    for trial in range(48):
         deal = _random_play_position(rules, rng)
         P = deal.params
         for observer in range(4):
@@ -190,7 +190,7 @@ def test_with_a_single_world_pimc_plays_the_solvers_best_card(preset):
     rng = np.random.default_rng(7)
     solver = Solver(tt_bits=14)
     found = 0
-    for _ in range(60):
+    for _ in range(150):
         deal = _random_play_position(get_rules(preset), rng)
         while not deal.is_terminal and found < 12:
             view = PlayerView.from_deal(deal)

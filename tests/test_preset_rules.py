@@ -13,7 +13,7 @@ import pytest
 
 from coinche_rl import actions as A
 from coinche_rl.cards import cards_of, parse_card, parse_hand
-from coinche_rl.game import Deal, Match, gather_and_cut, score_into_match
+from coinche_rl.game import Deal, Match, deal_stream, gather_and_cut, score_into_match
 from coinche_rl.rules import get_rules
 from scripted import AT, NT, D, H, S, cards, legal, play
 
@@ -630,7 +630,7 @@ def test_gather_and_cut_bounds(min_cut):
     deal = play(contract_deal("ludiclub_contree", D80, 80), D80_PLAY)
     pack = [parse_card(t) for t in D80_PLAY.split()]
     assert [c for _, c in deal.plays] == pack
-    rng = np.random.default_rng(0)
+    rng = deal_stream(0)
     seen = set()
     for _ in range(3000):
         out = gather_and_cut(deal, rng, min_cut)

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from coinche_rl import cards, engine as E, inference, rules as R
+from coinche_rl.game import Deal
 from coinche_rl.agents import evaluation, numba_bots, pimc, sampler
 from coinche_rl.envs import infoset, kernels
 from coinche_rl.cards import parse_hand
@@ -203,27 +204,52 @@ def test_deal_into_is_dealt_by_reset_state_and_reset_classic():
         S, _ = _deal_by_hand(P, 4, 2, -1)
         rng = np.empty(1, dtype=np.uint64)
         E.rng_seed(rng, 4, 2)
-        hands = np.empty(4, dtype=np.int64)
         deck = np.empty(32, dtype=np.int64)
-        E.random_deal(rng, hands, deck)
+        E.random_deck(rng, deck)
         d = E.rng_below(rng, 4)
         T = np.empty(E.STATE_SIZE, dtype=np.int64)
-        (E.reset_classic(T, deck, d) if preset == "classic" else E.reset_state(T, hands, d))
+        if preset == "classic":
+            E.reset_classic(T, deck, d)
+        else:
+            hands = np.empty(4, dtype=np.int64)
+            E.hands_from_deck_into(deck, d, hands)
+            E.reset_state(T, hands, d)
         assert np.array_equal(S, T)
+        # the same deal as the Python API's from the same deck and dealer
+        assert np.array_equal(S, Deal(preset, deck=deck.tolist(), dealer=int(d)).state)
 
 
-def test_no_module_deals_but_the_engine():
-    """``random_deal`` is called by ``engine.deal_into`` (and the dealer-less play-phase
-    benchmark, ``random_play_phase``) only; the other kernels call ``deal_into``."""
+def _calls(rels, name):
+    """``{module: {functions calling name}}`` over the modules ``rels``."""
     callers = {}
-    for rel in KERNEL_MODULES:
+    for rel in rels:
         for fn in ast.walk(_tree(rel)):
             if isinstance(fn, ast.FunctionDef):
                 for node in ast.walk(fn):
-                    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-                            and node.func.id == "random_deal"):
+                    if isinstance(node, ast.Call) and (
+                            isinstance(node.func, ast.Name) and node.func.id == name
+                            or isinstance(node.func, ast.Attribute) and node.func.attr == name):
                         callers.setdefault(rel, set()).add(fn.name)
-    assert callers == {"coinche_rl/engine": {"deal_into", "random_play_phase"}}
+    return callers
+
+
+def test_no_module_deals_but_the_engine():
+    """``random_deck`` (the one seed -> deck map) is the only shuffle of a deck: the
+    engine's deals, the arena's deal sets and the Python API's ``game.deal_deck`` call
+    it, and nothing else shuffles 32 cards; ``random_deal`` serves the dealer-less
+    play-phase benchmark only; the other kernels deal with ``deal_into``."""
+    rels = [*KERNEL_MODULES, "coinche_rl/game.py", "coinche_rl/two_player.py",
+            "coinche_rl/arena/dealsets.py", "coinche_rl/arena/two_player.py",
+            "agents/neural", "envs/two_player_kernels.py", "agents/two_player_bots.py"]
+    assert _calls(rels, "random_deck") == {
+        "coinche_rl/engine": {"random_deal", "deal_into", "two_random_deal"},
+        "coinche_rl/arena/dealsets.py": {"_deal_streams"},
+        "coinche_rl/game.py": {"deal_deck"}}
+    shuffles = {rel: fns for rel, fns in _calls(rels, "shuffle").items()}
+    assert shuffles.get("coinche_rl/engine") == {"random_deck"}
+    assert _calls(rels, "permutation") == {}
+    assert _calls(rels, "random_deal") == {"coinche_rl/engine": {"random_play_phase"},
+                                          "coinche_rl/game.py": {"deal_hands"}}
     users = {rel for rel in KERNEL_MODULES
              if any(isinstance(n, ast.Name) and n.id == "deal_into" for n in ast.walk(_tree(rel)))}
     assert {"coinche_rl/engine", "envs/kernels.py", "agents/numba_bots.py"} <= users

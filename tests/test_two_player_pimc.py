@@ -96,7 +96,7 @@ def test_the_other_hand_respects_a_void():
 def test_pimc_plays_legal_reproducible_deals(preset):
     histories = []
     for _ in range(2):
-        d = TwoPlayerDeal(preset, seed=5)
+        d = TwoPlayerDeal(preset, seed=13)     # a deal that is taken under both presets
         play_two_deal(d, [make_two_player_agent("pimc:worlds=4,solve_from=6"),
                           make_two_player_agent("heuristic")], [11, 12])
         histories.append(d.history)

@@ -165,7 +165,7 @@ def test_play_replay_analyse_share_and_a_tournament_pair_in_chromium(server, bro
     # ---- play a whole deal by clicking
     Select(d.find_element(By.ID, "setup-pace")).select_by_value("0")
     d.find_element(By.ID, "setup-seed").clear()
-    d.find_element(By.ID, "setup-seed").send_keys("7")
+    d.find_element(By.ID, "setup-seed").send_keys("8")
     d.find_element(By.ID, "start").click()
     clicks = cards = 0
     while True:
@@ -207,7 +207,7 @@ def test_play_replay_analyse_share_and_a_tournament_pair_in_chromium(server, bro
     record = json.loads(saved[0].read_text())
     deal = replay_deal(record)                   # the saved record replays and checks
     assert deal.is_terminal
-    assert not deal.is_void, "seed 7 must give a played deal (choose another seed)"
+    assert not deal.is_void, "seed 8 must give a played deal (choose another seed)"
     row = [line for line in result.splitlines() if line.startswith("deal score")][0]
     assert row.split()[-2:] == [str(s) for s in deal.scores]
     d.save_screenshot(str(ARTIFACTS / "web-play.png"))

@@ -45,7 +45,7 @@ from numba import njit
 
 from ... import actions as A
 from ...engine import (AUCTION, STATE_SIZE, current_seat, current_seats, hand_of,
-                       lowest_card, phases_of, random_deal, reset_state, rng_below, rng_seed,
+                       lowest_card, phases_of, deal_into, rng_below, rng_seed,
                        set_contract, frozen_strain)
 from ...rules import P_MIN_BID, RuleSet, get_rules, params_vector
 from ...envs.infoset import information_set
@@ -115,9 +115,7 @@ def deal_games(states, P, seed, first_game, frozen):
     deck = np.zeros(32, dtype=np.int64)
     for g in range(states.shape[0]):
         rng_seed(rng, seed, first_game + g)
-        random_deal(rng, hands, deck)
-        dealer = rng_below(rng, 4)
-        reset_state(states[g], hands, dealer)
+        deal_into(states[g], P, rng, -1, hands, deck)
         if frozen[g]:
             taker = rng_below(rng, 4)
             set_contract(states[g], P, P[P_MIN_BID], frozen_strain(hands[taker]), 0, taker)

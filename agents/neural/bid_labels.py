@@ -58,7 +58,7 @@ from ... import actions as A
 from ... import engine as E
 from ...engine import (AUCTION, PLAY, STATE_SIZE, apply_legal_action, coinche_level, shuffle,
                        contract_is_capot, contract_of, current_seat, kernel, phase_of,
-                       random_deal, reset_classic, reset_state, retourne_of, rng_below,
+                       deal_into, reset_state, retourne_of, rng_below,
                        rng_seed, seat_tricks_won, set_contract, team_points_won,
                        team_tricks_won)
 from ...rules import (CAPOT_VALUE, MIN_BID_VALUE, P_FAMILY, P_GENERALE_BONUS, P_MIN_BID, RuleSet,
@@ -144,13 +144,9 @@ def _deal(S, P, rng, hands, deck, strong_share):
     ``strong_share`` a :func:`_strong_deal`)."""
     if P[P_FAMILY] == 0 and strong_share > 0.0 and u01(rng) < strong_share:
         _strong_deal(rng, hands, deck)
+        reset_state(S, hands, rng_below(rng, 4))
     else:
-        random_deal(rng, hands, deck)
-    dealer = rng_below(rng, 4)
-    if P[P_FAMILY] != 0:
-        reset_classic(S, deck, dealer)
-    else:
-        reset_state(S, hands, dealer)
+        deal_into(S, P, rng, -1, hands, deck)
 
 
 @kernel

@@ -36,7 +36,7 @@ from ... import actions as A
 from ... import engine as E
 from ...engine import (DONE, PLAY, STATE_SIZE, pending_choice, apply_legal_action,
                        auction_length, current_seat, hand_of, legal_play_mask, lowest_card,
-                       phase_of, popcount, random_deal, reset_state, rng_below, rng_next,
+                       phase_of, popcount, deal_into, rng_below, rng_next,
                        rng_seed, set_contract, team_score, trick_number, kernel, frozen_strain)
 from ...rules import P_MIN_BID, RuleSet, card_points_table, params_vector
 from ...solver import SCORE, move_values_into, new_workspace
@@ -60,9 +60,7 @@ def u01(rng):
 def _start_deal(S, P, rng, frozen, hands, deck, rngb, buf):
     """A new deal in ``S``, its auction played or skipped; returns False when the
     auction ended with every seat passing."""
-    random_deal(rng, hands, deck)
-    dealer = rng_below(rng, 4)
-    reset_state(S, hands, dealer)
+    deal_into(S, P, rng, -1, hands, deck)
     if u01(rng) < frozen:
         taker = rng_below(rng, 4)
         set_contract(S, P, P[P_MIN_BID], frozen_strain(hands[taker]), 0, taker)

@@ -49,8 +49,8 @@ from numba import njit
 
 from ... import actions as A
 from ...engine import (AUCTION, DONE, STATE_SIZE, apply_legal_action, current_seat,
-                       current_seats, kernel, legal_play_mask, lowest_card, phase_of, phases_of,
-                       popcount, random_deal, reset_state, rng_below, rng_next, rng_seed,
+                       current_seats, legal_play_mask, lowest_card, phase_of, phases_of,
+                       popcount, deal_into, rng_below, rng_next, rng_seed,
                        set_contract, team_score, trick_number, frozen_strain)
 from ...rules import P_MIN_BID, RuleSet, params_vector
 from ...envs.kernels import apply_at
@@ -141,10 +141,8 @@ def setup_games(P, seed, first_game, frozen, cum_shares, n_past, states, seats, 
     rng = np.zeros(1, dtype=np.uint64)
     for g in range(states.shape[0]):
         rng_seed(rng, seed, first_game + g)
-        random_deal(rng, hands, deck)
-        dealer = rng_below(rng, 4)
         S = states[g]
-        reset_state(S, hands, dealer)
+        deal_into(S, P, rng, -1, hands, deck)
         if u01(rng) < frozen:
             taker = rng_below(rng, 4)
             set_contract(S, P, P[P_MIN_BID], frozen_strain(hands[taker]), 0, taker)

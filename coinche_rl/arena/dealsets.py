@@ -11,6 +11,7 @@ import numpy as np
 from numba import njit
 
 from .. import engine as E
+from ..cards import N_CARDS
 from ..game import Deal
 from ..rules import P_FAMILY, RuleSet, check_int, four_player_rules, params_vector
 from .errors import ArenaError
@@ -22,8 +23,9 @@ FROZEN_MODES = ("longest", "uniform")
 
 
 #: draws per deal from its stream (the engine's splitmix64 generator, ``engine.rng_next``),
-#: in this order: 32 shuffle keys, the dealer, 4 agent seeds, the frozen taker and strain
-_N_KEYS, _N_SEEDS = 32, 4
+#: in this order: the engine's shuffle of the deck (``engine.random_deck``), the dealer,
+#: ``_N_SEEDS`` agent seeds, the frozen taker and strain
+_N_SEEDS = 4
 #: separate streams for the deal sets, match deals and knockout games of one seed
 _SALT_DEALS, _SALT_MATCH, _SALT_KNOCKOUT = 0, 1, 2
 #: deals per match in the match-deal stream (Match.max_deals is 1000)
@@ -47,38 +49,22 @@ def _substream(rng, key, stream):
     return E.rng_next(rng)
 
 
-@E.kernel
-def _sort_order(keys, order):
-    """``order``: the indices of ``keys`` in increasing order, ties in index order (a
-    stable argsort; insertion sort, 32 keys)."""
-    for i in range(len(keys)):
-        x = keys[i]
-        j = i
-        while j > 0 and keys[order[j - 1]] > x:
-            order[j] = order[j - 1]
-            j -= 1
-        order[j] = i
-
-
 @njit(cache=True)
 def _deal_streams(P, seed, salt, streams, dealers, frozen, value, strains, states, seeds,
                   drawn, decks):
-    """Deal ``k`` from the stream ``(seed, salt, streams[k])``: the deck sorted by 32
-    draws (stable), the dealer (``dealers[k]``, or the one drawn when -1), four agent
+    """Deal ``k`` from the stream ``(seed, salt, streams[k])``: the deck
+    (``engine.random_deck``), the dealer (``dealers[k]``, or the one drawn when -1), four agent
     seeds, then (``frozen``) the taker and, uniform mode, the strain among ``strains``;
     dealt by ``engine.hands_from_deck_into`` (3-2-3) and ``engine.reset_state``, or
     ``engine.reset_classic`` and, frozen, given its contract by ``engine.set_contract``."""
     rng = np.empty(1, dtype=np.uint64)
-    keys = np.empty(_N_KEYS, dtype=np.uint64)
     hands = np.empty(4, dtype=np.int64)
     classic = P[P_FAMILY] != 0
     base = _substream(rng, _substream(rng, seed, np.uint64(0)), np.uint64(salt))
     for k in range(len(streams)):
         rng[0] = _substream(rng, base, streams[k])
         E.rng_next(rng)                         # as rng_seed: one step before the draws
-        for c in range(_N_KEYS):
-            keys[c] = E.rng_next(rng)
-        _sort_order(keys, decks[k])
+        E.random_deck(rng, decks[k])
         drawn[k] = E.rng_below(rng, np.int64(4))
         dealer = drawn[k] if dealers[k] < 0 else dealers[k]
         for s in range(_N_SEEDS):
@@ -123,7 +109,7 @@ def _deals(rules: RuleSet, P: np.ndarray, seed: int, salt: int, streams, dealers
     states = np.empty((n, E.STATE_SIZE), dtype=np.int64)
     seeds = np.empty((n, _N_SEEDS), dtype=np.int64)
     drawn = np.empty(n, dtype=np.int64)
-    decks = np.empty((n, _N_KEYS), dtype=np.int64)
+    decks = np.empty((n, N_CARDS), dtype=np.int64)
     value = 0 if rules.family == "classic" else rules.min_bid
     _deal_streams(P, np.uint64(int(seed) % (1 << 64)), salt, streams, given,
                   _FROZEN_CODE[frozen], value, np.array(rules.allowed_strains, dtype=np.int64),

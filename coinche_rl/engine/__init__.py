@@ -64,7 +64,8 @@ from .accessors import (current_seat, set_current_seat, phase_of,
                         declaration_winner, declaration_cards)
 from .bits import (kernel, popcount, lowest_card, highest_card, nth_card, rng_next,
                    rng_below, rng_seed, seed_int64, shuffle)
-from .deal import (random_deal, hands_from_deck_into, deal_into, reset_state, reset_classic)
+from .deal import (random_deck, random_deal, hands_from_deck_into, deal_into, reset_state,
+                   reset_classic)
 from .declarations import (hand_declarations, resolve_declarations, belote_pairs,
                            has_declaration)
 from .auction import (strain_allowed, prise_options, open_bid_values, _auction_flags,

@@ -11,7 +11,7 @@ from numba import njit
 
 from .. import rules as R
 from ..cards import N_CARDS
-from ..rules import (CARDS_PER_HAND, CLASSIC_PACKETS, CLASSIC_REST, CLASSIC_RETOURNE_AT,
+from ..rules import (CLASSIC_PACKETS, CLASSIC_REST, CLASSIC_RETOURNE_AT,
                      CLASSIC_TAKER_REST, N_SEATS, N_TRICKS, P_FAMILY, seat_after)
 from .bits import kernel, rng_below, shuffle
 from .layout import (AUCTION, DECL_UNRESOLVED, MADE_UNSCORED, MAX_AUCTION, NO_ACTION,
@@ -22,17 +22,22 @@ from .layout import (AUCTION, DECL_UNRESOLVED, MADE_UNSCORED, MAX_AUCTION, NO_AC
 
 
 @kernel
-def random_deal(rng, hands, deck):
-    """Shuffle the 32 cards (Fisher-Yates) and fill ``hands`` (int64[4]) with 8 each;
-    ``deck`` (int64[32]) is scratch space."""
+def random_deck(rng, deck):
+    """The 32 cards in a random dealing order (``deck``, int64[32]): the identity order
+    shuffled by Fisher-Yates from the stream ``rng``. The one seed -> deck map of the
+    package: the kernels, the arena's deal sets, ``game.Deal(seed=...)`` and the
+    two-player family all deal from it."""
     for i in range(N_CARDS):
         deck[i] = i
     shuffle(rng, deck, N_CARDS)
-    for s in range(N_SEATS):
-        m = 0
-        for k in range(CARDS_PER_HAND):
-            m |= 1 << deck[CARDS_PER_HAND * s + k]
-        hands[s] = m
+
+
+@kernel
+def random_deal(rng, hands, deck):
+    """Four random hands (``hands``, int64[4]) where no dealer matters: a
+    :func:`random_deck` (``deck``, int64[32]) dealt in packets from seat 0."""
+    random_deck(rng, deck)
+    hands_from_deck_into(deck, np.int64(N_SEATS - 1), hands)
 
 
 @kernel
@@ -54,15 +59,21 @@ def hands_from_deck_into(deck, dealer, hands):
 
 @njit(cache=True, _nrt=False, inline="always")
 def deal_into(S, P, rng, dealer, hands, deck):
-    """A fresh random deal into ``S`` from the stream ``rng``: :func:`random_deal`, then
-    the dealer (``dealer``, or a random seat drawn after the cards when -1), then
-    :func:`reset_classic` (classic family) or :func:`reset_state`. The one seed -> deal
-    map of the kernels (``hands`` int64[4], ``deck`` int64[32]: scratch and result)."""
-    random_deal(rng, hands, deck)
+    """A fresh random deal into ``S`` from the stream ``rng``, as
+    ``game.Deal(rules, deck=deck, dealer=d)`` deals it: a :func:`random_deck`, the
+    dealer ``d`` (``dealer``, or a seat drawn after the cards when -1), then
+    :func:`reset_classic` (classic family) or the deck dealt in packets
+    (:func:`hands_from_deck_into`) and :func:`reset_state`. ``deck`` (int64[32]) and
+    ``hands`` (int64[4]) are scratch and result: the dealing order and the hands dealt
+    (classic family: the five cards before the prise)."""
+    random_deck(rng, deck)
     d = dealer if dealer >= 0 else rng_below(rng, np.int64(N_SEATS))
     if P[P_FAMILY] != 0:
         reset_classic(S, deck, d)
+        for s in range(N_SEATS):
+            hands[s] = S[S_HAND + s]
     else:
+        hands_from_deck_into(deck, d, hands)
         reset_state(S, hands, d)
 
 

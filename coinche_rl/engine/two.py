@@ -68,7 +68,8 @@ from ..actions import CARD_BASE, EXCHANGE, NAME_BASE, NO_EXCHANGE, N_ACTIONS, PA
 from ..cards import BELOTE_PAIRS, N_CARDS
 from ..rules import (ABOVE, ALL_CARD_POINTS, BELOTE_POINTS, CAPOT_POINTS, DEAL_POINTS,
                      DIX_DE_DER, P_BELOTE, P_DECLARATIONS, P_HAND_CARDS, P_LITIGE)
-from .bits import kernel, lowest_card, nth_card, popcount, rng_below, rng_seed, shuffle
+from .bits import kernel, lowest_card, nth_card, popcount, rng_below, rng_seed
+from .deal import random_deck
 from .declarations import best_single_declaration
 from .play import beats, card_play_rule
 
@@ -546,11 +547,9 @@ def two_random_playout(T, P, rng):
 @kernel
 def two_random_deal(T, P, rng, dealer, deck):
     """A fresh random deal into ``T`` from the stream ``rng`` (``deck``: int64[32]
-    scratch): the 32 cards shuffled (the one shuffle of the engine), dealt by ``dealer``
-    (-1: drawn after the cards)."""
-    for i in range(N_CARDS):
-        deck[i] = i
-    shuffle(rng, deck, N_CARDS)
+    scratch): the engine's one seed -> deck map (``deal.random_deck``), dealt by
+    ``dealer`` (-1: drawn after the cards)."""
+    random_deck(rng, deck)
     d = dealer if dealer >= 0 else rng_below(rng, N_PLAYERS)
     two_reset(T, P, deck, d)
 
