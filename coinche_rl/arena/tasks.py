@@ -18,7 +18,6 @@ from ..agents.numba_bots import play_deals
 from ..game import Deal, IllegalActionError, score_into_match
 from ..records import rules_from_record
 from ..rules import RuleSet, params_vector
-from ..simulate import warmup as engine_warmup
 from .dealsets import (_MATCH_STRIDE, _MAX_MATCH_DEALS, _SALT_DEALS, _SALT_KNOCKOUT, _SALT_MATCH,
                        DealSet, _deals)
 from .errors import ArenaError
@@ -321,13 +320,17 @@ _WARM = False
 
 
 def warmup() -> None:
-    """Compile (or load from the numba cache) every kernel a tournament uses: the
-    engine's, the numba bots', and the deal states of :mod:`.dealsets`."""
+    """Compile (or load from the numba cache) the kernels a tournament uses: the numba
+    bots' (whole deals in numba), the deal states of :mod:`.dealsets`, the Python path
+    of agents without kernels (a deal through :func:`~coinche_rl.agents.play_deal`) and
+    the match's bookkeeping; not the random simulator's, which no tournament plays."""
     global _WARM
-    engine_warmup()
     numba_bots.warmup()
     for preset, frozen in (("ffb", "longest"), ("classic", "uniform")):
         DealSet(preset, 0, frozen).states([0])
+    for preset in ("ffb", "classic"):
+        play_deal(Deal(preset, seed=0), [make_agent("random") for _ in range(4)], seeds=[0, 1, 2, 3])
+    E.match_winner(np.zeros(2, dtype=np.int64), 1000, 0, 1, 4, 4, 1)
     _WARM = True
 
 
