@@ -28,37 +28,21 @@ output is one JSON object.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
-import platform
 import sys
 import time
-
-import numpy as np
 
 from coinche_rl.arena import run_duplicate, warmup
 
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_engine import machine  # noqa: E402  (one machine description for every benchmark)
-
-
-def timed(repeats: int, fn):
-    """(best seconds, last result) of ``repeats`` calls."""
-    best, res = float("inf"), None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        res = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, res
+from bench_lib import bench_arguments, timed  # noqa: E402
 
 
 def main(argv=None) -> dict:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--quick", action="store_true", help="fewer deals (a few seconds)")
-    ap.add_argument("--repeats", type=int, default=None)
-    args = ap.parse_args(argv)
+    args = bench_arguments(__doc__, argv)
     repeats = args.repeats or (3 if args.quick else 5)
     n = 10_000 if args.quick else 50_000
     n_py = 100 if args.quick else 500

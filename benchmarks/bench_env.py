@@ -34,48 +34,15 @@ output is one JSON object.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import random
 import sys
-import time
-
-import numpy as np
-from numba import njit
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_engine import machine  # noqa: E402
-
-
-def best_rate(fn, repeats: int) -> float:
-    """Steps per second of ``fn()`` (which returns its step count): best of ``repeats``."""
-    best = 0.0
-    for _ in range(repeats):
-        t = time.perf_counter()
-        n = fn()
-        best = max(best, n / (time.perf_counter() - t))
-    return best
-
-
-def aec_loop(make_env, episodes: int, seed: int = 0) -> int:
-    """Random legal play through an AEC env for ``episodes`` episodes; env.step calls."""
-    env = make_env()
-    rng = np.random.default_rng(seed)
-    steps = 0
-    for ep in range(episodes):
-        env.reset(seed=seed + ep)
-        for agent in env.agent_iter():
-            obs, reward, termination, truncation, info = env.last()
-            if termination or truncation:
-                action = None
-            else:
-                legal = np.flatnonzero(obs["action_mask"])
-                action = int(legal[rng.integers(len(legal))])
-            env.step(action)
-            steps += 1
-    env.close()
-    return steps
+from bench_lib import (aec_loop, bench_arguments, caller_vector_rates,  # noqa: E402
+                       learner_vector_rate, single_agent_loop, vector_figures, warm_best_rate)
 
 
 def coinche_aec(episodes: int):
@@ -84,23 +51,8 @@ def coinche_aec(episodes: int):
 
 
 def single_agent(episodes: int):
-    import gymnasium
-    import coinche_rl.envs.single_agent  # noqa: F401  (registers the id)
-
-    def run() -> int:
-        env = gymnasium.make("coinche_rl/Coinche-v0", rules="ffb", seat=0)
-        rng = np.random.default_rng(0)
-        steps = 0
-        for ep in range(episodes):
-            env.reset(seed=ep)
-            done = False
-            while not done:
-                legal = np.flatnonzero(env.unwrapped.action_masks())
-                _, _, done, _, _ = env.step(int(legal[rng.integers(len(legal))]))
-                steps += 1
-        env.close()
-        return steps
-    return run
+    return single_agent_loop("coinche_rl.envs.single_agent", "coinche_rl/Coinche-v0",
+                             episodes, rules="ffb", seat=0)
 
 
 def connect_four(episodes: int):
@@ -130,62 +82,17 @@ def colver_py(deals: int):
     return run, None
 
 
-@njit(cache=True)
-def pick_random_legal(masks, out, seed):
-    """A uniformly random legal action per row of ``masks`` (an LCG: the agent's cost,
-    kept tiny and out of the env's timing)."""
-    x = seed
-    for i in range(masks.shape[0]):
-        n = 0
-        for a in range(masks.shape[1]):
-            n += masks[i, a]
-        x = (x * 6364136223846793005 + 1442695040888963407) & 0x7FFFFFFFFFFFFFFF
-        k = (x >> 20) % n
-        for a in range(masks.shape[1]):
-            if masks[i, a]:
-                if k == 0:
-                    out[i] = a
-                    break
-                k -= 1
-
-
 def vector_rates(batch: int, steps: int):
     """(env-only agent-steps/s, agent-steps/s with the picker) of ``VectorCoinche``."""
     from coinche_rl.envs.vector import VectorCoinche
-    venv = VectorCoinche(batch, rules="ffb", seed=1)
-    ts = venv.reset()
-    acts = np.zeros(batch, dtype=np.int64)
-    for k in range(20):                                 # warm-up, compiles
-        pick_random_legal(ts.action_mask, acts, k)
-        ts = venv.step(acts)
-    env_time = 0.0
-    t0 = time.perf_counter()
-    for k in range(steps):
-        pick_random_legal(ts.action_mask, acts, k + 100)
-        t = time.perf_counter()
-        ts = venv.step(acts)
-        env_time += time.perf_counter() - t
-    total = time.perf_counter() - t0
-    return batch * steps / env_time, batch * steps / total
+    return caller_vector_rates(lambda: VectorCoinche(batch, rules="ffb", seed=1), steps)
 
 
 def learner_rate(batch: int, steps: int) -> float:
     """Learner steps/s of ``CoincheVectorEnv`` against random opponents (env time only)."""
     from coinche_rl.envs.vector import CoincheVectorEnv
-    env = CoincheVectorEnv(batch, seat=0, seed=1, copy=False)
-    env.reset()
-    acts = np.zeros(batch, dtype=np.int64)
-    masks = env._b.masks
-    for k in range(10):
-        pick_random_legal(masks, acts, k)
-        env.step(acts)
-    env_time = 0.0
-    for k in range(steps):
-        pick_random_legal(masks, acts, k + 100)
-        t = time.perf_counter()
-        env.step(acts)
-        env_time += time.perf_counter() - t
-    return batch * steps / env_time
+    return learner_vector_rate(lambda: CoincheVectorEnv(batch, seat=0, seed=1, copy=False),
+                               steps)
 
 
 def ratio(a, b):
@@ -199,30 +106,22 @@ def optional_rate(label: str, fn_why, repeats: int):
     if fn is None:
         print(f"{label.split(',')[0]}: unavailable ({why}); figure null")
         return None
-    fn()
-    rate = best_rate(fn, repeats)
+    rate = warm_best_rate(fn, repeats)
     print(f"{label} {rate:12,.0f}")
     return rate
 
 
 def main(argv=None) -> dict:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--quick", action="store_true", help="fewer episodes (a few seconds)")
-    ap.add_argument("--repeats", type=int, default=3)
-    args = ap.parse_args(argv)
+    args = bench_arguments(__doc__, argv, quick="fewer episodes (a few seconds)", repeats=3)
     n_deals = 100 if args.quick else 1_000          # coinche deals (AEC and single-agent)
     n_c4 = 200 if args.quick else 2_000             # connect-four games
     n_colver = 2_000 if args.quick else 20_000      # colver deals
 
     print(f"machine: {machine()}")
-    aec_loop_fn = coinche_aec(n_deals)
-    aec_loop_fn()                                   # warm-up (numba cache, imports)
-    aec = best_rate(aec_loop_fn, args.repeats)
+    aec = warm_best_rate(coinche_aec(n_deals), args.repeats)
     print(f"AEC coinche_v0.env (default wrappers), env.step calls/s  {aec:12,.0f}")
 
-    sa_fn = single_agent(n_deals)
-    sa_fn()
-    sa = best_rate(sa_fn, args.repeats)
+    sa = warm_best_rate(single_agent(n_deals), args.repeats)
     print(f"single-agent Gymnasium adapter, learner steps/s          {sa:12,.0f}")
 
     c4 = optional_rate("PettingZoo connect_four_v3, env.step calls/s            ",
@@ -232,19 +131,14 @@ def main(argv=None) -> dict:
 
     raw_fn = lambda: aec_loop(lambda: __import__("coinche_rl.envs.coinche_v0",  # noqa: E731
                                                  fromlist=["x"]).raw_env(rules="ffb"), n_deals)
-    raw_fn()
-    aec_raw = best_rate(raw_fn, args.repeats)
+    aec_raw = warm_best_rate(raw_fn, args.repeats)
     print(f"AEC coinche_v0.raw_env (no wrappers), env.step calls/s   {aec_raw:12,.0f}")
 
     batch = 4096
     v_steps = 20 if args.quick else 200
-    best = (0.0, 0.0)
-    for _ in range(args.repeats):
-        best = max(best, vector_rates(batch, v_steps))
-    vec, vec_pick = best
+    vec, vec_pick, lrn = vector_figures(vector_rates, learner_rate, batch, v_steps, args.repeats)
     print(f"vector env, batch {batch}, agent-steps/s (env only)     {vec:12,.0f}")
     print(f"vector env, batch {batch}, agent-steps/s with the picker {vec_pick:12,.0f}")
-    lrn = max(learner_rate(batch, v_steps) for _ in range(args.repeats))
     print(f"vector learner env, batch {batch}, learner steps/s      {lrn:12,.0f}")
 
     r_c4, r_cv = ratio(aec, c4), ratio(aec, cv)

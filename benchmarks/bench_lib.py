@@ -12,6 +12,12 @@ compare it. Figures they produced are recorded in ``benchmarks/RESULTS.md``.
 * :func:`duplicate_margin`: a duplicate comparison of two numba bots, all in numba
   (:func:`coinche_rl.agents.numba_bots.play_deals`), with its own timing; the arena
   (:mod:`coinche_rl.arena`) is the library's tournament.
+* :func:`bench_arguments`, :func:`timed`, :func:`best_rate`, :func:`warm_best_rate`: a
+  script's ``--quick`` / ``--repeats`` command line and the best of repeated timed runs;
+* :func:`aec_loop`, :func:`single_agent_loop`, :func:`caller_vector_rates`,
+  :func:`learner_vector_rate`, :func:`vector_figures`, :func:`pick_random_legal`: random
+  legal play through the environments of either family (``bench_env.py``,
+  ``bench_two_player_env.py``).
 
 Import from a benchmark script or a test with ``benchmarks/`` on ``sys.path``::
 
@@ -26,11 +32,14 @@ Import from a benchmark script or a test with ``benchmarks/`` on ``sys.path``::
 
 from __future__ import annotations
 
+import argparse
+import importlib
 import math
 import time
-from typing import Dict, List, Optional, Union
+from typing import Callable, Dict, List, Optional, Tuple, Union
 
 import numpy as np
+from numba import njit
 
 from coinche_rl.actions import N_ACTIONS
 from coinche_rl.agents.base import PlayerView
@@ -44,7 +53,164 @@ from coinche_rl.rules import RuleSet, check_int, get_rules, params_vector
 from coinche_rl.solver import C_KEEP, SCORE, new_workspace
 
 __all__ = ["benchmark_infosets", "sampler_throughput", "evaluation_throughput",
-           "benchmark_positions", "pimc_world_ms", "pimc_decision_ms", "duplicate_margin"]
+           "benchmark_positions", "pimc_world_ms", "pimc_decision_ms", "duplicate_margin",
+           "bench_arguments", "timed", "best_rate", "warm_best_rate", "aec_loop",
+           "single_agent_loop", "pick_random_legal", "caller_vector_rates",
+           "learner_vector_rate", "vector_figures"]
+
+
+# ------------------------------------------------------------------ scripts and timing
+def bench_arguments(doc: str, argv=None, *, quick: str = "fewer deals (a few seconds)",
+                    repeats: Optional[int] = None) -> argparse.Namespace:
+    """A benchmark script's command line: ``--quick`` (help ``quick``) and ``--repeats K``
+    (default ``repeats``), described by the first paragraph of ``doc``."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help=quick)
+    ap.add_argument("--repeats", type=int, default=repeats)
+    return ap.parse_args(argv)
+
+
+def timed(repeats: int, fn):
+    """(best seconds, last result) of ``repeats`` calls."""
+    best, res = float("inf"), None
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        res = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, res
+
+
+def best_rate(fn, repeats: int) -> float:
+    """Steps per second of ``fn()`` (which returns its step count): best of ``repeats``."""
+    best = 0.0
+    for _ in range(repeats):
+        t = time.perf_counter()
+        n = fn()
+        best = max(best, n / (time.perf_counter() - t))
+    return best
+
+
+def warm_best_rate(fn, repeats: int) -> float:
+    """One call of ``fn`` (the warm-up: numba cache, imports), then :func:`best_rate`."""
+    fn()
+    return best_rate(fn, repeats)
+
+
+# ------------------------------------------------------------------ environments
+def aec_loop(make_env, episodes: int, seed: int = 0) -> int:
+    """Random legal play through an AEC env for ``episodes`` episodes; env.step calls."""
+    env = make_env()
+    rng = np.random.default_rng(seed)
+    steps = 0
+    for ep in range(episodes):
+        env.reset(seed=seed + ep)
+        for agent in env.agent_iter():
+            obs, reward, termination, truncation, info = env.last()
+            if termination or truncation:
+                action = None
+            else:
+                legal = np.flatnonzero(obs["action_mask"])
+                action = int(legal[rng.integers(len(legal))])
+            env.step(action)
+            steps += 1
+    env.close()
+    return steps
+
+
+def single_agent_loop(module: str, env_id: str, episodes: int, **kwargs) -> Callable[[], int]:
+    """A function playing ``episodes`` episodes of the Gymnasium env ``env_id``
+    (registered by importing ``module``; made with ``kwargs``), the learner playing
+    uniformly random legal actions; it returns the learner's ``step`` calls."""
+    import gymnasium
+    importlib.import_module(module)
+
+    def run() -> int:
+        env = gymnasium.make(env_id, **kwargs)
+        rng = np.random.default_rng(0)
+        steps = 0
+        for ep in range(episodes):
+            env.reset(seed=ep)
+            done = False
+            while not done:
+                legal = np.flatnonzero(env.unwrapped.action_masks())
+                _, _, done, _, _ = env.step(int(legal[rng.integers(len(legal))]))
+                steps += 1
+        env.close()
+        return steps
+    return run
+
+
+@njit(cache=True)
+def pick_random_legal(masks, out, seed):
+    """A uniformly random legal action per row of ``masks`` (an LCG: the agent's cost,
+    kept tiny and out of the env's timing)."""
+    x = seed
+    for i in range(masks.shape[0]):
+        n = 0
+        for a in range(masks.shape[1]):
+            n += masks[i, a]
+        x = (x * 6364136223846793005 + 1442695040888963407) & 0x7FFFFFFFFFFFFFFF
+        k = (x >> 20) % n
+        for a in range(masks.shape[1]):
+            if masks[i, a]:
+                if k == 0:
+                    out[i] = a
+                    break
+                k -= 1
+
+
+def caller_vector_rates(make_venv, steps: int) -> Tuple[float, float]:
+    """(env-only agent-steps/s, agent-steps/s with the picker) of ``steps`` steps of the
+    caller-driven vector env ``make_venv()`` (after 20 steps of warm-up)."""
+    venv = make_venv()
+    batch = venv.num_envs
+    ts = venv.reset()
+    acts = np.zeros(batch, dtype=np.int64)
+    for k in range(20):                                 # warm-up, compiles
+        pick_random_legal(ts.action_mask, acts, k)
+        ts = venv.step(acts)
+    env_time = 0.0
+    t0 = time.perf_counter()
+    for k in range(steps):
+        pick_random_legal(ts.action_mask, acts, k + 100)
+        t = time.perf_counter()
+        ts = venv.step(acts)
+        env_time += time.perf_counter() - t
+    total = time.perf_counter() - t0
+    return batch * steps / env_time, batch * steps / total
+
+
+def learner_vector_rate(make_env, steps: int) -> float:
+    """Learner steps/s of ``steps`` steps of the learner vector env ``make_env()`` (env
+    time only, after 10 steps of warm-up)."""
+    env = make_env()
+    batch = env.num_envs
+    env.reset()
+    acts = np.zeros(batch, dtype=np.int64)
+    masks = env._b.masks
+    for k in range(10):
+        pick_random_legal(masks, acts, k)
+        env.step(acts)
+    env_time = 0.0
+    for k in range(steps):
+        pick_random_legal(masks, acts, k + 100)
+        t = time.perf_counter()
+        env.step(acts)
+        env_time += time.perf_counter() - t
+    return batch * steps / env_time
+
+
+def vector_figures(vector_rates, learner_rate, batch: int, steps: int,
+                   repeats: int) -> Tuple[float, float, float]:
+    """A family's vector env figures, each the best of ``repeats`` runs: env-only and
+    with-picker agent-steps/s (``vector_rates(batch, steps)``, as
+    :func:`caller_vector_rates` returns them) and learner steps/s
+    (``learner_rate(batch, steps)``)."""
+    best = (0.0, 0.0)
+    for _ in range(repeats):
+        best = max(best, vector_rates(batch, steps))
+    lrn = max(learner_rate(batch, steps) for _ in range(repeats))
+    return best[0], best[1], lrn
 
 
 # ------------------------------------------------------------------ sampler

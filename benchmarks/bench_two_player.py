@@ -25,7 +25,6 @@ of output is one JSON object.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -41,24 +40,18 @@ from coinche_rl.rules import get_rules, params_vector
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_engine import machine  # noqa: E402  (one machine description for every benchmark)
+from bench_lib import bench_arguments, timed  # noqa: E402
 
 PRESETS = ("belote_a_deux", "belote_decouverte")
 
 
 def best_seconds(repeats: int, fn) -> float:
-    best = float("inf")
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
+    """The best seconds of ``repeats`` calls of ``fn``."""
+    return timed(repeats, fn)[0]
 
 
 def main(argv=None) -> dict:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--quick", action="store_true", help="fewer deals (a few seconds)")
-    ap.add_argument("--repeats", type=int, default=None)
-    args = ap.parse_args(argv)
+    args = bench_arguments(__doc__, argv)
     repeats = args.repeats or (3 if args.quick else 5)
     n_engine = 100_000 if args.quick else 1_000_000
     n_bot = 20_000 if args.quick else 200_000

@@ -85,6 +85,10 @@ class _Quit(Exception):
         self.reason = reason
 
 
+def _is_int(x) -> bool:
+    return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
+
+
 def seat_name(seat: int, person: int) -> str:
     """``'partner (seat 2)'``: a seat named from the person's chair, with its number."""
     return f"{RELATIVE_NAMES[(seat - person) % 4]} (seat {seat})"
@@ -113,6 +117,11 @@ class PlayResult:
 class TerminalGame:
     """One person against agents, in a terminal (see the module docstring).
 
+    :class:`~coinche_rl.terminal_two.TwoPlayerTerminalGame` (belote for two players) is a
+    subclass: it sets ``RULES_OF`` and ``MATCH`` and has its own display, questions and
+    reports, and keeps the settings' checks, the input, the deal and match headers, the
+    saving and :meth:`run`.
+
     :param seat: the person's seat, 0..3.
     :param partner: the partner's agent spec (``coinche-rl agents`` lists them).
     :param opponents: one spec for both opponents, or two: the seat after the person
@@ -130,21 +139,19 @@ class TerminalGame:
     :raises coinche_rl.agents.AgentSpecError: for an unknown agent or parameter.
     """
 
+    #: the family's rules check (a rule set of another family raises) and match class
+    RULES_OF = staticmethod(four_player_rules)
+    MATCH = Match
+
     def __init__(self, seat: int = 0, partner: str = "heuristic",
                  opponents: Union[str, Sequence[str]] = ("heuristic",),
                  rules: Union[str, RuleSet] = "ffb", *, seed: int = 0, deals: int = 1,
                  match: bool = False, dealer: Optional[int] = None,
                  target: Optional[int] = None, save: Optional[str] = None,
                  stdin: Optional[TextIO] = None, stdout: Optional[TextIO] = None):
-        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < 4:
+        if not _is_int(seat) or not 0 <= seat < 4:
             raise PlaySetupError(f"the seat must be 0..3, not {seat!r}")
-        if isinstance(deals, bool) or not isinstance(deals, (int, np.integer)) or deals < 1:
-            raise PlaySetupError(f"deals must be at least 1, not {deals!r}")
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise PlaySetupError(f"the seed must be a non-negative integer, not {seed!r}")
-        if dealer is not None and (isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer))
-                                   or not 0 <= dealer < 4):
-            raise PlaySetupError(f"the dealer must be a seat 0..3, not {dealer!r}")
+        self._check_settings(deals, seed, dealer, 4, "the dealer must be a seat 0..3")
         if isinstance(opponents, str):
             opponents = [opponents]
         opponents = list(opponents)
@@ -152,15 +159,7 @@ class TerminalGame:
             raise PlaySetupError(f"give one agent spec for both opponents or two (right, "
                                  f"then left), not {len(opponents)}")
         self.seat = int(seat)
-        self.rules = four_player_rules(rules) if target is None else four_player_rules(rules, target=target)
-        self.seed = int(seed)
-        self.n_deals = int(deals)
-        self.match_mode = bool(match)
-        self.save_path = save
-        self.stdin = stdin if stdin is not None else sys.stdin
-        self.stdout = stdout if stdout is not None else sys.stdout
-        isatty = getattr(self.stdin, "isatty", None)
-        self._echo = not (isatty() if callable(isatty) else False)
+        self._keep_settings(rules, target, seed, deals, match, save, stdin, stdout)
         me = self.seat
         self.specs: List[Optional[str]] = [None] * 4
         self.specs[(me + 1) % 4] = opponents[0]
@@ -178,9 +177,33 @@ class TerminalGame:
                                      f"play rules {rules_label(self.rules)!r}: {e}") from None
             self.agents[s] = agent
             self.specs[s] = agent.spec
-        self.match = Match(self.rules, seed=self.seed, dealer=dealer)
+        self.match = self.MATCH(self.rules, seed=self.seed, dealer=dealer)
         self.single = self.n_deals == 1 and not self.match_mode
         self._deal: Optional[Deal] = None
+
+    # ------------------------------------------------------------- settings
+    def _check_settings(self, deals, seed, dealer, players: int, dealer_rule: str) -> None:
+        """Check the settings both families take (``dealer_rule``: the words of the error
+        on a dealer not in ``0..players - 1``)."""
+        if not _is_int(deals) or deals < 1:
+            raise PlaySetupError(f"deals must be at least 1, not {deals!r}")
+        if not _is_int(seed) or seed < 0:
+            raise PlaySetupError(f"the seed must be a non-negative integer, not {seed!r}")
+        if dealer is not None and (not _is_int(dealer) or not 0 <= dealer < players):
+            raise PlaySetupError(f"{dealer_rule}, not {dealer!r}")
+
+    def _keep_settings(self, rules, target, seed, deals, match, save, stdin, stdout) -> None:
+        """Keep the checked settings: the rules of the family (``RULES_OF``; ``target``
+        overrides the match target), the seed, the deals, the save path, the streams."""
+        self.rules = self.RULES_OF(rules) if target is None else self.RULES_OF(rules, target=target)
+        self.seed = int(seed)
+        self.n_deals = int(deals)
+        self.match_mode = bool(match)
+        self.save_path = save
+        self.stdin = stdin if stdin is not None else sys.stdin
+        self.stdout = stdout if stdout is not None else sys.stdout
+        isatty = getattr(self.stdin, "isatty", None)
+        self._echo = not (isatty() if callable(isatty) else False)
 
     # ------------------------------------------------------------------ io
     def say(self, text: str = "") -> None:
@@ -197,6 +220,22 @@ class TerminalGame:
         if self._echo:                  # input from a pipe or a file: keep the transcript readable
             self.stdout.write(line if line.endswith("\n") else line + "\n")
         return line.strip()
+
+    def _say_lines(self, lines: Sequence[str]) -> None:
+        for line in lines:
+            self.say(line)
+
+    def _answer(self, legal: Sequence[int]) -> str:
+        """The person's next answer: ``?`` shows the choices and asks again, ``quit``
+        raises ``_Quit``."""
+        while True:
+            text = self._read("Your choice (number or text, ? lists the choices, quit leaves): ")
+            low = text.lower()
+            if low in QUIT_WORDS:
+                raise _Quit("quit")
+            if low not in HELP_WORDS:
+                return text
+            self._say_lines(self._choice_lines(legal))
 
     # --------------------------------------------------------------- names
     def name(self, seat: int) -> str:
@@ -305,10 +344,11 @@ class TerminalGame:
         self.say(f"Your hand (seat {self.seat}):")
         for line in self.hand_lines(info.hand, info.strain):
             self.say(line)
-        what = "bid" if info.phase == "auction" else "play"
+        self._say_turn("bid" if info.phase == "auction" else "play", legal)
+
+    def _say_turn(self, what: str, legal: Sequence[int]) -> None:
         self.say(f"Your turn to {what}. Choices:")
-        for line in self._choice_lines(legal):
-            self.say(line)
+        self._say_lines(self._choice_lines(legal))
 
     # -------------------------------------------------------------- choices
     def ordered_choices(self, legal: Sequence[int], strain: Optional[int]) -> List[int]:
@@ -354,14 +394,7 @@ class TerminalGame:
         # cards); an auction's dozens of choices stay behind '?'
         short = len(legal) <= SHORT_LIST
         while True:
-            text = self._read("Your choice (number or text, ? lists the choices, quit leaves): ")
-            low = text.lower()
-            if low in QUIT_WORDS:
-                raise _Quit("quit")
-            if low in HELP_WORDS:
-                for line in self._choice_lines(legal):
-                    self.say(line)
-                continue
+            text = self._answer(legal)
             if not text:
                 self.say("Type the number of a choice or its text (e.g. "
                          f"{A.action_to_str(legal[0])}).")
@@ -391,8 +424,7 @@ class TerminalGame:
                     message = f"Not legal: {reason}."
             if short:
                 self.say(f"{message} Legal now:")
-                for line in self._choice_lines(legal):
-                    self.say(line)
+                self._say_lines(self._choice_lines(legal))
             else:
                 self.say(f"{message} (? lists the {len(legal)} choices)")
 
@@ -491,15 +523,7 @@ class TerminalGame:
         for s in range(4):
             if s != me:
                 self.agents[s].reset(s, self.rules, seeds[s])
-        if self.match_mode:
-            total = f"match to {self.match.target}"
-        elif self.n_deals > 1:
-            total = f"deal {k + 1} of {self.n_deals}"
-        else:
-            total = "one deal"
-        self.say("")
-        self.say(f"=== Deal {k + 1} ({total}); dealer: {self.name(deal.dealer)}; "
-                 f"score: {self._score_line()} ===")
+        self._say_deal_start(deal, k)
         if deal.retourne is not None:
             # the classic prise: the turned-up card is public from the start, shown even
             # when the prise ends before the person speaks
@@ -530,6 +554,17 @@ class TerminalGame:
             self._report(deal, seat, a, before)
         self._deal_end(deal, k)
 
+    def _say_deal_start(self, deal, k: int) -> None:
+        if self.match_mode:
+            total = f"match to {self.match.target}"
+        elif self.n_deals > 1:
+            total = f"deal {k + 1} of {self.n_deals}"
+        else:
+            total = "one deal"
+        self.say("")
+        self.say(f"=== Deal {k + 1} ({total}); dealer: {self.name(deal.dealer)}; "
+                 f"score: {self._score_line()} ===")
+
     def record(self) -> Dict[str, Any]:
         """The record of what was played: a deal record for a one-deal game, else a match
         record (an unfinished deal included as far as it went)."""
@@ -556,24 +591,43 @@ class TerminalGame:
     def _prepare_kernels(self) -> None:
         """On a fresh numba cache, compile what the game uses before the first question,
         saying so (the kernels would otherwise compile, silently, after the person's
-        first answer): a deal played aside, nothing of which is shown or kept."""
+        first answer): a deal played aside (``_play_aside``), nothing of which is shown
+        or kept."""
         from ._numba_cache import _must_compile, compile_notice
-        from .agents.numba_bots import bot_action
-        main = (E.apply_action, E.legal_actions_into, bot_action)
+        what, main, estimate = self._kernels()
         if not any(_must_compile(d) for d in main):
             return
-        if compile_notice("the game and its agents", main, "about 20-60 s"):
-            _prepare(self)
+        if compile_notice(what, main, estimate):
+            self._play_aside()
+
+    def _kernels(self):
+        """(what compiles, its main kernels, how long it takes), for the notice."""
+        from .agents.numba_bots import bot_action
+        return ("the game and its agents", (E.apply_action, E.legal_actions_into, bot_action),
+                "about 20-60 s")
+
+    def _play_aside(self) -> None:
+        _prepare(self)
+
+    def _length_text(self, who: str) -> str:
+        """How much is played (``who`` may reach the target)."""
+        if self.match_mode:
+            return f"a match to {self.match.target}"
+        if self.n_deals > 1:
+            return (f"{self.n_deals} deals (scored as a match to {self.match.target}: it ends "
+                    f"earlier if {who} reaches it)")
+        return "one deal"
+
+    def _say_how_to_answer(self, examples: str) -> None:
+        self.say(f"Answer with the number of a choice or its text ({examples}; any case); "
+                 f"? lists the choices again, quit (or Ctrl-D) leaves. A forced choice (a "
+                 f"single legal one) is played for you.")
+        if self.save_path:
+            self.say(f"The game is saved to {self.save_path} after every deal and at the end.")
 
     def _intro(self) -> None:
         me = self.seat
-        if self.match_mode:
-            what = f"a match to {self.match.target}"
-        elif self.n_deals > 1:
-            what = (f"{self.n_deals} deals (scored as a match to {self.match.target}: it ends "
-                    f"earlier if a team reaches it)")
-        else:
-            what = "one deal"
+        what = self._length_text("a team")
         self.say(f"coinche-rl play: rules {rules_label(self.rules)!r}, seed {self.seed}, {what}")
         self.say(f"You are seat {me}, team {me & 1}, with your partner at seat {(me + 2) % 4}. "
                  f"Play goes counter-clockwise: right plays after you.")
@@ -582,18 +636,17 @@ class TerminalGame:
             self.say(f"  {self.name(s) + ':':18s} {self.specs[s]}")
         examples = ("take, pass, nameH, JH" if self.rules.family == "classic"
                     else f"{self.rules.min_bid}H, pass, coinche, JH")
-        self.say(f"Answer with the number of a choice or its text ({examples}, ...; any "
-                 f"case); ? lists the choices again, quit (or Ctrl-D) leaves. A forced "
-                 f"choice (a single legal one) is played for you.")
-        if self.save_path:
-            self.say(f"The game is saved to {self.save_path} after every deal and at the end.")
+        self._say_how_to_answer(f"{examples}, ...")
 
     def _match_over(self, k: int) -> None:
         w = self.match.winner
+        verdict = "your team wins" if w == self.seat & 1 else "the other team wins"
+        self._say_match_over(k, f"{verdict} (team {w})")
+
+    def _say_match_over(self, k: int, verdict: str) -> None:
         self.say("")
-        self.say(f"=== Match over after {k} deal{'s' if k > 1 else ''}: "
-                 f"{'your team wins' if w == self.seat & 1 else 'the other team wins'} "
-                 f"(team {w}); {self._score_line()} ===")
+        self.say(f"=== Match over after {k} deal{'s' if k > 1 else ''}: {verdict}; "
+                 f"{self._score_line()} ===")
 
     def run(self) -> PlayResult:
         """Play to the end (or until the person leaves); save; return how it went."""

@@ -32,16 +32,13 @@ leaves; a single legal choice is played at once, and said.
 
 from __future__ import annotations
 
-import sys
 from typing import List, Optional, Sequence, TextIO, Union
-
-import numpy as np
 
 from . import actions as A
 from .cards import SUIT_NAMES, InvalidNotationError, format_card, format_hand, popcount
 from .game import IllegalActionError
-from .rules import CARD_ORDER, RuleSet, rules_label
-from .terminal import HELP_WORDS, QUIT_WORDS, PlayResult, PlaySetupError, TerminalGame, _Quit
+from .rules import RuleSet, rules_label
+from .terminal import PlayResult, PlaySetupError, TerminalGame, _is_int
 from .two_player import TwoPlayerDeal, TwoPlayerMatch, TwoPlayerView, two_player_rules
 
 __all__ = ["TwoPlayerTerminalGame", "play_two_in_terminal"]
@@ -69,33 +66,22 @@ class TwoPlayerTerminalGame(TerminalGame):
         a bad parameter.
     """
 
+    RULES_OF = staticmethod(two_player_rules)
+    MATCH = TwoPlayerMatch
+
     def __init__(self, player: int = 0, opponent: str = "heuristic",
                  rules: Union[str, RuleSet] = "belote_a_deux", *, seed: int = 0, deals: int = 1,
                  match: bool = False, dealer: Optional[int] = None,
                  target: Optional[int] = None, save: Optional[str] = None,
                  stdin: Optional[TextIO] = None, stdout: Optional[TextIO] = None):
         from .agents.two_player import make_two_player_agent
-        if isinstance(player, bool) or not isinstance(player, (int, np.integer)) or player not in (0, 1):
+        if not _is_int(player) or player not in (0, 1):
             raise PlaySetupError(f"belote for two players has players 0 and 1: your player "
                                  f"(--seat) must be 0 or 1, not {player!r}")
-        if isinstance(deals, bool) or not isinstance(deals, (int, np.integer)) or deals < 1:
-            raise PlaySetupError(f"deals must be at least 1, not {deals!r}")
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise PlaySetupError(f"the seed must be a non-negative integer, not {seed!r}")
-        if dealer is not None and (isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer))
-                                   or dealer not in (0, 1)):
-            raise PlaySetupError(f"belote for two players has players 0 and 1: the dealer must "
-                                 f"be 0 or 1, not {dealer!r}")
+        self._check_settings(deals, seed, dealer, 2, "belote for two players has players 0 "
+                             "and 1: the dealer must be 0 or 1")
         self.seat = self.me = int(player)
-        self.rules = two_player_rules(rules) if target is None else two_player_rules(rules, target=target)
-        self.seed = int(seed)
-        self.n_deals = int(deals)
-        self.match_mode = bool(match)
-        self.save_path = save
-        self.stdin = stdin if stdin is not None else sys.stdin
-        self.stdout = stdout if stdout is not None else sys.stdout
-        isatty = getattr(self.stdin, "isatty", None)
-        self._echo = not (isatty() if callable(isatty) else False)
+        self._keep_settings(rules, target, seed, deals, match, save, stdin, stdout)
         self.bot = make_two_player_agent(opponent)     # AgentSpecError names the problem
         try:
             self.bot.reset(1 - self.me, self.rules, 0)
@@ -103,7 +89,7 @@ class TwoPlayerTerminalGame(TerminalGame):
             raise PlaySetupError(f"agent {opponent!r} cannot play rules "
                                  f"{rules_label(self.rules)!r}: {e}") from None
         self.opponent_spec = getattr(self.bot, "spec", opponent)
-        self.match = TwoPlayerMatch(self.rules, seed=self.seed, dealer=dealer)
+        self.match = self.MATCH(self.rules, seed=self.seed, dealer=dealer)
         self.single = self.n_deals == 1 and not self.match_mode
         self._deal: Optional[TwoPlayerDeal] = None
 
@@ -207,18 +193,12 @@ class TwoPlayerTerminalGame(TerminalGame):
             self.say(f"Your hand ({popcount(view.hand)} cards):")
             for line in self.hand_lines(view.hand, view.trump):
                 self.say(line)
-        what = {"prise": "speak", "exchange": "choose"}.get(view.phase, "play")
-        self.say(f"Your turn to {what}. Choices:")
-        for line in self._choice_lines(legal):
-            self.say(line)
+        self._say_turn({"prise": "speak", "exchange": "choose"}.get(view.phase, "play"), legal)
 
     # -------------------------------------------------------------- choices
-    def _ordered(self, legal: Sequence[int], trump: Optional[int]) -> List[int]:
-        """Prise actions by id; cards by suit, strongest first (trump order in trump)."""
-        if trump is None or not all(A.is_card(a) for a in legal):
-            return [int(a) for a in legal]
-        return sorted((int(a) for a in legal),
-                      key=lambda a: (A.action_card(a) >> 3, -int(CARD_ORDER[trump, A.action_card(a)])))
+    #: the legal actions in the order shown: prise actions by id, cards by suit, strongest
+    #: first (``ordered_choices``, with trump as the strain)
+    _ordered = TerminalGame.ordered_choices
 
     def _inline(self, legal: Sequence[int]) -> str:
         return "  ".join(f"{i + 1}) {A.action_to_str(a)}" for i, a in enumerate(legal))
@@ -267,20 +247,13 @@ class TwoPlayerTerminalGame(TerminalGame):
         return "other"
 
     def _ask(self, deal: TwoPlayerDeal, view: TwoPlayerView) -> int:
-        legal = self._ordered(view.legal_actions, view.trump)
+        legal = self.ordered_choices(view.legal_actions, view.trump)
         if len(legal) == 1:
             self.say(f"  (a single legal choice: {A.action_to_str(legal[0])}, played for you)")
             return legal[0]
         self._status(deal, view, legal)
         while True:
-            text = self._read("Your choice (number or text, ? lists the choices, quit leaves): ")
-            low = text.lower()
-            if low in QUIT_WORDS:
-                raise _Quit("quit")
-            if low in HELP_WORDS:
-                for line in self._choice_lines(legal):
-                    self.say(line)
-                continue
+            text = self._answer(legal)
             if not text:
                 message = "Type the number of a choice or its text."
             elif text.isdigit():
@@ -412,15 +385,7 @@ class TwoPlayerTerminalGame(TerminalGame):
         me, o = self.me, 1 - self.me
         self.bot.reset(o, self.rules, self._seeds(k)[o])
         self._belote_said = [False, False]
-        if self.match_mode:
-            total = f"match to {self.match.target}"
-        elif self.n_deals > 1:
-            total = f"deal {k + 1} of {self.n_deals}"
-        else:
-            total = "one deal"
-        self.say("")
-        self.say(f"=== Deal {k + 1} ({total}); dealer: {self.name(deal.dealer)}; "
-                 f"score: {self._score_line()} ===")
+        self._say_deal_start(deal, k)
         ret = format_card(deal.retourne)
         if self.rules.hand_cards:
             self.say(f"Retourne: {ret} (proposes {SUIT_NAMES[deal.retourne >> 3]} as trump; "
@@ -445,51 +410,36 @@ class TwoPlayerTerminalGame(TerminalGame):
             self._report(deal, p, a, before)
         self._deal_end(deal, k)
 
-    def _prepare_kernels(self) -> None:
-        """On a fresh numba cache, compile the engine and the bot before the first
-        question, saying so: a deal played aside, nothing of which is shown or kept."""
-        from ._numba_cache import _must_compile, compile_notice
+    def _kernels(self):
         from .agents.two_player_bots import two_bot_action
         from .engine import two as E2
-        main = (E2.two_apply, E2.two_legal_mask, E2.two_public_view_into, two_bot_action)
-        if not any(_must_compile(d) for d in main):
-            return
-        if compile_notice("the game and its agent", main, "about 10-30 s"):
-            from .agents.two_player import make_two_player_agent
-            deal = TwoPlayerDeal(self.rules, seed=self.seed, dealer=0)
-            bot = make_two_player_agent(self.opponent_spec)
-            bot.reset(1 - self.me, self.rules, 0)
-            while not deal.is_terminal:
-                p = deal.current_player
-                view = deal.view(p)
-                deal.apply(view.legal_actions[0] if p == self.me else int(bot.act(view)))
+        return ("the game and its agent",
+                (E2.two_apply, E2.two_legal_mask, E2.two_public_view_into, two_bot_action),
+                "about 10-30 s")
+
+    def _play_aside(self) -> None:
+        """A deal played aside by a fresh bot of the opponent's spec (the person's player
+        takes the first legal action): it compiles the kernels the game uses."""
+        from .agents.two_player import make_two_player_agent
+        deal = TwoPlayerDeal(self.rules, seed=self.seed, dealer=0)
+        bot = make_two_player_agent(self.opponent_spec)
+        bot.reset(1 - self.me, self.rules, 0)
+        while not deal.is_terminal:
+            p = deal.current_player
+            view = deal.view(p)
+            deal.apply(view.legal_actions[0] if p == self.me else int(bot.act(view)))
 
     def _intro(self) -> None:
-        if self.match_mode:
-            what = f"a match to {self.match.target}"
-        elif self.n_deals > 1:
-            what = (f"{self.n_deals} deals (scored as a match to {self.match.target}: it ends "
-                    f"earlier if a player reaches it)")
-        else:
-            what = "one deal"
+        what = self._length_text("a player")
         self.say(f"coinche-rl play: belote for two players, rules {rules_label(self.rules)!r}, "
                  f"seed {self.seed}, {what}")
         self.say(f"You are player {self.me}; the opponent (player {1 - self.me}) is "
                  f"{self.opponent_spec}.")
-        examples = "take, pass, nameH, exchange, no-exchange, JH" if self.rules.hand_cards \
-            else "take, pass, nameH, JH"
-        self.say(f"Answer with the number of a choice or its text ({examples}; any case); "
-                 f"? lists the choices again, quit (or Ctrl-D) leaves. A forced choice (a "
-                 f"single legal one) is played for you.")
-        if self.save_path:
-            self.say(f"The game is saved to {self.save_path} after every deal and at the end.")
+        self._say_how_to_answer("take, pass, nameH, exchange, no-exchange, JH"
+                                if self.rules.hand_cards else "take, pass, nameH, JH")
 
     def _match_over(self, k: int) -> None:
-        w = self.match.winner
-        self.say("")
-        self.say(f"=== Match over after {k} deal{'s' if k > 1 else ''}: "
-                 f"{'you win' if w == self.me else 'the opponent wins'}; "
-                 f"{self._score_line()} ===")
+        self._say_match_over(k, "you win" if self.match.winner == self.me else "the opponent wins")
 
 
 def play_two_in_terminal(**kwargs) -> PlayResult:

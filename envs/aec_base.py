@@ -6,7 +6,8 @@ bookkeeping over different games: :class:`CardGameAEC` holds it once (argument c
 spaces, seeding and reset options, turn order, rewards of the two sides, the
 illegal-action penalty, legal masks in the infos, render). A family subclass names its
 agents, deal and match classes and observation module, and supplies its rules check,
-its encoder, its observation, its legal mask and how a given deal is read.
+its encoder, its observation, its legal mask and how a given deal is read;
+:func:`env_functions` makes its module's ``env`` and ``parallel_env``.
 
 Seat ``i`` plays for side ``i & 1`` (the teams of four players; each player of two).
 """
@@ -22,11 +23,13 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 from .._numba_cache import compile_notice
 from ..actions import N_ACTIONS
 
-__all__ = ["CardGameAEC", "SideTerminateIllegalWrapper", "wrap", "REWARD_SCALE", "NO_ACTIONS"]
+__all__ = ["CardGameAEC", "SideTerminateIllegalWrapper", "wrap", "env_functions", "REWARD_SCALE",
+           "NO_ACTIONS"]
 
 #: rewards are divided by this with ``normalize_reward=True``: the card points of one
 #: deal (152 + 10 for the last trick, under every preset)
@@ -56,6 +59,25 @@ def wrap(e: "CardGameAEC"):
     e = wrappers.AssertOutOfBoundsWrapper(e)
     e = wrappers.OrderEnforcingWrapper(e)
     return e
+
+
+def env_functions(raw_env):
+    """A family module's ``env`` and ``parallel_env`` over its ``raw_env`` class (a
+    :class:`CardGameAEC` subclass), as functions of that module."""
+
+    def env(**kwargs):
+        """The environment in PettingZoo's standard wrappers (:class:`raw_env`)."""
+        return wrap(raw_env(**kwargs))
+
+    def parallel_env(**kwargs):
+        """The parallel API over :func:`env` (turn-based: only the agent to act acts; the
+        others' actions are ignored)."""
+        return turn_based_aec_to_parallel(env(**kwargs))
+
+    for f in (env, parallel_env):
+        f.__module__ = raw_env.__module__
+        f.__qualname__ = f.__name__
+    return env, parallel_env
 
 
 class CardGameAEC(AECEnv, EzPickle, abc.ABC):

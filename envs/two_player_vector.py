@@ -28,20 +28,22 @@ each deal) or ``"alternate"`` (the other player after each deal, as in a match).
 illegal action raises :class:`coinche_rl.game.IllegalActionError` naming the game, the
 action and the legal ones, before any game is changed.
 
-The arrays returned by ``step`` are buffers reused by the next call (no allocation in
-the loop); copy what you keep.
+As in :mod:`~coinche_rl.envs.vector`, the arrays returned by ``step`` are buffers reused
+by the next call; copy what you keep. Random legal play in 8 games of belote découverte:
 
 >>> import numpy as np
->>> venv = VectorTwoPlayer(8, rules="belote_a_deux", seed=0)
+>>> venv = VectorTwoPlayer(8, rules="belote_decouverte", seed=0)
 >>> ts = venv.reset()
->>> ts.obs.shape, ts.action_mask.shape
-((8, 502), (8, 120))
+>>> ts.obs.shape, ts.action_mask.shape, set(ts.current_player.tolist()) <= {0, 1}
+((8, 502), (8, 120), True)
 >>> rng = np.random.default_rng(0)
+>>> deals_ended, zero_sum = 0, True
 >>> for _ in range(200):
-...     acts = np.array([rng.choice(np.flatnonzero(m)) for m in ts.action_mask])
-...     ts = venv.step(acts)
->>> bool((ts.rewards.sum(axis=1) == 0).all())       # zero-sum, every step
-True
+...     ts = venv.step([rng.choice(np.flatnonzero(m)) for m in ts.action_mask])
+...     deals_ended += int(ts.terminated.sum())
+...     zero_sum &= bool((ts.rewards.sum(axis=1) == 0).all())
+>>> deals_ended > 0, zero_sum
+(True, True)
 """
 
 from __future__ import annotations
@@ -68,17 +70,6 @@ class TwoPlayerStep(BatchStep):
     ``rewards`` float64 [N, 2] and ``final_scores`` int64 [N, 2] per player."""
 
 
-def _dealer_code(dealer) -> int:
-    if dealer is None:
-        return -1
-    if dealer == "alternate":
-        return -2
-    if isinstance(dealer, bool) or dealer not in (0, 1):
-        raise ValueError(f"dealer must be a player 0 or 1, None (random) or 'alternate', "
-                         f"not {dealer!r}")
-    return int(dealer)
-
-
 class _Batch(Batch):
     """The two-player games: engine states ``T``, kernels of :mod:`.two_player_kernels`."""
 
@@ -89,7 +80,8 @@ class _Batch(Batch):
     STATE_SIZE = E2.TWO_STATE_SIZE
     WHO = "player"
     NAME = "the two-player vector environment"
-    _dealer_code = staticmethod(_dealer_code)
+    DEALERS = ((0, 1), "a player 0 or 1")
+    NEXT_DEALER = "alternate"
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

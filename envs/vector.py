@@ -75,17 +75,6 @@ class VectorStep(BatchStep):
     ``rewards`` float64 [N, 4] per seat, ``final_scores`` int64 [N, 2] per team."""
 
 
-def _dealer_code(dealer) -> int:
-    if dealer is None:
-        return -1
-    if dealer == "rotate":
-        return -2
-    if isinstance(dealer, bool) or dealer not in range(4):
-        raise ValueError(f"dealer must be a seat 0..3, None (random) or 'rotate', "
-                         f"not {dealer!r}")
-    return int(dealer)
-
-
 class _Batch(Batch):
     """The four-player games: engine states, kernels of :mod:`.kernels`."""
 
@@ -96,7 +85,6 @@ class _Batch(Batch):
     STATE_SIZE = E.STATE_SIZE
     WHO = "seat"
     NAME = "the vector environment"
-    _dealer_code = staticmethod(_dealer_code)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -171,13 +159,13 @@ class CoincheVectorEnv(LearnerVectorEnv):
     (see the module docstring).
 
     * ``single_observation_space``: ``Box(0, observation.HIGH, (620,), float32)``;
-      ``single_action_space``: ``Discrete(118)``; batched spaces over ``num_envs``.
-    * ``reset`` / ``step`` return ``infos["action_mask"]`` (int8 [N, 118]); autoreset
+      ``single_action_space``: ``Discrete(120)``; batched spaces over ``num_envs``.
+    * ``reset`` / ``step`` return ``infos["action_mask"]`` (int8 [N, 120]); autoreset
       mode ``SAME_STEP``: when a deal ends, ``terminations[i]`` is True, the reward is
       the learner's, ``infos["final_obs"][i]`` is the learner's observation of the
       finished deal (``infos["_final_obs"]`` marks which), and the returned observation
       is already the next deal's. ``truncations`` is always False.
-    * ``action_masks()``: the legal masks as bool [N, 118] (sb3-contrib convention).
+    * ``action_masks()``: the legal masks as bool [N, 120] (sb3-contrib convention).
     * Returned arrays are copies (``copy=False`` returns the reused buffers instead).
 
     :param seat: the learner's seat.

@@ -68,8 +68,10 @@ class Batch(abc.ABC):
     A subclass sets ``K`` (its kernel module), ``O`` (its observation module),
     ``RULES_OF`` (``rules`` -> a rule set of the family, raising for another family's),
     ``ENCODER`` (its observation encoder class: ``ENCODER(rules).params`` are the
-    kernels'), ``STATE_SIZE``, ``WHO`` (``"seat"`` or ``"player"``) and ``NAME`` (for
-    the compile notice), and implements the hooks below.
+    kernels'), ``STATE_SIZE``, ``WHO`` (``"seat"`` or ``"player"``), ``NAME`` (for
+    the compile notice), ``DEALERS`` (the dealers a game may have, with their words in
+    messages) and ``NEXT_DEALER`` (the ``dealer`` that passes the deal on after each
+    deal), and implements the hooks below.
     """
 
     K = None
@@ -79,6 +81,8 @@ class Batch(abc.ABC):
     STATE_SIZE = 0
     WHO = "seat"
     NAME = "the vector environment"
+    DEALERS = (range(4), "a seat 0..3")
+    NEXT_DEALER = "rotate"
 
     def __init__(self, num_envs: int, rules, dealer, reward: str, seed: Optional[int],
                  normalize_reward: bool = False):
@@ -103,12 +107,20 @@ class Batch(abc.ABC):
         self.obs = np.zeros((n, self.O.OBSERVATION_SIZE), dtype=np.float32)
         self.cur = np.zeros(n, dtype=np.int64)
 
-    # ------------------------------------------------------------ family hooks
-    @staticmethod
-    @abc.abstractmethod
-    def _dealer_code(dealer) -> int:
-        """``dealer`` as the kernels' code: a seat, -1 random, -2 the next seat each deal."""
+    def _dealer_code(self, dealer) -> int:
+        """``dealer`` as the kernels' code: a seat, -1 random (None), -2 the next seat
+        each deal (``NEXT_DEALER``)."""
+        if dealer is None:
+            return -1
+        if dealer == self.NEXT_DEALER:
+            return -2
+        seats, words = self.DEALERS
+        if isinstance(dealer, bool) or dealer not in seats:
+            raise ValueError(f"dealer must be {words}, None (random) or "
+                             f"{self.NEXT_DEALER!r}, not {dealer!r}")
+        return int(dealer)
 
+    # ------------------------------------------------------------ family hooks
     @abc.abstractmethod
     def _load_deal(self, i: int, given, dealer: int) -> None:
         """Put the given deal ``given`` (``options["deals"][i]``) into game ``i``."""
