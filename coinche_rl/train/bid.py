@@ -30,7 +30,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
-import time
 from dataclasses import dataclass
 from typing import List, Optional
 
@@ -44,12 +43,10 @@ from ..agents.neural.bid_labels import warmup as warm_bid_labels
 from ..agents.neural.net import default_weights_path
 from ..arena import run_duplicate
 from ..rules import four_player_rules, get_rules
-from .common import (LabelSource, Logger, RunClock, TrainingProgress, WorkerSettings,
-                     bad_setting, budget_spent, check_common, end_text, eval_text,
-                     evaluation_entry, export_checkpoint, export_weights, final_evaluation_due,
-                     init_from_weights, interruptible, lr_at, main_of, new_training, optimise,
-                     play_loss, record_evaluation, replay_text, run_facts, run_result, save_run,
-                     setting, shared, start_run, start_text)
+from .common import (LabelSource, WorkerSettings, bad_setting, check_common, export_checkpoint,
+                     init_from_weights, main_of, new_training, play_loss, setting, shared,
+                     train_on_labels)
+from .common import TrainingProgress  # noqa: F401  (the display of every trainer)
 from .common import parse_args as parse_settings
 
 __all__ = ["Args", "train", "check_args", "bid_loss", "export_run", "parse_args",
@@ -191,6 +188,13 @@ class BidReplay:
         self.size = 0
         self.pos = 0
 
+    def add_chunk(self, chunk) -> tuple:
+        """Add a label chunk (:func:`_bid_chunk_job`'s tuple); returns its positions and
+        deals."""
+        *arrays, n_deals, _sec = chunk
+        self.add(*arrays)
+        return len(arrays[0]), n_deals
+
     def add(self, *arrays) -> None:
         n = len(arrays[0])
         for start in range(0, n, self.capacity):
@@ -278,12 +282,10 @@ def train(args: Args) -> dict:
     players = resolve_players(args)
     n_pl = len(players)
     torch.set_num_threads(args.torch_threads)
-    rules = get_rules(args.rules)
-    weights_path = os.path.join(args.out, "weights.npz")
-
     model, optim, rng = new_training(args, lambda: PlayNet(args.hidden,
                                                            outputs=n_pl * 3 * N_BID))
     replay = BidReplay(args.buffer_size, C.FEATURE_SIZE, n_pl)
+    scale = 1.0 / args.target_scale
 
     def same_players(iargs):
         other = Args(**{**dataclasses.asdict(args), "players": iargs["players"],
@@ -291,117 +293,27 @@ def train(args: Args) -> dict:
         if resolve_players(other) != players:
             raise ValueError(f"--init: {args.init} was trained for card players "
                              f"{iargs['players']!r}, not {args.players!r}")
+
     def init_weights(args, model):
         return init_from_weights(args, model, kind="bid", players=players)
-    run = start_run(args, model, optim, rng, replay, RESUME_KEYS, same_players,
-                    init_weights=init_weights)                      # reads only
-    history = run.history
-    progress = TrainingProgress(args.progress, args.minutes * 60.0, "train bid")
-    spent = budget_spent(args, run.elapsed, run.chunk) if args.resume else None
-    if spent:
-        progress.close()
-        progress.line(spent)
-        return run_result(run, weights_path, interrupted=False, budget=spent, players=players)
-    os.makedirs(args.out, exist_ok=True)
-    progress.line(start_text("train bid", args, run, "positions", replay.nbytes))
 
-    def save_checkpoint(total_s=None):
-        return save_run(args, model, optim, rng, replay, dataclasses.replace(
-            run, elapsed=clock.total() if total_s is None else total_s), kind="bid")
+    def batch_loss(idx):
+        # ---- one update on a batch of labelled positions
+        f, lg, tq, tev, tm, vm = replay.sample(idx)
+        return bid_loss(model(torch.from_numpy(f.astype(np.float32))), torch.from_numpy(lg),
+                        torch.from_numpy(tq.astype(np.float32)) * scale,
+                        torch.from_numpy(tev.astype(np.float32)) * scale,
+                        torch.from_numpy(tm.astype(np.float32)), torch.from_numpy(vm), args)
 
-    def training_info(total_s):
-        return {**run_facts(args, run, total_s), "players": players}
-
-    def evaluate():
-        export_weights(model, rules, weights_path, training_info(clock.total()),
-                       kind="bid", players=players)
-        ev = evaluate_bid_weights(weights_path, args.rules, args.eval_pairs, args.eval_seed,
-                                  players=players)
-        ev.update(updates=run.updates, labelled=run.labelled, minutes=clock.minutes())
-        record_evaluation(history, logger, ev)
-
-    logger = Logger(args.out)
-    source = BidLabelSource(args, run.chunk, players)
-    with interruptible() as interrupted:
-        clock = RunClock(args, run.elapsed, evaluate_now=not history)
-        win_labels = win_updates = 0
-        win_t = clock.start
-        acc, loss_n = np.zeros(3), 0
-        scale = 1.0 / args.target_scale
-        try:
-            while not (interrupted or clock.over(time.perf_counter(), run.chunk)):
-                feats, legal, q, ev, made, ev_valid, n_deals, _sec = source.get()
-                run.chunk += 1
-                run.labelled += len(q)
-                run.deals += n_deals
-                win_labels += len(q)
-                replay.add(feats, legal, q, ev, made, ev_valid)
-                if replay.size >= min(args.min_buffer, args.buffer_size):
-                    for _ in range(args.updates_per_chunk):
-                        # ---- one update on a batch of labelled positions
-                        idx = rng.integers(0, replay.size, args.batch_size)
-                        f, lg, tq, tev, tm, vm = replay.sample(idx)
-                        loss, parts = bid_loss(
-                            model(torch.from_numpy(f.astype(np.float32))), torch.from_numpy(lg),
-                            torch.from_numpy(tq.astype(np.float32)) * scale,
-                            torch.from_numpy(tev.astype(np.float32)) * scale,
-                            torch.from_numpy(tm.astype(np.float32)), torch.from_numpy(vm), args)
-                        optimise(optim, loss, lr_at(args, run.updates))
-                        run.updates += 1
-                        win_updates += 1
-                        acc += parts
-                        loss_n += 1
-                now = time.perf_counter()
-                if clock.log_due(now):
-                    dt = now - win_t
-                    row = {"charts/minutes": clock.total(now) / 60.0,
-                           "charts/labelled_positions": run.labelled, "charts/deals": run.deals,
-                           "charts/labels_per_s": win_labels / dt,
-                           "charts/updates_per_s": win_updates / dt,
-                           "charts/lr": lr_at(args, run.updates), "charts/buffer": replay.size,
-                           "charts/chunks": run.chunk}
-                    if loss_n:
-                        m = acc / loss_n
-                        row.update({"losses/q_relative_huber": m[0], "losses/ev_huber": m[1],
-                                    "losses/made_bce": m[2]})
-                    logger.log(run.updates, row)
-                    progress.update(clock.total(now),
-                                    f"upd {run.updates} lab {run.labelled / 1e6:.2f}M "
-                                    f"q {acc[0] / max(1, loss_n):.4f} "
-                                    f"ev {acc[1] / max(1, loss_n):.4f} "
-                                    f"made {acc[2] / max(1, loss_n):.4f} "
-                                    f"{win_labels / dt:.0f} lab/s {win_updates / dt:.0f} upd/s"
-                                    + (" " + eval_text(history[-1], run.updates, clock.minutes())
-                                       if history else ""))
-                    win_labels = win_updates = 0
-                    win_t = now
-                    acc, loss_n = np.zeros(3), 0
-                    clock.last_log = now
-                if clock.eval_due(now, run.updates):
-                    evaluate()
-                    clock.last_eval = time.perf_counter()
-                if clock.checkpoint_due(now):
-                    progress.line(replay_text(save_checkpoint(), replay.size, "positions"))
-                    clock.last_ckpt = time.perf_counter()
-            source.close()
-            # ---- the end: the weights as they are now are what the last evaluation measures
-            if final_evaluation_due(args, history, run.updates, interrupted):
-                evaluate()
-        finally:
-            source.close()
-            progress.close()
-    run.elapsed = clock.total()                     # the run's time, everywhere
-    replay_bytes = save_checkpoint(run.elapsed)
-    info = training_info(run.elapsed)
-    final = {"charts/minutes": info["minutes"], "charts/labelled_positions": run.labelled,
-             "charts/deals": run.deals, "charts/chunks": run.chunk, "charts/buffer": replay.size}
-    logger.log(run.updates, final)
-    export_weights(model, rules, weights_path, info, evaluation_entry(history), kind="bid",
-                   players=players)
-    logger.close()
-    progress.line(replay_text(replay_bytes, replay.size, "positions"))
-    progress.line(end_text("train bid", args, run, bool(interrupted)))
-    return run_result(run, weights_path, bool(interrupted), players=players)
+    return train_on_labels(
+        args, "bid", "positions", model, optim, rng, replay, RESUME_KEYS,
+        lambda start: BidLabelSource(args, start, players), batch_loss,
+        (("losses/q_relative_huber", "q"), ("losses/ev_huber", "ev"),
+         ("losses/made_bce", "made")),
+        lambda path: evaluate_bid_weights(path, args.rules, args.eval_pairs, args.eval_seed,
+                                          players=players),
+        players=players, init_check=same_players, init_weights=init_weights,
+        final_losses=False)
 
 
 def export_run(run: str, path: str, float32: bool = False) -> str:

@@ -33,7 +33,8 @@ __all__ = ["setting", "shared", "RunSettings", "WorkerSettings", "SharedSettings
            "evaluation_entry", "atomic_write", "Logger", "TrainingProgress", "check_output_path",
            "budget_spent", "eval_text", "megabytes", "replay_text", "start_text",
            "record_evaluation", "final_evaluation_due", "end_text", "run_result",
-           "new_training", "optimise", "interruptible", "RunClock", "export_weights",
+           "new_training", "optimise", "interruptible", "RunClock", "train_on_labels",
+           "export_weights",
            "export_checkpoint", "main_of", "run_kind", "RUN_KINDS"]
 
 
@@ -743,6 +744,129 @@ def export_weights(model, rules, path: str, training: dict, evaluation: Optional
     save_weights(path, mlp, make_manifest(mlp, rules, training, evaluation, kind=kind,
                                           players=players))
     return mlp
+
+
+def train_on_labels(args, kind: str, unit: str, model, optim, rng, replay, resume_keys,
+                    make_source, batch_loss, loss_names, evaluate_weights, *, players=None,
+                    init_check=None, init_weights=None, before_chunk=None,
+                    final_losses: bool = True) -> dict:
+    """The loop of the trainers on labelled chunks (card play, bidding) for a run of
+    ``kind``: start, resume (``resume_keys``) or warm-start the run (:func:`start_run`,
+    with ``init_check`` and ``init_weights``), then take chunk
+    after chunk from ``make_source(first chunk)`` (a :class:`LabelSource`) into
+    ``replay`` (``replay.add_chunk(chunk)`` returns the ``unit`` s and the deals it
+    added), with ``updates_per_chunk`` updates after each once the replay holds
+    ``min_buffer``: ``batch_loss(idx)`` is the loss of the replay's rows ``idx`` and its
+    parts, logged as ``loss_names`` (metric, short name); log, evaluate (the weights
+    exported, then ``evaluate_weights(path)``) and checkpoint on schedule, until the
+    budget, ``--max-chunks`` or Ctrl-C. ``before_chunk(run, export, evaluate)`` runs
+    before each chunk. ``players``: a bidding net's card players (its manifest and result
+    name them). ``final_losses``: the last metrics line has the losses since the one
+    before. Returns :func:`run_result`."""
+    name = f"train {kind}"
+    rules = get_rules(args.rules)
+    weights_path = os.path.join(args.out, "weights.npz")
+    run = start_run(args, model, optim, rng, replay, resume_keys, init_check,
+                    init_weights=init_weights)                      # reads only
+    history = run.history
+    extra = {} if players is None else {"players": players}
+    progress = TrainingProgress(args.progress, args.minutes * 60.0, name)
+    spent = budget_spent(args, run.elapsed, run.chunk) if args.resume else None
+    if spent:
+        progress.close()
+        progress.line(spent)
+        return run_result(run, weights_path, interrupted=False, budget=spent, **extra)
+    os.makedirs(args.out, exist_ok=True)
+    progress.line(start_text(name, args, run, unit, replay.nbytes))
+
+    def save_checkpoint(total_s=None):
+        return save_run(args, model, optim, rng, replay, dataclasses.replace(
+            run, elapsed=clock.total() if total_s is None else total_s), kind=kind)
+
+    def export(path, total_s=None, evaluation=None):
+        """Write the weights as they are now to ``path``; returns their training facts."""
+        info = {**run_facts(args, run, clock.total() if total_s is None else total_s), **extra}
+        export_weights(model, rules, path, info, evaluation, kind=kind, players=players)
+        return info
+
+    def evaluate(**more):
+        export(weights_path)
+        ev = evaluate_weights(weights_path)
+        ev.update(updates=run.updates, minutes=clock.minutes(), labelled=run.labelled, **more)
+        record_evaluation(history, logger, ev)
+        clock.last_eval = time.perf_counter()
+
+    logger = Logger(args.out)
+    source = make_source(run.chunk)
+    with interruptible() as interrupted:
+        clock = RunClock(args, run.elapsed, evaluate_now=not history)
+        win_labels = win_updates = 0
+        win_t = clock.start
+        acc, loss_n = np.zeros(len(loss_names)), 0
+        try:
+            while not (interrupted or clock.over(time.perf_counter(), run.chunk)):
+                if before_chunk is not None:
+                    before_chunk(run, export, evaluate)
+                n, n_deals = replay.add_chunk(source.get())
+                run.chunk += 1
+                run.labelled += n
+                run.deals += n_deals
+                win_labels += n
+                if replay.size >= min(args.min_buffer, args.buffer_size):
+                    for _ in range(args.updates_per_chunk):
+                        loss, parts = batch_loss(rng.integers(0, replay.size, args.batch_size))
+                        optimise(optim, loss, lr_at(args, run.updates))
+                        run.updates += 1
+                        win_updates += 1
+                        acc += parts
+                        loss_n += 1
+                now = time.perf_counter()
+                if clock.log_due(now):
+                    dt = now - win_t
+                    row = {"charts/minutes": clock.total(now) / 60.0,
+                           f"charts/labelled_{unit}": run.labelled, "charts/deals": run.deals,
+                           "charts/labels_per_s": win_labels / dt,
+                           "charts/updates_per_s": win_updates / dt,
+                           "charts/lr": lr_at(args, run.updates), "charts/buffer": replay.size,
+                           "charts/chunks": run.chunk}
+                    if loss_n:
+                        row.update({k: v / loss_n for (k, _), v in zip(loss_names, acc)})
+                    logger.log(run.updates, row)
+                    losses = " ".join(f"{short} {v / max(1, loss_n):.4f}"
+                                      for (_, short), v in zip(loss_names, acc))
+                    progress.update(clock.total(now),
+                                    f"upd {run.updates} lab {run.labelled / 1e6:.2f}M {losses} "
+                                    f"{win_labels / dt:.0f} lab/s {win_updates / dt:.0f} upd/s"
+                                    + (" " + eval_text(history[-1], run.updates, clock.minutes())
+                                       if history else ""))
+                    win_labels = win_updates = 0
+                    win_t = now
+                    acc, loss_n = np.zeros(len(loss_names)), 0
+                    clock.last_log = now
+                if clock.eval_due(now, run.updates):
+                    evaluate()
+                if clock.checkpoint_due(now):
+                    progress.line(replay_text(save_checkpoint(), replay.size, unit))
+                    clock.last_ckpt = time.perf_counter()
+            source.close()
+            # ---- the end: the weights as they are now are what the last evaluation measures
+            if final_evaluation_due(args, history, run.updates, interrupted):
+                evaluate()
+        finally:
+            source.close()
+            progress.close()
+    run.elapsed = clock.total()                     # the run's time, everywhere
+    replay_bytes = save_checkpoint(run.elapsed)
+    info = export(weights_path, run.elapsed, evaluation_entry(history))
+    final = {"charts/minutes": info["minutes"], f"charts/labelled_{unit}": run.labelled,
+             "charts/deals": run.deals, "charts/chunks": run.chunk, "charts/buffer": replay.size}
+    if loss_n and final_losses:
+        final.update({k: v / loss_n for (k, _), v in zip(loss_names, acc)})
+    logger.log(run.updates, final)
+    logger.close()
+    progress.line(replay_text(replay_bytes, replay.size, unit))
+    progress.line(end_text(name, args, run, bool(interrupted)))
+    return run_result(run, weights_path, bool(interrupted), **extra)
 
 
 def main_of(parse_args, train, argv=None) -> int:

@@ -41,10 +41,8 @@ What every trainer shares (the runs, the schedule, the messages) is in :mod:`.co
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import sys
-import time
 from dataclasses import dataclass
 from typing import List, Optional
 
@@ -59,12 +57,9 @@ from ..agents.neural.selfplay import SelfPlayTable, parse_opponents, selfplay_ch
 from ..agents.neural.selfplay import warmup as warm_selfplay
 from ..arena import run_duplicate
 from ..rules import four_player_rules, get_rules
-from .common import (LabelSource, Logger, RunClock, TrainingProgress, WorkerSettings,
-                     bad_setting, budget_spent, check_common, end_text, eval_text,
-                     evaluation_entry, export_checkpoint, export_weights, final_evaluation_due,
-                     init_from_weights, interruptible, lr_at, main_of, new_training, optimise,
-                     play_loss, record_evaluation, replay_text, run_facts, run_result, save_run,
-                     setting, shared, start_run, start_text)
+from .common import (LabelSource, WorkerSettings, bad_setting, check_common, export_checkpoint,
+                     export_weights, init_from_weights, main_of, new_training, play_loss,
+                     setting, shared, train_on_labels)
 from .common import parse_args as parse_settings
 
 __all__ = ["Args", "train", "check_args", "export_weights", "export_run", "evaluate_weights",
@@ -227,6 +222,12 @@ class Replay:
         self.size = 0
         self.pos = 0
 
+    def add_chunk(self, chunk) -> tuple:
+        """Add a label chunk (:func:`_chunk_job`'s tuple); returns its decisions and deals."""
+        feats, cards, targets, _kinds, _tricks, n_deals, _sec = chunk
+        self.add(feats, cards, targets)
+        return len(targets), n_deals
+
     def add(self, feats, cards, targets):
         n = len(targets)
         for start in range(0, n, self.capacity):
@@ -289,125 +290,38 @@ def train(args: Args) -> dict:
 
     check_args(args)
     torch.set_num_threads(args.torch_threads)
-    rules = get_rules(args.rules)
-    weights_path = os.path.join(args.out, "weights.npz")
-
     # ---- seeding: one seed for everything
     model, optim, rng = new_training(args, lambda: PlayNet(args.hidden))
     replay = Replay(args.buffer_size, C.FEATURE_SIZE)
-    run = start_run(args, model, optim, rng, replay, RESUME_KEYS,
-                    init_weights=init_from_weights)                 # reads only
-    history = run.history
-    progress = TrainingProgress(args.progress, args.minutes * 60.0, "train play")
-    spent = budget_spent(args, run.elapsed, run.chunk) if args.resume else None
-    if spent:
-        progress.close()
-        progress.line(spent)
-        return run_result(run, weights_path, interrupted=False, budget=spent)
-    os.makedirs(args.out, exist_ok=True)
-    progress.line(start_text("train play", args, run, "decisions", replay.nbytes))
+    scale = 1.0 / args.target_scale
 
-    def save_checkpoint(total_s=None):
-        return save_run(args, model, optim, rng, replay, dataclasses.replace(
-            run, elapsed=clock.total() if total_s is None else total_s), kind="play")
+    def batch_loss(idx):
+        # ---- one update: centred Huber regression on the legal cards
+        x = torch.from_numpy(replay.feats[idx].astype(np.float32))
+        m = torch.from_numpy(replay.cards[idx])
+        t = torch.from_numpy(replay.targets[idx]) * scale
+        loss, loss_rel = play_loss(model(x), m, t, args)
+        return loss, [float(loss_rel.detach())]
 
-    def evaluate(generation=None):
-        export_weights(model, rules, weights_path, run_facts(args, run, clock.total()))
-        ev = evaluate_weights(weights_path, args.rules, args.eval_pairs, args.eval_seed)
-        ev.update(updates=run.updates, minutes=clock.minutes(), labelled=run.labelled)
-        if generation is not None:
-            ev["generation"] = generation
-        record_evaluation(history, logger, ev)
+    def next_generation(run, export, evaluate):
+        if args.labels != "selfplay" or run.chunk % args.generation_chunks:
+            return
+        g = run.chunk // args.generation_chunks
+        path = generation_path(args.out, g)
+        if not os.path.exists(path):
+            # generation g: the weights as they are now label its chunks; each
+            # generation after the first is evaluated (the learning curve)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            export(path)                                            # atomic
+            if g > 0 and args.eval_minutes > 0 and run.updates:
+                evaluate(generation=g)
 
-    logger = Logger(args.out)
-    source = PlayLabelSource(args, run.chunk)
-    with interruptible() as interrupted:
-        clock = RunClock(args, run.elapsed, evaluate_now=not history)
-        win_labels = win_updates = 0
-        win_t = clock.start
-        loss_acc, loss_n = 0.0, 0
-        scale = 1.0 / args.target_scale
-        try:
-            while not (interrupted or clock.over(time.perf_counter(), run.chunk)):
-                if args.labels == "selfplay" and run.chunk % args.generation_chunks == 0:
-                    g = run.chunk // args.generation_chunks
-                    path = generation_path(args.out, g)
-                    if not os.path.exists(path):
-                        # generation g: the weights as they are now label its chunks; each
-                        # generation after the first is evaluated (the learning curve)
-                        os.makedirs(os.path.dirname(path), exist_ok=True)
-                        export_weights(model, rules, path,
-                                       run_facts(args, run, clock.total()))   # atomic
-                        if g > 0 and args.eval_minutes > 0 and run.updates:
-                            evaluate(generation=g)
-                            clock.last_eval = time.perf_counter()
-                feats, cards, targets, kinds, tricks, n_deals, _sec = source.get()
-                run.chunk += 1
-                run.labelled += len(targets)
-                run.deals += n_deals
-                win_labels += len(targets)
-                replay.add(feats, cards, targets)
-                if replay.size >= min(args.min_buffer, args.buffer_size):
-                    for _ in range(args.updates_per_chunk):
-                        # ---- one update: centred Huber regression on the legal cards
-                        idx = rng.integers(0, replay.size, args.batch_size)
-                        x = torch.from_numpy(replay.feats[idx].astype(np.float32))
-                        m = torch.from_numpy(replay.cards[idx])
-                        t = torch.from_numpy(replay.targets[idx]) * scale
-                        loss, loss_rel = play_loss(model(x), m, t, args)
-                        optimise(optim, loss, lr_at(args, run.updates))
-                        run.updates += 1
-                        win_updates += 1
-                        loss_acc += float(loss_rel.detach())
-                        loss_n += 1
-                now = time.perf_counter()
-                if clock.log_due(now):
-                    dt = now - win_t
-                    row = {"charts/minutes": clock.total(now) / 60.0,
-                           "charts/labelled_decisions": run.labelled, "charts/deals": run.deals,
-                           "charts/labels_per_s": win_labels / dt,
-                           "charts/updates_per_s": win_updates / dt,
-                           "charts/lr": lr_at(args, run.updates), "charts/buffer": replay.size,
-                           "charts/chunks": run.chunk}
-                    if loss_n:
-                        row["losses/relative_huber"] = loss_acc / loss_n
-                    logger.log(run.updates, row)
-                    progress.update(clock.total(now),
-                                    f"upd {run.updates} lab {run.labelled / 1e6:.2f}M "
-                                    f"loss {loss_acc / max(1, loss_n):.4f} "
-                                    f"{win_labels / dt:.0f} lab/s {win_updates / dt:.0f} upd/s"
-                                    + (" " + eval_text(history[-1], run.updates, clock.minutes())
-                                       if history else ""))
-                    win_labels = win_updates = 0
-                    win_t = now
-                    loss_acc, loss_n = 0.0, 0
-                    clock.last_log = now
-                if clock.eval_due(now, run.updates):
-                    evaluate()
-                    clock.last_eval = time.perf_counter()
-                if clock.checkpoint_due(now):
-                    progress.line(replay_text(save_checkpoint(), replay.size, "decisions"))
-                    clock.last_ckpt = time.perf_counter()
-            source.close()
-            # ---- the end: the weights as they are now are what the last evaluation measures
-            if final_evaluation_due(args, history, run.updates, interrupted):
-                evaluate()
-        finally:
-            source.close()
-            progress.close()
-    run.elapsed = clock.total()                     # the run's time, everywhere
-    replay_bytes = save_checkpoint(run.elapsed)
-    info = run_facts(args, run, run.elapsed)
-    final = {"charts/minutes": info["minutes"], "charts/labelled_decisions": run.labelled,
-             "charts/deals": run.deals, "charts/chunks": run.chunk, "charts/buffer": replay.size}
-    if loss_n:
-        final["losses/relative_huber"] = loss_acc / loss_n
-    logger.log(run.updates, final)
-    export_weights(model, rules, weights_path, info, evaluation_entry(history))
-    logger.close()
-    progress.line(replay_text(replay_bytes, replay.size, "decisions"))
-    progress.line(end_text("train play", args, run, bool(interrupted)))
-    return run_result(run, weights_path, bool(interrupted))
+    return train_on_labels(
+        args, "play", "decisions", model, optim, rng, replay, RESUME_KEYS,
+        lambda start: PlayLabelSource(args, start), batch_loss,
+        (("losses/relative_huber", "loss"),),
+        lambda path: evaluate_weights(path, args.rules, args.eval_pairs, args.eval_seed),
+        init_weights=init_from_weights, before_chunk=next_generation)
 
 
 def export_run(run: str, path: str, float32: bool = False) -> str:
