@@ -56,8 +56,8 @@ __all__ = ["Args", "train", "check_args", "belief_loss", "export_run", "parse_ar
 @dataclass
 class Args(RunSettings):
     """Every setting of a run (``coinche-rl train belief --help``)."""
-    minutes: float = setting(30.0, 'training time budget (cumulative over resumes)')
-    out: str = setting("runs/belief", 'the run folder')
+    minutes: float = shared("minutes", 30.0)
+    out: str = shared("out", "runs/belief")
     hidden: List[int] = shared("hidden")
     chunk_games: int = setting(128, 'games per chunk of positions')
     epsilon: float = setting(0.05, 'random card share in the played deals')

@@ -1,4 +1,5 @@
-"""Bidding trainer (``coinche-rl train bid``): one file, top to bottom, CleanRL style.
+"""Bidding trainer (``coinche-rl train bid``): its settings, labels, replay and loss; its
+loop is the card-play trainer's (:func:`.common.train_on_labels`).
 
 Algorithm: **supervised regression on counterfactual auction labels of real deals**
 (:mod:`coinche_rl.agents.neural.bid_labels`). A label worker plays the auctions of real deals (the heuristic
@@ -56,8 +57,8 @@ __all__ = ["Args", "train", "check_args", "bid_loss", "export_run", "parse_args"
 @dataclass
 class Args(WorkerSettings):
     """Every setting of a run (``coinche-rl train bid --help``)."""
-    minutes: float = setting(60.0, 'training time budget (cumulative over resumes)')
-    out: str = setting("runs/bid", 'the run folder')
+    minutes: float = shared("minutes", 60.0)
+    out: str = shared("out", "runs/bid")
     init: Optional[str] = setting(None, "start from the weights of this run's checkpoint, or of "
                                    "a bidding weights file (.npz, e.g. the shipped one)")
     players: str = setting("auto", "card players of the targets, comma-separated (nn, heuristic); "

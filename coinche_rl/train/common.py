@@ -92,11 +92,13 @@ class SharedSettings:
     eval_seed: int = setting(20261201, 'the evaluation deal set')
 
 
-_SHARED = {f.name: f for f in dataclasses.fields(SharedSettings)}
+_SHARED = {f.name: f for cls in (RunSettings, WorkerSettings, SharedSettings)
+           for f in dataclasses.fields(cls)}
 
 
 def shared(name: str, default=dataclasses.MISSING, help: Optional[str] = None):
-    """The setting ``name`` of :class:`SharedSettings` for a trainer's settings: its
+    """The setting ``name`` of :class:`SharedSettings` (or of :class:`RunSettings`, such
+    as ``minutes``, to give it the trainer's default) for a trainer's settings: its
     default and help there, unless ``default`` or ``help`` is given."""
     f = _SHARED[name]
     help = f.metadata["help"] if help is None else help

@@ -1,4 +1,5 @@
-"""Card-play trainer (``coinche-rl train play``): one file, top to bottom, CleanRL style.
+"""Card-play trainer (``coinche-rl train play``): its settings, labels, replay and loss; its
+loop, the bidding trainer's too, is :func:`.common.train_on_labels`.
 
 Algorithm: **supervised regression on labelled decisions of real deals**. A label worker plays
 deals in numba (:mod:`.labels`: heuristic auctions or the arena's frozen contracts,
@@ -36,7 +37,8 @@ evaluation and at the end). A run is evaluated every ``eval_minutes`` and at its
 every evaluation it shows says at which update it was made. On stdout: a progress bar on
 a terminal, plain lines to a file or a pipe.
 
-What every trainer shares (the runs, the schedule, the messages) is in :mod:`.common`.
+What every trainer shares (the runs, the loop, the schedule, the messages) is in
+:mod:`.common`.
 """
 
 from __future__ import annotations
@@ -70,8 +72,8 @@ __all__ = ["Args", "train", "check_args", "export_weights", "export_run", "evalu
 @dataclass
 class Args(WorkerSettings):
     """Every setting of a run (``coinche-rl train play --help``)."""
-    minutes: float = setting(120.0, 'training time budget (cumulative over resumes)')
-    out: str = setting("runs/play", 'the run folder')
+    minutes: float = shared("minutes", 120.0)
+    out: str = shared("out", "runs/play")
     init: Optional[str] = setting(None, "start from the weights of this run's checkpoint, or of "
                                    "a card-play weights file (.npz, e.g. the shipped one)")
     # network
