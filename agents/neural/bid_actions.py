@@ -2,7 +2,8 @@
 its outputs in order (:data:`BID_ACTIONS`), the output of each action id
 (:data:`BID_INDEX`), the card players it has heads for (:data:`PLAYERS`), and its
 inputs at the seats to bid (:func:`bid_inputs`, in the canonical suit order of
-:mod:`.canonical`)."""
+:mod:`.canonical`; :func:`input_scratch`: the scratch arrays of the kernels that
+make network inputs one seat at a time)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from numba import njit
 from ... import actions as A
 from . import canonical as C
 
-__all__ = ["BID_ACTIONS", "N_BID", "BID_INDEX", "PLAYERS", "bid_inputs"]
+__all__ = ["BID_ACTIONS", "N_BID", "BID_INDEX", "PLAYERS", "bid_inputs", "input_scratch"]
 
 #: the auction actions the bidding network scores (canonical ids), in output order:
 #: pass, the 66 numeric bids, the 6 capots, coinche, surcoinche, take, the 6 namings
@@ -27,20 +28,23 @@ PLAYERS = ("nn", "heuristic")
 
 
 @njit(cache=True)
+def input_scratch():
+    """The scratch arrays of :func:`.canonical.play_inputs_one`, new: ``(obs, cobs, mask,
+    cmask, cards, voids, ceil, keys, order)``."""
+    return (np.empty(C.N_OBS, dtype=np.float32), np.empty(C.N_OBS, dtype=np.float32),
+            np.empty(A.N_ACTIONS, dtype=np.uint8), np.empty(A.N_ACTIONS, dtype=np.uint8),
+            np.empty(32, dtype=np.uint8), np.empty(4, dtype=np.int64),
+            np.empty((4, 4), dtype=np.int64), np.empty((4, C.KEY_SIZE), dtype=np.float32),
+            np.empty(4, dtype=np.int64))
+
+
+@njit(cache=True)
 def bid_inputs(states, P, idx, cpt, rules_vec, match, feats, legal, perms):
     """Network inputs of the seats to bid in games ``states[idx[j]]``: ``feats[j]``,
     the legal canonical auction actions ``legal[j]`` (uint8[N_BID]) and the renaming
     ``perms[j]`` (a canonical output ``i`` is physical action
     ``ACT_SRC[perms[j], BID_ACTIONS[i]]``)."""
-    obs = np.empty(C.N_OBS, dtype=np.float32)
-    cobs = np.empty(C.N_OBS, dtype=np.float32)
-    mask = np.empty(A.N_ACTIONS, dtype=np.uint8)
-    cmask = np.empty(A.N_ACTIONS, dtype=np.uint8)
-    cards = np.empty(32, dtype=np.uint8)
-    voids = np.empty(4, dtype=np.int64)
-    ceil = np.empty((4, 4), dtype=np.int64)
-    keys = np.empty((4, C.KEY_SIZE), dtype=np.float32)
-    order = np.empty(4, dtype=np.int64)
+    obs, cobs, mask, cmask, cards, voids, ceil, keys, order = input_scratch()
     for j in range(idx.shape[0]):
         perms[j] = C.play_inputs_one(states[idx[j]], P, cpt, rules_vec, match, obs, mask,
                                       cobs, cmask, voids, ceil, keys, order, feats[j], cards)

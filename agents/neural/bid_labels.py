@@ -68,8 +68,8 @@ from ..evaluation import score_outcome, contract_levels
 from ..numba_bots import BOT_HEURISTIC, BOT_RANDOM, bot_action, play_deals
 from . import canonical as C
 from .batch_play import play_states
-from .bid_actions import BID_ACTIONS, N_BID, PLAYERS
-from .labels import u01
+from .bid_actions import BID_ACTIONS, N_BID, PLAYERS, input_scratch
+from .labels import deal_scratch, u01
 
 __all__ = ["BidChunk", "label_bid_chunk", "contract_mask", "playout_outcomes", "play_contracts",
            "warmup"]
@@ -173,22 +173,8 @@ def auction_positions(P, cpt, rules_vec, seed, first_game, n_games, epsilon, ran
     its continuations (``random_teams[g]``: that team, or -1); the random team's
     decisions are not labelled. A share ``strong_share`` of the deals are
     :func:`_strong_deal` s (coinche family)."""
-    S = np.zeros(STATE_SIZE, dtype=np.int64)
-    T = np.zeros(STATE_SIZE, dtype=np.int64)
-    hands = np.zeros(4, dtype=np.int64)
-    deck = np.zeros(32, dtype=np.int64)
-    rng = np.zeros(1, dtype=np.uint64)
-    rngb = np.zeros(1, dtype=np.uint64)
-    buf = np.zeros(A.N_ACTIONS, dtype=np.uint8)
-    obs = np.empty(C.N_OBS, dtype=np.float32)
-    cobs = np.empty(C.N_OBS, dtype=np.float32)
-    mask = np.empty(A.N_ACTIONS, dtype=np.uint8)
-    cmask = np.empty(A.N_ACTIONS, dtype=np.uint8)
-    cards = np.empty(32, dtype=np.uint8)
-    voids = np.empty(4, dtype=np.int64)
-    ceil = np.empty((4, 4), dtype=np.int64)
-    keys = np.empty((4, C.KEY_SIZE), dtype=np.float32)
-    order = np.empty(4, dtype=np.int64)
+    S, T, hands, deck, rng, rngb, buf = deal_scratch()
+    obs, cobs, mask, cmask, cards, voids, ceil, keys, order = input_scratch()
     match = np.zeros(5, dtype=np.float64)
     bots = np.zeros(4, dtype=np.int64)
     k = 0

@@ -43,9 +43,10 @@ from ...solver import SCORE, move_values_into, new_workspace
 from ...envs.kernels import rules_vector
 from ..numba_bots import BOT_HEURISTIC, bot_action
 from . import canonical as C
+from .bid_actions import input_scratch
 
 __all__ = ["generate_chunk", "LabelChunk", "label_chunk", "warmup", "KIND_ROLLOUT",
-           "KIND_SOLVER", "u01"]
+           "KIND_SOLVER", "u01", "deal_scratch"]
 
 KIND_ROLLOUT, KIND_SOLVER = 0, 1
 MAX_DECISIONS = 32
@@ -92,6 +93,17 @@ def _playout_value(T, P, team, rngb, buf, counters):
 
 
 @njit(cache=True)
+def deal_scratch():
+    """The scratch arrays of a kernel that plays deals, new: two states ``S`` and ``T``,
+    ``hands``, ``deck``, the deals' and the bots' random streams ``rng`` and ``rngb``, a
+    bot's action buffer ``buf``."""
+    return (np.zeros(STATE_SIZE, dtype=np.int64), np.zeros(STATE_SIZE, dtype=np.int64),
+            np.zeros(4, dtype=np.int64), np.zeros(32, dtype=np.int64),
+            np.zeros(1, dtype=np.uint64), np.zeros(1, dtype=np.uint64),
+            np.zeros(A.N_ACTIONS, dtype=np.uint8))
+
+
+@njit(cache=True)
 def generate_chunk(P, cpt, rules_vec, seed, first_game, n_games, deals_per_game, frozen,
                    epsilon, solver_cards, W, feats, cards, targets, kinds, tricks, counters):
     """Label the card decisions of ``n_games * deals_per_game`` deals (see the module
@@ -100,21 +112,8 @@ def generate_chunk(P, cpt, rules_vec, seed, first_game, n_games, deals_per_game,
     ``n >= 32 * n_games * deals_per_game``). ``W``: a solver workspace. ``counters``
     (int64[2]) gets the agent decisions of the deals themselves (auction, choices,
     cards) and those of the heuristic playouts. Returns the number of rows written."""
-    S = np.zeros(STATE_SIZE, dtype=np.int64)
-    T = np.zeros(STATE_SIZE, dtype=np.int64)
-    hands = np.zeros(4, dtype=np.int64)
-    deck = np.zeros(32, dtype=np.int64)
-    rng = np.zeros(1, dtype=np.uint64)
-    rngb = np.zeros(1, dtype=np.uint64)
-    buf = np.zeros(A.N_ACTIONS, dtype=np.uint8)
-    obs = np.empty(C.N_OBS, dtype=np.float32)
-    cobs = np.empty(C.N_OBS, dtype=np.float32)
-    mask = np.empty(A.N_ACTIONS, dtype=np.uint8)
-    cmask = np.empty(A.N_ACTIONS, dtype=np.uint8)
-    voids = np.empty(4, dtype=np.int64)
-    ceil = np.empty((4, 4), dtype=np.int64)
-    keys = np.empty((4, C.KEY_SIZE), dtype=np.float32)
-    order = np.empty(4, dtype=np.int64)
+    S, T, hands, deck, rng, rngb, buf = deal_scratch()
+    obs, cobs, mask, cmask, _cards, voids, ceil, keys, order = input_scratch()
     match = np.zeros(5, dtype=np.float64)
     out_a = np.zeros(16, dtype=np.int64)
     out_v = np.zeros(16, dtype=np.int64)

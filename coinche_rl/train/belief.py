@@ -31,10 +31,9 @@ import dataclasses
 import json
 import math
 import os
-import signal
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import List, Optional
 
 import numpy as np
@@ -42,10 +41,13 @@ import numpy as np
 from ..agents.neural import canonical as C
 from ..agents.neural.agent import load_bid_net, load_play_net
 from ..agents.neural.belief import N_BELIEF, generate_positions
-from ..agents.neural.net import NeuralError, make_manifest, rules_hash, save_weights
+from ..agents.neural.net import NeuralError, rules_hash
 from ..rules import get_rules
-from .common import (Logger, TrainingProgress, atomic_write, bad_setting, budget_spent,
-                     export_checkpoint, lr_at, setting, training_facts, RunSettings)
+from .common import (Logger, RunClock, RunProgress, RunSettings, TrainingProgress, atomic_write,
+                     bad_setting, budget_spent, check_common, check_run_folder,
+                     evaluation_entry, export_checkpoint, export_weights, interruptible, lr_at,
+                     main_of, new_training, optimise, restore, run_facts, setting, shared,
+                     training_state)
 from .common import parse_args as parse_settings
 
 __all__ = ["Args", "train", "check_args", "belief_loss", "export_run", "parse_args", "main"]
@@ -54,21 +56,20 @@ __all__ = ["Args", "train", "check_args", "belief_loss", "export_run", "parse_ar
 @dataclass
 class Args(RunSettings):
     """Every setting of a run (``coinche-rl train belief --help``)."""
-    minutes: float = setting(30.0, 'training time budget (cumulative over resumes)')
-    out: str = setting("runs/belief", 'the run folder')
-    hidden: List[int] = field(default_factory=lambda: [256, 256],
-                              metadata={"help": "hidden layer widths"})
+    minutes: float = shared("minutes", 30.0)
+    out: str = shared("out", "runs/belief")
+    hidden: List[int] = shared("hidden")
     chunk_games: int = setting(128, 'games per chunk of positions')
     epsilon: float = setting(0.05, 'random card share in the played deals')
     batch_size: int = setting(1024, 'positions per update')
-    updates_per_chunk: int = setting(4, 'updates after each chunk')
+    updates_per_chunk: int = shared("updates_per_chunk", 4, 'updates after each chunk')
     buffer_size: int = setting(200_000, 'replay (positions, FIFO; regenerated on --resume, '
                                    'never written: ~1.4 KB each in memory)')
-    lr: float = setting(1e-3, 'initial learning rate (AdamW)')
-    lr_end: float = setting(5e-5, 'final learning rate')
-    anneal_updates: int = setting(60_000, 'cosine decay from lr to lr_end over these updates')
-    weight_decay: float = setting(1e-5, 'AdamW weight decay')
-    eval_minutes: float = setting(5.0, 'evaluation interval (0: only at the end)')
+    lr: float = shared("lr")
+    lr_end: float = shared("lr_end")
+    anneal_updates: int = shared("anneal_updates", 60_000)
+    weight_decay: float = shared("weight_decay")
+    eval_minutes: float = shared("eval_minutes", 5.0, 'evaluation interval (0: only at the end)')
     eval_games: int = setting(256, 'held-out games of each evaluation')
     eval_seed: int = setting(20261203, 'the held-out positions')
 
@@ -84,25 +85,7 @@ def check_args(args: Args) -> None:
     rules = get_rules(args.rules)
     if rules.family == "classic":
         bad_setting(args, "rules", "the belief net is for the coinche family (8-card hands)")
-    if not args.hidden or any(int(h) < 1 for h in args.hidden):
-        bad_setting(args, "hidden", "expected one or more positive layer widths")
-    for name in ("chunk_games", "batch_size", "updates_per_chunk", "buffer_size",
-                 "torch_threads", "eval_games"):
-        if getattr(args, name) < 1:
-            bad_setting(args, name, "must be at least 1")
-    for name in ("anneal_updates", "seed", "eval_seed"):
-        if getattr(args, name) < 0:
-            bad_setting(args, name, "must be at least 0")
-    if not 0.0 <= args.epsilon <= 1.0:
-        bad_setting(args, "epsilon", "must be in [0, 1]")
-    for name in ("minutes", "lr"):
-        if not getattr(args, name) > 0:
-            bad_setting(args, name, "must be positive")
-    for name in ("lr_end", "weight_decay", "eval_minutes", "checkpoint_minutes", "log_seconds"):
-        if getattr(args, name) < 0:
-            bad_setting(args, name, "must be at least 0")
-    if args.max_chunks is not None and args.max_chunks < 0:
-        bad_setting(args, "max_chunks", "must be at least 0")
+    check_common(args, unit=("epsilon",))
 
 
 #: the settings a ``--resume`` must repeat
@@ -220,13 +203,6 @@ def _evaluate(model, feats, labels) -> dict:
             "positions": int(len(labels)), "hidden_cards": int(hidden.sum())}
 
 
-def _export(model, rules, path: str, training: dict, evaluation: Optional[dict] = None):
-    from ..agents.neural.torch_net import to_numpy      # torch: the nn extra
-    mlp = to_numpy(model)
-    save_weights(path, mlp, make_manifest(mlp, rules, training, evaluation, kind="belief"))
-    return mlp
-
-
 # ==================================================================== the loop
 def train(args: Args) -> dict:
     """Run (or resume) a training run; returns the final figures."""
@@ -235,64 +211,34 @@ def train(args: Args) -> dict:
 
     check_args(args)
     torch.set_num_threads(args.torch_threads)
-    ckpt_path = os.path.join(args.out, "checkpoint.pt")
-    if args.resume and not os.path.exists(ckpt_path):
-        raise FileNotFoundError(f"--resume: no checkpoint at {ckpt_path}")
-    if not args.resume and os.path.exists(ckpt_path):
-        raise FileExistsError(f"{args.out} already holds a run (checkpoint.pt); pass --resume "
-                              f"to continue it or choose another --out")
+    ckpt_path = check_run_folder(args)
     population = Population(args)
     rules = population.rules
     os.makedirs(args.out, exist_ok=True)
     weights_path = os.path.join(args.out, "weights.npz")
 
-    torch.manual_seed(args.seed)
-    rng = np.random.default_rng(args.seed)
-    model = PlayNet(args.hidden, outputs=N_BELIEF)
-    optim = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
+    model, optim, rng = new_training(args, lambda: PlayNet(args.hidden, outputs=N_BELIEF))
     replay = Replay(args.buffer_size, C.FEATURE_SIZE)
-    chunk = updates = positions = deals = 0
-    elapsed = 0.0
-    history: list = []
+    run = RunProgress()                 # its ``labelled``: the positions
     if args.resume:
         ck = torch.load(ckpt_path, weights_only=True)
-        saved = json.loads(ck["args"])
-        for k in RESUME_KEYS:
-            if saved[k] != getattr(args, k):
-                raise ValueError(f"--resume: {args.out} was trained with {k}={saved[k]!r}, "
-                                 f"not {getattr(args, k)!r}; resume with the same settings "
-                                 f"or use another --out")
+        restore(ck, args, model, optim, rng, RESUME_KEYS)
         if json.loads(ck["population"]) != population.nets():
             raise ValueError(f"--resume: the networks that play the training deals are not "
                              f"those of the run in {args.out} (their weights changed)")
-        model.load_state_dict(ck["model"])
-        optim.load_state_dict(ck["optim"])
-        torch.set_rng_state(ck["torch_rng"])
-        rng.bit_generator.state = json.loads(ck["np_rng"])
-        chunk, updates, positions, deals = (int(ck["chunk"]), int(ck["updates"]),
-                                            int(ck["positions"]), int(ck["deals"]))
-        elapsed = float(ck["elapsed"])
-        history = json.loads(ck["history"])
-        spent = budget_spent(args, elapsed, chunk)
+        run = RunProgress(int(ck["chunk"]), int(ck["updates"]), int(ck["positions"]),
+                          float(ck["elapsed"]), int(ck["deals"]), json.loads(ck["history"]))
+        spent = budget_spent(args, run.elapsed, run.chunk)
         if spent:                           # nothing to train: say so, touch nothing
             print(spent, flush=True)
-            return {"updates": updates, "chunks": chunk, "positions": positions, "deals": deals,
-                    "minutes": round(elapsed / 60.0, 2),
-                    "final": history[-1] if history else None, "history": history,
-                    "interrupted": False, "budget_spent": spent, "weights": weights_path}
+            return _result(run, round(run.elapsed / 60.0, 2), weights_path, False, spent)
         replay.rebuild(population, json.loads(ck["chunk_sizes"]))
-
-    def training_info():
-        return training_facts(args.out, elapsed + time.perf_counter() - t_start, updates,
-                               chunk, positions, deals, dataclasses.asdict(args), None)
+    history = run.history
 
     def save_checkpoint():
-        ck = {"kind": "belief", "model": model.state_dict(), "optim": optim.state_dict(),
-              "torch_rng": torch.get_rng_state(), "np_rng": json.dumps(rng.bit_generator.state),
-              "chunk": chunk, "updates": updates, "positions": positions, "deals": deals,
-              "elapsed": elapsed + time.perf_counter() - t_start,
-              "history": json.dumps(history), "args": json.dumps(dataclasses.asdict(args)),
-              "chunk_sizes": json.dumps(replay.chunk_sizes),
+        state = training_state(args, model, optim, rng,
+                               dataclasses.replace(run, elapsed=clock.total()), "belief")
+        ck = {**state, "positions": run.labelled, "chunk_sizes": json.dumps(replay.chunk_sizes),
               "population": json.dumps(population.nets())}
         atomic_write(ckpt_path, lambda p: torch.save(ck, p))
 
@@ -300,81 +246,78 @@ def train(args: Args) -> dict:
         model.eval()
         ev = _evaluate(model, eval_feats, eval_labels)
         model.train()
-        ev.update(updates=updates, minutes=round((elapsed + time.perf_counter() - t_start) / 60.0, 2),
-                  positions_seen=positions)
+        ev.update(updates=run.updates, minutes=round(clock.minutes(), 2),
+                  positions_seen=run.labelled)
         history.append(ev)
-        logger.log(updates, {"eval/log_loss": ev["log_loss"], "eval/accuracy": ev["accuracy"]})
+        logger.log(run.updates, {"eval/log_loss": ev["log_loss"], "eval/accuracy": ev["accuracy"]})
         return ev
 
     eval_feats, eval_labels = _eval_set(args, population)
     logger = Logger(args.out, use_tb=False)
-    interrupted = []
-    old_handler = signal.getsignal(signal.SIGINT)
-    signal.signal(signal.SIGINT, lambda signum, frame: interrupted.append(True))
-    t_start = time.perf_counter()
-    last_log = last_ckpt = last_eval = t_start
-    progress = TrainingProgress(args.progress, args.minutes * 60.0, name="train belief")
-    loss_acc, loss_n, win_pos, win_t = 0.0, 0, 0, t_start
-    try:
-        while True:
-            now = time.perf_counter()
-            if interrupted or elapsed + now - t_start >= args.minutes * 60.0 or \
-                    (args.max_chunks is not None and chunk >= args.max_chunks):
-                break
-            pos = population.chunk(chunk)
-            chunk += 1
-            positions += len(pos.labels)
-            deals += pos.deals
-            win_pos += len(pos.labels)
-            replay.add(pos.feats, pos.labels)
-            for _ in range(args.updates_per_chunk):
-                idx = rng.integers(0, replay.size, args.batch_size)
-                x = torch.from_numpy(replay.feats[idx].astype(np.float32))
-                y = torch.from_numpy(replay.labels[idx].astype(np.int64))
-                for g in optim.param_groups:
-                    g["lr"] = lr_at(args, updates)
-                loss = belief_loss(model(x), y)
-                optim.zero_grad(set_to_none=True)
-                loss.backward()
-                optim.step()
-                updates += 1
-                loss_acc += float(loss.detach())
-                loss_n += 1
-            now = time.perf_counter()
-            if now - last_log >= args.log_seconds:
-                dt = now - win_t
-                row = {"charts/minutes": (elapsed + now - t_start) / 60.0,
-                       "charts/positions": positions, "charts/deals": deals,
-                       "charts/positions_per_s": win_pos / dt, "charts/lr": lr_at(args, updates),
-                       "charts/buffer": replay.size, "charts/chunks": chunk}
-                if loss_n:
-                    row["losses/cross_entropy"] = loss_acc / loss_n
-                logger.log(updates, row)
-                shown = (f" eval {history[-1]['log_loss']:.4f} (update {history[-1]['updates']})"
-                         if history else "")
-                progress.update(elapsed + now - t_start,
-                                f"upd {updates} pos {positions / 1e6:.2f}M "
-                                f"loss {loss_acc / max(1, loss_n):.4f}{shown}")
-                loss_acc, loss_n, win_pos, win_t, last_log = 0.0, 0, 0, now, now
-            if args.eval_minutes > 0 and now - last_eval >= args.eval_minutes * 60.0:
-                evaluate()
-                _export(model, rules, weights_path, training_info())
-                last_eval = time.perf_counter()
-            if now - last_ckpt >= args.checkpoint_minutes * 60.0:
-                save_checkpoint()
-                last_ckpt = time.perf_counter()
-    finally:
-        signal.signal(signal.SIGINT, old_handler)
-        progress.close()
-    if not history or history[-1]["updates"] != updates:
+    with interruptible() as interrupted:
+        clock = RunClock(args, run.elapsed)
+        progress = TrainingProgress(args.progress, args.minutes * 60.0, name="train belief")
+        loss_acc, loss_n, win_pos, win_t = 0.0, 0, 0, clock.start
+        try:
+            while not (interrupted or clock.over(time.perf_counter(), run.chunk)):
+                pos = population.chunk(run.chunk)
+                run.chunk += 1
+                run.labelled += len(pos.labels)
+                run.deals += pos.deals
+                win_pos += len(pos.labels)
+                replay.add(pos.feats, pos.labels)
+                for _ in range(args.updates_per_chunk):
+                    idx = rng.integers(0, replay.size, args.batch_size)
+                    x = torch.from_numpy(replay.feats[idx].astype(np.float32))
+                    y = torch.from_numpy(replay.labels[idx].astype(np.int64))
+                    loss = belief_loss(model(x), y)
+                    optimise(optim, loss, lr_at(args, run.updates))
+                    run.updates += 1
+                    loss_acc += float(loss.detach())
+                    loss_n += 1
+                now = time.perf_counter()
+                if clock.log_due(now):
+                    dt = now - win_t
+                    row = {"charts/minutes": clock.total(now) / 60.0,
+                           "charts/positions": run.labelled, "charts/deals": run.deals,
+                           "charts/positions_per_s": win_pos / dt,
+                           "charts/lr": lr_at(args, run.updates),
+                           "charts/buffer": replay.size, "charts/chunks": run.chunk}
+                    if loss_n:
+                        row["losses/cross_entropy"] = loss_acc / loss_n
+                    logger.log(run.updates, row)
+                    shown = (f" eval {history[-1]['log_loss']:.4f} (update {history[-1]['updates']})"
+                             if history else "")
+                    progress.update(clock.total(now),
+                                    f"upd {run.updates} pos {run.labelled / 1e6:.2f}M "
+                                    f"loss {loss_acc / max(1, loss_n):.4f}{shown}")
+                    loss_acc, loss_n, win_pos, win_t, clock.last_log = 0.0, 0, 0, now, now
+                if clock.eval_due(now, run.updates):
+                    evaluate()
+                    export_weights(model, rules, weights_path, run_facts(args, run, clock.total()),
+                                   kind="belief")
+                    clock.last_eval = time.perf_counter()
+                if clock.checkpoint_due(now):
+                    save_checkpoint()
+                    clock.last_ckpt = time.perf_counter()
+        finally:
+            progress.close()
+    if not history or history[-1]["updates"] != run.updates:
         evaluate()                          # the figures of the weights written below
     save_checkpoint()
-    info = training_info()
-    _export(model, rules, weights_path, info, {"history": history, "final": history[-1]})
+    info = run_facts(args, run, clock.total())
+    export_weights(model, rules, weights_path, info, evaluation_entry(history), kind="belief")
     logger.close()
-    return {"updates": updates, "chunks": chunk, "positions": positions, "deals": deals,
-            "minutes": info["minutes"], "final": history[-1], "history": history,
-            "interrupted": bool(interrupted), "budget_spent": None, "weights": weights_path}
+    return _result(run, info["minutes"], weights_path, bool(interrupted), None)
+
+
+def _result(run: RunProgress, minutes: float, weights_path: str, interrupted: bool,
+            budget: Optional[str]) -> dict:
+    """What ``train`` returns (the command line prints it as JSON, less ``history``)."""
+    return {"updates": run.updates, "chunks": run.chunk, "positions": run.labelled,
+            "deals": run.deals, "minutes": minutes,
+            "final": run.history[-1] if run.history else None, "history": run.history,
+            "interrupted": interrupted, "budget_spent": budget, "weights": weights_path}
 
 
 def export_run(run: str, path: str, float32: bool = False) -> str:
@@ -386,10 +329,7 @@ def export_run(run: str, path: str, float32: bool = False) -> str:
 
 
 def main(argv=None) -> int:
-    args = parse_args(argv)
-    res = train(args)
-    print(json.dumps({k: v for k, v in res.items() if k != "history"}))
-    return 0
+    return main_of(parse_args, train, argv)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""Bidding trainer (``coinche-rl train bid``): one file, top to bottom, CleanRL style.
+"""Bidding trainer (``coinche-rl train bid``): its settings, labels, replay and loss; its
+loop is the card-play trainer's (:func:`.common.train_on_labels`).
 
 Algorithm: **supervised regression on counterfactual auction labels of real deals**
 (:mod:`coinche_rl.agents.neural.bid_labels`). A label worker plays the auctions of real deals (the heuristic
@@ -28,12 +29,9 @@ after each, atomic checkpoints with the compressed replay and the random streams
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
-import signal
 import sys
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import List, Optional
 
 import numpy as np
@@ -43,14 +41,13 @@ from ..agents.neural.agent import load_play_net
 from ..agents.neural.bid_actions import N_BID, PLAYERS
 from ..agents.neural.bid_labels import label_bid_chunk
 from ..agents.neural.bid_labels import warmup as warm_bid_labels
-from ..agents.neural.net import default_weights_path, make_manifest, save_weights
+from ..agents.neural.net import default_weights_path
 from ..arena import run_duplicate
-from ..rules import get_rules
-from .common import (LabelSource, Logger, RunProgress, TrainingProgress, bad_setting,
-                     budget_spent, check_common, end_text, eval_text, export_checkpoint,
-                     final_evaluation_due, init_from_weights, lr_at, play_loss,
-                     record_evaluation, replay_text, run_result, save_run, setting,
-                     start_run, start_text, training_facts, WorkerSettings)
+from ..rules import four_player_rules, get_rules
+from .common import (LabelSource, WorkerSettings, bad_setting, check_common, export_checkpoint,
+                     init_from_weights, main_of, new_training, play_loss, setting, shared,
+                     train_on_labels)
+from .common import TrainingProgress  # noqa: F401  (the display of every trainer)
 from .common import parse_args as parse_settings
 
 __all__ = ["Args", "train", "check_args", "bid_loss", "export_run", "parse_args",
@@ -60,18 +57,17 @@ __all__ = ["Args", "train", "check_args", "bid_loss", "export_run", "parse_args"
 @dataclass
 class Args(WorkerSettings):
     """Every setting of a run (``coinche-rl train bid --help``)."""
-    minutes: float = setting(60.0, 'training time budget (cumulative over resumes)')
-    out: str = setting("runs/bid", 'the run folder')
+    minutes: float = shared("minutes", 60.0)
+    out: str = shared("out", "runs/bid")
     init: Optional[str] = setting(None, "start from the weights of this run's checkpoint, or of "
                                    "a bidding weights file (.npz, e.g. the shipped one)")
     players: str = setting("auto", "card players of the targets, comma-separated (nn, heuristic); "
                               "auto: nn,heuristic where card-play weights ship, else heuristic")
     play_weights: str = setting("", "card-play weights of the nn player (default: shipped)")
     # network
-    hidden: List[int] = field(default_factory=lambda: [512, 256],
-                              metadata={"help": "hidden layer widths"})
+    hidden: List[int] = shared("hidden", [512, 256])
     # labels
-    chunk_deals: int = setting(64, 'deals per label chunk')
+    chunk_deals: int = shared("chunk_deals")
     epsilon: float = setting(0.1, 'random auction action share in the labelled auctions')
     random_opponents: float = setting(0.0, 'share of deals in which one team bids at random, in '
                                       'the auction and its continuations (the opponent '
@@ -80,25 +76,26 @@ class Args(WorkerSettings):
                                   'suit with its jack and nine (capots and long suits)')
     # optimisation
     batch_size: int = setting(512, 'positions per update')
-    updates_per_chunk: int = setting(8, 'updates after each chunk of labels')
+    updates_per_chunk: int = shared("updates_per_chunk", 8)
     buffer_size: int = setting(150_000, 'replay buffer, labelled positions (FIFO): 2.4 kB each in '
                                    'memory (two card players), saved with every checkpoint in '
                                    'replay.npz (compressed, about 0.17 kB each: 26 MB when '
                                    'full at the default; the shipped run used 400000)')
     min_buffer: int = setting(10_000, 'positions before the first update')
-    lr: float = setting(1e-3, 'initial learning rate (AdamW)')
-    lr_end: float = setting(2e-5, 'final learning rate')
-    anneal_updates: int = setting(200_000, 'cosine decay from lr to lr_end over these updates')
-    weight_decay: float = setting(1e-5, 'AdamW weight decay')
-    huber_delta: float = setting(1.0, 'Huber threshold, in units of --target-scale points')
-    mean_loss_weight: float = setting(0.1, 'weight of the decision-mean loss of the q head')
+    lr: float = shared("lr")
+    lr_end: float = shared("lr_end", 2e-5)
+    anneal_updates: int = shared("anneal_updates", 200_000)
+    weight_decay: float = shared("weight_decay")
+    huber_delta: float = shared("huber_delta")
+    mean_loss_weight: float = shared("mean_loss_weight",
+                                     help='weight of the decision-mean loss of the q head')
     ev_loss_weight: float = setting(0.5, 'weight of the contract-value (ev) loss')
     made_loss_weight: float = setting(0.5, 'weight of the P(made) loss')
-    target_scale: float = setting(100.0, 'points per network output unit')
+    target_scale: float = shared("target_scale")
     # evaluation, logging, checkpoints
-    eval_minutes: float = setting(10.0, 'evaluation interval (0: none)')
+    eval_minutes: float = shared("eval_minutes")
     eval_pairs: int = setting(1000, 'deal pairs of each evaluation (full deals vs the heuristic)')
-    eval_seed: int = setting(20261201, 'the evaluation deal set')
+    eval_seed: int = shared("eval_seed")
 
 
 def parse_args(argv=None) -> Args:
@@ -133,6 +130,7 @@ RESUME_KEYS = ("rules", "seed", "players", "play_weights", "hidden", "chunk_deal
 
 def check_args(args: Args) -> None:
     """Refuse bad settings before anything is written, naming the setting."""
+    four_player_rules(args.rules)                        # UnknownPresetError names the presets
     check_common(args, unit=("epsilon", "random_opponents", "strong_hands"))
     resolve_players(args)
     if args.play_weights and not os.path.isfile(args.play_weights):
@@ -190,6 +188,13 @@ class BidReplay:
         self.ev_valid = np.zeros((capacity, N_BID), dtype=bool)
         self.size = 0
         self.pos = 0
+
+    def add_chunk(self, chunk) -> tuple:
+        """Add a label chunk (:func:`_bid_chunk_job`'s tuple); returns its positions and
+        deals."""
+        *arrays, n_deals, _sec = chunk
+        self.add(*arrays)
+        return len(arrays[0]), n_deals
 
     def add(self, *arrays) -> None:
         n = len(arrays[0])
@@ -255,15 +260,6 @@ def bid_loss(out, legal, q, ev, made, ev_valid, args: Args):
     return total, parts
 
 
-def export_bid_weights(model, rules, path: str, training: dict, players, evaluation=None):
-    """Write the torch-free bidding weights (float16) of ``model`` with its manifest."""
-    from ..agents.neural.torch_net import to_numpy      # torch: the nn extra
-    mlp = to_numpy(model)
-    save_weights(path, mlp, make_manifest(mlp, rules, training, evaluation, kind="bid",
-                                          players=players))
-    return mlp
-
-
 def evaluate_bid_weights(path: str, rules_name: str, pairs: int, seed: int,
                          opponent: str = "heuristic", players=("nn", "heuristic")) -> dict:
     """Full-deal duplicate (auction and play) of the ``nn`` agent bidding with
@@ -287,14 +283,10 @@ def train(args: Args) -> dict:
     players = resolve_players(args)
     n_pl = len(players)
     torch.set_num_threads(args.torch_threads)
-    rules = get_rules(args.rules)
-    weights_path = os.path.join(args.out, "weights.npz")
-
-    torch.manual_seed(args.seed)
-    rng = np.random.default_rng(args.seed)
-    model = PlayNet(args.hidden, outputs=n_pl * 3 * N_BID)
-    optim = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
+    model, optim, rng = new_training(args, lambda: PlayNet(args.hidden,
+                                                           outputs=n_pl * 3 * N_BID))
     replay = BidReplay(args.buffer_size, C.FEATURE_SIZE, n_pl)
+    scale = 1.0 / args.target_scale
 
     def same_players(iargs):
         other = Args(**{**dataclasses.asdict(args), "players": iargs["players"],
@@ -302,146 +294,27 @@ def train(args: Args) -> dict:
         if resolve_players(other) != players:
             raise ValueError(f"--init: {args.init} was trained for card players "
                              f"{iargs['players']!r}, not {args.players!r}")
+
     def init_weights(args, model):
         return init_from_weights(args, model, kind="bid", players=players)
-    run = start_run(args, model, optim, rng, replay, RESUME_KEYS, same_players,
-                    init_weights=init_weights)                      # reads only
-    chunk, updates, labelled, elapsed, deals = (run.chunk, run.updates, run.labelled,
-                                                run.elapsed, run.deals)
-    history, init_info = run.history, run.init
-    progress = TrainingProgress(args.progress, args.minutes * 60.0, "train bid")
-    spent = budget_spent(args, elapsed, chunk) if args.resume else None
-    if spent:
-        progress.close()
-        progress.line(spent)
-        return run_result(run, weights_path, interrupted=False, budget=spent, players=players)
-    os.makedirs(args.out, exist_ok=True)
-    progress.line(start_text("train bid", args, run, "positions", replay.nbytes))
 
-    def minutes_now():
-        return (elapsed + time.perf_counter() - t_start) / 60.0
-
-    def save_checkpoint(total_s=None):
-        if total_s is None:
-            total_s = elapsed + time.perf_counter() - t_start
-        return save_run(args, model, optim, rng, replay, RunProgress(
-            chunk, updates, labelled, total_s, deals, history, init_info), kind="bid")
-
-    def training_info(total_s=None):
-        if total_s is None:
-            total_s = elapsed + time.perf_counter() - t_start
-        info = training_facts(args.out, total_s, updates, chunk, labelled, deals,
-                               dataclasses.asdict(args), init_info)
-        info["players"] = players
-        return info
-
-    def evaluate():
-        export_bid_weights(model, rules, weights_path, training_info(), players)
-        ev = evaluate_bid_weights(weights_path, args.rules, args.eval_pairs, args.eval_seed,
-                                  players=players)
-        ev.update(updates=updates, labelled=labelled, minutes=minutes_now())
-        record_evaluation(history, logger, ev)
-
-    logger = Logger(args.out)
-    source = BidLabelSource(args, chunk, players)
-    interrupted = []
-    old_handler = signal.getsignal(signal.SIGINT)
-
-    def on_sigint(signum, frame):
-        interrupted.append(True)
-    signal.signal(signal.SIGINT, on_sigint)
-    t_start = time.perf_counter()
-    last_log = last_ckpt = t_start
-    last_eval = t_start if history else t_start - 1e9
-    win_labels = win_updates = 0
-    win_t = t_start
-    acc, loss_n = np.zeros(3), 0
-    scale = 1.0 / args.target_scale
-    try:
-        while True:
-            now = time.perf_counter()
-            total = elapsed + now - t_start
-            if interrupted or total >= args.minutes * 60.0 or \
-                    (args.max_chunks is not None and chunk >= args.max_chunks):
-                break
-            feats, legal, q, ev, made, ev_valid, n_deals, _sec = source.get()
-            chunk += 1
-            labelled += len(q)
-            deals += n_deals
-            win_labels += len(q)
-            replay.add(feats, legal, q, ev, made, ev_valid)
-            if replay.size >= min(args.min_buffer, args.buffer_size):
-                for _ in range(args.updates_per_chunk):
-                    # ---- one update on a batch of labelled positions
-                    idx = rng.integers(0, replay.size, args.batch_size)
-                    f, lg, tq, tev, tm, vm = replay.sample(idx)
-                    lr = lr_at(args, updates)
-                    for g in optim.param_groups:
-                        g["lr"] = lr
-                    loss, parts = bid_loss(
-                        model(torch.from_numpy(f.astype(np.float32))), torch.from_numpy(lg),
+    def batch_loss(idx):
+        # ---- one update on a batch of labelled positions
+        f, lg, tq, tev, tm, vm = replay.sample(idx)
+        return bid_loss(model(torch.from_numpy(f.astype(np.float32))), torch.from_numpy(lg),
                         torch.from_numpy(tq.astype(np.float32)) * scale,
                         torch.from_numpy(tev.astype(np.float32)) * scale,
                         torch.from_numpy(tm.astype(np.float32)), torch.from_numpy(vm), args)
-                    optim.zero_grad(set_to_none=True)
-                    loss.backward()
-                    optim.step()
-                    updates += 1
-                    win_updates += 1
-                    acc += parts
-                    loss_n += 1
-            now = time.perf_counter()
-            if now - last_log >= args.log_seconds:
-                dt = now - win_t
-                row = {"charts/minutes": (elapsed + now - t_start) / 60.0,
-                       "charts/labelled_positions": labelled, "charts/deals": deals,
-                       "charts/labels_per_s": win_labels / dt,
-                       "charts/updates_per_s": win_updates / dt,
-                       "charts/lr": lr_at(args, updates), "charts/buffer": replay.size,
-                       "charts/chunks": chunk}
-                if loss_n:
-                    m = acc / loss_n
-                    row.update({"losses/q_relative_huber": m[0], "losses/ev_huber": m[1],
-                                "losses/made_bce": m[2]})
-                logger.log(updates, row)
-                progress.update(elapsed + now - t_start,
-                                f"upd {updates} lab {labelled / 1e6:.2f}M "
-                                f"q {acc[0] / max(1, loss_n):.4f} ev {acc[1] / max(1, loss_n):.4f} "
-                                f"made {acc[2] / max(1, loss_n):.4f} "
-                                f"{win_labels / dt:.0f} lab/s {win_updates / dt:.0f} upd/s"
-                                + (" " + eval_text(history[-1], updates, minutes_now())
-                                   if history else ""))
-                win_labels = win_updates = 0
-                win_t = now
-                acc, loss_n = np.zeros(3), 0
-                last_log = now
-            if args.eval_minutes > 0 and now - last_eval >= args.eval_minutes * 60.0 and updates:
-                evaluate()
-                last_eval = time.perf_counter()
-            if now - last_ckpt >= args.checkpoint_minutes * 60.0:
-                progress.line(replay_text(save_checkpoint(), replay.size, "positions"))
-                last_ckpt = time.perf_counter()
-        source.close()
-        # ---- the end: the weights as they are now are what the last evaluation measures
-        if final_evaluation_due(args, history, updates, interrupted):
-            evaluate()
-    finally:
-        signal.signal(signal.SIGINT, old_handler)
-        source.close()
-        progress.close()
-    total_s = elapsed + time.perf_counter() - t_start     # the run's time, everywhere
-    replay_bytes = save_checkpoint(total_s)
-    info = training_info(total_s)
-    final = {"charts/minutes": info["minutes"], "charts/labelled_positions": labelled,
-             "charts/deals": deals, "charts/chunks": chunk, "charts/buffer": replay.size}
-    logger.log(updates, final)
-    export_bid_weights(model, rules, weights_path, info, players,
-                       {"history": history, "final": history[-1] if history else None})
-    logger.close()
-    run = RunProgress(chunk, updates, labelled, total_s, deals, history, init_info)
-    progress.line(replay_text(replay_bytes, replay.size, "positions"))
-    progress.line(end_text("train bid", args, run, bool(interrupted)))
-    return run_result(run, weights_path, bool(interrupted), players=players)
+
+    return train_on_labels(
+        args, "bid", "positions", model, optim, rng, replay, RESUME_KEYS,
+        lambda start: BidLabelSource(args, start, players), batch_loss,
+        (("losses/q_relative_huber", "q"), ("losses/ev_huber", "ev"),
+         ("losses/made_bce", "made")),
+        lambda path: evaluate_bid_weights(path, args.rules, args.eval_pairs, args.eval_seed,
+                                          players=players),
+        players=players, init_check=same_players, init_weights=init_weights,
+        final_losses=False)
 
 
 def export_run(run: str, path: str, float32: bool = False) -> str:
@@ -458,10 +331,7 @@ def export_run(run: str, path: str, float32: bool = False) -> str:
 
 
 def main(argv=None) -> int:
-    args = parse_args(argv)
-    res = train(args)
-    print(json.dumps({k: v for k, v in res.items() if k != "history"}))
-    return 0
+    return main_of(parse_args, train, argv)
 
 
 if __name__ == "__main__":

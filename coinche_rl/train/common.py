@@ -1,39 +1,46 @@
 """What the trainers share (``coinche_rl.train.common``): their settings on the command
 line, the label source, the runs (checkpoint, ``--resume``, ``--init``, export), the
-schedule and loss, the progress display and the messages."""
+schedule and loss, the plumbing of the training loop (seeding, the optimiser step,
+Ctrl-C, the clock of logs, evaluations and checkpoints), the progress display and the
+messages."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import math
 import os
 import signal
 import sys
+import time
 import typing
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import List, Optional
 
 import numpy as np
 
 from ..agents.neural.net import load_weights, make_manifest, save_weights
 from ..progress import Progress
-from ..rules import get_rules, four_player_rules
+from ..rules import get_rules
 
-__all__ = ["setting", "RunSettings", "WorkerSettings", "parse_args", "bad_setting", "check_common", "ignore_sigint",
-           "LabelSource", "RunProgress", "start_run", "init_from_weights", "save_run",
-           "write_npz", "lr_at", "play_loss", "training_facts", "atomic_write", "Logger",
-           "TrainingProgress", "check_output_path", "budget_spent", "eval_text", "megabytes",
-           "replay_text", "start_text", "record_evaluation", "final_evaluation_due",
-           "end_text", "run_result", "export_checkpoint", "run_kind", "RUN_KINDS"]
+__all__ = ["setting", "shared", "RunSettings", "WorkerSettings", "SharedSettings", "parse_args",
+           "bad_setting", "check_common", "ignore_sigint", "LabelSource", "RunProgress",
+           "start_run", "check_run_folder", "restore", "init_from_weights", "save_run",
+           "training_state", "write_npz", "lr_at", "play_loss", "training_facts", "run_facts",
+           "evaluation_entry", "atomic_write", "Logger", "TrainingProgress", "check_output_path",
+           "budget_spent", "eval_text", "megabytes", "replay_text", "start_text",
+           "record_evaluation", "final_evaluation_due", "end_text", "run_result",
+           "new_training", "optimise", "interruptible", "RunClock", "train_on_labels",
+           "export_weights",
+           "export_checkpoint", "main_of", "run_kind", "RUN_KINDS"]
 
 
 def setting(default, help: str):
     """A setting: its default and its ``--help`` text."""
     return field(default=default, metadata={"help": help})
-
 
 
 @dataclass
@@ -62,6 +69,45 @@ class WorkerSettings(RunSettings):
     backend: str = setting("pool", 'pool | ray (workers > 0)')
     address: Optional[str] = setting(None, 'ray cluster address')
     prefetch: int = setting(4, 'chunks in flight per worker')
+
+
+@dataclass
+class SharedSettings:
+    """The network, optimisation and evaluation settings that several trainers have,
+    each declared here once: its default and its ``--help`` text. A trainer's settings
+    take the ones they have with :func:`shared`, each where the trainer's ``--help``
+    lists it, with the trainer's own default (or text) where it differs."""
+    hidden: List[int] = field(default_factory=lambda: [256, 256],
+                              metadata={"help": "hidden layer widths"})
+    chunk_deals: int = setting(64, 'deals per label chunk')
+    updates_per_chunk: int = setting(16, 'updates after each chunk of labels')
+    lr: float = setting(1e-3, 'initial learning rate (AdamW)')
+    lr_end: float = setting(5e-5, 'final learning rate')
+    anneal_updates: int = setting(400_000, 'cosine decay from lr to lr_end over these updates')
+    weight_decay: float = setting(1e-5, 'AdamW weight decay')
+    huber_delta: float = setting(1.0, 'Huber threshold, in units of --target-scale points')
+    mean_loss_weight: float = setting(0.1, 'weight of the decision-mean loss')
+    target_scale: float = setting(100.0, 'points per network output unit')
+    eval_minutes: float = setting(10.0, 'evaluation interval (0: none)')
+    eval_seed: int = setting(20261201, 'the evaluation deal set')
+
+
+_SHARED = {f.name: f for cls in (RunSettings, WorkerSettings, SharedSettings)
+           for f in dataclasses.fields(cls)}
+
+
+def shared(name: str, default=dataclasses.MISSING, help: Optional[str] = None):
+    """The setting ``name`` of :class:`SharedSettings` (or of :class:`RunSettings`, such
+    as ``minutes``, to give it the trainer's default) for a trainer's settings: its
+    default and help there, unless ``default`` or ``help`` is given."""
+    f = _SHARED[name]
+    help = f.metadata["help"] if help is None else help
+    if default is dataclasses.MISSING:
+        default = f.default if f.default_factory is dataclasses.MISSING else f.default_factory()
+    if isinstance(default, list):
+        return field(default_factory=lambda: list(default), metadata={"help": help})
+    return setting(default, help)
+
 
 def parse_args(argv, settings, prog: str, description: str):
     """Parse a trainer's command line into its settings dataclass ``settings``: one
@@ -97,33 +143,32 @@ def bad_setting(args, name, why):
 
 
 def check_common(args, unit=()) -> None:
-    """The checks every trainer's settings share (the preset, the label workers, the
-    network, the optimisation, the schedule of logs and checkpoints), plus the shares
-    ``unit`` that must be in [0, 1]; a bad one raises ValueError naming it."""
-    four_player_rules(args.rules)                        # UnknownPresetError names the presets
-    if args.backend not in ("pool", "ray"):
-        bad_setting(args, "backend", "expected 'pool' or 'ray'")
-    if args.address and (args.backend != "ray" or args.workers < 1):
-        bad_setting(args, "address", "an address is for --backend ray with --workers 1 or more")
+    """The checks of the settings ``args`` has among those several trainers share (the
+    label workers, the network, the optimisation, the evaluation, the schedule of logs
+    and checkpoints), plus the shares ``unit`` that must be in [0, 1]; a bad one raises
+    ValueError naming it. The preset is the trainer's to check."""
+    has = {f.name for f in dataclasses.fields(args)}
+    if "backend" in has:
+        if args.backend not in ("pool", "ray"):
+            bad_setting(args, "backend", "expected 'pool' or 'ray'")
+        if args.address and (args.backend != "ray" or args.workers < 1):
+            bad_setting(args, "address", "an address is for --backend ray with --workers 1 or more")
     if not args.hidden or any(int(h) < 1 for h in args.hidden):
         bad_setting(args, "hidden", "expected one or more positive layer widths")
-    for name in ("chunk_deals", "batch_size", "updates_per_chunk", "buffer_size", "prefetch",
-                 "torch_threads", "eval_pairs"):
-        if getattr(args, name) < 1:
-            bad_setting(args, name, "must be at least 1")
-    for name in ("workers", "min_buffer", "anneal_updates", "seed", "eval_seed"):
-        if getattr(args, name) < 0:
-            bad_setting(args, name, "must be at least 0")
-    for name in unit:
-        if not 0.0 <= getattr(args, name) <= 1.0:
-            bad_setting(args, name, "must be in [0, 1]")
-    for name in ("minutes", "lr", "target_scale", "huber_delta"):
-        if not getattr(args, name) > 0:
-            bad_setting(args, name, "must be positive")
-    for name in ("lr_end", "weight_decay", "mean_loss_weight", "eval_minutes",
-                 "checkpoint_minutes", "log_seconds"):
-        if getattr(args, name) < 0:
-            bad_setting(args, name, "must be at least 0")
+
+    def check(names, ok, why):
+        for name in names:
+            if name in has and not ok(getattr(args, name)):
+                bad_setting(args, name, why)
+    check(("chunk_deals", "chunk_games", "batch_size", "updates_per_chunk", "buffer_size",
+           "prefetch", "torch_threads", "eval_pairs", "eval_games"),
+          lambda v: v >= 1, "must be at least 1")
+    check(("workers", "min_buffer", "anneal_updates", "seed", "eval_seed"),
+          lambda v: v >= 0, "must be at least 0")
+    check(unit, lambda v: 0.0 <= v <= 1.0, "must be in [0, 1]")
+    check(("minutes", "lr", "target_scale", "huber_delta"), lambda v: v > 0, "must be positive")
+    check(("lr_end", "weight_decay", "mean_loss_weight", "eval_minutes", "checkpoint_minutes",
+           "log_seconds"), lambda v: v >= 0, "must be at least 0")
     if args.max_chunks is not None and args.max_chunks < 0:
         bad_setting(args, "max_chunks", "must be at least 0")
 
@@ -260,26 +305,13 @@ def start_run(args, model, optim, rng, replay, resume_keys, init_check=None,
     ckpt_path = os.path.join(args.out, "checkpoint.pt")
     if args.resume and os.path.exists(ckpt_path):
         ck = torch.load(ckpt_path, weights_only=True)
-        saved = json.loads(ck["args"])
-        for k in resume_keys:
-            if saved[k] != getattr(args, k):
-                raise ValueError(f"--resume: {args.out} was trained with {k}={saved[k]!r}, "
-                                 f"not {getattr(args, k)!r}; resume with the same settings "
-                                 f"or use another --out")
-        model.load_state_dict(ck["model"])
-        optim.load_state_dict(ck["optim"])
-        torch.set_rng_state(ck["torch_rng"])
-        rng.bit_generator.state = json.loads(ck["np_rng"])
+        restore(ck, args, model, optim, rng, resume_keys)
         with np.load(os.path.join(args.out, "replay.npz")) as z:
             replay.load(z)
         return RunProgress(int(ck["chunk"]), int(ck["updates"]), int(ck["labelled"]),
                            float(ck["elapsed"]), int(ck["deals"]), json.loads(ck["history"]),
                            json.loads(ck.get("init", "null")))
-    if args.resume:
-        raise FileNotFoundError(f"--resume: no checkpoint at {ckpt_path}")
-    if os.path.exists(ckpt_path):
-        raise FileExistsError(f"{args.out} already holds a run (checkpoint.pt); pass --resume "
-                              f"to continue it or choose another --out")
+    check_run_folder(args)
     if not args.init:
         return RunProgress()
     if init_weights is not None and str(args.init).endswith(".npz"):
@@ -305,6 +337,34 @@ def start_run(args, model, optim, rng, replay, resume_keys, init_check=None,
             "args": iargs, "init": json.loads(ick.get("init", "null"))}
     history = [{"run": info["run"], **ev} for ev in json.loads(ick["history"])]
     return RunProgress(elapsed=elapsed, history=history, init=info)
+
+
+def check_run_folder(args) -> str:
+    """Refuse a ``--resume`` without a checkpoint in ``args.out`` (FileNotFoundError), or a
+    new run where one is (FileExistsError); returns the checkpoint's path."""
+    ckpt_path = os.path.join(args.out, "checkpoint.pt")
+    if args.resume and not os.path.exists(ckpt_path):
+        raise FileNotFoundError(f"--resume: no checkpoint at {ckpt_path}")
+    if not args.resume and os.path.exists(ckpt_path):
+        raise FileExistsError(f"{args.out} already holds a run (checkpoint.pt); pass --resume "
+                              f"to continue it or choose another --out")
+    return ckpt_path
+
+
+def restore(ck: dict, args, model, optim, rng, resume_keys) -> None:
+    """Restore the checkpoint ``ck`` (loaded): the weights, the optimiser and both random
+    streams, once ``args`` repeats its settings ``resume_keys`` (else ValueError)."""
+    import torch
+    saved = json.loads(ck["args"])
+    for k in resume_keys:
+        if saved[k] != getattr(args, k):
+            raise ValueError(f"--resume: {args.out} was trained with {k}={saved[k]!r}, "
+                             f"not {getattr(args, k)!r}; resume with the same settings "
+                             f"or use another --out")
+    model.load_state_dict(ck["model"])
+    optim.load_state_dict(ck["optim"])
+    torch.set_rng_state(ck["torch_rng"])
+    rng.bit_generator.state = json.loads(ck["np_rng"])
 
 
 def init_from_weights(args, model, kind: str = "play", players=None) -> RunProgress:
@@ -341,16 +401,24 @@ def save_run(args, model, optim, rng, replay, run: RunProgress, kind: str) -> in
     atomically (``run.elapsed``: the training seconds so far, over every resume); returns
     the size of ``replay.npz`` in bytes."""
     import torch
-    ck = {"kind": kind, "model": model.state_dict(), "optim": optim.state_dict(),
-          "torch_rng": torch.get_rng_state(), "np_rng": json.dumps(rng.bit_generator.state),
-          "chunk": run.chunk, "updates": run.updates, "labelled": run.labelled,
-          "elapsed": run.elapsed, "deals": run.deals, "history": json.dumps(run.history),
-          "args": json.dumps(dataclasses.asdict(args)), "init": json.dumps(run.init)}
-
+    ck = {**training_state(args, model, optim, rng, run, kind), "labelled": run.labelled,
+          "init": json.dumps(run.init)}
     replay_path = os.path.join(args.out, "replay.npz")
     atomic_write(replay_path, lambda p: write_npz(p, replay.state()))
     atomic_write(os.path.join(args.out, "checkpoint.pt"), lambda p: torch.save(ck, p))
     return os.path.getsize(replay_path)
+
+
+def training_state(args, model, optim, rng, run: RunProgress, kind: str) -> dict:
+    """What the checkpoint of every run of ``kind`` holds: the weights, the optimiser,
+    both random streams, the settings and where the run stands (``run``, less its count
+    of examples and its warm start, which the trainers store their own way)."""
+    import torch
+    return {"kind": kind, "model": model.state_dict(), "optim": optim.state_dict(),
+            "torch_rng": torch.get_rng_state(), "np_rng": json.dumps(rng.bit_generator.state),
+            "chunk": run.chunk, "updates": run.updates, "elapsed": run.elapsed,
+            "deals": run.deals, "history": json.dumps(run.history),
+            "args": json.dumps(dataclasses.asdict(args))}
 
 
 def write_npz(path: str, arrays: dict, level: int = 1) -> None:
@@ -585,6 +653,232 @@ def run_result(run: RunProgress, weights_path: str, interrupted: bool,
 
 
 # ==================================================================== the loop
+def new_training(args, make_model):
+    """The model ``make_model()`` (built once torch is seeded with ``args.seed``), its
+    AdamW optimiser (``lr``, ``weight_decay``) and the run's numpy generator (seeded with
+    ``args.seed``): what every run starts from."""
+    import torch
+    torch.manual_seed(args.seed)
+    rng = np.random.default_rng(args.seed)
+    model = make_model()
+    optim = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
+    return model, optim, rng
+
+
+def optimise(optim, loss, lr: float) -> None:
+    """One optimiser step on ``loss`` at learning rate ``lr``."""
+    for g in optim.param_groups:
+        g["lr"] = lr
+    optim.zero_grad(set_to_none=True)
+    loss.backward()
+    optim.step()
+
+
+@contextlib.contextmanager
+def interruptible():
+    """While the block runs, Ctrl-C does not raise: it appends True to the list the
+    block gets, and the loop stops at its next chunk."""
+    interrupted = []
+    old_handler = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, lambda signum, frame: interrupted.append(True))
+    try:
+        yield interrupted
+    finally:
+        signal.signal(signal.SIGINT, old_handler)
+
+
+class RunClock:
+    """The time of a run from this session on: its training seconds over every resume
+    (``elapsed`` before the session, plus the session's), whether its budget is spent,
+    and when to log (every ``--log-seconds``), evaluate (every ``--eval-minutes``, at
+    once when the run has no evaluation yet and ``evaluate_now``) and checkpoint (every
+    ``--checkpoint-minutes``)."""
+
+    def __init__(self, args, elapsed: float, evaluate_now: bool = False):
+        self.args = args
+        self.elapsed = elapsed
+        self.start = time.perf_counter()
+        self.last_log = self.last_ckpt = self.start
+        self.last_eval = self.start - 1e9 if evaluate_now else self.start
+
+    def total(self, now: Optional[float] = None) -> float:
+        """The run's training seconds at ``now`` (``time.perf_counter()``; None: now)."""
+        return self.elapsed + (time.perf_counter() if now is None else now) - self.start
+
+    def minutes(self) -> float:
+        return self.total() / 60.0
+
+    def over(self, now: float, chunk: int) -> bool:
+        """Whether the run has spent its ``--minutes`` or done its ``--max-chunks``."""
+        return self.total(now) >= self.args.minutes * 60.0 or \
+            (self.args.max_chunks is not None and chunk >= self.args.max_chunks)
+
+    def log_due(self, now: float) -> bool:
+        return now - self.last_log >= self.args.log_seconds
+
+    def eval_due(self, now: float, updates: int) -> bool:
+        return self.args.eval_minutes > 0 and \
+            now - self.last_eval >= self.args.eval_minutes * 60.0 and updates > 0
+
+    def checkpoint_due(self, now: float) -> bool:
+        return now - self.last_ckpt >= self.args.checkpoint_minutes * 60.0
+
+
+def run_facts(args, run: RunProgress, total_s: float) -> dict:
+    """The ``training`` entry of the weights manifest of ``run`` at ``total_s`` training
+    seconds (:func:`training_facts`)."""
+    return training_facts(args.out, total_s, run.updates, run.chunk, run.labelled, run.deals,
+                          dataclasses.asdict(args), run.init)
+
+
+def evaluation_entry(history: list) -> dict:
+    """The ``evaluation`` entry of a weights manifest: the learning curve and its last
+    point."""
+    return {"history": history, "final": history[-1] if history else None}
+
+
+def export_weights(model, rules, path: str, training: dict, evaluation: Optional[dict] = None,
+                   kind: str = "play", players=None):
+    """Write the torch-free weights file (float16) of ``model``, a network of ``kind``
+    (:data:`RUN_KINDS`; a bidding net's card players ``players``), with its manifest."""
+    from ..agents.neural.torch_net import to_numpy      # torch: the nn extra
+    mlp = to_numpy(model)
+    save_weights(path, mlp, make_manifest(mlp, rules, training, evaluation, kind=kind,
+                                          players=players))
+    return mlp
+
+
+def train_on_labels(args, kind: str, unit: str, model, optim, rng, replay, resume_keys,
+                    make_source, batch_loss, loss_names, evaluate_weights, *, players=None,
+                    init_check=None, init_weights=None, before_chunk=None,
+                    final_losses: bool = True) -> dict:
+    """The loop of the trainers on labelled chunks (card play, bidding) for a run of
+    ``kind``: start, resume (``resume_keys``) or warm-start the run (:func:`start_run`,
+    with ``init_check`` and ``init_weights``), then take chunk
+    after chunk from ``make_source(first chunk)`` (a :class:`LabelSource`) into
+    ``replay`` (``replay.add_chunk(chunk)`` returns the ``unit`` s and the deals it
+    added), with ``updates_per_chunk`` updates after each once the replay holds
+    ``min_buffer``: ``batch_loss(idx)`` is the loss of the replay's rows ``idx`` and its
+    parts, logged as ``loss_names`` (metric, short name); log, evaluate (the weights
+    exported, then ``evaluate_weights(path)``) and checkpoint on schedule, until the
+    budget, ``--max-chunks`` or Ctrl-C. ``before_chunk(run, export, evaluate)`` runs
+    before each chunk. ``players``: a bidding net's card players (its manifest and result
+    name them). ``final_losses``: the last metrics line has the losses since the one
+    before. Returns :func:`run_result`."""
+    name = f"train {kind}"
+    rules = get_rules(args.rules)
+    weights_path = os.path.join(args.out, "weights.npz")
+    run = start_run(args, model, optim, rng, replay, resume_keys, init_check,
+                    init_weights=init_weights)                      # reads only
+    history = run.history
+    extra = {} if players is None else {"players": players}
+    progress = TrainingProgress(args.progress, args.minutes * 60.0, name)
+    spent = budget_spent(args, run.elapsed, run.chunk) if args.resume else None
+    if spent:
+        progress.close()
+        progress.line(spent)
+        return run_result(run, weights_path, interrupted=False, budget=spent, **extra)
+    os.makedirs(args.out, exist_ok=True)
+    progress.line(start_text(name, args, run, unit, replay.nbytes))
+
+    def save_checkpoint(total_s=None):
+        return save_run(args, model, optim, rng, replay, dataclasses.replace(
+            run, elapsed=clock.total() if total_s is None else total_s), kind=kind)
+
+    def export(path, total_s=None, evaluation=None):
+        """Write the weights as they are now to ``path``; returns their training facts."""
+        info = {**run_facts(args, run, clock.total() if total_s is None else total_s), **extra}
+        export_weights(model, rules, path, info, evaluation, kind=kind, players=players)
+        return info
+
+    def evaluate(**more):
+        export(weights_path)
+        ev = evaluate_weights(weights_path)
+        ev.update(updates=run.updates, minutes=clock.minutes(), labelled=run.labelled, **more)
+        record_evaluation(history, logger, ev)
+        clock.last_eval = time.perf_counter()
+
+    logger = Logger(args.out)
+    source = make_source(run.chunk)
+    with interruptible() as interrupted:
+        clock = RunClock(args, run.elapsed, evaluate_now=not history)
+        win_labels = win_updates = 0
+        win_t = clock.start
+        acc, loss_n = np.zeros(len(loss_names)), 0
+        try:
+            while not (interrupted or clock.over(time.perf_counter(), run.chunk)):
+                if before_chunk is not None:
+                    before_chunk(run, export, evaluate)
+                n, n_deals = replay.add_chunk(source.get())
+                run.chunk += 1
+                run.labelled += n
+                run.deals += n_deals
+                win_labels += n
+                if replay.size >= min(args.min_buffer, args.buffer_size):
+                    for _ in range(args.updates_per_chunk):
+                        loss, parts = batch_loss(rng.integers(0, replay.size, args.batch_size))
+                        optimise(optim, loss, lr_at(args, run.updates))
+                        run.updates += 1
+                        win_updates += 1
+                        acc += parts
+                        loss_n += 1
+                now = time.perf_counter()
+                if clock.log_due(now):
+                    dt = now - win_t
+                    row = {"charts/minutes": clock.total(now) / 60.0,
+                           f"charts/labelled_{unit}": run.labelled, "charts/deals": run.deals,
+                           "charts/labels_per_s": win_labels / dt,
+                           "charts/updates_per_s": win_updates / dt,
+                           "charts/lr": lr_at(args, run.updates), "charts/buffer": replay.size,
+                           "charts/chunks": run.chunk}
+                    if loss_n:
+                        row.update({k: v / loss_n for (k, _), v in zip(loss_names, acc)})
+                    logger.log(run.updates, row)
+                    losses = " ".join(f"{short} {v / max(1, loss_n):.4f}"
+                                      for (_, short), v in zip(loss_names, acc))
+                    progress.update(clock.total(now),
+                                    f"upd {run.updates} lab {run.labelled / 1e6:.2f}M {losses} "
+                                    f"{win_labels / dt:.0f} lab/s {win_updates / dt:.0f} upd/s"
+                                    + (" " + eval_text(history[-1], run.updates, clock.minutes())
+                                       if history else ""))
+                    win_labels = win_updates = 0
+                    win_t = now
+                    acc, loss_n = np.zeros(len(loss_names)), 0
+                    clock.last_log = now
+                if clock.eval_due(now, run.updates):
+                    evaluate()
+                if clock.checkpoint_due(now):
+                    progress.line(replay_text(save_checkpoint(), replay.size, unit))
+                    clock.last_ckpt = time.perf_counter()
+            source.close()
+            # ---- the end: the weights as they are now are what the last evaluation measures
+            if final_evaluation_due(args, history, run.updates, interrupted):
+                evaluate()
+        finally:
+            source.close()
+            progress.close()
+    run.elapsed = clock.total()                     # the run's time, everywhere
+    replay_bytes = save_checkpoint(run.elapsed)
+    info = export(weights_path, run.elapsed, evaluation_entry(history))
+    final = {"charts/minutes": info["minutes"], f"charts/labelled_{unit}": run.labelled,
+             "charts/deals": run.deals, "charts/chunks": run.chunk, "charts/buffer": replay.size}
+    if loss_n and final_losses:
+        final.update({k: v / loss_n for (k, _), v in zip(loss_names, acc)})
+    logger.log(run.updates, final)
+    logger.close()
+    progress.line(replay_text(replay_bytes, replay.size, unit))
+    progress.line(end_text(name, args, run, bool(interrupted)))
+    return run_result(run, weights_path, bool(interrupted), **extra)
+
+
+def main_of(parse_args, train, argv=None) -> int:
+    """A trainer's ``main``: parse ``argv``, train, print the result as JSON (less the
+    learning curve)."""
+    res = train(parse_args(argv))
+    print(json.dumps({k: v for k, v in res.items() if k != "history"}))
+    return 0
+
+
 def export_checkpoint(run: str, path: str, make_model, float32: bool = False,
                       kind: str = "play", counted: str = "labelled", players=None) -> str:
     """Write the torch-free weights of the checkpoint in the run folder ``run`` to
@@ -611,9 +905,7 @@ def export_checkpoint(run: str, path: str, make_model, float32: bool = False,
         heads = training["players"] = players(args)
     mlp = to_numpy(model)
     save_weights(path, mlp, make_manifest(mlp, get_rules(args["rules"]), training,
-                                          {"history": history,
-                                           "final": history[-1] if history else None},
-                                          kind=kind, players=heads),
+                                          evaluation_entry(history), kind=kind, players=heads),
                  dtype=np.float32 if float32 else np.float16)
     return path
 

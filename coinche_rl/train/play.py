@@ -1,4 +1,5 @@
-"""Card-play trainer (``coinche-rl train play``): one file, top to bottom, CleanRL style.
+"""Card-play trainer (``coinche-rl train play``): its settings, labels, replay and loss; its
+loop, the bidding trainer's too, is :func:`.common.train_on_labels`.
 
 Algorithm: **supervised regression on labelled decisions of real deals**. A label worker plays
 deals in numba (:mod:`.labels`: heuristic auctions or the arena's frozen contracts,
@@ -36,18 +37,15 @@ evaluation and at the end). A run is evaluated every ``eval_minutes`` and at its
 every evaluation it shows says at which update it was made. On stdout: a progress bar on
 a terminal, plain lines to a file or a pipe.
 
-What every trainer shares (the runs, the schedule, the messages) is in :mod:`.common`.
+What every trainer shares (the runs, the loop, the schedule, the messages) is in
+:mod:`.common`.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import os
-import signal
 import sys
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import List, Optional
 
 import numpy as np
@@ -56,16 +54,14 @@ from ..agents.neural import canonical as C
 from ..agents.neural.agent import load_bid_net
 from ..agents.neural.labels import label_chunk
 from ..agents.neural.labels import warmup as warm_labels
-from ..agents.neural.net import load_weights, make_manifest, save_weights
+from ..agents.neural.net import load_weights
 from ..agents.neural.selfplay import SelfPlayTable, parse_opponents, selfplay_chunk
 from ..agents.neural.selfplay import warmup as warm_selfplay
 from ..arena import run_duplicate
-from ..rules import get_rules
-from .common import (LabelSource, Logger, RunProgress, TrainingProgress, bad_setting,
-                     budget_spent, check_common, end_text, eval_text, export_checkpoint,
-                     final_evaluation_due, init_from_weights, lr_at, play_loss,
-                     record_evaluation, replay_text, run_result, save_run, setting,
-                     start_run, start_text, training_facts, WorkerSettings)
+from ..rules import four_player_rules, get_rules
+from .common import (LabelSource, WorkerSettings, bad_setting, check_common, export_checkpoint,
+                     export_weights, init_from_weights, main_of, new_training, play_loss,
+                     setting, shared, train_on_labels)
 from .common import parse_args as parse_settings
 
 __all__ = ["Args", "train", "check_args", "export_weights", "export_run", "evaluate_weights",
@@ -76,15 +72,14 @@ __all__ = ["Args", "train", "check_args", "export_weights", "export_run", "evalu
 @dataclass
 class Args(WorkerSettings):
     """Every setting of a run (``coinche-rl train play --help``)."""
-    minutes: float = setting(120.0, 'training time budget (cumulative over resumes)')
-    out: str = setting("runs/play", 'the run folder')
+    minutes: float = shared("minutes", 120.0)
+    out: str = shared("out", "runs/play")
     init: Optional[str] = setting(None, "start from the weights of this run's checkpoint, or of "
                                    "a card-play weights file (.npz, e.g. the shipped one)")
     # network
-    hidden: List[int] = field(default_factory=lambda: [256, 256],
-                              metadata={"help": "hidden layer widths"})
+    hidden: List[int] = shared("hidden")
     # labels
-    chunk_deals: int = setting(64, 'deals per label chunk')
+    chunk_deals: int = shared("chunk_deals")
     frozen: float = setting(0.5, "share of deals with the arena's frozen contract")
     epsilon: float = setting(0.1, 'random card share in the labelled trajectories')
     solver_cards: int = setting(28, 'solver targets when this many cards are left')
@@ -99,23 +94,23 @@ class Args(WorkerSettings):
                         "heuristic, random, past (the earlier generations)")
     # optimisation
     batch_size: int = setting(512, 'decisions per update')
-    updates_per_chunk: int = setting(16, 'updates after each chunk of labels')
+    updates_per_chunk: int = shared("updates_per_chunk")
     buffer_size: int = setting(200_000, 'replay buffer, labelled decisions (FIFO): 1.6 kB each in '
                                    'memory, saved with every checkpoint in replay.npz '
                                    '(compressed, about 0.13 kB each: 26 MB when full at the '
                                    'default; the shipped run used 500000)')
     min_buffer: int = setting(20_000, 'decisions before the first update')
-    lr: float = setting(1e-3, 'initial learning rate (AdamW)')
-    lr_end: float = setting(5e-5, 'final learning rate')
-    anneal_updates: int = setting(400_000, 'cosine decay from lr to lr_end over these updates')
-    weight_decay: float = setting(1e-5, 'AdamW weight decay')
-    huber_delta: float = setting(1.0, 'Huber threshold, in units of --target-scale points')
-    mean_loss_weight: float = setting(0.1, 'weight of the decision-mean loss')
-    target_scale: float = setting(100.0, 'points per network output unit')
+    lr: float = shared("lr")
+    lr_end: float = shared("lr_end")
+    anneal_updates: int = shared("anneal_updates")
+    weight_decay: float = shared("weight_decay")
+    huber_delta: float = shared("huber_delta")
+    mean_loss_weight: float = shared("mean_loss_weight")
+    target_scale: float = shared("target_scale")
     # evaluation, logging, checkpoints
-    eval_minutes: float = setting(10.0, 'evaluation interval (0: none)')
+    eval_minutes: float = shared("eval_minutes")
     eval_pairs: int = setting(2000, 'deal pairs of each evaluation')
-    eval_seed: int = setting(20261201, 'the evaluation deal set')
+    eval_seed: int = shared("eval_seed")
 
 
 def parse_args(argv=None) -> Args:
@@ -126,6 +121,7 @@ def parse_args(argv=None) -> Args:
 
 def check_args(args: Args) -> None:
     """Refuse bad settings before anything is written, naming the setting."""
+    four_player_rules(args.rules)                        # UnknownPresetError names the presets
     check_common(args, unit=("frozen", "epsilon"))
     if not 0 <= args.solver_cards <= 32:
         bad_setting(args, "solver_cards", "must be in 0..32 (cards left in the hands)")
@@ -228,6 +224,12 @@ class Replay:
         self.size = 0
         self.pos = 0
 
+    def add_chunk(self, chunk) -> tuple:
+        """Add a label chunk (:func:`_chunk_job`'s tuple); returns its decisions and deals."""
+        feats, cards, targets, _kinds, _tricks, n_deals, _sec = chunk
+        self.add(feats, cards, targets)
+        return len(targets), n_deals
+
     def add(self, feats, cards, targets):
         n = len(targets)
         for start in range(0, n, self.capacity):
@@ -270,14 +272,6 @@ RESUME_KEYS = ("rules", "seed", "hidden", "chunk_deals", "frozen", "epsilon", "s
                "anneal_updates", "target_scale", "huber_delta", "mean_loss_weight")
 
 
-def export_weights(model, rules, path: str, training: dict, evaluation: Optional[dict] = None):
-    """Write the torch-free weights file (float16) of ``model`` with its manifest."""
-    from ..agents.neural.torch_net import to_numpy      # torch: the nn extra
-    mlp = to_numpy(model)
-    save_weights(path, mlp, make_manifest(mlp, rules, training, evaluation))
-    return mlp
-
-
 def evaluate_weights(path: str, rules_name: str, pairs: int, seed: int, opponent: str = "heuristic",
                      frozen: bool = True) -> dict:
     """Frozen-auction duplicate of ``nn:weights=path`` against ``opponent`` on a fixed
@@ -298,160 +292,38 @@ def train(args: Args) -> dict:
 
     check_args(args)
     torch.set_num_threads(args.torch_threads)
-    rules = get_rules(args.rules)
-    weights_path = os.path.join(args.out, "weights.npz")
-
     # ---- seeding: one seed for everything
-    torch.manual_seed(args.seed)
-    rng = np.random.default_rng(args.seed)
-    model = PlayNet(args.hidden)
-    optim = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
+    model, optim, rng = new_training(args, lambda: PlayNet(args.hidden))
     replay = Replay(args.buffer_size, C.FEATURE_SIZE)
-    run = start_run(args, model, optim, rng, replay, RESUME_KEYS,
-                    init_weights=init_from_weights)                 # reads only
-    chunk, updates, labelled, elapsed, deals = (run.chunk, run.updates, run.labelled,
-                                                run.elapsed, run.deals)
-    history, init_info = run.history, run.init
-    progress = TrainingProgress(args.progress, args.minutes * 60.0, "train play")
-    spent = budget_spent(args, elapsed, chunk) if args.resume else None
-    if spent:
-        progress.close()
-        progress.line(spent)
-        return run_result(run, weights_path, interrupted=False, budget=spent)
-    os.makedirs(args.out, exist_ok=True)
-    progress.line(start_text("train play", args, run, "decisions", replay.nbytes))
-
-    def minutes_now():
-        return (elapsed + time.perf_counter() - t_start) / 60.0
-
-    def save_checkpoint(total_s=None):
-        if total_s is None:
-            total_s = elapsed + time.perf_counter() - t_start
-        return save_run(args, model, optim, rng, replay, RunProgress(
-            chunk, updates, labelled, total_s, deals, history, init_info), kind="play")
-
-    def training_info(total_s=None):
-        if total_s is None:
-            total_s = elapsed + time.perf_counter() - t_start
-        return training_facts(args.out, total_s, updates, chunk, labelled, deals,
-                              dataclasses.asdict(args), init_info)
-
-    def evaluate(generation=None):
-        export_weights(model, rules, weights_path, training_info())
-        ev = evaluate_weights(weights_path, args.rules, args.eval_pairs, args.eval_seed)
-        ev.update(updates=updates, minutes=minutes_now(), labelled=labelled)
-        if generation is not None:
-            ev["generation"] = generation
-        record_evaluation(history, logger, ev)
-
-    logger = Logger(args.out)
-    source = PlayLabelSource(args, chunk)
-    interrupted = []
-    old_handler = signal.getsignal(signal.SIGINT)
-
-    def on_sigint(signum, frame):
-        interrupted.append(True)
-    signal.signal(signal.SIGINT, on_sigint)
-    t_start = time.perf_counter()
-    last_log = last_ckpt = t_start
-    last_eval = t_start if history else t_start - 1e9
-    win_labels = win_updates = 0
-    win_t = t_start
-    loss_acc, loss_n = 0.0, 0
     scale = 1.0 / args.target_scale
-    try:
-        while True:
-            now = time.perf_counter()
-            total = elapsed + now - t_start
-            if interrupted or total >= args.minutes * 60.0 or \
-                    (args.max_chunks is not None and chunk >= args.max_chunks):
-                break
-            if args.labels == "selfplay" and chunk % args.generation_chunks == 0:
-                g = chunk // args.generation_chunks
-                path = generation_path(args.out, g)
-                if not os.path.exists(path):
-                    # generation g: the weights as they are now label its chunks; each
-                    # generation after the first is evaluated (the learning curve)
-                    os.makedirs(os.path.dirname(path), exist_ok=True)
-                    export_weights(model, rules, path, training_info())   # atomic
-                    if g > 0 and args.eval_minutes > 0 and updates:
-                        evaluate(generation=g)
-                        last_eval = time.perf_counter()
-            feats, cards, targets, kinds, tricks, n_deals, _sec = source.get()
-            chunk += 1
-            labelled += len(targets)
-            deals += n_deals
-            win_labels += len(targets)
-            replay.add(feats, cards, targets)
-            if replay.size >= min(args.min_buffer, args.buffer_size):
-                for _ in range(args.updates_per_chunk):
-                    # ---- one update: centred Huber regression on the legal cards
-                    idx = rng.integers(0, replay.size, args.batch_size)
-                    x = torch.from_numpy(replay.feats[idx].astype(np.float32))
-                    m = torch.from_numpy(replay.cards[idx])
-                    t = torch.from_numpy(replay.targets[idx]) * scale
-                    lr = lr_at(args, updates)
-                    for g in optim.param_groups:
-                        g["lr"] = lr
-                    loss, loss_rel = play_loss(model(x), m, t, args)
-                    optim.zero_grad(set_to_none=True)
-                    loss.backward()
-                    optim.step()
-                    updates += 1
-                    win_updates += 1
-                    loss_acc += float(loss_rel.detach())
-                    loss_n += 1
-            now = time.perf_counter()
-            if now - last_log >= args.log_seconds:
-                dt = now - win_t
-                row = {"charts/minutes": (elapsed + now - t_start) / 60.0,
-                       "charts/labelled_decisions": labelled, "charts/deals": deals,
-                       "charts/labels_per_s": win_labels / dt,
-                       "charts/updates_per_s": win_updates / dt,
-                       "charts/lr": lr_at(args, updates), "charts/buffer": replay.size,
-                       "charts/chunks": chunk}
-                if loss_n:
-                    row["losses/relative_huber"] = loss_acc / loss_n
-                logger.log(updates, row)
-                progress.update(elapsed + now - t_start,
-                                f"upd {updates} lab {labelled / 1e6:.2f}M "
-                                f"loss {loss_acc / max(1, loss_n):.4f} "
-                                f"{win_labels / dt:.0f} lab/s {win_updates / dt:.0f} upd/s"
-                                + (" " + eval_text(history[-1], updates, minutes_now())
-                                   if history else ""))
-                win_labels = win_updates = 0
-                win_t = now
-                loss_acc, loss_n = 0.0, 0
-                last_log = now
-            if args.eval_minutes > 0 and now - last_eval >= args.eval_minutes * 60.0 and updates:
-                evaluate()
-                last_eval = time.perf_counter()
-            if now - last_ckpt >= args.checkpoint_minutes * 60.0:
-                progress.line(replay_text(save_checkpoint(), replay.size, "decisions"))
-                last_ckpt = time.perf_counter()
-        source.close()
-        # ---- the end: the weights as they are now are what the last evaluation measures
-        if final_evaluation_due(args, history, updates, interrupted):
-            evaluate()
-    finally:
-        signal.signal(signal.SIGINT, old_handler)
-        source.close()
-        progress.close()
-    total_s = elapsed + time.perf_counter() - t_start     # the run's time, everywhere
-    replay_bytes = save_checkpoint(total_s)
-    info = training_info(total_s)
-    final = {"charts/minutes": info["minutes"], "charts/labelled_decisions": labelled,
-             "charts/deals": deals, "charts/chunks": chunk, "charts/buffer": replay.size}
-    if loss_n:
-        final["losses/relative_huber"] = loss_acc / loss_n
-    logger.log(updates, final)
-    export_weights(model, rules, weights_path, info,
-                   {"history": history, "final": history[-1] if history else None})
-    logger.close()
-    run = RunProgress(chunk, updates, labelled, total_s, deals, history, init_info)
-    progress.line(replay_text(replay_bytes, replay.size, "decisions"))
-    progress.line(end_text("train play", args, run, bool(interrupted)))
-    return run_result(run, weights_path, bool(interrupted))
+
+    def batch_loss(idx):
+        # ---- one update: centred Huber regression on the legal cards
+        x = torch.from_numpy(replay.feats[idx].astype(np.float32))
+        m = torch.from_numpy(replay.cards[idx])
+        t = torch.from_numpy(replay.targets[idx]) * scale
+        loss, loss_rel = play_loss(model(x), m, t, args)
+        return loss, [float(loss_rel.detach())]
+
+    def next_generation(run, export, evaluate):
+        if args.labels != "selfplay" or run.chunk % args.generation_chunks:
+            return
+        g = run.chunk // args.generation_chunks
+        path = generation_path(args.out, g)
+        if not os.path.exists(path):
+            # generation g: the weights as they are now label its chunks; each
+            # generation after the first is evaluated (the learning curve)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            export(path)                                            # atomic
+            if g > 0 and args.eval_minutes > 0 and run.updates:
+                evaluate(generation=g)
+
+    return train_on_labels(
+        args, "play", "decisions", model, optim, rng, replay, RESUME_KEYS,
+        lambda start: PlayLabelSource(args, start), batch_loss,
+        (("losses/relative_huber", "loss"),),
+        lambda path: evaluate_weights(path, args.rules, args.eval_pairs, args.eval_seed),
+        init_weights=init_from_weights, before_chunk=next_generation)
 
 
 def export_run(run: str, path: str, float32: bool = False) -> str:
@@ -462,10 +334,7 @@ def export_run(run: str, path: str, float32: bool = False) -> str:
 
 
 def main(argv=None) -> int:
-    args = parse_args(argv)
-    res = train(args)
-    print(json.dumps({k: v for k, v in res.items() if k != "history"}))
-    return 0
+    return main_of(parse_args, train, argv)
 
 
 if __name__ == "__main__":
