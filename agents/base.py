@@ -95,7 +95,7 @@ class Param:
 
 class PlayerView:
     """What the seat to act is given: ``seat``, ``rules``, ``legal`` (bool mask over the
-    118 actions), ``public_state`` (int64 state vector, hidden parts zeroed),
+    120 actions), ``public_state`` (int64 state vector, hidden parts zeroed),
     ``information_set`` (lazy), and ``match`` (``{"scores", "target", "pot"}`` in a
     match, else None).
 

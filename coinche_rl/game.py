@@ -27,10 +27,10 @@ import numpy as np
 
 from . import actions as A
 from . import engine as E
-from .cards import FULL_DECK, SUIT_NAMES, cards_of, format_card, format_hand, parse_card, parse_hand
+from .cards import FULL_DECK, N_CARDS, SUIT_NAMES, cards_of, format_card, format_hand, parse_card, parse_hand
 from .engine.bits import seed_int64
-from .rules import (NT, AT, CAPOT_VALUE, STRAIN_LONG_NAMES, STRAIN_NAMES, RuleSet, check_int,
-                    four_player_rules, get_rules, params_vector)
+from .rules import (NT, AT, CAPOT_VALUE, N_SEATS, STRAIN_LONG_NAMES, STRAIN_NAMES, RuleSet,
+                    check_int, four_player_rules, get_rules, params_vector)
 
 __all__ = ["Deal", "Match", "Contract", "TeamScore", "DealResult", "IllegalActionError",
            "IllegalBidError", "IllegalPlayError", "deal_hands", "deal_deck", "deal_stream"]
@@ -161,7 +161,7 @@ def deal_deck(rng: np.ndarray) -> List[int]:
     """A random dealing order of the 32 cards from the engine's stream ``rng``
     (:func:`deal_stream`): ``engine.random_deck``, the package's one seed -> deck map."""
     _check_stream(rng)
-    deck = np.empty(32, dtype=np.int64)
+    deck = np.empty(N_CARDS, dtype=np.int64)
     E.random_deck(rng, deck)
     return [int(c) for c in deck]
 
@@ -170,8 +170,8 @@ def deal_hands(rng: np.ndarray) -> List[int]:
     """Four random 8-card hands (masks) from the engine's stream ``rng``: a
     :func:`deal_deck` dealt in packets from seat 0 (``engine.random_deal``)."""
     _check_stream(rng)
-    hands = np.empty(4, dtype=np.int64)
-    E.random_deal(rng, hands, np.empty(32, dtype=np.int64))
+    hands = np.empty(N_SEATS, dtype=np.int64)
+    E.random_deal(rng, hands, np.empty(N_CARDS, dtype=np.int64))
     return [int(h) for h in hands]
 
 
@@ -256,7 +256,7 @@ class Deal:
         if hands is None:
             deck = deck_from(deck) if deck is not None else deal_deck(rng)
         if dealer is None:
-            dealer = draw_below(rng, 4)
+            dealer = draw_below(rng, N_SEATS)
         if isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < 4:
             raise ValueError(f"dealer must be a seat 0..3, not {dealer!r}")
         self._S = np.empty(E.STATE_SIZE, dtype=np.int64)
@@ -684,7 +684,7 @@ class Match:
         self.rules = four_player_rules(rules) if target is None else four_player_rules(rules, target=target)
         self._rng = deal_stream(seed)
         if dealer is None:
-            dealer = draw_below(self._rng, 4)
+            dealer = draw_below(self._rng, N_SEATS)
         if not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < 4:
             raise ValueError(f"dealer must be a seat 0..3, not {dealer!r}")
         self.first_dealer = int(dealer)

@@ -173,7 +173,7 @@ class TwoPlayerDeal:
         rng = deal_stream(seed)
         deck = deck_from(deck) if deck is not None else deal_deck(rng)
         if dealer is None:
-            dealer = draw_below(rng, 2)
+            dealer = draw_below(rng, E2.N_PLAYERS)
         if isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or dealer not in (0, 1):
             raise ValueError(f"dealer must be a player 0 or 1, not {dealer!r}")
         self._T = np.empty(E2.TWO_STATE_SIZE, dtype=np.int64)
@@ -582,7 +582,7 @@ class TwoPlayerMatch(Match):
         self.rules = two_player_rules(rules) if target is None else two_player_rules(rules, target=target)
         self._rng = deal_stream(seed)
         if dealer is None:
-            dealer = draw_below(self._rng, 2)
+            dealer = draw_below(self._rng, E2.N_PLAYERS)
         if isinstance(dealer, bool) or dealer not in (0, 1):
             raise ValueError(f"dealer must be a player 0 or 1, not {dealer!r}")
         self.first_dealer = int(dealer)

@@ -118,3 +118,48 @@ def test_tournaments_play_nnsearch_through_its_search():
     r = run_duplicate("nnsearch:worlds=4", "nn", 2, preset="ffb", seed=3, frozen_contract=True)
     assert r.n == 2
     assert not hasattr(make_agent("nnsearch"), "play_net")
+
+
+def test_solve_from_hands_late_decisions_to_the_exact_solver():
+    """With ``solve_from`` cards or fewer in hand the worlds are solved: the values and
+    the card are pimc's on the same worlds; with more cards they are play-outs."""
+    from coinche_rl.agents.pimc import PIMCAgent
+    from coinche_rl.engine import hand_of, popcount
+    deal = _position(7, 20)                     # 5 tricks played: 3 cards in hand
+    view = PlayerView.from_deal(deal)
+    assert popcount(hand_of(view.public_state, view.seat)) == 3
+    agent = SearchAgent(worlds=8, worlds_from="uniform", solve_from=3)
+    agent.reset(view.seat, deal.rules, 4)
+    best, actions, values = agent.card_values(view)
+    pimc = PIMCAgent(worlds=8, worlds_from="uniform")
+    pimc.reset(view.seat, deal.rules, 4)
+    p_actions, totals, n = pimc.card_values(view)
+    assert np.array_equal(actions, p_actions) and np.allclose(values, totals / n)
+    assert best in [int(a) for a, v in zip(actions, values) if v == values.max()]
+    agent.reset(view.seat, deal.rules, 4)
+    pimc.reset(view.seat, deal.rules, 4)
+    assert agent.act(view) == pimc.act(view) == best
+    # one card more than solve_from: play-outs (values are no longer pimc's in general,
+    # and the play-out path counts its worlds itself)
+    early = _position(7, 16)
+    v2 = PlayerView.from_deal(early)
+    assert popcount(hand_of(v2.public_state, v2.seat)) == 4
+    agent.reset(v2.seat, early.rules, 4)
+    agent.card_values(v2)
+    assert agent._decisions == 1 and agent.last_worlds == 8
+
+
+@pytest.mark.parametrize("bad", [-1, 9, True, 2.0])
+def test_solve_from_is_checked(bad):
+    with pytest.raises(ValueError, match="solve_from"):
+        SearchAgent(solve_from=bad)
+    with pytest.raises(AgentSpecError):
+        make_agent(f"nnsearch:solve_from={bad}")
+
+
+def test_nnsearch_with_solve_from_plays_whole_legal_deals():
+    deal = Deal("ffb", seed=13, dealer=0)
+    spec = "nnsearch:worlds=2,batch=2,solve_from=5"
+    table = [make_agent(spec), make_agent("heuristic"), make_agent(spec), make_agent("heuristic")]
+    play_deal(deal, table, seeds=[5, 6, 7, 8])
+    assert deal.is_terminal

@@ -19,7 +19,10 @@ seat see the other hands, which removes PIMC's strategy fusion.
 The play-outs of all worlds and cards run in lockstep (:func:`.agent.play_states`): one
 forward pass of the network per card left, for every play-out at once. ``time_ms``
 bounds a decision: worlds are played in batches of ``batch`` until the budget is spent
-(at least one batch). The auction and every other decision are the ``nn`` agent's.
+(at least one batch). With ``solve_from`` cards or fewer in hand, where a double-dummy
+solve costs little, the worlds are solved exactly instead (PIMC's evaluation, the same
+worlds and the same choice rule as ``pimc``). The auction and every other decision are
+the ``nn`` agent's.
 
 >>> from coinche_rl.game import Deal
 >>> from coinche_rl.agents import make_agent, play_deal
@@ -36,7 +39,7 @@ import time
 import numpy as np
 from numba import njit
 
-from ...engine import STATE_SIZE, apply_legal_action, team_score
+from ...engine import STATE_SIZE, apply_legal_action, hand_of, popcount, team_score
 from ...game import Deal
 from ...rules import RuleSet
 from ..base import Agent, Param, PlayerView
@@ -103,13 +106,18 @@ class SearchAgent(Agent):
         "bidding": Param(str, "auto", "net | heuristic | auto, as nn",
                          choices=("auto", "net", "heuristic")),
         "bid_margin": Param(float, 150.0, "as nn", min=0.0),
+        "solve_from": Param(int, 0, "with this many cards in hand or fewer, solve the worlds "
+                            "exactly (pimc's double-dummy evaluation on the same worlds) "
+                            "instead of playing them out with the network; 0: never",
+                            min=0, max=8),
     }
     ROSTER = False
 
     def __init__(self, worlds: int = 32, time_ms: float = 0.0, batch: int = 16,
                  worlds_from: str = "auto", uniform_share: float = 0.1,
                  belief_weights: str = "", weights: str = "", any_rules: bool = False,
-                 bid_weights: str = "", bidding: str = "auto", bid_margin: float = 150.0):
+                 bid_weights: str = "", bidding: str = "auto", bid_margin: float = 150.0,
+                 solve_from: int = 0):
         super().__init__()
         #: the ``nn`` agent behind every decision that is not a card with a choice
         self.nn = NeuralAgent(weights=weights, any_rules=any_rules, bid_weights=bid_weights,
@@ -124,9 +132,16 @@ class SearchAgent(Agent):
         self.worlds = int(worlds)
         self.time_ms = float(time_ms)
         self.batch = int(batch)
-        # the world source is PIMC's (same parameters, same checks)
-        self._source = PIMCAgent(worlds=1, worlds_from=worlds_from, uniform_share=uniform_share,
-                                 belief_weights=belief_weights, tt_bits=10)
+        if isinstance(solve_from, bool) or not isinstance(solve_from, (int, np.integer)) \
+                or not 0 <= solve_from <= 8:
+            raise ValueError(f"nnsearch: solve_from={solve_from!r}: expected cards in hand, "
+                             f"an int in 0..8 (0: never solve)")
+        self.solve_from = int(solve_from)
+        # the world source is PIMC's (same parameters, same checks); with solve_from, the
+        # same agent solves the late decisions
+        self._source = PIMCAgent(worlds=self.worlds, worlds_from=worlds_from,
+                                 uniform_share=uniform_share, belief_weights=belief_weights,
+                                 tt_bits=10 if not solve_from else 14)
         self.worlds_from = worlds_from
         self.uniform_share = float(uniform_share)
         self.belief_weights = belief_weights
@@ -144,6 +159,7 @@ class SearchAgent(Agent):
             raise PIMCError("nnsearch plays the coinche family (its networks and worlds)")
         super().reset(seat, rules, seed)
         self.nn.reset(seat, rules, seed)
+        self._source.reset(seat, rules, seed)
         self.net = self.nn.net
         self._decisions = 0
         self._seed = int(seed)
@@ -151,13 +167,27 @@ class SearchAgent(Agent):
     def act(self, view: PlayerView) -> int:
         S = view.public_state
         if self.net is not None and net_choice(S, view.params, CARD_NET) == NET_CARD:
+            if self._solves(view):
+                a = self._source.act(view)
+                self.last_worlds = self._source.last_worlds
+                return a
             return self.card_values(view)[0]
         self.last_worlds = 0
         return self.nn.act(view)
 
+    def _solves(self, view: PlayerView) -> bool:
+        """Whether this decision is solved exactly (``solve_from``)."""
+        return self.solve_from > 0 and popcount(hand_of(view.public_state, view.seat)) <= self.solve_from
+
     def card_values(self, view: PlayerView):
         """``(best action, actions, mean values)``: each legal card's mean deal score
-        difference for the seat's team over the worlds played out."""
+        difference for the seat's team over the worlds played out (or, ``solve_from``,
+        solved: pimc's values and choice)."""
+        if self._solves(view):
+            actions, totals, n = self._source.card_values(view)
+            self.last_worlds = n
+            values = totals / n
+            return self._source.act(view), actions, values
         self._decisions += 1
         info = view.information_set
         actions = np.ascontiguousarray(view.legal_actions, dtype=np.int64)
