@@ -54,7 +54,7 @@ from ..rules import (ALL_CARD_POINTS, AT, AT_TABLE_NAMES, CAPOT_POINTS, CAPOT_VA
                      P_GENERALE_BONUS, P_OPTIONAL_BELOTE, P_OPTIONAL_DECLARE, STRAIN_NAMES,
                      RuleSet, check_int, four_player_rules, params_vector)
 from ..progress import TaskProgress
-from ..solver import C_KEEP, C_NPAIRS, POINTS, SCORE, W_MONO, Solver, solve_into
+from ..solver import POINTS, SCORE, Solver, solve_keeping
 from .neural.agent import load_bid_net
 from .neural.bid_actions import bid_inputs
 from .neural.net import NeuralError
@@ -151,27 +151,6 @@ def score_outcome(S, Z, P, taker, kind, e):
     return deal_made(Z), diff
 
 
-@kernel
-def _exact_solve(W, S, P, objective, team):
-    """:func:`solver.solve_into` in a workspace that keeps its table between calls.
-
-    The kept table is exact for the solver's ``E`` search, which every call uses when
-    the objective is a non-decreasing function of ``E`` (every preset, the solver's
-    tests). Were some objective not, the solver searches it directly, and such entries
-    belong to one contract level: the call is then repeated with a fresh table."""
-    v = solve_into(W, S, P, objective, team)
-    mono = True
-    for vec in range(1 << W[C_NPAIRS]):
-        if W[W_MONO + vec] == 0:
-            mono = False
-    if not mono:
-        keep = W[C_KEEP]
-        W[C_KEEP] = 0
-        v = solve_into(W, S, P, objective, team)
-        W[C_KEEP] = keep
-    return v
-
-
 @njit(cache=True, nogil=True)
 def _dd_chunk(W, P, hands, decks, classic, seat, dealer, strains, levels, coinche, first,
               last, out_pts, out_score, out_made, out_synth):
@@ -188,16 +167,16 @@ def _dd_chunk(W, P, hands, decks, classic, seat, dealer, strains, levels, coinch
         for j in range(strains.shape[0]):
             st = strains[j]
             _start(S, P, hands[i], decks[i], classic, dealer, levels[0], st, coinche, seat)
-            p = _exact_solve(W, S, P, POINTS, T)
+            p = solve_keeping(W, S, P, POINTS, T)
             out_pts[j, i] = p
             against = False
             if p == 0:
                 # no card point: capot (every trick to the defenders) or pointless tricks
-                against = _exact_solve(W, S, P, POINTS, 1 - T) == CAPOT_POINTS
+                against = solve_keeping(W, S, P, POINTS, 1 - T) == CAPOT_POINTS
             kind, e = _outcome(P, st, p, against)
             for lv in range(levels.shape[0]):
                 _start(S, P, hands[i], decks[i], classic, dealer, levels[lv], st, coinche, seat)
-                out_score[j, lv, i] = _exact_solve(W, S, P, SCORE, T)
+                out_score[j, lv, i] = solve_keeping(W, S, P, SCORE, T)
                 made, diff = score_outcome(S, Z, P, seat, kind, e)
                 out_made[j, lv, i] = made
                 out_synth[j, lv, i] = diff

@@ -56,7 +56,7 @@ from ..engine import (auction_action, auction_length, belote_announced_seats, co
 from ..rules import (ALL_CARD_POINTS, CAPOT_POINTS, CAPOT_VALUE, CARD_ORDER, DEAL_POINTS,
                      P_AT_TABLE, P_CARRE_LOW_CANCELS, P_DECLARATIONS, P_DECL_SHARE,
                      P_OPTIONAL_BELOTE, P_OPTIONAL_DECLARE, RuleSet, check_int)
-from ..solver import C_KEEP, C_NODES, OBJECTIVES, POINTS, move_values_into, new_workspace
+from ..solver import OBJECTIVES, POINTS, keep_table, move_values_into, new_workspace, nodes_of
 from .base import Agent, Param, PlayerView
 from .evaluation import EvaluationError, evaluate_hand
 from .neural.agent import load_bid_net
@@ -349,10 +349,8 @@ class PIMCAgent(Agent):
         self.extra_seed = int(seed)
         self._obj = OBJECTIVES[objective]
         self._W = new_workspace(tt_bits)
-        # keep the transposition table between solves: its entries are exact values of
-        # (remaining hands, leader, history flag), valid for every world and decision
-        # while the strain, rules and team stay (the solver starts a new table otherwise)
-        self._W[C_KEEP] = 1
+        # keep the transposition table between solves (every world and decision)
+        keep_table(self._W, 1)
         self._table = new_table()
         self._rng = np.zeros(1, dtype=np.uint64)
         self._bid_net = None
@@ -374,7 +372,7 @@ class PIMCAgent(Agent):
     def search_nodes(self) -> int:
         """The solver's search nodes so far, over every decision of this agent (a
         difference of two readings is the work of the decisions between them)."""
-        return int(self._W[C_NODES])
+        return nodes_of(self._W)
 
     def reset(self, seat: int, rules: RuleSet, seed: int) -> None:
         super().reset(seat, rules, seed)

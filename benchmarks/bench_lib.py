@@ -50,7 +50,7 @@ from coinche_rl.agents.sampler import WorldSampler, build_table, new_table
 from coinche_rl.engine import S_SCORE, S_TRICK_N, S_TRICK_NO, STATE_SIZE, rng_seed
 from coinche_rl.game import Deal
 from coinche_rl.rules import RuleSet, check_int, get_rules, params_vector
-from coinche_rl.solver import C_KEEP, SCORE, new_workspace
+from coinche_rl.solver import SCORE, keep_table, new_workspace
 
 __all__ = ["benchmark_infosets", "sampler_throughput", "evaluation_throughput",
            "benchmark_positions", "pimc_world_ms", "pimc_decision_ms", "duplicate_margin",
@@ -309,7 +309,7 @@ def pimc_world_ms(n_positions: int = 40, seed: int = 0, preset: str = "ffb",
     time (benchmark key ``pimc_world_ms``: the median)."""
     positions = benchmark_positions(n_positions, preset, seed, trick)
     W = new_workspace(17)
-    W[C_KEEP] = 0
+    keep_table(W, 0)
     a = np.zeros(32, dtype=np.int64)
     v = np.zeros(32, dtype=np.int64)
     sums = np.zeros(N_ACTIONS, dtype=np.int64)

@@ -63,7 +63,8 @@ from .rules import (ALL_CARD_POINTS, CAPOT_POINTS, CARD_ORDER, DIX_DE_DER, N_SEA
                     P_OPTIONAL_DECLARE, P_PLAY_RULES, partner, seat_after, team)
 
 __all__ = ["Solver", "SolverError", "solve", "move_values", "solve_into", "move_values_into",
-           "new_workspace", "warmup", "OBJECTIVES", "POINTS", "SCORE"]
+           "solve_keeping", "keep_table", "nodes_of", "new_workspace", "warmup", "OBJECTIVES", "POINTS",
+           "SCORE"]
 
 #: objective codes of the kernels
 POINTS, SCORE = 0, 1
@@ -1524,6 +1525,41 @@ def solve_into(W, S, P, objective, team):
     return v if X == team else -v
 
 
+def nodes_of(W) -> int:
+    """Search nodes counted in workspace ``W`` since it was made."""
+    return int(W[C_NODES])
+
+
+@kernel
+def keep_table(W, keep):
+    """Keep (``keep`` 1) the transposition table of workspace ``W`` between solves, or
+    start a new one at every solve (0). Its entries are exact values of (remaining
+    hands, leader, history flag), valid for every position while the strain, rules and
+    team stay (the solver starts a new table when they change)."""
+    W[C_KEEP] = keep
+
+
+@kernel
+def solve_keeping(W, S, P, objective, team):
+    """:func:`solve_into` in a workspace that keeps its table between calls.
+
+    The kept table is exact for the ``E`` search, which a solve uses when the objective
+    is a non-decreasing function of ``E``. Where it is not (``W_MONO``: the classic
+    family's capot against), the direct search's entries belong to one contract level:
+    the solve is then repeated with a fresh table."""
+    v = solve_into(W, S, P, objective, team)
+    mono = True
+    for vec in range(1 << W[C_NPAIRS]):
+        if W[W_MONO + vec] == 0:
+            mono = False
+    if not mono:
+        keep = W[C_KEEP]
+        W[C_KEEP] = 0
+        v = solve_into(W, S, P, objective, team)
+        W[C_KEEP] = keep
+    return v
+
+
 @kernel
 def move_values_into(W, S, P, objective, team, out_a, out_v):
     """Exact value for ``team`` of every legal action of position ``S``: action ids into
@@ -1706,7 +1742,7 @@ class Solver:
     @property
     def nodes(self) -> int:
         """Search nodes visited since the solver was made (or :meth:`reset_nodes`)."""
-        return int(self.W[C_NODES])
+        return nodes_of(self.W)
 
     def reset_nodes(self) -> None:
         self.W[C_NODES] = 0
