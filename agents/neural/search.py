@@ -88,9 +88,9 @@ class SearchAgent(Agent):
 
     #: what ``coinche-rl agents`` says of it
     DESCRIPTION = ("search over the networks: every legal card played out by the card-play net at "
-                   "all seats on believed worlds; bids as nn")
+                   "all seats on believed worlds, the late decisions solved exactly; bids as nn")
     PARAMS = {
-        "worlds": Param(int, 32, "worlds played out per card decision", min=1, max=4096),
+        "worlds": Param(int, 128, "worlds played out (or solved) per card decision", min=1, max=4096),
         "time_ms": Param(float, 0.0, "stop drawing worlds once a decision has taken this many "
                                      "milliseconds (0: all the worlds)", min=0.0),
         "batch": Param(int, 16, "worlds played out together (one batch at least)", min=1,
@@ -106,18 +106,18 @@ class SearchAgent(Agent):
         "bidding": Param(str, "auto", "net | heuristic | auto, as nn",
                          choices=("auto", "net", "heuristic")),
         "bid_margin": Param(float, 150.0, "as nn", min=0.0),
-        "solve_from": Param(int, 0, "with this many cards in hand or fewer, solve the worlds "
+        "solve_from": Param(int, 6, "with this many cards in hand or fewer, solve the worlds "
                             "exactly (pimc's double-dummy evaluation on the same worlds) "
                             "instead of playing them out with the network; 0: never",
                             min=0, max=8),
     }
     ROSTER = False
 
-    def __init__(self, worlds: int = 32, time_ms: float = 0.0, batch: int = 16,
+    def __init__(self, worlds: int = 128, time_ms: float = 0.0, batch: int = 16,
                  worlds_from: str = "auto", uniform_share: float = 0.1,
                  belief_weights: str = "", weights: str = "", any_rules: bool = False,
                  bid_weights: str = "", bidding: str = "auto", bid_margin: float = 150.0,
-                 solve_from: int = 0):
+                 solve_from: int = 6):
         super().__init__()
         #: the ``nn`` agent behind every decision that is not a card with a choice
         self.nn = NeuralAgent(weights=weights, any_rules=any_rules, bid_weights=bid_weights,
@@ -151,8 +151,10 @@ class SearchAgent(Agent):
 
     @property
     def seconds_per_deal(self) -> float:
-        """About 1.5 ms per world and card decision, ~20 decisions per seat and deal."""
-        return 0.0015 * self.worlds * 20
+        """About 1.5 ms per world and played-out card decision, 20 decisions a deal
+        (2.5 per card in hand); a solved decision about 5 ms."""
+        played_out = 8 - self.solve_from
+        return 2.5 * (0.0015 * self.worlds * played_out + 0.005 * self.solve_from)
 
     def reset(self, seat: int, rules: RuleSet, seed: int) -> None:
         if rules.family == "classic":
