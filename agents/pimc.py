@@ -56,7 +56,7 @@ from ..engine import (auction_action, auction_length, belote_announced_seats, co
 from ..rules import (ALL_CARD_POINTS, CAPOT_POINTS, CAPOT_VALUE, CARD_ORDER, DEAL_POINTS,
                      P_AT_TABLE, P_CARRE_LOW_CANCELS, P_DECLARATIONS, P_DECL_SHARE,
                      P_OPTIONAL_BELOTE, P_OPTIONAL_DECLARE, RuleSet, check_int)
-from ..solver import OBJECTIVES, POINTS, keep_table, move_values_into, new_workspace, nodes_of
+from ..solver import OBJECTIVES, keep_table, move_values_into, new_workspace, nodes_of
 from .base import Agent, Param, PlayerView
 from .evaluation import EvaluationError, evaluate_hand
 from .neural.agent import load_bid_net
@@ -462,12 +462,18 @@ class PIMCAgent(Agent):
         cards = bin(int(hand)).count("1")
         return max(1, -(-self.worlds * cards // 8))
 
-    def _play(self, view: PlayerView, pub: np.ndarray, rng: np.ndarray) -> int:
+    def card_choice(self, view: PlayerView, rng: Optional[np.ndarray] = None):
+        """``(action, actions, totals, n_worlds)``: :meth:`card_values` and the action
+        PIMC chooses from them (the largest total, ties to the cheapest card), from one
+        evaluation."""
         actions, totals, n = self.card_values(view, rng)
         self.last_worlds = n
-        a = choose_action(self._sums, self._a, len(actions), contract_strain(pub),
+        a = choose_action(self._sums, self._a, len(actions), contract_strain(view.public_state),
                           view.params[P_AT_TABLE])
-        return int(a)
+        return int(a), actions, totals, n
+
+    def _play(self, view: PlayerView, pub: np.ndarray, rng: np.ndarray) -> int:
+        return self.card_choice(view, rng)[0]
 
     # ------------------------------------------------------------ auction
     def _evaluate(self, view: PlayerView, pub: np.ndarray, strains=None, auction=(),

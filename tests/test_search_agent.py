@@ -136,9 +136,11 @@ def test_solve_from_hands_late_decisions_to_the_exact_solver():
     p_actions, totals, n = pimc.card_values(view)
     assert np.array_equal(actions, p_actions) and np.allclose(values, totals / n)
     assert best in [int(a) for a, v in zip(actions, values) if v == values.max()]
+    pimc.reset(view.seat, deal.rules, 4)
+    assert best == pimc.card_choice(view)[0]
     agent.reset(view.seat, deal.rules, 4)
     pimc.reset(view.seat, deal.rules, 4)
-    assert agent.act(view) == pimc.act(view) == best
+    assert agent.act(view) == pimc.act(view)
     # one card more than solve_from: play-outs (values are no longer pimc's in general,
     # and the play-out path counts its worlds itself)
     early = _position(7, 16)

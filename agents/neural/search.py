@@ -186,10 +186,9 @@ class SearchAgent(Agent):
         difference for the seat's team over the worlds played out (or, ``solve_from``,
         solved: pimc's values and choice)."""
         if self._solves(view):
-            actions, totals, n = self._source.card_values(view)
+            best, actions, totals, n = self._source.card_choice(view)
             self.last_worlds = n
-            values = totals / n
-            return self._source.act(view), actions, values
+            return best, actions, totals / n
         self._decisions += 1
         info = view.information_set
         actions = np.ascontiguousarray(view.legal_actions, dtype=np.int64)

@@ -54,11 +54,11 @@ import numpy as np
 from .. import actions as A
 from ..agents import AgentSpecError, PlayerView, make_agent
 from ..agents.base import PRIVATE_ACTIONS
-from ..agents.pimc import PIMCAgent, choose_action
+from ..agents.pimc import PIMCAgent
 from ..game import Deal, IllegalActionError
 from ..records import (DEAL_FORMAT, MATCH_FORMAT, RecordError, deal_to_record, replay_deal,
                        replay_match)
-from ..rules import P_AT_TABLE, RuleSet
+from ..rules import RuleSet
 from ..solver import Solver
 from .views import action_item
 
@@ -210,13 +210,9 @@ class Analyser:
             t0 = time.perf_counter()
             pimc = self.pimc(worlds)
             pimc.reset(seat, deal.rules, seed)
-            acts, totals, n = pimc.card_values(view)
+            pick, acts, totals, n = pimc.card_choice(view)
             for a, v in zip(acts, totals):
                 rows[int(a)]["pimc"] = float(v) / n
-            sums = np.zeros(A.N_ACTIONS, dtype=np.int64)
-            sums[acts] = totals
-            pick = int(choose_action(sums, acts, len(acts), deal.contract.strain,
-                                     deal.params[P_AT_TABLE]))
             out["worlds"] = int(n)
             out["choices"][pimc.spec] = A.action_to_str(pick)
             out["seconds"]["pimc"] = time.perf_counter() - t0
