@@ -41,7 +41,7 @@ from numba import njit
 
 from ..actions import NAME_BASE, PASS, TAKE, action_to_str
 from ..cards import N_CARDS, SUIT_NAMES, format_card, parse_card
-from ..engine.bits import rng_below, rng_seed, seed_int64
+from ..engine.bits import rng_below, rng_seed, seed_int64, shuffle
 from ..engine.two import (MADE_MADE, N_STACKS, T_CUR, T_HAND, T_MADE, T_RETOURNE, T_ROUND,
                           T_SCORE, T_STACK_UP, T_TAKER, TWO_STATE_SIZE, two_apply, two_reset)
 from ..rules import RuleSet, params_vector
@@ -83,11 +83,7 @@ def world_deck(template, unknown, rng, cards, deck):
     ``unknown``); returns the two players' bot seeds drawn next from the same stream."""
     for k in range(cards.shape[0]):
         cards[k] = unknown[k]
-    for k in range(cards.shape[0] - 1, 0, -1):
-        j = rng_below(rng, k + 1)
-        t = cards[k]
-        cards[k] = cards[j]
-        cards[j] = t
+    shuffle(rng, cards, cards.shape[0])
     u = 0
     for pos in range(N_CARDS):
         if template[pos] >= 0:
@@ -321,6 +317,12 @@ def _cards(text, what: str) -> List[int]:
     return out
 
 
+def _retourne(retourne) -> List[int]:
+    """The retourne as a list of card ids (one card, as text or id, or a sequence)."""
+    return _cards([retourne] if isinstance(retourne, (str, int, np.integer)) else retourne,
+                  "retourne")
+
+
 def evaluate_two_player_hand(rules: Union[str, RuleSet], player: int, cards, dealer: int,
                              retourne=None, other_up=None, prise: Sequence = (),
                              samples: int = 500, seed: int = 0) -> TwoPlayerHandEvaluation:
@@ -349,8 +351,7 @@ def evaluate_two_player_hand(rules: Union[str, RuleSet], player: int, cards, dea
     if r.hand_cards:
         if retourne is None:
             raise EvaluationError("belote_a_deux: give the retourne (the turned-up card)")
-        ret = _cards([retourne] if isinstance(retourne, (str, int, np.integer)) else retourne,
-                     "retourne")
+        ret = _retourne(retourne)
         if len(ret) != 1:
             raise EvaluationError("retourne: give one card")
         if other_up is not None:
@@ -360,13 +361,8 @@ def evaluate_two_player_hand(rules: Union[str, RuleSet], player: int, cards, dea
         if len(own) != n_hand:
             raise EvaluationError(f"cards: belote_a_deux deals {n_hand} cards to each hand "
                                   f"before the prise, got {len(own)}")
-        slots = {PLACE_RETOURNE: ret}
-        mine = [pos for pos in range(N_CARDS) if place[pos] == PLACE_HAND and owner[pos] == player]
-        for pos, c in zip(mine, own):
-            deck[pos] = c
-        for pos in range(N_CARDS):
-            if place[pos] == PLACE_RETOURNE:
-                deck[pos] = slots[PLACE_RETOURNE][0]
+        deck[(place == PLACE_HAND) & (owner == player)] = own      # positions in deck order
+        deck[place == PLACE_RETOURNE] = ret[0]
     else:
         theirs = _cards(other_up if other_up is not None else [], "other_up")
         for what, got in (("cards", own), ("other_up", theirs)):
@@ -375,8 +371,7 @@ def evaluate_two_player_hand(rules: Union[str, RuleSet], player: int, cards, dea
                                       f"cards per player, got {len(got)}")
         dealer_up = own if player == dealer else theirs
         if retourne is not None:
-            rc = _cards([retourne] if isinstance(retourne, (str, int, np.integer)) else retourne,
-                        "retourne")
+            rc = _retourne(retourne)
             if len(rc) != 1 or rc[0] != dealer_up[-1]:
                 raise EvaluationError("retourne: in belote_decouverte it is the dealer's last "
                                       f"face-up card ({format_card(dealer_up[-1])})")
