@@ -272,21 +272,26 @@ _POOL = None
 
 def _pool(n: int, warm: Optional[Callable] = None):
     """The process pool of ``n`` spawned workers, started on first use and kept for the
-    next calls (:func:`shutdown_pool` stops it; it stops at exit); ``warm`` (default
-    :func:`.tasks.warmup`) fills the numba cache first, so that the workers load it."""
+    next calls (:func:`shutdown_pool` stops it; it stops at exit). ``warm`` (default
+    :func:`.tasks.warmup`) fills the numba cache first, so that the workers load it: once
+    per pool and warm-up (a pool kept from a four-player run, then given two-player
+    tasks, runs the two-player warm-up then)."""
     global _POOL
+    warm = warm or warmup
     if _POOL is not None and _POOL[0] != n:
         shutdown_pool()
+    if _POOL is None or warm not in _POOL[2]:
+        warm()
     if _POOL is None:
         import atexit
         import multiprocessing as mp
         from concurrent.futures import ProcessPoolExecutor
-        (warm or warmup)()            # fill the numba cache before the workers load it
         ex = ProcessPoolExecutor(max_workers=n, mp_context=mp.get_context("spawn"))
         if not _POOL_ATEXIT:
             atexit.register(shutdown_pool)
             _POOL_ATEXIT.append(True)
-        _POOL = (n, ex)
+        _POOL = (n, ex, set())
+    _POOL[2].add(warm)
     return _POOL[1]
 
 

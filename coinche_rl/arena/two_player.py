@@ -240,8 +240,6 @@ def _task_two_pairs(cfg: dict, indices) -> dict:
 def _execute(tasks, backend: str, workers: Optional[int], on_done) -> None:
     """The four-player executors' serial or pool run, with the two-player task and
     warm-up (a pool kept from a four-player run is reused, this warm-up run first)."""
-    if backend == "pool":
-        warmup()                # fill the numba cache before the workers load it
     executors._execute(tasks, backend, workers, None, on_done, runner=_task_of,
                        warm=warmup)
 
