@@ -222,15 +222,13 @@ def cmd_replay_pair(args) -> int:
         print(f"coinche-rl: error: {args.file} is a tournament results file: give the deal "
               f"pair to replay with --pair I", file=sys.stderr)
         return 2
-    from .arena import load_results, two_player
+    from .arena import two_player
+    from .arena.store import stored_pair
     try:
-        runs = load_results(args.file).runs
-        two = [r for r, c in runs.items() if c.get("format") == two_player.TWO_PAIR]
-        if args.run in two or (args.run is None and two and
-                               not any(c.get("format") == "pair" for c in runs.values())):
-            deals, row, cfg = two_player.replay_two_player_pair(args.file, args.pair, args.run)
-        else:
-            deals, row, cfg = replay_pair(args.file, args.pair, args.run)
+        cfg, row = stored_pair(args.file, args.pair, args.run)      # the run, either family
+        replay = (two_player.replay_two_player_pair if cfg["format"] == two_player.TWO_PAIR
+                  else replay_pair)
+        deals, row, cfg = replay(args.file, args.pair, row["run"])
     except (ArenaError, RecordError, OSError) as e:
         print(f"coinche-rl: error: {e}", file=sys.stderr)
         return 1

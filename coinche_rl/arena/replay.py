@@ -9,8 +9,8 @@ from ..agents import play_deal
 from ..game import Deal, IllegalActionError
 from ..records import rules_from_record
 from .dealsets import DealSet
-from .errors import ArenaError, ResultsFileError
-from .store import load_results
+from .errors import ArenaError
+from .store import stored_pair
 from .tasks import _deal_where, _illegal, _seat_agents, _seatings
 
 __all__ = ["replay_pair"]
@@ -27,23 +27,7 @@ def replay_pair(path, index: int, run: Optional[str] = None) -> Tuple[List[Deal]
     :raises ArenaError: an agent that cannot be seated now, or an illegal action (naming
         the agent, the action and the deal).
     """
-    store = load_results(path)
-    pair_runs = [r for r, c in store.runs.items() if c.get("format") == "pair"]
-    if run is None:
-        if len(pair_runs) != 1:
-            raise ResultsFileError(f"{path} holds {len(pair_runs)} deal-pair runs: choose one with "
-                                   f"run= (one of {', '.join(pair_runs) or 'none'})")
-        run = pair_runs[0]
-    if run in store.runs and store.runs[run].get("format") == "two_pair":
-        raise ResultsFileError(f"{path}: run {run} is belote for two players: replay its pairs "
-                               f"with arena.replay_two_player_pair or `coinche-rl replay "
-                               f"{path} --pair I` (this replays four-player deals)")
-    if run not in store.runs or store.runs[run].get("format") != "pair":
-        raise ResultsFileError(f"{path}: no deal-pair run {run!r}; runs: {', '.join(pair_runs) or 'none'}")
-    cfg = store.runs[run]
-    row = store.done(run).get(int(index))
-    if row is None:
-        raise ResultsFileError(f"{path}: run {run} has no finished pair {index}")
+    cfg, row = stored_pair(path, index, run, ("pair",))
     rules = rules_from_record(cfg["rules"])
     ds = DealSet(rules, cfg["seed"], cfg["frozen"])
     deals = []

@@ -65,11 +65,11 @@ from ..records import rules_from_record, rules_record
 from ..rules import RuleSet, get_rules, params_vector
 from ..two_player import TwoPlayerDeal, two_player_rules
 from .dealsets import _check_indices, _check_seed
-from .errors import ArenaError, ResultsFileError
+from .errors import ArenaError
 from . import executors
 from .executors import _chunks
 from .results import DuplicateResult, TournamentResult
-from .store import _FORMAT_VERSION, RunBook, _code_key, _exclusive, _run_id, load_results
+from .store import _FORMAT_VERSION, RunBook, _code_key, _exclusive, _run_id, stored_pair
 
 __all__ = ["TwoDealSet", "run_two_player_duplicate", "run_two_player_round_robin",
            "TWO_PLAYER_BACKENDS", "TWO_PAIR", "replay_two_player_pair", "warmup"]
@@ -405,20 +405,7 @@ def replay_two_player_pair(path, index: int, run: Optional[str] = None):
     :raises ResultsFileError: no such file, run or pair, or several runs and none chosen.
     :raises ArenaError: an agent that cannot be built now, or an illegal action.
     """
-    store = load_results(path)
-    ids = [r for r, c in store.runs.items() if c.get("format") == TWO_PAIR]
-    if run is None:
-        if len(ids) != 1:
-            raise ResultsFileError(f"{path} holds {len(ids)} two-player runs: choose one with "
-                                   f"run= (one of {', '.join(ids) or 'none'})")
-        run = ids[0]
-    if run not in ids:
-        raise ResultsFileError(f"{path}: no two-player run {run!r}; runs: "
-                               f"{', '.join(ids) or 'none'}")
-    cfg = store.runs[run]
-    row = store.done(run).get(int(index))
-    if row is None:
-        raise ResultsFileError(f"{path}: run {run} has no finished pair {index}")
+    cfg, row = stored_pair(path, index, run, (TWO_PAIR,))
     rules = rules_from_record(cfg["rules"])
     ds = TwoDealSet(rules, cfg["seed"])
     a, b = cfg["x"][0], cfg["y"][0]
