@@ -29,7 +29,8 @@ from .bid_actions import BID_ACTIONS, BID_INDEX, N_BID, bid_inputs
 from .net import MLP, NeuralError
 
 __all__ = ["NET_CARD", "NOT_A_CARD", "NET_BID", "CARD_NET", "BID_NET", "DEFAULT_MARGIN",
-           "card_choice", "net_choice", "advance", "canonical_auction_state", "anchor_actions",
+           "card_choice", "net_choice", "advance", "advance_until", "canonical_auction_state",
+           "anchor_actions",
            "seed_streams", "NetInputs", "BidNet", "play_states", "policy_actions",
            "BatchPolicy"]
 
@@ -77,11 +78,18 @@ def advance(states, P, bots, nets, rngs, waiting):
     bidding net); a forced card is played as is. The games waiting for a network go
     into ``waiting``; returns how many, or ``-(i + 1)`` when a bot chose an illegal
     action in game ``i`` (never expected)."""
+    return advance_until(states, P, bots, nets, rngs, waiting, DONE)
+
+
+@njit(cache=True)
+def advance_until(states, P, bots, nets, rngs, waiting, until):
+    """:func:`advance`, stopping each game at phase ``until`` (``PLAY``: when its
+    auction ends; ``DONE``: when the deal ends)."""
     buf = np.zeros(A.N_ACTIONS, dtype=np.uint8)
     k = 0
     for i in range(states.shape[0]):
         S = states[i]
-        while phase_of(S) != DONE:
+        while phase_of(S) < until:
             cur = current_seat(S)
             a = net_choice(S, P, nets[cur])
             if a == NET_CARD or a == NET_BID:
@@ -327,12 +335,16 @@ def _target_scale(net: MLP) -> float:
 
 def play_states(rules: RuleSet, states: np.ndarray, seeds: np.ndarray,
                 bots: Sequence[int], nets: Sequence[Optional[MLP]],
-                bid_nets: Optional[Sequence[Optional[BidNet]]] = None) -> None:
+                bid_nets: Optional[Sequence[Optional[BidNet]]] = None,
+                until: int = DONE) -> None:
     """Play ``states`` (int64[N, STATE_SIZE]) to their end **in place**: seat ``s``
     plays its cards with ``nets[s]`` when given, bids with ``bid_nets[s]`` when given,
     and does everything else with numba bot ``bots[s]`` (seeded per deal and seat from
     ``seeds[i, s]``, as :func:`~coinche_rl.agents.numba_bots.play_deals`), in lockstep
-    batches: one forward pass per network for every game waiting for it."""
+    batches: one forward pass per network for every game waiting for it. ``until``
+    ``PLAY``: only to the end of each auction."""
+    if until not in (PLAY, DONE):
+        raise ValueError(f"until must be PLAY ({PLAY}) or DONE ({DONE}), not {until!r}")
     P = params_vector(rules)
     n = len(states)
     if n == 0:
@@ -353,7 +365,7 @@ def play_states(rules: RuleSet, states: np.ndarray, seeds: np.ndarray,
         if bid_nets[s] is not None:
             bid_groups.setdefault(id(bid_nets[s]), (bid_nets[s], []))[1].append(s)
     while True:
-        k = advance(states, P, bots, flags, rngs, waiting)
+        k = advance_until(states, P, bots, flags, rngs, waiting, until)
         if k < 0:
             raise RuntimeError(f"a numba bot chose an illegal action in game {-k - 1}")
         if k == 0:

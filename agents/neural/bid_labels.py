@@ -56,18 +56,19 @@ from numba import njit
 
 from ... import actions as A
 from ... import engine as E
-from ...engine import (AUCTION, PLAY, STATE_SIZE, apply_legal_action, coinche_level, shuffle,
+from ...engine import (AUCTION, PLAY, STATE_SIZE, apply_legal_action, auction_length,
+                       coinche_level, shuffle,
                        contract_is_capot, contract_of, current_seat, kernel, phase_of,
                        deal_into, reset_state, retourne_of, rng_below,
                        rng_seed, seat_tricks_won, set_contract, team_points_won,
                        team_tricks_won)
 from ...rules import (CAPOT_VALUE, MIN_BID_VALUE, P_FAMILY, P_GENERALE_BONUS, P_MIN_BID, RuleSet,
                       card_points_table, params_vector)
-from ...envs.kernels import rules_vector
+from ...envs.kernels import apply_at, rules_vector
 from ..evaluation import score_outcome, contract_levels
 from ..numba_bots import BOT_HEURISTIC, BOT_RANDOM, bot_action, play_deals
 from . import canonical as C
-from .batch_play import play_states
+from .batch_play import BidNet, NetInputs, play_states
 from .bid_actions import BID_ACTIONS, N_BID, PLAYERS, input_scratch
 from .labels import deal_scratch, u01
 
@@ -158,6 +159,60 @@ def _finish_auction(T, P, bots, rngb, buf, counters):
         counters[1] += 1
 
 
+@kernel
+def _deal_game(S, P, rng, hands, deck, seed, game, random_share, strong_share):
+    """Deal game ``game`` of a chunk into ``S`` from sub-stream ``game`` of ``seed`` (left
+    in ``rng`` for the auction's random draws); returns its random team (-1: none)."""
+    rng_seed(rng, seed, game)
+    _deal(S, P, rng, hands, deck, strong_share)
+    random_team = -1
+    if random_share > 0.0 and u01(rng) < random_share:
+        random_team = rng_below(rng, 2)
+    return random_team
+
+
+@kernel
+def _random_legal(mask, n_legal, rng):
+    """A uniformly random action of ``mask`` (``n_legal`` set), one draw from ``rng``."""
+    j = rng_below(rng, n_legal)
+    a = 0
+    while True:
+        if mask[a]:
+            if j == 0:
+                return a
+            j -= 1
+        a += 1
+
+
+@kernel
+def _record_position(S, g, cur, p, cmask, k, legal, final, pos_game, pos_seat, pos_perm,
+                     pos_state):
+    """Position ``k``: deal ``g``, seat ``cur``, renaming ``p``, its legal canonical
+    actions (their final contracts unknown yet: strain -1) and its state."""
+    for j in range(N_BID):
+        legal[k, j] = cmask[BID_ACTIONS[j]]
+        final[k, j, 0] = -1
+    pos_game[k] = g
+    pos_seat[k] = cur
+    pos_perm[k] = p
+    for i in range(STATE_SIZE):
+        pos_state[k, i] = S[i]
+
+
+@kernel
+def _final_contract(T, out):
+    """``out = (strain, taker, value, coinche)`` of the auction ended in ``T`` (strain -1:
+    every seat passed)."""
+    if phase_of(T) == PLAY:
+        value, strain, bidder = contract_of(T)
+        out[0] = strain
+        out[1] = bidder
+        out[2] = CAPOT_VALUE if contract_is_capot(T) != 0 else value
+        out[3] = coinche_level(T)
+    else:
+        out[0] = -1
+
+
 @njit(cache=True)
 def auction_positions(P, cpt, rules_vec, seed, first_game, n_games, epsilon, random_share,
                       strong_share, starts, random_teams, feats, legal, final, pos_game, pos_seat, pos_perm,
@@ -179,12 +234,9 @@ def auction_positions(P, cpt, rules_vec, seed, first_game, n_games, epsilon, ran
     bots = np.zeros(4, dtype=np.int64)
     k = 0
     for g in range(n_games):
-        rng_seed(rng, seed, first_game + g)
-        _deal(S, P, rng, hands, deck, strong_share)
+        random_team = _deal_game(S, P, rng, hands, deck, seed, first_game + g, random_share,
+                                 strong_share)
         starts[g, :] = S
-        random_team = -1
-        if random_share > 0.0 and u01(rng) < random_share:
-            random_team = rng_below(rng, 2)
         random_teams[g] = random_team
         for s in range(4):
             bots[s] = BOT_RANDOM if (s & 1) == random_team else BOT_HEURISTIC
@@ -206,40 +258,101 @@ def auction_positions(P, cpt, rules_vec, seed, first_game, n_games, epsilon, ran
             # random action its position is not the heuristic's information, and is not
             # labelled (its own random actions are its own knowledge)
             if n_legal >= 2 and (random_by & ~(1 << cur)) == 0:
+                _record_position(S, g, cur, p, cmask, k, legal, final, pos_game, pos_seat,
+                                 pos_perm, pos_state)
                 for j in range(N_BID):
-                    ca = BID_ACTIONS[j]
-                    legal[k, j] = cmask[ca]
-                    final[k, j, 0] = -1
-                    if cmask[ca] == 0:
-                        continue
-                    T[:] = S
-                    apply_legal_action(T, P, C.ACT_SRC[p, ca])
-                    _finish_auction(T, P, bots, rngb, buf, counters)
-                    if phase_of(T) == PLAY:
-                        value, strain, bidder = contract_of(T)
-                        final[k, j, 0] = strain
-                        final[k, j, 1] = bidder
-                        final[k, j, 2] = CAPOT_VALUE if contract_is_capot(T) != 0 else value
-                        final[k, j, 3] = coinche_level(T)
-                pos_game[k] = g
-                pos_seat[k] = cur
-                pos_perm[k] = p
-                pos_state[k, :] = S
+                    if legal[k, j]:
+                        T[:] = S
+                        apply_legal_action(T, P, C.ACT_SRC[p, BID_ACTIONS[j]])
+                        _finish_auction(T, P, bots, rngb, buf, counters)
+                        _final_contract(T, final[k, j])
                 k += 1
             if n_legal >= 2 and u01(rng) < epsilon:
                 random_by |= 1 << cur
-                j = rng_below(rng, n_legal)
-                a = 0
-                while True:
-                    if mask[a]:
-                        if j == 0:
-                            break
-                        j -= 1
-                    a += 1
+                a = _random_legal(mask, n_legal, rng)
             else:
                 a = bot_action(BOT_HEURISTIC, S, P, cur, rngb, buf)
             apply_legal_action(S, P, a)
     return k
+
+
+@njit(cache=True)
+def deal_games(P, seed, first_game, n_games, random_share, strong_share, starts, random_teams,
+               rngs, rngbs):
+    """The deals of :func:`auction_positions` (``starts``, ``random_teams``), with each
+    game's random stream after its deal (``rngs[g]``: the auction's random draws) and a
+    stream for its random bots (``rngbs[g]``), for the auctions of the bidding net
+    (:func:`net_auction_step`)."""
+    S, _T, hands, deck, rng, _rngb, _buf = deal_scratch()
+    for g in range(n_games):
+        random_teams[g] = _deal_game(S, P, rng, hands, deck, seed, first_game + g,
+                                     random_share, strong_share)
+        starts[g, :] = S
+        rngs[g, 0] = rng[0]
+        rng_seed(rngbs[g], seed, -(first_game + g) - 1)
+
+
+@njit(cache=True)
+def net_auction_step(states, P, cpt, rules_vec, random_teams, rngs, rngbs, epsilon, random_by,
+                     k, feats, legal, final, pos_game, pos_seat, pos_perm, pos_state, counters,
+                     need):
+    """Advance the auction of every game of ``states`` (the bidding net's auctions) to its
+    next decision for the network: the random team's seats act (the random bot), a
+    decision with two or more choices is recorded from position ``k`` on (as
+    :func:`auction_positions` records; the network reads the other seats' bids as its
+    own, so after another seat's random action a seat is not labelled) and is a random
+    legal action with probability ``epsilon``; a single legal action is taken. The games
+    waiting for the network go into ``need``. Returns ``(positions, games waiting)``."""
+    obs, cobs, mask, cmask, cards, voids, ceil, keys, order = input_scratch()
+    match = np.zeros(5, dtype=np.float64)
+    buf = np.zeros(A.N_ACTIONS, dtype=np.uint8)
+    n_need = 0
+    for g in range(states.shape[0]):
+        S = states[g]
+        while phase_of(S) == AUCTION:
+            cur = current_seat(S)
+            counters[0] += 1
+            if (cur & 1) == random_teams[g]:
+                apply_legal_action(S, P, bot_action(BOT_RANDOM, S, P, cur, rngbs[g], buf))
+                continue
+            p = C.play_inputs_one(S, P, cpt, rules_vec, match, obs, mask, cobs, cmask,
+                                   voids, ceil, keys, order, feats[k], cards)
+            n_legal = 0
+            for a in range(A.N_ACTIONS):
+                n_legal += mask[a]
+            if n_legal >= 2 and (random_by[g] & ~(1 << cur)) == 0:
+                _record_position(S, g, cur, p, cmask, k, legal, final, pos_game, pos_seat,
+                                 pos_perm, pos_state)
+                k += 1
+            if n_legal >= 2 and u01(rngs[g]) < epsilon:
+                random_by[g] |= 1 << cur
+                apply_legal_action(S, P, _random_legal(mask, n_legal, rngs[g]))
+            elif n_legal == 1:
+                apply_legal_action(S, P, _random_legal(mask, 1, rngs[g]))
+            else:
+                need[n_need] = g
+                n_need += 1
+                break
+    return k, n_need
+
+
+@njit(cache=True)
+def continuation_starts(P, pos_state, pos_perm, rows_k, rows_j, out):
+    """``out[r]``: position ``rows_k[r]`` after its canonical action ``rows_j[r]``."""
+    for r in range(rows_k.shape[0]):
+        out[r, :] = pos_state[rows_k[r]]
+        apply_legal_action(out[r], P, C.ACT_SRC[pos_perm[rows_k[r]], BID_ACTIONS[rows_j[r]]])
+
+
+@njit(cache=True)
+def final_contracts(states, starts_len, rows_k, rows_j, final):
+    """``final[rows_k[r], rows_j[r]]``: the contract of finished auction ``states[r]``;
+    returns the auction actions taken after ``starts_len[r]``."""
+    steps = 0
+    for r in range(states.shape[0]):
+        _final_contract(states[r], final[rows_k[r], rows_j[r]])
+        steps += auction_length(states[r]) - starts_len[r]
+    return steps
 
 
 @njit(cache=True)
@@ -389,14 +502,68 @@ def play_contracts(rules: RuleSet, states: np.ndarray, player: str, play_net=Non
         raise ValueError(f"unknown card player {player!r}: expected one of {', '.join(PLAYERS)}")
 
 
+def _net_auctions(rules: RuleSet, bid_net: BidNet, seed: int, first_game: int, n_games: int,
+                  epsilon: float, random_share: float, strong_share: float, arrays) -> int:
+    """The chunk's auctions and their continuations with ``bid_net`` at every seat (the
+    random team's seats excepted), into ``arrays`` (those of :func:`auction_positions`);
+    returns the number of positions."""
+    (P, cpt, rv, starts, random_teams, feats, legal, final, pos_game, pos_seat, pos_perm,
+     pos_state, counters) = arrays
+    rngs = np.zeros((n_games, 1), dtype=np.uint64)
+    rngbs = np.zeros((n_games, 1), dtype=np.uint64)
+    deal_games(P, np.int64(seed), np.int64(first_game), np.int64(n_games), float(random_share),
+               float(strong_share), starts, random_teams, rngs, rngbs)
+    states = starts.copy()
+    inputs = NetInputs(rules, n_games)
+    random_by = np.zeros(n_games, dtype=np.int64)
+    need = np.zeros(n_games, dtype=np.int64)
+    k = 0
+    while True:           # the labelled auctions, in lockstep: one forward pass per round
+        k, n = net_auction_step(states, P, cpt, rv, random_teams, rngs, rngbs, float(epsilon),
+                                random_by, np.int64(k), feats, legal, final, pos_game,
+                                pos_seat, pos_perm, pos_state, counters, need)
+        if n == 0:
+            break
+        idx = need[:n].copy()
+        apply_at(states, P, idx, n, bid_net.actions(inputs, states, idx))
+    # every legal action of every position, the rest of its auction bid by the net
+    rows_k, rows_j = np.nonzero(legal[:k])
+    rows_k = rows_k.astype(np.int64)
+    rows_j = rows_j.astype(np.int64)
+    cont = np.empty((len(rows_k), STATE_SIZE), dtype=np.int64)
+    continuation_starts(P, pos_state, pos_perm, rows_k, rows_j, cont)
+    before = np.array([auction_length(T) for T in cont], dtype=np.int64)
+    team_of_row = random_teams[pos_game[rows_k]]
+    for team in (-1, 0, 1):
+        sel = np.flatnonzero(team_of_row == team)
+        if len(sel) == 0:
+            continue
+        part = cont[sel]
+        seeds = (np.int64(seed) * 1_000_003 + first_game * 4 * MAX_CONTINUATIONS
+                 + 4 * sel[:, None] + np.arange(4)).astype(np.int64)
+        bots = [BOT_RANDOM if (s & 1) == team else BOT_HEURISTIC for s in range(4)]
+        play_states(rules, part, seeds, bots, [None] * 4,
+                    [None if (s & 1) == team else bid_net for s in range(4)], until=PLAY)
+        cont[sel] = part
+    counters[1] += final_contracts(cont, before, rows_k, rows_j, final)
+    return int(k)
+
+
+#: a bound on the continuations of one game: the chunk from game ``g`` on seeds its
+#: continuations' random bots from ``4 * MAX_CONTINUATIONS * g`` on
+MAX_CONTINUATIONS = E.MAX_AUCTION * N_BID
+
+
 def label_bid_chunk(rules: RuleSet, seed: int, first_game: int, n_games: int,
                     epsilon: float = 0.1, players: Sequence[str] = ("heuristic",),
                     play_net=None, random_share: float = 0.0,
-                    strong_share: float = 0.0) -> BidChunk:
+                    strong_share: float = 0.0, bid_net: "BidNet | None" = None) -> BidChunk:
     """One chunk of auction labels (see the module docstring); a pure function of its
     arguments (``play_net``: the card-play net of the ``"nn"`` player; ``random_share``:
     the share of deals in which one team bids at random; ``strong_share``: the share of
-    deals dealt with a long suit to one seat)."""
+    deals dealt with a long suit to one seat; ``bid_net``: the bidding net that bids in
+    the auctions and their continuations instead of the heuristic, as the ``nn`` agent
+    bids, its trust region included: self-play)."""
     players = tuple(players)
     for pl in players:
         if pl not in PLAYERS:
@@ -418,11 +585,15 @@ def label_bid_chunk(rules: RuleSet, seed: int, first_game: int, n_games: int,
     pos_perm = np.zeros(cap, dtype=np.int64)
     pos_state = np.zeros((cap, STATE_SIZE), dtype=np.int64)
     counters = np.zeros(2, dtype=np.int64)
-    k = auction_positions(P, cpt, rv, np.int64(seed), np.int64(first_game), np.int64(n_games),
-                          float(epsilon), float(random_share), float(strong_share), starts,
-                          random_teams, feats,
-                          legal, final, pos_game, pos_seat,
-                          pos_perm, pos_state, counters)
+    if bid_net is None:
+        k = auction_positions(P, cpt, rv, np.int64(seed), np.int64(first_game),
+                              np.int64(n_games), float(epsilon), float(random_share),
+                              float(strong_share), starts, random_teams, feats, legal, final,
+                              pos_game, pos_seat, pos_perm, pos_state, counters)
+    else:
+        k = _net_auctions(rules, bid_net, seed, first_game, n_games, epsilon, random_share,
+                          strong_share, (P, cpt, rv, starts, random_teams, feats, legal, final,
+                                         pos_game, pos_seat, pos_perm, pos_state, counters))
     strains = _strains(rules)
     slot = np.full(6, 0, dtype=np.int64)
     slot[strains] = np.arange(len(strains))

@@ -37,7 +37,7 @@ from typing import List, Optional
 import numpy as np
 
 from ..agents.neural import canonical as C
-from ..agents.neural.agent import load_play_net
+from ..agents.neural.agent import load_bid_net, load_play_net
 from ..agents.neural.bid_actions import N_BID, PLAYERS
 from ..agents.neural.bid_labels import label_bid_chunk
 from ..agents.neural.bid_labels import warmup as warm_bid_labels
@@ -74,6 +74,13 @@ class Args(WorkerSettings):
                                       "pool)")
     strong_hands: float = setting(0.0, 'share of deals in which a seat is dealt 5 to 8 cards of a '
                                   'suit with its jack and nine (capots and long suits)')
+    bidders: str = setting("heuristic", "who bids in the labelled auctions and their "
+                           "continuations: heuristic, or nn (the bidding net of --bid-weights, "
+                           "as the nn agent bids with --bid-margin: self-play, the partner and "
+                           "the opponents being the nets themselves)")
+    bid_weights: str = setting("", "bidding weights of the nn bidders (default: shipped)")
+    bid_margin: float = setting(150.0, "the nn bidders' trust region around the heuristic, "
+                                "points (the nn agent's bid_margin)")
     # optimisation
     batch_size: int = setting(512, 'positions per update')
     updates_per_chunk: int = shared("updates_per_chunk", 8)
@@ -120,9 +127,12 @@ def resolve_players(args: Args) -> List[str]:
     return players
 
 
+#: who bids in the labelled auctions (``--bidders``)
+BIDDERS = ("heuristic", "nn")
+
 #: the settings a ``--resume`` must repeat
 RESUME_KEYS = ("rules", "seed", "players", "play_weights", "hidden", "chunk_deals", "epsilon",
-               "random_opponents", "strong_hands",
+               "random_opponents", "strong_hands", "bidders", "bid_weights", "bid_margin",
                "batch_size", "updates_per_chunk", "buffer_size", "lr", "lr_end",
                "anneal_updates", "target_scale", "huber_delta", "mean_loss_weight",
                "ev_loss_weight", "made_loss_weight")
@@ -135,6 +145,14 @@ def check_args(args: Args) -> None:
     resolve_players(args)
     if args.play_weights and not os.path.isfile(args.play_weights):
         bad_setting(args, "play_weights", "no such file")
+    if args.bidders not in BIDDERS:
+        bad_setting(args, "bidders", f"expected one of {', '.join(BIDDERS)}")
+    if args.bid_weights and not os.path.isfile(args.bid_weights):
+        bad_setting(args, "bid_weights", "no such file")
+    if args.bid_weights and args.bidders != "nn":
+        bad_setting(args, "bid_weights", "is for --bidders nn")
+    if not args.bid_margin >= 0:
+        bad_setting(args, "bid_margin", "must be at least 0 points")
     for name in ("ev_loss_weight", "made_loss_weight"):
         if getattr(args, name) < 0:
             bad_setting(args, name, "must be at least 0")
@@ -142,13 +160,18 @@ def check_args(args: Args) -> None:
 
 # ------------------------------------------------------------------ label source
 def _bid_chunk_job(rules_name, seed, c, chunk_deals, epsilon, players, play_weights,
-                   random_opponents=0.0, strong_hands=0.0):
+                   random_opponents=0.0, strong_hands=0.0, bidders="heuristic", bid_weights="",
+                   bid_margin=150.0):
     rules = get_rules(rules_name)
     net = None
     if "nn" in players:
         net = load_play_net(play_weights, rules, check_rules=not play_weights)
+    bid_net = None
+    if bidders == "nn":
+        bid_net = load_bid_net(bid_weights, rules, "nn", check_rules=not bid_weights,
+                               margin=bid_margin)
     ch = label_bid_chunk(rules, seed, c * chunk_deals, chunk_deals, epsilon, players, net,
-                         random_opponents, strong_hands)
+                         random_opponents, strong_hands, bid_net)
     return (ch.feats, ch.legal, ch.q, ch.ev, ch.made, ch.ev_valid, ch.deals, ch.seconds)
 
 
@@ -169,7 +192,7 @@ class BidLabelSource(LabelSource):
     def job_args(self, c) -> tuple:
         a = self.args
         return (a.rules, a.seed, c, a.chunk_deals, a.epsilon, self.players, a.play_weights,
-                a.random_opponents, a.strong_hands)
+                a.random_opponents, a.strong_hands, a.bidders, a.bid_weights, a.bid_margin)
 
 
 # ------------------------------------------------------------------ replay buffer

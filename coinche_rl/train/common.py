@@ -356,9 +356,12 @@ def restore(ck: dict, args, model, optim, rng, resume_keys) -> None:
     streams, once ``args`` repeats its settings ``resume_keys`` (else ValueError)."""
     import torch
     saved = json.loads(ck["args"])
+    # a setting added after the checkpoint was written had its default then
+    defaults = {f.name: f.default for f in dataclasses.fields(args)}
     for k in resume_keys:
-        if saved[k] != getattr(args, k):
-            raise ValueError(f"--resume: {args.out} was trained with {k}={saved[k]!r}, "
+        was = saved.get(k, defaults[k])
+        if was != getattr(args, k):
+            raise ValueError(f"--resume: {args.out} was trained with {k}={was!r}, "
                              f"not {getattr(args, k)!r}; resume with the same settings "
                              f"or use another --out")
     model.load_state_dict(ck["model"])
