@@ -246,6 +246,94 @@ def test_two_card_players_label_the_same_positions(tmp_path):
         B.label_bid_chunk(FFB, 2, 0, 1, players=("dd",))
 
 
+def nn_until_play(d: Deal, agents) -> None:
+    """The Python ``nn`` agents at every seat until the auction ends."""
+    for s, a in enumerate(agents):
+        a.reset(s, d.rules, 0)
+    while d.phase == "auction":
+        d.apply(agents[d.current_player].act(PlayerView.from_deal(d)))
+
+
+def contract_tuple(d: Deal):
+    """``(strain, taker, value, coinche)`` as ``BidChunk.finals`` writes it (-1: none)."""
+    c = d.contract
+    if c is None or d.phase != "play":
+        return -1
+    return (c.strain, c.taker, E.CAPOT_VALUE if c.capot else c.value, c.coinche)
+
+
+@pytest.mark.parametrize("preset, margin", [("ffb", 0.0), ("ffb", 40.0), ("classic", 0.0)])
+def test_self_play_labels_are_the_nets_auctions_and_continuations(preset, margin, bid_file):
+    """``bid_net``: the labelled auctions are the ones the Python ``nn`` agents bid (every
+    position with two or more choices, in order), and every legal action's final
+    contract is the rest of the auction bid by the ``nn`` agents (trust region
+    included) at every seat; the heuristic path is another auction."""
+    rules = get_rules(preset)
+    spec = f"nn:bid_weights={bid_file},any_rules=true,bid_margin={margin}"
+    bid = load_bid_net(bid_file, rules, "nn", check_rules=False, margin=margin)
+    ch = B.label_bid_chunk(rules, 6, 20, 3, epsilon=0.0, players=("heuristic",), bid_net=bid)
+    agents = [make_agent(spec) for _ in range(4)]
+    checked = passed = 0
+    for g in range(3):
+        # the labelled positions: the agents' own auction, decision by decision
+        d = Deal.from_state(rules, ch.starts[g])
+        for a, s in enumerate(agents):
+            s.reset(a, rules, 0)
+        mine = [k for k in range(len(ch)) if ch.games[k] == 20 + g]
+        seen = []
+        while d.phase == "auction":
+            if len(d.legal_actions()) >= 2:
+                seen.append(d.state.copy())
+            d.apply(agents[d.current_player].act(PlayerView.from_deal(d)))
+        assert len(seen) == len(mine) >= 1
+        assert all(np.array_equal(x, ch.states[k]) for x, k in zip(seen, mine))
+        for k in mine:
+            S = ch.states[k]
+            p = int(C.suit_order(_obs(rules, S, int(ch.seats[k]))))
+            for j in np.flatnonzero(ch.legal[k])[::4]:
+                t = Deal.from_state(rules, S)
+                t.apply(int(C.ACT_SRC[p, BA.BID_ACTIONS[j]]))
+                nn_until_play(t, agents)
+                want = contract_tuple(t)
+                if want == -1:
+                    assert ch.finals[k, j, 0] == -1 and ch.q[k, 0, j] == 0
+                    passed += 1
+                else:
+                    assert tuple(int(x) for x in ch.finals[k, j]) == want, (k, j)
+                checked += 1
+    assert checked >= 10, checked
+    assert (ch.finals[~ch.legal][:, 0] == -1).all()
+    again = B.label_bid_chunk(rules, 6, 20, 3, epsilon=0.0, players=("heuristic",),
+                              bid_net=bid)
+    for name in ("feats", "legal", "q", "ev", "made", "finals", "states"):
+        assert np.array_equal(getattr(again, name), getattr(ch, name)), name
+    heur = B.label_bid_chunk(rules, 6, 20, 3, epsilon=0.0, players=("heuristic",))
+    assert np.array_equal(heur.starts, ch.starts)
+    assert not np.array_equal(heur.finals[:, :, 0], ch.finals[:, :, 0]) or \
+        len(heur) != len(ch)
+
+
+def test_self_play_labels_with_random_opponents_and_exploration(bid_file):
+    """The opponent pool and ``epsilon`` in self-play: the random team is never labelled,
+    a seat is not labelled after another seat's random action, and the chunk is a pure
+    function of its arguments."""
+    bid = load_bid_net(bid_file, FFB, "nn", check_rules=False, margin=0.0)
+    ch = B.label_bid_chunk(FFB, 8, 0, 24, epsilon=0.3, players=("heuristic",),
+                           random_share=1.0, bid_net=bid)
+    teams = {}
+    for g, s in zip(ch.games, ch.seats):
+        teams.setdefault(int(g), set()).add(int(s) & 1)
+    assert len(teams) >= 15 and all(len(t) == 1 for t in teams.values())
+    assert {next(iter(t)) for t in teams.values()} == {0, 1}
+    assert ch.rollout_steps > 0 and ch.agent_steps > len(ch)
+    again = B.label_bid_chunk(FFB, 8, 0, 24, epsilon=0.3, players=("heuristic",),
+                              random_share=1.0, bid_net=bid)
+    assert np.array_equal(again.q, ch.q) and np.array_equal(again.feats, ch.feats)
+    other = B.label_bid_chunk(FFB, 9, 0, 24, epsilon=0.3, players=("heuristic",),
+                              random_share=1.0, bid_net=bid)
+    assert not np.array_equal(other.starts, ch.starts)
+
+
 def test_playout_outcomes_rescore_to_the_played_score():
     """The takers' outcome of a played deal, scored again for its own contract by the
     labels' scoring, is the engine's score of that deal (every preset family)."""
@@ -663,6 +751,19 @@ def test_resume_gives_the_same_weights_as_one_run(tmp_path):
         train(small_args(tmp_path / "b"))
 
 
+def test_a_self_play_bidding_run_trains_and_resumes_with_its_bidders(tmp_path, bid_file):
+    from coinche_rl.train.bid import train
+    kw = dict(bidders="nn", bid_weights=bid_file, bid_margin=0.0)
+    res = train(small_args(tmp_path, max_chunks=2, **kw))
+    assert res["chunks"] == 2 and res["updates"] > 0
+    net = load_weights(res["weights"], FFB, kind="bid")
+    assert net.manifest["training"]["args"]["bidders"] == "nn"
+    with pytest.raises(ValueError, match="bidders"):
+        train(small_args(tmp_path, max_chunks=3, resume=True))
+    with pytest.raises(ValueError, match="bid_margin"):
+        train(small_args(tmp_path, max_chunks=3, resume=True, **{**kw, "bid_margin": 10.0}))
+
+
 @pytest.mark.parametrize("kw, match", [
     (dict(players="nn,dd"), "unknown card player 'dd'"),
     (dict(players="nn,nn"), "distinct"),
@@ -670,6 +771,10 @@ def test_resume_gives_the_same_weights_as_one_run(tmp_path):
     (dict(hidden=[]), "--hidden"),
     (dict(ev_loss_weight=-1.0), "--ev-loss-weight"),
     (dict(play_weights="/nonexistent.npz"), "--play-weights"),
+    (dict(bidders="pimc"), "--bidders"),
+    (dict(bidders="nn", bid_weights="/nonexistent.npz"), "--bid-weights"),
+    (dict(bid_weights=__file__), "--bid-weights"),
+    (dict(bidders="nn", bid_margin=-1.0), "--bid-margin"),
     (dict(rules="nope"), "nope"),
 ])
 def test_bad_settings_are_refused_before_anything_is_written(tmp_path, kw, match):

@@ -44,6 +44,15 @@ labelled, and in the playouts of those deals the random team plays its cards at 
 too (the card player at the other team's seats). Every row is in the
 canonical suit order (:mod:`.canonical`): the network input and the :data:`BID_ACTIONS`
 outputs. A chunk depends only on ``(seed, first_game, n_games, options)``.
+
+**Self-play** (``bid_net``, ``coinche-rl train bid --bidders nn``): a bidding network
+replaces the heuristic in the labelled auctions and in every continuation, at every
+seat but the random team's, deciding as the ``nn`` agent does (its trust region
+included); the network then reads the other seats' bids as its own. The auctions run
+in lockstep batches (one forward pass per round for every game waiting for the
+network, :func:`net_auction_step`, then :func:`~.batch_play.play_states` up to the play
+for the continuations); the same deals, the same exploration and the same playouts as
+the heuristic's path.
 """
 
 from __future__ import annotations
@@ -463,12 +472,15 @@ class BidChunk:
     (bool [n, N_BID]), ``q`` / ``ev`` (float32 [n, players, N_BID], deal-score points
     for the acting team), ``made`` (bool [n, players, N_BID]), ``ev_valid`` (bool
     [n, N_BID]), ``seats`` and ``games`` (int [n]), ``states`` (the engine state of
-    each position) and ``starts`` (of each deal, before the auction); ``deals``, ``seconds``,
-    ``agent_steps`` (auction decisions of the deals), ``rollout_steps`` (heuristic bids
-    of the continuations) and ``playouts`` (contracts played)."""
+    each position), ``finals`` (int [n, N_BID, 4]: each action's final contract
+    ``(strain, taker, value, coinche)``, strain -1 when every seat passed or the action
+    is illegal) and ``starts`` (of each deal, before the auction); ``deals``, ``seconds``,
+    ``agent_steps`` (auction decisions of the deals), ``rollout_steps`` (the bids of the
+    continuations) and ``playouts`` (contracts played)."""
 
     __slots__ = ("feats", "legal", "q", "ev", "made", "ev_valid", "seats", "games", "states",
-                 "starts", "deals", "seconds", "agent_steps", "rollout_steps", "playouts")
+                 "finals", "starts", "deals", "seconds", "agent_steps", "rollout_steps",
+                 "playouts")
 
     def __init__(self, **kw):
         for k in self.__slots__:
@@ -626,7 +638,8 @@ def label_bid_chunk(rules: RuleSet, seed: int, first_game: int, n_games: int,
     return BidChunk(feats=feats[:k].astype(np.float16), legal=legal[:k].astype(bool), q=q, ev=ev,
                     made=made.astype(bool), ev_valid=ev_valid.astype(bool),
                     seats=pos_seat[:k].copy(), games=pos_game[:k] + first_game,
-                    states=pos_state[:k].copy(), starts=starts, deals=n_games,
+                    states=pos_state[:k].copy(), finals=final[:k].copy(), starts=starts,
+                    deals=n_games,
                     seconds=time.perf_counter() - t0, agent_steps=int(counters[0]),
                     rollout_steps=int(counters[1]), playouts=len(base) * len(players))
 

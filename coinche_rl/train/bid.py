@@ -17,8 +17,10 @@ auction actions:
 * ``ev``: the expected deal score of each contract if the seat took it now (Huber);
 * ``made``: the probability that it is made (a logit, binary cross-entropy).
 
-The card-play net stays frozen while the bidder trains (bid and play training
-alternate). Heavy tails (coinche x2, surcoinche x4, capot) go through the Huber loss.
+With ``--bidders nn`` the auctions and continuations are a bidding network's instead
+of the heuristic's (self-play: generation g+1 learns from the auctions generation g
+bids, :mod:`coinche_rl.agents.neural.bid_labels`). The card-play net stays frozen while
+the bidder trains (bid and play training alternate). Heavy tails (coinche x2, surcoinche x4, capot) go through the Huber loss.
 
 Determinism, resume, ``--init``, outputs, evaluations, progress: as :mod:`.play`
 (chunk ``c`` is a pure function of ``(seed, c)``, exactly ``updates_per_chunk`` updates
