@@ -47,7 +47,7 @@ from coinche_rl.agents.evaluation import evaluate_hand
 from coinche_rl.agents.numba_bots import deal_states, play_deals
 from coinche_rl.agents.pimc import PIMCAgent, PIMCError, pimc_sums_into
 from coinche_rl.agents.sampler import WorldSampler, build_table, new_table
-from coinche_rl.engine import S_SCORE, S_TRICK_N, S_TRICK_NO, STATE_SIZE, rng_seed
+from coinche_rl.engine import STATE_SIZE, py, rng_seed
 from coinche_rl.game import Deal
 from coinche_rl.rules import RuleSet, check_int, get_rules, params_vector
 from coinche_rl.solver import SCORE, keep_table, new_workspace
@@ -292,7 +292,7 @@ def benchmark_positions(n_positions: int, preset: str = "ffb", seed: int = 0,
         st = strains[int(rng.integers(len(strains)))]
         d.with_contract(0 if rules.family == "classic" else 80, st, taker=int(rng.integers(4)))
         cards = 4 * (trick - 1) + int(rng.integers(4))
-        while not d.is_terminal and int(d.state[S_TRICK_NO]) * 4 + int(d.state[S_TRICK_N]) < cards:
+        while not d.is_terminal and int(py.trick_number(d.state)) * 4 + int(py.cards_in_trick(d.state)) < cards:
             legal = d.legal_actions()
             d.apply(int(legal[int(rng.integers(len(legal)))]))
         if not d.is_terminal and len(d.legal_actions()) >= 2:
@@ -366,7 +366,8 @@ def pimc_decision_ms(n_positions: int = 20, worlds: int = 32, seed: int = 0,
 
 # ------------------------------------------------------------------ numba bots
 def _team_diff(states: np.ndarray) -> np.ndarray:
-    return (states[:, S_SCORE] - states[:, S_SCORE + 1]).astype(np.float64)
+    return np.array([py.team_score(S, 0) - py.team_score(S, 1) for S in states],
+                    dtype=np.float64)
 
 
 def duplicate_margin(bot_a: int, bot_b: int, rules: Union[str, RuleSet] = "ffb",

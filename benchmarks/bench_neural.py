@@ -103,13 +103,13 @@ def _positions(rules, n: int, seed: int = 0) -> np.ndarray:
     for S in deal_states(rules, n, seed=seed):
         stop = int(rng.integers(0, 28))
         k = 0
-        while S[E.S_PHASE] != E.DONE:
-            if S[E.S_PHASE] == E.PLAY and E.pending_choice(S, P) == 0:
+        while E.py.phase_of(S) != E.DONE:
+            if E.py.phase_of(S) == E.PLAY and E.pending_choice(S, P) == 0:
                 if k >= stop and bin(int(E.legal_play_mask(S, P))).count("1") >= 2:
                     out.append(S.copy())
                     break
                 k += 1
-            E.apply_legal_action(S, P, bot_action(BOT_HEURISTIC, S, P, int(S[E.S_CUR]), rngb, buf))
+            E.apply_legal_action(S, P, bot_action(BOT_HEURISTIC, S, P, int(E.py.current_seat(S)), rngb, buf))
     return np.array(out)
 
 

@@ -116,7 +116,7 @@ def root_solves(args) -> dict:
             seconds += ms / 1000.0
             if strain < 4:
                 ours.append(ms)
-                env = colver_env([int(d.state[E.S_HAND + s]) for s in range(4)], strain)
+                env = colver_env(d.hands, strain)
                 if env is not None:
                     out = {}
                     theirs.append(cpu_ms(lambda: out.setdefault("r", env.solve_scores())))

@@ -335,24 +335,24 @@ class Deal:
 
     @property
     def dealer(self) -> int:
-        return int(self._S[E.S_DEALER])
+        return int(E.py.dealer_of(self._S))
 
     @property
     def phase(self) -> str:
-        return PHASE_NAMES[int(self._S[E.S_PHASE])]
+        return PHASE_NAMES[int(E.py.phase_of(self._S))]
 
     @property
     def is_terminal(self) -> bool:
-        return int(self._S[E.S_PHASE]) == E.DONE
+        return int(E.py.phase_of(self._S)) == E.DONE
 
     @property
     def is_void(self) -> bool:
-        return bool(self._S[E.S_VOID])
+        return bool(E.py.deal_void(self._S))
 
     @property
     def current_player(self) -> Optional[int]:
         """Seat to act, or None when the deal is over."""
-        return None if self.is_terminal else int(self._S[E.S_CUR])
+        return None if self.is_terminal else int(E.py.current_seat(self._S))
 
     @property
     def history(self) -> List[int]:
@@ -362,35 +362,35 @@ class Deal:
     @property
     def hands(self) -> List[int]:
         """Cards still held, per seat (uint32 masks as ints)."""
-        return [int(self._S[E.S_HAND + s]) for s in range(4)]
+        return [int(E.py.hand_of(self._S, s)) for s in range(4)]
 
     @property
     def initial_hands(self) -> List[int]:
         """Hands as dealt (classic family: 5 cards during the prise, then the 8 after)."""
-        return [int(self._S[E.S_INIT_HAND + s]) for s in range(4)]
+        return [int(E.py.initial_hand(self._S, s)) for s in range(4)]
 
     @property
     def retourne(self) -> Optional[int]:
         """Classic family: the turned-up card (None in the coinche family)."""
-        c = int(self._S[E.S_RETOURNE])
+        c = int(E.py.retourne_of(self._S))
         return c if c >= 0 else None
 
     @property
     def deck(self) -> Optional[List[int]]:
         """Classic family: the 32 cards in dealing order (None in the coinche family)."""
-        if int(self._S[E.S_DECK]) < 0:
+        if int(E.py.deck_card(self._S, 0)) < 0:
             return None
-        return [int(c) for c in self._S[E.S_DECK:E.S_DECK + 32]]
+        return [int(E.py.deck_card(self._S, i)) for i in range(N_CARDS)]
 
     @property
     def prise_round(self) -> Optional[int]:
         """Classic family: the round of the prise (1 or 2), None in the coinche family."""
-        return int(self._S[E.S_PRISE_ROUND]) if self.rules.family == "classic" else None
+        return int(E.py.prise_round(self._S)) if self.rules.family == "classic" else None
 
     @property
     def auction(self) -> List[int]:
-        n = int(self._S[E.S_N_AUCTION])
-        return [int(a) for a in self._S[E.S_AUCTION:E.S_AUCTION + n]]
+        n = int(E.py.auction_length(self._S))
+        return [int(E.py.auction_action(self._S, i)) for i in range(n)]
 
     @property
     def contract(self) -> Optional[Contract]:
@@ -398,20 +398,21 @@ class Deal:
         if self.phase == "auction" or self.is_void:
             return None
         S = self._S
-        return Contract(int(S[E.S_BID_VALUE]), int(S[E.S_BID_STRAIN]), bool(S[E.S_CAPOT]),
-                        int(S[E.S_COINCHE]), int(S[E.S_BID_SEAT]))
+        value, strain, taker = (int(x) for x in E.py.contract_of(S))
+        return Contract(value, strain, bool(E.py.contract_is_capot(S)),
+                        int(E.py.coinche_level(S)), taker)
 
     @property
     def highest_bid(self) -> Optional[Tuple[int, int, int]]:
         """``(value, strain, seat)`` of the highest bid so far, or None."""
-        seat = int(self._S[E.S_BID_SEAT])
+        value, strain, seat = (int(x) for x in E.py.contract_of(self._S))
         if seat < 0:
             return None
-        return int(self._S[E.S_BID_VALUE]), int(self._S[E.S_BID_STRAIN]), seat
+        return value, strain, seat
 
     @property
     def trick_number(self) -> int:
-        return int(self._S[E.S_TRICK_NO])
+        return int(E.py.trick_number(self._S))
 
     @property
     def tricks(self) -> List[List[Tuple[int, int]]]:
@@ -419,31 +420,33 @@ class Deal:
         S = self._S
         out = []
         for t in range(8):
-            leader = int(S[E.S_TRICK_LEADERS + t])
+            leader = int(E.py.trick_leader(S, t))
             if leader < 0:
                 break
             trick = []
             for i in range(4):
-                c = int(S[E.S_PLAYS + 4 * t + i])
+                c = int(E.py.trick_card(S, t, i))
                 if c < 0:
                     break
                 trick.append(((leader + i) % 4, c))
-            if trick or t == int(S[E.S_TRICK_NO]):
+            if trick or t == int(E.py.trick_number(S)):
                 out.append(trick)
         return [t for t in out if t]
 
     @property
     def trick_winners(self) -> List[int]:
-        return [int(w) for w in self._S[E.S_TRICK_WINNERS:E.S_TRICK_WINNERS + 8] if w >= 0]
+        winners = (int(E.py.trick_winner(self._S, t)) for t in range(8))
+        return [w for w in winners if w >= 0]
 
     @property
     def current_trick(self) -> List[Tuple[int, int]]:
         if self.phase != "play":
             return []
         S = self._S
-        t = int(S[E.S_TRICK_NO])
-        leader = int(S[E.S_LEADER])
-        return [((leader + i) % 4, int(S[E.S_PLAYS + 4 * t + i])) for i in range(int(S[E.S_TRICK_N]))]
+        t = int(E.py.trick_number(S))
+        leader = int(E.py.current_leader(S))
+        return [((leader + i) % 4, int(E.py.trick_card(S, t, i)))
+                for i in range(int(E.py.cards_in_trick(S)))]
 
     @property
     def plays(self) -> List[Tuple[int, int]]:
@@ -452,46 +455,48 @@ class Deal:
     @property
     def card_points_won(self) -> Tuple[int, int]:
         """Card points won so far per team (dix de der included once the deal is over)."""
-        return int(self._S[E.S_POINTS]), int(self._S[E.S_POINTS + 1])
+        return int(E.py.team_points_won(self._S, 0)), int(E.py.team_points_won(self._S, 1))
 
     @property
     def tricks_won(self) -> Tuple[int, int]:
-        return int(self._S[E.S_TRICKS]), int(self._S[E.S_TRICKS + 1])
+        return int(E.py.team_tricks_won(self._S, 0)), int(E.py.team_tricks_won(self._S, 1))
 
     # ------------------------------------------------------- declarations, belote
     def seat_declarations(self, seat: int) -> Tuple[int, int]:
         """``(points, cards)`` of the seat's best combination of declarations (known from
         the start of play; cards as a mask)."""
-        return int(self._S[E.S_DECL_PTS + seat]), int(self._S[E.S_DECL_CARDS + seat])
+        return (int(E.py.seat_declaration_points(self._S, seat)),
+                int(E.py.declaration_cards(self._S, seat)))
 
     @property
     def declared(self) -> List[bool]:
-        d = int(self._S[E.S_DECLARED])
+        d = int(E.py.declared_seats(self._S))
         return [bool(d >> s & 1) for s in range(4)]
 
     @property
     def declarations_resolved(self) -> bool:
-        return int(self._S[E.S_DECL_WINNER]) != E.DECL_UNRESOLVED
+        return int(E.py.declaration_winner(self._S)) != E.DECL_UNRESOLVED
 
     @property
     def declaration_winner(self) -> Optional[int]:
         """Team scoring its declarations once resolved (None: unresolved, tie or none)."""
-        w = int(self._S[E.S_DECL_WINNER])
+        w = int(E.py.declaration_winner(self._S))
         return w if w >= 0 else None
 
     @property
     def team_declarations(self) -> Tuple[int, int]:
-        return int(self._S[E.S_TEAM_DECL]), int(self._S[E.S_TEAM_DECL + 1])
+        return (int(E.py.team_declaration_points(self._S, 0)),
+                int(E.py.team_declaration_points(self._S, 1)))
 
     @property
     def belote_cards(self) -> int:
         """Mask of the K and Q of every belote announced (automatic ones from the start
         of play)."""
-        return int(self._S[E.S_BELOTE_CARDS])
+        return int(E.py.belote_cards(self._S))
 
     @property
     def team_belote(self) -> Tuple[int, int]:
-        return int(self._S[E.S_TEAM_BELOTE]), int(self._S[E.S_TEAM_BELOTE + 1])
+        return int(E.py.team_belote_points(self._S, 0)), int(E.py.team_belote_points(self._S, 1))
 
     # ---------------------------------------------------------------- actions
     def legal_action_mask(self) -> np.ndarray:
@@ -546,7 +551,7 @@ class Deal:
         if not 0 <= a < A.N_ACTIONS:
             return "not an action id"
         hb = self.highest_bid
-        coinche = int(self._S[E.S_COINCHE])
+        coinche = int(E.py.coinche_level(self._S))
         if A.is_card(a) or a >= A.DECLARE:
             return "the auction is not over"
         if self.rules.family == "classic":
@@ -573,7 +578,7 @@ class Deal:
                 if v not in self.rules.bid_values:
                     return f"bid values are {self.rules.min_bid}..{self.rules.max_bid} by {self.rules.bid_step}"
                 if hb is not None:
-                    return f"a bid must be higher than the current {hb[0] if not self._S[E.S_CAPOT] else 'capot'}"
+                    return f"a bid must be higher than the current {hb[0] if not E.py.contract_is_capot(self._S) else 'capot'}"
             return "capot has already been bid"
         if a == A.COINCHE:
             if hb is None:
@@ -596,7 +601,7 @@ class Deal:
         if legal == 0:
             return "a declare / belote choice must be made first"
         led = self.current_trick[0][1] >> 3
-        strain = int(self._S[E.S_BID_STRAIN])
+        strain = int(E.py.contract_strain(self._S))
         if rule in (E.RULE_FOLLOW, E.RULE_OVERTRUMP_LED, E.RULE_BEAT):
             if (c >> 3) != led:
                 return f"must follow {SUIT_NAMES[led]}"
@@ -621,27 +626,27 @@ class Deal:
         mult = (1, self.rules.multipliers[0], self.rules.multipliers[1])[c.coinche]
         if self.rules.family == "classic":
             mult = 1
-        last = int(S[E.S_TRICK_WINNERS + 7]) & 1
-        capot = int(S[E.S_TRICKS + last]) == 8
+        last = int(E.py.trick_winner(S, 7)) & 1
+        capot = int(E.py.team_tricks_won(S, last)) == 8
         teams = []
         for t in range(2):
             teams.append(TeamScore(
-                card_points=int(S[E.S_CARD_POINTS + t]),
+                card_points=int(E.py.team_card_points(S, t)),
                 dix_de_der=(100 if capot else 10) if t == last else 0,
-                belote=int(S[E.S_TEAM_BELOTE + t]),
-                declarations=int(S[E.S_TEAM_DECL + t]),
-                total=int(S[E.S_TOTAL + t]),
-                raw_score=int(S[E.S_RAW_SCORE + t]),
-                score=int(S[E.S_SCORE + t])))
-        g = int(S[E.S_GENERALE])
-        made = int(S[E.S_MADE])
+                belote=int(E.py.team_belote_points(S, t)),
+                declarations=int(E.py.team_declaration_points(S, t)),
+                total=int(E.py.team_total(S, t)),
+                raw_score=int(E.py.team_raw_score(S, t)),
+                score=int(E.py.team_score(S, t))))
+        g = int(E.py.generale_seat(S))
+        made = int(E.py.deal_made(S))
         return DealResult(c, False, made == E.MADE_MADE, mult, (teams[0], teams[1]), g if g >= 0 else None,
-                          litige=made == E.MADE_LITIGE, litige_points=int(S[E.S_LITIGE]))
+                          litige=made == E.MADE_LITIGE, litige_points=int(E.py.litige_points(S)))
 
     @property
     def scores(self) -> Tuple[int, int]:
         """Rounded deal scores per team (0, 0 until the deal is over)."""
-        return int(self._S[E.S_SCORE]), int(self._S[E.S_SCORE + 1])
+        return int(E.py.team_score(self._S, 0)), int(E.py.team_score(self._S, 1))
 
     def render(self) -> str:
         """A readable text view of the deal so far."""
