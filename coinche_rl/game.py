@@ -27,10 +27,12 @@ import numpy as np
 
 from . import actions as A
 from . import engine as E
-from .cards import FULL_DECK, N_CARDS, SUIT_NAMES, cards_of, format_card, format_hand, parse_card, parse_hand
+from .cards import (FULL_DECK, N_CARDS, SUIT_MASKS, SUIT_NAMES, cards_of, format_card, format_hand,
+                    parse_card, parse_hand)
 from .engine.bits import seed_int64
-from .rules import (NT, AT, CAPOT_VALUE, N_SEATS, STRAIN_LONG_NAMES, STRAIN_NAMES, RuleSet,
-                    check_int, four_player_rules, get_rules, params_vector)
+from .rules import (CAPOT_VALUE, CARDS_PER_HAND, N_SEATS, N_TEAMS, N_TRICKS,
+                    STRAIN_LONG_NAMES, STRAIN_NAMES, RuleSet, seat_after, team,
+                    check_int, four_player_rules, params_vector)
 
 __all__ = ["Deal", "Match", "Contract", "TeamScore", "DealResult", "IllegalActionError",
            "IllegalBidError", "IllegalPlayError", "deal_hands", "deal_deck", "deal_stream"]
@@ -65,7 +67,7 @@ class Contract:
 
     @property
     def taker_team(self) -> int:
-        return self.taker & 1
+        return team(self.taker)
 
     @property
     def bid_text(self) -> str:
@@ -189,8 +191,8 @@ def deck_from(deck) -> List[int]:
         cards = [parse_card(t) for t in deck.replace(",", " ").split()]
     else:
         cards = [int(c) for c in deck]
-    if sorted(cards) != list(range(32)):
-        missing = sorted(set(range(32)) - set(cards))
+    if sorted(cards) != list(range(N_CARDS)):
+        missing = sorted(set(range(N_CARDS)) - set(cards))
         raise ValueError(f"a deck must hold each of the 32 cards once (got {len(cards)} cards"
                          + (f"; missing {format_hand(sum(1 << c for c in missing))}" if missing else "") + ")")
     return cards
@@ -199,7 +201,7 @@ def deck_from(deck) -> List[int]:
 def hands_from_deck(deck: Sequence[int], dealer: int) -> List[int]:
     """Deal 3-2-3 from the seat after ``dealer`` (coinche family):
     :func:`engine.hands_from_deck_into`."""
-    hands = np.zeros(4, dtype=np.int64)
+    hands = np.zeros(N_SEATS, dtype=np.int64)
     E.hands_from_deck_into(np.asarray(deck, dtype=np.int64), int(dealer), hands)
     return [int(h) for h in hands]
 
@@ -211,16 +213,17 @@ def _to_mask(h) -> int:
 
 
 def _check_hands(hands: Sequence) -> List[int]:
-    if len(hands) != 4:
-        raise ValueError(f"expected 4 hands, got {len(hands)}")
+    if len(hands) != N_SEATS:
+        raise ValueError(f"expected {N_SEATS} hands, got {len(hands)}")
     masks = [_to_mask(h) for h in hands]
     seen = 0
     for s, m in enumerate(masks):
         if m < 0 or m > FULL_DECK:
             raise ValueError(f"hand of seat {s} is not a 32-bit card mask: {m!r}")
         n = bin(m).count("1")
-        if n != 8:
-            raise ValueError(f"hand of seat {s} has {n} cards, expected 8: {format_hand(m)!r}")
+        if n != CARDS_PER_HAND:
+            raise ValueError(f"hand of seat {s} has {n} cards, expected {CARDS_PER_HAND}: "
+                             f"{format_hand(m)!r}")
         if seen & m:
             raise ValueError(f"card(s) {format_hand(seen & m)!r} dealt twice (seat {s})")
         seen |= m
@@ -257,7 +260,7 @@ class Deal:
             deck = deck_from(deck) if deck is not None else deal_deck(rng)
         if dealer is None:
             dealer = draw_below(rng, N_SEATS)
-        if isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < 4:
+        if isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < N_SEATS:
             raise ValueError(f"dealer must be a seat 0..3, not {dealer!r}")
         self._S = np.empty(E.STATE_SIZE, dtype=np.int64)
         if classic:
@@ -296,13 +299,13 @@ class Deal:
             if value not in (0, None) or coinche:
                 raise ValueError("a classic-family contract has no value and no coinche: "
                                  "use with_contract(0, strain, taker=seat)")
-            if not 0 <= taker < 4:
+            if not 0 <= taker < N_SEATS:
                 raise ValueError(f"taker must be a seat 0..3, not {taker!r}")
             E.set_contract(self._S, self._P, 0, strain, 0, taker)
             return self
         if value != CAPOT_VALUE and value not in self.rules.bid_values:
             raise ValueError(f"contract value {value!r} not in {self.rules.bid_values} (or 250 for capot)")
-        if coinche not in (0, 1, 2) or not 0 <= taker < 4:
+        if coinche not in (0, 1, 2) or not 0 <= taker < N_SEATS:
             raise ValueError(f"coinche must be 0, 1 or 2 and taker a seat 0..3 (got {coinche!r}, {taker!r})")
         E.set_contract(self._S, self._P, value, strain, coinche, taker)
         return self
@@ -362,12 +365,12 @@ class Deal:
     @property
     def hands(self) -> List[int]:
         """Cards still held, per seat (uint32 masks as ints)."""
-        return [int(E.py.hand_of(self._S, s)) for s in range(4)]
+        return [int(E.py.hand_of(self._S, s)) for s in range(N_SEATS)]
 
     @property
     def initial_hands(self) -> List[int]:
         """Hands as dealt (classic family: 5 cards during the prise, then the 8 after)."""
-        return [int(E.py.initial_hand(self._S, s)) for s in range(4)]
+        return [int(E.py.initial_hand(self._S, s)) for s in range(N_SEATS)]
 
     @property
     def retourne(self) -> Optional[int]:
@@ -419,23 +422,23 @@ class Deal:
         """Tricks so far (the current one last, possibly partial) as ``[(seat, card), ...]``."""
         S = self._S
         out = []
-        for t in range(8):
+        for t in range(N_TRICKS):
             leader = int(E.py.trick_leader(S, t))
             if leader < 0:
                 break
             trick = []
-            for i in range(4):
+            for i in range(N_SEATS):
                 c = int(E.py.trick_card(S, t, i))
                 if c < 0:
                     break
-                trick.append(((leader + i) % 4, c))
+                trick.append((seat_after(leader, i), c))
             if trick or t == int(E.py.trick_number(S)):
                 out.append(trick)
         return [t for t in out if t]
 
     @property
     def trick_winners(self) -> List[int]:
-        winners = (int(E.py.trick_winner(self._S, t)) for t in range(8))
+        winners = (int(E.py.trick_winner(self._S, t)) for t in range(N_TRICKS))
         return [w for w in winners if w >= 0]
 
     @property
@@ -445,7 +448,7 @@ class Deal:
         S = self._S
         t = int(E.py.trick_number(S))
         leader = int(E.py.current_leader(S))
-        return [((leader + i) % 4, int(E.py.trick_card(S, t, i)))
+        return [(seat_after(leader, i), int(E.py.trick_card(S, t, i)))
                 for i in range(int(E.py.cards_in_trick(S)))]
 
     @property
@@ -471,7 +474,7 @@ class Deal:
     @property
     def declared(self) -> List[bool]:
         d = int(E.py.declared_seats(self._S))
-        return [bool(d >> s & 1) for s in range(4)]
+        return [bool(d >> s & 1) for s in range(N_SEATS)]
 
     @property
     def declarations_resolved(self) -> bool:
@@ -609,7 +612,7 @@ class Deal:
                 f"must beat the winning card in {SUIT_NAMES[led]}"
         if rule in (E.RULE_TRUMP, E.RULE_OVERTRUMP, E.RULE_UNDERTRUMP):
             return f"void in {SUIT_NAMES[led]}: must trump ({SUIT_NAMES[strain]})" + \
-                (" higher than the trump in the trick" if legal != hand & (0xFF << 8 * strain) else "")
+                (" higher than the trump in the trick" if legal != hand & int(SUIT_MASKS[strain]) else "")
         return "not legal now"
 
     # ---------------------------------------------------------------- result
@@ -626,10 +629,10 @@ class Deal:
         mult = (1, self.rules.multipliers[0], self.rules.multipliers[1])[c.coinche]
         if self.rules.family == "classic":
             mult = 1
-        last = int(E.py.trick_winner(S, 7)) & 1
-        capot = int(E.py.team_tricks_won(S, last)) == 8
+        last = team(int(E.py.trick_winner(S, N_TRICKS - 1)))
+        capot = int(E.py.team_tricks_won(S, last)) == N_TRICKS
         teams = []
-        for t in range(2):
+        for t in range(N_TEAMS):
             teams.append(TeamScore(
                 card_points=int(E.py.team_card_points(S, t)),
                 dix_de_der=(100 if capot else 10) if t == last else 0,
@@ -652,13 +655,13 @@ class Deal:
         """A readable text view of the deal so far."""
         lines = [f"rules {self.rules.name}, dealer seat {self.dealer}, phase {self.phase}"]
         shown = self.initial_hands if self.is_terminal else self.hands
-        for s in range(4):
-            lines.append(f"  seat {s} (team {s & 1}): {format_hand(shown[s])}")
+        for s in range(N_SEATS):
+            lines.append(f"  seat {s} (team {team(s)}): {format_hand(shown[s])}")
         if self.retourne is not None:
             lines.append(f"  retourne: {format_card(self.retourne)}")
         if self.auction:
             lines.append("  auction: " + " ".join(
-                f"{(self.dealer + 1 + i) % 4}:{A.action_to_str(a)}" for i, a in enumerate(self.auction)))
+                f"{seat_after(self.dealer, 1 + i)}:{A.action_to_str(a)}" for i, a in enumerate(self.auction)))
         if self.contract:
             lines.append(f"  contract: {self.contract}")
         for i, trick in enumerate(self.tricks):
@@ -690,7 +693,7 @@ class Match:
         self._rng = deal_stream(seed)
         if dealer is None:
             dealer = draw_below(self._rng, N_SEATS)
-        if not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < 4:
+        if not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < N_SEATS:
             raise ValueError(f"dealer must be a seat 0..3, not {dealer!r}")
         self.first_dealer = int(dealer)
         self.max_deals = max_deals
@@ -739,7 +742,7 @@ class Match:
             return
         if len(self.deals) >= self.max_deals:
             raise RuntimeError(f"match not decided after {self.max_deals} deals")
-        dealer = (d.dealer + 1) % 4
+        dealer = seat_after(d.dealer, 1)
         n_void = 0
         for prev in reversed(self.deals):
             if not prev.is_void:
@@ -797,8 +800,8 @@ def gather_and_cut(previous: Deal, rng: np.ndarray, min_cut: int = 3) -> List[in
         if previous.deck is not None:
             pack = list(previous.deck)
         else:
-            pack = [c for s in range(4) for c in cards_of(previous.initial_hands[s])]
+            pack = [c for s in range(N_SEATS) for c in cards_of(previous.initial_hands[s])]
     else:
         pack = [c for _, c in previous.plays]
-    cut = min_cut + draw_below(rng, 33 - 2 * min_cut)
+    cut = min_cut + draw_below(rng, N_CARDS + 1 - 2 * min_cut)
     return pack[cut:] + pack[:cut]
