@@ -22,7 +22,6 @@ from coinche_rl.cards import BELOTE_PAIRS
 from coinche_rl.envs import kernels as K
 from coinche_rl.game import Deal
 from coinche_rl.rules import FOUR_PLAYER_PRESETS
-from coinche_rl.rules import PRESETS
 
 ROOT = Path(__file__).resolve().parents[1]
 
