@@ -47,9 +47,9 @@ from coinche_rl.agents.evaluation import evaluate_hand
 from coinche_rl.agents.numba_bots import deal_states, play_deals
 from coinche_rl.agents.pimc import PIMCAgent, PIMCError, pimc_sums_into
 from coinche_rl.agents.sampler import WorldSampler, build_table, new_table
-from coinche_rl.engine import S_SCORE, S_TRICK_N, S_TRICK_NO, STATE_SIZE, rng_seed
+from coinche_rl.engine import STATE_SIZE, py, rng_seed
 from coinche_rl.game import Deal
-from coinche_rl.rules import RuleSet, check_int, get_rules, params_vector
+from coinche_rl.rules import N_SEATS, N_TRICKS, RuleSet, check_int, get_rules, params_vector, team
 from coinche_rl.solver import SCORE, keep_table, new_workspace
 
 __all__ = ["benchmark_infosets", "sampler_throughput", "evaluation_throughput",
@@ -224,8 +224,8 @@ def benchmark_infosets(rules: str, n_deals: int, seed: int):
     strains = sorted(r.allowed_strains)
     out = []
     for _ in range(n_deals):
-        d = Deal(r, seed=int(rng.integers(2 ** 31)), dealer=int(rng.integers(4)))
-        taker = int(rng.integers(4))
+        d = Deal(r, seed=int(rng.integers(2 ** 31)), dealer=int(rng.integers(N_SEATS)))
+        taker = int(rng.integers(N_SEATS))
         strain = strains[int(rng.integers(len(strains)))]
         if r.family == "classic":
             d.with_contract(0, strain, taker=taker)
@@ -283,16 +283,17 @@ def benchmark_positions(n_positions: int, preset: str = "ffb", seed: int = 0,
     a random place in that trick (the opening lead included), kept when the seat to act
     has a choice (two legal actions or more). Returns Deals."""
     rules = get_rules(preset)
-    check_int(trick, "trick", 1, 8, error=PIMCError)
+    check_int(trick, "trick", 1, N_TRICKS, error=PIMCError)
     rng = np.random.default_rng(seed)
     strains = sorted(rules.allowed_strains)
     out = []
     while len(out) < n_positions:
-        d = Deal(rules, seed=int(rng.integers(2 ** 31)), dealer=int(rng.integers(4)))
+        d = Deal(rules, seed=int(rng.integers(2 ** 31)), dealer=int(rng.integers(N_SEATS)))
         st = strains[int(rng.integers(len(strains)))]
-        d.with_contract(0 if rules.family == "classic" else 80, st, taker=int(rng.integers(4)))
-        cards = 4 * (trick - 1) + int(rng.integers(4))
-        while not d.is_terminal and int(d.state[S_TRICK_NO]) * 4 + int(d.state[S_TRICK_N]) < cards:
+        d.with_contract(0 if rules.family == "classic" else 80, st, taker=int(rng.integers(N_SEATS)))
+        cards = N_SEATS * (trick - 1) + int(rng.integers(N_SEATS))
+        while not d.is_terminal and (N_SEATS * int(py.trick_number(d.state))
+                                     + int(py.cards_in_trick(d.state))) < cards:
             legal = d.legal_actions()
             d.apply(int(legal[int(rng.integers(len(legal)))]))
         if not d.is_terminal and len(d.legal_actions()) >= 2:
@@ -315,7 +316,7 @@ def pimc_world_ms(n_positions: int = 40, seed: int = 0, preset: str = "ffb",
     sums = np.zeros(N_ACTIONS, dtype=np.int64)
     rng = np.zeros(1, dtype=np.uint64)
     table = new_table()
-    hands = np.zeros(4, dtype=np.int64)
+    hands = np.zeros(N_SEATS, dtype=np.int64)
     Sw = np.zeros(STATE_SIZE, dtype=np.int64)
     no_weights, no_q = np.zeros(1), np.zeros(1)
     out = []
@@ -329,7 +330,7 @@ def pimc_world_ms(n_positions: int = 40, seed: int = 0, preset: str = "ffb",
         pub = view.public_state
         t = time.process_time()
         pimc_sums_into(W, table, pub, view.params, view.seat, 1, False, rng, SCORE,
-                       view.seat & 1, hands, Sw, a, v, sums, no_weights, no_q, False, 0.0)
+                       team(view.seat), hands, Sw, a, v, sums, no_weights, no_q, False, 0.0)
         out.append(1000 * (time.process_time() - t))
     return out
 
@@ -366,7 +367,8 @@ def pimc_decision_ms(n_positions: int = 20, worlds: int = 32, seed: int = 0,
 
 # ------------------------------------------------------------------ numba bots
 def _team_diff(states: np.ndarray) -> np.ndarray:
-    return (states[:, S_SCORE] - states[:, S_SCORE + 1]).astype(np.float64)
+    return np.array([py.team_score(S, 0) - py.team_score(S, 1) for S in states],
+                    dtype=np.float64)
 
 
 def duplicate_margin(bot_a: int, bot_b: int, rules: Union[str, RuleSet] = "ffb",

@@ -80,7 +80,9 @@ from coinche_rl.agents.neural.labels import warmup as labels_warmup  # noqa: E40
 from coinche_rl.agents.numba_bots import (BOT_HEURISTIC, bot_action, deal_states,  # noqa: E402
                                           play_deals)
 from coinche_rl.arena import run_duplicate, shutdown_pool, warmup  # noqa: E402
-from coinche_rl.rules import get_rules, params_vector  # noqa: E402
+from coinche_rl.cards import N_CARDS  # noqa: E402
+from coinche_rl.rules import (CARDS_PER_HAND, N_SEATS, N_TEAMS, get_rules, params_vector,  # noqa: E402
+                              seat_after, team)
 
 #: (frozen pairs vs heuristic, full pairs, pairs vs random, pairs vs pimc, label deals,
 #: tournament pairs, timing repeats)
@@ -103,13 +105,13 @@ def _positions(rules, n: int, seed: int = 0) -> np.ndarray:
     for S in deal_states(rules, n, seed=seed):
         stop = int(rng.integers(0, 28))
         k = 0
-        while S[E.S_PHASE] != E.DONE:
-            if S[E.S_PHASE] == E.PLAY and E.pending_choice(S, P) == 0:
+        while E.py.phase_of(S) != E.DONE:
+            if E.py.phase_of(S) == E.PLAY and E.pending_choice(S, P) == 0:
                 if k >= stop and bin(int(E.legal_play_mask(S, P))).count("1") >= 2:
                     out.append(S.copy())
                     break
                 k += 1
-            E.apply_legal_action(S, P, bot_action(BOT_HEURISTIC, S, P, int(S[E.S_CUR]), rngb, buf))
+            E.apply_legal_action(S, P, bot_action(BOT_HEURISTIC, S, P, int(E.py.current_seat(S)), rngb, buf))
     return np.array(out)
 
 
@@ -295,10 +297,11 @@ def _team_contracts(r):
     made, coinched by the other team), and X's coinches of the other team's contracts
     (rows: value, made)."""
     taken, coinches = [], []
-    for t in range(2):
+    for t in range(N_TEAMS):
         c = r.contracts[:, t]
-        ours = (c[:, 2] >= 0) & ((c[:, 2] & 1) == t)
-        theirs = (c[:, 2] >= 0) & ((c[:, 2] & 1) != t)
+        taker_team = c[:, 2] & (N_TEAMS - 1)          # rules.team, on the array
+        ours = (c[:, 2] >= 0) & (taker_team == t)
+        theirs = (c[:, 2] >= 0) & (taker_team != t)
         for v, st, _tk, co, made in c[ours]:
             taken.append((int(v), int(st), int(made), int(co)))
         for v, st, _tk, co, made in c[theirs & (c[:, 3] > 0)]:
@@ -325,7 +328,7 @@ def _flip_rate(bid_spec: str, n_positions: int, seed: int) -> dict:
         return pi[c >> 3] * 8 + (c & 7)
 
     def ren_hand(h, pi):
-        return sum(1 << ren_card(c, pi) for c in range(32) if h >> c & 1)
+        return sum(1 << ren_card(c, pi) for c in range(N_CARDS) if h >> c & 1)
 
     def ren_action(a, pi):
         if A.is_bid(a) or A.is_capot(a):
@@ -346,8 +349,8 @@ def _flip_rate(bid_spec: str, n_positions: int, seed: int) -> dict:
 
     decisions = flips = ties = 0
     for _ in range(n_positions):
-        hands = [int(h) for h in Deal(rules, seed=int(rng.integers(2 ** 31))).state[:4]]
-        dealer = int(rng.integers(4))
+        hands = Deal(rules, seed=int(rng.integers(2 ** 31))).hands
+        dealer = int(rng.integers(N_SEATS))
         d = Deal(rules, hands=hands, dealer=dealer)
         prefix = []
         stop = int(rng.integers(0, 4))
@@ -408,14 +411,15 @@ def _sure_capots(bid_spec: str, n_hands: int, seed: int) -> dict:
         rest = [8 * best + r for r in (0, 1, 3, 5, 6)]
         trumps += [int(c) for c in rng.choice(rest, int(rng.integers(3, 6)), replace=False)]
         side = [8 * s + r for s in range(4) if s != best for r in (7, 3)]
-        hand = trumps + [int(c) for c in rng.choice(side, 8 - len(trumps), replace=False)]
-        others = [c for c in rng.permutation(32).tolist() if c not in hand]
-        dealer = int(rng.integers(4))
-        seat = (dealer + 1) % 4
-        hands = [0] * 4
+        hand = trumps + [int(c) for c in rng.choice(side, CARDS_PER_HAND - len(trumps),
+                                                    replace=False)]
+        others = [c for c in rng.permutation(N_CARDS).tolist() if c not in hand]
+        dealer = int(rng.integers(N_SEATS))
+        seat = seat_after(dealer, 1)
+        hands = [0] * N_SEATS
         hands[seat] = sum(1 << c for c in hand)
-        for i, s in enumerate(x for x in range(4) if x != seat):
-            hands[s] = sum(1 << c for c in others[8 * i:8 * i + 8])
+        for i, s in enumerate(x for x in range(N_SEATS) if x != seat):
+            hands[s] = sum(1 << c for c in others[CARDS_PER_HAND * i:CARDS_PER_HAND * (i + 1)])
         d = Deal(rules, hands=hands, dealer=dealer)
         h = hands[seat]
         ev = evaluate_hand(rules, seat, h, dealer, samples=100, seed=found, strains=[best],
@@ -423,15 +427,15 @@ def _sure_capots(bid_spec: str, n_hands: int, seed: int) -> dict:
         if ev.p_make[0, -1] < 0.95:
             continue
         found += 1
-        agents = [make_agent(bid_spec if (s & 1) == (seat & 1) else "heuristic")
-                  for s in range(4)]
+        agents = [make_agent(bid_spec if team(s) == team(seat) else "heuristic")
+                  for s in range(N_SEATS)]
         for s, a in enumerate(agents):
             a.reset(s, rules, s)
         from coinche_rl.agents.base import PlayerView
         while d.phase == "auction":
             d.apply(int(agents[d.current_player].act(PlayerView.from_deal(d))))
         c = d.contract
-        capots += int(c is not None and c.value == 250 and (c.taker & 1) == (seat & 1))
+        capots += int(c is not None and c.value == 250 and team(c.taker) == team(seat))
     return {"capot_bid_rate_on_sure_capots": capots / max(1, found) if found else None,
             "sure_capot_hands": found, "sure_capot_candidates": tried}
 

@@ -42,7 +42,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import sys
 import time
 from typing import Callable, Dict
@@ -51,7 +50,8 @@ import numpy as np
 
 from coinche_rl import engine as E
 from coinche_rl.game import Deal
-from coinche_rl.rules import STRAIN_NAMES
+from coinche_rl.cards import N_CARDS
+from coinche_rl.rules import N_SEATS, STRAIN_NAMES
 from coinche_rl.solver import Solver, warmup
 
 MEASURES: Dict[str, Callable] = {}
@@ -90,7 +90,7 @@ def colver_env(hands, strain):
         import colver
     except ImportError:
         return None
-    env = colver.Env.deal_with_hands(0, [[to_colver(c) for c in range(32) if h >> c & 1]
+    env = colver.Env.deal_with_hands(0, [[to_colver(c) for c in range(N_CARDS) if h >> c & 1]
                                          for h in hands])
     env.set_contract(strain, 90, 0, 0)
     env.set_phase_playing()
@@ -116,7 +116,7 @@ def root_solves(args) -> dict:
             seconds += ms / 1000.0
             if strain < 4:
                 ours.append(ms)
-                env = colver_env([int(d.state[E.S_HAND + s]) for s in range(4)], strain)
+                env = colver_env(d.hands, strain)
                 if env is not None:
                     out = {}
                     theirs.append(cpu_ms(lambda: out.setdefault("r", env.solve_scores())))
@@ -147,10 +147,11 @@ def world_positions(n: int, seed: int):
     rng = np.random.default_rng(seed)
     ladder = list(range(80, 170, 10))
     for i in range(n):
-        d = Deal("ffb_sa_ta", dealer=int(rng.integers(4)), seed=int(rng.integers(1 << 30)))
-        d.with_contract(int(rng.choice(ladder)), int(rng.integers(6)), taker=int(rng.integers(4)),
+        d = Deal("ffb_sa_ta", dealer=int(rng.integers(N_SEATS)), seed=int(rng.integers(1 << 30)))
+        d.with_contract(int(rng.choice(ladder)), int(rng.integers(6)),
+                        taker=int(rng.integers(N_SEATS)),
                         coinche=int(rng.choice(3, p=[0.6, 0.3, 0.1])))
-        for _ in range(int(rng.integers(4))):
+        for _ in range(int(rng.integers(N_SEATS))):     # 0 to 3 cards of the first trick
             d.apply(int(rng.choice(d.legal_actions())))
         yield d
 

@@ -86,7 +86,7 @@ def parse_card(text: str) -> int:
 def format_card(c: int) -> str:
     """``12 -> 'JH'``."""
     c = int(c)
-    if not 0 <= c < 32:
+    if not 0 <= c < N_CARDS:
         raise ValueError(f"card index out of range: {c!r} (expected 0..31)")
     return RANKS[c & 7] + SUITS[c >> 3]
 

@@ -78,8 +78,8 @@ from .game import Deal, IllegalActionError, Match
 from .records import (DEAL_FORMAT, MATCH_FORMAT, RecordError, deal_to_record, load_record,
                       match_to_record, replay_deal, replay_match)
 from . import __version__
-from .rules import (PRESETS, STRAIN_NAMES, InvalidRulesError, UnknownPresetError, get_rules,
-                    parse_rules, presets_markdown, rules_label)
+from .rules import (N_SEATS, N_TEAMS, PRESETS, STRAIN_NAMES, InvalidRulesError, UnknownPresetError,
+                    get_rules, parse_rules, presets_markdown, rules_label)
 from .simulate import simulate_deals
 from .simulate import warmup as engine_warmup
 from .terminal import PlaySetupError, TerminalGame
@@ -125,7 +125,7 @@ positive_int = int_range(1)
 #: a seed or an index: 0 or more
 nonnegative_int = int_range(0)
 #: a seat or a dealer: 0..3
-seat_int = int_range(0, 3)
+seat_int = int_range(0, N_SEATS - 1)
 
 
 def probability(text: str) -> float:
@@ -164,7 +164,7 @@ def summary_table(res, seconds: float, rules=None) -> str:
     lines = [f"{n:,} random deals in {seconds:.2f} s ({n / max(seconds, 1e-9):,.0f} deals/s, one core)",
              f"void deals (all passed): {np.mean(~played):.1%}", ""]
     lines.append(f"{'contract':14s}{'deals':>9s}{'share':>8s}{'made':>8s}{'takers':>9s}{'defenders':>11s}")
-    taker_team = res.taker & 1
+    taker_team = res.taker & (N_TEAMS - 1)      # rules.team, on the array
 
     def row(label, sel):
         k = int(sel.sum())
@@ -1279,7 +1279,7 @@ def _add_play(sub) -> None:
                     "leaves (what was played is still saved with --save). With --rules "
                     "belote_a_deux or belote_decouverte: belote for two players, you against "
                     "one bot (--opponent SPEC; take, pass, nameH, exchange, no-exchange, JH).")
-    pl.add_argument("--seat", type=int_range(0, 3), default=0,
+    pl.add_argument("--seat", type=seat_int, default=0,
                     help="your seat, 0..3 (default 0; team 0 = seats 0 and 2); belote for two "
                          "players: your player, 0 or 1")
     pl.add_argument("--partner", default=None, metavar="SPEC",
@@ -1298,7 +1298,7 @@ def _add_play(sub) -> None:
                           "the target; default 1)")
     how.add_argument("--match", action="store_true", help="play a whole match to the target")
     pl.add_argument("--target", type=int_range(1), help="match target (default: the preset's)")
-    pl.add_argument("--dealer", type=int_range(0, 3),
+    pl.add_argument("--dealer", type=seat_int,
                     help="the first dealer, 0..3 (0 or 1 for two players; default: drawn "
                          "from the seed)")
     pl.add_argument("--save", metavar="FILE",

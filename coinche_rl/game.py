@@ -27,10 +27,12 @@ import numpy as np
 
 from . import actions as A
 from . import engine as E
-from .cards import FULL_DECK, N_CARDS, SUIT_NAMES, cards_of, format_card, format_hand, parse_card, parse_hand
+from .cards import (FULL_DECK, N_CARDS, SUIT_MASKS, SUIT_NAMES, cards_of, format_card, format_hand,
+                    parse_card, parse_hand)
 from .engine.bits import seed_int64
-from .rules import (NT, AT, CAPOT_VALUE, N_SEATS, STRAIN_LONG_NAMES, STRAIN_NAMES, RuleSet,
-                    check_int, four_player_rules, get_rules, params_vector)
+from .rules import (CAPOT_VALUE, CARDS_PER_HAND, N_SEATS, N_TEAMS, N_TRICKS,
+                    STRAIN_LONG_NAMES, STRAIN_NAMES, RuleSet, seat_after, team,
+                    check_int, four_player_rules, params_vector)
 
 __all__ = ["Deal", "Match", "Contract", "TeamScore", "DealResult", "IllegalActionError",
            "IllegalBidError", "IllegalPlayError", "deal_hands", "deal_deck", "deal_stream"]
@@ -65,7 +67,7 @@ class Contract:
 
     @property
     def taker_team(self) -> int:
-        return self.taker & 1
+        return team(self.taker)
 
     @property
     def bid_text(self) -> str:
@@ -189,8 +191,8 @@ def deck_from(deck) -> List[int]:
         cards = [parse_card(t) for t in deck.replace(",", " ").split()]
     else:
         cards = [int(c) for c in deck]
-    if sorted(cards) != list(range(32)):
-        missing = sorted(set(range(32)) - set(cards))
+    if sorted(cards) != list(range(N_CARDS)):
+        missing = sorted(set(range(N_CARDS)) - set(cards))
         raise ValueError(f"a deck must hold each of the 32 cards once (got {len(cards)} cards"
                          + (f"; missing {format_hand(sum(1 << c for c in missing))}" if missing else "") + ")")
     return cards
@@ -199,7 +201,7 @@ def deck_from(deck) -> List[int]:
 def hands_from_deck(deck: Sequence[int], dealer: int) -> List[int]:
     """Deal 3-2-3 from the seat after ``dealer`` (coinche family):
     :func:`engine.hands_from_deck_into`."""
-    hands = np.zeros(4, dtype=np.int64)
+    hands = np.zeros(N_SEATS, dtype=np.int64)
     E.hands_from_deck_into(np.asarray(deck, dtype=np.int64), int(dealer), hands)
     return [int(h) for h in hands]
 
@@ -211,16 +213,17 @@ def _to_mask(h) -> int:
 
 
 def _check_hands(hands: Sequence) -> List[int]:
-    if len(hands) != 4:
-        raise ValueError(f"expected 4 hands, got {len(hands)}")
+    if len(hands) != N_SEATS:
+        raise ValueError(f"expected {N_SEATS} hands, got {len(hands)}")
     masks = [_to_mask(h) for h in hands]
     seen = 0
     for s, m in enumerate(masks):
         if m < 0 or m > FULL_DECK:
             raise ValueError(f"hand of seat {s} is not a 32-bit card mask: {m!r}")
         n = bin(m).count("1")
-        if n != 8:
-            raise ValueError(f"hand of seat {s} has {n} cards, expected 8: {format_hand(m)!r}")
+        if n != CARDS_PER_HAND:
+            raise ValueError(f"hand of seat {s} has {n} cards, expected {CARDS_PER_HAND}: "
+                             f"{format_hand(m)!r}")
         if seen & m:
             raise ValueError(f"card(s) {format_hand(seen & m)!r} dealt twice (seat {s})")
         seen |= m
@@ -257,7 +260,7 @@ class Deal:
             deck = deck_from(deck) if deck is not None else deal_deck(rng)
         if dealer is None:
             dealer = draw_below(rng, N_SEATS)
-        if isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < 4:
+        if isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < N_SEATS:
             raise ValueError(f"dealer must be a seat 0..3, not {dealer!r}")
         self._S = np.empty(E.STATE_SIZE, dtype=np.int64)
         if classic:
@@ -296,13 +299,13 @@ class Deal:
             if value not in (0, None) or coinche:
                 raise ValueError("a classic-family contract has no value and no coinche: "
                                  "use with_contract(0, strain, taker=seat)")
-            if not 0 <= taker < 4:
+            if not 0 <= taker < N_SEATS:
                 raise ValueError(f"taker must be a seat 0..3, not {taker!r}")
             E.set_contract(self._S, self._P, 0, strain, 0, taker)
             return self
         if value != CAPOT_VALUE and value not in self.rules.bid_values:
             raise ValueError(f"contract value {value!r} not in {self.rules.bid_values} (or 250 for capot)")
-        if coinche not in (0, 1, 2) or not 0 <= taker < 4:
+        if coinche not in (0, 1, 2) or not 0 <= taker < N_SEATS:
             raise ValueError(f"coinche must be 0, 1 or 2 and taker a seat 0..3 (got {coinche!r}, {taker!r})")
         E.set_contract(self._S, self._P, value, strain, coinche, taker)
         return self
@@ -335,24 +338,24 @@ class Deal:
 
     @property
     def dealer(self) -> int:
-        return int(self._S[E.S_DEALER])
+        return int(E.py.dealer_of(self._S))
 
     @property
     def phase(self) -> str:
-        return PHASE_NAMES[int(self._S[E.S_PHASE])]
+        return PHASE_NAMES[int(E.py.phase_of(self._S))]
 
     @property
     def is_terminal(self) -> bool:
-        return int(self._S[E.S_PHASE]) == E.DONE
+        return int(E.py.phase_of(self._S)) == E.DONE
 
     @property
     def is_void(self) -> bool:
-        return bool(self._S[E.S_VOID])
+        return bool(E.py.deal_void(self._S))
 
     @property
     def current_player(self) -> Optional[int]:
         """Seat to act, or None when the deal is over."""
-        return None if self.is_terminal else int(self._S[E.S_CUR])
+        return None if self.is_terminal else int(E.py.current_seat(self._S))
 
     @property
     def history(self) -> List[int]:
@@ -362,35 +365,35 @@ class Deal:
     @property
     def hands(self) -> List[int]:
         """Cards still held, per seat (uint32 masks as ints)."""
-        return [int(self._S[E.S_HAND + s]) for s in range(4)]
+        return [int(E.py.hand_of(self._S, s)) for s in range(N_SEATS)]
 
     @property
     def initial_hands(self) -> List[int]:
         """Hands as dealt (classic family: 5 cards during the prise, then the 8 after)."""
-        return [int(self._S[E.S_INIT_HAND + s]) for s in range(4)]
+        return [int(E.py.initial_hand(self._S, s)) for s in range(N_SEATS)]
 
     @property
     def retourne(self) -> Optional[int]:
         """Classic family: the turned-up card (None in the coinche family)."""
-        c = int(self._S[E.S_RETOURNE])
+        c = int(E.py.retourne_of(self._S))
         return c if c >= 0 else None
 
     @property
     def deck(self) -> Optional[List[int]]:
         """Classic family: the 32 cards in dealing order (None in the coinche family)."""
-        if int(self._S[E.S_DECK]) < 0:
+        if int(E.py.deck_card(self._S, 0)) < 0:
             return None
-        return [int(c) for c in self._S[E.S_DECK:E.S_DECK + 32]]
+        return [int(E.py.deck_card(self._S, i)) for i in range(N_CARDS)]
 
     @property
     def prise_round(self) -> Optional[int]:
         """Classic family: the round of the prise (1 or 2), None in the coinche family."""
-        return int(self._S[E.S_PRISE_ROUND]) if self.rules.family == "classic" else None
+        return int(E.py.prise_round(self._S)) if self.rules.family == "classic" else None
 
     @property
     def auction(self) -> List[int]:
-        n = int(self._S[E.S_N_AUCTION])
-        return [int(a) for a in self._S[E.S_AUCTION:E.S_AUCTION + n]]
+        n = int(E.py.auction_length(self._S))
+        return [int(E.py.auction_action(self._S, i)) for i in range(n)]
 
     @property
     def contract(self) -> Optional[Contract]:
@@ -398,52 +401,55 @@ class Deal:
         if self.phase == "auction" or self.is_void:
             return None
         S = self._S
-        return Contract(int(S[E.S_BID_VALUE]), int(S[E.S_BID_STRAIN]), bool(S[E.S_CAPOT]),
-                        int(S[E.S_COINCHE]), int(S[E.S_BID_SEAT]))
+        value, strain, taker = (int(x) for x in E.py.contract_of(S))
+        return Contract(value, strain, bool(E.py.contract_is_capot(S)),
+                        int(E.py.coinche_level(S)), taker)
 
     @property
     def highest_bid(self) -> Optional[Tuple[int, int, int]]:
         """``(value, strain, seat)`` of the highest bid so far, or None."""
-        seat = int(self._S[E.S_BID_SEAT])
+        value, strain, seat = (int(x) for x in E.py.contract_of(self._S))
         if seat < 0:
             return None
-        return int(self._S[E.S_BID_VALUE]), int(self._S[E.S_BID_STRAIN]), seat
+        return value, strain, seat
 
     @property
     def trick_number(self) -> int:
-        return int(self._S[E.S_TRICK_NO])
+        return int(E.py.trick_number(self._S))
 
     @property
     def tricks(self) -> List[List[Tuple[int, int]]]:
         """Tricks so far (the current one last, possibly partial) as ``[(seat, card), ...]``."""
         S = self._S
         out = []
-        for t in range(8):
-            leader = int(S[E.S_TRICK_LEADERS + t])
+        for t in range(N_TRICKS):
+            leader = int(E.py.trick_leader(S, t))
             if leader < 0:
                 break
             trick = []
-            for i in range(4):
-                c = int(S[E.S_PLAYS + 4 * t + i])
+            for i in range(N_SEATS):
+                c = int(E.py.trick_card(S, t, i))
                 if c < 0:
                     break
-                trick.append(((leader + i) % 4, c))
-            if trick or t == int(S[E.S_TRICK_NO]):
+                trick.append((seat_after(leader, i), c))
+            if trick or t == int(E.py.trick_number(S)):
                 out.append(trick)
         return [t for t in out if t]
 
     @property
     def trick_winners(self) -> List[int]:
-        return [int(w) for w in self._S[E.S_TRICK_WINNERS:E.S_TRICK_WINNERS + 8] if w >= 0]
+        winners = (int(E.py.trick_winner(self._S, t)) for t in range(N_TRICKS))
+        return [w for w in winners if w >= 0]
 
     @property
     def current_trick(self) -> List[Tuple[int, int]]:
         if self.phase != "play":
             return []
         S = self._S
-        t = int(S[E.S_TRICK_NO])
-        leader = int(S[E.S_LEADER])
-        return [((leader + i) % 4, int(S[E.S_PLAYS + 4 * t + i])) for i in range(int(S[E.S_TRICK_N]))]
+        t = int(E.py.trick_number(S))
+        leader = int(E.py.current_leader(S))
+        return [(seat_after(leader, i), int(E.py.trick_card(S, t, i)))
+                for i in range(int(E.py.cards_in_trick(S)))]
 
     @property
     def plays(self) -> List[Tuple[int, int]]:
@@ -452,46 +458,48 @@ class Deal:
     @property
     def card_points_won(self) -> Tuple[int, int]:
         """Card points won so far per team (dix de der included once the deal is over)."""
-        return int(self._S[E.S_POINTS]), int(self._S[E.S_POINTS + 1])
+        return int(E.py.team_points_won(self._S, 0)), int(E.py.team_points_won(self._S, 1))
 
     @property
     def tricks_won(self) -> Tuple[int, int]:
-        return int(self._S[E.S_TRICKS]), int(self._S[E.S_TRICKS + 1])
+        return int(E.py.team_tricks_won(self._S, 0)), int(E.py.team_tricks_won(self._S, 1))
 
     # ------------------------------------------------------- declarations, belote
     def seat_declarations(self, seat: int) -> Tuple[int, int]:
         """``(points, cards)`` of the seat's best combination of declarations (known from
         the start of play; cards as a mask)."""
-        return int(self._S[E.S_DECL_PTS + seat]), int(self._S[E.S_DECL_CARDS + seat])
+        return (int(E.py.seat_declaration_points(self._S, seat)),
+                int(E.py.declaration_cards(self._S, seat)))
 
     @property
     def declared(self) -> List[bool]:
-        d = int(self._S[E.S_DECLARED])
-        return [bool(d >> s & 1) for s in range(4)]
+        d = int(E.py.declared_seats(self._S))
+        return [bool(d >> s & 1) for s in range(N_SEATS)]
 
     @property
     def declarations_resolved(self) -> bool:
-        return int(self._S[E.S_DECL_WINNER]) != E.DECL_UNRESOLVED
+        return int(E.py.declaration_winner(self._S)) != E.DECL_UNRESOLVED
 
     @property
     def declaration_winner(self) -> Optional[int]:
         """Team scoring its declarations once resolved (None: unresolved, tie or none)."""
-        w = int(self._S[E.S_DECL_WINNER])
+        w = int(E.py.declaration_winner(self._S))
         return w if w >= 0 else None
 
     @property
     def team_declarations(self) -> Tuple[int, int]:
-        return int(self._S[E.S_TEAM_DECL]), int(self._S[E.S_TEAM_DECL + 1])
+        return (int(E.py.team_declaration_points(self._S, 0)),
+                int(E.py.team_declaration_points(self._S, 1)))
 
     @property
     def belote_cards(self) -> int:
         """Mask of the K and Q of every belote announced (automatic ones from the start
         of play)."""
-        return int(self._S[E.S_BELOTE_CARDS])
+        return int(E.py.belote_cards(self._S))
 
     @property
     def team_belote(self) -> Tuple[int, int]:
-        return int(self._S[E.S_TEAM_BELOTE]), int(self._S[E.S_TEAM_BELOTE + 1])
+        return int(E.py.team_belote_points(self._S, 0)), int(E.py.team_belote_points(self._S, 1))
 
     # ---------------------------------------------------------------- actions
     def legal_action_mask(self) -> np.ndarray:
@@ -546,7 +554,7 @@ class Deal:
         if not 0 <= a < A.N_ACTIONS:
             return "not an action id"
         hb = self.highest_bid
-        coinche = int(self._S[E.S_COINCHE])
+        coinche = int(E.py.coinche_level(self._S))
         if A.is_card(a) or a >= A.DECLARE:
             return "the auction is not over"
         if self.rules.family == "classic":
@@ -573,7 +581,7 @@ class Deal:
                 if v not in self.rules.bid_values:
                     return f"bid values are {self.rules.min_bid}..{self.rules.max_bid} by {self.rules.bid_step}"
                 if hb is not None:
-                    return f"a bid must be higher than the current {hb[0] if not self._S[E.S_CAPOT] else 'capot'}"
+                    return f"a bid must be higher than the current {hb[0] if not E.py.contract_is_capot(self._S) else 'capot'}"
             return "capot has already been bid"
         if a == A.COINCHE:
             if hb is None:
@@ -596,7 +604,7 @@ class Deal:
         if legal == 0:
             return "a declare / belote choice must be made first"
         led = self.current_trick[0][1] >> 3
-        strain = int(self._S[E.S_BID_STRAIN])
+        strain = int(E.py.contract_strain(self._S))
         if rule in (E.RULE_FOLLOW, E.RULE_OVERTRUMP_LED, E.RULE_BEAT):
             if (c >> 3) != led:
                 return f"must follow {SUIT_NAMES[led]}"
@@ -604,7 +612,7 @@ class Deal:
                 f"must beat the winning card in {SUIT_NAMES[led]}"
         if rule in (E.RULE_TRUMP, E.RULE_OVERTRUMP, E.RULE_UNDERTRUMP):
             return f"void in {SUIT_NAMES[led]}: must trump ({SUIT_NAMES[strain]})" + \
-                (" higher than the trump in the trick" if legal != hand & (0xFF << 8 * strain) else "")
+                (" higher than the trump in the trick" if legal != hand & int(SUIT_MASKS[strain]) else "")
         return "not legal now"
 
     # ---------------------------------------------------------------- result
@@ -621,39 +629,39 @@ class Deal:
         mult = (1, self.rules.multipliers[0], self.rules.multipliers[1])[c.coinche]
         if self.rules.family == "classic":
             mult = 1
-        last = int(S[E.S_TRICK_WINNERS + 7]) & 1
-        capot = int(S[E.S_TRICKS + last]) == 8
+        last = team(int(E.py.trick_winner(S, N_TRICKS - 1)))
+        capot = int(E.py.team_tricks_won(S, last)) == N_TRICKS
         teams = []
-        for t in range(2):
+        for t in range(N_TEAMS):
             teams.append(TeamScore(
-                card_points=int(S[E.S_CARD_POINTS + t]),
+                card_points=int(E.py.team_card_points(S, t)),
                 dix_de_der=(100 if capot else 10) if t == last else 0,
-                belote=int(S[E.S_TEAM_BELOTE + t]),
-                declarations=int(S[E.S_TEAM_DECL + t]),
-                total=int(S[E.S_TOTAL + t]),
-                raw_score=int(S[E.S_RAW_SCORE + t]),
-                score=int(S[E.S_SCORE + t])))
-        g = int(S[E.S_GENERALE])
-        made = int(S[E.S_MADE])
+                belote=int(E.py.team_belote_points(S, t)),
+                declarations=int(E.py.team_declaration_points(S, t)),
+                total=int(E.py.team_total(S, t)),
+                raw_score=int(E.py.team_raw_score(S, t)),
+                score=int(E.py.team_score(S, t))))
+        g = int(E.py.generale_seat(S))
+        made = int(E.py.deal_made(S))
         return DealResult(c, False, made == E.MADE_MADE, mult, (teams[0], teams[1]), g if g >= 0 else None,
-                          litige=made == E.MADE_LITIGE, litige_points=int(S[E.S_LITIGE]))
+                          litige=made == E.MADE_LITIGE, litige_points=int(E.py.litige_points(S)))
 
     @property
     def scores(self) -> Tuple[int, int]:
         """Rounded deal scores per team (0, 0 until the deal is over)."""
-        return int(self._S[E.S_SCORE]), int(self._S[E.S_SCORE + 1])
+        return int(E.py.team_score(self._S, 0)), int(E.py.team_score(self._S, 1))
 
     def render(self) -> str:
         """A readable text view of the deal so far."""
         lines = [f"rules {self.rules.name}, dealer seat {self.dealer}, phase {self.phase}"]
         shown = self.initial_hands if self.is_terminal else self.hands
-        for s in range(4):
-            lines.append(f"  seat {s} (team {s & 1}): {format_hand(shown[s])}")
+        for s in range(N_SEATS):
+            lines.append(f"  seat {s} (team {team(s)}): {format_hand(shown[s])}")
         if self.retourne is not None:
             lines.append(f"  retourne: {format_card(self.retourne)}")
         if self.auction:
             lines.append("  auction: " + " ".join(
-                f"{(self.dealer + 1 + i) % 4}:{A.action_to_str(a)}" for i, a in enumerate(self.auction)))
+                f"{seat_after(self.dealer, 1 + i)}:{A.action_to_str(a)}" for i, a in enumerate(self.auction)))
         if self.contract:
             lines.append(f"  contract: {self.contract}")
         for i, trick in enumerate(self.tricks):
@@ -685,7 +693,7 @@ class Match:
         self._rng = deal_stream(seed)
         if dealer is None:
             dealer = draw_below(self._rng, N_SEATS)
-        if not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < 4:
+        if not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < N_SEATS:
             raise ValueError(f"dealer must be a seat 0..3, not {dealer!r}")
         self.first_dealer = int(dealer)
         self.max_deals = max_deals
@@ -734,7 +742,7 @@ class Match:
             return
         if len(self.deals) >= self.max_deals:
             raise RuntimeError(f"match not decided after {self.max_deals} deals")
-        dealer = (d.dealer + 1) % 4
+        dealer = seat_after(d.dealer, 1)
         n_void = 0
         for prev in reversed(self.deals):
             if not prev.is_void:
@@ -792,8 +800,8 @@ def gather_and_cut(previous: Deal, rng: np.ndarray, min_cut: int = 3) -> List[in
         if previous.deck is not None:
             pack = list(previous.deck)
         else:
-            pack = [c for s in range(4) for c in cards_of(previous.initial_hands[s])]
+            pack = [c for s in range(N_SEATS) for c in cards_of(previous.initial_hands[s])]
     else:
         pack = [c for _, c in previous.plays]
-    cut = min_cut + draw_below(rng, 33 - 2 * min_cut)
+    cut = min_cut + draw_below(rng, N_CARDS + 1 - 2 * min_cut)
     return pack[cut:] + pack[:cut]

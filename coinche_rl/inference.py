@@ -17,7 +17,9 @@ import numpy as np
 from numba import njit
 
 from .engine import beats, card_play_rule, kernel, lowest_card, trick_card, trick_leader
-from .rules import ABOVE, CARD_ORDER, N_PLAY_WORDS, P_PLAY_RULES
+from .cards import N_CARDS
+from .rules import (ABOVE, CARD_ORDER, N_PLAY_WORDS, N_SEATS, N_STRAINS, N_TRICKS, P_PLAY_RULES,
+                    partner, seat_after)
 
 __all__ = ["NO_CEILING", "NO_CEILINGS", "play_inference", "PLAY_INFERENCE",
            "inferred_voids_ceilings", "voids_ceilings_into"]
@@ -84,13 +86,13 @@ def play_inference(c, led, win, partner_master, strain, play_rules):
 def _play_inference_table(n_words):
     """:func:`play_inference` for every input: ``[play_rules, strain, partner_master,
     led, win, c]`` (uint8)."""
-    t = np.zeros((n_words, 6, 2, 4, 32, 32), dtype=np.uint8)
+    t = np.zeros((n_words, N_STRAINS, 2, 4, N_CARDS, N_CARDS), dtype=np.uint8)
     for w in range(n_words):
-        for strain in range(6):
+        for strain in range(N_STRAINS):
             for pm in range(2):
                 for led in range(4):
-                    for win in range(32):
-                        for c in range(32):
+                    for win in range(N_CARDS):
+                        for c in range(N_CARDS):
                             if c != win:
                                 t[w, strain, pm, led, win, c] = play_inference(
                                     c, led, win, pm == 1, strain, w)
@@ -114,7 +116,7 @@ def inferred_voids_ceilings(S, P, strain):
     voids = 0
     ceilings = NO_CEILINGS
     play_rules = P[P_PLAY_RULES]
-    for t in range(8):
+    for t in range(N_TRICKS):
         leader = trick_leader(S, t)
         if leader < 0:
             break
@@ -124,12 +126,12 @@ def inferred_voids_ceilings(S, P, strain):
         led = c0 >> 3
         win = c0
         win_seat = leader
-        for i in range(1, 4):
+        for i in range(1, N_SEATS):
             c = trick_card(S, t, i)
             if c < 0:
                 break
-            p = (leader + i) & 3
-            pm = 1 if win_seat == ((p + 2) & 3) else 0
+            p = seat_after(leader, i)
+            pm = 1 if win_seat == partner(p) else 0
             r = np.int64(PLAY_INFERENCE[play_rules, strain, pm, led, win, c])
             voids |= (r & 15) << (4 * p)
             if r & 16:
@@ -149,7 +151,7 @@ def voids_ceilings_into(S, P, strain, voids, ceil):
     seat ``p``'s voids, ``ceil[p, s]`` (int64[4, 4]) its ceiling in suit ``s``
     (``NO_CEILING`` for none)."""
     v, c = inferred_voids_ceilings(S, P, strain)
-    for p in range(4):
+    for p in range(N_SEATS):
         voids[p] = (v >> (4 * p)) & 15
         for s in range(4):
             ceil[p, s] = (c >> (16 * p + 4 * s)) & 15

@@ -59,7 +59,8 @@ from . import actions as A
 from .cards import InvalidNotationError, format_card, format_hand, parse_hand
 from .game import Deal, IllegalActionError, Match, score_into_match
 from .two_player import TwoPlayerDeal, TwoPlayerMatch, score_into_two_match
-from .rules import PRESETS, STRAIN_NAMES, InvalidRulesError, RuleSet, UnknownPresetError, get_rules
+from .rules import (N_SEATS, PRESETS, STRAIN_NAMES, InvalidRulesError, RuleSet, UnknownPresetError,
+                    get_rules)
 
 __all__ = ["RecordError", "deal_to_record", "match_to_record", "replay_deal", "replay_match",
            "replay", "save_record", "load_record", "DEAL_FORMAT", "MATCH_FORMAT", "VERSION"]
@@ -116,7 +117,7 @@ def _derived(deal: Deal) -> Dict[str, Any]:
     out["contract"] = _contract_record(deal.contract)
     if deal.phase != "auction" and not deal.is_void:
         seats = []
-        for s in range(4):
+        for s in range(N_SEATS):
             pts, cards = deal.seat_declarations(s)
             seats.append({"seat": s, "points": pts, "cards": format_hand(cards),
                           "declared": deal.declared[s]})
@@ -292,7 +293,7 @@ def replay_deal(rec: Dict[str, Any], rules: Optional[RuleSet] = None, *, where: 
     dealer = _need(rec, "dealer", int, where)
     if rules.family == "two":
         return _replay_two_deal(rec, rules, dealer, where, check)
-    if not 0 <= dealer < 4:
+    if not 0 <= dealer < N_SEATS:
         raise RecordError(f"{where}dealer: expected a seat 0..3, got {dealer!r}")
     if rules.family == "classic":
         deck = _need(rec, "deck", str, where)
@@ -302,8 +303,8 @@ def replay_deal(rec: Dict[str, Any], rules: Optional[RuleSet] = None, *, where: 
             raise RecordError(f"{where}deck: {e}") from None
         return _replay_actions(deal, rec, where, check)
     hands = _need(rec, "hands", list, where)
-    if len(hands) != 4 or not all(isinstance(h, str) for h in hands):
-        raise RecordError(f"{where}hands: expected 4 hand strings, got {hands!r}")
+    if len(hands) != N_SEATS or not all(isinstance(h, str) for h in hands):
+        raise RecordError(f"{where}hands: expected {N_SEATS} hand strings, got {hands!r}")
     masks = []
     for seat, h in enumerate(hands):
         try:
@@ -410,7 +411,7 @@ def replay_match(rec: Dict[str, Any], *, check: bool = True) -> Dict[str, Any]:
     if rules.family == "two":
         n_dealers, score_into, side, rotation = 2, score_into_two_match, "player", "alternating"
     else:
-        n_dealers, score_into, side, rotation = 4, score_into_match, "team", "rotation"
+        n_dealers, score_into, side, rotation = N_SEATS, score_into_match, "team", "rotation"
     first = _need(rec, "first_dealer", int, "")
     deal_recs = _need(rec, "deals", list, "")
     scores, pot, winner, deals = [0, 0], 0, None, []

@@ -4,8 +4,10 @@ This module is a test oracle: it is written directly from ``RULES.md`` (sections
 4-9, and section 11 for the classic family) and deliberately shares no table or logic
 with the numba engine (``coinche_rl.engine``) nor with the precomputed tables of
 ``coinche_rl.rules``. Only the conventions are imported: the card numbering
-(``coinche_rl.cards``), the action ids (``coinche_rl.actions``) and the
-:class:`~coinche_rl.rules.RuleSet` parameters.
+(``coinche_rl.cards``), the action ids (``coinche_rl.actions``), the table's dimensions
+and seats (``N_SEATS``, ``N_TRICKS``, ``CARDS_PER_HAND``, ``team``, ``partner``,
+``seat_after`` of ``coinche_rl.rules``) and the :class:`~coinche_rl.rules.RuleSet`
+parameters.
 
 Everything here favours obviousness over speed: card orders are strings, points are
 dicts, declarations are found by brute force.
@@ -45,8 +47,9 @@ from typing import NamedTuple
 from .actions import (BELOTE, COINCHE, DECLARE, NAME_BASE, NO_BELOTE, NO_DECLARE, PASS,
                       SURCOINCHE, TAKE, action_card, bid_action, bid_strain, bid_value,
                       capot_action, card_action, is_bid, is_capot)
-from .cards import RANKS, cards_of
-from .rules import AT, NT, RuleSet
+from .cards import N_CARDS, RANKS, cards_of
+from .rules import (AT, CARDS_PER_HAND, N_SEATS, N_TRICKS, NT, RuleSet, partner, seat_after,
+                    team)
 
 __all__ = ["card_points", "card_strength", "trick_winner", "legal_cards", "Declaration",
            "hand_declarations", "declaration_rank", "has_low_carre", "belote_pairs",
@@ -78,14 +81,6 @@ def _suit(card: int) -> int:
 
 def _letter(card: int) -> str:
     return RANKS[card % 8]
-
-
-def _team(seat: int) -> int:
-    return seat % 2
-
-
-def _partner(seat: int) -> int:
-    return (seat + 2) % 4
 
 
 def _is_trump_suit(suit: int, strain: int) -> bool:
@@ -144,7 +139,7 @@ def legal_cards(hand: int, trick: list[tuple[int, int]], seat: int, strain: int,
     led = _suit(trick[0][1])
     follow = {c for c in cards if _suit(c) == led}
     winner = trick_winner(trick, strain)
-    partner_master = winner == _partner(seat)
+    partner_master = winner == partner(seat)
     winning_card = dict(trick)[winner]
 
     if strain == NT:                                 # follow suit, else any card
@@ -337,11 +332,11 @@ def deal_packets(deck: list[int], dealer: int, packets: tuple[int, ...],
     """Deal ``deck[start:]`` in rounds of packets: for each packet size, a packet to every
     seat in playing order from the seat after ``dealer``. Returns the four hand masks and
     the index of the next undealt card."""
-    hands = [0, 0, 0, 0]
+    hands = [0] * N_SEATS
     i = start
     for size in packets:
-        for k in range(1, 5):
-            seat = (dealer + k) % 4
+        for k in range(1, N_SEATS + 1):
+            seat = seat_after(dealer, k)
             for _ in range(size):
                 hands[seat] |= 1 << deck[i]
                 i += 1
@@ -369,7 +364,7 @@ class ReferenceDeal:
             if hands is not None:
                 raise ValueError("give hands or deck, not both")
             deck = [int(c) for c in deck]
-            if sorted(deck) != list(range(32)):
+            if sorted(deck) != list(range(N_CARDS)):
                 raise ValueError("a deck must hold each of the 32 cards once")
             self.deck = deck
         if self.classic:
@@ -383,14 +378,14 @@ class ReferenceDeal:
                 hands, _ = deal_packets(deck, dealer, (3, 2, 3))
             if hands is None:
                 raise ValueError("give hands or deck")
-            if len(hands) != 4 or any(len(cards_of(h)) != 8 for h in hands):
+            if len(hands) != N_SEATS or any(len(cards_of(h)) != CARDS_PER_HAND for h in hands):
                 raise ValueError("hands must be four masks of 8 cards")
             if hands[0] | hands[1] | hands[2] | hands[3] != 0xFFFFFFFF:
                 raise ValueError("the four hands must hold the 32 cards")
         self.initial_hands = [int(h) for h in hands]
         self.hands = list(self.initial_hands)
         self.phase = "auction"
-        self.current_player: int | None = (dealer + 1) % 4
+        self.current_player: int | None = seat_after(dealer, 1)
         self.void = False
         self.history: list[int] = []
         # auction state
@@ -403,13 +398,13 @@ class ReferenceDeal:
         self.trick_winners: list[int] = []
         self.seat_declaration_points = [0, 0, 0, 0]
         self.seat_declarations: list[list[Declaration]] = [[], [], [], []]
-        self.declared = [False] * 4
+        self.declared = [False] * N_SEATS
         self.declaration_winner: int | None = None
         self.declarations_resolved = False
         self.team_declaration_points = [0, 0]
         self.team_belote_points = [0, 0]
-        self._declare_decided = [False] * 4
-        self._belote_decided = [False] * 4
+        self._declare_decided = [False] * N_SEATS
+        self._belote_decided = [False] * N_SEATS
         self.result: dict | None = None
 
     # ------------------------------------------------------------ legal actions
@@ -445,10 +440,10 @@ class ReferenceDeal:
                     actions.update(bid_action(v, s) for s in strains)
             if not current_is_capot:
                 actions.update(capot_action(s) for s in strains)
-            if bid is not None and _team(bid["seat"]) != _team(seat):
+            if bid is not None and team(bid["seat"]) != team(seat):
                 actions.add(COINCHE)
         elif self.coinche == 1:
-            if _team(seat) == _team(bid["seat"]):
+            if team(seat) == team(bid["seat"]):
                 actions.add(SURCOINCHE)
             if rules.capot_after_coinche and not current_is_capot:
                 actions.update(capot_action(s) for s in strains)
@@ -464,7 +459,7 @@ class ReferenceDeal:
 
     def _pending_choice(self, seat: int) -> str | None:
         """The optional declare / belote choice owed before the seat's first card."""
-        if self.phase != "play" or len(cards_of(self.hands[seat])) != 8:
+        if self.phase != "play" or len(cards_of(self.hands[seat])) != CARDS_PER_HAND:
             return None
         if (self.rules.declarations and self.rules.optional_declare
                 and self._has_something_to_declare(seat) and not self._declare_decided[seat]):
@@ -482,7 +477,7 @@ class ReferenceDeal:
         return belote_pairs(self.initial_hands[seat], self.contract["strain"])
 
     def _current_trick(self) -> list[tuple[int, int]]:
-        if self.tricks and len(self.tricks[-1]) < 4:
+        if self.tricks and len(self.tricks[-1]) < N_SEATS:
             return self.tricks[-1]
         return []
 
@@ -504,10 +499,10 @@ class ReferenceDeal:
         seat = self.current_player
         if action == PASS:
             self.passes_in_row += 1
-            if self.bid is None and self.passes_in_row == 4:
+            if self.bid is None and self.passes_in_row == N_SEATS:
                 self.void, self.phase, self.current_player = True, "done", None
                 return
-            if self.bid is not None and self.passes_in_row == 3:
+            if self.bid is not None and self.passes_in_row == N_SEATS - 1:
                 self._start_play()
                 return
         elif is_bid(action) or is_capot(action):
@@ -523,21 +518,21 @@ class ReferenceDeal:
             self.coinche = 2
             self._start_play()                     # surcoinche ends the auction at once
             return
-        self.current_player = (seat + 1) % 4
+        self.current_player = seat_after(seat, 1)
 
     def _apply_prise(self, action: int) -> None:
         seat = self.current_player
         if action == PASS:
             self.passes_in_row += 1
-            if self.passes_in_row == 4:
+            if self.passes_in_row == N_SEATS:
                 self.passes_in_row = 0
                 if self.prise_round == 2:
                     self.void, self.phase, self.current_player = True, "done", None
                     return
                 self.prise_round = 2
-                self.current_player = (self.dealer + 1) % 4
+                self.current_player = seat_after(self.dealer, 1)
                 return
-            self.current_player = (seat + 1) % 4
+            self.current_player = seat_after(seat, 1)
             return
         strain = _suit(self.retourne) if action == TAKE else action - NAME_BASE
         # distribution: the retourne to the taker, then one packet per seat from the
@@ -545,12 +540,12 @@ class ReferenceDeal:
         hands = list(self.hands)
         hands[seat] |= 1 << self.retourne
         i = 21
-        for k in range(1, 5):
-            s = (self.dealer + k) % 4
+        for k in range(1, N_SEATS + 1):
+            s = seat_after(self.dealer, k)
             for _ in range(2 if s == seat else 3):
                 hands[s] |= 1 << self.deck[i]
                 i += 1
-        assert i == 32 and all(len(cards_of(h)) == 8 for h in hands)
+        assert i == N_CARDS and all(len(cards_of(h)) == CARDS_PER_HAND for h in hands)
         self.initial_hands = list(hands)
         self.hands = list(hands)
         self._start_play({"value": 0, "strain": strain, "capot": False, "coinche": 0,
@@ -563,8 +558,8 @@ class ReferenceDeal:
                         "coinche": self.coinche, "taker": b["seat"]}
         self.contract = contract
         self.phase = "play"
-        self.current_player = (self.dealer + 1) % 4
-        for seat in range(4):
+        self.current_player = seat_after(self.dealer, 1)
+        for seat in range(N_SEATS):
             pts, decls = hand_declarations(self.initial_hands[seat], contract["strain"],
                                            self.rules)
             self.seat_declaration_points[seat] = pts
@@ -578,32 +573,32 @@ class ReferenceDeal:
             return
         if action in (BELOTE, NO_BELOTE):
             if action == BELOTE:
-                self.team_belote_points[_team(seat)] += BELOTE_POINTS * self._belotes(seat)
+                self.team_belote_points[team(seat)] += BELOTE_POINTS * self._belotes(seat)
             self._belote_decided[seat] = True
             return
         card = action_card(action)
-        if len(cards_of(self.hands[seat])) == 8:   # first card: automatic announcements
+        if len(cards_of(self.hands[seat])) == CARDS_PER_HAND:   # first card: automatic announcements
             if self.rules.declarations and not self.rules.optional_declare:
                 self.declared[seat] = self._has_something_to_declare(seat)
             if not self.rules.optional_belote:
-                self.team_belote_points[_team(seat)] += BELOTE_POINTS * self._belotes(seat)
+                self.team_belote_points[team(seat)] += BELOTE_POINTS * self._belotes(seat)
         if len(self.trick_winners) == 1 and not self._current_trick():
             self._resolve_declarations()           # first card of the second trick
         if not self._current_trick():
             self.tricks.append([])
         self.tricks[-1].append((seat, card))
         self.hands[seat] &= ~(1 << card)
-        if len(self.tricks[-1]) < 4:
-            self.current_player = (seat + 1) % 4
+        if len(self.tricks[-1]) < N_SEATS:
+            self.current_player = seat_after(seat, 1)
             return
         winner = trick_winner(self.tricks[-1], self.contract["strain"])
         self.trick_winners.append(winner)
         self.current_player = winner
-        if len(self.trick_winners) == 8:
+        if len(self.trick_winners) == N_TRICKS:
             self._resolve_declarations()
             if self.classic:                       # §11: a capot team loses its declarations
                 for t in (0, 1):
-                    if not any(_team(w) == t for w in self.trick_winners):
+                    if not any(team(w) == t for w in self.trick_winners):
                         self.team_declaration_points[t] = 0
             self.phase, self.current_player = "done", None
             self.result = self._score()
@@ -617,7 +612,7 @@ class ReferenceDeal:
         self.declarations_resolved = True
         if not self.rules.declarations:
             return
-        declaring = [s for s in range(4) if self.declared[s]]
+        declaring = [s for s in range(N_SEATS) if self.declared[s]]
         if self.rules.carre_low_cancels and any(
                 has_low_carre(self.initial_hands[s]) for s in declaring):
             return
@@ -626,8 +621,8 @@ class ReferenceDeal:
         for s in declaring:
             for d in self.seat_declarations[s]:
                 key = declaration_rank(d, strain)
-                if best[_team(s)] is None or key > best[_team(s)]:
-                    best[_team(s)] = key
+                if best[team(s)] is None or key > best[team(s)]:
+                    best[team(s)] = key
         if best[0] is None and best[1] is None:
             return
         if best[0] is not None and best[1] is not None:
@@ -638,7 +633,7 @@ class ReferenceDeal:
             winner = 0 if best[0] is not None else 1
         self.declaration_winner = winner
         self.team_declaration_points[winner] = sum(
-            self.seat_declaration_points[s] for s in declaring if _team(s) == winner)
+            self.seat_declaration_points[s] for s in declaring if team(s) == winner)
 
     # ------------------------------------------------------------ scoring
     def _card_points(self) -> list[int]:
@@ -646,21 +641,21 @@ class ReferenceDeal:
         strain, rules = self.contract["strain"], self.rules
         cp = [0, 0]
         for trick, winner in zip(self.tricks, self.trick_winners):
-            cp[_team(winner)] += sum(card_points(c, strain, rules) for _, c in trick)
-        last_team = _team(self.trick_winners[-1])
-        if all(_team(w) == last_team for w in self.trick_winners):
+            cp[team(winner)] += sum(card_points(c, strain, rules) for _, c in trick)
+        last_team = team(self.trick_winners[-1])
+        if all(team(w) == last_team for w in self.trick_winners):
             # capot: 252 / 0 (152 + dix de der 100), whatever the AT table; a générale
             # (one taker won every trick) counts rules.generale_bonus instead (docs/presets.md §2.3)
             cp = [0, 0]
             cp[last_team] = 152 + CAPOT_DIX_DE_DER
             one_seat = len(set(self.trick_winners)) == 1
             if (rules.generale_bonus and one_seat
-                    and last_team == _team(self.contract["taker"])):
+                    and last_team == team(self.contract["taker"])):
                 cp[last_team] = rules.generale_bonus
             return cp
         cp[last_team] += DIX_DE_DER
         if strain == AT and rules.at_points == "scaled":
-            taker_team = _team(self.contract["taker"])
+            taker_team = team(self.contract["taker"])
             t = cp[taker_team]
             takers = (t * 162 * 2 + 258) // (2 * 258)      # nearest, halves up
             cp[taker_team], cp[1 - taker_team] = takers, 162 - takers
@@ -685,15 +680,15 @@ def score_deal(rules: RuleSet, contract: dict, trick_winners: list[int], cp: lis
     Returns the ``result`` dict of :class:`ReferenceDeal`.
     """
     c = contract
-    T = _team(c["taker"])
+    T = team(c["taker"])
     D = 1 - T
     counted = [cp[t] + (bel[t] if "belote" in rules.contract_counts else 0)
                + (dec[t] if "declarations" in rules.contract_counts else 0) for t in (0, 1)]
     generale = trick_winners[0] if len(set(trick_winners)) == 1 else None
-    all_T = all(_team(w) == T for w in trick_winners)
+    all_T = all(team(w) == T for w in trick_winners)
     # a générale by the takers: its value replaces the capot's wherever the deal's cards
     # are counted (docs/presets.md §2.3); a capot *bid* stays worth 250
-    gen_T = rules.generale_bonus > 0 and generale is not None and _team(generale) == T
+    gen_T = rules.generale_bonus > 0 and generale is not None and team(generale) == T
     cond1 = all_T if c["capot"] else counted[T] >= c["value"]
     made = cond1 and (rules.made_conditions == "bid_only" or counted[T] > counted[D])
     bid_val = CAPOT_VALUE if c["capot"] else c["value"]
@@ -741,13 +736,13 @@ def score_classic(rules: RuleSet, contract: dict, trick_winners: list[int], cp: 
     takers their belote only (imprenable, as when dedans); the takers' other points
     (cards and declarations) are held aside for the next deal (``litige_points``).
     """
-    T = _team(contract["taker"])
+    T = team(contract["taker"])
     D = 1 - T
     counted = [cp[t] + (bel[t] if "belote" in rules.contract_counts else 0)
                + (dec[t] if "declarations" in rules.contract_counts else 0) for t in (0, 1)]
     full = [cp[t] + bel[t] + dec[t] for t in (0, 1)]
     generale = trick_winners[0] if len(set(trick_winners)) == 1 else None
-    takers_won_none = not any(_team(w) == T for w in trick_winners)
+    takers_won_none = not any(team(w) == T for w in trick_winners)
     raw = [0, 0]
     litige = False
     litige_points = 0

@@ -19,7 +19,7 @@ import numpy as np
 from . import engine as E
 from .actions import parse_strain
 from .game import Deal
-from .rules import CAPOT_VALUE, RuleSet, four_player_rules, params_vector
+from .rules import CAPOT_VALUE, N_SEATS, N_TEAMS, RuleSet, four_player_rules, params_vector
 
 __all__ = ["SimulationResult", "simulate_deals", "random_playouts", "random_play_phase", "warmup"]
 
@@ -75,12 +75,12 @@ def simulate_deals(n: int, *, rules: Union[str, RuleSet] = "ffb", seed: int = 0,
                 raise ValueError("a classic-family contract is (0, strain, 0, taker): no value, no coinche")
         elif value != CAPOT_VALUE and value not in r.bid_values:
             raise ValueError(f"contract value {value!r} must be one of {r.bid_values} or 250 (capot)")
-        if coinche not in (0, 1, 2) or not 0 <= taker < 4:
+        if coinche not in (0, 1, 2) or not 0 <= taker < N_SEATS:
             raise ValueError("contract coinche must be 0, 1 or 2 and taker a seat 0..3")
         c[:] = (value, strain, coinche, taker)
-    if dealer is not None and not 0 <= dealer < 4:
+    if dealer is not None and not 0 <= dealer < N_SEATS:
         raise ValueError(f"dealer must be a seat 0..3, not {dealer!r}")
-    scores = np.zeros((n, 2), dtype=np.int64)
+    scores = np.zeros((n, N_TEAMS), dtype=np.int64)
     info = np.zeros((n, 9), dtype=np.int64)
     E.simulate_random_deals(P, n, int(seed), -1 if dealer is None else int(dealer),
                             -1.0 if pass_prob is None else float(pass_prob), c, scores, info)
@@ -91,7 +91,7 @@ def simulate_deals(n: int, *, rules: Union[str, RuleSet] = "ffb", seed: int = 0,
 def random_playouts(deal: Deal, n: int, *, seed: int = 0, pass_prob: float = 0.6) -> np.ndarray:
     """``n`` random continuations of ``deal`` (not modified) to the end: rounded deal
     scores per team, shape (n, 2)."""
-    out = np.zeros((n, 2), dtype=np.int64)
+    out = np.zeros((n, N_TEAMS), dtype=np.int64)
     E.random_playouts(deal.state, deal.params, n, int(seed),
                       -1.0 if pass_prob is None else float(pass_prob), out)
     return out

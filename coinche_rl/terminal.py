@@ -50,17 +50,18 @@ import numpy as np
 
 from . import actions as A
 from . import engine as E
-from .cards import SUIT_NAMES, InvalidNotationError, cards_of, format_card, format_hand
+from .cards import SUIT_MASKS, SUIT_NAMES, InvalidNotationError, cards_of, format_card, format_hand
 from .game import Deal, IllegalActionError, Match
 from .agents import PlayerView, make_agent
 from .agents.base import PRIVATE_ACTIONS
 from .records import deal_to_record, match_to_record, save_record
-from .rules import AT, CARD_ORDER, NT, STRAIN_LONG_NAMES, RuleSet, four_player_rules, rules_label
+from .rules import (AT, CARD_ORDER, N_SEATS, N_TRICKS, NT, STRAIN_LONG_NAMES, RuleSet,
+                    four_player_rules, partner, rules_label, seat_after, team)
 
 __all__ = ["TerminalGame", "PlayResult", "PlaySetupError", "RELATIVE_NAMES", "seat_name",
            "play_in_terminal"]
 
-#: the seats' names seen from the person's chair, by ``(seat - person) % 4``
+#: the seats' names seen from the person's chair, by ``seat_after(seat, -person)``
 RELATIVE_NAMES = ("you", "right", "partner", "left")
 
 #: inputs that end the game (as the end of the input does)
@@ -91,7 +92,7 @@ def _is_int(x) -> bool:
 
 def seat_name(seat: int, person: int) -> str:
     """``'partner (seat 2)'``: a seat named from the person's chair, with its number."""
-    return f"{RELATIVE_NAMES[(seat - person) % 4]} (seat {seat})"
+    return f"{RELATIVE_NAMES[seat_after(seat, -person)]} (seat {seat})"
 
 
 @dataclass
@@ -149,9 +150,9 @@ class TerminalGame:
                  match: bool = False, dealer: Optional[int] = None,
                  target: Optional[int] = None, save: Optional[str] = None,
                  stdin: Optional[TextIO] = None, stdout: Optional[TextIO] = None):
-        if not _is_int(seat) or not 0 <= seat < 4:
+        if not _is_int(seat) or not 0 <= seat < N_SEATS:
             raise PlaySetupError(f"the seat must be 0..3, not {seat!r}")
-        self._check_settings(deals, seed, dealer, 4, "the dealer must be a seat 0..3")
+        self._check_settings(deals, seed, dealer, N_SEATS, "the dealer must be a seat 0..3")
         if isinstance(opponents, str):
             opponents = [opponents]
         opponents = list(opponents)
@@ -161,12 +162,12 @@ class TerminalGame:
         self.seat = int(seat)
         self._keep_settings(rules, target, seed, deals, match, save, stdin, stdout)
         me = self.seat
-        self.specs: List[Optional[str]] = [None] * 4
-        self.specs[(me + 1) % 4] = opponents[0]
-        self.specs[(me + 2) % 4] = partner
-        self.specs[(me + 3) % 4] = opponents[-1]
-        self.agents: List[Any] = [None] * 4
-        for s in range(4):
+        self.specs: List[Optional[str]] = [None] * N_SEATS
+        self.specs[seat_after(me, 1)] = opponents[0]
+        self.specs[seat_after(me, 2)] = partner         # the partner's spec (the argument)
+        self.specs[seat_after(me, 3)] = opponents[-1]
+        self.agents: List[Any] = [None] * N_SEATS
+        for s in range(N_SEATS):
             if s == me:
                 continue
             agent = make_agent(self.specs[s])           # AgentSpecError names the problem
@@ -241,11 +242,11 @@ class TerminalGame:
     def name(self, seat: int) -> str:
         return seat_name(seat, self.seat)
 
-    def _team_word(self, team: int) -> str:
-        return "us" if team == self.seat & 1 else "them"
+    def _team_word(self, side: int) -> str:
+        return "us" if side == team(self.seat) else "them"
 
     def _us_them(self, pair) -> str:
-        mine = self.seat & 1
+        mine = team(self.seat)
         return f"us {pair[mine]}, them {pair[1 - mine]}"
 
     def _contract_text(self, contract) -> str:
@@ -269,7 +270,7 @@ class TerminalGame:
         the contract is known (``coinche_rl.rules.CARD_ORDER``), else the plain order."""
         lines = []
         for s in range(4):
-            suit = hand & (0xFF << 8 * s)
+            suit = hand & int(SUIT_MASKS[s])
             trump = strain is not None and (strain == s or strain == AT)
             if strain is None:
                 text = format_hand(suit)
@@ -296,7 +297,7 @@ class TerminalGame:
     def _trick_lines(self, deal: Deal, info) -> List[str]:
         won = deal.tricks_won
         pts = deal.card_points_won
-        mine = self.seat & 1
+        mine = team(self.seat)
         # the contract: announced when the auction ended, during the first trick (a few
         # lines above); a reminder from the second trick on
         lines = [] if deal.trick_number == 0 else [
@@ -307,15 +308,17 @@ class TerminalGame:
         trick = deal.current_trick
         number = deal.trick_number + 1
         if not trick:
-            lines.append(f"Trick {number} of 8: you lead" if deal.current_player == self.seat
-                         else f"Trick {number} of 8: {self.name(deal.current_player)} leads")
+            lines.append(f"Trick {number} of {N_TRICKS}: you lead"
+                         if deal.current_player == self.seat
+                         else f"Trick {number} of {N_TRICKS}: "
+                              f"{self.name(deal.current_player)} leads")
         else:
-            played = ", ".join(f"{RELATIVE_NAMES[(s - self.seat) % 4]} {format_card(c)}"
+            played = ", ".join(f"{RELATIVE_NAMES[seat_after(s, -self.seat)]} {format_card(c)}"
                                for s, c in trick)
-            win_seat = int(E.winning_seat(deal.state))
-            win_card = int(E.winning_card(deal.state))
-            lines.append(f"Trick {number} of 8, led by {self.name(trick[0][0])}: {played}; "
-                         f"winning: {self.name(win_seat)} with {format_card(win_card)}")
+            win_seat = int(E.py.winning_seat(deal.state))
+            win_card = int(E.py.winning_card(deal.state))
+            lines.append(f"Trick {number} of {N_TRICKS}, led by {self.name(trick[0][0])}: "
+                         f"{played}; winning: {self.name(win_seat)} with {format_card(win_card)}")
         return lines
 
     def _status(self, deal: Deal, info, legal: Sequence[int]) -> None:
@@ -330,8 +333,8 @@ class TerminalGame:
             elif hb is None:
                 self.say("No bid yet.")
             else:
-                coinche = int(E.coinche_level(deal.state))
-                bid = A.action_to_str(A.capot_action(hb[1]) if int(E.contract_is_capot(deal.state))
+                coinche = int(E.py.coinche_level(deal.state))
+                bid = A.action_to_str(A.capot_action(hb[1]) if int(E.py.contract_is_capot(deal.state))
                                       else A.bid_action(hb[0], hb[1]))
                 self.say(f"Current bid: {bid} by {self.name(hb[2])}"
                          + (", coinched" if coinche == 1 else ", surcoinched" if coinche == 2 else ""))
@@ -454,10 +457,10 @@ class TerminalGame:
             self._report_declarations(deal, info)
         if len(deal.trick_winners) > before["tricks"]:
             w = deal.trick_winners[-1]
-            team = w & 1
-            gained = deal.card_points_won[team] - before["points"][team]
+            side = team(w)
+            gained = deal.card_points_won[side] - before["points"][side]
             won, pts = deal.tricks_won, deal.card_points_won
-            mine = self.seat & 1
+            mine = team(self.seat)
             self.say(f"  -> trick {len(deal.trick_winners)} to {self.name(w)} ({gained} points); "
                      f"tricks: us {won[mine]} ({pts[mine]} points), them {won[1 - mine]} "
                      f"({pts[1 - mine]} points)")
@@ -468,13 +471,13 @@ class TerminalGame:
             if any(info.shown):
                 self.say("  Declarations: a tie, nobody scores them")
             return
-        shown = [f"{self.name(s)} {format_hand(info.shown[s])}" for s in range(4) if info.shown[s]]
+        shown = [f"{self.name(s)} {format_hand(info.shown[s])}" for s in range(N_SEATS) if info.shown[s]]
         self.say(f"  Declarations: {self._team_word(w)} (team {w}) score "
                  f"{deal.team_declarations[w]}: " + "; ".join(shown))
 
     def _deal_end(self, deal: Deal, k: int) -> None:
         res = deal.result
-        mine = self.seat & 1
+        mine = team(self.seat)
         self.say("")
         self.say(f"=== Deal {k + 1} is over ===")
         if res.void:
@@ -487,7 +490,7 @@ class TerminalGame:
             self.say(f"You are team {mine} (seats {mine} and {mine + 2}).")
             self.say(res.table())
             decl = []
-            for s in range(4):
+            for s in range(N_SEATS):
                 pts, cards = deal.seat_declarations(s)
                 if pts and deal.declared[s]:
                     decl.append(f"{self.name(s)} {pts} ({format_hand(cards)})")
@@ -500,7 +503,7 @@ class TerminalGame:
             if any(belote):
                 self.say("Belote: " + self._us_them(belote))
         self.say("Hands as dealt:")
-        for s in range(4):
+        for s in range(N_SEATS):
             self.say(f"  {self.name(s) + ':':18s} {format_hand(deal.initial_hands[s])}")
         self.say(f"Deal score: {self._us_them(deal.scores)}")
 
@@ -513,14 +516,14 @@ class TerminalGame:
 
     # ----------------------------------------------------------------- play
     def _seeds(self, k: int) -> List[int]:
-        return [int(x) for x in np.random.SeedSequence([self.seed, k]).generate_state(4)]
+        return [int(x) for x in np.random.SeedSequence([self.seed, k]).generate_state(N_SEATS)]
 
     def _play_deal(self, k: int) -> None:
         deal = self.match.deal
         self._deal = deal
         me = self.seat
         seeds = self._seeds(k)
-        for s in range(4):
+        for s in range(N_SEATS):
             if s != me:
                 self.agents[s].reset(s, self.rules, seeds[s])
         self._say_deal_start(deal, k)
@@ -548,7 +551,7 @@ class TerminalGame:
                       "belotes": (len(_information_set(deal, me).belotes)
                                   if A.is_card(a) else 0)}
             self.match.apply(a)
-            for s in range(4):
+            for s in range(N_SEATS):
                 if s != me and (a not in PRIVATE_ACTIONS or s == seat):
                     self.agents[s].observe(seat, a)
             self._report(deal, seat, a, before)
@@ -629,10 +632,10 @@ class TerminalGame:
         me = self.seat
         what = self._length_text("a team")
         self.say(f"coinche-rl play: rules {rules_label(self.rules)!r}, seed {self.seed}, {what}")
-        self.say(f"You are seat {me}, team {me & 1}, with your partner at seat {(me + 2) % 4}. "
+        self.say(f"You are seat {me}, team {team(me)}, with your partner at seat {partner(me)}. "
                  f"Play goes counter-clockwise: right plays after you.")
         for off in (1, 2, 3):
-            s = (me + off) % 4
+            s = seat_after(me, off)
             self.say(f"  {self.name(s) + ':':18s} {self.specs[s]}")
         examples = ("take, pass, nameH, JH" if self.rules.family == "classic"
                     else f"{self.rules.min_bid}H, pass, coinche, JH")
@@ -640,7 +643,7 @@ class TerminalGame:
 
     def _match_over(self, k: int) -> None:
         w = self.match.winner
-        verdict = "your team wins" if w == self.seat & 1 else "the other team wins"
+        verdict = "your team wins" if w == team(self.seat) else "the other team wins"
         self._say_match_over(k, f"{verdict} (team {w})")
 
     def _say_match_over(self, k: int, verdict: str) -> None:
@@ -708,7 +711,7 @@ def _prepare(game: "TerminalGame") -> None:
     kernels the game uses."""
     me = game.seat
     deal = Deal(game.rules, seed=game.seed, dealer=0)
-    agents = {s: make_agent(game.specs[s]) for s in range(4) if s != me}
+    agents = {s: make_agent(game.specs[s]) for s in range(N_SEATS) if s != me}
     for s, agent in agents.items():
         agent.reset(s, game.rules, 0)
     info = {"scores": [0, 0], "target": game.rules.target, "pot": 0}

@@ -22,7 +22,6 @@ from coinche_rl.cards import BELOTE_PAIRS
 from coinche_rl.envs import kernels as K
 from coinche_rl.game import Deal
 from coinche_rl.rules import FOUR_PLAYER_PRESETS
-from coinche_rl.rules import PRESETS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -217,8 +216,8 @@ def test_pimc_world_is_determinize_with_the_assumed_choices(preset):
 #: source folder -> package (pyproject's package-dir)
 PACKAGE_DIRS = {"coinche_rl": "coinche_rl", "envs": "coinche_rl.envs",
                 "agents": "coinche_rl.agents"}
-#: the engine (the package and its modules) and its Python wrapper own the state
-OWNERS = {"coinche_rl.engine", "coinche_rl.game"} | {
+#: the engine (the package and its modules) owns the state
+OWNERS = {"coinche_rl.engine"} | {
     f"coinche_rl.engine.{p.stem}" for p in (Path(__file__).resolve().parents[1]
                                             / "coinche_rl" / "engine").glob("*.py")}
 
@@ -270,30 +269,50 @@ def slot_users():
             for used in [engine_slots_used(m, path)] if used}
 
 
-def test_the_scanner_sees_the_owners_use():
-    found = dict((m, engine_slots_used(m, p)) for m, p in package_modules() if m in OWNERS)
-    assert len(found["coinche_rl.game"]) > 20      # ``E.S_*`` through ``from . import engine as E``
+def slot_identifiers(path):
+    """Every identifier of the file at ``path`` that names a slot (``S_NAME``): a name, an
+    attribute or an imported name (an ``import *`` or an alias would otherwise hide one)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    found |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    found |= {a.asname or a.name for n in ast.walk(tree)
+              if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
+    return sorted(x for x in found if x in E.STATE_OFFSETS)
+
+
+def test_the_scanner_sees_a_module_s_use():
+    """The scanners see the slots of a real file (this one: ``E.S_*`` through ``from
+    coinche_rl import engine as E``; the engine's own modules read them from ``.layout``)."""
+    here = Path(__file__)
+    assert len(engine_slots_used("tests.test_engine_state", here)) > 20
+    assert len(slot_identifiers(here)) > 20
 
 
 def test_no_module_outside_the_engine_uses_a_slot():
-    """No module but the engine's and ``game.py`` (its Python face) uses an ``S_*`` slot:
-    neither imported from the engine nor read from the engine module, and no identifier of
-    the form ``S_NAME`` at all (an ``import *`` or an alias would otherwise hide one).
-    Everything else goes through the engine's named accessors."""
+    """No module but the engine's uses an ``S_*`` slot (``game.py``, its Python face,
+    included): neither imported from the engine nor read from the engine module, and no
+    identifier of the form ``S_NAME`` at all (an ``import *`` or an alias would otherwise
+    hide one). Everything else goes through the engine's named accessors."""
     assert slot_users() == {}
     names = {}
     for module, path in package_modules():
         if module in OWNERS:
             continue
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        found = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
-        found |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
-        found |= {a.asname or a.name for n in ast.walk(tree)
-                  if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
-        slots = sorted(x for x in found if x in E.STATE_OFFSETS)
+        slots = slot_identifiers(path)
         if slots:
             names[module] = slots
     assert names == {}, f"modules using S_* slots (use an engine accessor): {names}"
+
+
+def test_no_benchmark_uses_a_slot():
+    """The benchmark scripts read the state through the accessors too (``E.py.*`` in
+    their Python loops)."""
+    paths = sorted((ROOT / "benchmarks").glob("*.py"))
+    assert len(paths) > 3
+    names = {p.name: found for p in paths
+             for found in [sorted(set(slot_identifiers(p))
+                                  | engine_slots_used(f"benchmarks.{p.stem}", p))] if found}
+    assert names == {}, f"benchmarks using S_* slots (use an engine accessor): {names}"
 
 
 def test_the_slot_scanner_sees_a_slot_use(tmp_path):
@@ -317,9 +336,11 @@ def test_the_accessors_are_generated_from_the_table():
     names = [a[0] for a in layout.ACCESSORS]
     assert accessors.__all__ == names and len(set(names)) == len(names)
     S = np.arange(E.STATE_SIZE, dtype=np.int64) * 7 + 3
+    assert E.py is accessors.py and sorted(vars(E.py)) == sorted(names)
     for name, op, slot, args, _ in layout.ACCESSORS:
         fn = getattr(E, name)
         assert fn is getattr(accessors, name)
+        assert getattr(E.py, name) is fn.py_func, name     # the same code, in Python
         off = lambda x: E.STATE_OFFSETS[x]          # noqa: E731
         if op == "rows":
             states = np.stack([S, S + 1])
@@ -329,7 +350,7 @@ def test_the_accessors_are_generated_from_the_table():
         elif op == "get":
             idx = (2, 1)[:len(args)]
             k = off(slot) + (E.N_SEATS * idx[0] + idx[1] if len(idx) == 2 else sum(idx))
-            assert fn(S, *idx) == S[k], name
+            assert fn(S, *idx) == S[k] == getattr(E.py, name)(S, *idx), name
         else:
             T = S.copy()
             idx = (1,) * (len(args) - 1)

@@ -17,7 +17,7 @@ from ..agents.neural.batch_play import play_states
 from ..agents.numba_bots import play_deals
 from ..game import Deal, IllegalActionError, score_into_match
 from ..records import rules_from_record
-from ..rules import RuleSet, params_vector
+from ..rules import N_SEATS, SEAT_MASK, RuleSet, params_vector, partner, seat_after
 from .dealsets import (_MATCH_STRIDE, _MAX_MATCH_DEALS, _SALT_DEALS, _SALT_KNOCKOUT, _SALT_MATCH,
                        DealSet, _deals)
 from .errors import ArenaError
@@ -101,7 +101,7 @@ def _play_states(rules: RuleSet, P: np.ndarray, states: np.ndarray, seeds: np.nd
         bad = play_deals(P, states, bots, seeds)
         if bad:
             S = states[bad - 1]
-            seat = int(E.current_seat(S))
+            seat = int(E.py.current_seat(S))
             raise ArenaError(f"agent {specs4[seat]!r} (a numba bot) at seat {seat} played an "
                              f"illegal action in {where(bad - 1)}")
         return
@@ -182,7 +182,7 @@ def _task_pairs(cfg: dict, indices: np.ndarray) -> dict:
 
 def _match_deals(cfg, rules, P, j: np.ndarray, k: int, first_dealers):
     streams = j.astype(np.uint64) * np.uint64(_MATCH_STRIDE) + np.uint64(k)
-    dealers = None if first_dealers is None else (first_dealers + k) & 3
+    dealers = None if first_dealers is None else (first_dealers + k) & SEAT_MASK
     return _deals(rules, P, cfg["seed"], _SALT_MATCH, streams, dealers, cfg["frozen"])
 
 
@@ -251,7 +251,7 @@ def _play_game(rules, P, cfg, specs4, t: int, rnd: int, table: int) -> dict:
         if k >= _MAX_MATCH_DEALS:
             raise ArenaError(f"a knockout game was not decided after {_MAX_MATCH_DEALS} deals")
         states, seeds, dealers, _ = _deals(rules, P, cfg["seed"], _SALT_KNOCKOUT, [base + k],
-                                           None if first is None else [(first + k) & 3])
+                                           None if first is None else [seat_after(first, k)])
         if first is None:
             first = int(dealers[0])
         _play_states(rules, P, states, seeds, specs4, fast,
@@ -281,17 +281,17 @@ def _task_knockout(cfg: dict, indices: np.ndarray) -> dict:
         while True:
             order = [alive[i] for i in rng.permutation(len(alive))]
             games, next_alive = [], []
-            for table in range(len(order) // 4):
-                seats = order[4 * table:4 * table + 4]
+            for table in range(len(order) // N_SEATS):
+                seats = order[N_SEATS * table:N_SEATS * table + N_SEATS]
                 g = _play_game(rules, P, cfg, [players[p] for p in seats], t, rnd, table)
                 g["seats"] = [int(p) for p in seats]
                 games.append(g)
-                next_alive += [seats[g["winner"]], seats[g["winner"] + 2]]
+                next_alive += [seats[g["winner"]], seats[partner(g["winner"])]]
             rounds.append(games)
-            if len(order) == 4:
+            if len(order) == N_SEATS:
                 g = games[0]
-                champions = [g["seats"][g["winner"]], g["seats"][g["winner"] + 2]]
-                finalists = [g["seats"][1 - g["winner"]], g["seats"][3 - g["winner"]]]
+                champions = [g["seats"][g["winner"]], g["seats"][partner(g["winner"])]]
+                finalists = [g["seats"][1 - g["winner"]], g["seats"][partner(1 - g["winner"])]]
                 break
             alive = next_alive
             rnd += 1
@@ -329,7 +329,7 @@ def warmup() -> None:
     for preset, frozen in (("ffb", "longest"), ("classic", "uniform")):
         DealSet(preset, 0, frozen).states([0])
     for preset in ("ffb", "classic"):
-        play_deal(Deal(preset, seed=0), [make_agent("random") for _ in range(4)], seeds=[0, 1, 2, 3])
+        play_deal(Deal(preset, seed=0), [make_agent("random") for _ in range(N_SEATS)], seeds=[0, 1, 2, 3])
     E.match_winner(np.zeros(2, dtype=np.int64), 1000, 0, 1, 4, 4, 1)
     _WARM = True
 

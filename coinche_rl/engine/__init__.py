@@ -21,7 +21,8 @@ The modules, lowest first (each imports only the ones above it):
 ================  ===================================================================
 
 Everything public is re-exported here: ``from coinche_rl import engine as E`` then
-``E.apply_legal_action``, ``E.S_HAND``, ... The game's dimensions and seat arithmetic
+``E.apply_legal_action``, ``E.hand_of``, ... (and ``E.py.hand_of``, the accessors in plain
+Python for the callers that run in Python). The game's dimensions and seat arithmetic
 (``N_SEATS``, ``team``, ``partner``, ...) and the rule constants are defined in
 :mod:`coinche_rl.rules`, the action ids in :mod:`coinche_rl.actions`; both are
 re-exported here for the callers that read them from the engine.
@@ -61,7 +62,9 @@ from .accessors import (current_seat, set_current_seat, phase_of,
                         team_points_won, team_tricks_won, seat_tricks_won, current_seats,
                         phases_of, deal_void, cards_in_trick, trick_leader, trick_card,
                         played_cards, winning_card, winning_seat, current_leader, trick_winner,
-                        declaration_winner, declaration_cards)
+                        declaration_winner, declaration_cards, deck_card, litige_points,
+                        declared_seats, team_declaration_points, belote_cards,
+                        team_belote_points, team_raw_score, team_total, generale_seat, py)
 from .bits import (kernel, popcount, lowest_card, highest_card, nth_card, rng_next,
                    rng_below, rng_seed, seed_int64, shuffle)
 from .deal import (random_deck, random_deal, hands_from_deck_into, deal_into, reset_state,

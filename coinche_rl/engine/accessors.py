@@ -2,28 +2,34 @@
 ``layout.ACCESSORS`` by ``layout.write_accessors()``: do not edit.
 """
 
+from types import SimpleNamespace
+
 import numpy as np
 from numba import njit
 
 from ..rules import N_SEATS
-from .layout import (S_AUCTION, S_BELOTE_DECIDED, S_BELOTE_ON, S_BELOTE_SEATS, S_BID_SEAT,
-                     S_BID_STRAIN, S_BID_VALUE, S_CAPOT, S_CARD_POINTS, S_COINCHE, S_CUR, S_DEALER,
-                     S_DECLARED, S_DECL_CARDS, S_DECL_DECIDED, S_DECL_LOW, S_DECL_PTS,
-                     S_DECL_WINNER, S_HAND, S_INIT_HAND, S_LEADER, S_MADE, S_N_AUCTION, S_PHASE,
-                     S_PLAYED, S_PLAYS, S_POINTS, S_PRISE_ROUND, S_RETOURNE, S_SCORE, S_SEAT_TRICKS,
-                     S_TRICKS, S_TRICK_LEADERS, S_TRICK_N, S_TRICK_NO, S_TRICK_WINNERS, S_VOID,
-                     S_WIN_CARD, S_WIN_SEAT)
+from .layout import (S_AUCTION, S_BELOTE_CARDS, S_BELOTE_DECIDED, S_BELOTE_ON, S_BELOTE_SEATS,
+                     S_BID_SEAT, S_BID_STRAIN, S_BID_VALUE, S_CAPOT, S_CARD_POINTS, S_COINCHE,
+                     S_CUR, S_DEALER, S_DECK, S_DECLARED, S_DECL_CARDS, S_DECL_DECIDED, S_DECL_LOW,
+                     S_DECL_PTS, S_DECL_WINNER, S_GENERALE, S_HAND, S_INIT_HAND, S_LEADER, S_LITIGE,
+                     S_MADE, S_N_AUCTION, S_PHASE, S_PLAYED, S_PLAYS, S_POINTS, S_PRISE_ROUND,
+                     S_RAW_SCORE, S_RETOURNE, S_SCORE, S_SEAT_TRICKS, S_TEAM_BELOTE, S_TEAM_DECL,
+                     S_TOTAL, S_TRICKS, S_TRICK_LEADERS, S_TRICK_N, S_TRICK_NO, S_TRICK_WINNERS,
+                     S_VOID, S_WIN_CARD, S_WIN_SEAT)
 
 __all__ = ["current_seat", "set_current_seat", "phase_of", "dealer_of", "hand_of", "set_hand",
            "initial_hand", "set_initial_hand", "contract_of", "contract_strain",
            "set_contract_strain", "contract_is_capot", "coinche_level", "auction_length",
            "auction_action", "set_auction_action", "deal_void", "retourne_of", "set_retourne",
-           "prise_round", "seat_declaration_points", "declaration_cards", "low_carre_seats",
-           "declare_decided_seats", "mark_declared", "declaration_winner", "belote_holder_seats",
-           "belote_decided_seats", "belote_announced_seats", "trick_number", "cards_in_trick",
-           "current_leader", "winning_card", "winning_seat", "played_cards", "trick_leader",
-           "trick_winner", "trick_card", "team_points_won", "team_tricks_won", "seat_tricks_won",
-           "deal_made", "team_score", "team_card_points", "current_seats", "phases_of"]
+           "prise_round", "deck_card", "litige_points", "seat_declaration_points",
+           "declaration_cards", "low_carre_seats", "declare_decided_seats", "mark_declared",
+           "declared_seats", "declaration_winner", "team_declaration_points", "belote_cards",
+           "belote_holder_seats", "belote_decided_seats", "belote_announced_seats",
+           "team_belote_points", "trick_number", "cards_in_trick", "current_leader", "winning_card",
+           "winning_seat", "played_cards", "trick_leader", "trick_winner", "trick_card",
+           "team_points_won", "team_tricks_won", "seat_tricks_won", "deal_made", "team_score",
+           "team_raw_score", "team_total", "team_card_points", "generale_seat", "current_seats",
+           "phases_of"]
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -148,6 +154,19 @@ def prise_round(S):
 
 
 @njit(cache=True, _nrt=False, inline="always")
+def deck_card(S, i):
+    """Classic family: the ``i``-th card in dealing order (``NO_CARD`` in the coinche family). Slot
+    ``S_DECK``."""
+    return S[S_DECK + i]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def litige_points(S):
+    """Classic family: the takers' total held aside after a litige (else 0). Slot ``S_LITIGE``."""
+    return S[S_LITIGE]
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def seat_declaration_points(S, seat):
     """The points of ``seat``'s best declaration. Slot ``S_DECL_PTS``."""
     return S[S_DECL_PTS + seat]
@@ -178,10 +197,29 @@ def mark_declared(S, bits):
 
 
 @njit(cache=True, _nrt=False, inline="always")
+def declared_seats(S):
+    """Bit per seat: has declared. Slot ``S_DECLARED``."""
+    return S[S_DECLARED]
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def declaration_winner(S):
     """The team that scores the declarations: 0 or 1, ``DECL_NOBODY``, or ``DECL_UNRESOLVED`` before
     they are compared. Slot ``S_DECL_WINNER``."""
     return S[S_DECL_WINNER]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def team_declaration_points(S, team):
+    """The declaration points ``team`` scores (0 when the other team scores them). Slot
+    ``S_TEAM_DECL``."""
+    return S[S_TEAM_DECL + team]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def belote_cards(S):
+    """The mask of the K and Q of every announced belote. Slot ``S_BELOTE_CARDS``."""
+    return S[S_BELOTE_CARDS]
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -200,6 +238,12 @@ def belote_decided_seats(S):
 def belote_announced_seats(S):
     """Bit per seat: announced its belote. Slot ``S_BELOTE_ON``."""
     return S[S_BELOTE_ON]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def team_belote_points(S, team):
+    """The belote points ``team`` announced. Slot ``S_TEAM_BELOTE``."""
+    return S[S_TEAM_BELOTE + team]
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -291,9 +335,27 @@ def team_score(S, team):
 
 
 @njit(cache=True, _nrt=False, inline="always")
+def team_raw_score(S, team):
+    """The deal score of ``team`` before rounding. Slot ``S_RAW_SCORE``."""
+    return S[S_RAW_SCORE + team]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def team_total(S, team):
+    """The total of ``team`` that the made conditions compare. Slot ``S_TOTAL``."""
+    return S[S_TOTAL + team]
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def team_card_points(S, team):
     """The card points ``team`` won. Slot ``S_CARD_POINTS``."""
     return S[S_CARD_POINTS + team]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def generale_seat(S):
+    """The seat that took every trick (a générale), else ``NO_SEAT``. Slot ``S_GENERALE``."""
+    return S[S_GENERALE]
 
 
 @njit(cache=True)
@@ -311,4 +373,65 @@ def phases_of(states, rows):
     out = np.empty(rows.shape[0], dtype=np.int64)
     for j in range(rows.shape[0]):
         out[j] = states[rows[j], S_PHASE]
-    return out 
+    return out
+
+
+#: The same accessors as plain Python functions (each kernel's ``py_func``, the
+#: same code), for the callers that run in Python (``game.py``): no numba dispatch
+#: and no compilation per accessor.
+py = SimpleNamespace(
+    current_seat=current_seat.py_func,
+    set_current_seat=set_current_seat.py_func,
+    phase_of=phase_of.py_func,
+    dealer_of=dealer_of.py_func,
+    hand_of=hand_of.py_func,
+    set_hand=set_hand.py_func,
+    initial_hand=initial_hand.py_func,
+    set_initial_hand=set_initial_hand.py_func,
+    contract_of=contract_of.py_func,
+    contract_strain=contract_strain.py_func,
+    set_contract_strain=set_contract_strain.py_func,
+    contract_is_capot=contract_is_capot.py_func,
+    coinche_level=coinche_level.py_func,
+    auction_length=auction_length.py_func,
+    auction_action=auction_action.py_func,
+    set_auction_action=set_auction_action.py_func,
+    deal_void=deal_void.py_func,
+    retourne_of=retourne_of.py_func,
+    set_retourne=set_retourne.py_func,
+    prise_round=prise_round.py_func,
+    deck_card=deck_card.py_func,
+    litige_points=litige_points.py_func,
+    seat_declaration_points=seat_declaration_points.py_func,
+    declaration_cards=declaration_cards.py_func,
+    low_carre_seats=low_carre_seats.py_func,
+    declare_decided_seats=declare_decided_seats.py_func,
+    mark_declared=mark_declared.py_func,
+    declared_seats=declared_seats.py_func,
+    declaration_winner=declaration_winner.py_func,
+    team_declaration_points=team_declaration_points.py_func,
+    belote_cards=belote_cards.py_func,
+    belote_holder_seats=belote_holder_seats.py_func,
+    belote_decided_seats=belote_decided_seats.py_func,
+    belote_announced_seats=belote_announced_seats.py_func,
+    team_belote_points=team_belote_points.py_func,
+    trick_number=trick_number.py_func,
+    cards_in_trick=cards_in_trick.py_func,
+    current_leader=current_leader.py_func,
+    winning_card=winning_card.py_func,
+    winning_seat=winning_seat.py_func,
+    played_cards=played_cards.py_func,
+    trick_leader=trick_leader.py_func,
+    trick_winner=trick_winner.py_func,
+    trick_card=trick_card.py_func,
+    team_points_won=team_points_won.py_func,
+    team_tricks_won=team_tricks_won.py_func,
+    seat_tricks_won=seat_tricks_won.py_func,
+    deal_made=deal_made.py_func,
+    team_score=team_score.py_func,
+    team_raw_score=team_raw_score.py_func,
+    team_total=team_total.py_func,
+    team_card_points=team_card_points.py_func,
+    generale_seat=generale_seat.py_func,
+    current_seats=current_seats.py_func,
+    phases_of=phases_of.py_func) 

@@ -62,12 +62,19 @@ slot                   size  meaning
 
 ``S_MADE`` is 1 (made), 0 (failed / dedans) or 2 (classic litige), -1 before scoring.
 
-No module outside the engine reads a slot (``game.py``, the engine's Python face,
-excepted; ``tests/test_engine_state.py`` checks it): the others go through the accessors
-(:mod:`.accessors`, generated from :data:`ACCESSORS` at the end of this module),
+No module outside the engine reads a slot, ``game.py`` (the engine's Python face) and the
+benchmarks included (``tests/test_engine_state.py`` checks it): they go through the
+accessors (:mod:`.accessors`, generated from :data:`ACCESSORS` at the end of this module),
 :func:`~coinche_rl.engine.views.public_view_into` (what a seat may know) and
 :func:`~coinche_rl.engine.views.determinize_into` (the full state back from it, the
 hidden hands and the hidden private choices).
+
+Each accessor comes twice from its one line of the table: a numba kernel
+(``engine.hand_of``, inlined into numba callers: the same code as the slot read it
+replaces) and the same function in plain Python, ``engine.py.hand_of`` (the kernel's
+``py_func``), which is what code running in Python (``game.py``, the benchmarks' Python
+loops) calls: calling a kernel from Python costs a dispatch per call and a compilation
+per accessor on first use.
 """
 
 from __future__ import annotations
@@ -128,8 +135,9 @@ MADE_UNSCORED, MADE_FAILED, MADE_MADE, MADE_LITIGE = -1, 0, 1, 2   # S_MADE
 # Named reads and writes of the state's slots, for the modules outside the engine. They
 # are generated from this table into :mod:`.accessors` (:func:`write_accessors` writes
 # it; tests/test_engine_state.py checks that it is current):
-# inlined into numba callers (the same code as the slot read it replaces), callable from
-# Python too. The layout stays the engine's business.
+# inlined into numba callers (the same code as the slot read it replaces), and the same
+# functions in plain Python, the namespace ``py`` of :mod:`.accessors` (each ``py_func``)
+# for Python callers. The layout stays the engine's business.
 #: ``(name, operation, slot(s), arguments after S, doc)``; operations: ``get`` (the slot
 #: at the sum of the arguments, or ``N_SEATS * t + k`` for two), ``set`` and ``or`` (the
 #: last argument is the value), ``rows`` (the slot of each ``states[rows[j]]``)
@@ -166,6 +174,10 @@ ACCESSORS = (
     ("set_retourne", "set", "S_RETOURNE", ("card",),
      "Classic family: make ``card`` the turned-up card."),
     ("prise_round", "get", "S_PRISE_ROUND", (), "Classic family: the round of the prise, 1 or 2."),
+    ("deck_card", "get", "S_DECK", ("i",),
+     "Classic family: the ``i``-th card in dealing order (``NO_CARD`` in the coinche family)."),
+    ("litige_points", "get", "S_LITIGE", (),
+     "Classic family: the takers' total held aside after a litige (else 0)."),
     ("seat_declaration_points", "get", "S_DECL_PTS", ("seat",),
      "The points of ``seat``'s best declaration."),
     ("declaration_cards", "get", "S_DECL_CARDS", ("seat",),
@@ -175,14 +187,21 @@ ACCESSORS = (
      "Bit per seat: its declare choice is made."),
     ("mark_declared", "or", "S_DECLARED", ("bits",),
      "Add the seats of ``bits`` to the declaring seats."),
+    ("declared_seats", "get", "S_DECLARED", (), "Bit per seat: has declared."),
     ("declaration_winner", "get", "S_DECL_WINNER", (),
      "The team that scores the declarations: 0 or 1, ``DECL_NOBODY``, or "
      "``DECL_UNRESOLVED`` before they are compared."),
+    ("team_declaration_points", "get", "S_TEAM_DECL", ("team",),
+     "The declaration points ``team`` scores (0 when the other team scores them)."),
+    ("belote_cards", "get", "S_BELOTE_CARDS", (),
+     "The mask of the K and Q of every announced belote."),
     ("belote_holder_seats", "get", "S_BELOTE_SEATS", (),
      "Bit per seat: holds K and Q of a trump suit."),
     ("belote_decided_seats", "get", "S_BELOTE_DECIDED", (),
      "Bit per seat: its belote choice is made."),
     ("belote_announced_seats", "get", "S_BELOTE_ON", (), "Bit per seat: announced its belote."),
+    ("team_belote_points", "get", "S_TEAM_BELOTE", ("team",),
+     "The belote points ``team`` announced."),
     ("trick_number", "get", "S_TRICK_NO", (), "The number of the trick being played, 0 to 7."),
     ("cards_in_trick", "get", "S_TRICK_N", (),
      "The number of cards played to the current trick so far."),
@@ -208,7 +227,13 @@ ACCESSORS = (
      "Whether the contract was made: ``MADE_UNSCORED``, ``MADE_FAILED``, ``MADE_MADE`` "
      "or ``MADE_LITIGE``."),
     ("team_score", "get", "S_SCORE", ("team",), "The deal score of ``team``."),
+    ("team_raw_score", "get", "S_RAW_SCORE", ("team",),
+     "The deal score of ``team`` before rounding."),
+    ("team_total", "get", "S_TOTAL", ("team",),
+     "The total of ``team`` that the made conditions compare."),
     ("team_card_points", "get", "S_CARD_POINTS", ("team",), "The card points ``team`` won."),
+    ("generale_seat", "get", "S_GENERALE", (),
+     "The seat that took every trick (a générale), else ``NO_SEAT``."),
     ("current_seats", "rows", "S_CUR", (),
      "The seat to act in each game ``states[rows[j]]`` (int64 array)."),
     ("phases_of", "rows", "S_PHASE", (),
@@ -226,7 +251,8 @@ def accessors_source() -> str:
     names = [a[0] for a in ACCESSORS]
     out = ['"""The named reads and writes of the state\'s slots. Generated from',
            "``layout.ACCESSORS`` by ``layout.write_accessors()``: do not edit.",
-           '"""', "", "import numpy as np", "from numba import njit", "",
+           '"""', "", "from types import SimpleNamespace", "", "import numpy as np",
+           "from numba import njit", "",
            "from ..rules import N_SEATS",
            _wrapped("from .layout import (", slots, ")"), "",
            _wrapped("__all__ = [", [f'"{n}"' for n in names], "]")]
@@ -251,6 +277,11 @@ def accessors_source() -> str:
                 f"{target} {'=' if op == 'set' else '|='} {args[-1]}")
         out += ["", "@njit(cache=True, _nrt=False, inline=\"always\")",
                 f"def {name}({', '.join(('S',) + tuple(args))}):", text, "    " + body]
+    out += ["", "", "#: The same accessors as plain Python functions (each kernel's ``py_func``, the",
+            "#: same code), for the callers that run in Python (``game.py``): no numba dispatch",
+            "#: and no compilation per accessor.", "py = SimpleNamespace("]
+    out += [f"    {name}={name}.py_func," for name in names]
+    out[-1] = out[-1][:-1] + ")"
     return "\n".join(out).replace("\n\n@njit", "\n\n\n@njit") + " "
 
 

@@ -57,11 +57,12 @@ def warm_up(rules=None, say=print) -> float:
     from ..agents import make_agent, play_deal
     from ..game import Deal
     from ..records import deal_to_record
+    from ..rules import N_SEATS
     from .analysis import Analyser, analyse
     from .views import seat_view, table_view
     t0 = time.perf_counter()
     deal = Deal("ffb" if rules is None else rules, seed=0, dealer=3)
-    play_deal(deal, [make_agent("heuristic") for _ in range(4)], seeds=[1, 2, 3, 4])
+    play_deal(deal, [make_agent("heuristic") for _ in range(N_SEATS)], seeds=[1, 2, 3, 4])
     seat_view(deal, 0)
     rec = deal_to_record(deal)
     step = len(rec["auction"])

@@ -58,7 +58,7 @@ from ..agents.pimc import PIMCAgent
 from ..game import Deal, IllegalActionError
 from ..records import (DEAL_FORMAT, MATCH_FORMAT, RecordError, deal_to_record, replay_deal,
                        replay_match)
-from ..rules import RuleSet
+from ..rules import N_SEATS, RuleSet, team
 from ..solver import Solver
 from .views import action_item
 
@@ -196,7 +196,7 @@ class Analyser:
         legal = [int(a) for a in deal.legal_actions()]
         rows = {a: {"action": action_item(a), "dd": None, "dd_points": None, "pimc": None,
                     "nn": None, "ev": None, "p_made": None, "chosen_by": []} for a in legal}
-        out: Dict[str, Any] = {"seat": seat, "team": seat & 1, "phase": deal.phase,
+        out: Dict[str, Any] = {"seat": seat, "team": team(seat), "phase": deal.phase,
                                "worlds": None, "nn_by": None, "notes": [], "seconds": {},
                                "choices": {}}
         view = PlayerView(deal, seat)
@@ -329,7 +329,7 @@ def branch(rec: Dict[str, Any], index: int, step: int, action: Any,
     :raises RecordError: a bad record. :raises AnalysisError: a bad step, action or spec.
     """
     seed = _check_seed(seed)
-    specs = _check_specs(list(specs), "agents", 4)
+    specs = _check_specs(list(specs), "agents", N_SEATS)
     deal = deal_at(rec, index, step)
     if deal.is_terminal:
         raise AnalysisError("the deal is over at this step: step back to branch off")
@@ -348,8 +348,8 @@ def branch(rec: Dict[str, Any], index: int, step: int, action: Any,
         raise AnalysisError(str(e)) from None
     moves.append((seat, a))
     agents = []
-    seeds = [int(x) for x in np.random.SeedSequence([seed, index, step]).generate_state(4)]
-    for s in range(4):
+    seeds = [int(x) for x in np.random.SeedSequence([seed, index, step]).generate_state(N_SEATS)]
+    for s in range(N_SEATS):
         try:
             agent = make_agent(specs[s])
             agent.reset(s, deal.rules, seeds[s])
@@ -364,7 +364,7 @@ def branch(rec: Dict[str, Any], index: int, step: int, action: Any,
         if not (0 <= b < A.N_ACTIONS and view.legal[b]):
             raise AnalysisError(f"agent {specs[s]!r} at seat {s} chose the illegal action {b!r}")
         deal.apply(b)
-        for t in range(4):
+        for t in range(N_SEATS):
             if b not in PRIVATE_ACTIONS or t == s:
                 agents[t].observe(s, b)
     return deal_to_record(deal)

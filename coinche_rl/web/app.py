@@ -57,7 +57,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from ..agents import available_agents
 from ..game import IllegalActionError
 from ..records import RecordError
-from ..rules import RuleSet, four_player_rules, rules_label
+from ..rules import N_SEATS, RuleSet, four_player_rules, rules_label
 from . import analysis as AN
 from .library import Library, LibraryError
 from .play import PlaySession, ProtocolError, parse_settings
@@ -103,9 +103,9 @@ def _field(body: Dict[str, Any], key: str, default: Any = ...):
 
 def _show(value: Any):
     if value == "all":
-        return (0, 1, 2, 3)
+        return tuple(range(N_SEATS))
     if isinstance(value, list) and all(isinstance(s, int) and not isinstance(s, bool)
-                                       and 0 <= s < 4 for s in value):
+                                       and 0 <= s < N_SEATS for s in value):
         return tuple(value)
     raise BadRequest(f"show: expected \"all\" or a list of seats 0..3, got {value!r}")
 

@@ -38,8 +38,8 @@ from ..agents.base import PRIVATE_ACTIONS
 from ..cards import InvalidNotationError
 from ..game import Deal, IllegalActionError, Match
 from ..records import deal_to_record, match_to_record
-from ..rules import (InvalidRulesError, RuleSet, UnknownPresetError, four_player_rules, parse_rules,
-                     rules_label)
+from ..rules import (N_SEATS, InvalidRulesError, RuleSet, UnknownPresetError, four_player_rules,
+                     parse_rules, rules_label, seat_after)
 from .views import RELATIVE_NAMES, seat_view
 
 __all__ = ["ProtocolError", "GameSettings", "parse_settings", "PlaySession", "parse_person_action"]
@@ -98,7 +98,7 @@ def parse_settings(msg: Dict[str, Any], default_rules: Optional[RuleSet] = None)
     if extra:
         raise ProtocolError(f"unknown field(s) {', '.join(map(repr, extra))} in a new game; "
                             f"expected {', '.join(sorted(known - {'type'}))}")
-    seat = _int_field(msg, "seat", 0, 0, 3)
+    seat = _int_field(msg, "seat", 0, 0, N_SEATS - 1)
     partner = _spec_field(msg, "partner", "heuristic")
     if len(partner) != 1:
         raise ProtocolError(f"partner: expected one agent spec, got {partner!r}")
@@ -122,11 +122,11 @@ def parse_settings(msg: Dict[str, Any], default_rules: Optional[RuleSet] = None)
     match = msg.get("match", False)
     if not isinstance(match, bool):
         raise ProtocolError(f"match: expected true or false, got {match!r}")
-    dealer = _int_field(msg, "dealer", None, 0, 3)
-    specs: List[Optional[str]] = [None] * 4
-    specs[(seat + 1) % 4] = opponents[0]
-    specs[(seat + 2) % 4] = partner[0]
-    specs[(seat + 3) % 4] = opponents[-1]
+    dealer = _int_field(msg, "dealer", None, 0, N_SEATS - 1)
+    specs: List[Optional[str]] = [None] * N_SEATS
+    specs[seat_after(seat, 1)] = opponents[0]
+    specs[seat_after(seat, 2)] = partner[0]
+    specs[seat_after(seat, 3)] = opponents[-1]
     return GameSettings(seat, tuple(specs), rules, seed, deals, match, dealer)
 
 
@@ -166,16 +166,16 @@ class PlaySession:
         self.settings = settings
         self.seat = settings.seat
         self.rules = settings.rules
-        self.agents: List[Any] = [None] * 4
+        self.agents: List[Any] = [None] * N_SEATS
         specs = list(settings.specs)
-        for s in range(4):
+        for s in range(N_SEATS):
             if s == self.seat:
                 continue
             try:
                 agent = make_agent(specs[s])
                 agent.reset(s, self.rules, 0)      # e.g. nn outside the rules it knows
             except AgentSpecError as e:
-                raise ProtocolError(f"{RELATIVE_NAMES[(s - self.seat) % 4]} (seat {s}): {e}") from None
+                raise ProtocolError(f"{RELATIVE_NAMES[seat_after(s, -self.seat)]} (seat {s}): {e}") from None
             except Exception as e:
                 raise ProtocolError(f"agent {specs[s]!r} (seat {s}) cannot play rules "
                                     f"{rules_label(self.rules)!r}: {e}") from None
@@ -228,15 +228,15 @@ class PlaySession:
     # ------------------------------------------------------------------ moves
     def _start_deal(self) -> None:
         k = len(self.match.deals)
-        seeds = [int(x) for x in np.random.SeedSequence([self.settings.seed, k]).generate_state(4)]
-        for s in range(4):
+        seeds = [int(x) for x in np.random.SeedSequence([self.settings.seed, k]).generate_state(N_SEATS)]
+        for s in range(N_SEATS):
             if s != self.seat:
                 self.agents[s].reset(s, self.rules, seeds[s])
 
     def _apply(self, seat: int, a: int) -> None:
         deal = self.deal
         self.match.apply(a)
-        for s in range(4):
+        for s in range(N_SEATS):
             if s != self.seat and (a not in PRIVATE_ACTIONS or s == seat):
                 self.agents[s].observe(seat, a)
         self.last_event = (seat, a)
@@ -252,7 +252,7 @@ class PlaySession:
         if self.waiting != "you":
             if self.waiting == "bots":
                 p = self.deal.current_player
-                whose = f"it is seat {p}'s turn ({RELATIVE_NAMES[(p - self.seat) % 4]})"
+                whose = f"it is seat {p}'s turn ({RELATIVE_NAMES[seat_after(p, -self.seat)]})"
             else:
                 whose = {"next": "the deal is over (send next for the next deal)",
                          "over": "the game is over"}[self.waiting]

@@ -31,16 +31,16 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from .. import actions as A
 from .. import engine as E
-from ..cards import RANK_NAMES, RANKS, SUIT_NAMES, SUITS, cards_of, format_card
+from ..cards import N_CARDS, RANK_NAMES, RANKS, SUIT_NAMES, SUITS, cards_of, format_card
 from ..game import Deal
-from ..rules import (CARD_ORDER, FOUR_PLAYER_PRESETS, NT, STRAIN_LONG_NAMES, STRAIN_NAMES,
-                     RuleSet, rules_label)
+from ..rules import (CARD_ORDER, FOUR_PLAYER_PRESETS, N_SEATS, N_TRICKS, NT, STRAIN_LONG_NAMES,
+                     STRAIN_NAMES, rules_label)
 from ..envs.infoset import information_set
 
 __all__ = ["meta", "seat_view", "table_view", "result_view", "sorted_cards", "action_item",
            "RELATIVE_NAMES", "SUIT_SYMBOLS"]
 
-#: the seats' names seen from a chair, by ``(seat - me) % 4`` (as ``coinche-rl play``)
+#: the seats' names seen from a chair, by ``seat_after(seat, -me)`` (as ``coinche-rl play``)
 RELATIVE_NAMES = ("you", "right", "partner", "left")
 #: how the page draws each suit of :data:`coinche_rl.cards.SUITS` (S H D C): presentation
 #: only, no rule
@@ -53,7 +53,7 @@ def meta() -> Dict[str, Any]:
     :mod:`coinche_rl.rules`."""
     return {
         "cards": [{"id": c, "text": format_card(c), "suit": c >> 3, "rank": RANKS[c & 7],
-                   "rank_name": RANK_NAMES[c & 7]} for c in range(32)],
+                   "rank_name": RANK_NAMES[c & 7]} for c in range(N_CARDS)],
         "suits": [{"letter": SUITS[s], "name": SUIT_NAMES[s], "symbol": SUIT_SYMBOLS[s]}
                   for s in range(4)],
         "strains": [{"id": i, "text": STRAIN_NAMES[i], "name": STRAIN_LONG_NAMES[i]}
@@ -88,9 +88,9 @@ def _highest_bid(deal: Deal) -> Optional[Dict[str, Any]]:
     hb = deal.highest_bid
     if hb is None or deal.phase != "auction":
         return None
-    capot = bool(E.contract_is_capot(deal.state))
+    capot = bool(E.py.contract_is_capot(deal.state))
     text = A.action_to_str(A.capot_action(hb[1]) if capot else A.bid_action(hb[0], hb[1]))
-    return {"text": text, "seat": hb[2], "coinche": int(E.coinche_level(deal.state))}
+    return {"text": text, "seat": hb[2], "coinche": int(E.py.coinche_level(deal.state))}
 
 
 def _trick(trick: Sequence) -> List[Dict[str, Any]]:
@@ -101,10 +101,10 @@ def _tricks(deal: Deal, tricks, winners) -> Dict[str, Any]:
     """The current trick (with who is winning it) and the last complete one."""
     done = len(winners)
     current = list(tricks[done]) if len(tricks) > done else []
-    out: Dict[str, Any] = {"number": min(done + 1, 8), "current": _trick(current),
+    out: Dict[str, Any] = {"number": min(done + 1, N_TRICKS), "current": _trick(current),
                            "winning": None, "last": None}
     if current:
-        out["winning"] = int(E.winning_seat(deal.state))
+        out["winning"] = int(E.py.winning_seat(deal.state))
     if done:
         out["last"] = {"cards": _trick(tricks[done - 1]), "winner": int(winners[done - 1]),
                        "number": done}
@@ -167,7 +167,7 @@ def seat_view(deal: Deal, seat: int, match: Optional[Dict[str, Any]] = None) -> 
     return view
 
 
-def table_view(deal: Deal, show: Sequence[int] = (0, 1, 2, 3)) -> Dict[str, Any]:
+def table_view(deal: Deal, show: Sequence[int] = tuple(range(N_SEATS))) -> Dict[str, Any]:
     """The whole table of ``deal`` (replay and analysis of a record): the hands of the
     seats in ``show`` (None for the others; the counts are always there), the auction,
     the contract, the tricks, the points, the legal actions of the seat to act, the
@@ -178,7 +178,7 @@ def table_view(deal: Deal, show: Sequence[int] = (0, 1, 2, 3)) -> Dict[str, Any]
     if deal.phase != "auction" and not deal.is_void and deal.declarations_resolved:
         declarations = {"winner": deal.declaration_winner,
                         "shown": [sorted_cards(deal.seat_declarations(s)[1], strain)
-                                  if deal.declared[s] else [] for s in range(4)]}
+                                  if deal.declared[s] else [] for s in range(N_SEATS)]}
     public = information_set(deal, 0)           # the public parts are the same for every seat
     to_act = deal.current_player
     return {
