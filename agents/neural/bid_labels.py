@@ -346,11 +346,13 @@ def net_auction_step(states, P, cpt, rules_vec, random_teams, rngs, rngbs, epsil
 
 
 @njit(cache=True)
-def continuation_starts(P, pos_state, pos_perm, rows_k, rows_j, out):
-    """``out[r]``: position ``rows_k[r]`` after its canonical action ``rows_j[r]``."""
+def continuation_starts(P, pos_state, pos_perm, rows_k, rows_j, out, lengths):
+    """``out[r]``: position ``rows_k[r]`` after its canonical action ``rows_j[r]``
+    (``lengths[r]``: its auction's length then)."""
     for r in range(rows_k.shape[0]):
         out[r, :] = pos_state[rows_k[r]]
         apply_legal_action(out[r], P, C.ACT_SRC[pos_perm[rows_k[r]], BID_ACTIONS[rows_j[r]]])
+        lengths[r] = auction_length(out[r])
 
 
 @njit(cache=True)
@@ -543,8 +545,8 @@ def _net_auctions(rules: RuleSet, bid_net: BidNet, seed: int, first_game: int, n
     rows_k = rows_k.astype(np.int64)
     rows_j = rows_j.astype(np.int64)
     cont = np.empty((len(rows_k), STATE_SIZE), dtype=np.int64)
-    continuation_starts(P, pos_state, pos_perm, rows_k, rows_j, cont)
-    before = np.array([auction_length(T) for T in cont], dtype=np.int64)
+    before = np.empty(len(rows_k), dtype=np.int64)
+    continuation_starts(P, pos_state, pos_perm, rows_k, rows_j, cont, before)
     team_of_row = random_teams[pos_game[rows_k]]
     for team in (-1, 0, 1):
         sel = np.flatnonzero(team_of_row == team)
