@@ -647,7 +647,12 @@ def label_bid_chunk(rules: RuleSet, seed: int, first_game: int, n_games: int,
 
 
 def warmup() -> None:
-    """Compile the auction label kernels (cached on disk)."""
+    """Compile the auction label kernels (cached on disk), the self-play path's with a
+    small random bidding net."""
     from ...rules import get_rules
-    label_bid_chunk(get_rules("ffb"), 0, 0, 1)
-    label_bid_chunk(get_rules("classic"), 0, 0, 1)
+    from .net import MLP
+    net = MLP.random(hidden=(8,), outputs=3 * N_BID)
+    net.manifest = {"bid": {"players": ["nn"]}}
+    for name in ("ffb", "classic"):
+        label_bid_chunk(get_rules(name), 0, 0, 1)
+        label_bid_chunk(get_rules(name), 0, 0, 1, bid_net=BidNet(net, "nn", margin=0.0))
