@@ -334,6 +334,41 @@ def test_self_play_labels_with_random_opponents_and_exploration(bid_file):
     assert not np.array_equal(other.starts, ch.starts)
 
 
+def test_self_play_heuristic_opponents_bid_as_the_heuristic_and_are_never_labelled(bid_file):
+    """The heuristic in the self-play opponent pool: with ``heuristic_share`` 1 one team of
+    every deal bids as the heuristic, in the auction and in every continuation (checked
+    against the Python agents), and only the other team's decisions are labelled."""
+    bid = load_bid_net(bid_file, FFB, "nn", check_rules=False, margin=0.0)
+    ch = B.label_bid_chunk(FFB, 5, 0, 12, epsilon=0.0, players=("heuristic",), bid_net=bid,
+                           heuristic_share=1.0)
+    teams = {}
+    for g, s in zip(ch.games, ch.seats):
+        teams.setdefault(int(g), set()).add(int(s) & 1)
+    assert len(teams) >= 8 and all(len(t) == 1 for t in teams.values())
+    assert {next(iter(t)) for t in teams.values()} == {0, 1}
+    nn = make_agent(f"nn:bid_weights={bid_file},any_rules=true,bid_margin=0.0")
+    heur = make_agent("heuristic")
+    checked = 0
+    for k in range(0, len(ch), 3):
+        labelled = int(ch.seats[k]) & 1
+        agents = [nn if (s & 1) == labelled else heur for s in range(4)]
+        S = ch.states[k]
+        p = int(C.suit_order(_obs(FFB, S, int(ch.seats[k]))))
+        for j in np.flatnonzero(ch.legal[k])[::5]:
+            t = Deal.from_state(FFB, S)
+            t.apply(int(C.ACT_SRC[p, BA.BID_ACTIONS[j]]))
+            nn_until_play(t, agents)
+            want = contract_tuple(t)
+            got = -1 if ch.finals[k, j, 0] < 0 else tuple(int(x) for x in ch.finals[k, j])
+            assert got == want, (k, j)
+            checked += 1
+    assert checked >= 10
+    with pytest.raises(ValueError, match="heuristic_share"):
+        B.label_bid_chunk(FFB, 5, 0, 1, heuristic_share=0.5)
+    with pytest.raises(ValueError, match="0..1"):
+        B.label_bid_chunk(FFB, 5, 0, 1, bid_net=bid, random_share=0.6, heuristic_share=0.6)
+
+
 def test_playout_outcomes_rescore_to_the_played_score():
     """The takers' outcome of a played deal, scored again for its own contract by the
     labels' scoring, is the engine's score of that deal (every preset family)."""
@@ -775,6 +810,8 @@ def test_a_self_play_bidding_run_trains_and_resumes_with_its_bidders(tmp_path, b
     (dict(bidders="nn", bid_weights="/nonexistent.npz"), "--bid-weights"),
     (dict(bid_weights=__file__), "--bid-weights"),
     (dict(bidders="nn", bid_margin=-1.0), "--bid-margin"),
+    (dict(heuristic_opponents=0.3), "--heuristic-opponents"),
+    (dict(bidders="nn", random_opponents=0.6, heuristic_opponents=0.6), "--heuristic-opponents"),
     (dict(rules="nope"), "nope"),
 ])
 def test_bad_settings_are_refused_before_anything_is_written(tmp_path, kw, match):

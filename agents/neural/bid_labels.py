@@ -52,7 +52,11 @@ included); the network then reads the other seats' bids as its own. The auctions
 in lockstep batches (one forward pass per round for every game waiting for the
 network, :func:`net_auction_step`, then :func:`~.batch_play.play_states` up to the play
 for the continuations); the same deals, the same exploration and the same playouts as
-the heuristic's path.
+the heuristic's path. Self-play alone drifts: a generation learns to exploit what the
+last one fails to punish (overbidding against nets that rarely coinche), so the
+opponent pool also has the heuristic: in a share ``heuristic_share`` of the deals one
+team (drawn) bids as the heuristic, in the auction and every continuation, and is not
+labelled.
 """
 
 from __future__ import annotations
@@ -286,27 +290,34 @@ def auction_positions(P, cpt, rules_vec, seed, first_game, n_games, epsilon, ran
 
 
 @njit(cache=True)
-def deal_games(P, seed, first_game, n_games, random_share, strong_share, starts, random_teams,
-               rngs, rngbs):
+def deal_games(P, seed, first_game, n_games, random_share, heuristic_share, strong_share, starts,
+               random_teams, heuristic_teams, rngs, rngbs):
     """The deals of :func:`auction_positions` (``starts``, ``random_teams``), with each
     game's random stream after its deal (``rngs[g]``: the auction's random draws) and a
-    stream for its random bots (``rngbs[g]``), for the auctions of the bidding net
-    (:func:`net_auction_step`)."""
+    stream for its bots (``rngbs[g]``), for the auctions of the bidding net
+    (:func:`net_auction_step`). In a share ``heuristic_share`` of all the deals (drawn
+    among those without a random team) one team is the heuristic (``heuristic_teams[g]``,
+    or -1)."""
     S, _T, hands, deck, rng, _rngb, _buf = deal_scratch()
     for g in range(n_games):
         random_teams[g] = _deal_game(S, P, rng, hands, deck, seed, first_game + g,
                                      random_share, strong_share)
+        heuristic_teams[g] = -1
+        if random_teams[g] < 0 and heuristic_share > 0.0 and \
+                u01(rng) * (1.0 - random_share) < heuristic_share:
+            heuristic_teams[g] = rng_below(rng, 2)
         starts[g, :] = S
         rngs[g, 0] = rng[0]
         rng_seed(rngbs[g], seed, -(first_game + g) - 1)
 
 
 @njit(cache=True)
-def net_auction_step(states, P, cpt, rules_vec, random_teams, rngs, rngbs, epsilon, random_by,
-                     k, feats, legal, final, pos_game, pos_seat, pos_perm, pos_state, counters,
-                     need):
+def net_auction_step(states, P, cpt, rules_vec, random_teams, heuristic_teams, rngs, rngbs,
+                     epsilon, random_by, k, feats, legal, final, pos_game, pos_seat, pos_perm,
+                     pos_state, counters, need):
     """Advance the auction of every game of ``states`` (the bidding net's auctions) to its
-    next decision for the network: the random team's seats act (the random bot), a
+    next decision for the network: the random team's seats act (the random bot) and the
+    heuristic team's (the heuristic; neither is labelled), a
     decision with two or more choices is recorded from position ``k`` on (as
     :func:`auction_positions` records; the network reads the other seats' bids as its
     own, so after another seat's random action a seat is not labelled) and is a random
@@ -323,6 +334,9 @@ def net_auction_step(states, P, cpt, rules_vec, random_teams, rngs, rngbs, epsil
             counters[0] += 1
             if (cur & 1) == random_teams[g]:
                 apply_legal_action(S, P, bot_action(BOT_RANDOM, S, P, cur, rngbs[g], buf))
+                continue
+            if (cur & 1) == heuristic_teams[g]:
+                apply_legal_action(S, P, bot_action(BOT_HEURISTIC, S, P, cur, rngbs[g], buf))
                 continue
             p = C.play_inputs_one(S, P, cpt, rules_vec, match, obs, mask, cobs, cmask,
                                    voids, ceil, keys, order, feats[k], cards)
@@ -517,48 +531,55 @@ def play_contracts(rules: RuleSet, states: np.ndarray, player: str, play_net=Non
 
 
 def _net_auctions(rules: RuleSet, bid_net: BidNet, seed: int, first_game: int, n_games: int,
-                  epsilon: float, random_share: float, strong_share: float, arrays) -> int:
+                  epsilon: float, random_share: float, heuristic_share: float,
+                  strong_share: float, arrays) -> int:
     """The chunk's auctions and their continuations with ``bid_net`` at every seat (the
-    random team's seats excepted), into ``arrays`` (those of :func:`auction_positions`);
-    returns the number of positions."""
+    random or heuristic team's seats excepted), into ``arrays`` (those of
+    :func:`auction_positions`); returns the number of positions."""
     (P, cpt, rv, starts, random_teams, feats, legal, final, pos_game, pos_seat, pos_perm,
      pos_state, counters) = arrays
     rngs = np.zeros((n_games, 1), dtype=np.uint64)
     rngbs = np.zeros((n_games, 1), dtype=np.uint64)
+    heuristic_teams = np.zeros(n_games, dtype=np.int64)
     deal_games(P, np.int64(seed), np.int64(first_game), np.int64(n_games), float(random_share),
-               float(strong_share), starts, random_teams, rngs, rngbs)
+               float(heuristic_share), float(strong_share), starts, random_teams,
+               heuristic_teams, rngs, rngbs)
     states = starts.copy()
     inputs = NetInputs(rules, n_games)
     random_by = np.zeros(n_games, dtype=np.int64)
     need = np.zeros(n_games, dtype=np.int64)
     k = 0
     while True:           # the labelled auctions, in lockstep: one forward pass per round
-        k, n = net_auction_step(states, P, cpt, rv, random_teams, rngs, rngbs, float(epsilon),
-                                random_by, np.int64(k), feats, legal, final, pos_game,
-                                pos_seat, pos_perm, pos_state, counters, need)
+        k, n = net_auction_step(states, P, cpt, rv, random_teams, heuristic_teams, rngs, rngbs,
+                                float(epsilon), random_by, np.int64(k), feats, legal, final,
+                                pos_game, pos_seat, pos_perm, pos_state, counters, need)
         if n == 0:
             break
         idx = need[:n].copy()
         apply_at(states, P, idx, n, bid_net.actions(inputs, states, idx))
-    # every legal action of every position, the rest of its auction bid by the net
+    # every legal action of every position, the rest of its auction bid by the net (and
+    # by the deal's random or heuristic team)
     rows_k, rows_j = np.nonzero(legal[:k])
     rows_k = rows_k.astype(np.int64)
     rows_j = rows_j.astype(np.int64)
     cont = np.empty((len(rows_k), STATE_SIZE), dtype=np.int64)
     before = np.empty(len(rows_k), dtype=np.int64)
     continuation_starts(P, pos_state, pos_perm, rows_k, rows_j, cont, before)
-    team_of_row = random_teams[pos_game[rows_k]]
-    for team in (-1, 0, 1):
-        sel = np.flatnonzero(team_of_row == team)
-        if len(sel) == 0:
-            continue
-        part = cont[sel]
-        seeds = (np.int64(seed) * 1_000_003 + first_game * 4 * MAX_CONTINUATIONS
-                 + 4 * sel[:, None] + np.arange(4)).astype(np.int64)
-        bots = [BOT_RANDOM if (s & 1) == team else BOT_HEURISTIC for s in range(4)]
-        play_states(rules, part, seeds, bots, [None] * 4,
-                    [None if (s & 1) == team else bid_net for s in range(4)], until=PLAY)
-        cont[sel] = part
+    games = pos_game[rows_k]
+    for bot, teams in ((BOT_RANDOM, random_teams), (BOT_HEURISTIC, heuristic_teams)):
+        for team in (-1, 0, 1) if bot == BOT_RANDOM else (0, 1):
+            sel = np.flatnonzero((teams[games] == team) & (heuristic_teams[games] < 0)
+                                 if bot == BOT_RANDOM else teams[games] == team)
+            if len(sel) == 0:
+                continue
+            part = cont[sel]
+            seeds = (np.int64(seed) * 1_000_003 + first_game * 4 * MAX_CONTINUATIONS
+                     + 4 * sel[:, None] + np.arange(4)).astype(np.int64)
+            play_states(rules, part, seeds,
+                        [bot if (s & 1) == team else BOT_HEURISTIC for s in range(4)],
+                        [None] * 4, [None if (s & 1) == team else bid_net for s in range(4)],
+                        until=PLAY)
+            cont[sel] = part
     counters[1] += final_contracts(cont, before, rows_k, rows_j, final)
     return int(k)
 
@@ -571,19 +592,27 @@ MAX_CONTINUATIONS = E.MAX_AUCTION * N_BID
 def label_bid_chunk(rules: RuleSet, seed: int, first_game: int, n_games: int,
                     epsilon: float = 0.1, players: Sequence[str] = ("heuristic",),
                     play_net=None, random_share: float = 0.0,
-                    strong_share: float = 0.0, bid_net: "BidNet | None" = None) -> BidChunk:
+                    strong_share: float = 0.0, bid_net: "BidNet | None" = None,
+                    heuristic_share: float = 0.0) -> BidChunk:
     """One chunk of auction labels (see the module docstring); a pure function of its
     arguments (``play_net``: the card-play net of the ``"nn"`` player; ``random_share``:
     the share of deals in which one team bids at random; ``strong_share``: the share of
     deals dealt with a long suit to one seat; ``bid_net``: the bidding net that bids in
     the auctions and their continuations instead of the heuristic, as the ``nn`` agent
-    bids, its trust region included: self-play)."""
+    bids, its trust region included: self-play; ``heuristic_share``, with ``bid_net``:
+    the share of deals in which one team bids as the heuristic)."""
     players = tuple(players)
     for pl in players:
         if pl not in PLAYERS:
             raise ValueError(f"unknown card player {pl!r}: expected one of {', '.join(PLAYERS)}")
     if "nn" in players and play_net is None:
         raise ValueError("the 'nn' card player needs play_net (a card-play MLP)")
+    if heuristic_share > 0.0 and bid_net is None:
+        raise ValueError("heuristic_share is a share of self-play deals (bid_net): without a "
+                         "bidding net every seat bids as the heuristic")
+    if not 0.0 <= random_share + heuristic_share <= 1.0:
+        raise ValueError(f"random_share + heuristic_share must be in 0..1, not "
+                         f"{random_share} + {heuristic_share}")
     t0 = time.perf_counter()
     P = params_vector(rules)
     cpt = np.ascontiguousarray(card_points_table(rules), dtype=np.int64)
@@ -606,7 +635,7 @@ def label_bid_chunk(rules: RuleSet, seed: int, first_game: int, n_games: int,
                               pos_game, pos_seat, pos_perm, pos_state, counters)
     else:
         k = _net_auctions(rules, bid_net, seed, first_game, n_games, epsilon, random_share,
-                          strong_share, (P, cpt, rv, starts, random_teams, feats, legal, final,
+                          heuristic_share, strong_share, (P, cpt, rv, starts, random_teams, feats, legal, final,
                                          pos_game, pos_seat, pos_perm, pos_state, counters))
     strains = _strains(rules)
     slot = np.full(6, 0, dtype=np.int64)

@@ -83,6 +83,9 @@ class Args(WorkerSettings):
     bid_weights: str = setting("", "bidding weights of the nn bidders (default: shipped)")
     bid_margin: float = setting(150.0, "the nn bidders' trust region around the heuristic, "
                                 "points (the nn agent's bid_margin)")
+    heuristic_opponents: float = setting(0.0, "with --bidders nn: share of deals in which one "
+                                         "team bids as the heuristic, in the auction and every "
+                                         "continuation (the opponent pool; not labelled)")
     # optimisation
     batch_size: int = setting(512, 'positions per update')
     updates_per_chunk: int = shared("updates_per_chunk", 8)
@@ -135,6 +138,7 @@ BIDDERS = ("heuristic", "nn")
 #: the settings a ``--resume`` must repeat
 RESUME_KEYS = ("rules", "seed", "players", "play_weights", "hidden", "chunk_deals", "epsilon",
                "random_opponents", "strong_hands", "bidders", "bid_weights", "bid_margin",
+               "heuristic_opponents",
                "batch_size", "updates_per_chunk", "buffer_size", "lr", "lr_end",
                "anneal_updates", "target_scale", "huber_delta", "mean_loss_weight",
                "ev_loss_weight", "made_loss_weight")
@@ -143,7 +147,8 @@ RESUME_KEYS = ("rules", "seed", "players", "play_weights", "hidden", "chunk_deal
 def check_args(args: Args) -> None:
     """Refuse bad settings before anything is written, naming the setting."""
     four_player_rules(args.rules)                        # UnknownPresetError names the presets
-    check_common(args, unit=("epsilon", "random_opponents", "strong_hands"))
+    check_common(args, unit=("epsilon", "random_opponents", "strong_hands",
+                              "heuristic_opponents"))
     resolve_players(args)
     if args.play_weights and not os.path.isfile(args.play_weights):
         bad_setting(args, "play_weights", "no such file")
@@ -155,6 +160,10 @@ def check_args(args: Args) -> None:
         bad_setting(args, "bid_weights", "is for --bidders nn")
     if not args.bid_margin >= 0:
         bad_setting(args, "bid_margin", "must be at least 0 points")
+    if args.heuristic_opponents and args.bidders != "nn":
+        bad_setting(args, "heuristic_opponents", "is a share of self-play deals (--bidders nn)")
+    if args.random_opponents + args.heuristic_opponents > 1:
+        bad_setting(args, "heuristic_opponents", "with --random-opponents, at most 1 in all")
     for name in ("ev_loss_weight", "made_loss_weight"):
         if getattr(args, name) < 0:
             bad_setting(args, name, "must be at least 0")
@@ -163,7 +172,7 @@ def check_args(args: Args) -> None:
 # ------------------------------------------------------------------ label source
 def _bid_chunk_job(rules_name, seed, c, chunk_deals, epsilon, players, play_weights,
                    random_opponents=0.0, strong_hands=0.0, bidders="heuristic", bid_weights="",
-                   bid_margin=150.0):
+                   bid_margin=150.0, heuristic_opponents=0.0):
     rules = get_rules(rules_name)
     net = None
     if "nn" in players:
@@ -173,7 +182,7 @@ def _bid_chunk_job(rules_name, seed, c, chunk_deals, epsilon, players, play_weig
         bid_net = load_bid_net(bid_weights, rules, "nn", check_rules=not bid_weights,
                                margin=bid_margin)
     ch = label_bid_chunk(rules, seed, c * chunk_deals, chunk_deals, epsilon, players, net,
-                         random_opponents, strong_hands, bid_net)
+                         random_opponents, strong_hands, bid_net, heuristic_opponents)
     return (ch.feats, ch.legal, ch.q, ch.ev, ch.made, ch.ev_valid, ch.deals, ch.seconds)
 
 
@@ -194,7 +203,8 @@ class BidLabelSource(LabelSource):
     def job_args(self, c) -> tuple:
         a = self.args
         return (a.rules, a.seed, c, a.chunk_deals, a.epsilon, self.players, a.play_weights,
-                a.random_opponents, a.strong_hands, a.bidders, a.bid_weights, a.bid_margin)
+                a.random_opponents, a.strong_hands, a.bidders, a.bid_weights, a.bid_margin,
+                a.heuristic_opponents)
 
 
 # ------------------------------------------------------------------ replay buffer
