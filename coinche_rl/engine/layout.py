@@ -244,7 +244,8 @@ def accessors_source(table=None, layout=None, *, origin=("layout", "ACCESSORS",
            '"""', ""]
     out += ["from types import SimpleNamespace", ""] if plain_python else []
     out += ["import numpy as np"] if any(a[1] == "rows" for a in table) else []
-    out += ["from numba import njit", "", *imports, _wrapped(f"from .{module} import (", [*also_import, *slots], ")"), "",
+    out += ["from numba import njit", "", *imports,
+            _wrapped(f"from .{module} import (", [*also_import, *slots], ")"), "",
             _wrapped("__all__ = [", [f'"{n}"' for n in names], "]")]
     for name, op, slot, args, doc in table:
         many = not isinstance(slot, str)
@@ -257,16 +258,16 @@ def accessors_source(table=None, layout=None, *, origin=("layout", "ACCESSORS",
                     f"        out[j] = states[rows[j], {slot}]", "    return out"]
             continue
         if op in ("block", "column"):
+            first = "S" if op == "block" else "states"
             body = (f"return S[{slot}:{slot} + {sizes[slot]}]" if op == "block" else
                     f"return states[:, {slot}{''.join(f' + {a}' for a in args)}]")
             out += ["", "@njit(cache=True)" if op == "column" else
                     "@njit(cache=True, inline=\"always\")",
-                    f"def {name}({', '.join(('S' if op == 'block' else 'states',) + tuple(args))}):",
-                    text, "    " + body]
+                    f"def {name}({', '.join((first,) + tuple(args))}):", text, "    " + body]
             continue
         index = args[:-1] if op in ("set", "or") else args
-        rows = stride if isinstance(stride, str) else stride.get(slot)
-        offset = (f" + {rows} * {index[0]} + {index[1]}" if len(index) == 2
+        row_length = stride if isinstance(stride, str) else stride.get(slot)
+        offset = (f" + {row_length} * {index[0]} + {index[1]}" if len(index) == 2
                   else "".join(f" + {a}" for a in index))
         if isinstance(slot, str):
             target = f"S[{slot}{offset}]"
@@ -277,8 +278,8 @@ def accessors_source(table=None, layout=None, *, origin=("layout", "ACCESSORS",
         out += ["", "@njit(cache=True, _nrt=False, inline=\"always\")",
                 f"def {name}({', '.join(('S',) + tuple(args))}):", text, "    " + body]
     if plain_python:
-        out += ["", "", "#: The accessors' plain-Python functions (``py.hand_of(T, 0)``), for Python "
-                "callers:", "#: no numba dispatch, no compilation on first use.",
+        out += ["", "", "#: The accessors' plain-Python functions (``py.hand_of(T, 0)``), "
+                "for Python callers:", "#: no numba dispatch, no compilation on first use.",
                 "py = SimpleNamespace(**{n: getattr(globals()[n], \"py_func\", globals()[n]) "
                 "for n in __all__})"]
     return "\n".join(out).replace("\n\n@njit", "\n\n\n@njit") + " "
