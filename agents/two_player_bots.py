@@ -59,12 +59,13 @@ from ..actions import CARD_BASE, EXCHANGE, NAME_BASE, NO_EXCHANGE, PASS, TAKE
 from ..engine.bits import kernel, lowest_card, popcount, rng_seed
 from ..engine.declarations import best_single_declaration
 from ..engine.play import beats
-from ..engine.two import (DONE, EXCHANGE_PHASE, HIDDEN_CARD, N_STACKS, PLAY, PRISE,
-                          T_CUR, T_HAND, T_PHASE, T_PLAYED, T_PLAYS, T_RETOURNE, T_ROUND,
-                          T_STACK_DOWN, T_STACK_UP, T_TAKER, T_TRICK_LEADERS, T_TRICK_N,
-                          T_TRICK_NO, T_TRUMP, T_UP, T_WIN_CARD, TWO_STATE_SIZE, two_apply,
-                          two_is_legal, two_legal_cards, two_public_view_into,
-                          two_random_action)
+from ..engine.two import (CARDS_PER_PLAYER, DONE, EXCHANGE_PHASE, HIDDEN_CARD, N_PLAYERS,
+                          N_STACKS, N_TRICKS_TWO, PLAY, PRISE, TWO_STATE_SIZE, cards_in_trick,
+                          current_player, face_up_cards, hand_of, led_card, other, phase_of,
+                          playable_cards, played_cards, prise_round, retourne_of,
+                          stack_face_down, stack_face_up, taker_of, trick_card, trick_leader,
+                          trick_number, trump_of, two_apply, two_is_legal, two_legal_cards,
+                          two_public_view_into, two_random_action)
 from ..rules import ABOVE, ALL_CARD_POINTS, CARD_ORDER, P_DECLARATIONS, P_HAND_CARDS
 
 __all__ = ["TWO_RANDOM", "TWO_HEURISTIC", "HEURISTIC_WEIGHTS", "N_WEIGHTS", "two_bot_action",
@@ -105,15 +106,15 @@ def _bit(c):
 def _played_by(V, p):
     """The cards player ``p`` played (from the public tricks)."""
     m = np.int64(0)
-    for t in range(16):
-        leader = V[T_TRICK_LEADERS + t]
+    for t in range(N_TRICKS_TWO):
+        leader = trick_leader(V, t)
         if leader < 0:
             break
-        for i in range(2):
-            c = V[T_PLAYS + 2 * t + i]
+        for i in range(N_PLAYERS):
+            c = trick_card(V, t, i)
             if c < 0:
                 return m
-            if (leader if i == 0 else 1 - leader) == p:
+            if (leader if i == 0 else other(leader)) == p:
                 m |= _bit(c)
     return m
 
@@ -124,10 +125,10 @@ def _table_ever(V, p):
     cards and the face-down cards turned up since (public once turned)."""
     m = np.int64(0)
     for k in range(N_STACKS):
-        u = V[T_STACK_UP + N_STACKS * p + k]
+        u = stack_face_up(V, p, k)
         if u >= 0:
             m |= _bit(u)
-        d = V[T_STACK_DOWN + N_STACKS * p + k]
+        d = stack_face_down(V, p, k)
         if d >= 0:
             m |= _bit(d)
     return m
@@ -137,8 +138,8 @@ def _table_ever(V, p):
 def _covers(V, p, c):
     """Player ``p``'s face-up card ``c`` lies on a face-down card."""
     for k in range(N_STACKS):
-        if V[T_STACK_UP + N_STACKS * p + k] == c:
-            return V[T_STACK_DOWN + N_STACKS * p + k] == HIDDEN_CARD
+        if stack_face_up(V, p, k) == c:
+            return stack_face_down(V, p, k) == HIDDEN_CARD
     return False
 
 
@@ -148,9 +149,9 @@ def _hand_size(V, P, p):
     from it)."""
     if not P[P_HAND_CARDS]:
         return 0
-    if V[T_PHASE] == PRISE or V[T_PHASE] == EXCHANGE_PHASE:
+    if phase_of(V) == PRISE or phase_of(V) == EXCHANGE_PHASE:
         return 6
-    n0 = 10 if V[T_TAKER] == p else 9
+    n0 = 10 if taker_of(V) == p else 9
     return n0 - popcount(_played_by(V, p) & ~_table_ever(V, p))
 
 
@@ -160,14 +161,14 @@ def _excluded(V, o, trump):
     (and trumps, when he neither followed nor trumped a plain suit), the trumps above
     the one he did not beat when trump was led. His hand never grows during the play."""
     ex = np.int64(0)
-    for t in range(16):
-        leader = V[T_TRICK_LEADERS + t]
+    for t in range(N_TRICKS_TWO):
+        leader = trick_leader(V, t)
         if leader < 0:
             break
         if leader == o:
             continue
-        lead = V[T_PLAYS + 2 * t]
-        c = V[T_PLAYS + 2 * t + 1]
+        lead = trick_card(V, t, 0)
+        c = trick_card(V, t, 1)
         if c < 0:
             break
         ls = lead >> 3
@@ -262,18 +263,18 @@ def _prise_margin(V, P, me, trump):
     """Expected strength of ``me``'s 16 cards minus the other player's with ``trump`` as
     trump: the visible cards at their strength, the unseen places at the mean strength
     of the unseen cards."""
-    o = 1 - me
-    ret = V[T_RETOURNE]
-    mine = V[T_HAND + me] | V[T_UP + me]
-    his = V[T_HAND + o] | V[T_UP + o]
+    o = other(me)
+    ret = retourne_of(V)
+    mine = playable_cards(V, me)
+    his = playable_cards(V, o)
     if P[P_HAND_CARDS]:
         mine |= _bit(ret)                  # the taker receives the retourne
     unseen = _FULL & ~mine & ~his
     n_u = popcount(unseen)
     mean = _strength(unseen, trump) / n_u if n_u > 0 else 0.0
-    margin = _strength(mine, trump) + (16 - popcount(mine)) * mean \
-        - _strength(his, trump) - (16 - popcount(his)) * mean
-    if P[P_HAND_CARDS] and (ret >> 3) == trump and V[T_ROUND] == 1:
+    margin = _strength(mine, trump) + (CARDS_PER_PLAYER - popcount(mine)) * mean \
+        - _strength(his, trump) - (CARDS_PER_PLAYER - popcount(his)) * mean
+    if P[P_HAND_CARDS] and (ret >> 3) == trump and prise_round(V) == 1:
         seven = 8 * trump + _SEVEN
         if not (mine >> seven) & 1 and n_u > 0:
             # the other player may exchange his 7 of trump for the retourne
@@ -285,8 +286,8 @@ def _prise_margin(V, P, me, trump):
 @kernel
 def _prise_action(V, P, me, W):
     thr = W[W_PRISE] if P[P_HAND_CARDS] else W[W_PRISE_DECOUVERTE]
-    rs = V[T_RETOURNE] >> 3
-    if V[T_ROUND] == 1:
+    rs = retourne_of(V) >> 3
+    if prise_round(V) == 1:
         return TAKE if _prise_margin(V, P, me, rs) >= thr else PASS
     best = PASS
     best_m = thr
@@ -302,12 +303,12 @@ def _prise_action(V, P, me, W):
 
 @kernel
 def _exchange_action(V, P, me):
-    hand = V[T_HAND + me]
-    trump = V[T_TRUMP]
+    hand = hand_of(V, me)
+    trump = trump_of(V)
     seven = 8 * trump + _SEVEN
     if not (hand >> seven) & 1:
         return NO_EXCHANGE
-    ret = V[T_RETOURNE]
+    ret = retourne_of(V)
     r = ret & 7
     if P[P_DECLARATIONS] and r != _JACK and r != _NINE:
         keep = best_single_declaration(hand, trump)[0]
@@ -324,16 +325,16 @@ def _play_card(V, P, me, W):
     legal = two_legal_cards(V)
     if legal & (legal - 1) == 0:
         return lowest_card(legal)
-    o = 1 - me
-    trump = V[T_TRUMP]
+    o = other(me)
+    trump = trump_of(V)
     tm = _suit(trump)
-    mine = V[T_HAND + me] | V[T_UP + me]
-    played = V[T_PLAYED]
+    mine = playable_cards(V, me)
+    played = played_cards(V)
     outside = _FULL & ~mine & ~played          # cards that are not ours (nor played)
-    tn = V[T_TRICK_NO]
-    last_bonus = 10.0 if tn == 15 else 0.0
-    if V[T_TRICK_N] == 1:
-        lead = V[T_WIN_CARD]
+    tn = trick_number(V)
+    last_bonus = 10.0 if tn == N_TRICKS_TWO - 1 else 0.0
+    if cards_in_trick(V) == 1:
+        lead = led_card(V)
         best = -1
         best_ev = -1e18
         m = legal
@@ -353,8 +354,8 @@ def _play_card(V, P, me, W):
                 best = c
         return best
     # leading: what the other player may answer with
-    sure = V[T_UP + o] | V[T_HAND + o]
-    h = _hand_size(V, P, o) - popcount(V[T_HAND + o])
+    sure = face_up_cards(V, o) | hand_of(V, o)
+    h = _hand_size(V, P, o) - popcount(hand_of(V, o))
     poss = outside & ~sure & ~_excluded(V, o, trump)
     if h <= 0:
         h = 0
@@ -407,7 +408,7 @@ def two_bot_action(bot, V, P, me, rng, W):
     ``rng`` (uint64[1]) his random stream, ``W`` the heuristic's weights."""
     if bot == TWO_RANDOM:
         return two_random_action(V, P, rng)
-    phase = V[T_PHASE]
+    phase = phase_of(V)
     if phase == PRISE:
         return _prise_action(V, P, me, W)
     if phase == EXCHANGE_PHASE:
@@ -425,13 +426,13 @@ def two_play_deals(P, states, bots, W, seeds):
     player's public view only. Returns 0, or ``i + 1`` for the first deal where a bot
     chose an illegal action (that deal is left before it)."""
     V = np.empty(TWO_STATE_SIZE, dtype=np.int64)
-    rngs = np.zeros((2, 1), dtype=np.uint64)
+    rngs = np.zeros((N_PLAYERS, 1), dtype=np.uint64)
     for i in range(states.shape[0]):
         T = states[i]
-        for p in range(2):
+        for p in range(N_PLAYERS):
             rng_seed(rngs[p], seeds[i, p], 0)
-        while T[T_PHASE] != DONE:
-            p = T[T_CUR]
+        while phase_of(T) != DONE:
+            p = current_player(T)
             two_public_view_into(T, P, p, V)
             a = two_bot_action(bots[p], V, P, p, rngs[p], W[p])
             if a < 0 or not two_is_legal(T, P, a):

@@ -42,8 +42,10 @@ from numba import njit
 from ..actions import NAME_BASE, PASS, TAKE, action_to_str
 from ..cards import N_CARDS, SUIT_NAMES, format_card, parse_card
 from ..engine.bits import rng_below, rng_seed, seed_int64, shuffle
-from ..engine.two import (MADE_MADE, N_STACKS, T_CUR, T_HAND, T_MADE, T_RETOURNE, T_ROUND,
-                          T_SCORE, T_STACK_UP, T_TAKER, TWO_STATE_SIZE, two_apply, two_reset)
+from ..engine.two import (MADE_MADE, N_PLAYERS, N_STACKS, TWO_STATE_SIZE, current_player,
+                          deal_made, deal_score, other, prise_round, py, retourne_of, taker_of,
+                          two_apply, two_reset)
+from ..engine.two_layout import other as other_player
 from ..rules import RuleSet, params_vector
 from ..two_player import TwoPlayerDeal, TwoPlayerView, two_player_rules
 from .evaluation import EvaluationError
@@ -68,10 +70,10 @@ def _apply_option(T, P, player, option):
     if option == PASS_OPTION:
         two_apply(T, P, PASS)
         return
-    if option == T[T_RETOURNE] >> 3:
+    if option == retourne_of(T) >> 3:
         two_apply(T, P, TAKE)
         return
-    while T[T_ROUND] == 1 or T[T_CUR] != player:
+    while prise_round(T) == 1 or current_player(T) != player:
         two_apply(T, P, PASS)
     two_apply(T, P, NAME_BASE + option)
 
@@ -101,7 +103,7 @@ def _evaluate_worlds(P, template, unknown, dealer, prise, player, options, first
     -1 where unknown) completed by the cards ``unknown`` (int64[k]) in a uniform order,
     dealt by ``dealer``, the prise ``prise`` replayed, each option applied and the deal
     played out by the heuristic at both players. ``out_*[i, j]``: world ``first + i``,
-    option ``options[j]``: ``player``'s score minus the other's, ``T_MADE``, the taker."""
+    option ``options[j]``: ``player``'s score minus the other's, ``deal_made``, the taker."""
     n_opt = options.shape[0]
     deck = np.empty(N_CARDS, dtype=np.int64)
     cards = np.empty(unknown.shape[0], dtype=np.int64)
@@ -125,9 +127,9 @@ def _evaluate_worlds(P, template, unknown, dealer, prise, player, options, first
             raise ValueError("the heuristic chose an illegal action")
         for j in range(n_opt):
             T = states[j]
-            out_diff[i, j] = T[T_SCORE + player] - T[T_SCORE + 1 - player]
-            out_made[i, j] = T[T_MADE]
-            out_taker[i, j] = T[T_TAKER]
+            out_diff[i, j] = deal_score(T, player) - deal_score(T, other(player))
+            out_made[i, j] = deal_made(T)
+            out_taker[i, j] = taker_of(T)
 
 
 # --------------------------------------------------------------------- the deal's places
@@ -143,15 +145,15 @@ def deck_places(rules: RuleSet, dealer: int) -> Tuple[np.ndarray, np.ndarray, np
     place = np.full(N_CARDS, PLACE_LATER, dtype=np.int64)
     owner = np.full(N_CARDS, -1, dtype=np.int64)
     stack = np.full(N_CARDS, -1, dtype=np.int64)
-    for p in range(2):
+    for p in range(N_PLAYERS):
         for c in range(N_CARDS):
-            if (int(T[T_HAND + p]) >> c) & 1:
+            if (int(py.hand_of(T, p)) >> c) & 1:
                 place[c], owner[c] = PLACE_HAND, p
         for k in range(N_STACKS):
-            c = int(T[T_STACK_UP + N_STACKS * p + k])
+            c = int(py.stack_face_up(T, p, k))
             if c >= 0:
                 place[c], owner[c], stack[c] = PLACE_UP, p, k
-    r = int(T[T_RETOURNE])
+    r = int(py.retourne_of(T))
     if place[r] == PLACE_LATER:
         place[r] = PLACE_RETOURNE
     return place, owner, stack
@@ -168,7 +170,7 @@ def _template(view: TwoPlayerView) -> Tuple[np.ndarray, np.ndarray]:
         if place[pos] == PLACE_HAND and owner[pos] == view.player:
             template[pos] = own.pop(0)           # his hand: any order deals the same hand
         elif place[pos] == PLACE_UP:
-            template[pos] = int(V[T_STACK_UP + N_STACKS * owner[pos] + stack[pos]])
+            template[pos] = int(py.stack_face_up(V, owner[pos], stack[pos]))
         elif place[pos] == PLACE_RETOURNE:
             template[pos] = view.retourne
     known = 0
@@ -259,7 +261,7 @@ def evaluate_two_player_view(view: TwoPlayerView, samples: int = 500, seed: int 
         raise EvaluationError(f"samples must be a positive int, not {samples!r}")
     V = view.state
     rs = view.retourne >> 3
-    round1 = int(V[T_ROUND]) == 1
+    round1 = int(py.prise_round(V)) == 1
     options: List[int] = [rs] if round1 else []
     options += [s for s in range(4) if s != rs] + [PASS_OPTION]
     names, acts, legal = [], [], []
@@ -295,8 +297,8 @@ def evaluate_two_player_view(view: TwoPlayerView, samples: int = 500, seed: int 
                        for j, o in enumerate(options)])
     jp = options.index(PASS_OPTION)
     after = taker[:, jp]
-    p_taken = (float((after == view.player).mean()), float((after == 1 - view.player).mean()),
-               float((after < 0).mean()))
+    p_taken = (float((after == view.player).mean()),
+               float((after == other_player(view.player)).mean()), float((after < 0).mean()))
     return TwoPlayerHandEvaluation(view.rules, int(view.player), int(view.dealer), n, int(seed),
                                    tuple(names), tuple(acts), tuple(legal), mean, ci, p_make,
                                    p_taken, seconds)

@@ -34,9 +34,12 @@ from numba import njit
 from ..actions import CARD_BASE
 from ..engine.bits import lowest_card, popcount, rng_below, rng_seed, seed_int64
 from ..engine.declarations import best_single_declaration
-from ..engine.two import (HIDDEN_CARD, N_STACKS, PLAY, T_DECL_PTS, T_DOWN, T_HAND, T_LEADER,
-                          T_PHASE, T_PLAYS, T_STACK_DOWN, T_STACK_UP, T_TRICK_LEADERS,
-                          T_TRICK_N, T_TRICK_NO, T_TRUMP, T_UNDER, T_UP, TWO_STATE_SIZE)
+from ..engine.two import (HIDDEN_CARD, N_PLAYERS, N_STACKS, PLAY, TWO_STATE_SIZE,
+                          add_face_down_cards, cards_in_trick, current_leader,
+                          declaration_points, face_up_cards, hand_of, other, phase_of, py,
+                          set_card_under, set_face_down_cards, set_hand, set_stack_face_down,
+                          stack_face_down, stack_face_up, trick_card, trick_leader, trick_number,
+                          trump_of)
 from ..rules import ABOVE, P_DECLARATIONS, params_vector
 from ..solver_two import _EMPTY, N_SALTS, TT_BITS, W_SALT, W_SIZE, card_values_two
 from ..two_player import TwoPlayerView
@@ -54,16 +57,15 @@ MAX_REDRAWS = 1000
 def hand_constraints(V, me):
     """The cards the other player's hand may still hold (a mask), from the plays in the
     public view ``V`` of player ``me`` (module docstring)."""
-    o = 1 - me
-    strain = V[T_TRUMP]
+    strain = trump_of(V)
     allowed = np.int64(0xFFFFFFFF)
-    n_tricks = V[T_TRICK_NO] + (1 if V[T_TRICK_N] == 1 else 0)
+    n_tricks = trick_number(V) + (1 if cards_in_trick(V) == 1 else 0)
     for t in range(n_tricks):
-        leader = V[T_TRICK_LEADERS + t]
+        leader = trick_leader(V, t)
         if leader != me:
             continue                      # he led: no obligation
-        lead = V[T_PLAYS + 2 * t]
-        f = V[T_PLAYS + 2 * t + 1]
+        lead = trick_card(V, t, 0)
+        f = trick_card(V, t, 1)
         if f < 0:
             continue
         led = lead >> 3
@@ -81,17 +83,17 @@ def _other_start_holding(V, me, hand):
     """The other player's hand and face-up cards at the start of the play, with
     ``hand`` as his (sampled) hand now: hand, his played cards and his face-up cards,
     less the face-down cards revealed since."""
-    o = 1 - me
-    held = hand | V[T_UP + o]
-    n_tricks = V[T_TRICK_NO] + (1 if V[T_TRICK_N] == 1 else 0)
+    o = other(me)
+    held = hand | face_up_cards(V, o)
+    n_tricks = trick_number(V) + (1 if cards_in_trick(V) == 1 else 0)
     for t in range(n_tricks):
-        leader = V[T_TRICK_LEADERS + t]
-        for i in range(2):
-            c = V[T_PLAYS + 2 * t + i]
-            if c >= 0 and (leader if i == 0 else 1 - leader) == o:
+        leader = trick_leader(V, t)
+        for i in range(N_PLAYERS):
+            c = trick_card(V, t, i)
+            if c >= 0 and (leader if i == 0 else other(leader)) == o:
                 held |= np.int64(1) << c
     for k in range(N_STACKS):
-        d = V[T_STACK_DOWN + N_STACKS * o + k]
+        d = stack_face_down(V, o, k)
         if d >= 0:
             held &= ~(np.int64(1) << d)         # revealed later: not part of the start
     return held
@@ -103,11 +105,11 @@ def sample_world(V, P, me, unseen, hand_size, allowed, rng, T, scratch):
     docstring): ``unseen`` the cards he cannot place, ``hand_size`` how many of them lie
     in the other hand, ``allowed`` the cards that hand may hold. ``scratch``:
     int64[32]. Returns the number of redraws used."""
-    o = 1 - me
-    announced = V[T_DECL_PTS + o]
-    declared = P[P_DECLARATIONS] != 0 and V[T_PHASE] == PLAY and \
-        (V[T_TRICK_NO] > 0 or (V[T_TRICK_N] == 1 and V[T_LEADER] == o))
-    strain = V[T_TRUMP]
+    o = other(me)
+    announced = declaration_points(V, o)
+    declared = P[P_DECLARATIONS] != 0 and phase_of(V) == PLAY and \
+        (trick_number(V) > 0 or (cards_in_trick(V) == 1 and current_leader(V) == o))
+    strain = trump_of(V)
     redraws = 0
     while True:
         # the other hand: hand_size cards uniformly among the allowed unseen ones
@@ -124,7 +126,7 @@ def sample_world(V, P, me, unseen, hand_size, allowed, rng, T, scratch):
             hand |= np.int64(1) << c
             pool &= ~(np.int64(1) << c)
         if declared and redraws < MAX_REDRAWS:
-            start = _other_start_holding(V, me, hand | V[T_HAND + o])
+            start = _other_start_holding(V, me, hand | hand_of(V, o))
             if best_single_declaration(start, strain)[0] != announced:
                 redraws += 1
                 continue
@@ -144,17 +146,17 @@ def sample_world(V, P, me, unseen, hand_size, allowed, rng, T, scratch):
         scratch[j] = tmp
     for k in range(TWO_STATE_SIZE):
         T[k] = V[k]
-    T[T_HAND + o] = V[T_HAND + o] | hand
+    set_hand(T, o, hand_of(V, o) | hand)
     i = 0
-    for p in range(2):
-        T[T_DOWN + p] = 0
+    for p in range(N_PLAYERS):
+        set_face_down_cards(T, p, 0)
         for k in range(N_STACKS):
-            if V[T_STACK_DOWN + N_STACKS * p + k] == HIDDEN_CARD:
+            if stack_face_down(V, p, k) == HIDDEN_CARD:
                 c = scratch[i]
                 i += 1
-                T[T_STACK_DOWN + N_STACKS * p + k] = c
-                T[T_UNDER + V[T_STACK_UP + N_STACKS * p + k]] = c
-                T[T_DOWN + p] |= np.int64(1) << c
+                set_stack_face_down(T, p, k, c)
+                set_card_under(T, stack_face_up(V, p, k), c)
+                add_face_down_cards(T, p, np.int64(1) << c)
     return redraws
 
 
@@ -212,7 +214,7 @@ class TwoPimcAgent(TwoPlayerBotAgent):
     def act(self, view: TwoPlayerView) -> int:
         V = view.state
         P = self._P if self._P is not None and self.rules == view.rules else params_vector(view.rules)
-        if view.phase != "play" or int(V[T_TRICK_NO]) < self.solve_from:
+        if view.phase != "play" or int(py.trick_number(V)) < self.solve_from:
             return int(two_bot_action(TWO_HEURISTIC, V, P, view.player, self.rng,
                                       self.two_weights))
         legal = view.legal_actions

@@ -19,11 +19,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .engine.bits import lowest_card, popcount
+from .engine.bits import lowest_card
 from .engine.play import beats, card_play_rule
-from .engine.two import (DIX_DE_DER, N_TRICKS_TWO, PLAY, T_DOWN, T_HAND, T_LEADER, T_PHASE,
-                         T_PLAYED, T_POINTS, T_TRICK_N, T_TRICK_NO, T_TRUMP, T_UNDER, T_UP,
-                         T_WIN_CARD)
+from .engine.two import (DIX_DE_DER, N_PLAYERS, N_TRICKS_TWO, PLAY, card_points_won,
+                         cards_in_trick, cards_under, current_leader, face_down_cards, led_card,
+                         other, playable_cards, played_cards, py, trick_number,
+                         trump_of)
 from .rules import ABOVE, ALL_CARD_POINTS, CARD_ORDER
 
 __all__ = ["TwoPlayerSolver", "solve_two", "card_values_two", "TT_BITS", "N_SALTS"]
@@ -97,9 +98,9 @@ def _reveal_covered(av0, av1, dn0, dn1, leader, lead, f, under):
     """The playable and face-down cards once the trick ``lead`` (by ``leader``) / ``f``
     is collected: each face-down card under one of them turns up (both cards already
     out of the players' playable cards)."""
-    for pc in range(2):
+    for pc in range(N_PLAYERS):
         c = lead if pc == 0 else f
-        owner = leader if pc == 0 else 1 - leader
+        owner = leader if pc == 0 else other(leader)
         d = under[c]
         if d >= 0:
             if owner == 0:
@@ -224,7 +225,7 @@ def _search(av0, av1, dn0, dn1, played, leader, n_left, alpha, beta, strain, und
                 if _zero_point_twin(f, foll_av, strain, under):
                     continue
                 lead = fr[F_LEAD]
-                winner = (1 - leader) if beats(f, lead, strain) else leader
+                winner = other(leader) if beats(f, lead, strain) else leader
                 pts = _POINTS[strain, lead] + _POINTS[strain, f]
                 if fr[F_NLEFT] == 1:
                     pts += DIX_DE_DER
@@ -333,18 +334,18 @@ def _position(T):
     """``(av0, av1, dn0, dn1, played, rem)`` of the engine state ``T`` (play phase):
     ``rem`` the card points not yet won (the current trick's card and the dix de der
     included)."""
-    av0 = T[T_HAND] | T[T_UP]
-    av1 = T[T_HAND + 1] | T[T_UP + 1]
-    strain = T[T_TRUMP]
+    av0 = playable_cards(T, 0)
+    av1 = playable_cards(T, 1)
+    strain = trump_of(T)
     rem = DIX_DE_DER
-    m = av0 | av1 | T[T_DOWN] | T[T_DOWN + 1]
+    m = av0 | av1 | face_down_cards(T, 0) | face_down_cards(T, 1)
     while m:
         c = lowest_card(m)
         m &= m - 1
         rem += _POINTS[strain, c]
-    if T[T_TRICK_N] == 1:
-        rem += _POINTS[strain, T[T_WIN_CARD]]
-    return av0, av1, T[T_DOWN], T[T_DOWN + 1], T[T_PLAYED], rem
+    if cards_in_trick(T) == 1:
+        rem += _POINTS[strain, led_card(T)]
+    return av0, av1, face_down_cards(T, 0), face_down_cards(T, 1), played_cards(T), rem
 
 
 @njit(cache=True)
@@ -352,7 +353,7 @@ def _after_follow(av0, av1, dn0, dn1, played, leader, lead, f, n_left, strain, u
                   tt, work, rem, F, buf, keys):
     """Player 0's points from the current trick on when ``leader`` led ``lead`` (already
     out of his cards, ``played`` without it) and the follower plays ``f``."""
-    follower = 1 - leader
+    follower = other(leader)
     winner = follower if beats(f, lead, strain) else leader
     pts = _POINTS[strain, lead] + _POINTS[strain, f]
     if n_left == 1:
@@ -398,17 +399,17 @@ def card_values_two(T, tt, work, out):
     perfectly after; -1 for the other cards. Returns the number of legal cards."""
     for c in range(32):
         out[c] = -1
-    strain = T[T_TRUMP]
-    under = T[T_UNDER:T_UNDER + 32]
+    strain = trump_of(T)
+    under = cards_under(T)
     buf = np.empty(32 * (N_TRICKS_TWO + 1), dtype=np.int64)
     keys = np.empty(32 * (N_TRICKS_TWO + 1), dtype=np.int64)
     F = np.zeros((N_TRICKS_TWO + 2, N_FIELDS), dtype=np.int64)
     av0, av1, dn0, dn1, played, rem = _position(T)
-    me = T[T_LEADER] if T[T_TRICK_N] == 0 else 1 - T[T_LEADER]
-    n_left = N_TRICKS_TWO - T[T_TRICK_NO]
-    won = T[T_POINTS + me]
+    me = current_leader(T) if cards_in_trick(T) == 0 else other(current_leader(T))
+    n_left = N_TRICKS_TWO - trick_number(T)
+    won = card_points_won(T, me)
     mine = av0 if me == 0 else av1
-    legal = mine if T[T_TRICK_N] == 0 else _legal_follow(mine, T[T_WIN_CARD], strain)
+    legal = mine if cards_in_trick(T) == 0 else _legal_follow(mine, led_card(T), strain)
     n = 0
     m = legal
     while m:
@@ -416,12 +417,12 @@ def card_values_two(T, tt, work, out):
         m &= m - 1
         n += 1
         cb = np.int64(1) << c
-        if T[T_TRICK_N] == 0:
+        if cards_in_trick(T) == 0:
             v0 = _after_lead(av0 & ~cb if me == 0 else av0, av1 & ~cb if me == 1 else av1,
                              dn0, dn1, played | cb, me, c, n_left, strain, under, tt, work,
                              rem, F, buf, keys)
         else:
-            v0 = _after_follow(av0, av1, dn0, dn1, played, 1 - me, T[T_WIN_CARD], c, n_left,
+            v0 = _after_follow(av0, av1, dn0, dn1, played, other(me), led_card(T), c, n_left,
                                strain, under, tt, work, rem, F, buf, keys)
         out[c] = won + (v0 if me == 0 else rem - v0)
     return n
@@ -431,20 +432,20 @@ def card_values_two(T, tt, work, out):
 def solve_two_state(T, tt, work):
     """Card points player 0 wins in the whole deal of the full state ``T`` (play phase,
     at a trick's start or after its first card), both playing perfectly."""
-    strain = T[T_TRUMP]
-    under = T[T_UNDER:T_UNDER + 32]
+    strain = trump_of(T)
+    under = cards_under(T)
     buf = np.empty(32 * (N_TRICKS_TWO + 1), dtype=np.int64)
     keys = np.empty(32 * (N_TRICKS_TWO + 1), dtype=np.int64)
     F = np.zeros((N_TRICKS_TWO + 2, N_FIELDS), dtype=np.int64)
     av0, av1, dn0, dn1, played, rem = _position(T)
-    n_left = N_TRICKS_TWO - T[T_TRICK_NO]
-    if T[T_TRICK_N] == 0:
-        v = _search(av0, av1, dn0, dn1, played, T[T_LEADER], n_left, -1, 1 << 20, strain,
-                    under, tt, work, rem, F, buf, keys)
+    n_left = N_TRICKS_TWO - trick_number(T)
+    if cards_in_trick(T) == 0:
+        v = _search(av0, av1, dn0, dn1, played, current_leader(T), n_left, -1, 1 << 20,
+                    strain, under, tt, work, rem, F, buf, keys)
     else:
-        v = _after_lead(av0, av1, dn0, dn1, played, T[T_LEADER], T[T_WIN_CARD], n_left, strain,
-                        under, tt, work, rem, F, buf, keys)
-    return T[T_POINTS] + v
+        v = _after_lead(av0, av1, dn0, dn1, played, current_leader(T), led_card(T), n_left,
+                        strain, under, tt, work, rem, F, buf, keys)
+    return card_points_won(T, 0) + v
 
 
 class TwoPlayerSolver:
@@ -475,7 +476,7 @@ class TwoPlayerSolver:
     def solve(self, state: np.ndarray) -> int:
         """Card points player 0 wins in the whole deal of the full state (play phase)."""
         T = np.asarray(state, dtype=np.int64)
-        if T[T_PHASE] != PLAY:
+        if py.phase_of(T) != PLAY:
             raise ValueError("the solver needs a deal in its play phase")
         self._clear()
         return int(solve_two_state(T, self.tt, self.work))
@@ -484,7 +485,7 @@ class TwoPlayerSolver:
         """int64[32]: for each legal card of the player to act, the card points he wins
         in the whole deal when he plays it (-1 for other cards)."""
         T = np.asarray(state, dtype=np.int64)
-        if T[T_PHASE] != PLAY:
+        if py.phase_of(T) != PLAY:
             raise ValueError("the solver needs a deal in its play phase")
         self._clear()
         out = np.empty(32, dtype=np.int64)

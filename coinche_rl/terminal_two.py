@@ -36,6 +36,7 @@ from typing import List, Optional, Sequence, TextIO, Union
 
 from . import actions as A
 from .cards import SUIT_NAMES, InvalidNotationError, format_card, format_hand, popcount
+from .engine.two_layout import N_PLAYERS, other
 from .game import IllegalActionError
 from .rules import RuleSet, rules_label
 from .terminal import PlayResult, PlaySetupError, TerminalGame, _is_int
@@ -84,7 +85,7 @@ class TwoPlayerTerminalGame(TerminalGame):
         self._keep_settings(rules, target, seed, deals, match, save, stdin, stdout)
         self.bot = make_two_player_agent(opponent)     # AgentSpecError names the problem
         try:
-            self.bot.reset(1 - self.me, self.rules, 0)
+            self.bot.reset(other(self.me), self.rules, 0)
         except Exception as e:
             raise PlaySetupError(f"agent {opponent!r} cannot play rules "
                                  f"{rules_label(self.rules)!r}: {e}") from None
@@ -99,7 +100,7 @@ class TwoPlayerTerminalGame(TerminalGame):
         return "you" if p == self.me else "opponent"
 
     def _pair(self, pair) -> str:
-        return f"you {pair[self.me]}, opponent {pair[1 - self.me]}"
+        return f"you {pair[self.me]}, opponent {pair[other(self.me)]}"
 
     def _score_line(self) -> str:
         line = self._pair(self.match.scores)
@@ -120,7 +121,7 @@ class TwoPlayerTerminalGame(TerminalGame):
         if any(u < 0 and d for row in view.stacks for u, d in row):
             legend += "; ?? alone: its cover was just played, it turns face up with the trick"
         lines = [f"Table ({legend}):"]
-        for p in (1 - self.me, self.me):
+        for p in (other(self.me), self.me):
             stacks = " ".join(f"[{t}]" for t in (self._stack_text(u, d) for u, d in view.stacks[p]) if t)
             extra = ""
             if p != self.me and self.rules.hand_cards:
@@ -142,7 +143,7 @@ class TwoPlayerTerminalGame(TerminalGame):
         return lines
 
     def _prise_by(self, view: TwoPlayerView, deal: TwoPlayerDeal):
-        n = 1 - view.dealer
+        n = other(view.dealer)
         return [((n, view.dealer)[k % 2], a) for k, a in enumerate(view.prise)]
 
     def _trump_text(self, view: TwoPlayerView) -> str:
@@ -152,16 +153,16 @@ class TwoPlayerTerminalGame(TerminalGame):
         if self.rules.hand_cards:
             text += f" (retourne {format_card(view.retourne)}"
             if view.exchanged:
-                text += f", exchanged by {self.name(1 - view.taker)} for the 7 of trump"
+                text += f", exchanged by {self.name(other(view.taker))} for the 7 of trump"
             text += ")"
         return text
 
     def _trick_lines(self, view: TwoPlayerView) -> List[str]:
-        won = [view.trick_winners.count(p) for p in range(2)]
+        won = [view.trick_winners.count(p) for p in range(N_PLAYERS)]
         pts = view.card_points_won
         lines = [self._trump_text(view),
                  f"Tricks won: you {won[self.me]} ({pts[self.me]} points), "
-                 f"opponent {won[1 - self.me]} ({pts[1 - self.me]} points)"]
+                 f"opponent {won[other(self.me)]} ({pts[other(self.me)]} points)"]
         n = len(view.trick_winners) + 1
         if len(view.plays) % 2 == 0:
             lines.append(f"Trick {n} of 16: you lead")
@@ -314,12 +315,12 @@ class TwoPlayerTerminalGame(TerminalGame):
         if len(after.trick_winners) > len(before.trick_winners):
             w = after.trick_winners[-1]
             gained = after.card_points_won[w] - before.card_points_won[w]
-            won = [after.trick_winners.count(q) for q in range(2)]
+            won = [after.trick_winners.count(q) for q in range(N_PLAYERS)]
             pts = after.card_points_won
             self.say(f"  -> trick {len(after.trick_winners)} to {self.name(w)} ({gained} points); "
-                     f"tricks: you {won[me]} ({pts[me]} points), opponent {won[1 - me]} "
-                     f"({pts[1 - me]} points)")
-            for q in (me, 1 - me):
+                     f"tricks: you {won[me]} ({pts[me]} points), opponent {won[other(me)]} "
+                     f"({pts[other(me)]} points)")
+            for q in (me, other(me)):
                 turned = after.table_up[q] & ~before.table_up[q]
                 if turned:
                     side = "your side" if q == me else "the opponent's side"
@@ -329,7 +330,7 @@ class TwoPlayerTerminalGame(TerminalGame):
 
     def _report_dealt(self, view: TwoPlayerView) -> None:
         if self.rules.hand_cards:
-            non_taker = 1 - view.taker
+            non_taker = other(view.taker)
             bergere = view.stacks[non_taker][-1][0] if view.stacks[non_taker] else -1
             self.say(f"The rest is dealt: you hold {popcount(view.hand)} cards, the opponent "
                      f"{view.other_hand_size}; 3 stacks each (a face-up card on a face-down "
@@ -341,7 +342,7 @@ class TwoPlayerTerminalGame(TerminalGame):
         if not any(d):
             return
         w = view.declaration_winner
-        said = f"you {d[self.me]}, opponent {d[1 - self.me]}"
+        said = f"you {d[self.me]}, opponent {d[other(self.me)]}"
         if w is None:
             self.say(f"  Declarations ({said}): equal, neither scores")
         else:
@@ -351,7 +352,7 @@ class TwoPlayerTerminalGame(TerminalGame):
 
     def _deal_end(self, deal: TwoPlayerDeal, k: int) -> None:
         res = deal.result
-        me, o = self.me, 1 - self.me
+        me, o = self.me, other(self.me)
         self.say("")
         self.say(f"=== Deal {k + 1} is over ===")
         if res.void:
@@ -382,7 +383,7 @@ class TwoPlayerTerminalGame(TerminalGame):
     def _play_deal(self, k: int) -> None:
         deal = self.match.deal
         self._deal = deal
-        me, o = self.me, 1 - self.me
+        me, o = self.me, other(self.me)
         self.bot.reset(o, self.rules, self._seeds(k)[o])
         self._belote_said = [False, False]
         self._say_deal_start(deal, k)
@@ -423,7 +424,7 @@ class TwoPlayerTerminalGame(TerminalGame):
         from .agents.two_player import make_two_player_agent
         deal = TwoPlayerDeal(self.rules, seed=self.seed, dealer=0)
         bot = make_two_player_agent(self.opponent_spec)
-        bot.reset(1 - self.me, self.rules, 0)
+        bot.reset(other(self.me), self.rules, 0)
         while not deal.is_terminal:
             p = deal.current_player
             view = deal.view(p)
@@ -433,7 +434,7 @@ class TwoPlayerTerminalGame(TerminalGame):
         what = self._length_text("a player")
         self.say(f"coinche-rl play: belote for two players, rules {rules_label(self.rules)!r}, "
                  f"seed {self.seed}, {what}")
-        self.say(f"You are player {self.me}; the opponent (player {1 - self.me}) is "
+        self.say(f"You are player {self.me}; the opponent (player {other(self.me)}) is "
                  f"{self.opponent_spec}.")
         self._say_how_to_answer("take, pass, nameH, exchange, no-exchange, JH"
                                 if self.rules.hand_cards else "take, pass, nameH, JH")

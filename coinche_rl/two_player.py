@@ -31,6 +31,8 @@ import numpy as np
 from . import actions as A
 from .cards import SUIT_NAMES, format_card, format_hand, popcount
 from .engine import two as E2
+from .engine.two import py as _S    # the state's accessors, plain Python
+from .engine.two_layout import other
 from .game import (IllegalActionError, IllegalBidError, IllegalPlayError, Match, deal_deck,
                    deal_stream, deck_from, draw_below)
 from .rules import STRAIN_LONG_NAMES, InvalidRulesError, RuleSet, get_rules, params_vector
@@ -92,7 +94,7 @@ class TwoPlayerResult:
         outcome = "litige" if self.litige else ("made" if self.made else "failed")
         lines = [f"player {self.taker} took {STRAIN_LONG_NAMES[self.trump]}: {outcome}"
                  + (f", capot by player {self.capot}" if self.capot is not None else "")]
-        for p in range(2):
+        for p in range(E2.N_PLAYERS):
             lines.append(f"  player {p}: card points {self.card_points[p]:3d}  declaration "
                          f"{self.declarations[p]:3d}{' (scores)' if self.declaration_winner == p else ''}"
                          f"  belote {self.belote[p]:2d}  score {self.scores[p]:3d}")
@@ -145,10 +147,6 @@ class TwoPlayerView:
     @property
     def legal_actions(self) -> List[int]:
         return [int(a) for a in np.flatnonzero(self.legal)]
-
-
-def _slot(name: str) -> int:
-    return E2.TWO_OFFSETS[name]
 
 
 class TwoPlayerDeal:
@@ -214,31 +212,28 @@ class TwoPlayerDeal:
     def __repr__(self) -> str:
         return f"<TwoPlayerDeal {self.rules.name} dealer={self.dealer} phase={self.phase}>"
 
-    def _get(self, name: str, k: int = 0) -> int:
-        return int(self._T[_slot(name) + k])
-
     @property
     def dealer(self) -> int:
-        return self._get("T_DEALER")
+        return int(_S.dealer_of(self._T))
 
     @property
     def phase(self) -> str:
         """``prise``, ``exchange``, ``play`` or ``done``."""
-        return PHASE_NAMES[self._get("T_PHASE")]
+        return PHASE_NAMES[int(_S.phase_of(self._T))]
 
     @property
     def is_terminal(self) -> bool:
-        return self._get("T_PHASE") == E2.DONE
+        return _S.phase_of(self._T) == E2.DONE
 
     @property
     def is_void(self) -> bool:
         """True when both players passed twice."""
-        return self._get("T_VOID") == 1
+        return _S.deal_void(self._T) == 1
 
     @property
     def current_player(self) -> Optional[int]:
         """The player to act (None when the deal is over)."""
-        p = self._get("T_CUR")
+        p = int(_S.current_player(self._T))
         return None if p < 0 else p
 
     @property
@@ -249,22 +244,22 @@ class TwoPlayerDeal:
     @property
     def deck(self) -> List[int]:
         """The 32 cards in dealing order."""
-        return [self._get("T_DECK", k) for k in range(32)]
+        return [int(c) for c in _S.deck_cards(self._T)]
 
     @property
     def hands(self) -> List[int]:
         """Each player's hand (cards still held, masks)."""
-        return [self._get("T_HAND", p) for p in range(2)]
+        return [int(_S.hand_of(self._T, p)) for p in range(E2.N_PLAYERS)]
 
     @property
     def table_up(self) -> List[int]:
         """Each player's face-up table cards (masks): public, and all playable."""
-        return [self._get("T_UP", p) for p in range(2)]
+        return [int(_S.face_up_cards(self._T, p)) for p in range(E2.N_PLAYERS)]
 
     @property
     def table_down(self) -> List[int]:
         """Each player's face-down table cards (masks): unknown to both players."""
-        return [self._get("T_DOWN", p) for p in range(2)]
+        return [int(_S.face_down_cards(self._T, p)) for p in range(E2.N_PLAYERS)]
 
     @property
     def stacks(self) -> List[List[Tuple[int, int]]]:
@@ -272,12 +267,13 @@ class TwoPlayerDeal:
         none (played, revealed, or the bergère's empty place). A revealed card shows as
         the stack's face-up card."""
         out = []
-        for p in range(2):
-            up, down = self._get("T_UP", p), self._get("T_DOWN", p)
+        T = self._T
+        for p in range(E2.N_PLAYERS):
+            up, down = int(_S.face_up_cards(T, p)), int(_S.face_down_cards(T, p))
             row = []
             for k in range(E2.N_STACKS):
-                u = self._get("T_STACK_UP", E2.N_STACKS * p + k)
-                d = self._get("T_STACK_DOWN", E2.N_STACKS * p + k)
+                u = int(_S.stack_face_up(T, p, k))
+                d = int(_S.stack_face_down(T, p, k))
                 if u < 0:
                     continue
                 if d >= 0 and up >> d & 1:
@@ -290,86 +286,89 @@ class TwoPlayerDeal:
     @property
     def retourne(self) -> int:
         """The turned-up card that proposes trump."""
-        return self._get("T_RETOURNE")
+        return int(_S.retourne_of(self._T))
 
     @property
     def prise(self) -> List[int]:
         """The prise actions in order."""
-        return [self._get("T_PRISE", k) for k in range(self._get("T_N_PRISE"))]
+        return [int(_S.prise_action(self._T, k)) for k in range(_S.prise_length(self._T))]
 
     @property
     def prise_round(self) -> int:
-        return self._get("T_ROUND")
+        return int(_S.prise_round(self._T))
 
     @property
     def trump(self) -> Optional[int]:
         """The trump suit (None before the prise ends, or on a void deal)."""
-        t = self._get("T_TRUMP")
+        t = int(_S.trump_of(self._T))
         return None if t < 0 else t
 
     @property
     def taker(self) -> Optional[int]:
-        t = self._get("T_TAKER")
+        t = int(_S.taker_of(self._T))
         return None if t < 0 else t
 
     @property
     def exchanged(self) -> Optional[bool]:
         """True / False once the exchange was offered and decided, None otherwise."""
-        e = self._get("T_EXCHANGE")
+        e = int(_S.exchange_choice(self._T))
         return None if e < 0 else bool(e)
 
     @property
     def trick_number(self) -> int:
-        return self._get("T_TRICK_NO")
+        return int(_S.trick_number(self._T))
 
     @property
     def plays(self) -> List[Tuple[int, int]]:
         """``(player, card)`` in the order played."""
         out = []
-        for t in range(16):
-            leader = self._get("T_TRICK_LEADERS", t)
-            for i in range(2):
-                c = self._get("T_PLAYS", 2 * t + i)
+        T = self._T
+        for t in range(E2.N_TRICKS_TWO):
+            leader = int(_S.trick_leader(T, t))
+            for i in range(E2.N_PLAYERS):
+                c = int(_S.trick_card(T, t, i))
                 if c < 0:
                     return out
-                out.append((leader if i == 0 else 1 - leader, c))
+                out.append((leader if i == 0 else other(leader), c))
         return out
 
     @property
     def tricks(self) -> List[List[Tuple[int, int]]]:
         """The completed tricks plus the current one once its first card is played."""
         p = self.plays
-        return [p[i:i + 2] for i in range(0, len(p), 2)]
+        return [p[i:i + E2.N_PLAYERS] for i in range(0, len(p), E2.N_PLAYERS)]
 
     @property
     def trick_winners(self) -> List[int]:
-        return [w for w in (self._get("T_TRICK_WINNERS", t) for t in range(16)) if w >= 0]
+        winners = (int(_S.trick_winner(self._T, t)) for t in range(E2.N_TRICKS_TWO))
+        return [w for w in winners if w >= 0]
 
     @property
     def current_trick(self) -> List[Tuple[int, int]]:
-        if self.phase != "play" or self._get("T_TRICK_N") == 0:
+        if self.phase != "play" or _S.cards_in_trick(self._T) == 0:
             return []
         return self.tricks[-1]
 
     @property
     def card_points_won(self) -> Tuple[int, int]:
         """Card points won so far (with the dix de der once the last trick is played)."""
-        return self._get("T_POINTS"), self._get("T_POINTS", 1)
+        return int(_S.card_points_won(self._T, 0)), int(_S.card_points_won(self._T, 1))
 
     @property
     def declarations(self) -> Tuple[Tuple[int, int], Tuple[int, int]]:
         """Each player's ``(points, cards mask)`` of his best single declaration."""
-        return tuple((self._get("T_DECL_PTS", p), self._get("T_DECL_CARDS", p)) for p in range(2))
+        return tuple((int(_S.declaration_points(self._T, p)), int(_S.declaration_cards(self._T, p)))
+                     for p in range(E2.N_PLAYERS))
 
     @property
     def declaration_winner(self) -> Optional[int]:
-        w = self._get("T_DECL_WINNER")
+        w = int(_S.declaration_winner(self._T))
         return None if w < 0 else w
 
     @property
     def belote_points(self) -> List[int]:
         """Belote points credited so far per player (20 once its owner played K and Q)."""
-        return [self._get("T_BELOTE"), self._get("T_BELOTE", 1)]
+        return [int(_S.belote_points(self._T, p)) for p in range(E2.N_PLAYERS)]
 
     # ---------------------------------------------------------------- views
     def public_state(self, player: int) -> np.ndarray:
@@ -383,40 +382,39 @@ class TwoPlayerDeal:
     def view(self, player: int) -> TwoPlayerView:
         """What ``player`` knows now (:class:`TwoPlayerView`)."""
         V = self.public_state(player)
-        o = 1 - player
-        g = lambda name, k=0: int(V[_slot(name) + k])  # noqa: E731
+        o = other(player)
         stacks = []
-        for p in range(2):
+        for p in range(E2.N_PLAYERS):
             row = []
             for k in range(E2.N_STACKS):
-                u = g("T_STACK_UP", E2.N_STACKS * p + k)
-                d = g("T_STACK_DOWN", E2.N_STACKS * p + k)
+                u = int(_S.stack_face_up(V, p, k))
+                d = int(_S.stack_face_down(V, p, k))
                 if u < 0:
                     continue
-                up = g("T_UP", p)
+                up = int(_S.face_up_cards(V, p))
                 if d >= 0 and up >> d & 1:
                     row.append((d, False))
                 else:
                     row.append((u if up >> u & 1 else -1, d == E2.HIDDEN_CARD))
             stacks.append(tuple(row))
-        face_down = tuple(sum(1 for _, down in stacks[p] if down) for p in range(2))
-        hand, known = g("T_HAND", player), g("T_HAND", o)
-        up = (g("T_UP"), g("T_UP", 1))
-        played = g("T_PLAYED")
+        face_down = tuple(sum(1 for _, down in stacks[p] if down) for p in range(E2.N_PLAYERS))
+        hand, known = int(_S.hand_of(V, player)), int(_S.hand_of(V, o))
+        up = (int(_S.face_up_cards(V, 0)), int(_S.face_up_cards(V, 1)))
+        played = int(_S.played_cards(V))
         unseen = 0xFFFFFFFF & ~(hand | known | up[0] | up[1] | played)
         legal = self.legal_action_mask() if self.current_player == player else np.zeros(A.N_ACTIONS, bool)
-        w = g("T_DECL_WINNER")
-        ex = g("T_EXCHANGE")
+        w = int(_S.declaration_winner(V))
+        ex = int(_S.exchange_choice(V))
         return TwoPlayerView(
             player=player, rules=self.rules, phase=self.phase, current_player=self.current_player,
             dealer=self.dealer, hand=hand, known_other=known,
             other_hand_size=popcount(self.hands[o]), table_up=up, stacks=tuple(stacks),
-            face_down=face_down, unseen=unseen, retourne=g("T_RETOURNE"),
+            face_down=face_down, unseen=unseen, retourne=int(_S.retourne_of(V)),
             prise=tuple(self.prise), trump=self.trump, taker=self.taker,
             exchanged=None if ex < 0 else bool(ex), plays=tuple(self.plays),
             trick_winners=tuple(self.trick_winners),
-            card_points_won=(g("T_POINTS"), g("T_POINTS", 1)),
-            declarations=(g("T_DECL_PTS"), g("T_DECL_PTS", 1)),
+            card_points_won=(int(_S.card_points_won(V, 0)), int(_S.card_points_won(V, 1))),
+            declarations=(int(_S.declaration_points(V, 0)), int(_S.declaration_points(V, 1))),
             declaration_winner=None if w < 0 else w, legal=legal, state=V)
 
     # ---------------------------------------------------------------- actions
@@ -513,23 +511,24 @@ class TwoPlayerDeal:
         if self.is_void:
             return TwoPlayerResult(True, None, None, (0, 0), None, (0, 0), None, (0, 0), None,
                                    False, 0, (0, 0))
-        made = self._get("T_MADE")
-        capot = self._get("T_CAPOT")
+        T = self._T
+        made = int(_S.deal_made(T))
+        capot = int(_S.capot_player(T))
         return TwoPlayerResult(
             void=False, taker=self.taker, trump=self.trump,
-            card_points=(self._get("T_CARD_POINTS"), self._get("T_CARD_POINTS", 1)),
+            card_points=(int(_S.final_card_points(T, 0)), int(_S.final_card_points(T, 1))),
             capot=None if capot < 0 else capot,
-            declarations=(self._get("T_DECL_PTS"), self._get("T_DECL_PTS", 1)),
+            declarations=(int(_S.declaration_points(T, 0)), int(_S.declaration_points(T, 1))),
             declaration_winner=self.declaration_winner,
-            belote=(self._get("T_BELOTE"), self._get("T_BELOTE", 1)),
+            belote=(int(_S.belote_points(T, 0)), int(_S.belote_points(T, 1))),
             made=made == E2.MADE_MADE, litige=made == E2.MADE_LITIGE,
-            litige_points=self._get("T_LITIGE"),
-            scores=(self._get("T_SCORE"), self._get("T_SCORE", 1)))
+            litige_points=int(_S.litige_points(T)),
+            scores=(int(_S.deal_score(T, 0)), int(_S.deal_score(T, 1))))
 
     @property
     def scores(self) -> Tuple[int, int]:
         """The deal's score per player (0, 0 until it is over)."""
-        return self._get("T_SCORE"), self._get("T_SCORE", 1)
+        return int(_S.deal_score(self._T, 0)), int(_S.deal_score(self._T, 1))
 
     def render(self, viewer: Optional[int] = None) -> str:
         """The table as text. With ``viewer`` (0 or 1), only what that player sees: his
@@ -542,7 +541,7 @@ class TwoPlayerDeal:
                          + (", exchanged for the 7" if self.exchanged else "") + ")")
         elif not self.is_void:
             lines.append(f"  retourne: {ret}, prise round {self.prise_round}")
-        for p in range(2):
+        for p in range(E2.N_PLAYERS):
             hand = self.hands[p]
             if viewer is None or viewer == p:
                 h = format_hand(hand) or "-"
@@ -601,7 +600,7 @@ class TwoPlayerMatch(Match):
         if self.winner is None:
             if len(self.deals) >= self.max_deals:
                 raise RuntimeError(f"the match did not end within {self.max_deals} deals")
-            self.deal = TwoPlayerDeal(self.rules, deck=deal_deck(self._rng), dealer=1 - d.dealer)
+            self.deal = TwoPlayerDeal(self.rules, deck=deal_deck(self._rng), dealer=other(d.dealer))
 
 
 def score_into_two_match(scores: Sequence[int], pot: int, deal: TwoPlayerDeal):
@@ -618,9 +617,9 @@ def score_into_two_match(scores: Sequence[int], pot: int, deal: TwoPlayerDeal):
     if res.litige:
         pot += res.litige_points
     elif pot:
-        s[deal.taker if res.made else 1 - deal.taker] += pot
+        s[deal.taker if res.made else other(deal.taker)] += pot
         pot = 0
-    scores = [scores[p] + s[p] for p in range(2)]
+    scores = [scores[p] + s[p] for p in range(E2.N_PLAYERS)]
     return scores, pot, match_winner_two(scores, deal.rules.target)
 
 

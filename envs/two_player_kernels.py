@@ -23,15 +23,16 @@ from numba import njit
 from ..actions import NAME_BASE, PASS, TAKE
 from ..cards import N_CARDS
 from ..engine import kernel, popcount
-from ..engine.two import (DONE, EXCHANGE_PHASE, HIDDEN_CARD, N_PLAYERS, N_STACKS, N_TRICKS_TWO,
-                          PLAY, PRISE, T_BELOTE, T_CUR, T_DEALER, T_DECL_CARDS, T_DECL_PTS,
-                          T_DECL_WINNER, T_EXCHANGE, T_HAND, T_N_PRISE, T_PHASE,
-                          T_PLAYS, T_POINTS, T_PRISE, T_RETOURNE, T_ROUND, T_SCORE,
-                          T_STACK_DOWN, T_STACK_UP, T_TAKER, T_TRICKS, T_TRICK_LEADERS,
-                          T_TRICK_N, T_TRICK_NO, T_TRICK_WINNERS, T_TRUMP, T_UP, T_VOID,
-                          TWO_STATE_SIZE, DECL_UNRESOLVED, two_apply, two_is_legal,
-                          two_legal_mask, two_public_view_into, two_random_action,
-                          two_random_deal)
+from ..engine.two import (CARDS_PER_PLAYER, DECL_UNRESOLVED, DONE, EXCHANGE_PHASE, HIDDEN_CARD,
+                          N_PLAYERS, N_STACKS, N_TRICKS_TWO, PLAY, PRISE, TWO_STATE_SIZE,
+                          belote_points, card_points_won, cards_in_trick, current_player,
+                          deal_score, deal_void, dealer_of, declaration_cards,
+                          declaration_points, declaration_winner, exchange_choice,
+                          face_up_cards, hand_of, other, phase_of, prise_action, prise_length,
+                          prise_round, retourne_of, stack_face_down, stack_face_up, taker_of,
+                          trick_card, trick_leader, trick_number, trick_winner, tricks_won,
+                          trump_of, two_apply, two_is_legal, two_legal_mask,
+                          two_public_view_into, two_random_action, two_random_deal)
 from ..rules import DEAL_POINTS, P_BELOTE, P_DECLARATIONS, P_HAND_CARDS, P_LITIGE, params_vector
 from . import two_player_observation as O
 from .two_player_observation import (O_BELOTE, O_COVERS, O_CURRENT_TRICK, O_DEALER,
@@ -82,20 +83,20 @@ def encode_view(V, P, me, match, out):
     """
     for k in range(N_OBS):
         out[k] = 0.0
-    o = 1 - me
-    phase = V[T_PHASE]
-    _bits_into(V[T_HAND + me], out, O_HAND)
-    _bits_into(V[T_HAND + o], out, O_KNOWN_OTHER)
+    o = other(me)
+    phase = phase_of(V)
+    _bits_into(hand_of(V, me), out, O_HAND)
+    _bits_into(hand_of(V, o), out, O_KNOWN_OTHER)
     # the table: face-up cards, the stacks whose face-down card is still there
     down_o = 0
     for p in range(N_PLAYERS):
         r = _rel(p, me)
-        up = V[T_UP + p]
+        up = face_up_cards(V, p)
         _bits_into(up, out, O_TABLE_UP + 32 * r)
         down = 0
         for k in range(N_STACKS):
-            u = V[T_STACK_UP + N_STACKS * p + k]
-            d = V[T_STACK_DOWN + N_STACKS * p + k]
+            u = stack_face_up(V, p, k)
+            d = stack_face_down(V, p, k)
             if d == HIDDEN_CARD:
                 down += 1
                 if u >= 0 and (up >> u) & 1:
@@ -109,67 +110,67 @@ def encode_view(V, P, me, match, out):
     cur_leader = -1
     cur_card = -1
     for t in range(N_TRICKS_TWO):
-        leader = V[T_TRICK_LEADERS + t]
-        if V[T_TRICK_WINNERS + t] >= 0:
+        leader = trick_leader(V, t)
+        if trick_winner(V, t) >= 0:
             n_done += 1
-        for i in range(2):
-            c = V[T_PLAYS + 2 * t + i]
+        for i in range(N_PLAYERS):
+            c = trick_card(V, t, i)
             if c < 0:
                 break
-            p = leader if i == 0 else 1 - leader
+            p = leader if i == 0 else other(leader)
             if p == o:
                 n_o += 1
             out[O_PLAYED_BY + 2 * c + _rel(p, me)] = 1.0
             out[O_PLAYED_WHEN + c] = (t + 1) / TRICKS_SCALE
-            if i == 0 and V[T_TRICK_WINNERS + t] < 0:
+            if i == 0 and trick_winner(V, t) < 0:
                 cur_leader = leader
                 cur_card = c
-    out[O_HAND_SIZE] = popcount(V[T_HAND + me]) / HAND_SCALE
-    if phase == PRISE or phase == EXCHANGE_PHASE or V[T_VOID] != 0:
+    out[O_HAND_SIZE] = popcount(hand_of(V, me)) / HAND_SCALE
+    if phase == PRISE or phase == EXCHANGE_PHASE or deal_void(V) != 0:
         other_hand = FIRST_HAND if P[P_HAND_CARDS] else 0
     else:
         # he owns 16 cards: hand, face-up, face-down, played
-        other_hand = N_CARDS // N_PLAYERS - n_o - popcount(V[T_UP + o]) - down_o
+        other_hand = CARDS_PER_PLAYER - n_o - popcount(face_up_cards(V, o)) - down_o
     out[O_HAND_SIZE + 1] = other_hand / HAND_SCALE
-    out[O_DEALER + _rel(V[T_DEALER], me)] = 1.0
+    out[O_DEALER + _rel(dealer_of(V), me)] = 1.0
     out[O_PHASE + _PHASE_INDEX[phase]] = 1.0
-    if V[T_CUR] >= 0:
-        out[O_TO_ACT + _rel(V[T_CUR], me)] = 1.0
+    if current_player(V) >= 0:
+        out[O_TO_ACT + _rel(current_player(V), me)] = 1.0
     # the prise, the retourne, the exchange
-    n_prise = V[T_N_PRISE]
+    n_prise = prise_length(V)
     for i in range(n_prise):
-        a = V[T_PRISE + i]
+        a = prise_action(V, i)
         col = 0 if a == PASS else (1 if a == TAKE else 2 + a - NAME_BASE)
         out[O_PRISE + 6 * i + col] = 1.0
     if phase == PRISE:
-        out[O_PRISE_ROUND + V[T_ROUND] - 1] = 1.0
-    out[O_RETOURNE + V[T_RETOURNE]] = 1.0
-    taker = V[T_TAKER]
+        out[O_PRISE_ROUND + prise_round(V) - 1] = 1.0
+    out[O_RETOURNE + retourne_of(V)] = 1.0
+    taker = taker_of(V)
     if P[P_HAND_CARDS] and taker >= 0 and phase != EXCHANGE_PHASE:
-        holder = 1 - taker if V[T_EXCHANGE] == 1 else taker
+        holder = other(taker) if exchange_choice(V) == 1 else taker
         out[O_RETOURNE_HOLDER + _rel(holder, me)] = 1.0
-    if V[T_TRUMP] >= 0:
-        out[O_TRUMP + V[T_TRUMP]] = 1.0
+    if trump_of(V) >= 0:
+        out[O_TRUMP + trump_of(V)] = 1.0
     if taker >= 0:
         out[O_TAKER + _rel(taker, me)] = 1.0
-    if V[T_EXCHANGE] >= 0:
-        out[O_EXCHANGE + V[T_EXCHANGE]] = 1.0
+    if exchange_choice(V) >= 0:
+        out[O_EXCHANGE + exchange_choice(V)] = 1.0
     if phase == PLAY:
-        if V[T_TRICK_N] == 1:
+        if cards_in_trick(V) == 1:
             out[O_CURRENT_TRICK + cur_card] = 1.0
             out[O_LEADER + _rel(cur_leader, me)] = 1.0
         else:
-            out[O_LEADER + _rel(V[T_CUR], me)] = 1.0
-        out[O_TRICK_NO + V[T_TRICK_NO]] = 1.0
+            out[O_LEADER + _rel(current_player(V), me)] = 1.0
+        out[O_TRICK_NO + trick_number(V)] = 1.0
     for p in range(N_PLAYERS):
         r = _rel(p, me)
-        out[O_POINTS + r] = V[T_POINTS + p] / DEAL_POINTS
-        out[O_TRICKS + r] = V[T_TRICKS + p] / TRICKS_SCALE
-        out[O_DECLARED + r] = V[T_DECL_PTS + p] / DECLARATION_SCALE
-        _bits_into(V[T_DECL_CARDS + p], out, O_DECLARATION_CARDS + 32 * r)
-        if V[T_BELOTE + p] > 0:
+        out[O_POINTS + r] = card_points_won(V, p) / DEAL_POINTS
+        out[O_TRICKS + r] = tricks_won(V, p) / TRICKS_SCALE
+        out[O_DECLARED + r] = declaration_points(V, p) / DECLARATION_SCALE
+        _bits_into(declaration_cards(V, p), out, O_DECLARATION_CARDS + 32 * r)
+        if belote_points(V, p) > 0:
             out[O_BELOTE + r] = 1.0
-    w = V[T_DECL_WINNER]
+    w = declaration_winner(V)
     if w != DECL_UNRESOLVED:
         out[O_DECLARATIONS_RESOLVED] = 1.0
     if w >= 0:
@@ -213,7 +214,7 @@ def next_dealer(T, dealer):
     """The dealer of the next deal: ``dealer`` if fixed (0, 1), -1 random, -2 alternate
     (the other player than the last deal's dealer, as in a match)."""
     if dealer == -2:
-        return 1 - T[T_DEALER]
+        return other(dealer_of(T))
     return dealer
 
 
@@ -231,8 +232,8 @@ def deal_reward(T, player, raw):
     """Reward of ``player`` for the finished deal ``T``: his score minus the other's, or
     his score when ``raw`` (0 for a void deal)."""
     if raw:
-        return float(T[T_SCORE + player])
-    return float(T[T_SCORE + player] - T[T_SCORE + 1 - player])
+        return float(deal_score(T, player))
+    return float(deal_score(T, player) - deal_score(T, other(player)))
 
 
 @kernel
@@ -240,7 +241,7 @@ def vector_observe(states, P, match, obs, masks, cur, V):
     """Observation (of the player to act), mask and player to act of every game."""
     for i in range(states.shape[0]):
         T = states[i]
-        p = T[T_CUR] if T[T_PHASE] != DONE else 0
+        p = current_player(T) if phase_of(T) != DONE else 0
         cur[i] = p
         encode_into(T, P, p, match, V, obs[i])
         two_legal_mask(T, P, masks[i])
@@ -259,14 +260,14 @@ def vector_step(states, P, actions, rngs, dealer, raw, match, obs, masks, cur, r
         rewards[i, 0] = 0.0
         rewards[i, 1] = 0.0
         terminated[i] = 0
-        if T[T_PHASE] == DONE:
+        if phase_of(T) == DONE:
             terminated[i] = 1
-            final_scores[i, 0] = T[T_SCORE]
-            final_scores[i, 1] = T[T_SCORE + 1]
+            final_scores[i, 0] = deal_score(T, 0)
+            final_scores[i, 1] = deal_score(T, 1)
             rewards[i, 0] = deal_reward(T, 0, raw)
             rewards[i, 1] = deal_reward(T, 1, raw)
             new_deal(T, P, rngs[i:i + 1], next_dealer(T, dealer), deck)
-        p = T[T_CUR]
+        p = current_player(T)
         cur[i] = p
         encode_into(T, P, p, match, V, obs[i])
         two_legal_mask(T, P, masks[i])
@@ -275,7 +276,7 @@ def vector_step(states, P, actions, rngs, dealer, raw, match, obs, masks, cur, r
 @kernel
 def _opponent_random(T, P, seat, rng):
     """Random actions for the other player until ``seat`` acts or the deal ends."""
-    while T[T_PHASE] != DONE and T[T_CUR] != seat:
+    while phase_of(T) != DONE and current_player(T) != seat:
         two_apply(T, P, two_random_action(T, P, rng))
 
 
@@ -295,14 +296,14 @@ def learner_settle(states, P, seat, rngs, dealer, raw, use_random, match, obs, f
         rng = rngs[i:i + 1]
         if use_random:
             _opponent_random(T, P, seat, rng)
-        while T[T_PHASE] == DONE:
+        while phase_of(T) == DONE:
             rewards[i] += deal_reward(T, seat, raw)
             terminated[i] = 1
             encode_into(T, P, seat, match, V, final_obs[i])
             new_deal(T, P, rng, next_dealer(T, dealer), deck)
             if use_random:
                 _opponent_random(T, P, seat, rng)
-        if T[T_CUR] != seat:
+        if current_player(T) != seat:
             waiting += 1
         else:
             encode_into(T, P, seat, match, V, obs[i])
@@ -317,7 +318,7 @@ def others_to_act(states, seat, idx):
     k = 0
     for i in range(states.shape[0]):
         T = states[i]
-        if T[T_PHASE] != DONE and T[T_CUR] != seat:
+        if phase_of(T) != DONE and current_player(T) != seat:
             idx[k] = i
             k += 1
     return k
@@ -329,8 +330,8 @@ def public_states_of(states, P, idx, k, out, seats):
     those players into ``seats[:k]``."""
     for j in range(k):
         T = states[idx[j]]
-        seats[j] = T[T_CUR]
-        two_public_view_into(T, P, T[T_CUR], out[j])
+        seats[j] = current_player(T)
+        two_public_view_into(T, P, current_player(T), out[j])
 
 
 @kernel

@@ -85,6 +85,7 @@ import numpy as np
 from .. import actions as A
 from ..cards import popcount
 from ..engine import two as E2
+from ..engine.two_layout import MAX_PRISE, N_PLAYERS, N_STACKS, N_TRICKS_TWO, other
 from ..rules import DEAL_POINTS
 from .observation import layout_offsets, slice_layout
 
@@ -98,20 +99,22 @@ PHASES = ("prise", "exchange", "play", "done")
 #: the prise actions, in the order of each row of the ``prise`` slice
 PRISE_ACTIONS = ("pass", "take", "nameS", "nameH", "nameD", "nameC")
 #: divisors of the count slices
-FACE_DOWN_SCALE = 8.0
+FACE_DOWN_SCALE = float(N_STACKS)
 HAND_SCALE = 10.0
-TRICKS_SCALE = 16.0
+TRICKS_SCALE = float(N_TRICKS_TWO)
 DECLARATION_SCALE = 200.0
 
 _PARTS = [
-    ("hand", 32), ("known_other", 32), ("table_up", 2 * 32), ("covers", 2 * 32),
-    ("face_down", 2), ("hand_size", 2), ("dealer", 2), ("phase", 4), ("to_act", 2),
-    ("prise", 4 * 6), ("prise_round", 2), ("retourne", 32), ("retourne_holder", 2),
-    ("trump", 4), ("taker", 2), ("exchange", 2), ("played_by", 32 * 2),
-    ("played_when", 32), ("current_trick", 32), ("leader", 2), ("trick_no", 16),
-    ("points", 2), ("tricks", 2), ("declared", 2), ("declarations_resolved", 1),
-    ("declaration_winner", 2), ("declaration_cards", 2 * 32), ("belote", 2),
-    ("match", 5), ("rules", 4),
+    ("hand", 32), ("known_other", 32), ("table_up", N_PLAYERS * 32),
+    ("covers", N_PLAYERS * 32), ("face_down", N_PLAYERS), ("hand_size", N_PLAYERS),
+    ("dealer", N_PLAYERS), ("phase", 4), ("to_act", N_PLAYERS),
+    ("prise", MAX_PRISE * len(PRISE_ACTIONS)), ("prise_round", 2), ("retourne", 32),
+    ("retourne_holder", N_PLAYERS), ("trump", 4), ("taker", N_PLAYERS), ("exchange", 2),
+    ("played_by", 32 * N_PLAYERS), ("played_when", 32), ("current_trick", 32),
+    ("leader", N_PLAYERS), ("trick_no", N_TRICKS_TWO), ("points", N_PLAYERS),
+    ("tricks", N_PLAYERS), ("declared", N_PLAYERS), ("declarations_resolved", 1),
+    ("declaration_winner", N_PLAYERS), ("declaration_cards", N_PLAYERS * 32),
+    ("belote", N_PLAYERS), ("match", 5), ("rules", 4),
 ]
 
 
@@ -144,10 +147,6 @@ def _mask(bits: np.ndarray) -> int:
     return int(sum(1 << int(i) for i in np.flatnonzero(bits > 0.5)))
 
 
-def _slot(view, name: str, k: int = 0) -> int:
-    return int(view.state[E2.TWO_OFFSETS[name] + k])
-
-
 def prise_index(a: int) -> int:
     """Column of prise action ``a`` in a row of the ``prise`` slice."""
     if a == A.PASS:
@@ -166,7 +165,7 @@ def encode(view, match: Optional[dict] = None) -> np.ndarray:
         int}`` (public); None in deal mode.
     """
     me = view.player
-    o = 1 - me
+    o = other(me)
     rules = view.rules
 
     def rel(p):
@@ -196,7 +195,7 @@ def encode(view, match: Optional[dict] = None) -> np.ndarray:
         v[_at("prise_round", 0 if len(view.prise) < 2 else 1)] = 1.0
     v[_at("retourne", view.retourne)] = 1.0
     if rules.hand_cards and view.taker is not None and view.phase != "exchange":
-        holder = 1 - view.taker if view.exchanged else view.taker
+        holder = other(view.taker) if view.exchanged else view.taker
         v[_at("retourne_holder", rel(holder))] = 1.0
     if view.trump is not None:
         v[_at("trump", view.trump)] = 1.0
@@ -227,10 +226,10 @@ def encode(view, match: Optional[dict] = None) -> np.ndarray:
         r = rel(p)
         v[_at("declared", r)] = view.declarations[p] / DECLARATION_SCALE
         v[_at("declaration_cards", 32 * r):_at("declaration_cards", 32 * r + 32)] = \
-            _bits(_slot(view, "T_DECL_CARDS", p))
-        if _slot(view, "T_BELOTE", p) > 0:
+            _bits(E2.py.declaration_cards(view.state, p))
+        if E2.py.belote_points(view.state, p) > 0:
             v[_at("belote", r)] = 1.0
-    if _slot(view, "T_DECL_WINNER") != -2:
+    if E2.py.declaration_winner(view.state) != E2.DECL_UNRESOLVED:
         v[_at("declarations_resolved")] = 1.0
     if view.declaration_winner is not None:
         v[_at("declaration_winner", rel(view.declaration_winner))] = 1.0
@@ -270,7 +269,7 @@ def decode(vec: np.ndarray, observer: int = 0) -> dict:
 
     def who(bits):
         nz = np.flatnonzero(bits > 0.5)
-        return None if not len(nz) else (me if nz[0] == 0 else 1 - me)
+        return None if not len(nz) else (me if nz[0] == 0 else other(me))
 
     def first(bits):
         nz = np.flatnonzero(bits > 0.5)
@@ -280,17 +279,19 @@ def decode(vec: np.ndarray, observer: int = 0) -> dict:
         return (values[0], values[1]) if me == 0 else (values[1], values[0])
 
     out = {"hand": _mask(seg("hand")), "known_other": _mask(seg("known_other"))}
-    out["table_up"] = per_player([_mask(seg("table_up")[32 * r:32 * r + 32]) for r in (0, 1)])
-    out["covers"] = per_player([_mask(seg("covers")[32 * r:32 * r + 32]) for r in (0, 1)])
+    out["table_up"] = per_player([_mask(seg("table_up")[32 * r:32 * r + 32])
+                                  for r in range(N_PLAYERS)])
+    out["covers"] = per_player([_mask(seg("covers")[32 * r:32 * r + 32])
+                                for r in range(N_PLAYERS)])
     out["face_down"] = per_player([int(round(x * FACE_DOWN_SCALE)) for x in seg("face_down")])
     out["hand_size"] = per_player([int(round(x * HAND_SCALE)) for x in seg("hand_size")])
     out["dealer"] = who(seg("dealer"))
     out["phase"] = PHASES[int(np.argmax(seg("phase")))]
     out["to_act"] = who(seg("to_act"))
-    rows = seg("prise").reshape(4, 6)
-    non_dealer = None if out["dealer"] is None else 1 - out["dealer"]
+    rows = seg("prise").reshape(MAX_PRISE, len(PRISE_ACTIONS))
+    non_dealer = None if out["dealer"] is None else other(out["dealer"])
     out["prise"] = [((non_dealer if i % 2 == 0 else out["dealer"]), PRISE_ACTIONS[int(np.argmax(rows[i]))])
-                    for i in range(4) if rows[i].any()]
+                    for i in range(MAX_PRISE) if rows[i].any()]
     pr = first(seg("prise_round"))
     out["prise_round"] = None if pr is None else pr + 1
     out["retourne"] = first(seg("retourne"))
@@ -312,7 +313,7 @@ def decode(vec: np.ndarray, observer: int = 0) -> dict:
     out["declarations_resolved"] = bool(seg("declarations_resolved")[0] > 0.5)
     out["declaration_winner"] = who(seg("declaration_winner"))
     out["declaration_cards"] = per_player([_mask(seg("declaration_cards")[32 * r:32 * r + 32])
-                                           for r in (0, 1)])
+                                           for r in range(N_PLAYERS)])
     out["belote"] = per_player([bool(x > 0.5) for x in seg("belote")])
     m = seg("match")
     if m[0] > 0.5:

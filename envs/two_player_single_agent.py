@@ -53,6 +53,7 @@ from __future__ import annotations
 from typing import Callable, Union
 
 from ..actions import N_ACTIONS
+from ..engine.two_layout import other
 from ..game import IllegalActionError
 from . import TWO_PLAYER_ENV_ID, register_gymnasium_envs
 from . import two_player_observation as O
@@ -94,7 +95,7 @@ class TwoPlayerSingleAgentEnv(LearnerEnv):
         elif opponent is not None and not callable(opponent):
             raise ValueError(f"opponent must be None, 'random' or a callable "
                              f"policy(observation, agent) -> action, not {opponent!r}")
-        self.other = two_player_v0.AGENTS[1 - int(seat)]
+        self.other = two_player_v0.AGENTS[other(int(seat))]
         #: the other player's policy (None: uniformly random legal actions)
         self.opponent = opponent
         self._setup(seat, two_player_v0.raw_env(**env_kwargs), O)

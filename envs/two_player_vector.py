@@ -107,7 +107,7 @@ class _Batch(Batch):
         E2.two_legal_mask(self.states[i], self.params, out)
 
     def _to_act(self, i):
-        return int(self.states[i, E2.T_CUR])
+        return int(E2.py.current_player(self.states[i]))
 
 
 class VectorTwoPlayer(CallerVector, _Batch):

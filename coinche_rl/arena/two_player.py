@@ -14,7 +14,7 @@ per deal like the four-player tables (the pair's sum is twice it);
 paired standard deviation and the pair win rate in a
 :class:`~coinche_rl.arena.results.DuplicateResult` (``x = (A, A)``, ``y = (B, B)``;
 ``contracts[k, t]`` holds ``(0, trump, taker, 0, made)``, the taker a player, -1 on a
-void deal; ``made`` is ``T_MADE``: 1 made, 0 failed, 2 litige), so that
+void deal; ``made`` is the engine's ``deal_made``: 1 made, 0 failed, 2 litige), so that
 :func:`~coinche_rl.arena.format_summary`, :func:`~coinche_rl.arena.print_summary` and
 :func:`~coinche_rl.arena.plot_results` show it as they show a four-player matchup.
 Identical deterministic agents play identical deals in both seatings: their margin is
@@ -58,8 +58,8 @@ from ..agents import two_player_bots
 from ..agents.two_player import TwoPlayerAgent, make_two_player_agent, play_two_deal
 from ..agents.two_player_bots import two_play_deals
 from ..engine.bits import rng_next, rng_seed
-from ..engine.two import (T_CUR, T_DEALER, T_MADE, T_SCORE, T_TAKER, T_TRUMP, T_VOID,
-                          TWO_STATE_SIZE, two_random_deal)
+from ..engine.two import N_PLAYERS, TWO_STATE_SIZE, dealer_of, py, two_random_deal
+from ..engine.two_layout import other as other_player
 from ..game import IllegalActionError
 from ..records import rules_from_record, rules_record
 from ..rules import RuleSet, get_rules, params_vector
@@ -89,8 +89,8 @@ def _two_deals(P, seed, indices, states, decks, dealers, seeds):
     for k in range(len(indices)):
         rng_seed(rng, seed, indices[k])
         two_random_deal(states[k], P, rng, -1, decks[k])
-        dealers[k] = states[k][T_DEALER]
-        for p in range(2):
+        dealers[k] = dealer_of(states[k])
+        for p in range(N_PLAYERS):
             seeds[k, p] = np.int64(rng_next(rng) >> np.uint64(1))
 
 
@@ -125,7 +125,7 @@ class TwoDealSet:
         states = np.empty((n, TWO_STATE_SIZE), dtype=np.int64)
         decks = np.empty((n, 32), dtype=np.int64)
         dealers = np.empty(n, dtype=np.int64)
-        seeds = np.empty((n, 2), dtype=np.int64)
+        seeds = np.empty((n, N_PLAYERS), dtype=np.int64)
         _two_deals(self.params, _seed64(self.seed), idx, states, decks, dealers, seeds)
         return states, decks, dealers, seeds
 
@@ -181,7 +181,7 @@ def _play(rules: RuleSet, P, states, decks, dealers, seeds, specs, fast: bool, w
         W = np.stack([a.two_weights for a in agents])
         bad = two_play_deals(P, states, bots, W, seeds)
         if bad:
-            p = int(states[bad - 1][T_CUR])
+            p = int(py.current_player(states[bad - 1]))
             raise ArenaError(f"agent {specs[p]!r} (a numba bot) as player {p} played an "
                              f"illegal action in {where(bad - 1)}")
         return
@@ -207,14 +207,14 @@ def _play_or_name(deal: TwoPlayerDeal, agents, specs, seeds, where) -> None:
 def _outcomes(states: np.ndarray, a_player: int) -> Tuple[np.ndarray, np.ndarray]:
     """``(scores, contracts)`` of finished states: (A's, B's) score with A as player
     ``a_player``; (0, trump, taker, 0, made) with taker -1 on a void deal."""
-    sc = states[:, T_SCORE:T_SCORE + 2]
-    scores = np.stack([sc[:, a_player], sc[:, 1 - a_player]], axis=1)
-    void = states[:, T_VOID] == 1
+    scores = np.stack([py.deal_scores(states, a_player),
+                       py.deal_scores(states, other_player(a_player))], axis=1)
+    void = py.void_deals(states) == 1
     n = len(states)
     contracts = np.zeros((n, 5), dtype=np.int64)
-    contracts[:, 1] = np.where(void, 0, states[:, T_TRUMP])
-    contracts[:, 2] = np.where(void, -1, states[:, T_TAKER])
-    contracts[:, 4] = np.where(void, -1, states[:, T_MADE])
+    contracts[:, 1] = np.where(void, 0, py.trumps(states))
+    contracts[:, 2] = np.where(void, -1, py.takers(states))
+    contracts[:, 4] = np.where(void, -1, py.deals_made(states))
     return scores, contracts
 
 

@@ -376,9 +376,9 @@ def phases_of(states, rows):
     return out
 
 
-#: The same accessors as plain Python functions (each kernel's ``py_func``, the
-#: same code), for the callers that run in Python (``game.py``): no numba dispatch
-#: and no compilation per accessor.
+#: The same accessors as plain Python functions (each kernel's ``py_func``, the same
+#: code), for the callers that run in Python: no numba dispatch and no compilation
+#: per accessor.
 py = SimpleNamespace(
     current_seat=current_seat.py_func,
     set_current_seat=set_current_seat.py_func,

@@ -241,22 +241,38 @@ ACCESSORS = (
 )
 
 
-def accessors_source() -> str:
-    """The source of :mod:`.accessors`, generated from :data:`ACCESSORS`."""
-    slots = sorted({x for _, _, slot, _, _ in ACCESSORS
+def accessors_source(table=None, layout=None, *, origin=("layout", "ACCESSORS",
+                     "STATE_LAYOUT", "write_accessors"), imports=("from ..rules import N_SEATS",),
+                     also_import=(), stride="N_SEATS", plain_python=True) -> str:
+    """The source of :mod:`.accessors`, generated from :data:`ACCESSORS`; or, with the
+    arguments, of another state's accessors (the two-player family's,
+    :mod:`.two_layout`): ``table`` in the format of :data:`ACCESSORS` (with two more
+    operations: ``block``, the slot's whole block as a view, and ``column``, the slot in
+    every row of a 2-D ``states``), ``layout`` its ``(name, size)`` layout, ``origin`` the
+    engine module that holds them, the names of the table and the layout and its writer,
+    ``imports`` lines above the slots' import, ``also_import`` more names from ``origin``,
+    ``stride`` the row length of the two-index slots (or ``{slot: name}``), and
+    ``plain_python``: add ``py``, a namespace of the accessors' plain-Python functions
+    (for Python callers: no numba dispatch, no compilation)."""
+    table = ACCESSORS if table is None else table
+    offsets = STATE_OFFSETS if layout is None else _state_offsets(layout)[0]
+    sizes = dict(STATE_LAYOUT if layout is None else layout)
+    module, table_name, layout_name, writer = origin
+    slots = sorted({x for _, _, slot, _, _ in table
                     for x in ((slot,) if isinstance(slot, str) else slot)})
-    unknown = [x for x in slots if x not in STATE_OFFSETS]
+    unknown = [x for x in slots if x not in offsets]
     if unknown:
-        raise ValueError(f"ACCESSORS names slots not in STATE_LAYOUT: {unknown}")
-    names = [a[0] for a in ACCESSORS]
+        raise ValueError(f"{table_name} names slots not in {layout_name}: {unknown}")
+    names = [a[0] for a in table]
     out = ['"""The named reads and writes of the state\'s slots. Generated from',
-           "``layout.ACCESSORS`` by ``layout.write_accessors()``: do not edit.",
-           '"""', "", "from types import SimpleNamespace", "", "import numpy as np",
-           "from numba import njit", "",
-           "from ..rules import N_SEATS",
-           _wrapped("from .layout import (", slots, ")"), "",
-           _wrapped("__all__ = [", [f'"{n}"' for n in names], "]")]
-    for name, op, slot, args, doc in ACCESSORS:
+           f"``{module}.{table_name}`` by ``{module}.{writer}()``: do not edit.",
+           '"""', ""]
+    out += ["from types import SimpleNamespace", ""] if plain_python else []
+    out += ["import numpy as np"] if any(a[1] == "rows" for a in table) else []
+    out += ["from numba import njit", "", *imports,
+            _wrapped(f"from .{module} import (", [*also_import, *slots], ")"), "",
+            _wrapped("__all__ = [", [f'"{n}"' for n in names], "]")]
+    for name, op, slot, args, doc in table:
         many = not isinstance(slot, str)
         where = ", ".join(f"``{x}``" for x in (slot if many else (slot,)))
         text = _wrapped('    """', [f"{doc} Slot{'s' if many else ''} {where}."], '"""', sep="")
@@ -266,8 +282,17 @@ def accessors_source() -> str:
                     "    for j in range(rows.shape[0]):",
                     f"        out[j] = states[rows[j], {slot}]", "    return out"]
             continue
+        if op in ("block", "column"):
+            first = "S" if op == "block" else "states"
+            body = (f"return S[{slot}:{slot} + {sizes[slot]}]" if op == "block" else
+                    f"return states[:, {slot}{''.join(f' + {a}' for a in args)}]")
+            out += ["", "@njit(cache=True)" if op == "column" else
+                    "@njit(cache=True, inline=\"always\")",
+                    f"def {name}({', '.join((first,) + tuple(args))}):", text, "    " + body]
+            continue
         index = args[:-1] if op in ("set", "or") else args
-        offset = (f" + N_SEATS * {index[0]} + {index[1]}" if len(index) == 2
+        row_length = stride if isinstance(stride, str) else stride.get(slot)
+        offset = (f" + {row_length} * {index[0]} + {index[1]}" if len(index) == 2
                   else "".join(f" + {a}" for a in index))
         if isinstance(slot, str):
             target = f"S[{slot}{offset}]"
@@ -277,11 +302,12 @@ def accessors_source() -> str:
                 f"{target} {'=' if op == 'set' else '|='} {args[-1]}")
         out += ["", "@njit(cache=True, _nrt=False, inline=\"always\")",
                 f"def {name}({', '.join(('S',) + tuple(args))}):", text, "    " + body]
-    out += ["", "", "#: The same accessors as plain Python functions (each kernel's ``py_func``, the",
-            "#: same code), for the callers that run in Python (``game.py``): no numba dispatch",
-            "#: and no compilation per accessor.", "py = SimpleNamespace("]
-    out += [f"    {name}={name}.py_func," for name in names]
-    out[-1] = out[-1][:-1] + ")"
+    if plain_python:
+        out += ["", "", "#: The same accessors as plain Python functions (each kernel's "
+                "``py_func``, the same", "#: code), for the callers that run in Python: no "
+                "numba dispatch and no compilation", "#: per accessor.", "py = SimpleNamespace("]
+        out += [f"    {name}={name}.py_func," for name in names]
+        out[-1] = out[-1][:-1] + ")"
     return "\n".join(out).replace("\n\n@njit", "\n\n\n@njit") + " "
 
 

@@ -10,53 +10,11 @@ the deal (a hand plus stacks on the table, or stacks only), the two-round prise 
 two players, the exchange of the 7 of trump, the reveal of face-down cards, and the
 scoring (82 to make).
 
-Slots ``T_*`` (offsets derived from :data:`TWO_LAYOUT`; masks are 32-bit card masks):
-
-=======================  ====  =========================================================
-slot                     size  meaning
-=======================  ====  =========================================================
-``T_HAND``               2     cards in each player's hand
-``T_UP``                 2     each player's face-up table cards (all playable)
-``T_DOWN``               2     each player's face-down table cards (unknown to both)
-``T_STACK_UP``           16    ``[player * 8 + k]``: the face-up card dealt on stack k
-                               (-1: no stack)
-``T_STACK_DOWN``         16    the face-down card dealt under it (-1: none, the bergère)
-``T_UNDER``              32    ``[card]``: the face-down card under that face-up card (-1)
-``T_DEALER``             1     the dealer
-``T_PHASE``              1     ``PRISE`` 0, ``PLAY`` 1, ``DONE`` 2, ``EXCHANGE`` 3
-``T_CUR``                1     the player to act (-1 when done)
-``T_ROUND``              1     prise round (1 or 2)
-``T_N_PRISE``            1     prise actions so far (0..4)
-``T_PRISE``              4     the prise actions in order
-``T_RETOURNE``           1     the turned-up card
-``T_TRUMP``              1     the trump suit (-1 before the prise ends)
-``T_TAKER``              1     the taker (-1)
-``T_EXCHANGE``           1     -1 not offered (round-2 prise, découverte), 0 kept (or no
-                               7 of trump to exchange), 1 exchanged
-``T_VOID``               1     1 when both passed twice
-``T_DECK``               32    the 32 cards in dealing order
-``T_TRICK_NO``           1     current trick 0..15
-``T_LEADER``             1     leader of the current trick
-``T_TRICK_N``            1     cards in the current trick (0 or 1)
-``T_WIN_CARD``           1     the card led (the one to beat)
-``T_PLAYED``             1     mask of the cards played
-``T_POINTS``             2     card points won (with the dix de der)
-``T_TRICKS``             2     tricks won
-``T_DECL_PTS``           2     each player's best single declaration (points)
-``T_DECL_KEY``           2     its sort key (0: none)
-``T_DECL_CARDS``         2     its cards
-``T_DECL_WINNER``        1     -2 unresolved, -1 nobody, else the player who scores it
-``T_BELOTE_OWNER``       1     the player owning trump K + Q (-1: nobody or no belote)
-``T_BELOTE``             2     belote points credited
-``T_CARD_POINTS``        2     final card points (252 for a capot)
-``T_CAPOT``              1     the player who won all 16 tricks (-1)
-``T_MADE``               1     -1 unscored, 0 failed, 1 made, 2 litige
-``T_LITIGE``             1     points held aside on a litige
-``T_SCORE``              2     the deal's score per player
-``T_TRICK_LEADERS``      16    leader of each trick
-``T_TRICK_WINNERS``      16    winner of each trick (-1 until played)
-``T_PLAYS``              32    cards in the order played
-=======================  ====  =========================================================
+The state layout (slots ``T_*``), the dimensions and the sentinels are in
+:mod:`.two_layout`; the named accessors of the slots, for the modules outside the engine,
+in :mod:`.two_accessors` (generated from ``two_layout.TWO_ACCESSORS``). Both are
+re-exported here, with ``py``: the accessors' plain-Python functions, for Python callers
+(``E2.py.hand_of(T, 0)``: no numba dispatch, no compilation).
 """
 
 from __future__ import annotations
@@ -72,61 +30,30 @@ from .bits import kernel, lowest_card, nth_card, popcount, rng_below, rng_seed
 from .deal import random_deck
 from .declarations import best_single_declaration
 from .play import beats, card_play_rule
+# the layout, dimensions and sentinels (the kernels below read them; re-exported)
+from .two_layout import (CARDS_PER_PLAYER, DECL_NOBODY, DECL_UNRESOLVED, DONE, EXCHANGE_PHASE,
+                         HIDDEN_CARD, MADE_FAILED, MADE_LITIGE, MADE_MADE, MADE_UNSCORED, MAX_PRISE,
+                         N_PLAYERS, N_STACKS, N_TRICKS_TWO, NO_CARD, NO_PLAYER, PLAY, PRISE,
+                         TWO_ACCESSORS, TWO_LAYOUT, TWO_OFFSETS, TWO_STATE_SIZE, T_BELOTE,
+                         T_BELOTE_OWNER, T_CAPOT, T_CARD_POINTS, T_CUR, T_DEALER, T_DECK,
+                         T_DECL_CARDS, T_DECL_KEY, T_DECL_PTS, T_DECL_WINNER, T_DOWN, T_EXCHANGE,
+                         T_HAND, T_LEADER, T_LITIGE, T_MADE, T_N_PRISE, T_PHASE, T_PLAYED, T_PLAYS,
+                         T_POINTS, T_PRISE, T_RETOURNE, T_ROUND, T_SCORE, T_STACK_DOWN, T_STACK_UP,
+                         T_TAKER, T_TRICKS, T_TRICK_LEADERS, T_TRICK_N, T_TRICK_NO, T_TRICK_WINNERS,
+                         T_TRUMP, T_UNDER, T_UP, T_VOID, T_WIN_CARD, other as _other)
+from .two_accessors import *  # noqa: F401,F403  (the named accessors: hand_of, ...)
+from .two_accessors import py  # noqa: F401  (their plain-Python functions)
 
-#: the family's dimensions
-N_PLAYERS = 2
-N_TRICKS_TWO = 16
-#: stacks per player (the most a preset deals: belote découverte's 8)
-N_STACKS = 8
 #: a contract is made with this many card points (dix de der included)
 TWO_CONTRACT = 82
 #: the 7 of each suit (rank 0)
 _SEVEN_RANK = 0
-
-PRISE, PLAY, DONE, EXCHANGE_PHASE = 0, 1, 2, 3
-NO_PLAYER = -1
-NO_CARD = -1
-#: in a player's view: a face-down card is there (its identity hidden)
-HIDDEN_CARD = -2
-DECL_UNRESOLVED = -2
-DECL_NOBODY = -1
-MADE_UNSCORED, MADE_FAILED, MADE_MADE, MADE_LITIGE = -1, 0, 1, 2
-
-TWO_LAYOUT = (
-    ("T_HAND", N_PLAYERS), ("T_UP", N_PLAYERS), ("T_DOWN", N_PLAYERS),
-    ("T_STACK_UP", N_PLAYERS * N_STACKS), ("T_STACK_DOWN", N_PLAYERS * N_STACKS),
-    ("T_UNDER", N_CARDS),
-    ("T_DEALER", 1), ("T_PHASE", 1), ("T_CUR", 1), ("T_ROUND", 1), ("T_N_PRISE", 1),
-    ("T_PRISE", 4), ("T_RETOURNE", 1), ("T_TRUMP", 1), ("T_TAKER", 1), ("T_EXCHANGE", 1),
-    ("T_VOID", 1), ("T_DECK", N_CARDS), ("T_TRICK_NO", 1), ("T_LEADER", 1),
-    ("T_TRICK_N", 1), ("T_WIN_CARD", 1), ("T_PLAYED", 1), ("T_POINTS", N_PLAYERS),
-    ("T_TRICKS", N_PLAYERS), ("T_DECL_PTS", N_PLAYERS), ("T_DECL_KEY", N_PLAYERS),
-    ("T_DECL_CARDS", N_PLAYERS), ("T_DECL_WINNER", 1), ("T_BELOTE_OWNER", 1),
-    ("T_BELOTE", N_PLAYERS), ("T_CARD_POINTS", N_PLAYERS), ("T_CAPOT", 1), ("T_MADE", 1),
-    ("T_LITIGE", 1), ("T_SCORE", N_PLAYERS), ("T_TRICK_LEADERS", N_TRICKS_TWO),
-    ("T_TRICK_WINNERS", N_TRICKS_TWO), ("T_PLAYS", N_CARDS),
-)
-
-
-def _offsets(layout):
-    out, k = {}, 0
-    for name, size in layout:
-        out[name] = k
-        k += size
-    return out, k
-
-
-TWO_OFFSETS, TWO_STATE_SIZE = _offsets(TWO_LAYOUT)
-globals().update(TWO_OFFSETS)
-
 #: card points of the suit contracts: ``_POINTS[strain, card]`` (the AT table is unused)
 _POINTS = ALL_CARD_POINTS[0]
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def other(player):
-    """The other player."""
-    return 1 - player
+#: The other player (:func:`.two_layout.other`, inlined into the kernels).
+other = njit(cache=True, _nrt=False, inline="always")(_other)
 
 
 # ----------------------------------------------------------------------------- the deal
@@ -143,7 +70,7 @@ def two_reset(T, P, deck, dealer):
     T[T_PLAYS:T_PLAYS + N_CARDS] = NO_CARD
     for k in range(N_CARDS):
         T[T_DECK + k] = deck[k]
-    for k in range(4):
+    for k in range(MAX_PRISE):
         T[T_PRISE + k] = -1
     n = other(dealer)
     T[T_DEALER] = dealer
