@@ -142,7 +142,7 @@ def _one_hot(v: np.ndarray, name: str, i: int) -> None:
 
 
 def _bits(mask: int) -> np.ndarray:
-    return ((int(mask) >> np.arange(32)) & 1).astype(np.float32)
+    return ((int(mask) >> np.arange(N_CARDS)) & 1).astype(np.float32)
 
 
 def _mask(bits: np.ndarray) -> int:
