@@ -40,7 +40,7 @@ import numpy as np
 
 from ..actions import BELOTE, DECLARE, NO_BELOTE, NO_DECLARE, N_ACTIONS
 from ..game import Deal, DealResult
-from ..rules import RuleSet
+from ..rules import N_SEATS, RuleSet
 
 __all__ = ["Agent", "AgentSpecError", "BatchedAgent", "Param", "PlayerView", "play_deal",
            "PRIVATE_ACTIONS"]
@@ -240,7 +240,7 @@ def play_deal(deal: Deal, agents: Sequence[Agent], seeds: Sequence[int],
     :raises coinche_rl.game.IllegalActionError: an agent chose an illegal action (the
         message names the agent and the legal actions).
     """
-    if len(agents) != 4 or len(seeds) != 4:
+    if len(agents) != N_SEATS or len(seeds) != N_SEATS:
         raise ValueError("play_deal needs 4 agents and 4 seeds, one per seat")
     for seat, (agent, seed) in enumerate(zip(agents, seeds)):
         agent.reset(seat, deal.rules, int(seed))

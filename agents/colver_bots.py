@@ -42,7 +42,7 @@ import numpy as np
 
 from ..actions import (BID_BASE, CAPOT_BASE, CARD_BASE, COINCHE, PASS, SURCOINCHE, TAKE,
                        action_to_str, bid_action, bid_strain, bid_value, parse_action)
-from ..cards import cards_of
+from ..cards import N_CARDS, cards_of
 from ..rules import PRESETS, RuleSet, get_rules
 from .base import Agent, AgentSpecError, Param, PlayerView
 from .sampler import WorldSampler
@@ -124,7 +124,7 @@ def import_colver():
 def to_colver_card(card: int) -> int:
     """colver's index (0..31) of our card ``suit*8 + rank``."""
     card = int(card)
-    if not 0 <= card < 32:
+    if not 0 <= card < N_CARDS:
         raise ColverActionError(f"card {card!r} out of range: expected 0..31")
     return (card & ~7) | _RANK_TO_COLVER[card & 7]
 
@@ -132,7 +132,7 @@ def to_colver_card(card: int) -> int:
 def from_colver_card(index: int) -> int:
     """Our card of colver's card index (0..31)."""
     index = int(index)
-    if not 0 <= index < 32:
+    if not 0 <= index < N_CARDS:
         raise ColverActionError(f"colver card index {index!r} out of range: expected 0..31")
     return (index & ~7) | _RANK_FROM_COLVER[index & 7]
 

@@ -38,7 +38,7 @@ from numba import njit
 from .. import actions as A
 from .. import rules as R
 from .._numba_cache import compile_notice
-from ..cards import FULL_DECK, InvalidNotationError, format_hand, parse_card, parse_hand
+from ..cards import FULL_DECK, N_CARDS, InvalidNotationError, format_hand, parse_card, parse_hand
 from ..engine import (OUTCOME_CAPOT, OUTCOME_CAPOT_AGAINST, OUTCOME_GENERALE, OUTCOME_NORMAL,
                       outcome_score)
 from ..engine import (STATE_SIZE, apply_legal_action, is_legal, kernel, lowest_card,
@@ -50,7 +50,7 @@ from ..engine import (belote_decided_seats, belote_holder_seats, contract_strain
                       team_card_points, team_score)
 from ..rules import (ALL_CARD_POINTS, AT, AT_TABLE_NAMES, CAPOT_POINTS, CAPOT_VALUE,
                      CLASSIC_FIRST_HAND, CLASSIC_PACKETS, CLASSIC_RETOURNE_AT, CLASSIC_STOCK,
-                     DIX_DE_DER, N_SEATS, seat_after, P_AT_TABLE, P_DECLARATIONS,
+                     CARDS_PER_HAND, DIX_DE_DER, N_SEATS, seat_after, P_AT_TABLE, P_DECLARATIONS,
                      P_GENERALE_BONUS, P_OPTIONAL_BELOTE, P_OPTIONAL_DECLARE, STRAIN_NAMES,
                      RuleSet, check_int, four_player_rules, params_vector)
 from ..progress import TaskProgress
@@ -100,7 +100,7 @@ def _raw_total(P, strain):
     """Raw card points of a deal in ``strain`` with the dix de der (162; 258 for the
     ``scaled`` AT table)."""
     t = DIX_DE_DER
-    for c in range(32):
+    for c in range(N_CARDS):
         t += ALL_CARD_POINTS[P[P_AT_TABLE], strain, c]
     return t
 
@@ -133,7 +133,7 @@ def score_outcome(S, Z, P, taker, kind, e):
     Returns ``(made, score difference for the takers)``."""
     for k in range(STATE_SIZE):
         Z[k] = S[k]
-    for seat in range(4):
+    for seat in range(N_SEATS):
         bit = 1 << seat
         if P[P_DECLARATIONS] != 0 and has_declaration(Z, P, seat):
             if P[P_OPTIONAL_DECLARE] != 0:
@@ -162,7 +162,7 @@ def _dd_chunk(W, P, hands, decks, classic, seat, dealer, strains, levels, coinch
     calls (``Solver(keep_table=True).W``)."""
     S = np.empty(STATE_SIZE, dtype=np.int64)
     Z = np.empty(STATE_SIZE, dtype=np.int64)
-    T = seat & 1
+    T = R.team(seat)
     for i in range(first, last):
         for j in range(strains.shape[0]):
             st = strains[j]
@@ -191,9 +191,9 @@ def _heur_chunk(P, hands, decks, classic, seat, dealer, strains, levels, coinche
     ``S_MADE``. Returns 0, or 1 + the world where a bot went wrong (never expected)."""
     n = last - first
     states = np.empty((n, STATE_SIZE), dtype=np.int64)
-    bots = np.full(4, BOT_HEURISTIC, dtype=np.int64)
-    seeds = np.zeros((n, 4), dtype=np.int64)
-    T = seat & 1
+    bots = np.full(N_SEATS, BOT_HEURISTIC, dtype=np.int64)
+    seeds = np.zeros((n, N_SEATS), dtype=np.int64)
+    T = R.team(seat)
     for j in range(strains.shape[0]):
         for lv in range(levels.shape[0]):
             for k in range(n):
@@ -385,7 +385,7 @@ class HandEvaluation:
 
     @property
     def team(self) -> int:
-        return self.seat & 1
+        return R.team(self.seat)
 
     @property
     def best_bid(self) -> Optional[Tuple[int, int]]:
@@ -590,7 +590,7 @@ def _hand_mask(hand) -> int:
                 c = parse_card(c)
             except InvalidNotationError as e:
                 raise EvaluationError(f"hand: {e}") from None
-        if isinstance(c, bool) or not isinstance(c, (int, np.integer)) or not 0 <= c < 32:
+        if isinstance(c, bool) or not isinstance(c, (int, np.integer)) or not 0 <= c < N_CARDS:
             raise EvaluationError(f"hand: {c!r} is not a card (0..31 or text such as 'JH')")
         if m >> int(c) & 1:
             raise EvaluationError(f"hand: card {format_hand(1 << int(c))!r} appears twice")
@@ -599,7 +599,7 @@ def _hand_mask(hand) -> int:
 
 
 def _seat(v, name: str) -> int:
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= v < 4:
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= v < N_SEATS:
         raise EvaluationError(f"{name} must be a seat 0..3, not {v!r}")
     return int(v)
 
@@ -679,7 +679,7 @@ def _nn_evaluation(rules, seat, dealer, hand_m, auction_t, ret, strains_t, level
     ev, pm = net.contracts(rules, after, strains_t, levels)
     ev = ev.astype(np.float64)
     pm = pm.astype(np.float64)
-    empty = np.zeros((0, 4), dtype=np.int64)
+    empty = np.zeros((0, N_SEATS), dtype=np.int64)
     return HandEvaluation(
         rules=rules, seat=seat, dealer=dealer, hand=hand_m, samples=0, seed=0, method="nn",
         auction=auction_t, coinche=0, retourne=ret, strains=strains_t, levels=_frozen(levels),
@@ -726,7 +726,7 @@ def _bid_constraints(rules: RuleSet, seat: int, dealer: int, auction: Tuple[int,
     if k <= 0 or rules.family == "classic":
         return out
     for i, a in enumerate(auction):
-        bidder = (dealer + 1 + i) % 4
+        bidder = seat_after(dealer, 1 + i)
         if bidder != seat and (A.is_bid(a) or A.is_capot(a)) and A.bid_strain(a) < 4:
             out[(bidder, A.bid_strain(a))] = k
     return out
@@ -837,13 +837,13 @@ def evaluate_hand(rules: Union[str, RuleSet], seat: int, hand, dealer: int, samp
                 retourne = parse_card(retourne)
             except InvalidNotationError as e:
                 raise EvaluationError(f"retourne: {e}") from None
-        ret = _check_int(retourne, "retourne", 0, 31)
+        ret = _check_int(retourne, "retourne", 0, N_CARDS - 1)
     if classic:
-        if n_cards not in (5, 8):
+        if n_cards not in (CLASSIC_FIRST_HAND, CARDS_PER_HAND):
             raise EvaluationError(
                 f"hand {format_hand(hand_m)!r} has {n_cards} cards: a classic-family hand has "
                 f"5 cards (the prise, with retourne=) or 8 (the deal after the prise)")
-        prise = n_cards == 5
+        prise = n_cards == CLASSIC_FIRST_HAND
         if prise and ret is None:
             raise EvaluationError("a 5-card classic hand needs the retourne (retourne='JH'): "
                                   "the taker receives it")
@@ -861,7 +861,7 @@ def evaluate_hand(rules: Union[str, RuleSet], seat: int, hand, dealer: int, samp
                                       "no auction (or the 5-card hand with retourne= and the "
                                       "prise so far)")
     else:
-        if n_cards != 8:
+        if n_cards != CARDS_PER_HAND:
             raise EvaluationError(
                 f"hand {format_hand(hand_m)!r} has {n_cards} cards: a {rules.name!r} hand has "
                 f"8 cards, e.g. 'JH 9H AH TH 7S 8D KC QC'")
@@ -881,12 +881,12 @@ def evaluate_hand(rules: Union[str, RuleSet], seat: int, hand, dealer: int, samp
         raise EvaluationError(str(e)) from None
     P = params_vector(rules)
     if classic:
-        decks = np.empty((samples, 32), dtype=np.int64)
+        decks = np.empty((samples, N_CARDS), dtype=np.int64)
         _classic_decks(worlds, prise, ret, seat, dealer, np.uint64(seed), decks)
-        hands = np.zeros((samples, 4), dtype=np.int64)
+        hands = np.zeros((samples, N_SEATS), dtype=np.int64)
     else:
-        decks = np.zeros((samples, 32), dtype=np.int64)
-        hands = np.ascontiguousarray(worlds[:, :4])
+        decks = np.zeros((samples, N_CARDS), dtype=np.int64)
+        hands = np.ascontiguousarray(worlds[:, :N_SEATS])
     if classic and not prise:   # after the prise: the seat took, in any strain
         if method == "nn":
             raise EvaluationError("method 'nn' evaluates an auction decision: give the 5-card "

@@ -63,6 +63,10 @@ from ..rules import (ABOVE, ALL_CARD_POINTS, AT, BELOTE_POINTS, CAPOT_POINTS, CA
                      P_CARRE_LOW_CANCELS, P_COUNT_BELOTE, P_COUNT_DECLARATIONS, P_DECLARATIONS,
                      P_DECL_SHARE, P_FAIL_BASE, P_FAMILY, TRUMP_SUIT_MASK, RuleSet, four_player_rules,
                      params_vector)
+from ..rules import CARDS_PER_HAND, N_SEATS, N_TRICKS, seat_after
+from ..rules import partner as partner_of
+from ..rules import team as team_of
+from ..cards import N_CARDS
 from ..inference import inferred_voids_ceilings
 from .base import Agent, Param, PlayerView
 
@@ -264,7 +268,7 @@ def _hand_features(h, strain):
 @kernel
 def _feature_kind(strain, known_cards):
     base = K_SUIT if strain < 4 else (K_NT if strain == NT else K_AT)
-    if known_cards < 8:
+    if known_cards < CARDS_PER_HAND:
         base += 3
     return base
 
@@ -337,10 +341,10 @@ def _shown(S, seat, strain):
         if (a - BID_BASE) % 6 != strain:
             continue
         v = 80.0 + 10.0 * ((a - BID_BASE) // 6)
-        b = (dealer + 1 + i) & 3
+        b = seat_after(dealer, 1 + i)
         if b == seat:
             me = v + SHOWN_MARGIN - AVG_TEAM - partner
-        elif b == (seat ^ 2):
+        elif b == partner_of(seat):
             partner = v + SHOWN_MARGIN - AVG_TEAM - me
         else:
             x = v + SHOWN_MARGIN - AVG_TEAM
@@ -396,12 +400,12 @@ def _auction_action(S, P, seat, bot):
     cur_value, cur_strain, bid_seat = contract_of(S)
     coinche = coinche_level(S)
     capot = contract_is_capot(S)
-    ours = bid_seat >= 0 and ((bid_seat ^ seat) & 1) == 0
+    ours = bid_seat >= 0 and team_of(bid_seat) == team_of(seat)
     if coinche == 1:
         # our contract was coinched: surcoinche when very likely made
         if ours and may_coinche:
-            E = _team_estimate(S, P, seat, h, cur_strain, np.int64(8), agg) - 15.0
-            sig = HAND_SIGMA[_feature_kind(cur_strain, np.int64(8))]
+            E = _team_estimate(S, P, seat, h, cur_strain, np.int64(CARDS_PER_HAND), agg) - 15.0
+            sig = HAND_SIGMA[_feature_kind(cur_strain, np.int64(CARDS_PER_HAND))]
             if capot:
                 p = 0.0
             else:
@@ -415,12 +419,12 @@ def _auction_action(S, P, seat, bot):
             if _likely_trick(h, cur_strain):
                 return COINCHE
         else:
-            mine = _own_estimate(h, cur_strain, np.int64(8), P) - AVG_TEAM
+            mine = _own_estimate(h, cur_strain, np.int64(CARDS_PER_HAND), P) - AVG_TEAM
             partner, opp = _shown(S, seat, cur_strain)
             # the takers showed their total; my strength in their strain (and my
             # partner's, if he bid it) comes off it
             mu = cur_value + SHOWN_MARGIN - 0.8 * mine - 0.5 * partner - agg
-            sig = HAND_SIGMA[_feature_kind(cur_strain, np.int64(8))]
+            sig = HAND_SIGMA[_feature_kind(cur_strain, np.int64(CARDS_PER_HAND))]
             p_fail = 1.0 - _phi((mu - _need(P, cur_value) + 0.5) / sig)
             if p_fail > COINCHE_P_FAIL:
                 return COINCHE
@@ -429,8 +433,8 @@ def _auction_action(S, P, seat, bot):
     # the best bid by expected score, against the current contract's (ours) or 0
     baseline = 0.0
     if ours:
-        E0 = _team_estimate(S, P, seat, h, cur_strain, np.int64(8), agg)
-        sig0 = HAND_SIGMA[_feature_kind(cur_strain, np.int64(8))]
+        E0 = _team_estimate(S, P, seat, h, cur_strain, np.int64(CARDS_PER_HAND), agg)
+        sig0 = HAND_SIGMA[_feature_kind(cur_strain, np.int64(CARDS_PER_HAND))]
         baseline = _bid_ev(E0, _need(P, cur_value), float(cur_value), sig0, P)
     values = open_bid_values(S, P)
     best_a = PASS
@@ -438,8 +442,8 @@ def _auction_action(S, P, seat, bot):
     for st in range(6):
         if not strain_allowed(P, st):
             continue
-        E = _team_estimate(S, P, seat, h, st, np.int64(8), agg)
-        sig = HAND_SIGMA[_feature_kind(st, np.int64(8))]
+        E = _team_estimate(S, P, seat, h, st, np.int64(CARDS_PER_HAND), agg)
+        sig = HAND_SIGMA[_feature_kind(st, np.int64(CARDS_PER_HAND))]
         m = values
         while m:
             vi = lowest_card(m)
@@ -497,7 +501,7 @@ def _knowledge(S, P, strain):
     if strain >= 4:
         return voids, 0x8888
     caps = 0
-    for p in range(4):
+    for p in range(N_SEATS):
         caps |= ((ceilings >> (16 * p + 4 * strain)) & 15) << (4 * p)
     return voids, caps
 
@@ -522,14 +526,14 @@ def _possible(unk, voids, caps, p, strain):
 
 @kernel
 def _hand_size(S, p):
-    """Cards seat ``p`` still holds (public: 8 minus the cards it played)."""
+    """Cards seat ``p`` still holds (public: the cards dealt minus the cards it played)."""
     tn = trick_number(S)
     n = cards_in_trick(S)
     played = tn
     leader = trick_leader(S, tn)
-    if ((p - leader) & 3) < n:
+    if seat_after(p, -leader) < n:
         played += 1
-    return 8 - played
+    return CARDS_PER_HAND - played
 
 
 @kernel
@@ -637,9 +641,9 @@ def _play_card(S, P, seat):
     hand = hand_of(S, seat)
     unk = _FULL & ~played_cards(S) & ~hand
     voids, caps = _knowledge(S, P, strain)
-    partner = seat ^ 2
-    o1 = (seat + 1) & 3
-    o3 = (seat + 3) & 3
+    partner = partner_of(seat)
+    o1 = seat_after(seat, 1)
+    o3 = seat_after(seat, 3)
     poss_p = _possible(unk, voids, caps, partner, strain)
     poss_1 = _possible(unk, voids, caps, o1, strain)
     poss_3 = _possible(unk, voids, caps, o3, strain)
@@ -649,8 +653,8 @@ def _play_card(S, P, seat):
     tn = trick_number(S)
     n = cards_in_trick(S)
     tm = TRUMP_SUIT_MASK[strain]
-    we_take = ((contract_of(S)[2] ^ seat) & 1) == 0
-    last_bonus = 10.0 if tn == 7 else 0.0
+    we_take = team_of(contract_of(S)[2]) == team_of(seat)
+    last_bonus = 10.0 if tn == N_TRICKS - 1 else 0.0
     if n == 0:
         return _lead(S, seat, hand, unk, strain, pts, tm, we_take, poss_p, poss_1, poss_3,
                      h_p, h_1, h_3, tn, last_bonus)
@@ -661,7 +665,7 @@ def _play_card(S, P, seat):
     on_table = 0.0
     for k in range(n):
         on_table += pts[trick_card(S, tn, k)]
-    rest = 3 - n                     # players after me
+    rest = N_SEATS - 1 - n                     # players after me
     best = -1
     best_ev = -1e18
     m = legal
@@ -673,18 +677,18 @@ def _play_card(S, P, seat):
             us = True
         else:
             wc = w
-            us = ((ws ^ seat) & 1) == 0
+            us = team_of(ws) == team_of(seat)
         if us:                       # the opponents after me must not beat it
             p_us = 1.0
             if rest >= 1:
                 p_us *= 1.0 - _p_beat(poss_1, h_1, wc, led, strain)
-            if rest == 3:
+            if rest == N_SEATS - 1:
                 p_us *= 1.0 - _p_beat(poss_3, h_3, wc, led, strain)
         else:
             p_us = 0.0
             if rest >= 2:            # the partner plays after me
                 p_us = _p_beat(poss_p, h_p, wc, led, strain)
-                if rest == 3:
+                if rest == N_SEATS - 1:
                     p_us *= 0.6
         V = on_table + pts[c] + 3.0 * rest + last_bonus
         ev = V * (2.0 * p_us - 1.0) - _keep_value(c, hand, unk, strain)
@@ -762,10 +766,10 @@ def _master_trump(c, unk, strain):
 def _partner_suits(S, seat):
     """Suit bits of the suits the partner bid (coinche-family auction)."""
     m = 0
-    partner = seat ^ 2
+    partner = partner_of(seat)
     for i in range(min(auction_length(S), MAX_AUCTION)):
         a = auction_action(S, i)
-        if ((dealer_of(S) + 1 + i) & 3) == partner and a >= BID_BASE and a < CAPOT_BASE:
+        if seat_after(dealer_of(S), 1 + i) == partner and a >= BID_BASE and a < CAPOT_BASE:
             st = (a - BID_BASE) % 6
             if st < 4:
                 m |= 1 << st
@@ -813,11 +817,11 @@ def play_deals(P, states, bots, seeds):
     (``seeds``: int64[N, 4]), as :meth:`NumbaBotAgent.reset` does. Returns 0, or
     ``i + 1`` when a bot chose an illegal action in deal ``i`` (which is then left
     unfinished and the rest unplayed; never expected)."""
-    rngs = np.empty((4, 1), dtype=np.uint64)
+    rngs = np.empty((N_SEATS, 1), dtype=np.uint64)
     buf = np.zeros(N_ACTIONS, dtype=np.uint8)
     for i in range(states.shape[0]):
         S = states[i]
-        for s in range(4):
+        for s in range(N_SEATS):
             rng_seed(rngs[s], seeds[i, s], np.int64(0))
         while phase_of(S) != DONE:
             cur = current_seat(S)
@@ -833,8 +837,8 @@ def play_deals(P, states, bots, seeds):
 def _deal_states(P, n, seed, dealer, out):
     """Fill ``out`` (int64[n, STATE_SIZE]) with fresh deals: deal ``i`` from sub-stream
     ``i`` of ``seed``, dealt by ``dealer`` (random when < 0)."""
-    hands = np.empty(4, dtype=np.int64)
-    deck = np.empty(32, dtype=np.int64)
+    hands = np.empty(N_SEATS, dtype=np.int64)
+    deck = np.empty(N_CARDS, dtype=np.int64)
     rng = np.empty(1, dtype=np.uint64)
     for i in range(n):
         rng_seed(rng, seed, i)
@@ -852,7 +856,7 @@ def deal_states(rules: Union[str, RuleSet] = "ffb", n: int = 1, seed: int = 0,
     """
     if not isinstance(n, (int, np.integer)) or n < 0:
         raise ValueError(f"n must be a non-negative number of deals, not {n!r}")
-    if dealer not in (-1, 0, 1, 2, 3):
+    if dealer not in (-1, *range(N_SEATS)):
         raise ValueError(f"dealer must be a seat 0..3 or -1 (random), not {dealer!r}")
     P = params_vector(four_player_rules(rules))
     out = np.empty((int(n), STATE_SIZE), dtype=np.int64)
@@ -866,15 +870,15 @@ def _calibration_deals(P, n, seed, kind, X, y):
     """Deals for :func:`fit_hand_values`: contract at a strain of ``kind`` for a random
     taker, played by the heuristic at every seat; ``X[i]`` the taker's known-card
     features, ``y[i]`` its team's card points."""
-    hands = np.empty(4, dtype=np.int64)
-    deck = np.empty(32, dtype=np.int64)
+    hands = np.empty(N_SEATS, dtype=np.int64)
+    deck = np.empty(N_CARDS, dtype=np.int64)
     rng = np.empty(1, dtype=np.uint64)
     S = np.empty(STATE_SIZE, dtype=np.int64)
     classic = P[P_FAMILY] != 0
     for i in range(n):
         rng_seed(rng, seed, i)
         deal_into(S, P, rng, -1, hands, deck)      # the dealer drawn after the cards
-        taker = rng_below(rng, np.int64(4))
+        taker = rng_below(rng, np.int64(N_SEATS))
         known = hand_of(S, taker)
         if classic:
             known |= 1 << retourne_of(S)
@@ -903,7 +907,7 @@ def _calibration_deals(P, n, seed, kind, X, y):
         while phase_of(S) != DONE:
             cur = current_seat(S)
             apply_legal_action(S, P, _heuristic_action(S, P, cur, BOT_HEURISTIC))
-        y[i] = team_card_points(S, taker & 1)
+        y[i] = team_card_points(S, team_of(taker))
 
 
 def fit_hand_values(kind: int, n: int = 60000, seed: int = 0):
@@ -998,7 +1002,7 @@ def warmup() -> None:
         P = params_vector(four_player_rules(rules))
         states = deal_states(rules, 2, seed=0)
         bots = np.array([BOT_HEURISTIC, BOT_RANDOM, BOT_HEURISTIC, BOT_RANDOM], dtype=np.int64)
-        play_deals(P, states, bots, np.zeros((2, 4), dtype=np.int64))
+        play_deals(P, states, bots, np.zeros((2, N_SEATS), dtype=np.int64))
         S = deal_states(rules, 1, seed=1)[0]
         rng = np.zeros(1, dtype=np.uint64)
         buf = np.zeros(N_ACTIONS, dtype=np.uint8)

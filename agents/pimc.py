@@ -56,6 +56,9 @@ from ..engine import (auction_action, auction_length, belote_announced_seats, co
 from ..rules import (ALL_CARD_POINTS, CAPOT_POINTS, CAPOT_VALUE, CARD_ORDER, DEAL_POINTS,
                      P_AT_TABLE, P_CARRE_LOW_CANCELS, P_DECLARATIONS, P_DECL_SHARE,
                      P_OPTIONAL_BELOTE, P_OPTIONAL_DECLARE, RuleSet, check_int)
+from ..rules import CARDS_PER_HAND, N_SEATS, seat_after
+from ..rules import team as team_of
+from ..cards import N_CARDS
 from ..solver import OBJECTIVES, keep_table, move_values_into, new_workspace, nodes_of
 from .base import Agent, Param, PlayerView
 from .evaluation import EvaluationError, evaluate_hand
@@ -63,7 +66,7 @@ from .neural.agent import load_bid_net
 from .neural.batch_play import NetInputs
 from .neural.belief import load_belief_net
 from .neural.net import NeuralError, default_weights_path
-from .sampler import (build_table, new_table, new_weights, sample_into, sample_mixed_into,
+from .sampler import (MAX_HOLDERS, build_table, new_table, new_weights, sample_into, sample_mixed_into,
                       unrank_into, weigh_table)
 
 __all__ = ["PIMCAgent", "PIMCError", "world_state_into", "world_state", "pimc_sums_into",
@@ -101,7 +104,7 @@ def assumed_choices(pub, P, seat, hands):
     strain = contract_strain(pub)
     if P[P_DECLARATIONS] != 0 and P[P_OPTIONAL_DECLARE] != 0:
         shown = shown_declarers(pub)
-        for p in range(4):
+        for p in range(N_SEATS):
             if p == seat or not played_first_trick(pub, p):
                 continue
             bit = np.int64(1) << p
@@ -116,7 +119,7 @@ def assumed_choices(pub, P, seat, hands):
                     declared |= bit
     if P[P_OPTIONAL_BELOTE] != 0:
         announced = belote_announced_seats(pub)
-        for p in range(4):
+        for p in range(N_SEATS):
             if p == seat:
                 continue
             mine = played_by(pub, p)
@@ -160,7 +163,7 @@ def world_state(public_state: np.ndarray, params: np.ndarray, seat: int, hands) 
         raise PIMCError("world_state needs the public state of a seat in the card play "
                         f"(an int64 vector of {STATE_SIZE} slots with S_PHASE = PLAY)")
     h = np.asarray([int(x) for x in hands], dtype=np.int64)
-    if h.shape != (4,) or h[seat] != hand_of(pub, seat):
+    if h.shape != (N_SEATS,) or h[seat] != hand_of(pub, seat):
         raise PIMCError("hands must be 4 card masks, the seat's own hand at its place")
     out = np.empty(STATE_SIZE, dtype=np.int64)
     world_state_into(pub, np.asarray(params, dtype=np.int64), int(seat), h, out)
@@ -210,7 +213,7 @@ def choose_action(sums, actions, k, strain, at_table):
         if best < 0 or sums[a] > sums[best]:
             best = a
         elif sums[a] == sums[best]:
-            if a >= CARD_BASE and a < CARD_BASE + 32 and best >= CARD_BASE and best < CARD_BASE + 32:
+            if a >= CARD_BASE and a < CARD_BASE + N_CARDS and best >= CARD_BASE and best < CARD_BASE + N_CARDS:
                 c = a - CARD_BASE
                 b = best - CARD_BASE
                 pc = ALL_CARD_POINTS[at_table, strain, c]
@@ -333,7 +336,7 @@ class PIMCAgent(Agent):
         self._belief = None
         self._belief_rules = None
         self._Wf = new_weights()
-        self._q = np.zeros(32 * 4, dtype=np.float64)
+        self._q = np.zeros(N_CARDS * MAX_HOLDERS, dtype=np.float64)
         self.worlds = int(worlds)
         self.taper = taper
         self.objective = objective
@@ -355,7 +358,7 @@ class PIMCAgent(Agent):
         self._rng = np.zeros(1, dtype=np.uint64)
         self._bid_net = None
         self._bid_inputs = None
-        self._hands = np.zeros(4, dtype=np.int64)
+        self._hands = np.zeros(N_SEATS, dtype=np.int64)
         self._Sw = np.zeros(STATE_SIZE, dtype=np.int64)
         self._a = np.zeros(32, dtype=np.int64)
         self._v = np.zeros(32, dtype=np.int64)
@@ -418,7 +421,7 @@ class PIMCAgent(Agent):
         self._table_count = int(count)
         target = self.worlds_for(int(hand_of(pub, seat)))
         n = min(target, int(count))
-        team = seat & 1
+        team = team_of(seat)
         weighted = False
         if count > target:
             belief = self.belief_net(view.rules)
@@ -460,7 +463,7 @@ class PIMCAgent(Agent):
         if self.taper == "none":
             return self.worlds
         cards = bin(int(hand)).count("1")
-        return max(1, -(-self.worlds * cards // 8))
+        return max(1, -(-self.worlds * cards // CARDS_PER_HAND))
 
     def card_choice(self, view: PlayerView, rng: Optional[np.ndarray] = None):
         """``(action, actions, totals, n_worlds)``: :meth:`card_values` and the action
@@ -510,7 +513,7 @@ class PIMCAgent(Agent):
         if SURCOINCHE in legal_set and self.success_margin(view, value, strain) > self.coinche_margin:
             return SURCOINCHE
         baseline = self.bid_margin
-        if bidder >= 0 and (bidder & 1) == (seat & 1) and strain in ev.strains:
+        if bidder >= 0 and team_of(bidder) == team_of(seat) and strain in ev.strains:
             # the partner holds the contract: outbid it only when that is worth more
             k = int(np.flatnonzero(ev.levels == value)[0])
             baseline = max(baseline, float(ev.expected_score[ev.strains.index(strain), k]))
@@ -567,7 +570,7 @@ class PIMCAgent(Agent):
         dealer = int(dealer_of(pub))
         shown = set()
         for i, a in enumerate(auction):
-            bidder = (dealer + 1 + i) & 3
+            bidder = seat_after(dealer, 1 + i)
             st = (a - BID_BASE) % 6 if BID_BASE <= a < CAPOT_BASE else a - CAPOT_BASE
             if BID_BASE <= a < COINCHE and bidder != view.seat and st < 4:
                 shown.add((bidder, st))

@@ -56,11 +56,12 @@ from typing import Callable, Mapping, Optional, Sequence, Union
 import numpy as np
 from numba import njit
 
-from ..cards import FULL_DECK, format_hand, parse_card, parse_hand, popcount
+from ..cards import FULL_DECK, N_CARDS, format_hand, parse_card, parse_hand, popcount
 from ..engine import kernel, lowest_card, rng_next, rng_seed
 from ..engine import popcount as _popcount
 from ..envs.infoset import NO_CEILING, InformationSet
-from ..rules import RuleSet, four_player_rules
+from ..rules import (CARDS_PER_HAND, CLASSIC_FIRST_HAND, N_SEATS, RuleSet,
+                     four_player_rules, seat_after)
 
 __all__ = [
     "SamplerError", "NoConsistentWorld", "WorldSampler", "count_worlds", "sample_worlds",
@@ -81,7 +82,9 @@ class NoConsistentWorld(SamplerError):
 
 #: holder / output slot of the undealt stock (classic prise): ``out[STOCK]`` when ``out``
 #: has 5 slots
-STOCK = 4
+STOCK = N_SEATS
+#: the most holders of free cards: the three other seats and the stock
+MAX_HOLDERS = N_SEATS
 
 # ------------------------------------------------------------------ table layout
 #: ``table[T_N]``: number of free cards; ``T_H``: holders (3, or 4 with the stock);
@@ -147,7 +150,7 @@ def _fail(table):
     table[T_NS] = 1
     table[T_START] = 0
     table[T_COUNT] = 0
-    for k in range(5):
+    for k in range(STOCK + 1):
         table[T_BASE + k] = 0
     return 0
 
@@ -164,11 +167,11 @@ def build_table(table, seat, sizes, known, possible, gone):
     hands still need make up the undealt stock, which may hold any of them.
     """
     taken = np.int64(0)
-    for s in range(4):
+    for s in range(N_SEATS):
         k = known[s]
         if k < 0 or k > FULL_DECK or (k & taken) != 0 or (k & gone) != 0:
             return _fail(table)
-        if (k & ~possible[s]) != 0 or _popcount(k) > sizes[s] or sizes[s] > 8:
+        if (k & ~possible[s]) != 0 or _popcount(k) > sizes[s] or sizes[s] > CARDS_PER_HAND:
             return _fail(table)
         taken |= k
     if _popcount(known[seat]) != sizes[seat]:
@@ -178,7 +181,7 @@ def build_table(table, seat, sizes, known, possible, gone):
     # holders: the three other seats, then the stock if any card is undealt
     H = 0
     total = 0
-    for s in range(4):
+    for s in range(N_SEATS):
         if s != seat:
             table[T_SLOT + H] = s
             table[T_NEED + H] = sizes[s] - _popcount(known[s])
@@ -252,7 +255,7 @@ def build_table(table, seat, sizes, known, possible, gone):
                     if (allow >> (H - 1)) & 1 and rl > 0:
                         w += table[nxt + st]
             table[row + st] = w
-    for s in range(4):
+    for s in range(N_SEATS):
         table[T_BASE + s] = known[s]
     table[T_BASE + STOCK] = 0
     table[T_N] = n
@@ -270,7 +273,7 @@ def unrank_into(table, x, out):
     n = table[T_N]
     H = table[T_H]
     ns = table[T_NS]
-    for k in range(4):
+    for k in range(N_SEATS):
         out[k] = table[T_BASE + k]
     with_stock = out.shape[0] > STOCK
     if with_stock:
@@ -300,7 +303,7 @@ def unrank_into(table, x, out):
                 break
             x -= w
         slot = table[T_SLOT + chosen]
-        if slot < 4:
+        if slot < N_SEATS:
             out[slot] |= np.int64(1) << table[T_CARDS + i]
         elif with_stock:
             out[STOCK] |= np.int64(1) << table[T_CARDS + i]
@@ -328,7 +331,7 @@ def rank_world(table, hands):
     H = table[T_H]
     ns = table[T_NS]
     union = np.int64(0)
-    for s in range(4):
+    for s in range(N_SEATS):
         b = table[T_BASE + s]
         if (hands[s] & b) != b:
             return -1
@@ -344,7 +347,7 @@ def rank_world(table, hands):
         bit = np.int64(1) << c
         placed |= bit
         target = STOCK
-        for s in range(4):
+        for s in range(N_SEATS):
             if (hands[s] & bit) != 0:
                 target = s
         allow = table[T_ALLOW + i]
@@ -370,7 +373,7 @@ def rank_world(table, hands):
         if not found:
             return -1
     # every card of the hands is a base card or a free card placed above
-    for s in range(4):
+    for s in range(N_SEATS):
         if (hands[s] & ~(placed | table[T_BASE + s])) != 0:
             return -1
     if table[T_W + n * ns + st] != 1:
@@ -411,21 +414,21 @@ def weigh_table(table, probs, Wf, q):
         c = table[T_CARDS + i]
         allow = table[T_ALLOW + i]
         top = 0.0
-        for h in range(4):
+        for h in range(MAX_HOLDERS):
             v = 0.0
             if h < H and (allow >> h) & 1:
                 slot = table[T_SLOT + h]
                 v = 1.0
-                if slot < 4:
+                if slot < N_SEATS:
                     v = probs[slot, c]
                     if not (v > 1e-12) or not np.isfinite(v):
                         v = 1e-12
                 if v > top:
                     top = v
-            q[4 * i + h] = v
+            q[MAX_HOLDERS * i + h] = v
         if top > 0.0:
-            for h in range(4):
-                q[4 * i + h] /= top
+            for h in range(MAX_HOLDERS):
+                q[MAX_HOLDERS * i + h] /= top
     if table[T_COUNT] <= 0:
         return 0.0
     for i in range(n, -1, -1):
@@ -441,9 +444,9 @@ def weigh_table(table, probs, Wf, q):
                 else:
                     for h in range(H - 1):
                         if (allow >> h) & 1 and table[T_DIG + 4 * st + h] > 0:
-                            w += q[4 * i + h] * Wf[nxt + st - table[T_STRIDE + h]]
+                            w += q[MAX_HOLDERS * i + h] * Wf[nxt + st - table[T_STRIDE + h]]
                     if (allow >> (H - 1)) & 1 and rl > 0:
-                        w += q[4 * i + H - 1] * Wf[nxt + st]
+                        w += q[MAX_HOLDERS * i + H - 1] * Wf[nxt + st]
             Wf[row + st] = w
     return Wf[table[T_START]]
 
@@ -465,7 +468,7 @@ def sample_belief_into(table, Wf, q, rng, out):
     n = table[T_N]
     H = table[T_H]
     ns = table[T_NS]
-    for k in range(4):
+    for k in range(N_SEATS):
         out[k] = table[T_BASE + k]
     with_stock = out.shape[0] > STOCK
     if with_stock:
@@ -490,7 +493,7 @@ def sample_belief_into(table, Wf, q, rng, out):
                 if rl == 0:
                     continue
                 st2 = st
-            w = q[4 * i + h] * Wf[nxt + st2]
+            w = q[MAX_HOLDERS * i + h] * Wf[nxt + st2]
             if w <= 0.0:
                 continue
             chosen = h
@@ -500,7 +503,7 @@ def sample_belief_into(table, Wf, q, rng, out):
             x -= w
         st = chosen_st
         slot = table[T_SLOT + chosen]
-        if slot < 4:
+        if slot < N_SEATS:
             out[slot] |= np.int64(1) << table[T_CARDS + i]
         elif with_stock:
             out[STOCK] |= np.int64(1) << table[T_CARDS + i]
@@ -525,10 +528,10 @@ def marginals_into(table, Wf, q, weighted, F, G, out):
     at their seat. A forward pass over the recursion: the weight of the partial
     assignments reaching each state, times the weight of their completions. ``F`` and
     ``G`` (float64[MAX_STATES]) are scratch."""
-    for s in range(5):
-        for c in range(32):
+    for s in range(STOCK + 1):
+        for c in range(N_CARDS):
             out[s, c] = 0.0
-    for s in range(4):
+    for s in range(N_SEATS):
         m = table[T_BASE + s]
         while m:
             out[s, lowest_card(m)] = 1.0
@@ -566,7 +569,7 @@ def marginals_into(table, Wf, q, weighted, F, G, out):
                         continue
                     st2 = st
                 if weighted:
-                    g = f * q[4 * i + h]
+                    g = f * q[MAX_HOLDERS * i + h]
                     tail = Wf[nxt + st2]
                 else:
                     g = f
@@ -636,7 +639,7 @@ def _cards_mask(value: CardsLike, what: str) -> int:
     for c in cards:
         if isinstance(c, str):
             c = parse_card(c)
-        if isinstance(c, bool) or not isinstance(c, (int, np.integer)) or not 0 <= int(c) < 32:
+        if isinstance(c, bool) or not isinstance(c, (int, np.integer)) or not 0 <= int(c) < N_CARDS:
             raise SamplerError(f"{what}: {c!r} is not a card (0..31 or text such as 'JH')")
         m |= 1 << int(c)
     return m
@@ -648,11 +651,11 @@ def _masks4(arg: ConstraintLike, name: str):
     if isinstance(arg, Mapping):
         out = [0, 0, 0, 0]
         for seat, cards in arg.items():
-            if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < 4:
+            if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < N_SEATS:
                 raise SamplerError(f"{name}: keys must be seats 0..3, not {seat!r}")
             out[int(seat)] |= _cards_mask(cards, f"{name}[{seat}]")
         return out
-    if isinstance(arg, (str, int, np.integer)) or len(arg) != 4:
+    if isinstance(arg, (str, int, np.integer)) or len(arg) != N_SEATS:
         raise SamplerError(f"{name} must be a mapping seat -> cards or a sequence of 4 "
                            f"card sets (one per seat), not {arg!r}")
     return [_cards_mask(v, f"{name}[{s}]") for s, v in enumerate(arg)]
@@ -672,7 +675,7 @@ def _merge(info: InformationSet, holds: ConstraintLike, lacks: ConstraintLike) -
                            f"{format_hand(l4[seat] & info.hand)!r}")
     known = list(info.known)
     possible = list(info.possible)
-    for s in range(4):
+    for s in range(N_SEATS):
         bad = h4[s] & l4[s]
         if bad:
             raise SamplerError(f"seat {s} both holds and lacks {format_hand(bad)!r}")
@@ -687,19 +690,19 @@ def _merge(info: InformationSet, holds: ConstraintLike, lacks: ConstraintLike) -
         if bad:
             raise SamplerError(f"lacks[{s}]: seat {s} is known to hold {format_hand(bad)!r}")
         known[s] |= h4[s]
-    for s in range(4):
-        for t in range(s + 1, 4):
+    for s in range(N_SEATS):
+        for t in range(s + 1, N_SEATS):
             if known[s] & known[t]:
                 raise SamplerError(f"{format_hand(known[s] & known[t])!r} placed in both "
                                    f"seat {s} and seat {t}")
-    for s in range(4):
+    for s in range(N_SEATS):
         if s == seat:
             continue
         if popcount(known[s]) > info.hand_sizes[s]:
             raise SamplerError(f"seat {s} holds {info.hand_sizes[s]} cards, not the "
                                f"{popcount(known[s])} cards {format_hand(known[s])!r}")
         elsewhere = 0
-        for t in range(4):
+        for t in range(N_SEATS):
             if t != s:
                 elsewhere |= known[t]
         possible[s] = (possible[s] & ~l4[s] & ~elsewhere) | known[s]
@@ -776,7 +779,7 @@ class WorldSampler:
                 " and the extra constraints (count 0)")
 
     def _width(self, stock: bool) -> int:
-        return 5 if stock else 4
+        return N_SEATS + 1 if stock else N_SEATS
 
     # ------------------------------------------------------------ sampling
     def sample(self, n: int, seed: int = 0, *, stock: bool = False) -> np.ndarray:
@@ -805,7 +808,7 @@ class WorldSampler:
     def index_of(self, hands: Sequence[int]) -> int:
         """The number of the world ``hands`` (4 masks), or -1 if it is not one."""
         h = np.asarray([int(x) for x in hands], dtype=np.int64)
-        if h.shape != (4,):
+        if h.shape != (N_SEATS,):
             raise SamplerError(f"expected 4 hand masks, got {len(h)}")
         return int(rank_world(self.table, h))
 
@@ -877,12 +880,12 @@ class WorldSampler:
     def _weights(self, probs):
         """``(Wf, q, total)`` of :func:`weigh_table` for ``probs`` (float64[4, 32])."""
         pr = np.asarray(probs, dtype=np.float64)
-        if pr.shape != (4, 32):
+        if pr.shape != (N_SEATS, N_CARDS):
             raise SamplerError(f"probs must have shape (4, 32) (seat, card), not {pr.shape}")
         if not np.all(np.isfinite(pr)) or np.any(pr < 0):
             raise SamplerError("probs must be finite and non-negative")
         Wf = new_weights()
-        q = np.zeros(32 * 4, dtype=np.float64)
+        q = np.zeros(N_CARDS * MAX_HOLDERS, dtype=np.float64)
         total = float(_weigh(self.table, np.ascontiguousarray(pr), Wf, q))
         return Wf, q, total
 
@@ -919,13 +922,13 @@ class WorldSampler:
         :raises NoConsistentWorld: when :attr:`count` is 0.
         """
         self._check()
-        out = np.zeros((5, 32), dtype=np.float64)
+        out = np.zeros((STOCK + 1, N_CARDS), dtype=np.float64)
         if probs is None:
             _marginals(self.table, np.zeros(1), np.zeros(1), False, out)
         else:
             Wf, q, _total = self._weights(probs)
             _marginals(self.table, Wf, q, True, out)
-        return out if stock else out[:4].copy()
+        return out if stock else out[:N_SEATS].copy()
 
     def weight_of(self, hands, probs) -> float:
         """The probability of world ``hands`` (4 masks) under :meth:`sample_belief`
@@ -938,10 +941,10 @@ class WorldSampler:
             c = int(self.table[T_CARDS + i])
             for h in range(int(self.table[T_H])):
                 slot = int(self.table[T_SLOT + h])
-                if slot < 4 and (int(hands[slot]) >> c) & 1:
-                    w *= q[4 * i + h]
-                elif slot == STOCK and not any((int(hands[s]) >> c) & 1 for s in range(4)):
-                    w *= q[4 * i + h]
+                if slot < N_SEATS and (int(hands[slot]) >> c) & 1:
+                    w *= q[MAX_HOLDERS * i + h]
+                elif slot == STOCK and not any((int(hands[s]) >> c) & 1 for s in range(N_SEATS)):
+                    w *= q[MAX_HOLDERS * i + h]
         return w / total
 
 
@@ -975,38 +978,38 @@ def hand_information_set(rules: Union[str, RuleSet], seat: int, hand: CardsLike,
     if not isinstance(rules, RuleSet):
         raise SamplerError(f"rules must be a preset name or a RuleSet, not {rules!r}")
     for name, v in (("seat", seat), ("dealer", dealer)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= v < 4:
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= v < N_SEATS:
             raise SamplerError(f"{name} must be 0..3, not {v!r}")
     seat, dealer = int(seat), int(dealer)
     hand = _cards_mask(hand, "hand")
     k = popcount(hand)
     classic = rules.family == "classic"
-    sizes = (5, 8) if classic else (8,)
+    sizes = (CLASSIC_FIRST_HAND, CARDS_PER_HAND) if classic else (CARDS_PER_HAND,)
     if k not in sizes:
         raise SamplerError(f"a {rules.family}-family hand here has "
                            f"{' or '.join(map(str, sizes))} cards, not {k}: {format_hand(hand)!r}")
     if retourne is not None:
         if isinstance(retourne, str):
             retourne = parse_card(retourne)
-        if not classic or k != 5:
+        if not classic or k != CLASSIC_FIRST_HAND:
             raise SamplerError("a retourne lies on the table only during the classic prise "
                                "(classic family, 5-card hands)")
-        if isinstance(retourne, bool) or not isinstance(retourne, (int, np.integer)) or not 0 <= retourne < 32:
+        if isinstance(retourne, bool) or not isinstance(retourne, (int, np.integer)) or not 0 <= retourne < N_CARDS:
             raise SamplerError(f"retourne must be a card 0..31 or text such as 'JH', not {retourne!r}")
         retourne = int(retourne)
         if hand >> retourne & 1:
             raise SamplerError(f"the retourne {format_hand(1 << retourne)!r} is in the hand")
     free = FULL_DECK & ~hand & ~(0 if retourne is None else 1 << retourne)
-    known = tuple(hand if s == seat else 0 for s in range(4))
-    possible = tuple(hand if s == seat else free for s in range(4))
-    auction = classic and k == 5 or not classic
+    known = tuple(hand if s == seat else 0 for s in range(N_SEATS))
+    possible = tuple(hand if s == seat else free for s in range(N_SEATS))
+    auction = classic and k == CLASSIC_FIRST_HAND or not classic
     return InformationSet(
         seat=seat, rules=rules, dealer=dealer, phase="auction" if auction else "play",
-        current_player=(dealer + 1) % 4, hand=hand, public_history=(), auction=(),
+        current_player=seat_after(dealer, 1), hand=hand, public_history=(), auction=(),
         contract=None, retourne=retourne, tricks=(), trick_winners=(), played=0,
-        hand_sizes=(k, k, k, k), belotes=(), declarations_resolved=False,
-        declaration_winner=None, shown=(0, 0, 0, 0), known=known, voids=(0, 0, 0, 0),
-        ceilings=tuple((NO_CEILING,) * 4 for _ in range(4)), possible=possible)
+        hand_sizes=(k,) * N_SEATS, belotes=(), declarations_resolved=False,
+        declaration_winner=None, shown=(0,) * N_SEATS, known=known, voids=(0,) * N_SEATS,
+        ceilings=tuple((NO_CEILING,) * 4 for _ in range(N_SEATS)), possible=possible)
 
 
 def from_hand(rules: Union[str, RuleSet], seat: int, hand: CardsLike, dealer: int = 0, *,
@@ -1038,7 +1041,7 @@ def warmup() -> None:
     s.world(0)
     s.world(0, stock=True)
     s.index_of(s.world(0))
-    probs = np.full((4, 32), 0.5)
+    probs = np.full((N_SEATS, N_CARDS), 0.5)
     s.sample_belief(2, 0, probs, uniform_share=0.5)
     s.sample_belief(2, 0, probs, stock=True)
     s.marginals()

@@ -51,6 +51,7 @@ from numba.extending import intrinsic
 from . import actions as A
 from . import engine as E
 from . import rules as R
+from .cards import N_CARDS
 from .engine import (PLAY, STATE_SIZE, apply_legal_action, card_play_rule, highest_card,
                      kernel, lowest_card, popcount)
 from .engine import (belote_decided_seats, belote_holder_seats, cards_in_trick, contract_of,
@@ -78,10 +79,10 @@ class SolverError(ValueError):
 
 # ------------------------------------------------------------------ internal card ids
 def _build_perm():
-    perm = np.zeros((6, 32), dtype=np.int64)
-    inv = np.zeros((6, 32), dtype=np.int64)
+    perm = np.zeros((6, N_CARDS), dtype=np.int64)
+    inv = np.zeros((6, N_CARDS), dtype=np.int64)
     for strain in range(6):
-        for c in range(32):
+        for c in range(N_CARDS):
             i = (c >> 3) * 8 + int(CARD_ORDER[strain, c])
             perm[strain, c] = i
             inv[strain, i] = c
@@ -94,7 +95,7 @@ PERM, INV = _build_perm()
 IPTS = np.zeros(ALL_CARD_POINTS.shape, dtype=np.int64)
 for _t in range(ALL_CARD_POINTS.shape[0]):
     for _s in range(6):
-        for _i in range(32):
+        for _i in range(N_CARDS):
             IPTS[_t, _s, _i] = ALL_CARD_POINTS[_t, _s, INV[_s, _i]]
 
 # ------------------------------------------------------------------ workspace layout
@@ -306,7 +307,7 @@ def _two_tricks(W, leader, flag, rem, alpha, beta):
         c0 = lowest_card(m0)
         m0 &= m0 - 1
         led = c0 >> 3
-        p0 = IPTS.flat[prow * 32 + c0]
+        p0 = IPTS.flat[prow * N_CARDS + c0]
         best1 = INF if max0 else -INF
         a1 = a0
         b1 = b0
@@ -314,7 +315,7 @@ def _two_tricks(W, leader, flag, rem, alpha, beta):
         while m1:
             c1 = lowest_card(m1)
             m1 &= m1 - 1
-            p1 = p0 + IPTS.flat[prow * 32 + c1]
+            p1 = p0 + IPTS.flat[prow * N_CARDS + c1]
             if _beats(c1, c0, strain):
                 w1 = c1
                 ws1 = s1
@@ -328,7 +329,7 @@ def _two_tricks(W, leader, flag, rem, alpha, beta):
             while m2:
                 c2 = lowest_card(m2)
                 m2 &= m2 - 1
-                p2 = p1 + IPTS.flat[prow * 32 + c2]
+                p2 = p1 + IPTS.flat[prow * N_CARDS + c2]
                 if _beats(c2, w1, strain):
                     w2 = c2
                     ws2 = s2
@@ -342,7 +343,7 @@ def _two_tricks(W, leader, flag, rem, alpha, beta):
                 while m3:
                     c3 = lowest_card(m3)
                     m3 &= m3 - 1
-                    p3 = p2 + IPTS.flat[prow * 32 + c3]
+                    p3 = p2 + IPTS.flat[prow * N_CARDS + c3]
                     ws3 = ws2
                     if _beats(c3, w2, strain):
                         ws3 = s3
@@ -471,7 +472,7 @@ def _three_tricks(W, leader, flag, rem, past, alpha, beta):
     strain = W[C_STRAIN]
     X = W[C_X]
     play = W[C_PLAY_RULES]
-    prow = (W[C_AT] * 6 + strain) * 32
+    prow = (W[C_AT] * 6 + strain) * N_CARDS
     s0 = leader
     s1 = seat_after(leader, np.int64(1))
     s2 = seat_after(leader, np.int64(2))
@@ -696,7 +697,7 @@ def _sure_bounds(W, strain, X, rem, lo, hi):
     tm = (inhand >> (8 * strain)) & 0xFF
     if tm == 0:
         return lo, hi
-    tprow = (W[C_AT] * 6 + strain) * 32 + 8 * strain
+    tprow = (W[C_AT] * 6 + strain) * N_CARDS + 8 * strain
     team02 = W[W_H] | W[W_H + 2]
     top_team = -1
     sure = 0
@@ -810,7 +811,7 @@ def _ab(W, leader, n, led, win, wseat, tpts, flag, rem, past, alpha, beta):
             return _play_child(W, leader, n, led, win, wseat, tpts, flag, rem, past,
                                lowest_card(legal), alpha, beta)
     inhand = W[W_H] | W[W_H + 1] | W[W_H + 2] | W[W_H + 3]
-    prow = (W[C_AT] * 6 + strain) * 32
+    prow = (W[C_AT] * 6 + strain) * N_CARDS
     cand = legal
     if (opt & OPT_EQUIV) and (legal & (legal - 1)) != 0:
         # equivalent cards: same hand, adjacent among the cards in play, same points
@@ -834,7 +835,7 @@ def _ab(W, leader, n, led, win, wseat, tpts, flag, rem, past, alpha, beta):
     best = -INF if maxnode else INF
     best_c = M1
     rc = popcount(inhand)
-    pos = 32 - rc
+    pos = N_CARDS - rc
     kslot = W_KILL + 2 * (pos + leader)
     kl0 = M1
     kl1 = M1
@@ -990,7 +991,7 @@ def _play_child(W, leader, n, led, win, wseat, tpts, flag, rem, past, c, alpha, 
     bit = 1 << c
     inhand = W[W_H] | W[W_H + 1] | W[W_H + 2] | W[W_H + 3]
     W[W_H + cur] = h & ~bit
-    pc = IPTS.flat[(W[C_AT] * 6 + strain) * 32 + c]
+    pc = IPTS.flat[(W[C_AT] * 6 + strain) * N_CARDS + c]
     nled, nwin, nws = _trick_after(c, cur, n, led, win, wseat, strain)
     ntp = tpts + pc
     nrem = rem - pc
@@ -1051,7 +1052,7 @@ def _root_values(W, leader, n, led, win, wseat, tpts, flag, rem, past, out_c, ou
     present = W[W_H] | W[W_H + 1] | W[W_H + 2] | W[W_H + 3]
     if n > 0:
         present |= 1 << win
-    prow = (W[C_AT] * 6 + strain) * 32
+    prow = (W[C_AT] * 6 + strain) * N_CARDS
     k = 0
     m = legal
     lo = np.int64(-2) - past
@@ -1252,7 +1253,7 @@ def _ds(W, leader, n, led, win, wseat, tpts, flag, rem, past, vec, alpha, beta):
     else:
         legal = _legal(h, n, led, win, wseat == partner(cur), strain, W[C_PLAY_RULES])
     inhand = W[W_H] | W[W_H + 1] | W[W_H + 2] | W[W_H + 3]
-    prow = (W[C_AT] * 6 + strain) * 32
+    prow = (W[C_AT] * 6 + strain) * N_CARDS
     maxnode = team(cur) == X
     a0 = alpha
     b0 = beta
@@ -1350,7 +1351,7 @@ def _outer(W, leader, n, led, win, wseat, tpts, rem, vec, j, alpha, beta):
         m = h
     else:
         m = _legal(h, n, led, win, wseat == partner(cur), strain, W[C_PLAY_RULES])
-    prow = (W[C_AT] * 6 + strain) * 32
+    prow = (W[C_AT] * 6 + strain) * N_CARDS
     while m:
         c = highest_card(m) if choice else lowest_card(m)
         m &= ~(1 << c)
@@ -1372,7 +1373,7 @@ def _outer(W, leader, n, led, win, wseat, tpts, rem, vec, j, alpha, beta):
             nrem = rem - pc
             nvec = vec
             nj = j
-        if cn == 4:
+        if cn == N_SEATS:
             v = _rest_value(W, nws, nrem, ntp if team(nws) == X else Z0, vec, alpha, beta)
         else:
             v = _outer(W, leader, cn, nled, nwin, nws, ntp, nrem, nvec, nj, alpha, beta)
@@ -1417,9 +1418,9 @@ def _setup(W, S, P, X, objective):
     W[C_X] = X
     W[C_CB] = CAPOT_BONUS
     W[C_GB] = GB
-    prow = (at * 6 + strain) * 32
+    prow = (at * 6 + strain) * N_CARDS
     rawtot = DIX_DE_DER
-    for i in range(32):
+    for i in range(N_CARDS):
         rawtot += IPTS.flat[prow + i]
     W[C_RAWTOT] = rawtot
     W[C_EMAX] = rawtot + CAPOT_BONUS + GB
@@ -1605,7 +1606,7 @@ def move_values_into(W, S, P, objective, team, out_a, out_v):
         legal = _legal(h, n, led, win, wseat == partner(cur), strain, W[C_PLAY_RULES])
     k = 0
     if W[C_NPAIRS] > 0:
-        prow = (W[C_AT] * 6 + strain) * 32
+        prow = (W[C_AT] * 6 + strain) * N_CARDS
         m = legal
         while m:
             c = lowest_card(m)
@@ -1665,7 +1666,7 @@ def _ds_child(W, leader, n, led, win, wseat, tpts, flag, rem, past, c):
     bit = 1 << c
     inhand = W[W_H] | W[W_H + 1] | W[W_H + 2] | W[W_H + 3]
     W[W_H + cur] = h & ~bit
-    pc = IPTS.flat[(W[C_AT] * 6 + strain) * 32 + c]
+    pc = IPTS.flat[(W[C_AT] * 6 + strain) * N_CARDS + c]
     nled, nwin, nws = _trick_after(c, cur, n, led, win, wseat, strain)
     lo = np.int64(-INF)
     hi = np.int64(INF)

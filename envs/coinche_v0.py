@@ -22,7 +22,7 @@ from .. import engine
 from ..actions import N_ACTIONS
 from ..engine import legal_actions_into
 from ..game import Deal, Match
-from ..rules import four_player_rules
+from ..rules import N_SEATS, four_player_rules
 from . import observation as O
 from . import kernels
 from .aec_base import REWARD_SCALE, CardGameAEC, SideTerminateIllegalWrapper, env_functions
@@ -31,7 +31,7 @@ from .kernels import ObservationEncoder
 
 __all__ = ["env", "raw_env", "parallel_env", "REWARD_SCALE"]
 
-AGENTS = tuple(f"player_{i}" for i in range(4))
+AGENTS = tuple(f"player_{i}" for i in range(N_SEATS))
 #: ``TerminateIllegalWrapper`` whose penalty goes to the offender's whole team
 TeamTerminateIllegalWrapper = SideTerminateIllegalWrapper
 
@@ -74,7 +74,7 @@ class raw_env(CardGameAEC):
         dealing order (ints, or text as one string or a list)."""
         if isinstance(given, str):
             return {"deck": given}
-        if len(given) == 4:
+        if len(given) == N_SEATS:
             return {"hands": list(given)}
         return {"deck": " ".join(given) if all(isinstance(g, str) for g in given)
                 else list(given)}

@@ -85,7 +85,8 @@ from ..cards import BELOTE_PAIRS, FULL_DECK, SUIT_MASKS, popcount
 from ..engine import private_choices
 from ..inference import NO_CEILING, voids_ceilings_into
 from ..game import Contract, Deal
-from ..rules import AT, CARD_ORDER, NT, RuleSet
+from ..rules import (AT, CARD_ORDER, CARDS_PER_HAND, CLASSIC_FIRST_HAND, N_SEATS, NT, RuleSet,
+                     partner, seat_after)
 
 __all__ = ["InformationSet", "information_set", "NO_CEILING", "ALL_CARDS", "SUIT_MASK"]
 
@@ -174,7 +175,7 @@ class InformationSet:
         nor known in another hand, nor the retourne on the table (during the classic
         prise the 11 undealt cards are unknown too)."""
         m = FULL_DECK & ~self.played & ~self.hand
-        for s in range(4):
+        for s in range(N_SEATS):
             m &= ~self.known[s]
         if self.retourne is not None and self.contract is None:
             m &= ~(1 << self.retourne)
@@ -185,7 +186,7 @@ class InformationSet:
         information set tells: the seat's own hand is ``hand``, each hand has its size,
         holds its known cards and only possible ones, no card is in two hands, and no
         played card (nor the retourne on the table) is held."""
-        if len(hands) != 4:
+        if len(hands) != N_SEATS:
             return False
         hs = [int(h) for h in hands]
         if hs[self.seat] != self.hand:
@@ -235,7 +236,7 @@ def _public_history(deal: Deal, seat: int, auction, plays) -> Tuple[int, ...]:
     out = [a for _, a in auction]
     placed = not own
     for i, (p, c) in enumerate(plays):
-        if not placed and p == seat and i < 4:
+        if not placed and p == seat and i < N_SEATS:
             out.extend(own)
             placed = True
         out.append(CARD_BASE + c)
@@ -254,7 +255,7 @@ def information_set(deal: Deal, seat: int) -> InformationSet:
 
     :raises ValueError: for a seat outside 0..3.
     """
-    if isinstance(seat, bool) or not 0 <= int(seat) < 4:
+    if isinstance(seat, bool) or not 0 <= int(seat) < N_SEATS:
         raise ValueError(f"seat must be 0..3, not {seat!r}")
     seat = int(seat)
     rules = deal.rules
@@ -264,11 +265,11 @@ def information_set(deal: Deal, seat: int) -> InformationSet:
     contract = deal.contract
     strain = None if contract is None else contract.strain
 
-    auction = tuple(((dealer + 1 + i) % 4, a) for i, a in enumerate(deal.auction))
+    auction = tuple((seat_after(dealer, 1 + i), a) for i, a in enumerate(deal.auction))
     tricks = tuple(tuple((int(p), int(c)) for p, c in t) for t in deal.tricks)
     plays = [pc for t in tricks for pc in t]
     played = 0
-    n_played = [0, 0, 0, 0]
+    n_played = [0] * N_SEATS
     for p, c in plays:
         played |= 1 << c
         n_played[p] += 1
@@ -277,14 +278,14 @@ def information_set(deal: Deal, seat: int) -> InformationSet:
     # table and each seat holds 5 cards; after it, 8 each as in the coinche family
     on_table = 0
     if classic and contract is None:
-        sizes = (5, 5, 5, 5)
+        sizes = (CLASSIC_FIRST_HAND,) * N_SEATS
         if retourne is not None:
             on_table = 1 << retourne
     else:
-        sizes = tuple(8 - n_played[s] for s in range(4))
+        sizes = tuple(CARDS_PER_HAND - n_played[s] for s in range(N_SEATS))
 
-    known = [0, 0, 0, 0]
-    excluded = [0, 0, 0, 0]          # cards a seat cannot hold (belote rule)
+    known = [0] * N_SEATS
+    excluded = [0] * N_SEATS          # cards a seat cannot hold (belote rule)
     belotes = []
 
     # classic: the taker received the retourne (§11); known until played
@@ -312,20 +313,20 @@ def information_set(deal: Deal, seat: int) -> InformationSet:
     # declarations (§5): shown by the winning team at resolution
     resolved = deal.declarations_resolved
     decl_winner = deal.declaration_winner
-    shown = [0, 0, 0, 0]
+    shown = [0] * N_SEATS
     if decl_winner is not None:
         declared = deal.declared
-        for p in (decl_winner, decl_winner + 2):
+        for p in (decl_winner, partner(decl_winner)):
             if declared[p]:
                 shown[p] = deal.seat_declarations(p)[1]
                 known[p] |= shown[p] & ~played
 
     # voids and ceilings from the rules of play (§6)
-    voids = [0, 0, 0, 0]
-    ceil = [[NO_CEILING] * 4 for _ in range(4)]
+    voids = [0] * N_SEATS
+    ceil = [[NO_CEILING] * 4 for _ in range(N_SEATS)]
     if strain is not None:
-        v = np.empty(4, dtype=np.int64)
-        c = np.empty((4, 4), dtype=np.int64)
+        v = np.empty(N_SEATS, dtype=np.int64)
+        c = np.empty((N_SEATS, 4), dtype=np.int64)
         voids_ceilings_into(deal.state, deal.params, strain, v, c)
         voids, ceil = v.tolist(), c.tolist()
 
@@ -340,7 +341,7 @@ def information_set(deal: Deal, seat: int) -> InformationSet:
         auction=auction, contract=contract, retourne=retourne, tricks=tricks,
         trick_winners=tuple(deal.trick_winners), played=played, hand_sizes=sizes,
         belotes=tuple(belotes), declarations_resolved=resolved,
-        declaration_winner=decl_winner, shown=tuple(shown), known=tuple(known[:4]),
+        declaration_winner=decl_winner, shown=tuple(shown), known=tuple(known[:N_SEATS]),
         voids=tuple(voids), ceilings=tuple(tuple(c) for c in ceil),
         possible=tuple(possible))
 
@@ -349,9 +350,9 @@ def _possible(seat, hand, gone, sizes, strain, known, excluded, voids, ceil, all
     """Possible (and, by elimination, known) cards of each seat; ``known`` is updated
     in place. ``gone``: cards played or on the table; ``all_dealt``: every card not
     gone is in some hand (false during the classic prise)."""
-    others = [s for s in range(4) if s != seat]
+    others = [s for s in range(N_SEATS) if s != seat]
     free = FULL_DECK & ~gone & ~hand
-    possible = [0, 0, 0, 0]
+    possible = [0] * N_SEATS
     possible[seat] = hand
     for s in others:
         m = free & ~excluded[s]
@@ -366,7 +367,7 @@ def _possible(seat, hand, gone, sizes, strain, known, excluded, voids, ceil, all
         changed = False
         for s in others:
             elsewhere = 0
-            for t in range(4):
+            for t in range(N_SEATS):
                 if t != s:
                     elsewhere |= known[t]
             p = (possible[s] & ~elsewhere) | known[s]

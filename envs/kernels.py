@@ -34,8 +34,10 @@ from ..engine import (auction_action, auction_length, coinche_level, contract_is
                       declaration_winner, hand_of, phase_of, retourne_of, shown_declarers,
                       team_score, trick_card, trick_leader, trick_winner)
 from ..actions import BID_BASE, CAPOT_BASE, COINCHE, SURCOINCHE
-from ..rules import (DEAL_POINTS, DIX_DE_DER, MIN_BID_VALUE, N_STRAINS, P_FAMILY, RuleSet,
-                     card_points_table)
+from ..cards import N_CARDS
+from ..rules import (DEAL_POINTS, DIX_DE_DER, MIN_BID_VALUE, N_SEATS, N_STRAINS, N_TRICKS, P_FAMILY,
+                     RuleSet, card_points_table, partner, seat_after)
+from ..rules import team as team_of
 from . import observation as O
 from .observation import (O_BELOTE, O_BIDS, O_CEILINGS, O_COINCHE, O_CONTRACT, O_CURRENT_TRICK,
                           O_DEALER, O_DECLARATIONS_RESOLVED, O_DECLARATIONS_SHOWN,
@@ -67,8 +69,8 @@ def encode_into(S, P, seat, cpt, rules_vec, match, out):
     slice (float32[10], :func:`rules_vector`); ``match``: float64[5] = (flag, team-0
     score, team-1 score, target, pot), flag 0 in deal mode.
     """
-    voids = np.empty(4, dtype=np.int64)
-    ceil = np.empty((4, 4), dtype=np.int64)
+    voids = np.empty(N_SEATS, dtype=np.int64)
+    ceil = np.empty((N_SEATS, 4), dtype=np.int64)
     _encode(S, P, seat, cpt, rules_vec, match, out, voids, ceil)
 
 
@@ -78,23 +80,23 @@ def _encode(S, P, seat, cpt, rules_vec, match, out, voids, ceil):
     for k in range(N_OBS):
         out[k] = 0.0
     me = seat
-    team = me & 1
+    team = team_of(me)
     dealer = dealer_of(S)
     phase = phase_of(S)
     hand = hand_of(S, me)
-    for c in range(32):
+    for c in range(N_CARDS):
         if (hand >> c) & 1:
             out[O_HAND + c] = 1.0
-    out[O_DEALER + ((dealer - me) & 3)] = 1.0
+    out[O_DEALER + seat_after(dealer, -me)] = 1.0
     out[O_PHASE + phase] = 1.0
     if phase != DONE:
-        out[O_TO_ACT + ((current_seat(S) - me) & 3)] = 1.0
+        out[O_TO_ACT + seat_after(current_seat(S), -me)] = 1.0
     # auction
     n_auction = auction_length(S)
     for i in range(n_auction):
         a = auction_action(S, i)
-        p = (dealer + 1 + i) & 3
-        r = (p - me) & 3
+        p = seat_after(dealer, 1 + i)
+        r = seat_after(p, -me)
         if BID_BASE <= a < COINCHE:
             if a >= CAPOT_BASE:
                 row = CAPOT_ROW
@@ -102,18 +104,18 @@ def _encode(S, P, seat, cpt, rules_vec, match, out, voids, ceil):
             else:
                 row = (a - BID_BASE) // N_STRAINS
                 strain = (a - BID_BASE) % N_STRAINS
-            base = O_BIDS + row * (4 + N_STRAINS)
-            for k in range(4 + N_STRAINS):
+            base = O_BIDS + row * (N_SEATS + N_STRAINS)
+            for k in range(N_SEATS + N_STRAINS):
                 out[base + k] = 0.0
             out[base + r] = 1.0
-            out[base + 4 + strain] = 1.0
+            out[base + N_SEATS + strain] = 1.0
         elif a == COINCHE:
             out[O_COINCHE + r] = 1.0
         elif a == SURCOINCHE:
             out[O_SURCOINCHE + r] = 1.0
     classic = P[P_FAMILY] != 0
     if classic and phase == AUCTION:
-        out[O_PRISE + (0 if n_auction < 4 else 1)] = 1.0
+        out[O_PRISE + (0 if n_auction < N_SEATS else 1)] = 1.0
     if classic and retourne_of(S) >= 0:
         out[O_RETOURNE + retourne_of(S)] = 1.0
     has_contract = phase != AUCTION and deal_void(S) == 0
@@ -125,7 +127,7 @@ def _encode(S, P, seat, cpt, rules_vec, match, out, voids, ceil):
             out[O_CONTRACT + (value - MIN_BID_VALUE) // 10] = 1.0
         out[O_CONTRACT + N_LEVELS + strain] = 1.0
         out[O_CONTRACT + N_LEVELS + N_STRAINS + coinche_level(S)] = 1.0
-        out[O_CONTRACT + N_LEVELS + N_STRAINS + 3 + ((taker - me) & 3)] = 1.0
+        out[O_CONTRACT + N_LEVELS + N_STRAINS + 3 + seat_after(taker, -me)] = 1.0
     # declarations and belote
     w = declaration_winner(S)
     if w != DECL_UNRESOLVED:
@@ -133,21 +135,21 @@ def _encode(S, P, seat, cpt, rules_vec, match, out, voids, ceil):
     if w >= 0:
         out[O_DECLARATION_WINNER + (0 if w == team else 1)] = 1.0
         shown = shown_declarers(S)
-        for p in (w, w + 2):
+        for p in (w, partner(w)):
             if (shown >> p) & 1:
                 m = declaration_cards(S, p)
-                base = O_DECLARATIONS_SHOWN + 32 * ((p - me) & 3)
-                for c in range(32):
+                base = O_DECLARATIONS_SHOWN + N_CARDS * seat_after(p, -me)
+                for c in range(N_CARDS):
                     if (m >> c) & 1:
                         out[base + c] = 1.0
     if has_contract:
         ann_seats, _ann = announced_belotes(S, strain)
-        for p in range(4):
+        for p in range(N_SEATS):
             if (ann_seats >> p) & 1:
-                out[O_BELOTE + ((p - me) & 3)] = 1.0
+                out[O_BELOTE + seat_after(p, -me)] = 1.0
     # card play
     n_done = 0
-    for t in range(8):
+    for t in range(N_TRICKS):
         if trick_winner(S, t) >= 0:
             n_done += 1
     cur_leader = -1
@@ -156,20 +158,20 @@ def _encode(S, P, seat, cpt, rules_vec, match, out, voids, ceil):
     pts_them = 0
     tr_us = 0
     tr_them = 0
-    for t in range(8):
+    for t in range(N_TRICKS):
         leader = trick_leader(S, t)
         if leader < 0:
             break
         tp = 0
         n = 0
-        for i in range(4):
+        for i in range(N_SEATS):
             c = trick_card(S, t, i)
             if c < 0:
                 break
             n += 1
-            p = (leader + i) & 3
-            out[O_PLAYED_BY + 4 * c + ((p - me) & 3)] = 1.0
-            out[O_PLAYED_WHEN + c] = (t + 1) / 8.0
+            p = seat_after(leader, i)
+            out[O_PLAYED_BY + N_SEATS * c + seat_after(p, -me)] = 1.0
+            out[O_PLAYED_WHEN + c] = (t + 1) / N_TRICKS
             if has_contract:
                 tp += cpt[strain, c]
         if n == 0:
@@ -181,9 +183,9 @@ def _encode(S, P, seat, cpt, rules_vec, match, out, voids, ceil):
                 for i in range(n):
                     out[O_CURRENT_TRICK + trick_card(S, t, i)] = 1.0
         else:
-            if t == 7:
+            if t == N_TRICKS - 1:
                 tp += DIX_DE_DER
-            if (trick_winner(S, t) & 1) == team:
+            if team_of(trick_winner(S, t)) == team:
                 pts_us += tp
                 tr_us += 1
             else:
@@ -191,13 +193,13 @@ def _encode(S, P, seat, cpt, rules_vec, match, out, voids, ceil):
                 tr_them += 1
     if phase == PLAY:
         leader = cur_leader if cur_n > 0 else current_seat(S)
-        out[O_LEADER + ((leader - me) & 3)] = 1.0
-        out[O_TRICK_NO + min(n_done, 7)] = 1.0
+        out[O_LEADER + seat_after(leader, -me)] = 1.0
+        out[O_TRICK_NO + min(n_done, N_TRICKS - 1)] = 1.0
     if has_contract:
         out[O_POINTS] = pts_us / DEAL_POINTS
         out[O_POINTS + 1] = pts_them / DEAL_POINTS
-        out[O_TRICKS] = tr_us / 8.0
-        out[O_TRICKS + 1] = tr_them / 8.0
+        out[O_TRICKS] = tr_us / N_TRICKS
+        out[O_TRICKS + 1] = tr_them / N_TRICKS
     if match[0] != 0.0:
         target = match[3]
         out[O_MATCH] = 1.0
@@ -213,12 +215,12 @@ def _encode(S, P, seat, cpt, rules_vec, match, out, voids, ceil):
     if has_contract:
         voids_ceilings_into(S, P, strain, voids, ceil)
     else:
-        for p in range(4):
+        for p in range(N_SEATS):
             voids[p] = 0
             for s in range(4):
                 ceil[p, s] = NO_CEILING
-    for p in range(4):
-        r = (p - me) & 3
+    for p in range(N_SEATS):
+        r = seat_after(p, -me)
         for s in range(4):
             out[O_VOIDS + 4 * r + s] = float((voids[p] >> s) & 1)
             out[O_CEILINGS + 4 * r + s] = ceil[p, s] / float(NO_CEILING)
@@ -239,7 +241,7 @@ def next_dealer(S, dealer):
     """The dealer of the next deal: ``dealer`` if fixed (0..3), -1 random, -2 rotate
     (the seat after the last deal's dealer)."""
     if dealer == -2:
-        return (dealer_of(S) + 1) & 3
+        return seat_after(dealer_of(S), 1)
     return dealer
 
 
@@ -256,7 +258,7 @@ def first_illegal(states, P, actions, active):
 def deal_rewards(S, seat, raw):
     """Reward of ``seat`` for the finished deal ``S``: its team's score minus the
     other's, or its team's score when ``raw``."""
-    t = seat & 1
+    t = team_of(seat)
     if raw:
         return float(team_score(S, t))
     return float(team_score(S, t) - team_score(S, 1 - t))
@@ -283,14 +285,14 @@ def vector_step(states, P, actions, rngs, dealer, raw, cpt, rules_vec, match, ob
     for i in range(states.shape[0]):
         S = states[i]
         apply_legal_action(S, P, actions[i])
-        for s in range(4):
+        for s in range(N_SEATS):
             rewards[i, s] = 0.0
         terminated[i] = 0
         if phase_of(S) == DONE:
             terminated[i] = 1
             final_scores[i, 0] = team_score(S, 0)
             final_scores[i, 1] = team_score(S, 1)
-            for s in range(4):
+            for s in range(N_SEATS):
                 rewards[i, s] = deal_rewards(S, s, raw)
             new_deal(S, P, rngs[i:i + 1], next_dealer(S, dealer), hands, deck)
         seat = current_seat(S)

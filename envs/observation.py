@@ -73,7 +73,9 @@ from typing import Optional
 import numpy as np
 
 from .. import actions as A
-from ..rules import N_STRAINS, card_points_table
+from ..cards import N_CARDS
+from ..rules import N_SEATS, N_STRAINS, N_TEAMS, N_TRICKS, card_points_table, seat_after
+from ..rules import team as team_of
 from .infoset import NO_CEILING, InformationSet
 
 __all__ = ["VERSION", "LAYOUT", "OFFSETS", "OBSERVATION_SIZE", "HIGH", "encode", "decode",
@@ -86,13 +88,16 @@ CAPOT_ROW = 11
 PHASES = ("auction", "play", "done")
 
 _PARTS = [
-    ("hand", 32), ("dealer", 4), ("phase", 3), ("to_act", 4),
-    ("bids", N_LEVELS * (4 + N_STRAINS)), ("coinche", 4), ("surcoinche", 4),
-    ("prise", 2), ("retourne", 32), ("contract", N_LEVELS + N_STRAINS + 3 + 4),
-    ("declarations_resolved", 1), ("declaration_winner", 2), ("declarations_shown", 4 * 32),
-    ("belote", 4), ("played_by", 32 * 4), ("played_when", 32), ("current_trick", 32),
-    ("leader", 4), ("trick_no", 8), ("points", 2), ("tricks", 2), ("match", 5),
-    ("rules", 10), ("voids", 16), ("ceilings", 16),
+    ("hand", N_CARDS), ("dealer", N_SEATS), ("phase", 3), ("to_act", N_SEATS),
+    ("bids", N_LEVELS * (N_SEATS + N_STRAINS)), ("coinche", N_SEATS), ("surcoinche", N_SEATS),
+    ("prise", 2), ("retourne", N_CARDS), ("contract", N_LEVELS + N_STRAINS + 3 + N_SEATS),
+    ("declarations_resolved", 1), ("declaration_winner", N_TEAMS),
+    ("declarations_shown", N_SEATS * N_CARDS),
+    ("belote", N_SEATS), ("played_by", N_CARDS * N_SEATS), ("played_when", N_CARDS),
+    ("current_trick", N_CARDS),
+    ("leader", N_SEATS), ("trick_no", N_TRICKS), ("points", N_TEAMS), ("tricks", N_TEAMS),
+    ("match", 5),
+    ("rules", 10), ("voids", N_SEATS * 4), ("ceilings", N_SEATS * 4),
 ]
 
 def slice_layout(parts) -> "OrderedDict[str, tuple]":
@@ -137,7 +142,7 @@ def _one_hot(v: np.ndarray, name: str, i: int) -> None:
 
 
 def _bits(mask: int) -> np.ndarray:
-    return ((int(mask) >> np.arange(32)) & 1).astype(np.float32)
+    return ((int(mask) >> np.arange(N_CARDS)) & 1).astype(np.float32)
 
 
 def _mask(bits: np.ndarray) -> int:
@@ -152,11 +157,11 @@ def encode(info: InformationSet, match: Optional[dict] = None) -> np.ndarray:
         (public); None in deal mode.
     """
     me = info.seat
-    team = me & 1
+    team = team_of(me)
     rules = info.rules
 
     def rel(seat):
-        return (seat - me) % 4
+        return seat_after(seat, -me)
 
     v = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
     v[_sl("hand")] = _bits(info.hand)
@@ -170,17 +175,17 @@ def encode(info: InformationSet, match: Optional[dict] = None) -> np.ndarray:
     for seat, a in info.auction:
         if A.is_bid(a) or A.is_capot(a):
             row = CAPOT_ROW if A.is_capot(a) else (A.bid_value(a) - 80) // 10
-            base = b0 + row * (4 + N_STRAINS)
-            v[base:base + 4 + N_STRAINS] = 0.0
+            base = b0 + row * (N_SEATS + N_STRAINS)
+            v[base:base + N_SEATS + N_STRAINS] = 0.0
             v[base + rel(seat)] = 1.0
-            v[base + 4 + A.bid_strain(a)] = 1.0
+            v[base + N_SEATS + A.bid_strain(a)] = 1.0
         elif a == A.COINCHE:
             _one_hot(v, "coinche", rel(seat))
         elif a == A.SURCOINCHE:
             _one_hot(v, "surcoinche", rel(seat))
     classic = rules.family == "classic"
     if classic and info.phase == "auction":
-        _one_hot(v, "prise", 0 if len(info.auction) < 4 else 1)
+        _one_hot(v, "prise", 0 if len(info.auction) < N_SEATS else 1)
     if info.retourne is not None:
         _one_hot(v, "retourne", info.retourne)
 
@@ -201,10 +206,10 @@ def encode(info: InformationSet, match: Optional[dict] = None) -> np.ndarray:
     if info.declaration_winner is not None:
         _one_hot(v, "declaration_winner", 0 if info.declaration_winner == team else 1)
     s0 = LAYOUT["declarations_shown"][0]
-    for seat in range(4):
+    for seat in range(N_SEATS):
         if info.shown[seat]:
             r = rel(seat)
-            v[s0 + 32 * r:s0 + 32 * r + 32] = _bits(info.shown[seat])
+            v[s0 + N_CARDS * r:s0 + N_CARDS * r + N_CARDS] = _bits(info.shown[seat])
     for seat, _suit in info.belotes:
         _one_hot(v, "belote", rel(seat))
 
@@ -213,8 +218,8 @@ def encode(info: InformationSet, match: Optional[dict] = None) -> np.ndarray:
     w0 = LAYOUT["played_when"][0]
     for t, trick in enumerate(info.tricks):
         for seat, card in trick:
-            v[p0 + 4 * card + rel(seat)] = 1.0
-            v[w0 + card] = (t + 1) / 8.0
+            v[p0 + N_SEATS * card + rel(seat)] = 1.0
+            v[w0 + card] = (t + 1) / N_TRICKS
     if info.phase == "play":
         n_done = len(info.trick_winners)
         current = info.tricks[-1] if info.tricks and len(info.tricks) > n_done else ()
@@ -222,19 +227,19 @@ def encode(info: InformationSet, match: Optional[dict] = None) -> np.ndarray:
             _one_hot(v, "current_trick", card)
         leader = current[0][0] if current else info.current_player
         _one_hot(v, "leader", rel(leader))
-        _one_hot(v, "trick_no", min(n_done, 7))
+        _one_hot(v, "trick_no", min(n_done, N_TRICKS - 1))
 
     if c is not None:
         pts = card_points_table(rules)[c.strain]
-        points = [0, 0]
-        tricks = [0, 0]
+        points = [0] * N_TEAMS
+        tricks = [0] * N_TEAMS
         for t, w in enumerate(info.trick_winners):
-            points[w & 1] += int(sum(int(pts[card]) for _, card in info.tricks[t]))
-            tricks[w & 1] += 1
-            if t == 7:
-                points[w & 1] += 10
+            points[team_of(w)] += int(sum(int(pts[card]) for _, card in info.tricks[t]))
+            tricks[team_of(w)] += 1
+            if t == N_TRICKS - 1:
+                points[team_of(w)] += 10
         v[_sl("points")] = (points[team] / 162.0, points[1 - team] / 162.0)
-        v[_sl("tricks")] = (tricks[team] / 8.0, tricks[1 - team] / 8.0)
+        v[_sl("tricks")] = (tricks[team] / N_TRICKS, tricks[1 - team] / N_TRICKS)
 
     if match is not None:
         target = float(match["target"])
@@ -252,7 +257,7 @@ def encode(info: InformationSet, match: Optional[dict] = None) -> np.ndarray:
 
     vo = LAYOUT["voids"][0]
     ce = LAYOUT["ceilings"][0]
-    for seat in range(4):
+    for seat in range(N_SEATS):
         r = rel(seat)
         for suit in range(4):
             v[vo + 4 * r + suit] = float(info.voids[seat] >> suit & 1)
@@ -279,24 +284,24 @@ def decode(vec: np.ndarray, observer: int = 0) -> dict:
     if v.shape != (OBSERVATION_SIZE,):
         raise ValueError(f"expected an observation of shape ({OBSERVATION_SIZE},), got {v.shape!r}")
     me = int(observer)
-    team = me & 1
+    team = team_of(me)
 
     def seg(name):
         return v[_sl(name)]
 
     def seat_of(bits):
         nz = np.flatnonzero(bits > 0.5)
-        return (int(nz[0]) + me) % 4 if len(nz) else None
+        return seat_after(int(nz[0]), me) if len(nz) else None
 
     out = {"hand": _mask(seg("hand")), "dealer": seat_of(seg("dealer"))}
     out["phase"] = PHASES[int(np.argmax(seg("phase")))]
     out["to_act"] = seat_of(seg("to_act"))
     bids = []
-    rows = seg("bids").reshape(N_LEVELS, 4 + N_STRAINS)
+    rows = seg("bids").reshape(N_LEVELS, N_SEATS + N_STRAINS)
     for row in range(N_LEVELS):
         if rows[row].any():
-            bids.append((250 if row == CAPOT_ROW else 80 + 10 * row, seat_of(rows[row, :4]),
-                         int(np.argmax(rows[row, 4:]))))
+            bids.append((250 if row == CAPOT_ROW else 80 + 10 * row, seat_of(rows[row, :N_SEATS]),
+                         int(np.argmax(rows[row, N_SEATS:]))))
     out["bids"] = bids
     out["coinche"] = seat_of(seg("coinche"))
     out["surcoinche"] = seat_of(seg("surcoinche"))
@@ -318,25 +323,25 @@ def decode(vec: np.ndarray, observer: int = 0) -> dict:
     out["declarations_resolved"] = bool(seg("declarations_resolved")[0] > 0.5)
     dw = np.flatnonzero(seg("declaration_winner") > 0.5)
     out["declaration_winner"] = None if not len(dw) else (team if dw[0] == 0 else 1 - team)
-    shown = seg("declarations_shown").reshape(4, 32)
-    out["shown"] = [_mask(shown[(s - me) % 4]) for s in range(4)]
-    out["belote"] = sorted((int(r) + me) % 4 for r in np.flatnonzero(seg("belote") > 0.5))
-    by = seg("played_by").reshape(32, 4)
+    shown = seg("declarations_shown").reshape(N_SEATS, N_CARDS)
+    out["shown"] = [_mask(shown[seat_after(s, -me)]) for s in range(N_SEATS)]
+    out["belote"] = sorted(seat_after(int(r), me) for r in np.flatnonzero(seg("belote") > 0.5))
+    by = seg("played_by").reshape(N_CARDS, N_SEATS)
     when = seg("played_when")
-    out["played"] = [(card, seat_of(by[card]), int(round(when[card] * 8)) - 1)
-                     for card in range(32) if by[card].any()]
+    out["played"] = [(card, seat_of(by[card]), int(round(when[card] * N_TRICKS)) - 1)
+                     for card in range(N_CARDS) if by[card].any()]
     out["leader"] = seat_of(seg("leader"))
     cur = [card for card in np.flatnonzero(seg("current_trick") > 0.5)]
     cur_seats = [(seat_of(by[card]), int(card)) for card in cur]
     if out["leader"] is not None:
-        cur_seats.sort(key=lambda sc: (sc[0] - out["leader"]) % 4)
+        cur_seats.sort(key=lambda sc: seat_after(sc[0], -out["leader"]))
     out["current_trick"] = cur_seats
     tn = np.flatnonzero(seg("trick_no") > 0.5)
     out["trick_no"] = int(tn[0]) if len(tn) else None
     pts = seg("points")
     trk = seg("tricks")
     us_them_pts = [int(round(pts[0] * 162)), int(round(pts[1] * 162))]
-    us_them_trk = [int(round(trk[0] * 8)), int(round(trk[1] * 8))]
+    us_them_trk = [int(round(trk[0] * N_TRICKS)), int(round(trk[1] * N_TRICKS))]
     out["points"] = (us_them_pts[0], us_them_pts[1]) if team == 0 else (us_them_pts[1], us_them_pts[0])
     out["tricks"] = (us_them_trk[0], us_them_trk[1]) if team == 0 else (us_them_trk[1], us_them_trk[0])
     m = seg("match")
@@ -348,9 +353,9 @@ def decode(vec: np.ndarray, observer: int = 0) -> dict:
     else:
         out["match"] = None
     out["rules"] = [float(x) for x in seg("rules")]
-    vo = seg("voids").reshape(4, 4)
-    ce = seg("ceilings").reshape(4, 4)
-    out["voids"] = [int(sum(1 << s for s in range(4) if vo[(p - me) % 4, s] > 0.5)) for p in range(4)]
-    out["ceilings"] = [[int(round(ce[(p - me) % 4, s] * NO_CEILING)) for s in range(4)]
-                       for p in range(4)]
+    vo = seg("voids").reshape(N_SEATS, 4)
+    ce = seg("ceilings").reshape(N_SEATS, 4)
+    out["voids"] = [int(sum(1 << s for s in range(4) if vo[seat_after(p, -me), s] > 0.5)) for p in range(N_SEATS)]
+    out["ceilings"] = [[int(round(ce[seat_after(p, -me), s] * NO_CEILING)) for s in range(4)]
+                       for p in range(N_SEATS)]
     return out

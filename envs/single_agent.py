@@ -73,6 +73,7 @@ import numpy as np
 
 from ..actions import N_ACTIONS, action_to_str
 from ..game import IllegalActionError
+from ..rules import N_SEATS
 from . import ENV_ID, ENV_OPPONENTS_GROUP, coinche_v0, register_gymnasium_envs, resolve_plugin
 from . import observation as O
 from .single_agent_base import LearnerEnv
@@ -110,9 +111,9 @@ class CoincheSingleAgentEnv(LearnerEnv):
     def __init__(self, seat: int = 0, policies: Optional[Dict[int, Opponent]] = None,
                  opponents: Union[None, Opponent, Dict[int, Opponent]] = None,
                  **env_kwargs):
-        if isinstance(seat, bool) or seat not in range(4):
+        if isinstance(seat, bool) or seat not in range(N_SEATS):
             raise ValueError(f"seat must be 0..3, not {seat!r}")
-        others = [s for s in range(4) if s != seat]
+        others = [s for s in range(N_SEATS) if s != seat]
         if policies is not None and opponents is not None:
             raise ValueError("give opponents or policies, not both (policies is the older "
                              "name of the {seat: policy} form of opponents)")

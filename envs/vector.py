@@ -59,7 +59,8 @@ import numpy as np
 from .. import engine as E
 from ..actions import N_ACTIONS
 from ..game import Deal
-from ..rules import RuleSet, four_player_rules
+from ..cards import N_CARDS
+from ..rules import N_SEATS, RuleSet, four_player_rules
 from . import VECTOR_OPPONENTS_GROUP, resolve_plugin
 from . import kernels as K
 from . import observation as O
@@ -90,16 +91,16 @@ class _Batch(Batch):
         super().__init__(*args, **kwargs)
         n = self.num_envs
         self.masks = np.zeros((n, N_ACTIONS), dtype=np.int8)
-        self._hands = np.zeros(4, dtype=np.int64)
-        self._deck = np.zeros(32, dtype=np.int64)
-        self._voids = np.zeros(4, dtype=np.int64)
-        self._ceil = np.zeros((4, 4), dtype=np.int64)
+        self._hands = np.zeros(N_SEATS, dtype=np.int64)
+        self._deck = np.zeros(N_CARDS, dtype=np.int64)
+        self._voids = np.zeros(N_SEATS, dtype=np.int64)
+        self._ceil = np.zeros((N_SEATS, 4), dtype=np.int64)
         self._buf = np.zeros(N_ACTIONS, dtype=np.uint8)
         self._active = np.ones(n, dtype=np.bool_)
 
     def _load_deal(self, i, given, dealer):
         # four hands, or 32 cards in dealing order in the classic family
-        if isinstance(given, str) or len(given) != 4:
+        if isinstance(given, str) or len(given) != N_SEATS:
             deal = Deal(self.rules, deck=given, dealer=dealer)
         else:
             deal = Deal(self.rules, hands=list(given), dealer=dealer)
@@ -131,7 +132,7 @@ class VectorCoinche(CallerVector, _Batch):
     """
 
     STEP = VectorStep
-    N_PLAYERS = 4
+    N_PLAYERS = N_SEATS
 
     def __init__(self, num_envs: int, rules: Union[str, RuleSet] = "ffb", dealer=None,
                  reward: str = "difference", seed: Optional[int] = None,
@@ -185,7 +186,7 @@ class CoincheVectorEnv(LearnerVectorEnv):
                  pass_prob: Optional[float] = None, dealer=None, reward: str = "difference",
                  seed: Optional[int] = None, copy: bool = True,
                  normalize_reward: bool = False):
-        self._check_seat(seat, 4, "0..3")
+        self._check_seat(seat, N_SEATS, "0..3")
         if not (isinstance(opponents, str) or callable(opponents)):
             raise ValueError(f"opponents must be 'random', an agent spec string such as "
                              f"'heuristic' or 'nn', or a callable f(public_states, params, "

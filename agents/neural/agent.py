@@ -54,7 +54,7 @@ import numpy as np
 
 from ... import actions as A
 from ...engine import AUCTION, phase_of, rng_seed
-from ...rules import RuleSet, get_rules
+from ...rules import N_SEATS, RuleSet, get_rules
 from ..base import BatchedAgent, Param, PlayerView
 from ..numba_bots import BOT_HEURISTIC, bot_action, deal_states
 from ..registry import make_agent
@@ -369,5 +369,5 @@ def warmup() -> None:
     bid = MLP.random((4,), seed=0, outputs=3 * N_BID)
     bid.manifest = {"bid": {"players": ["nn"]}}
     states = deal_states(rules, 2, seed=0)
-    play_states(rules, states, np.arange(8, dtype=np.int64).reshape(2, 4),
-                [BOT_HEURISTIC] * 4, [net, None, net, None], [BidNet(bid), None, None, None])
+    play_states(rules, states, np.arange(2 * N_SEATS, dtype=np.int64).reshape(2, N_SEATS),
+                [BOT_HEURISTIC] * N_SEATS, [net, None, net, None], [BidNet(bid), None, None, None])

@@ -47,7 +47,8 @@ from ... import actions as A
 from ...engine import (AUCTION, STATE_SIZE, current_seat, current_seats, hand_of,
                        lowest_card, phases_of, deal_into, rng_below, rng_seed,
                        set_contract, frozen_strain)
-from ...rules import P_MIN_BID, RuleSet, get_rules, params_vector
+from ...cards import N_CARDS
+from ...rules import N_SEATS, N_TRICKS, P_MIN_BID, RuleSet, get_rules, params_vector, seat_after
 from ...envs.infoset import information_set
 from ...envs.kernels import apply_at
 from ...game import Deal
@@ -84,10 +85,10 @@ def position_labels(states, idx, perms, out):
         S = states[idx[j]]
         seat = current_seat(S)
         p = perms[j]
-        for c in range(32):
+        for c in range(N_CARDS):
             out[j, c] = 0
-        for r in range(1, 4):
-            m = hand_of(S, (seat + r) & 3)
+        for r in range(1, N_SEATS):
+            m = hand_of(S, seat_after(seat, r))
             while m:
                 c = lowest_card(m)
                 m &= m - 1
@@ -111,13 +112,13 @@ def deal_games(states, P, seed, first_game, frozen):
     random deal and dealer; where ``frozen[g]`` the auction is skipped for the arena's
     frozen contract (a random seat takes the minimum bid in its longest suit)."""
     rng = np.zeros(1, dtype=np.uint64)
-    hands = np.zeros(4, dtype=np.int64)
-    deck = np.zeros(32, dtype=np.int64)
+    hands = np.zeros(N_SEATS, dtype=np.int64)
+    deck = np.zeros(N_CARDS, dtype=np.int64)
     for g in range(states.shape[0]):
         rng_seed(rng, seed, first_game + g)
         deal_into(states[g], P, rng, -1, hands, deck)
         if frozen[g]:
-            taker = rng_below(rng, 4)
+            taker = rng_below(rng, N_SEATS)
             set_contract(states[g], P, P[P_MIN_BID], frozen_strain(hands[taker]), 0, taker)
 
 
@@ -150,7 +151,7 @@ def generate_positions(rules: RuleSet, seed: int, first_game: int, n_games: int,
     if bid_net is None:
         bid_net = _shipped(lambda: load_bid_net("", rules, "nn", required=False))
     rng = np.random.default_rng([seed, first_game, 0xBE11EF])
-    players = rng.choice(3, size=(n_games, 4), p=np.asarray(mix["players"], dtype=float))
+    players = rng.choice(3, size=(n_games, N_SEATS), p=np.asarray(mix["players"], dtype=float))
     if play_net is None:
         players[players == PLAYER_NN] = PLAYER_HEURISTIC
     auction = rng.choice(3, size=n_games, p=np.asarray(mix["auction"], dtype=float))
@@ -159,12 +160,12 @@ def generate_positions(rules: RuleSet, seed: int, first_game: int, n_games: int,
     states = np.zeros((n_games, STATE_SIZE), dtype=np.int64)
     deal_games(states, P, np.uint64(seed), first_game,
                (auction == 2).astype(np.bool_))
-    rngs = np.zeros((n_games, 4), dtype=np.uint64)
+    rngs = np.zeros((n_games, N_SEATS), dtype=np.uint64)
     seeds = (np.int64(seed) * 1_000_003 + first_game + np.arange(n_games, dtype=np.int64)
-             )[:, None] * 4 + np.arange(4)
+             )[:, None] * N_SEATS + np.arange(N_SEATS)
     seed_streams(np.ascontiguousarray(seeds), rngs)
-    bots = np.full(4, BOT_HEURISTIC, dtype=np.int64)
-    flags = np.full(4, CARD_NET | BID_NET, dtype=np.int64)
+    bots = np.full(N_SEATS, BOT_HEURISTIC, dtype=np.int64)
+    flags = np.full(N_SEATS, CARD_NET | BID_NET, dtype=np.int64)
     waiting = np.zeros(n_games, dtype=np.int64)
     out_f, out_l, out_t = [], [], []
     eps = float(mix["epsilon"])
@@ -191,7 +192,7 @@ def generate_positions(rules: RuleSet, seed: int, first_game: int, n_games: int,
         if (~bidding).any():
             c = idx[~bidding]
             feats, legal, perms = inputs.compute(states, c)
-            labels = np.empty((len(c), 32), dtype=np.int8)
+            labels = np.empty((len(c), N_CARDS), dtype=np.int8)
             position_labels(states, c, perms, labels)
             out_f.append(feats.astype(np.float16))
             out_l.append(labels)
@@ -217,7 +218,7 @@ def generate_positions(rules: RuleSet, seed: int, first_game: int, n_games: int,
             acts[~bidding] = a
         apply_at(states, P, idx, k, acts)
     if not out_f:
-        return Positions(np.zeros((0, C.FEATURE_SIZE), np.float16), np.zeros((0, 32), np.int8),
+        return Positions(np.zeros((0, C.FEATURE_SIZE), np.float16), np.zeros((0, N_CARDS), np.int8),
                          np.zeros(0, np.int8), n_games)
     return Positions(np.concatenate(out_f), np.concatenate(out_l), np.concatenate(out_t),
                      n_games)
@@ -236,7 +237,7 @@ _TRICK0 = C.FEATURE_LAYOUT["observation"][0] + C.L["trick_no"][0]
 
 def _tricks(feats: np.ndarray) -> np.ndarray:
     """The trick number (0..7) of each input row (its one-hot ``trick_no``)."""
-    return np.argmax(feats[:, _TRICK0:_TRICK0 + 8], axis=1).astype(np.int8)
+    return np.argmax(feats[:, _TRICK0:_TRICK0 + N_TRICKS], axis=1).astype(np.int8)
 
 
 # ------------------------------------------------------------------ the net
@@ -253,7 +254,7 @@ class BeliefNet:
 
     def logits(self, feats: np.ndarray) -> np.ndarray:
         """float32 ``[n, 32, 3]``: canonical card x relative seat."""
-        return self.net.forward(feats).reshape(len(feats), 32, 3)
+        return self.net.forward(feats).reshape(len(feats), N_CARDS, N_SEATS - 1)
 
     def canonical_probs(self, feats: np.ndarray) -> np.ndarray:
         """Softmax of :meth:`logits` over the three seats (float64 ``[n, 32, 3]``)."""
@@ -269,13 +270,13 @@ class BeliefNet:
         cards the observer sees are meaningless here: see :meth:`probabilities`)."""
         pc = self.canonical_probs(feats)
         n = len(feats)
-        out = np.zeros((n, 4, 32), dtype=np.float64)
-        cards = np.arange(32)
+        out = np.zeros((n, N_SEATS, N_CARDS), dtype=np.float64)
+        cards = np.arange(N_CARDS)
         for j in range(n):
             p = int(perms[j])
             canon = C.PERMS[p, cards >> 3] * 8 + (cards & 7)
-            for r in range(1, 4):
-                out[j, (int(seats[j]) + r) & 3] = pc[j, canon, r - 1]
+            for r in range(1, N_SEATS):
+                out[j, seat_after(int(seats[j]), r)] = pc[j, canon, r - 1]
         return out
 
     def inputs_for(self, rules: RuleSet, state: np.ndarray):
@@ -303,10 +304,10 @@ class BeliefNet:
             raise ValueError(f"the state's seat to act is {seat}, the information set's "
                              f"seat is {info.seat}")
         raw = self.physical(feats, np.array([perm]), np.array([seat]))[0]
-        out = np.zeros((4, 32), dtype=np.float64)
-        for c in range(32):
+        out = np.zeros((N_SEATS, N_CARDS), dtype=np.float64)
+        for c in range(N_CARDS):
             bit = 1 << c
-            holders = [s for s in range(4) if info.possible[s] & bit]
+            holders = [s for s in range(N_SEATS) if info.possible[s] & bit]
             if not holders:
                 continue
             known = [s for s in holders if info.known[s] & bit]
@@ -368,7 +369,7 @@ def belief_report(belief: BeliefNet, rules=None, n_deals: int = 100, seed: int =
     cal_p, cal_y = [], []
     rng = np.random.default_rng([seed, 0xCA1])
     for i in range(n_deals):
-        deal = Deal(rules, seed=int(rng.integers(2 ** 62)), dealer=int(rng.integers(4)))
+        deal = Deal(rules, seed=int(rng.integers(2 ** 62)), dealer=int(rng.integers(N_SEATS)))
         agents = [make_agent(p) for p in players]
         for s, a in enumerate(agents):
             a.reset(s, rules, int(rng.integers(2 ** 31)))
@@ -383,8 +384,8 @@ def belief_report(belief: BeliefNet, rules=None, n_deals: int = 100, seed: int =
                     and not deal.legal_actions()[0] < A.CARD_BASE:
                 info = information_set(deal, seat)
                 sampler = WorldSampler(info)
-                hidden = [(c, s) for s in range(4) if s != seat
-                          for c in range(32) if (deal.hands[s] >> c) & 1
+                hidden = [(c, s) for s in range(N_SEATS) if s != seat
+                          for c in range(N_CARDS) if (deal.hands[s] >> c) & 1
                           and not (info.known[s] >> c) & 1]
                 if hidden:
                     uni = sampler.marginals()
@@ -393,9 +394,9 @@ def belief_report(belief: BeliefNet, rules=None, n_deals: int = 100, seed: int =
                     for name, m in (("uniform", uni), ("net", net), ("worlds", worlds)):
                         rows[name].append(float(np.mean([-np.log(max(m[s, c], 1e-12))
                                                          for c, s in hidden])))
-                    tricks.append(bin(int(info.played)).count("1") // 4)
+                    tricks.append(bin(int(info.played)).count("1") // N_SEATS)
                     for c, s in hidden:
-                        for t in range(4):
+                        for t in range(N_SEATS):
                             if t != seat and 0.0 < net[t, c] < 1.0:
                                 cal_p.append(net[t, c])
                                 cal_y.append(1.0 if t == s else 0.0)
@@ -407,8 +408,8 @@ def belief_report(belief: BeliefNet, rules=None, n_deals: int = 100, seed: int =
         out[f"log_loss_{name}"] = round(float(np.mean(v)), 4) if v else None
     out["by_trick"] = {str(t + 1): {name: round(float(np.mean(np.asarray(v)[tricks == t])), 4)
                                     for name, v in rows.items()}
-                       for t in range(8) if (tricks == t).any()}
-    phases = {"first_trick": (0, 0), "mid_play": (1, 4), "late": (5, 7)}
+                       for t in range(N_TRICKS) if (tricks == t).any()}
+    phases = {"first_trick": (0, 0), "mid_play": (1, 4), "late": (5, N_TRICKS - 1)}
     out["by_phase"] = {ph: {name: round(float(np.mean(np.asarray(v)[(tricks >= lo) & (tricks <= hi)])), 4)
                             for name, v in rows.items()}
                        for ph, (lo, hi) in phases.items() if ((tricks >= lo) & (tricks <= hi)).any()}

@@ -61,7 +61,8 @@ from ... import actions as A
 from ...engine import kernel
 from ...envs import observation as O
 from ...engine import beats, current_seat, legal_actions_into
-from ...rules import CARD_ORDER
+from ...cards import N_CARDS
+from ...rules import CARD_ORDER, N_SEATS, partner, seat_after
 from ...envs.kernels import _encode
 from ...envs.observation import (O_BIDS, O_CONTRACT, O_CURRENT_TRICK, O_HAND, O_LEADER, O_PHASE,
                                  O_PLAYED_BY)
@@ -100,19 +101,19 @@ def _obs_dst(slot_of) -> np.ndarray:
     dst = np.arange(N_OBS, dtype=np.int64)
     for name in ("hand", "retourne", "played_when", "current_trick"):
         a, _ = L[name]
-        for c in range(32):
+        for c in range(N_CARDS):
             dst[a + c] = a + card(c)
     a, _ = L["declarations_shown"]
-    for r in range(4):
-        for c in range(32):
-            dst[a + 32 * r + c] = a + 32 * r + card(c)
+    for r in range(N_SEATS):
+        for c in range(N_CARDS):
+            dst[a + N_CARDS * r + c] = a + N_CARDS * r + card(c)
     a, _ = L["played_by"]
-    for c in range(32):
-        for r in range(4):
-            dst[a + 4 * c + r] = a + 4 * card(c) + r
+    for c in range(N_CARDS):
+        for r in range(N_SEATS):
+            dst[a + N_SEATS * c + r] = a + N_SEATS * card(c) + r
     a, _ = L["bids"]
     for row in range(N_LEVELS):
-        base = a + row * (4 + N_STRAINS) + 4
+        base = a + row * (N_SEATS + N_STRAINS) + N_SEATS
         for s in range(N_STRAINS):
             dst[base + s] = base + strain(s)
     a, _ = L["contract"]
@@ -120,7 +121,7 @@ def _obs_dst(slot_of) -> np.ndarray:
         dst[a + N_LEVELS + s] = a + N_LEVELS + strain(s)
     for name in ("voids", "ceilings"):
         a, _ = L[name]
-        for r in range(4):
+        for r in range(N_SEATS):
             for s in range(4):
                 dst[a + 4 * r + s] = a + 4 * r + int(slot_of[s])
     return dst
@@ -165,19 +166,19 @@ def _key_sources():
         a, _ = L["hand"]
         idx += [a + 8 * s + r for r in range(8)]
         a, _ = L["played_by"]
-        idx += [a + 4 * (8 * s + r) + p for r in range(8) for p in range(4)]
+        idx += [a + N_SEATS * (8 * s + r) + p for r in range(8) for p in range(N_SEATS)]
         a, _ = L["played_when"]
         idx += [a + 8 * s + r for r in range(8)]
         a, _ = L["current_trick"]
         idx += [a + 8 * s + r for r in range(8)]
         a, _ = L["declarations_shown"]
-        idx += [a + 32 * p + 8 * s + r for p in range(4) for r in range(8)]
+        idx += [a + N_CARDS * p + 8 * s + r for p in range(N_SEATS) for r in range(8)]
         a, _ = L["retourne"]
         idx += [a + 8 * s + r for r in range(8)]
         a, _ = L["voids"]
-        idx += [a + 4 * p + s for p in range(4)]
+        idx += [a + 4 * p + s for p in range(N_SEATS)]
         a, _ = L["ceilings"]
-        idx += [a + 4 * p + s for p in range(4)]
+        idx += [a + 4 * p + s for p in range(N_SEATS)]
         a, _ = L["contract"]
         idx += [a + N_LEVELS + s]
         rows.append(idx)
@@ -186,13 +187,13 @@ def _key_sources():
 
 KEY_SRC = _key_sources()
 N_KEY = KEY_SRC.shape[1]
-#: key length: count, pattern, the plain entries, then 12 levels x (bid in suit, 4 seats)
-KEY_SIZE = 2 + N_KEY + N_LEVELS * 5
+#: key length: count, pattern, the plain entries, then 12 levels x (bid in suit, the seats)
+KEY_SIZE = 2 + N_KEY + N_LEVELS * (1 + N_SEATS)
 
 
 # ------------------------------------------------------------------ feature layout
-_FEATURE_PARTS = [("observation", N_OBS), ("unseen", 32), ("trick_winner_card", 32),
-                  ("trick_winner", 4), ("trick_cards", 4), ("trick_points", 1),
+_FEATURE_PARTS = [("observation", N_OBS), ("unseen", N_CARDS), ("trick_winner_card", N_CARDS),
+                  ("trick_winner", N_SEATS), ("trick_cards", N_SEATS), ("trick_points", 1),
                   ("led_suit", 4), ("partner_master", 1)]
 #: name -> (start, stop) of the network input
 FEATURE_LAYOUT = O.slice_layout(_FEATURE_PARTS)
@@ -237,7 +238,7 @@ def _key_into(obs, s, order_strain, out):
     pattern = 0
     for r in range(8):
         c = 8 * s + r
-        held = obs[O_HAND + c] > 0.5 or obs[O_PLAYED_BY + 4 * c] > 0.5
+        held = obs[O_HAND + c] > 0.5 or obs[O_PLAYED_BY + N_SEATS * c] > 0.5
         if held:
             count += 1
             pattern += 1 << CARD_ORDER[order_strain, c]
@@ -247,12 +248,12 @@ def _key_into(obs, s, order_strain, out):
         out[2 + k] = obs[KEY_SRC[s, k]]
     j = 2 + N_KEY
     for row in range(N_LEVELS):
-        base = O_BIDS + row * (4 + N_STRAINS)
-        f = obs[base + 4 + s]
+        base = O_BIDS + row * (N_SEATS + N_STRAINS)
+        f = obs[base + N_SEATS + s]
         out[j] = f
-        for p in range(4):
+        for p in range(N_SEATS):
             out[j + 1 + p] = f * obs[base + p]
-        j += 5
+        j += 1 + N_SEATS
 
 
 @kernel
@@ -335,10 +336,10 @@ def features_into(cobs, cpt, out):
         out[j] = cobs[j]
     for j in range(N_OBS, FEATURE_SIZE):
         out[j] = 0.0
-    for c in range(32):
+    for c in range(N_CARDS):
         seen = cobs[O_HAND + c] > 0.5
-        for r in range(4):
-            if cobs[O_PLAYED_BY + 4 * c + r] > 0.5:
+        for r in range(N_SEATS):
+            if cobs[O_PLAYED_BY + N_SEATS * c + r] > 0.5:
                 seen = True
         if not seen:
             out[F_UNSEEN + c] = 1.0
@@ -346,7 +347,7 @@ def features_into(cobs, cpt, out):
     if strain < 0 or cobs[O_PHASE + 1] < 0.5:
         return
     leader = -1
-    for r in range(4):
+    for r in range(N_SEATS):
         if cobs[O_LEADER + r] > 0.5:
             leader = r
     if leader < 0:
@@ -356,11 +357,11 @@ def features_into(cobs, cpt, out):
     win = -1
     wseat = -1
     pts = 0
-    for i in range(4):
-        seat = (leader + i) & 3
+    for i in range(N_SEATS):
+        seat = seat_after(leader, i)
         card = -1
-        for c in range(32):
-            if cobs[O_CURRENT_TRICK + c] > 0.5 and cobs[O_PLAYED_BY + 4 * c + seat] > 0.5:
+        for c in range(N_CARDS):
+            if cobs[O_CURRENT_TRICK + c] > 0.5 and cobs[O_PLAYED_BY + N_SEATS * c + seat] > 0.5:
                 card = c
         if card < 0:
             break
@@ -375,18 +376,18 @@ def features_into(cobs, cpt, out):
         out[F_WSEAT + wseat] = 1.0
         out[F_TPTS] = pts / 40.0
         first = -1
-        for c in range(32):
-            if cobs[O_CURRENT_TRICK + c] > 0.5 and cobs[O_PLAYED_BY + 4 * c + leader] > 0.5:
+        for c in range(N_CARDS):
+            if cobs[O_CURRENT_TRICK + c] > 0.5 and cobs[O_PLAYED_BY + N_SEATS * c + leader] > 0.5:
                 first = c
         out[F_LED + (first >> 3)] = 1.0
-        if wseat == 2:
+        if wseat == partner(0):  # rel seats: 0 is the observer
             out[F_PMASTER] = 1.0
 
 
 @kernel
 def card_mask(cmask, out):
     """The 32 canonical card bits of a canonical action mask (``out``: uint8[32])."""
-    for c in range(32):
+    for c in range(N_CARDS):
         out[c] = cmask[A.CARD_BASE + c]
 
 
@@ -412,8 +413,8 @@ def play_inputs(states, P, idx, cpt, rules_vec, match, feats, cards, perms):
     cobs = np.empty(N_OBS, dtype=np.float32)
     mask = np.empty(A.N_ACTIONS, dtype=np.uint8)
     cmask = np.empty(A.N_ACTIONS, dtype=np.uint8)
-    voids = np.empty(4, dtype=np.int64)
-    ceil = np.empty((4, 4), dtype=np.int64)
+    voids = np.empty(N_SEATS, dtype=np.int64)
+    ceil = np.empty((N_SEATS, 4), dtype=np.int64)
     keys = np.empty((4, KEY_SIZE), dtype=np.float32)
     order = np.empty(4, dtype=np.int64)
     for j in range(idx.shape[0]):

@@ -38,7 +38,9 @@ from ...engine import (DONE, PLAY, STATE_SIZE, pending_choice, apply_legal_actio
                        auction_length, current_seat, hand_of, legal_play_mask, lowest_card,
                        phase_of, popcount, deal_into, rng_below, rng_next,
                        rng_seed, set_contract, team_score, trick_number, kernel, frozen_strain)
-from ...rules import P_MIN_BID, RuleSet, card_points_table, params_vector
+from ...cards import N_CARDS
+from ...rules import CARDS_PER_HAND, N_SEATS, P_MIN_BID, RuleSet, card_points_table, params_vector
+from ...rules import team as team_of
 from ...solver import SCORE, move_values_into, new_workspace
 from ...envs.kernels import rules_vector
 from ..numba_bots import BOT_HEURISTIC, bot_action
@@ -49,7 +51,7 @@ __all__ = ["generate_chunk", "LabelChunk", "label_chunk", "warmup", "KIND_ROLLOU
            "KIND_SOLVER", "u01", "deal_scratch"]
 
 KIND_ROLLOUT, KIND_SOLVER = 0, 1
-MAX_DECISIONS = 32
+MAX_DECISIONS = N_SEATS * CARDS_PER_HAND       # a card decision per card dealt
 
 
 @kernel
@@ -63,7 +65,7 @@ def _start_deal(S, P, rng, frozen, hands, deck, rngb, buf):
     auction ended with every seat passing."""
     deal_into(S, P, rng, -1, hands, deck)
     if u01(rng) < frozen:
-        taker = rng_below(rng, 4)
+        taker = rng_below(rng, N_SEATS)
         set_contract(S, P, P[P_MIN_BID], frozen_strain(hands[taker]), 0, taker)
         return True
     while phase_of(S) == E.AUCTION:
@@ -98,7 +100,7 @@ def deal_scratch():
     ``hands``, ``deck``, the deals' and the bots' random streams ``rng`` and ``rngb``, a
     bot's action buffer ``buf``."""
     return (np.zeros(STATE_SIZE, dtype=np.int64), np.zeros(STATE_SIZE, dtype=np.int64),
-            np.zeros(4, dtype=np.int64), np.zeros(32, dtype=np.int64),
+            np.zeros(N_SEATS, dtype=np.int64), np.zeros(N_CARDS, dtype=np.int64),
             np.zeros(1, dtype=np.uint64), np.zeros(1, dtype=np.uint64),
             np.zeros(A.N_ACTIONS, dtype=np.uint8))
 
@@ -132,10 +134,10 @@ def generate_chunk(P, cpt, rules_vec, seed, first_game, n_games, deals_per_game,
                 legal = legal_play_mask(S, P)
                 n_legal = popcount(legal)
                 if n_legal >= 2:
-                    team = cur & 1
+                    team = team_of(cur)
                     p = C.play_inputs_one(S, P, cpt, rules_vec, match, obs, mask, cobs,
                                            cmask, voids, ceil, keys, order, feats[k], cards[k])
-                    for c in range(32):
+                    for c in range(N_CARDS):
                         targets[k, c] = 0.0
                     left = popcount(hand_of(S, 0) | hand_of(S, 1) | hand_of(S, 2) | hand_of(S, 3))
                     if left <= solver_cards:
@@ -202,8 +204,8 @@ def label_chunk(rules: RuleSet, seed: int, first_game: int, n_games: int,
     rv = rules_vector(rules)
     n = MAX_DECISIONS * n_games * deals_per_game
     feats = np.empty((n, C.FEATURE_SIZE), dtype=np.float32)
-    cards = np.zeros((n, 32), dtype=np.uint8)
-    targets = np.zeros((n, 32), dtype=np.float32)
+    cards = np.zeros((n, N_CARDS), dtype=np.uint8)
+    targets = np.zeros((n, N_CARDS), dtype=np.float32)
     kinds = np.zeros(n, dtype=np.int8)
     tricks = np.zeros(n, dtype=np.int8)
     W = _WS.get("W")

@@ -41,7 +41,8 @@ from numba import njit
 
 from ...engine import STATE_SIZE, apply_legal_action, hand_of, popcount, team_score
 from ...game import Deal
-from ...rules import RuleSet
+from ...rules import CARDS_PER_HAND, N_SEATS, RuleSet
+from ...rules import team as team_of
 from ..base import Agent, Param, PlayerView
 from ..numba_bots import BOT_HEURISTIC
 from ..pimc import PIMCAgent, PIMCError, WORLD_SOURCES, world_state_into
@@ -58,11 +59,11 @@ def branch_states(pub, P, seat, worlds, actions, out):
     """``out[k * L + i]``: the state of world ``worlds[k]`` (int64[4] hands, built by
     :func:`~coinche_rl.agents.pimc.world_state_into` from ``seat``'s public state
     ``pub``) after ``actions[i]`` (``L`` actions)."""
-    hands = np.empty(4, dtype=np.int64)
+    hands = np.empty(N_SEATS, dtype=np.int64)
     Sw = np.empty(STATE_SIZE, dtype=np.int64)
     L = actions.shape[0]
     for k in range(worlds.shape[0]):
-        for s in range(4):
+        for s in range(N_SEATS):
             hands[s] = worlds[k, s]
         world_state_into(pub, P, seat, hands, Sw)
         for i in range(L):
@@ -109,7 +110,7 @@ class SearchAgent(Agent):
         "solve_from": Param(int, 6, "with this many cards in hand or fewer, solve the worlds "
                             "exactly (pimc's double-dummy evaluation on the same worlds) "
                             "instead of playing them out with the network; 0: never",
-                            min=0, max=8),
+                            min=0, max=CARDS_PER_HAND),
     }
     ROSTER = False
 
@@ -133,9 +134,9 @@ class SearchAgent(Agent):
         self.time_ms = float(time_ms)
         self.batch = int(batch)
         if isinstance(solve_from, bool) or not isinstance(solve_from, (int, np.integer)) \
-                or not 0 <= solve_from <= 8:
+                or not 0 <= solve_from <= CARDS_PER_HAND:
             raise ValueError(f"nnsearch: solve_from={solve_from!r}: expected cards in hand, "
-                             f"an int in 0..8 (0: never solve)")
+                             f"an int in 0..{CARDS_PER_HAND} (0: never solve)")
         self.solve_from = int(solve_from)
         # the world source is PIMC's (same parameters, same checks); with solve_from, the
         # same agent solves the late decisions
@@ -153,7 +154,7 @@ class SearchAgent(Agent):
     def seconds_per_deal(self) -> float:
         """About 1.5 ms per world and played-out card decision, 20 decisions a deal
         (2.5 per card in hand); a solved decision about 5 ms."""
-        played_out = 8 - self.solve_from
+        played_out = CARDS_PER_HAND - self.solve_from
         return 2.5 * (0.0015 * self.worlds * played_out + 0.005 * self.solve_from)
 
     def reset(self, seat: int, rules: RuleSet, seed: int) -> None:
@@ -202,18 +203,18 @@ class SearchAgent(Agent):
                                            uniform_share=self.uniform_share)
         else:
             worlds = sampler.sample(self.worlds, seed)
-        team = view.seat & 1
+        team = team_of(view.seat)
         L = len(actions)
         total = np.zeros(L, dtype=np.float64)
         done = 0
         t0 = time.perf_counter()
-        nets = [self.net] * 4
-        bots = [BOT_HEURISTIC] * 4
+        nets = [self.net] * N_SEATS
+        bots = [BOT_HEURISTIC] * N_SEATS
         while done < self.worlds:
             k = min(self.batch, self.worlds - done)
             states = np.empty((k * L, STATE_SIZE), dtype=np.int64)
             branch_states(pub, view.params, view.seat, worlds[done:done + k], actions, states)
-            seeds = (seed + np.arange(k * L * 4, dtype=np.int64)).reshape(k * L, 4)
+            seeds = (seed + np.arange(k * L * N_SEATS, dtype=np.int64)).reshape(k * L, N_SEATS)
             play_states(view.rules, states, seeds, bots, nets)
             diff = np.empty(k * L, dtype=np.int64)
             team_differences(states, team, diff)

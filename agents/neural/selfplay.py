@@ -52,7 +52,9 @@ from ...engine import (AUCTION, DONE, STATE_SIZE, apply_legal_action, current_se
                        current_seats, legal_play_mask, lowest_card, phase_of, phases_of,
                        popcount, deal_into, rng_below, rng_next, rng_seed,
                        set_contract, team_score, trick_number, frozen_strain)
-from ...rules import P_MIN_BID, RuleSet, params_vector
+from ...cards import N_CARDS
+from ...rules import CARDS_PER_HAND, N_SEATS, N_TEAMS, P_MIN_BID, RuleSet, params_vector
+from ...rules import team as team_of
 from ...envs.kernels import apply_at
 from ..numba_bots import BOT_HEURISTIC, BOT_RANDOM, bot_action
 from . import canonical as C
@@ -69,6 +71,8 @@ OPPONENTS = ("self", "heuristic", "random", "past")
 P_LEARNER, P_HEURISTIC, P_RANDOM, P_PAST = 0, 1, 2, 3
 #: sub-streams of a chunk's seed: the games, and the bots of the continuations
 _CONTINUATIONS = 1 << 40
+#: a game's streams: its seats' bots (``rngs[g, :N_SEATS]``), then the exploration stream
+EXPLORE = N_SEATS
 
 
 def parse_opponents(text: str) -> np.ndarray:
@@ -136,17 +140,17 @@ def setup_games(P, seed, first_game, frozen, cum_shares, n_past, states, seats, 
     :data:`OPPONENTS`; ``past`` draws one of the ``n_past`` generations uniformly, or
     the learner when there is none) into ``seats[g]``; the bots' streams ``rngs[g, :4]``
     and the exploration stream ``rngs[g, 4]``."""
-    hands = np.zeros(4, dtype=np.int64)
-    deck = np.zeros(32, dtype=np.int64)
+    hands = np.zeros(N_SEATS, dtype=np.int64)
+    deck = np.zeros(N_CARDS, dtype=np.int64)
     rng = np.zeros(1, dtype=np.uint64)
     for g in range(states.shape[0]):
         rng_seed(rng, seed, first_game + g)
         S = states[g]
         deal_into(S, P, rng, -1, hands, deck)
         if u01(rng) < frozen:
-            taker = rng_below(rng, 4)
+            taker = rng_below(rng, N_SEATS)
             set_contract(S, P, P[P_MIN_BID], frozen_strain(hands[taker]), 0, taker)
-        learner_team = rng_below(rng, 2)
+        learner_team = rng_below(rng, N_TEAMS)
         u = u01(rng)
         kind = 0                             # the index in OPPONENTS = the player
         while kind < 3 and u >= cum_shares[kind]:
@@ -154,9 +158,9 @@ def setup_games(P, seed, first_game, frozen, cum_shares, n_past, states, seats, 
         other = kind
         if kind == P_PAST:                   # one past generation, or the learner
             other = P_PAST + rng_below(rng, n_past) if n_past > 0 else P_LEARNER
-        for s in range(4):
-            seats[g, s] = 0 if (s & 1) == learner_team else other
-        for j in range(5):
+        for s in range(N_SEATS):
+            seats[g, s] = 0 if team_of(s) == learner_team else other
+        for j in range(N_SEATS + 1):
             rngs[g, j] = rng_next(rng)
 
 
@@ -186,10 +190,10 @@ def advance_table(states, P, seats, flags, bots, rngs, waiting, epsilon, record,
                         rec[r, j] = S[j]
                     rec_game[r] = i
                     n_rec[0] = r + 1
-                    if epsilon > 0.0 and u01(rngs[i, 4:5]) < epsilon:
+                    if epsilon > 0.0 and u01(rngs[i, EXPLORE:EXPLORE + 1]) < epsilon:
                         legal = legal_play_mask(S, P)
                         m = legal
-                        for _ in range(rng_below(rngs[i, 4:5], popcount(legal))):
+                        for _ in range(rng_below(rngs[i, EXPLORE:EXPLORE + 1], popcount(legal))):
                             m &= m - 1
                         apply_legal_action(S, P, A.CARD_BASE + lowest_card(m))
                         continue
@@ -221,10 +225,10 @@ def branch_out(rec, rec_game, n, P, seed, first_branch, seats, out_states, out_s
             for t in range(STATE_SIZE):
                 o[t] = rec[r, t]
             apply_legal_action(o, P, A.CARD_BASE + c)
-            for s in range(4):
+            for s in range(N_SEATS):
                 out_seats[j, s] = seats[rec_game[r], s]
             rng_seed(rng, seed, first_branch + j)
-            for s in range(5):
+            for s in range(N_SEATS + 1):
                 out_rngs[j, s] = rng_next(rng)
             out_row[j] = r
             out_card[j] = c
@@ -237,7 +241,7 @@ def branch_values(states, rec, out_row, n, values):
     """``values[j]``: the deal score of the team that played branch ``j``'s card (the
     seat to act in its decision ``rec[out_row[j]]``) minus the other team's."""
     for j in range(n):
-        team = current_seat(rec[out_row[j]]) & 1
+        team = team_of(current_seat(rec[out_row[j]]))
         values[j] = team_score(states[j], team) - team_score(states[j], 1 - team)
 
 
@@ -291,12 +295,12 @@ def play_trajectories(rules: RuleSet, seed: int, first_game: int, n_games: int,
     P = params_vector(rules)
     cum = np.cumsum(np.asarray(shares, dtype=np.float64))
     states = np.zeros((n_games, STATE_SIZE), dtype=np.int64)
-    seats = np.zeros((n_games, 4), dtype=np.int64)
-    rngs = np.zeros((n_games, 5), dtype=np.uint64)
+    seats = np.zeros((n_games, N_SEATS), dtype=np.int64)
+    rngs = np.zeros((n_games, N_SEATS + 1), dtype=np.uint64)
     setup_games(P, np.int64(seed), np.int64(first_game), float(frozen), cum,
                 np.int64(len(table.past)), states, seats, rngs)
     inputs = inputs or NetInputs(rules, n_games)
-    record = np.zeros((n_games * 32, STATE_SIZE), dtype=np.int64)
+    record = np.zeros((n_games * N_CARDS, STATE_SIZE), dtype=np.int64)
     n_rec, rec_game = play_table(rules, states, seats, rngs, table, inputs, epsilon, record)
     return record[:n_rec], seats[rec_game]
 
@@ -313,10 +317,10 @@ def value_positions(rules: RuleSet, positions: np.ndarray, tables: np.ndarray,
     P = params_vector(rules)
     n = len(positions)
     inputs = inputs or NetInputs(rules, n)
-    cap = 8 * n                                  # at most 8 legal cards a decision
+    cap = CARDS_PER_HAND * n                     # at most a hand of legal cards a decision
     b_states = np.zeros((cap, STATE_SIZE), dtype=np.int64)
-    b_seats = np.zeros((cap, 4), dtype=np.int64)
-    b_rngs = np.zeros((cap, 5), dtype=np.uint64)
+    b_seats = np.zeros((cap, N_SEATS), dtype=np.int64)
+    b_rngs = np.zeros((cap, N_SEATS + 1), dtype=np.uint64)
     b_row = np.zeros(cap, dtype=np.int64)
     b_card = np.zeros(cap, dtype=np.int64)
     nb = branch_out(positions, np.arange(n, dtype=np.int64), n, P, np.int64(seed),
@@ -329,7 +333,7 @@ def value_positions(rules: RuleSet, positions: np.ndarray, tables: np.ndarray,
     branch_values(b_states, positions, b_row, nb, values)
     feats, legal, perms = inputs.compute(positions, np.arange(n, dtype=np.int64))
     feats, legal, perms = feats.copy(), legal.copy(), perms.copy()
-    targets = np.zeros((n, 32), dtype=np.float32)
+    targets = np.zeros((n, N_CARDS), dtype=np.float32)
     targets[b_row, C.ACT_DST[perms[b_row], A.CARD_BASE + b_card] - A.CARD_BASE] = values
     return feats, legal, targets, int(nb)
 
@@ -347,7 +351,7 @@ def selfplay_chunk(rules: RuleSet, seed: int, first_game: int, n_games: int,
     positions, tables = play_trajectories(rules, seed, first_game, n_games, table, shares,
                                           frozen, epsilon, inputs)
     feats, legal, targets, nb = value_positions(
-        rules, positions, tables, table, seed, _CONTINUATIONS + first_game * 32 * 8, inputs)
+        rules, positions, tables, table, seed, _CONTINUATIONS + first_game * N_CARDS * CARDS_PER_HAND, inputs)
     n = len(positions)
     tricks = np.zeros(n, dtype=np.int8)
     tricks_of(positions, tricks)

@@ -13,7 +13,7 @@ from numba import njit
 from .. import engine as E
 from ..cards import N_CARDS
 from ..game import Deal
-from ..rules import P_FAMILY, RuleSet, check_int, four_player_rules, params_vector
+from ..rules import N_SEATS, P_FAMILY, RuleSet, check_int, four_player_rules, params_vector
 from .errors import ArenaError
 
 __all__ = ["DealSet", "FROZEN_MODES"]
@@ -25,7 +25,7 @@ FROZEN_MODES = ("longest", "uniform")
 #: draws per deal from its stream (the engine's splitmix64 generator, ``engine.rng_next``),
 #: in this order: the engine's shuffle of the deck (``engine.random_deck``), the dealer,
 #: ``_N_SEEDS`` agent seeds, the frozen taker and strain
-_N_SEEDS = 4
+_N_SEEDS = N_SEATS       # one agent seed per seat
 #: separate streams for the deal sets, match deals and knockout games of one seed
 _SALT_DEALS, _SALT_MATCH, _SALT_KNOCKOUT = 0, 1, 2
 #: deals per match in the match-deal stream (Match.max_deals is 1000)
@@ -58,14 +58,14 @@ def _deal_streams(P, seed, salt, streams, dealers, frozen, value, strains, state
     dealt by ``engine.hands_from_deck_into`` (3-2-3) and ``engine.reset_state``, or
     ``engine.reset_classic`` and, frozen, given its contract by ``engine.set_contract``."""
     rng = np.empty(1, dtype=np.uint64)
-    hands = np.empty(4, dtype=np.int64)
+    hands = np.empty(N_SEATS, dtype=np.int64)
     classic = P[P_FAMILY] != 0
     base = _substream(rng, _substream(rng, seed, np.uint64(0)), np.uint64(salt))
     for k in range(len(streams)):
         rng[0] = _substream(rng, base, streams[k])
         E.rng_next(rng)                         # as rng_seed: one step before the draws
         E.random_deck(rng, decks[k])
-        drawn[k] = E.rng_below(rng, np.int64(4))
+        drawn[k] = E.rng_below(rng, np.int64(N_SEATS))
         dealer = drawn[k] if dealers[k] < 0 else dealers[k]
         for s in range(_N_SEEDS):
             seeds[k, s] = np.int64(E.rng_next(rng) >> np.uint64(1))
@@ -76,7 +76,7 @@ def _deal_streams(P, seed, salt, streams, dealers, frozen, value, strains, state
             E.hands_from_deck_into(decks[k], dealer, hands)
             E.reset_state(S, hands, dealer)
         if frozen:
-            taker = E.rng_below(rng, np.int64(4))
+            taker = E.rng_below(rng, np.int64(N_SEATS))
             if frozen == 2:
                 strain = strains[E.rng_below(rng, len(strains))]
             elif classic:

@@ -16,7 +16,7 @@ from ..agents import BatchedAgent, make_agent, roster_agents
 from ..progress import Progress
 from ..ratings import Ratings, fit_bradley_terry, team_design
 from ..records import rules_record
-from ..rules import RuleSet, four_player_rules
+from ..rules import N_SEATS, RuleSet, four_player_rules
 from .dealsets import _check_seed, _frozen_mode
 from .errors import ArenaError
 from .executors import BACKENDS, _chunks, _execute
@@ -254,12 +254,12 @@ def run_rotating(players: Sequence[str], n_deals: int = 1000,
     """
     _check_common(n_deals, backend, workers)
     specs = [_canonical_spec(p) for p in players]
-    if len(specs) < 4:
+    if len(specs) < N_SEATS:
         raise ArenaError(f"rotating partners need at least 4 players, got {len(specs)}")
     rules = _rules_for(preset, None)
     names = _unique_names(specs)
     pairs, teams = [], []
-    for a, b, c, d in itertools.combinations(range(len(specs)), 4):
+    for a, b, c, d in itertools.combinations(range(len(specs)), N_SEATS):
         for tx, ty in (((a, b), (c, d)), ((a, c), (b, d)), ((a, d), (b, c))):
             pairs.append(((specs[tx[0]], specs[tx[1]]), (specs[ty[0]], specs[ty[1]])))
             teams.append((tx, ty))
@@ -286,7 +286,7 @@ def run_knockout(players: Sequence[str], n_tournaments: int = 100,
     _check_common(n_tournaments, backend, workers)
     specs = [_canonical_spec(p) for p in players]
     k = len(specs)
-    if k < 4 or k & (k - 1) or k % 4:
+    if k < N_SEATS or k & (k - 1) or k % N_SEATS:
         raise ArenaError(f"a knockout needs 4 * 2**k players (8 or 16 in the vipbelote format), "
                          f"got {k}")
     if isinstance(max_deals, bool) or not isinstance(max_deals, int) or max_deals < 1:
