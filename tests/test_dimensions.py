@@ -42,16 +42,14 @@ SOURCES = ("coinche_rl", "agents", "envs")
 EXEMPT = ("coinche_rl/engine/",      # test_single_source.py::test_seat_arithmetic_is_named
           "coinche_rl/rules.py")     # N_SEATS ... and the rank / strain enumerations
 
-#: Modules being converted in parallel to this test (other files of the same issue): not
-#: scanned until their change is merged. Empty this set then; a folder ends with "/".
+#: Modules not converted yet (issue 24, open): not scanned. Most of their literals count
+#: suits or ranks (cards.py has no N_SUITS / N_RANKS yet); bid_labels and batch_play
+#: write seats and teams as literals. Remove a module once it passes; a folder ends
+#: with "/".
 PENDING = {
-    "coinche_rl/game.py", "coinche_rl/terminal.py", "coinche_rl/inference.py",
-    "coinche_rl/cards.py", "coinche_rl/records.py", "coinche_rl/reference.py",
-    "coinche_rl/web/", "coinche_rl/arena/tasks.py", "coinche_rl/simulate.py",
-    "coinche_rl/cli.py", "agents/neural/bid_labels.py", "agents/neural/batch_play.py",
-    # in no helper's file list: its ``DEALERS = (range(4), ...)`` default (the four-player
-    # family's; the two-player family overrides it) is left to the lead
-    "envs/vector_base.py",
+    "coinche_rl/cards.py", "coinche_rl/inference.py", "coinche_rl/reference.py",
+    "coinche_rl/terminal.py", "coinche_rl/web/views.py", "agents/neural/batch_play.py",
+    "agents/neural/bid_labels.py", "envs/vector_base.py",
 }
 
 #: identifiers that name a seat (besides those containing a word of SEAT_WORDS)
