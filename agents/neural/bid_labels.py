@@ -198,6 +198,15 @@ def _random_legal(mask, n_legal, rng):
 
 
 @kernel
+def _count(mask):
+    """The legal actions of an action mask (uint8[N_ACTIONS])."""
+    n = 0
+    for a in range(A.N_ACTIONS):
+        n += mask[a]
+    return n
+
+
+@kernel
 def _record_position(S, g, cur, p, cmask, k, legal, final, pos_game, pos_seat, pos_perm,
                      pos_state):
     """Position ``k``: deal ``g``, seat ``cur``, renaming ``p``, its legal canonical
@@ -264,9 +273,7 @@ def auction_positions(P, cpt, rules_vec, seed, first_game, n_games, epsilon, ran
                 continue
             p = C.play_inputs_one(S, P, cpt, rules_vec, match, obs, mask, cobs, cmask,
                                    voids, ceil, keys, order, feats[k], cards)
-            n_legal = 0
-            for a in range(A.N_ACTIONS):
-                n_legal += mask[a]
+            n_legal = _count(mask)
             # a seat reads the other seats' bids as the heuristic's: after another seat's
             # random action its position is not the heuristic's information, and is not
             # labelled (its own random actions are its own knowledge)
@@ -340,9 +347,7 @@ def net_auction_step(states, P, cpt, rules_vec, random_teams, heuristic_teams, r
                 continue
             p = C.play_inputs_one(S, P, cpt, rules_vec, match, obs, mask, cobs, cmask,
                                    voids, ceil, keys, order, feats[k], cards)
-            n_legal = 0
-            for a in range(A.N_ACTIONS):
-                n_legal += mask[a]
+            n_legal = _count(mask)
             if n_legal >= 2 and (random_by[g] & ~(1 << cur)) == 0:
                 _record_position(S, g, cur, p, cmask, k, legal, final, pos_game, pos_seat,
                                  pos_perm, pos_state)
