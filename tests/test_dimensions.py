@@ -45,13 +45,6 @@ SOURCES = ("coinche_rl", "agents", "envs")
 EXEMPT = ("coinche_rl/engine/",      # test_single_source.py::test_seat_arithmetic_is_named
           "coinche_rl/rules.py")     # N_SEATS ... and the rank / strain enumerations
 
-#: Modules not converted yet (issue 24, open): not scanned. bid_labels and batch_play
-#: write seats, teams and suits as literals. Remove a module once it passes; a folder
-#: ends with "/".
-PENDING = {
-    "agents/neural/batch_play.py", "agents/neural/bid_labels.py",
-}
-
 #: identifiers that name a seat (besides those containing a word of SEAT_WORDS)
 SEAT_NAMES = {"s", "p", "cur", "current", "me", "ws", "partner", "opener"}
 SEAT_WORDS = ("seat", "taker", "leader", "bidder", "dealer", "player", "winner")
@@ -149,8 +142,7 @@ def _modules() -> List[str]:
     for top in SOURCES:
         for path in sorted((ROOT / top).rglob("*.py")):
             rel = path.relative_to(ROOT).as_posix()
-            if "two" in path.stem or rel.startswith(EXEMPT) \
-                    or any(rel == p or (p.endswith("/") and rel.startswith(p)) for p in PENDING):
+            if "two" in path.stem or rel.startswith(EXEMPT):
                 continue
             out.append(rel)
     return out
@@ -178,14 +170,12 @@ def test_no_dimension_literals(rel):
         "no game dimension in ALLOWED):\n" + "\n".join(bad))
 
 
-def test_allowed_and_pending_name_real_modules():
-    """Every entry of ALLOWED and PENDING names a module (or folder) that exists, so that
-    a renamed file does not leave a stale exemption behind."""
+def test_allowed_names_real_modules():
+    """Every entry of ALLOWED names a module that exists and is scanned, so that a renamed
+    file does not leave a stale exemption behind."""
     for (rel, _where) in ALLOWED:
         assert (ROOT / rel).is_file(), rel
-        assert rel in _modules(), f"{rel} is allowed entries but is not scanned"
-    for p in PENDING:
-        assert (ROOT / p).exists(), p
+        assert rel in _modules(), f"{rel} has allowed entries but is not scanned"
 
 
 _BAD = '''
