@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 # one stamp per install: the demo needs the package and its tables (rich) only; the
-# tests need the dev, arena, ray, nn (torch) and web extras
+# tests need the dev, arena, ray, nn (torch, tyro) and web extras
 DEMO   := $(VENV)/.installed-demo
 STAMP  := $(VENV)/.installed
 

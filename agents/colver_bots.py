@@ -42,7 +42,7 @@ import numpy as np
 
 from ..actions import (BID_BASE, CAPOT_BASE, CARD_BASE, COINCHE, PASS, SURCOINCHE, TAKE,
                        action_to_str, bid_action, bid_strain, bid_value, parse_action)
-from ..cards import N_CARDS, cards_of
+from ..cards import N_CARDS, N_RANKS, cards_of
 from ..rules import PRESETS, RuleSet, get_rules
 from .base import Agent, AgentSpecError, Param, PlayerView
 from .sampler import WorldSampler
@@ -57,6 +57,8 @@ __all__ = ["ColverAgent", "ColverNotInstalledError", "ColverRulesError", "Colver
 COLVER_BIDDING, COLVER_PLAYING = 0, 1
 #: colver's auction actions
 _C_CAPOT, _C_COINCHE, _C_SURCOINCHE, _C_N_BID = 37, 41, 42, 43
+#: colver's bids and capots name one of 4 suits (in our order S H D C), 4 bids a level
+_C_SUITS = 4
 
 #: colver's rule-based auction strategies (bot-spec ``[bid] strategy``) that need no model
 BID_STRATEGIES = ("heuristic", "improved", "improved_v2", "improved_v3", "smart", "maxi")
@@ -72,7 +74,7 @@ PLAY_RULE_FIELDS = ("family", "strains", "min_bid", "max_bid", "bid_step",
 
 # rank index ours (7 8 9 T J Q K A) -> colver's (7 8 9 J Q K T A), and back
 _RANK_TO_COLVER = (0, 1, 2, 6, 3, 4, 5, 7)
-_RANK_FROM_COLVER = tuple(_RANK_TO_COLVER.index(r) for r in range(8))
+_RANK_FROM_COLVER = tuple(_RANK_TO_COLVER.index(r) for r in range(N_RANKS))
 
 _TESTED_VERSION = "0.11.1"
 
@@ -149,10 +151,10 @@ def to_colver_action(action: int) -> int:
         return 0
     if BID_BASE <= a < CAPOT_BASE:
         value, strain = bid_value(a), bid_strain(a)
-        if strain < 4 and value <= 160:
-            return 1 + 4 * ((value - 80) // 10) + strain
+        if strain < _C_SUITS and value <= 160:
+            return 1 + _C_SUITS * ((value - 80) // 10) + strain
     elif CAPOT_BASE <= a < COINCHE:
-        if a - CAPOT_BASE < 4:
+        if a - CAPOT_BASE < _C_SUITS:
             return _C_CAPOT + a - CAPOT_BASE
     elif a == COINCHE:
         return _C_COINCHE
@@ -182,7 +184,7 @@ def from_colver_action(x: int, phase: int) -> int:
     if x == 0:
         return PASS
     if x < _C_CAPOT:
-        return bid_action(80 + 10 * ((x - 1) // 4), (x - 1) % 4)
+        return bid_action(80 + 10 * ((x - 1) // _C_SUITS), (x - 1) % _C_SUITS)
     if x < _C_COINCHE:
         return CAPOT_BASE + x - _C_CAPOT
     return COINCHE if x == _C_COINCHE else SURCOINCHE

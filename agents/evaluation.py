@@ -46,7 +46,7 @@ from ..engine import (STATE_SIZE, apply_legal_action, is_legal, kernel, lowest_c
                       set_contract, shuffle)
 from ..engine import (belote_decided_seats, belote_holder_seats, contract_strain, current_seat,
                       deal_made, declare_decided_seats, has_declaration, mark_declared,
-                      prise_round, retourne_of, set_current_seat,
+                      prise_round, py, retourne_of, set_current_seat,
                       team_card_points, team_score)
 from ..rules import (ALL_CARD_POINTS, AT, AT_TABLE_NAMES, CAPOT_POINTS, CAPOT_VALUE,
                      CLASSIC_FIRST_HAND, CLASSIC_PACKETS, CLASSIC_RETOURNE_AT, CLASSIC_STOCK,
@@ -902,7 +902,7 @@ def evaluate_hand(rules: Union[str, RuleSet], seat: int, hand, dealer: int, samp
         S = np.empty(STATE_SIZE, dtype=np.int64)
         for i in range(samples):
             _start(S, P, hands[i], decks[i], True, dealer, 0, strains_t[0], 0, seat)
-            hands[i] = S[:4]
+            hands[i] = [py.hand_of(S, p) for p in range(N_SEATS)]
     st = np.array(strains_t, dtype=np.int64)
     ns, nl = len(st), len(levels)
     do_dd = method in ("dd", "both")

@@ -66,7 +66,7 @@ from ..rules import (ABOVE, ALL_CARD_POINTS, AT, BELOTE_POINTS, CAPOT_POINTS, CA
 from ..rules import CARDS_PER_HAND, N_SEATS, N_TRICKS, seat_after
 from ..rules import partner as partner_of
 from ..rules import team as team_of
-from ..cards import N_CARDS
+from ..cards import N_CARDS, N_RANKS, N_SUITS
 from ..inference import inferred_voids_ceilings
 from .base import Agent, Param, PlayerView
 
@@ -200,7 +200,7 @@ def _hand_features(h, strain):
         f4 = ntr - J - N9 - A_ - T_
         f5 = ntr - 3 if ntr > 3 else 0
         f6 = J & N9
-        for s in range(4):
+        for s in range(N_SUITS):
             if s == strain:
                 continue
             m = (h >> (8 * s)) & 0xFF
@@ -219,7 +219,7 @@ def _hand_features(h, strain):
                 f9 += 1
         return f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11
     if strain == NT:
-        for s in range(4):
+        for s in range(N_SUITS):
             m = (h >> (8 * s)) & 0xFF
             n = popcount(m)
             if n == 0:
@@ -243,7 +243,7 @@ def _hand_features(h, strain):
             f8 += (m >> 4) & 1
         return f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11
     # AT
-    for s in range(4):
+    for s in range(N_SUITS):
         m = (h >> (8 * s)) & 0xFF
         n = popcount(m)
         j = (m >> 4) & 1
@@ -380,12 +380,12 @@ def _likely_trick(h, strain):
         tr = (h >> (8 * strain)) & 0xFF
         if (tr >> 2) & 1 and popcount(tr) >= 2:
             return True
-        for s in range(4):
+        for s in range(N_SUITS):
             if s != strain and (h >> (8 * s + 7)) & 1:
                 return True
         return False
     top = 7 if strain == NT else 4       # A at NT, J at AT
-    for s in range(4):
+    for s in range(N_SUITS):
         if (h >> (8 * s + top)) & 1:
             return True
     return False
@@ -511,13 +511,13 @@ def _possible(unk, voids, caps, p, strain):
     """Cards of ``unk`` that seat ``p`` may hold."""
     m = unk
     vs = (voids >> (4 * p)) & 15
-    for s in range(4):
+    for s in range(N_SUITS):
         if (vs >> s) & 1:
             m &= ~(0xFF << (8 * s))
     if strain < 4:
         cap = (caps >> (4 * p)) & 15
         if cap < 8:
-            for r in range(8):
+            for r in range(N_RANKS):
                 c = 8 * strain + r
                 if CARD_ORDER[strain, c] >= cap:
                     m &= ~(1 << c)
@@ -894,7 +894,7 @@ def _calibration_deals(P, n, seed, kind, X, y):
         else:                               # the suit the hand is strongest in
             st = 0
             best = -1
-            for s in range(4):
+            for s in range(N_SUITS):
                 m = (known >> (8 * s)) & 0xFF
                 sc = 6 * ((m >> 4) & 1) + 4 * ((m >> 2) & 1) + 2 * popcount(m)
                 if sc > best:

@@ -57,7 +57,7 @@ import numpy as np
 from numba import njit
 
 from ..cards import FULL_DECK, N_CARDS, format_hand, parse_card, parse_hand, popcount
-from ..engine import kernel, lowest_card, rng_next, rng_seed
+from ..engine import FlatLayout, kernel, lowest_card, rng_next, rng_seed
 from ..engine import popcount as _popcount
 from ..envs.infoset import NO_CEILING, InformationSet
 from ..rules import (CARDS_PER_HAND, CLASSIC_FIRST_HAND, N_SEATS, RuleSet,
@@ -87,28 +87,35 @@ STOCK = N_SEATS
 MAX_HOLDERS = N_SEATS
 
 # ------------------------------------------------------------------ table layout
+# One int64 array per information set (a single kernel argument): its blocks in order,
+# each with its size, the offsets following (the spare block keeps ``T_DIG`` at 96, where
+# it always was).
+MAX_STATES = 9 ** 3
+_T = FlatLayout()
 #: ``table[T_N]``: number of free cards; ``T_H``: holders (3, or 4 with the stock);
 #: ``T_NS``: number of states; ``T_START``: start state; ``T_COUNT``: number of worlds
-T_N, T_H, T_NS, T_START, T_COUNT = 0, 1, 2, 3, 4
-#: holder -> output slot (seat 0..3, or ``STOCK``); 4 entries
-T_SLOT = 5
-#: holder -> stride of its digit in the state (the last holder has none); 4 entries
-T_STRIDE = 9
-#: holder -> cards it still needs; 4 entries
-T_NEED = 13
-#: output slot -> its fixed cards (the known cards; the seat's own hand); 5 entries
-T_BASE = 17
-#: the free cards in order; 32 entries
-T_CARDS = 22
-#: for each free card, bit ``h`` set when holder ``h`` may receive it; 32 entries
-T_ALLOW = 54
+T_N, T_H, T_NS, T_START, T_COUNT = _T.words(5)
+#: holder -> output slot (seat 0..3, or ``STOCK``)
+T_SLOT = _T.block(MAX_HOLDERS)
+#: holder -> stride of its digit in the state (the last holder has none)
+T_STRIDE = _T.block(MAX_HOLDERS)
+#: holder -> cards it still needs
+T_NEED = _T.block(MAX_HOLDERS)
+#: output slot -> its fixed cards (the known cards; the seat's own hand): the seats and
+#: the stock
+T_BASE = _T.block(N_SEATS + 1)
+#: the free cards in order
+T_CARDS = _T.block(N_CARDS)
+#: for each free card, bit ``h`` set when holder ``h`` may receive it
+T_ALLOW = _T.block(N_CARDS)
+_T.spare(10)
 #: for each state: its digits (holders 0..2) and, in the fourth entry, their sum
-T_DIG = 96
-MAX_STATES = 9 ** 3
+T_DIG = _T.block(4 * MAX_STATES)
 #: ``W[i, state]`` at ``T_W + i * ns + state``, ``i`` = 0..n
-T_W = T_DIG + 4 * MAX_STATES
+T_W = _T.block((N_CARDS + 1) * MAX_STATES)
 #: int64 entries of a sampler table (:func:`new_table`)
-TABLE_SIZE = T_W + 33 * MAX_STATES
+TABLE_SIZE = _T.size
+assert (T_SLOT, T_BASE, T_CARDS, T_DIG, TABLE_SIZE) == (5, 17, 22, 96, 27069)
 
 
 def new_table() -> np.ndarray:
@@ -384,7 +391,7 @@ def rank_world(table, hands):
 # ------------------------------------------------------------------ weighted worlds
 #: float64 entries of a weighted table (:func:`new_weights`): ``Wf[i, state]`` at
 #: ``i * ns + state``
-WEIGHTS_SIZE = 33 * MAX_STATES
+WEIGHTS_SIZE = (N_CARDS + 1) * MAX_STATES
 
 
 def new_weights() -> np.ndarray:

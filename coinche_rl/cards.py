@@ -27,7 +27,8 @@ from typing import Iterable, Iterator, List
 import numpy as np
 
 __all__ = [
-    "SUITS", "RANKS", "SUIT_NAMES", "RANK_NAMES", "N_CARDS", "FULL_DECK",
+    "SUITS", "RANKS", "SUIT_NAMES", "RANK_NAMES", "N_SUITS", "N_RANKS", "N_CARDS",
+    "FULL_DECK",
     "SUIT_MASKS", "BELOTE_PAIRS", "InvalidNotationError", "card", "card_suit", "card_rank",
     "card_bit",
     "parse_card", "format_card", "parse_hand", "format_hand", "mask_of", "cards_of",
@@ -38,14 +39,18 @@ SUITS = "SHDC"
 RANKS = "789TJQKA"
 SUIT_NAMES = ("spades", "hearts", "diamonds", "clubs")
 RANK_NAMES = ("7", "8", "9", "10", "jack", "queen", "king", "ace")
-N_CARDS = 32
+#: The deck's dimensions (the seats, teams and tricks are in :mod:`coinche_rl.rules`).
+N_SUITS = 4                  # suits, 0..3 for S H D C
+N_RANKS = 8                  # ranks of a suit, 0..7 for 7..A
+N_CARDS = N_SUITS * N_RANKS  # 32
+assert len(SUITS) == N_SUITS == len(SUIT_NAMES) and len(RANKS) == N_RANKS == len(RANK_NAMES)
 FULL_DECK = 0xFFFFFFFF
 #: ``SUIT_MASKS[s]``: the eight cards of suit ``s`` as a mask.
-SUIT_MASKS = np.array([0xFF << (8 * s) for s in range(4)], dtype=np.uint32)
+SUIT_MASKS = np.array([0xFF << (N_RANKS * s) for s in range(N_SUITS)], dtype=np.uint32)
 #: ``BELOTE_PAIRS[s]``: the queen and king of suit ``s`` as a mask (int64; the belote
 #: when ``s`` is trump). The kernels and the Python code read this one table.
-BELOTE_PAIRS = np.array([(1 << (8 * s + 5)) | (1 << (8 * s + 6)) for s in range(4)],
-                        dtype=np.int64)
+BELOTE_PAIRS = np.array([(1 << (N_RANKS * s + 5)) | (1 << (N_RANKS * s + 6))
+                         for s in range(N_SUITS)], dtype=np.int64)
 
 
 class InvalidNotationError(ValueError):
@@ -54,7 +59,7 @@ class InvalidNotationError(ValueError):
 
 def card(rank: int, suit: int) -> int:
     """The card of ``rank`` (0..7 for 7..A) and ``suit`` (0..3 for S H D C)."""
-    return suit * 8 + rank
+    return suit * N_RANKS + rank
 
 
 def card_suit(c: int) -> int:
@@ -80,7 +85,7 @@ def parse_card(text: str) -> int:
     if len(t) != 2 or t[0] not in RANKS or t[1] not in SUITS:
         raise InvalidNotationError(
             f"invalid card {text!r}: expected rank (7 8 9 T/10 J Q K A) + suit (S H D C), e.g. 'JH' or '10S'")
-    return SUITS.index(t[1]) * 8 + RANKS.index(t[0])
+    return card(RANKS.index(t[0]), SUITS.index(t[1]))
 
 
 def format_card(c: int) -> str:
@@ -134,9 +139,9 @@ def format_hand(mask: int) -> str:
     """Cards of a mask by suit (S H D C), in plain order within a suit (A 10 K Q J 9 8 7)."""
     mask = int(mask)
     parts = []
-    for s in range(4):
+    for s in range(N_SUITS):
         for r in _PLAIN_DESC:
-            c = s * 8 + r
+            c = card(r, s)
             if mask >> c & 1:
                 parts.append(format_card(c))
     return " ".join(parts)

@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import logging
 import json
 import os
@@ -1099,10 +1100,12 @@ def cmd_train(args) -> int:
         return 2
     try:
         import torch  # noqa: F401
-    except ModuleNotFoundError:
-        print("coinche-rl: error: training needs torch, the nn extra: pip install -e '.[nn]' "
-              "in the coinche-rl clone, or make venv (the CPU build: pip install "
-              "torch==2.13.0)", file=sys.stderr)
+        if importlib.util.find_spec("tyro") is None:    # the trainers' command lines
+            raise ModuleNotFoundError("no tyro", name="tyro")
+    except ModuleNotFoundError as e:
+        print(f"coinche-rl: error: training needs torch and tyro, the nn extra ({e.name} is "
+              "missing): pip install -e '.[nn]' in the coinche-rl clone, or make venv (the CPU "
+              "build: pip install torch==2.13.0 tyro)", file=sys.stderr)
         return 2
     from .train import belief, bid, play          # here: the command line starts without them
     if args.what in ("play", "bid", "belief"):

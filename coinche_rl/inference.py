@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from .engine import beats, card_play_rule, kernel, lowest_card, trick_card, trick_leader
-from .cards import N_CARDS
+from .cards import N_CARDS, N_SUITS
 from .rules import (ABOVE, CARD_ORDER, N_PLAY_WORDS, N_SEATS, N_STRAINS, N_TRICKS, P_PLAY_RULES,
                     partner, seat_after)
 
@@ -59,7 +59,7 @@ def play_inference(c, led, win, partner_master, strain, play_rules):
     ws = win >> 3
     beats_win = ABOVE[strain, win]
     out = 0
-    for s in range(4):
+    for s in range(N_SUITS):
         suit = (np.int64(0xFF) << (8 * s)) & ~(np.int64(1) << c)
         if s != ws:
             if _ruled_out(c, lowest_card(suit), beats_win, led, win, partner_master, strain,
@@ -86,11 +86,11 @@ def play_inference(c, led, win, partner_master, strain, play_rules):
 def _play_inference_table(n_words):
     """:func:`play_inference` for every input: ``[play_rules, strain, partner_master,
     led, win, c]`` (uint8)."""
-    t = np.zeros((n_words, N_STRAINS, 2, 4, N_CARDS, N_CARDS), dtype=np.uint8)
+    t = np.zeros((n_words, N_STRAINS, 2, N_SUITS, N_CARDS, N_CARDS), dtype=np.uint8)
     for w in range(n_words):
         for strain in range(N_STRAINS):
             for pm in range(2):
-                for led in range(4):
+                for led in range(N_SUITS):
                     for win in range(N_CARDS):
                         for c in range(N_CARDS):
                             if c != win:
@@ -153,5 +153,5 @@ def voids_ceilings_into(S, P, strain, voids, ceil):
     v, c = inferred_voids_ceilings(S, P, strain)
     for p in range(N_SEATS):
         voids[p] = (v >> (4 * p)) & 15
-        for s in range(4):
+        for s in range(N_SUITS):
             ceil[p, s] = (c >> (16 * p + 4 * s)) & 15

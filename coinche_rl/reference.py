@@ -4,10 +4,10 @@ This module is a test oracle: it is written directly from ``RULES.md`` (sections
 4-9, and section 11 for the classic family) and deliberately shares no table or logic
 with the numba engine (``coinche_rl.engine``) nor with the precomputed tables of
 ``coinche_rl.rules``. Only the conventions are imported: the card numbering
-(``coinche_rl.cards``), the action ids (``coinche_rl.actions``), the table's dimensions
-and seats (``N_SEATS``, ``N_TRICKS``, ``CARDS_PER_HAND``, ``team``, ``partner``,
-``seat_after`` of ``coinche_rl.rules``) and the :class:`~coinche_rl.rules.RuleSet`
-parameters.
+(``coinche_rl.cards``, with the deck's ``N_SUITS`` and ``N_RANKS``), the action ids
+(``coinche_rl.actions``), the table's dimensions and seats (``N_SEATS``, ``N_TRICKS``,
+``CARDS_PER_HAND``, ``team``, ``partner``, ``seat_after`` of ``coinche_rl.rules``) and the
+:class:`~coinche_rl.rules.RuleSet` parameters.
 
 Everything here favours obviousness over speed: card orders are strings, points are
 dicts, declarations are found by brute force.
@@ -47,7 +47,7 @@ from typing import NamedTuple
 from .actions import (BELOTE, COINCHE, DECLARE, NAME_BASE, NO_BELOTE, NO_DECLARE, PASS,
                       SURCOINCHE, TAKE, action_card, bid_action, bid_strain, bid_value,
                       capot_action, card_action, is_bid, is_capot)
-from .cards import N_CARDS, RANKS, cards_of
+from .cards import N_CARDS, N_RANKS, N_SUITS, RANKS, cards_of
 from .rules import (AT, CARDS_PER_HAND, N_SEATS, N_TRICKS, NT, RuleSet, partner, seat_after,
                     team)
 
@@ -85,7 +85,7 @@ def _letter(card: int) -> str:
 
 def _is_trump_suit(suit: int, strain: int) -> bool:
     """A suit whose cards beat every other suit: only the contract suit (not at NT/AT)."""
-    return strain < 4 and suit == strain
+    return strain < N_SUITS and suit == strain
 
 
 def card_points(card: int, strain: int, rules: RuleSet) -> int:
@@ -203,7 +203,7 @@ def _run_points(length: int) -> int:
 
 
 def _rank_mask(rank: int) -> int:
-    return sum(1 << (suit * 8 + rank) for suit in range(4))
+    return sum(1 << (suit * 8 + rank) for suit in range(N_SUITS))
 
 
 def _run_mask(suit: int, start: int, length: int) -> int:
@@ -217,7 +217,7 @@ def has_low_carre(hand: int) -> bool:
 
 def _carres(hand: int, strain: int) -> list[Declaration]:
     return [Declaration("carre", _carre_points(r, strain), _rank_mask(r), r, -1, 4)
-            for r in range(2, 8) if hand & _rank_mask(r) == _rank_mask(r)]
+            for r in range(2, N_RANKS) if hand & _rank_mask(r) == _rank_mask(r)]
 
 
 def declaration_rank(decl: Declaration, strain: int) -> tuple:
@@ -244,11 +244,11 @@ def hand_declarations(hand: int, strain: int, rules: RuleSet) -> tuple[int, list
     carres = _carres(hand, strain)
     if rules.declarations_share_cards:
         decls = list(carres)
-        for suit in range(4):
+        for suit in range(N_SUITS):
             r = 0
-            while r < 8:
+            while r < N_RANKS:
                 start = r
-                while r < 8 and hand >> (suit * 8 + r) & 1:
+                while r < N_RANKS and hand >> (suit * 8 + r) & 1:
                     r += 1
                 length = r - start
                 if length >= 3:
@@ -259,9 +259,9 @@ def hand_declarations(hand: int, strain: int, rules: RuleSet) -> tuple[int, list
         return sum(d.points for d in decls), decls
 
     candidates = list(carres)
-    for suit in range(4):
-        for start in range(8):
-            for length in range(3, 9 - start):
+    for suit in range(N_SUITS):
+        for start in range(N_RANKS):
+            for length in range(3, N_RANKS + 1 - start):
                 m = _run_mask(suit, start, length)
                 if hand & m == m:
                     candidates.append(Declaration("run", _run_points(length), m,
@@ -289,7 +289,7 @@ def hand_declarations(hand: int, strain: int, rules: RuleSet) -> tuple[int, list
 def belote_pairs(hand: int, strain: int) -> int:
     """Number of belotes (K+Q of a trump suit) in the hand, §5: the contract suit;
     every suit at AT (up to 4); none at NT."""
-    suits = [] if strain == NT else range(4) if strain == AT else [strain]
+    suits = [] if strain == NT else range(N_SUITS) if strain == AT else [strain]
     kq = lambda s: (1 << (s * 8 + RANKS.index("K"))) | (1 << (s * 8 + RANKS.index("Q")))
     return sum(1 for s in suits if hand & kq(s) == kq(s))
 

@@ -31,7 +31,7 @@ from typing import Dict, Mapping, Optional, Tuple
 import numpy as np
 from numba import njit
 
-from .cards import RANKS, SUITS
+from .cards import N_CARDS
 
 # ------------------------------------------------------------------ the table
 #: The game's dimensions, read by every kernel under these names (seat arithmetic is
@@ -884,6 +884,5 @@ def strain_name(strain: int) -> str:
     return STRAIN_NAMES[strain]
 
 
-assert len(SUITS) == 4 and len(RANKS) == 8
-assert N_SEATS * CARDS_PER_HAND == 32 and sum(DEAL_PACKETS) == CARDS_PER_HAND
+assert N_SEATS * CARDS_PER_HAND == N_CARDS and sum(DEAL_PACKETS) == CARDS_PER_HAND
 assert N_TRICKS == CARDS_PER_HAND and N_SEATS & SEAT_MASK == 0

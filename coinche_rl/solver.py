@@ -52,14 +52,14 @@ from . import actions as A
 from . import engine as E
 from . import rules as R
 from .cards import N_CARDS
-from .engine import (PLAY, STATE_SIZE, apply_legal_action, card_play_rule, highest_card,
-                     kernel, lowest_card, popcount)
+from .engine import (PLAY, STATE_SIZE, FlatLayout, apply_legal_action, card_play_rule,
+                     highest_card, kernel, lowest_card, popcount)
 from .engine import (belote_decided_seats, belote_holder_seats, cards_in_trick, contract_of,
                      contract_strain, current_leader, current_seat, declare_decided_seats,
                      has_declaration, hand_of, mark_declared, outcome_score, phase_of,
                      set_current_seat, team_card_points, team_points_won, team_score,
                      trick_card, trick_number, trick_winner, winning_card, winning_seat)
-from .rules import (ALL_CARD_POINTS, CAPOT_POINTS, CARD_ORDER, DIX_DE_DER, N_SEATS,
+from .rules import (ALL_CARD_POINTS, CAPOT_POINTS, CARD_ORDER, DIX_DE_DER, N_SEATS, N_TRICKS,
                     P_AT_TABLE, P_DECLARATIONS, P_GENERALE_BONUS, P_OPTIONAL_BELOTE,
                     P_OPTIONAL_DECLARE, P_PLAY_RULES, partner, seat_after, team)
 
@@ -99,27 +99,36 @@ for _t in range(ALL_CARD_POINTS.shape[0]):
             IPTS[_t, _s, _i] = ALL_CARD_POINTS[_t, _s, INV[_s, _i]]
 
 # ------------------------------------------------------------------ workspace layout
-# One int64 array holds everything a solve needs (a single kernel argument):
-C_STRAIN, C_PLAY_RULES, C_AT, C_X, C_CB, C_GB, C_GEN, C_TTMASK, C_NODES, C_EMAX, C_SIG, \
-    C_OPT, C_NPAIRS, C_ACTIVE, C_RAWTOT, C_KEEP = range(16)
-W_H = 24            # 4 hands (solver ids)
-W_PAIR = 32         # pending choices of the first trick: (seat, kind) x 8
-W_KILL = 64         # 2 killer leads per (trick, leader)
-# 128..255: spare (once a history heuristic's scores)
-W_MV = 256          # ordered moves, 8 per card position
+# One int64 array holds everything a solve needs (a single kernel argument): its blocks
+# in order, each with its size, the offsets following (the spare blocks keep every block
+# where it always was: the same offsets, the same machine code).
 DOM = 512           # extended-outcome domain: E + 1 in 0..DOM-1
-W_TOP = 512         # top of E's level (active map)
-W_BOT = W_TOP + DOM  # bottom of E's level
-W_BASE = W_BOT + DOM  # the root state, automatic declarations completed
-W_SCR = W_BASE + 256  # the root state with one combination of the pending choices
-W_SC2 = W_SCR + 256  # a synthetic finished deal
 MAX_PAIRS = 8       # pending (seat, declare / belote) choices at most
-W_MONO = W_SC2 + 256  # 1 when f of the combination is non-decreasing
-W_MAP = W_MONO + (1 << MAX_PAIRS)  # f for each combination of the pending choices
 C2_BITS = 12        # the two-trick cache: 2 ** C2_BITS entries of (key1, key2, key3, value)
-W_C2 = W_MAP + (1 << MAX_PAIRS) * DOM
-W_TT = W_C2 + 4 * (1 << C2_BITS)
-TT_WORDS = 8        # a bucket: 2 entries of (key1, key2, key3, data)
+KILL_WORDS = 2 * N_TRICKS * N_SEATS   # the killer leads: 2 per (trick, leader)
+_W = FlatLayout()
+C_STRAIN, C_PLAY_RULES, C_AT, C_X, C_CB, C_GB, C_GEN, C_TTMASK, C_NODES, C_EMAX, C_SIG, \
+    C_OPT, C_NPAIRS, C_ACTIVE, C_RAWTOT, C_KEEP = _W.words(16)
+_W.spare(8)
+W_H = _W.block(N_SEATS)              # 4 hands (solver ids)
+_W.spare(4)
+W_PAIR = _W.block(2 * MAX_PAIRS)     # pending choices of the first trick: (seat, kind) x 8
+_W.spare(16)
+W_KILL = _W.block(KILL_WORDS)        # 2 killer leads per (trick, leader)
+_W.spare(128)                        # once a history heuristic's scores
+W_MV = _W.block(8 * N_CARDS)         # ordered moves, 8 per card position
+W_TOP = _W.block(DOM)                # top of E's level (active map)
+W_BOT = _W.block(DOM)                # bottom of E's level
+W_BASE = _W.block(256)               # the root state (STATE_SIZE), automatic declarations done
+W_SCR = _W.block(256)                # the root state with one combination of the pending choices
+W_SC2 = _W.block(256)                # a synthetic finished deal
+W_MONO = _W.block(1 << MAX_PAIRS)    # 1 when f of the combination is non-decreasing
+W_MAP = _W.block((1 << MAX_PAIRS) * DOM)    # f for each combination of the pending choices
+W_C2 = _W.block(4 * (1 << C2_BITS))  # the two-trick cache
+W_TT = _W.size                       # the TT: TT_WORDS * 2 ** tt_bits entries (new_workspace)
+assert STATE_SIZE <= 256 and (W_H, W_PAIR, W_KILL, W_MV, W_TOP, W_TT) == \
+    (24, 32, 64, 256, 512, 150016)
+TT_WORDS = 8        # a TT bucket: 2 entries of (key1, key2, key3, data)
 
 #: Search options (bits; the values never depend on them, only the speed):
 #: killer leads, principal-variation search, equivalent cards, the two-trick endgame
@@ -156,7 +165,7 @@ def new_workspace(tt_bits: int = 17) -> np.ndarray:
     W[C_TTMASK] = (1 << tt_bits) - 1
     W[C_OPT] = OPT_DEFAULT
     W[C_SIG] = -1
-    W[W_KILL:W_KILL + 64] = -1
+    W[W_KILL:W_KILL + KILL_WORDS] = -1
     return W
 
 
@@ -1408,7 +1417,7 @@ def _setup(W, S, P, X, objective):
     if sig != W[C_SIG]:
         W[C_SIG] = sig
         W[C_GEN] += 1
-        for i in range(64):
+        for i in range(KILL_WORDS):
             W[W_KILL + i] = -1
     elif W[C_KEEP] == 0:
         W[C_GEN] += 1           # a fresh table for every call unless asked to keep it

@@ -50,7 +50,8 @@ import numpy as np
 
 from . import actions as A
 from . import engine as E
-from .cards import SUIT_MASKS, SUIT_NAMES, InvalidNotationError, cards_of, format_card, format_hand
+from .cards import (N_SUITS, SUIT_MASKS, SUIT_NAMES, InvalidNotationError, cards_of, format_card,
+                    format_hand)
 from .game import Deal, IllegalActionError, Match
 from .agents import PlayerView, make_agent
 from .agents.base import PRIVATE_ACTIONS
@@ -269,7 +270,7 @@ class TerminalGame:
         """The hand by suit (S H D C), strongest first: trump order in a trump suit once
         the contract is known (``coinche_rl.rules.CARD_ORDER``), else the plain order."""
         lines = []
-        for s in range(4):
+        for s in range(N_SUITS):
             suit = hand & int(SUIT_MASKS[s])
             trump = strain is not None and (strain == s or strain == AT)
             if strain is None:
@@ -634,7 +635,7 @@ class TerminalGame:
         self.say(f"coinche-rl play: rules {rules_label(self.rules)!r}, seed {self.seed}, {what}")
         self.say(f"You are seat {me}, team {team(me)}, with your partner at seat {partner(me)}. "
                  f"Play goes counter-clockwise: right plays after you.")
-        for off in (1, 2, 3):
+        for off in range(1, N_SEATS):
             s = seat_after(me, off)
             self.say(f"  {self.name(s) + ':':18s} {self.specs[s]}")
         examples = ("take, pass, nameH, JH" if self.rules.family == "classic"

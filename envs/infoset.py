@@ -81,7 +81,7 @@ from typing import Optional, Sequence, Tuple
 import numpy as np
 
 from ..actions import BELOTE, CARD_BASE, DECLARE, NO_BELOTE, NO_DECLARE
-from ..cards import BELOTE_PAIRS, FULL_DECK, SUIT_MASKS, popcount
+from ..cards import BELOTE_PAIRS, FULL_DECK, N_SUITS, SUIT_MASKS, popcount
 from ..engine import private_choices
 from ..inference import NO_CEILING, voids_ceilings_into
 from ..game import Contract, Deal
@@ -356,7 +356,7 @@ def _possible(seat, hand, gone, sizes, strain, known, excluded, voids, ceil, all
     possible[seat] = hand
     for s in others:
         m = free & ~excluded[s]
-        for suit in range(4):
+        for suit in range(N_SUITS):
             if voids[s] >> suit & 1:
                 m &= ~SUIT_MASK[suit]
             elif ceil[s][suit] < NO_CEILING and strain is not None:

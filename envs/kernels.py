@@ -34,7 +34,7 @@ from ..engine import (auction_action, auction_length, coinche_level, contract_is
                       declaration_winner, hand_of, phase_of, retourne_of, shown_declarers,
                       team_score, trick_card, trick_leader, trick_winner)
 from ..actions import BID_BASE, CAPOT_BASE, COINCHE, SURCOINCHE
-from ..cards import N_CARDS
+from ..cards import N_CARDS, N_SUITS
 from ..rules import (DEAL_POINTS, DIX_DE_DER, MIN_BID_VALUE, N_SEATS, N_STRAINS, N_TRICKS, P_FAMILY,
                      RuleSet, card_points_table, partner, seat_after)
 from ..rules import team as team_of
@@ -217,13 +217,13 @@ def _encode(S, P, seat, cpt, rules_vec, match, out, voids, ceil):
     else:
         for p in range(N_SEATS):
             voids[p] = 0
-            for s in range(4):
+            for s in range(N_SUITS):
                 ceil[p, s] = NO_CEILING
     for p in range(N_SEATS):
         r = seat_after(p, -me)
-        for s in range(4):
-            out[O_VOIDS + 4 * r + s] = float((voids[p] >> s) & 1)
-            out[O_CEILINGS + 4 * r + s] = ceil[p, s] / float(NO_CEILING)
+        for s in range(N_SUITS):
+            out[O_VOIDS + N_SUITS * r + s] = float((voids[p] >> s) & 1)
+            out[O_CEILINGS + N_SUITS * r + s] = ceil[p, s] / float(NO_CEILING)
     # every slice is in range by construction except the match ratios (clipped as
     # observation.encode clips them)
     for k in range(O_MATCH, O_MATCH + 5):

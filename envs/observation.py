@@ -73,7 +73,7 @@ from typing import Optional
 import numpy as np
 
 from .. import actions as A
-from ..cards import N_CARDS
+from ..cards import N_CARDS, N_SUITS
 from ..rules import N_SEATS, N_STRAINS, N_TEAMS, N_TRICKS, card_points_table, seat_after
 from ..rules import team as team_of
 from .infoset import NO_CEILING, InformationSet
@@ -97,7 +97,7 @@ _PARTS = [
     ("current_trick", N_CARDS),
     ("leader", N_SEATS), ("trick_no", N_TRICKS), ("points", N_TEAMS), ("tricks", N_TEAMS),
     ("match", 5),
-    ("rules", 10), ("voids", N_SEATS * 4), ("ceilings", N_SEATS * 4),
+    ("rules", 10), ("voids", N_SEATS * N_SUITS), ("ceilings", N_SEATS * N_SUITS),
 ]
 
 def slice_layout(parts) -> "OrderedDict[str, tuple]":
@@ -259,9 +259,9 @@ def encode(info: InformationSet, match: Optional[dict] = None) -> np.ndarray:
     ce = LAYOUT["ceilings"][0]
     for seat in range(N_SEATS):
         r = rel(seat)
-        for suit in range(4):
-            v[vo + 4 * r + suit] = float(info.voids[seat] >> suit & 1)
-            v[ce + 4 * r + suit] = info.ceilings[seat][suit] / float(NO_CEILING)
+        for suit in range(N_SUITS):
+            v[vo + N_SUITS * r + suit] = float(info.voids[seat] >> suit & 1)
+            v[ce + N_SUITS * r + suit] = info.ceilings[seat][suit] / float(NO_CEILING)
     np.clip(v, 0.0, HIGH, out=v)
     return v
 
@@ -353,9 +353,9 @@ def decode(vec: np.ndarray, observer: int = 0) -> dict:
     else:
         out["match"] = None
     out["rules"] = [float(x) for x in seg("rules")]
-    vo = seg("voids").reshape(N_SEATS, 4)
-    ce = seg("ceilings").reshape(N_SEATS, 4)
-    out["voids"] = [int(sum(1 << s for s in range(4) if vo[seat_after(p, -me), s] > 0.5)) for p in range(N_SEATS)]
-    out["ceilings"] = [[int(round(ce[seat_after(p, -me), s] * NO_CEILING)) for s in range(4)]
+    vo = seg("voids").reshape(N_SEATS, N_SUITS)
+    ce = seg("ceilings").reshape(N_SEATS, N_SUITS)
+    out["voids"] = [int(sum(1 << s for s in range(N_SUITS) if vo[seat_after(p, -me), s] > 0.5)) for p in range(N_SEATS)]
+    out["ceilings"] = [[int(round(ce[seat_after(p, -me), s] * NO_CEILING)) for s in range(N_SUITS)]
                        for p in range(N_SEATS)]
     return out

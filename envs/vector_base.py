@@ -34,7 +34,7 @@ from .._numba_cache import compile_notice
 from ..actions import N_ACTIONS, action_to_str
 from ..engine import rng_seed
 from ..game import IllegalActionError
-from ..rules import RuleSet
+from ..rules import N_SEATS, RuleSet
 from .aec_base import REWARD_SCALE
 
 __all__ = ["BatchPolicy", "BatchStep", "Batch", "CallerVector", "LearnerVectorEnv",
@@ -81,7 +81,7 @@ class Batch(abc.ABC):
     STATE_SIZE = 0
     WHO = "seat"
     NAME = "the vector environment"
-    DEALERS = (range(4), "a seat 0..3")
+    DEALERS = (range(N_SEATS), "a seat 0..3")
     NEXT_DEALER = "rotate"
 
     def __init__(self, num_envs: int, rules, dealer, reward: str, seed: Optional[int],
@@ -200,7 +200,7 @@ class CallerVector(Batch):
     ``_observe_all`` and ``_step_all``."""
 
     STEP = BatchStep
-    N_PLAYERS = 4
+    N_PLAYERS = N_SEATS
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

@@ -1,9 +1,10 @@
 """The game's dimensions are named once (issue: one owner for each dimension): the seats,
-the teams, the tricks, the cards of a hand and of the deck are ``rules.N_SEATS``,
-``N_TEAMS``, ``N_TRICKS``, ``CARDS_PER_HAND`` and ``cards.N_CARDS``, and the seat
-arithmetic is ``rules.seat_after``, ``partner`` and ``team``. Outside the engine package
-(``coinche_rl/engine/``, whose own test is ``test_single_source.py``) and the two-player
-family (its own dimensions, ``engine/two.py``), no module writes them as literals.
+the teams, the tricks, the cards of a hand, the suits, the ranks and the cards of the deck
+are ``rules.N_SEATS``, ``N_TEAMS``, ``N_TRICKS``, ``CARDS_PER_HAND``, ``cards.N_SUITS``,
+``N_RANKS`` and ``N_CARDS``, and the seat arithmetic is ``rules.seat_after``, ``partner``
+and ``team``. Outside the engine package (``coinche_rl/engine/``, whose own test is
+``test_single_source.py``) and the two-player family (its own dimensions,
+``engine/two.py``), no module writes them as literals.
 
 The scan reads every module with ``ast`` (docstrings and comments do not count) and
 recognises these forms mechanically:
@@ -14,15 +15,17 @@ recognises these forms mechanically:
 * ``x & 1`` and ``(x ^ y) & 1`` where ``x`` names a seat: ``team(x)`` (``team(x) ==
   team(y)``);
 * ``range(4)``, ``range(8)`` and ``range(32)`` (with a constant start or not):
-  ``range(N_SEATS)``, ``range(N_TRICKS)``, ``range(CARDS_PER_HAND)``, ``range(N_CARDS)``;
+  ``range(N_SEATS)``, ``range(N_SUITS)``, ``range(N_TRICKS)``, ``range(CARDS_PER_HAND)``,
+  ``range(N_RANKS)``, ``range(N_CARDS)``;
 * ``7`` or ``8`` compared with a trick (``t == 7``, ``min(n_done, 7)``): ``N_TRICKS - 1``.
 
 A name "names a seat" when it is one of :data:`SEAT_NAMES` or contains one of
 :data:`SEAT_WORDS` (``seat``, ``taker``, ``leader``, ...); a trick likewise with
-:data:`TRICK_NAMES` / ``trick``. A 4 that counts suits or an 8 that counts ranks is no
-game dimension: ``cards.py`` has no ``N_SUITS`` / ``N_RANKS`` yet, so those loops are
-listed in :data:`ALLOWED` with how many of each form the function holds (a new loop in
-such a function fails too).
+:data:`TRICK_NAMES` / ``trick``. A 4 that counts suits or an 8 that counts ranks is the
+deck's dimension ``cards.N_SUITS`` / ``N_RANKS``: ``range(4)`` and ``range(8)`` are
+flagged whatever they count. The literals that are truly no game dimension are listed in
+:data:`ALLOWED` with how many of each form the function holds (a new one in such a
+function fails too).
 """
 
 from __future__ import annotations
@@ -42,16 +45,6 @@ SOURCES = ("coinche_rl", "agents", "envs")
 EXEMPT = ("coinche_rl/engine/",      # test_single_source.py::test_seat_arithmetic_is_named
           "coinche_rl/rules.py")     # N_SEATS ... and the rank / strain enumerations
 
-#: Modules not converted yet (issue 24, open): not scanned. Most of their literals count
-#: suits or ranks (cards.py has no N_SUITS / N_RANKS yet); bid_labels and batch_play
-#: write seats and teams as literals. Remove a module once it passes; a folder ends
-#: with "/".
-PENDING = {
-    "coinche_rl/cards.py", "coinche_rl/inference.py", "coinche_rl/reference.py",
-    "coinche_rl/terminal.py", "coinche_rl/web/views.py", "agents/neural/batch_play.py",
-    "agents/neural/bid_labels.py", "envs/vector_base.py",
-}
-
 #: identifiers that name a seat (besides those containing a word of SEAT_WORDS)
 SEAT_NAMES = {"s", "p", "cur", "current", "me", "ws", "partner", "opener"}
 SEAT_WORDS = ("seat", "taker", "leader", "bidder", "dealer", "player", "winner")
@@ -61,26 +54,6 @@ TRICK_NAMES = {"t", "tn", "n_done"}
 #: ``(module, function) -> {form: count}``: the literals that are no game dimension.
 #: ``<module>`` is the module's top level; a method is ``Class.method``.
 ALLOWED: Dict[Tuple[str, str], Dict[str, int]] = {
-    # the 24 renamings of the 4 suits
-    ("agents/neural/canonical.py", "<module>"): {"range(4)": 2},
-    # voids / ceilings: per seat, the 4 suits
-    ("agents/neural/canonical.py", "_obs_dst"): {"range(4)": 1},
-    # a suit's key: its 8 ranks in each slice, for each of the 4 suits
-    ("agents/neural/canonical.py", "_key_sources"): {"range(4)": 1, "range(8)": 6},
-    ("agents/neural/canonical.py", "_key_into"): {"range(8)": 1},         # the ranks
-    ("agents/neural/canonical.py", "_suit_order"): {"range(4)": 2},       # the suits
-    ("agents/numba_bots.py", "_hand_features"): {"range(4)": 3},          # the suits
-    ("agents/numba_bots.py", "_likely_trick"): {"range(4)": 2},           # the suits
-    ("agents/numba_bots.py", "_possible"): {"range(4)": 1, "range(8)": 1},  # suits, ranks
-    ("agents/numba_bots.py", "_calibration_deals"): {"range(4)": 1},      # the suits
-    ("agents/neural/belief.py", "belief_report"): {"range(4)": 1},        # suit lengths
-    ("agents/colver_bots.py", "<module>"): {"range(8)": 1},               # the ranks
-    # colver's bid numbers: 4 suits a level
-    ("agents/colver_bots.py", "from_colver_action"): {"% 4": 1},
-    ("envs/infoset.py", "_possible"): {"range(4)": 1},                    # the suits
-    ("envs/kernels.py", "_encode"): {"range(4)": 2},                      # the suits
-    ("envs/observation.py", "encode"): {"range(4)": 1},                   # the suits
-    ("envs/observation.py", "decode"): {"range(4)": 2},                   # the suits
     # the AEC plumbing of both families: a player's side (a team of four, or one of two)
     ("envs/aec_base.py", "CardGameAEC._deal_rewards"): {"team & 1": 1},
     ("envs/aec_base.py", "CardGameAEC._penalize"): {"team & 1": 2},
@@ -169,8 +142,7 @@ def _modules() -> List[str]:
     for top in SOURCES:
         for path in sorted((ROOT / top).rglob("*.py")):
             rel = path.relative_to(ROOT).as_posix()
-            if "two" in path.stem or rel.startswith(EXEMPT) \
-                    or any(rel == p or (p.endswith("/") and rel.startswith(p)) for p in PENDING):
+            if "two" in path.stem or rel.startswith(EXEMPT):
                 continue
             out.append(rel)
     return out
@@ -194,18 +166,16 @@ def test_no_dimension_literals(rel):
                        f" ({'; '.join(lines.get(where, []))})")
     assert not bad, (
         "dimension literals (use rules.N_SEATS / N_TEAMS / N_TRICKS / CARDS_PER_HAND, "
-        "cards.N_CARDS, seat_after / partner / team; or list a suit / rank loop in "
-        "ALLOWED):\n" + "\n".join(bad))
+        "cards.N_SUITS / N_RANKS / N_CARDS, seat_after / partner / team; or list what is "
+        "no game dimension in ALLOWED):\n" + "\n".join(bad))
 
 
-def test_allowed_and_pending_name_real_modules():
-    """Every entry of ALLOWED and PENDING names a module (or folder) that exists, so that
-    a renamed file does not leave a stale exemption behind."""
+def test_allowed_names_real_modules():
+    """Every entry of ALLOWED names a module that exists and is scanned, so that a renamed
+    file does not leave a stale exemption behind."""
     for (rel, _where) in ALLOWED:
         assert (ROOT / rel).is_file(), rel
-        assert rel in _modules(), f"{rel} is allowed entries but is not scanned"
-    for p in PENDING:
-        assert (ROOT / p).exists(), p
+        assert rel in _modules(), f"{rel} has allowed entries but is not scanned"
 
 
 _BAD = '''

@@ -55,6 +55,18 @@ def test_offsets_come_from_the_layout_table():
     assert {n for n in vars(E) if n.startswith("S_")} == set(OLD_OFFSETS)
 
 
+def test_a_flat_layout_puts_its_blocks_back_to_back():
+    """``FlatLayout``, the layout of the other flat arrays (the solver's workspace, the
+    sampler's table): each block at the end of those before it."""
+    flat = E.FlatLayout()
+    assert tuple(flat.words(3)) == (0, 1, 2)
+    assert flat.block(4) == 3
+    flat.spare(2)
+    assert flat.block(1) == 9 and flat.block(0) == 10 == flat.size
+    with pytest.raises(ValueError):
+        flat.block(-1)
+
+
 def test_sentinels_are_the_values_the_engine_writes():
     S = Deal("ffb", seed=1, dealer=0).state
     assert S[E.S_DECL_WINNER] == E.DECL_UNRESOLVED == -2

@@ -4,7 +4,7 @@ lower one,
     engine (coinche_rl's core modules) < envs < agents < arena, terminal < train < web < cli
 
 checked by import-linter (the contracts in ``pyproject.toml``: the layers, and the engine
-and the envs never importing torch or ray) on the package as it is installed: envs/ and
+and the envs never importing torch, ray or tyro) on the package as it is installed: envs/ and
 agents/ are ``coinche_rl.envs`` and ``coinche_rl.agents``, so the test lays the sources
 out so in a temporary folder first. Every import counts, those inside functions too.
 The same import graph must have no cycle between modules. The optional heavy
@@ -143,6 +143,23 @@ def test_the_arena_imports_the_package_at_the_top():
                 if any(n.startswith((".", "coinche_rl")) for n in names):
                     late.append(f"{path.relative_to(REPO)}:{node.lineno}")
     assert not late, f"package imports inside functions: {late}"
+
+
+def test_only_the_trainers_import_tyro():
+    """tyro (the nn extra) turns the trainers' settings into their command lines: no
+    module outside ``coinche_rl/train`` imports it, inside functions or not."""
+    found = []
+    for folder in ROOTS.values():
+        for path in sorted(folder.rglob("*.py")):
+            if (REPO / "coinche_rl" / "train") in path.parents:
+                continue
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                    [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level \
+                    else []
+                if any(n.split(".")[0] == "tyro" for n in names):
+                    found.append(f"{path.relative_to(REPO)}:{node.lineno}")
+    assert not found, f"tyro imported outside coinche_rl/train: {found}"
 
 
 # ------------------------------------------------------- optional heavy dependencies

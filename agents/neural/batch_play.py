@@ -20,7 +20,8 @@ from ...engine import (AUCTION, DONE, PLAY, STATE_SIZE, pending_choice, apply_le
                        lowest_card, phase_of, phases_of, popcount, retourne_of, rng_seed,
                        set_auction_action, set_contract_strain, set_hand, set_initial_hand,
                        set_retourne, kernel)
-from ...rules import CAPOT_VALUE, RuleSet, card_points_table, params_vector
+from ...cards import N_SUITS
+from ...rules import CAPOT_VALUE, N_SEATS, RuleSet, card_points_table, params_vector
 from ...engine import public_view_into
 from ...envs.kernels import apply_at, rules_vector
 from ..numba_bots import BOT_HEURISTIC, bot_action
@@ -129,7 +130,7 @@ def canonical_auction_state(S, P, p, pub, out):
     public_view_into(S, P, current_seat(S), pub)
     for k in range(STATE_SIZE):
         out[k] = pub[k]
-    for s in range(4):
+    for s in range(N_SEATS):
         set_hand(out, s, _rename_mask(hand_of(pub, s), p))
         set_initial_hand(out, s, _rename_mask(initial_hand(pub, s), p))
     for i in range(auction_length(pub)):
@@ -137,7 +138,7 @@ def canonical_auction_state(S, P, p, pub, out):
         if a >= 0:
             set_auction_action(out, i, C.ACT_DST[p, a])
     _value, st, bidder = contract_of(pub)
-    if bidder >= 0 and 0 <= st < 4:
+    if bidder >= 0 and 0 <= st < N_SUITS:
         set_contract_strain(out, C.PERMS[p, st])
     if retourne_of(pub) >= 0:
         set_retourne(out, _rename_card(retourne_of(pub), p))
@@ -162,7 +163,7 @@ def anchor_actions(states, P, idx, perms, bot, out):
 def seed_streams(seeds, rngs):
     """``rngs[i, s]`` seeded as :func:`coinche_rl.agents.numba_bots.play_deals` does."""
     for i in range(seeds.shape[0]):
-        for s in range(4):
+        for s in range(N_SEATS):
             rng_seed(rngs[i, s:s + 1], seeds[i, s], np.int64(0))
 
 
@@ -349,17 +350,17 @@ def play_states(rules: RuleSet, states: np.ndarray, seeds: np.ndarray,
     n = len(states)
     if n == 0:
         return
-    bid_nets = list(bid_nets) if bid_nets is not None else [None] * 4
+    bid_nets = list(bid_nets) if bid_nets is not None else [None] * N_SEATS
     bots = np.asarray(bots, dtype=np.int64)
     flags = np.array([(CARD_NET if nets[s] is not None else 0)
-                      | (BID_NET if bid_nets[s] is not None else 0) for s in range(4)],
+                      | (BID_NET if bid_nets[s] is not None else 0) for s in range(N_SEATS)],
                      dtype=np.int64)
-    rngs = np.zeros((n, 4), dtype=np.uint64)
+    rngs = np.zeros((n, N_SEATS), dtype=np.uint64)
     seed_streams(np.ascontiguousarray(seeds, dtype=np.int64), rngs)
     inputs = NetInputs(rules, n)
     waiting = np.zeros(n, dtype=np.int64)
     groups, bid_groups = {}, {}                # each distinct net and the seats it plays
-    for s in range(4):
+    for s in range(N_SEATS):
         if nets[s] is not None:
             groups.setdefault(id(nets[s]), (nets[s], []))[1].append(s)
         if bid_nets[s] is not None:

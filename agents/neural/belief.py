@@ -47,7 +47,7 @@ from ... import actions as A
 from ...engine import (AUCTION, STATE_SIZE, current_seat, current_seats, hand_of,
                        lowest_card, phases_of, deal_into, rng_below, rng_seed,
                        set_contract, frozen_strain)
-from ...cards import N_CARDS
+from ...cards import N_CARDS, N_SUITS
 from ...rules import N_SEATS, N_TRICKS, P_MIN_BID, RuleSet, get_rules, params_vector, seat_after
 from ...envs.infoset import information_set
 from ...envs.kernels import apply_at
@@ -375,7 +375,7 @@ def belief_report(belief: BeliefNet, rules=None, n_deals: int = 100, seed: int =
             a.reset(s, rules, int(rng.integers(2 ** 31)))
         if frozen:
             hand = deal.hands[0]
-            lengths = [bin((hand >> (8 * s)) & 0xFF).count("1") for s in range(4)]
+            lengths = [bin((hand >> (8 * s)) & 0xFF).count("1") for s in range(N_SUITS)]
             deal = deal.with_contract(rules.min_bid, int(np.argmax(lengths)), taker=0)
         while not deal.is_terminal:
             seat = deal.current_player

@@ -75,8 +75,10 @@ from ...engine import (AUCTION, PLAY, STATE_SIZE, apply_legal_action, auction_le
                        deal_into, reset_state, retourne_of, rng_below,
                        rng_seed, seat_tricks_won, set_contract, team_points_won,
                        team_tricks_won)
-from ...rules import (CAPOT_VALUE, MIN_BID_VALUE, P_FAMILY, P_GENERALE_BONUS, P_MIN_BID, RuleSet,
-                      card_points_table, params_vector)
+from ...cards import N_CARDS, N_RANKS, N_SUITS
+from ...rules import (CAPOT_VALUE, CARDS_PER_HAND, MIN_BID_VALUE, N_SEATS, N_STRAINS, N_TEAMS, N_TRICKS,
+                      P_FAMILY, P_GENERALE_BONUS, P_MIN_BID, RuleSet, card_points_table,
+                      params_vector, partner, team)
 from ...envs.kernels import apply_at, rules_vector
 from ..evaluation import score_outcome, contract_levels
 from ..numba_bots import BOT_HEURISTIC, BOT_RANDOM, bot_action, play_deals
@@ -98,7 +100,7 @@ def contract_mask(rules: RuleSet) -> np.ndarray:
     out = np.zeros(A.N_ACTIONS, dtype=np.uint8)
     if rules.family == "classic":
         return out
-    strains = range(6) if rules.strains == "suits_nt_at" else range(4)
+    strains = range(N_STRAINS) if rules.strains == "suits_nt_at" else range(N_SUITS)
     for v in contract_levels(rules):
         for s in strains:
             out[A.capot_action(s) if v == CAPOT_VALUE else A.bid_action(int(v), s)] = 1
@@ -111,13 +113,13 @@ def _strong_deal(rng, hands, deck):
     """A deal in which a random seat holds 5 to 8 cards of a random suit, its jack and
     nine among them, the rest of the 32 cards shuffled to the other seats (``deck``:
     scratch)."""
-    seat = rng_below(rng, 4)
-    suit = rng_below(rng, 4)
-    k = 5 + rng_below(rng, 4)
-    for i in range(8):
+    seat = rng_below(rng, N_SEATS)
+    suit = rng_below(rng, N_SUITS)
+    k = 5 + rng_below(rng, 4)           # 5 to 8 cards of the suit
+    for i in range(N_RANKS):
         deck[i] = 8 * suit + i              # the suit, then the other 24 cards
-    j = 8
-    for c in range(32):
+    j = N_RANKS
+    for c in range(N_CARDS):
         if c // 8 != suit:
             deck[j] = c
             j += 1
@@ -130,24 +132,24 @@ def _strong_deal(rng, hands, deck):
         held |= np.int64(1) << deck[i]
     # the rest: the suit's other 8 - k cards and the 24 others, shuffled
     n = 0
-    for c in range(32):
+    for c in range(N_CARDS):
         if (held >> c) & 1 == 0:
             deck[n] = c
             n += 1
-    shuffle(rng, deck, 24)
-    for s in range(4):
+    shuffle(rng, deck, N_CARDS - CARDS_PER_HAND)
+    for s in range(N_SEATS):
         hands[s] = 0
     hands[seat] = held
     filled = k
     i = 0
-    while filled < 8:
+    while filled < CARDS_PER_HAND:
         hands[seat] |= np.int64(1) << deck[i]
         i += 1
         filled += 1
-    for s in range(4):
+    for s in range(N_SEATS):
         if s == seat:
             continue
-        for _ in range(8):
+        for _ in range(CARDS_PER_HAND):
             hands[s] |= np.int64(1) << deck[i]
             i += 1
 
@@ -180,7 +182,7 @@ def _deal_game(S, P, rng, hands, deck, seed, game, random_share, strong_share):
     _deal(S, P, rng, hands, deck, strong_share)
     random_team = -1
     if random_share > 0.0 and u01(rng) < random_share:
-        random_team = rng_below(rng, 2)
+        random_team = rng_below(rng, N_TEAMS)
     return random_team
 
 
@@ -253,20 +255,20 @@ def auction_positions(P, cpt, rules_vec, seed, first_game, n_games, epsilon, ran
     S, T, hands, deck, rng, rngb, buf = deal_scratch()
     obs, cobs, mask, cmask, cards, voids, ceil, keys, order = input_scratch()
     match = np.zeros(5, dtype=np.float64)
-    bots = np.zeros(4, dtype=np.int64)
+    bots = np.zeros(N_SEATS, dtype=np.int64)
     k = 0
     for g in range(n_games):
         random_team = _deal_game(S, P, rng, hands, deck, seed, first_game + g, random_share,
                                  strong_share)
         starts[g, :] = S
         random_teams[g] = random_team
-        for s in range(4):
-            bots[s] = BOT_RANDOM if (s & 1) == random_team else BOT_HEURISTIC
+        for s in range(N_SEATS):
+            bots[s] = BOT_RANDOM if team(s) == random_team else BOT_HEURISTIC
         random_by = 0                 # seats that took a random action in this auction
         while phase_of(S) == AUCTION:
             cur = current_seat(S)
             counters[0] += 1
-            if (cur & 1) == random_team:
+            if team(cur) == random_team:
                 # the random team: an opponent the labelled seats must answer, not a
                 # labelled seat (its actions are what they are, not the heuristic's)
                 apply_legal_action(S, P, bot_action(BOT_RANDOM, S, P, cur, rngb, buf))
@@ -312,7 +314,7 @@ def deal_games(P, seed, first_game, n_games, random_share, heuristic_share, stro
         heuristic_teams[g] = -1
         if random_teams[g] < 0 and heuristic_share > 0.0 and \
                 u01(rng) * (1.0 - random_share) < heuristic_share:
-            heuristic_teams[g] = rng_below(rng, 2)
+            heuristic_teams[g] = rng_below(rng, N_TEAMS)
         starts[g, :] = S
         rngs[g, 0] = rng[0]
         rng_seed(rngbs[g], seed, -(first_game + g) - 1)
@@ -339,10 +341,10 @@ def net_auction_step(states, P, cpt, rules_vec, random_teams, heuristic_teams, r
         while phase_of(S) == AUCTION:
             cur = current_seat(S)
             counters[0] += 1
-            if (cur & 1) == random_teams[g]:
+            if team(cur) == random_teams[g]:
                 apply_legal_action(S, P, bot_action(BOT_RANDOM, S, P, cur, rngbs[g], buf))
                 continue
-            if (cur & 1) == heuristic_teams[g]:
+            if team(cur) == heuristic_teams[g]:
                 apply_legal_action(S, P, bot_action(BOT_HEURISTIC, S, P, cur, rngbs[g], buf))
                 continue
             p = C.play_inputs_one(S, P, cpt, rules_vec, match, obs, mask, cobs, cmask,
@@ -387,14 +389,14 @@ def final_contracts(states, starts_len, rows_k, rows_j, final):
 
 @njit(cache=True)
 def playout_starts(P, starts, n_games, strains, out):
-    """``out[(g * len(strains) + i) * 4 + t]``: deal ``g`` with the contract in
+    """``out[(g * len(strains) + i) * N_SEATS + t]``: deal ``g`` with the contract in
     ``strains[i]`` taken by seat ``t`` (the lowest level, no coinche)."""
     v0 = P[P_MIN_BID] if P[P_FAMILY] == 0 else 0
     ns = strains.shape[0]
     for g in range(n_games):
         for i in range(ns):
-            for t in range(4):
-                r = (g * ns + i) * 4 + t
+            for t in range(N_SEATS):
+                r = (g * ns + i) * N_SEATS + t
                 out[r, :] = starts[g]
                 set_contract(out[r], P, v0, strains[i], 0, t)
 
@@ -406,15 +408,14 @@ def playout_outcomes(P, states, kinds, points):
     for i in range(states.shape[0]):
         F = states[i]
         taker = contract_of(F)[2]
-        T = taker & 1
-        tr = team_tricks_won(F, T)
-        points[i] = team_points_won(F, T)
+        tr = team_tricks_won(F, team(taker))
+        points[i] = team_points_won(F, team(taker))
         if tr == 0:
             kinds[i] = _K_CAPOT_AGAINST
-        elif tr == 8:
+        elif tr == N_TRICKS:
             kinds[i] = _K_CAPOT
-            if P[P_GENERALE_BONUS] > 0 and (seat_tricks_won(F, taker) == 8
-                                               or seat_tricks_won(F, taker ^ 2) == 8):
+            if P[P_GENERALE_BONUS] > 0 and (seat_tricks_won(F, taker) == N_TRICKS
+                                               or seat_tricks_won(F, partner(taker)) == N_TRICKS):
                 kinds[i] = _K_GENERALE
         else:
             kinds[i] = _K_NORMAL
@@ -457,8 +458,8 @@ def bid_targets(P, starts, strain_slot, n_strains, contracts, pos_game, pos_seat
             if legal[k, j] and final[k, j, 0] >= 0:
                 st = final[k, j, 0]
                 tk = final[k, j, 1]
-                r = (g * n_strains + strain_slot[st]) * 4 + tk
-                sign = 1.0 if (tk & 1) == (seat & 1) else -1.0
+                r = (g * n_strains + strain_slot[st]) * N_SEATS + tk
+                sign = 1.0 if team(tk) == team(seat) else -1.0
                 for pl in range(n_pl):
                     _m, d = _contract_score(T, Z, P, start, final[k, j, 2], st, final[k, j, 3],
                                             tk, kinds[pl], points[pl], r)
@@ -479,7 +480,7 @@ def bid_targets(P, starts, strain_slot, n_strains, contracts, pos_game, pos_seat
             if st < 0:
                 continue
             ev_valid[k, j] = 1
-            r = (g * n_strains + strain_slot[st]) * 4 + seat
+            r = (g * n_strains + strain_slot[st]) * N_SEATS + seat
             for pl in range(n_pl):
                 m, d = _contract_score(T, Z, P, start, value, st, 0, seat, kinds[pl],
                                        points[pl], r)
@@ -521,16 +522,17 @@ def play_contracts(rules: RuleSet, states: np.ndarray, player: str, play_net=Non
     seat: ``"heuristic"`` (numba) or ``"nn"`` (``play_net``, batched lockstep); the
     numba random bot at the seats of ``random_team`` (0 or 1; -1: none)."""
     n = len(states)
-    seeds = (np.int64(seed) * 1_000_003 + np.arange(4 * n, dtype=np.int64)).reshape(n, 4)
-    bots = np.array([BOT_RANDOM if (s & 1) == random_team else BOT_HEURISTIC for s in range(4)],
-                    dtype=np.int64)
+    seeds = (np.int64(seed) * 1_000_003
+             + np.arange(N_SEATS * n, dtype=np.int64)).reshape(n, N_SEATS)
+    bots = np.array([BOT_RANDOM if team(s) == random_team else BOT_HEURISTIC
+                     for s in range(N_SEATS)], dtype=np.int64)
     if player == "heuristic":
         r = play_deals(params_vector(rules), states, bots, seeds)
         if r:
             raise RuntimeError(f"a numba bot chose an illegal action in playout {r - 1}")
     elif player == "nn":
         play_states(rules, states, seeds, bots,
-                    [None if (s & 1) == random_team else play_net for s in range(4)])
+                    [None if team(s) == random_team else play_net for s in range(N_SEATS)])
     else:
         raise ValueError(f"unknown card player {player!r}: expected one of {', '.join(PLAYERS)}")
 
@@ -572,25 +574,26 @@ def _net_auctions(rules: RuleSet, bid_net: BidNet, seed: int, first_game: int, n
     continuation_starts(P, pos_state, pos_perm, rows_k, rows_j, cont, before)
     games = pos_game[rows_k]
     for bot, teams in ((BOT_RANDOM, random_teams), (BOT_HEURISTIC, heuristic_teams)):
-        for team in (-1, 0, 1) if bot == BOT_RANDOM else (0, 1):
-            sel = np.flatnonzero((teams[games] == team) & (heuristic_teams[games] < 0)
-                                 if bot == BOT_RANDOM else teams[games] == team)
+        for side in (-1, 0, 1) if bot == BOT_RANDOM else (0, 1):
+            sel = np.flatnonzero((teams[games] == side) & (heuristic_teams[games] < 0)
+                                 if bot == BOT_RANDOM else teams[games] == side)
             if len(sel) == 0:
                 continue
             part = cont[sel]
-            seeds = (np.int64(seed) * 1_000_003 + first_game * 4 * MAX_CONTINUATIONS
-                     + 4 * sel[:, None] + np.arange(4)).astype(np.int64)
+            seeds = (np.int64(seed) * 1_000_003 + first_game * N_SEATS * MAX_CONTINUATIONS
+                     + N_SEATS * sel[:, None] + np.arange(N_SEATS)).astype(np.int64)
+            seats = range(N_SEATS)
             play_states(rules, part, seeds,
-                        [bot if (s & 1) == team else BOT_HEURISTIC for s in range(4)],
-                        [None] * 4, [None if (s & 1) == team else bid_net for s in range(4)],
-                        until=PLAY)
+                        [bot if team(s) == side else BOT_HEURISTIC for s in seats],
+                        [None] * N_SEATS,
+                        [None if team(s) == side else bid_net for s in seats], until=PLAY)
             cont[sel] = part
     counters[1] += final_contracts(cont, before, rows_k, rows_j, final)
     return int(k)
 
 
 #: a bound on the continuations of one game: the chunk from game ``g`` on seeds its
-#: continuations' random bots from ``4 * MAX_CONTINUATIONS * g`` on
+#: continuations' random bots from ``N_SEATS * MAX_CONTINUATIONS * g`` on
 MAX_CONTINUATIONS = E.MAX_AUCTION * N_BID
 
 
@@ -645,23 +648,23 @@ def label_bid_chunk(rules: RuleSet, seed: int, first_game: int, n_games: int,
     strains = _strains(rules)
     slot = np.full(6, 0, dtype=np.int64)
     slot[strains] = np.arange(len(strains))
-    base = np.zeros((n_games * len(strains) * 4, STATE_SIZE), dtype=np.int64)
+    base = np.zeros((n_games * len(strains) * N_SEATS, STATE_SIZE), dtype=np.int64)
     playout_starts(P, starts, np.int64(n_games), strains, base)
     kinds = np.zeros((len(players), len(base)), dtype=np.int64)
     points = np.zeros((len(players), len(base)), dtype=np.int64)
-    # the playouts of deal g are rows g * len(strains) * 4 ... ; a deal with a random
-    # team is played with that team's cards at random
-    deal_of = np.arange(len(base)) // (len(strains) * 4)
+    # the playouts of deal g are rows g * len(strains) * N_SEATS ... ; a deal with a
+    # random team is played with that team's cards at random
+    deal_of = np.arange(len(base)) // (len(strains) * N_SEATS)
     for i, pl in enumerate(players):
         states = base.copy()
-        for team in (-1, 0, 1):
-            rows = np.flatnonzero(random_teams[deal_of] == team)
+        for side in (-1, 0, 1):
+            rows = np.flatnonzero(random_teams[deal_of] == side)
             if len(rows) == 0:
                 continue
             part = states[rows]
             play_contracts(rules, part, pl, play_net,
-                           seed=seed * 7919 + first_game + 1_000_000_007 * (team + 1),
-                           random_team=team)
+                           seed=seed * 7919 + first_game + 1_000_000_007 * (side + 1),
+                           random_team=side)
             states[rows] = part
         playout_outcomes(P, states, kinds[i], points[i])
     q = np.zeros((k, len(players), N_BID), dtype=np.float32)

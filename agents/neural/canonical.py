@@ -61,7 +61,7 @@ from ... import actions as A
 from ...engine import kernel
 from ...envs import observation as O
 from ...engine import beats, current_seat, legal_actions_into
-from ...cards import N_CARDS
+from ...cards import N_CARDS, N_RANKS, N_SUITS
 from ...rules import CARD_ORDER, N_SEATS, partner, seat_after
 from ...envs.kernels import _encode
 from ...envs.observation import (O_BIDS, O_CONTRACT, O_CURRENT_TRICK, O_HAND, O_LEADER, O_PHASE,
@@ -81,13 +81,13 @@ N_STRAINS = 6
 NT, AT = 4, 5
 
 #: the 24 suit renamings: ``PERMS[p, suit]`` is the canonical slot of a physical suit
-PERMS = np.array(list(itertools.permutations(range(4))), dtype=np.int64)
+PERMS = np.array(list(itertools.permutations(range(N_SUITS))), dtype=np.int64)
 #: ``PERM_PHYS[p, slot]``: the physical suit in a canonical slot
 PERM_PHYS = np.argsort(PERMS, axis=1).astype(np.int64)
 #: ``PERM_CODE[sum(slot_of[s] << 2s)]`` -> p
 PERM_CODE = np.full(256, -1, dtype=np.int64)
 for _p in range(24):
-    PERM_CODE[sum(int(PERMS[_p, s]) << (2 * s) for s in range(4))] = _p
+    PERM_CODE[sum(int(PERMS[_p, s]) << (2 * s) for s in range(N_SUITS))] = _p
 
 
 def _obs_dst(slot_of) -> np.ndarray:
@@ -122,8 +122,8 @@ def _obs_dst(slot_of) -> np.ndarray:
     for name in ("voids", "ceilings"):
         a, _ = L[name]
         for r in range(N_SEATS):
-            for s in range(4):
-                dst[a + 4 * r + s] = a + 4 * r + int(slot_of[s])
+            for s in range(N_SUITS):
+                dst[a + N_SUITS * r + s] = a + N_SUITS * r + int(slot_of[s])
     return dst
 
 
@@ -161,24 +161,24 @@ def _key_sources():
     """``KEY_SRC[suit, k]``: the observation entries of the plain part of a suit's key
     (after the starting holding), most significant first."""
     rows = []
-    for s in range(4):
+    for s in range(N_SUITS):
         idx = []
         a, _ = L["hand"]
-        idx += [a + 8 * s + r for r in range(8)]
+        idx += [a + 8 * s + r for r in range(N_RANKS)]
         a, _ = L["played_by"]
-        idx += [a + N_SEATS * (8 * s + r) + p for r in range(8) for p in range(N_SEATS)]
+        idx += [a + N_SEATS * (8 * s + r) + p for r in range(N_RANKS) for p in range(N_SEATS)]
         a, _ = L["played_when"]
-        idx += [a + 8 * s + r for r in range(8)]
+        idx += [a + 8 * s + r for r in range(N_RANKS)]
         a, _ = L["current_trick"]
-        idx += [a + 8 * s + r for r in range(8)]
+        idx += [a + 8 * s + r for r in range(N_RANKS)]
         a, _ = L["declarations_shown"]
-        idx += [a + N_CARDS * p + 8 * s + r for p in range(N_SEATS) for r in range(8)]
+        idx += [a + N_CARDS * p + 8 * s + r for p in range(N_SEATS) for r in range(N_RANKS)]
         a, _ = L["retourne"]
-        idx += [a + 8 * s + r for r in range(8)]
+        idx += [a + 8 * s + r for r in range(N_RANKS)]
         a, _ = L["voids"]
-        idx += [a + 4 * p + s for p in range(N_SEATS)]
+        idx += [a + N_SUITS * p + s for p in range(N_SEATS)]
         a, _ = L["ceilings"]
-        idx += [a + 4 * p + s for p in range(N_SEATS)]
+        idx += [a + N_SUITS * p + s for p in range(N_SEATS)]
         a, _ = L["contract"]
         idx += [a + N_LEVELS + s]
         rows.append(idx)
@@ -236,7 +236,7 @@ def _key_into(obs, s, order_strain, out):
     """The order key of physical suit ``s`` (see the module docstring) into ``out``."""
     count = 0
     pattern = 0
-    for r in range(8):
+    for r in range(N_RANKS):
         c = 8 * s + r
         held = obs[O_HAND + c] > 0.5 or obs[O_PLAYED_BY + N_SEATS * c] > 0.5
         if held:
@@ -269,8 +269,8 @@ def _before(keys, a, b):
 def suit_order(obs):
     """The index ``p`` of the canonical renaming of observation ``obs`` (``PERMS[p]``
     gives each physical suit's slot)."""
-    keys = np.empty((4, KEY_SIZE), dtype=np.float32)
-    order = np.empty(4, dtype=np.int64)
+    keys = np.empty((N_SUITS, KEY_SIZE), dtype=np.float32)
+    order = np.empty(N_SUITS, dtype=np.int64)
     return _suit_order(obs, keys, order)
 
 
@@ -279,10 +279,10 @@ def _suit_order(obs, keys, order):
     strain = _contract_strain(obs)
     fixed = 0 <= strain < 4
     order_strain = AT if strain == AT else NT
-    for s in range(4):
+    for s in range(N_SUITS):
         _key_into(obs, s, order_strain, keys[s])
     n = 0
-    for s in range(4):
+    for s in range(N_SUITS):
         if fixed and s == strain:
             continue
         # insertion: after every suit that ranks before it or ties (stable)
@@ -315,8 +315,8 @@ def canonicalize_into(obs, mask, out_obs, out_mask):
     """Write the canonical observation and action mask of ``obs`` / ``mask`` (int8 or
     uint8 over the 118 actions) into ``out_obs`` / ``out_mask``; returns the renaming
     index ``p`` (map a canonical action back with :func:`to_physical`)."""
-    keys = np.empty((4, KEY_SIZE), dtype=np.float32)
-    order = np.empty(4, dtype=np.int64)
+    keys = np.empty((N_SUITS, KEY_SIZE), dtype=np.float32)
+    order = np.empty(N_SUITS, dtype=np.int64)
     p = _suit_order(obs, keys, order)
     _apply_perm(p, obs, mask, out_obs, out_mask)
     return p
@@ -415,8 +415,8 @@ def play_inputs(states, P, idx, cpt, rules_vec, match, feats, cards, perms):
     cmask = np.empty(A.N_ACTIONS, dtype=np.uint8)
     voids = np.empty(N_SEATS, dtype=np.int64)
     ceil = np.empty((N_SEATS, 4), dtype=np.int64)
-    keys = np.empty((4, KEY_SIZE), dtype=np.float32)
-    order = np.empty(4, dtype=np.int64)
+    keys = np.empty((N_SUITS, KEY_SIZE), dtype=np.float32)
+    order = np.empty(N_SUITS, dtype=np.int64)
     for j in range(idx.shape[0]):
         perms[j] = play_inputs_one(states[idx[j]], P, cpt, rules_vec, match, obs, mask,
                                     cobs, cmask, voids, ceil, keys, order, feats[j], cards[j])

@@ -8,7 +8,8 @@ allocate Python objects. Randomness comes in as a seed (splitmix64 streams).
 The modules, lowest first (each imports only the ones above it):
 
 ================  ===================================================================
-``layout``        the state layout, its sentinels and the table of the slots' accessors
+``layout``        the state layout, its sentinels and the table of the slots' accessors;
+                  ``FlatLayout``, the blocks of any flat array from their sizes
 ``accessors``     the named reads and writes of the slots (generated from ``layout``)
 ``bits``          bit counts and the random stream (splitmix64, Fisher-Yates)
 ``deal``          dealing: the seed -> deal map, the 3-2-3 packets, the classic deal
@@ -47,7 +48,7 @@ from ..rules import (MIN_BID_VALUE, N_BID_VALUES, CAPOT_VALUE, DIX_DE_DER, BELOT
                      P_AT_TABLE, P_GENERALE_BONUS, P_PLAY_RULES, P_ROUNDING, P_BID_LADDER)
 from ..rules import (CARDS_PER_HAND, N_SEATS, N_TEAMS, N_TRICKS, SEAT_MASK, partner,
                      seat_after, team)
-from .layout import (AUCTION, PLAY, DONE, MAX_AUCTION, STATE_LAYOUT, STATE_OFFSETS,
+from .layout import (AUCTION, PLAY, DONE, MAX_AUCTION, FlatLayout, STATE_LAYOUT, STATE_OFFSETS,
                      STATE_SIZE, NO_SEAT, NO_CARD, NO_ACTION, DECL_UNRESOLVED, DECL_NOBODY,
                      NOT_COINCHED, COINCHED, SURCOINCHED, MADE_UNSCORED, MADE_FAILED,
                      MADE_MADE, MADE_LITIGE)

@@ -110,14 +110,35 @@ STATE_LAYOUT = (
 )
 
 
+class FlatLayout:
+    """The layout of a flat array (the state, the solver's workspace, the sampler's table):
+    blocks back to back from 0, each declared with its size, its offset following from
+    those before it. ``block(size)`` is the offset of the next block (a module-level int,
+    as numba reads it), ``words(n)`` the offsets of ``n`` one-entry blocks, ``spare(size)``
+    skips entries no one uses, and ``size`` is the total so far."""
+
+    def __init__(self):
+        self.size = 0
+
+    def block(self, size: int) -> int:
+        if size < 0:
+            raise ValueError(f"a block of {size} entries")
+        start = self.size
+        self.size += size
+        return start
+
+    def words(self, n: int) -> range:
+        return range(self.block(n), self.size)
+
+    def spare(self, size: int) -> None:
+        self.block(size)
+
+
 def _state_offsets(layout):
     """``{name: offset}`` of ``layout`` (slots back to back from 0), and the total size."""
-    offsets = {}
-    k = 0
-    for name, size in layout:
-        offsets[name] = k
-        k += size
-    return offsets, k
+    flat = FlatLayout()
+    offsets = {name: flat.block(size) for name, size in layout}
+    return offsets, flat.size
 
 
 STATE_OFFSETS, STATE_SIZE = _state_offsets(STATE_LAYOUT)   # STATE_SIZE: 215

@@ -6,7 +6,6 @@ messages."""
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import dataclasses
 import json
@@ -109,32 +108,27 @@ def shared(name: str, default=dataclasses.MISSING, help: Optional[str] = None):
     return setting(default, help)
 
 
+#: the types a setting may have: each has one plain command-line form
+_SETTING_TYPES = (int, float, str, bool, List[int])
+
+
 def parse_args(argv, settings, prog: str, description: str):
-    """Parse a trainer's command line into its settings dataclass ``settings``: one
-    option per field (``--chunk-deals`` for ``chunk_deals``), typed by the field's
+    """Parse a trainer's command line into its settings dataclass ``settings``, with tyro:
+    one option per field (``--chunk-deals`` for ``chunk_deals``), typed by the field's
     annotation (``int``, ``float``, ``str``, ``Optional`` of those, ``bool`` as
-    ``--x`` / ``--no-x``, ``List[int]`` as one or more values), defaulting to the field's
-    default, with the field's ``help``."""
-    p = argparse.ArgumentParser(prog=prog, description=description)
-    defaults = settings()
+    ``--x`` / ``--no-x``, ``List[int]`` as values after the option), defaulting to the
+    field's default, with the field's ``help`` (its ``metadata``, which tyro reads). A
+    field of another type is refused (TypeError): it would have no plain form."""
     hints = typing.get_type_hints(settings)
     for f in dataclasses.fields(settings):
-        name = "--" + f.name.replace("_", "-")
         kind = hints[f.name]
         args = typing.get_args(kind)
         if typing.get_origin(kind) is typing.Union and type(None) in args:   # Optional[X]
             (kind,) = [a for a in args if a is not type(None)]
-        kw = dict(default=getattr(defaults, f.name),
-                  help=f"{f.metadata.get('help', '')} (default: %(default)s)")
-        if kind is bool:
-            p.add_argument(name, action=argparse.BooleanOptionalAction, **kw)
-        elif typing.get_origin(kind) is list and typing.get_args(kind) == (int,):
-            p.add_argument(name, type=int, nargs="+", **kw)
-        elif kind in (int, float, str):
-            p.add_argument(name, type=kind, **kw)
-        else:
+        if kind not in _SETTING_TYPES:
             raise TypeError(f"{settings.__name__}.{f.name}: no command-line form for {kind!r}")
-    return settings(**vars(p.parse_args(argv)))
+    import tyro                        # the nn extra, as torch: here, where it is used
+    return tyro.cli(settings, args=argv, prog=prog, description=description)
 
 
 def bad_setting(args, name, why):

@@ -31,7 +31,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from .. import actions as A
 from .. import engine as E
-from ..cards import N_CARDS, RANK_NAMES, RANKS, SUIT_NAMES, SUITS, cards_of, format_card
+from ..cards import N_CARDS, N_SUITS, RANK_NAMES, RANKS, SUIT_NAMES, SUITS, cards_of, format_card
 from ..game import Deal
 from ..rules import (CARD_ORDER, FOUR_PLAYER_PRESETS, N_SEATS, N_TRICKS, NT, STRAIN_LONG_NAMES,
                      STRAIN_NAMES, rules_label)
@@ -55,7 +55,7 @@ def meta() -> Dict[str, Any]:
         "cards": [{"id": c, "text": format_card(c), "suit": c >> 3, "rank": RANKS[c & 7],
                    "rank_name": RANK_NAMES[c & 7]} for c in range(N_CARDS)],
         "suits": [{"letter": SUITS[s], "name": SUIT_NAMES[s], "symbol": SUIT_SYMBOLS[s]}
-                  for s in range(4)],
+                  for s in range(N_SUITS)],
         "strains": [{"id": i, "text": STRAIN_NAMES[i], "name": STRAIN_LONG_NAMES[i]}
                     for i in range(len(STRAIN_NAMES))],
         "presets": list(FOUR_PLAYER_PRESETS),     # the page plays four players
