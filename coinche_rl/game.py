@@ -230,6 +230,26 @@ def _check_hands(hands: Sequence) -> List[int]:
     return masks
 
 
+#: ``Deal._bid_reason``'s words for the engine's auction refusals (``E.REFUSE_*``);
+#: the strain, the bid ladder and the current bid are worded there
+_REFUSALS = {
+    E.REFUSE_NOT_AUCTION: "the auction is over",
+    E.REFUSE_NOT_AN_ACTION: "not an action id",
+    E.REFUSE_PLAY_ACTION: "the auction is not over",
+    E.REFUSE_PRISE_ONLY: "take and name belong to the classic prise, not to the coinche auction",
+    E.REFUSE_COINCHED: "the contract is coinched: no further bids",
+    E.REFUSE_CAPOT_BID: "capot has already been bid",
+    E.REFUSE_NO_BID: "there is no bid to coinche",
+    E.REFUSE_ALREADY_COINCHED: "the contract is already coinched",
+    E.REFUSE_OWN_TEAM: "only the opponents of the bidder may coinche",
+    E.REFUSE_NOT_COINCHED: "surcoinche comes only after a coinche",
+    E.REFUSE_NOT_COINCHED_TEAM: "only the coinched team may surcoinche",
+    E.REFUSE_TAKE_ROUND: "take is only possible in the first round of the prise",
+    E.REFUSE_NAME_ROUND: "naming a trump is only possible in the second round (first round: take or pass)",
+    E.REFUSE_RETOURNE_SUIT: "the retourne's suit was refused in the first round: name another",
+}
+
+
 class Deal:
     """One deal: auction, declarations, card play and scoring.
 
@@ -551,47 +571,19 @@ class Deal:
         return IllegalPlayError(f"illegal action {text!r} for seat {seat} in the play phase; legal: {legal}")
 
     def _bid_reason(self, a: int) -> str:
-        if not 0 <= a < A.N_ACTIONS:
-            return "not an action id"
-        hb = self.highest_bid
-        coinche = int(E.py.coinche_level(self._S))
-        if A.is_card(a) or a >= A.DECLARE:
-            return "the auction is not over"
-        if self.rules.family == "classic":
-            if a == A.TAKE:
-                return "take is only possible in the first round of the prise"
+        """Why auction action ``a`` is illegal: the ``REFUSE_*`` clause that the engine's
+        legality kernel (:func:`engine.auction_refusal`, the code of ``is_legal``)
+        applied, in words."""
+        code = int(E.auction_refusal(self._S, self._P, a))
+        if code == E.REFUSE_STRAIN:
             if A.NAME_BASE <= a < A.DECLARE:
-                st = a - A.NAME_BASE
-                if self.prise_round == 1:
-                    return "naming a trump is only possible in the second round (first round: take or pass)"
-                if st == self.retourne >> 3:
-                    return "the retourne's suit was refused in the first round: name another"
-                return f"{STRAIN_LONG_NAMES[st]} is not allowed by rules {self.rules.name!r}"
-            return "the classic prise has no bids: take, name a trump, or pass"
-        if a >= A.TAKE:
-            return "take and name belong to the classic prise, not to the coinche auction"
-        if A.is_bid(a) or A.is_capot(a):
-            strain = A.bid_strain(a)
-            if strain not in self.rules.allowed_strains:
-                return f"{STRAIN_LONG_NAMES[strain]} contracts are not allowed by rules {self.rules.name!r}"
-            if coinche:
-                return "the contract is coinched: no further bids"
-            if A.is_bid(a):
-                v = A.bid_value(a)
-                if v not in self.rules.bid_values:
-                    return f"bid values are {self.rules.min_bid}..{self.rules.max_bid} by {self.rules.bid_step}"
-                if hb is not None:
-                    return f"a bid must be higher than the current {hb[0] if not E.py.contract_is_capot(self._S) else 'capot'}"
-            return "capot has already been bid"
-        if a == A.COINCHE:
-            if hb is None:
-                return "there is no bid to coinche"
-            if coinche:
-                return "the contract is already coinched"
-            return "only the opponents of the bidder may coinche"
-        if a == A.SURCOINCHE:
-            return "only the coinched team may surcoinche, after a coinche"
-        return "not legal now"
+                return f"{STRAIN_LONG_NAMES[a - A.NAME_BASE]} is not allowed by rules {self.rules.name!r}"
+            return f"{STRAIN_LONG_NAMES[A.bid_strain(a)]} contracts are not allowed by rules {self.rules.name!r}"
+        if code == E.REFUSE_NOT_HIGHER:
+            return f"a bid must be higher than the current {self.highest_bid[0]}"
+        if code in (E.REFUSE_OFF_LADDER, E.REFUSE_NOT_PRISE):
+            return A.bid_values_text(self.rules)
+        return _REFUSALS.get(code, "not legal now")
 
     def _card_reason(self, c: int) -> str:
         """Why card ``c`` is illegal: the rule that the engine's legality kernel

@@ -356,6 +356,25 @@ def test_card_reason_reads_the_kernel_rule():
         assert not any(isinstance(n, ast.Name) and n.id == "ABOVE" for n in ast.walk(_tree(rel))), rel
 
 
+
+def test_bid_reason_reads_the_kernel_refusal():
+    """``Deal._bid_reason`` words the clause that ``engine.auction_refusal`` (the code of
+    ``engine.is_legal`` in the auction) names, re-deriving no auction rule: no state slot,
+    no rule-set field that decides legality."""
+    src = (ROOT / "coinche_rl/game.py").read_text(encoding="utf-8")
+    fn = next(n for n in ast.walk(ast.parse(src)) if isinstance(n, ast.FunctionDef)
+              and n.name == "_bid_reason")
+    names = {n.attr for n in ast.walk(fn) if isinstance(n, ast.Attribute)}
+    assert "auction_refusal" in names
+    assert not names & {"allowed_strains", "bid_values", "capot_after_coinche", "prise_round",
+                        "family", "coinche_level", "contract_is_capot", "retourne", "py"}
+    assert not any(n.startswith("S_") for n in names)
+    play_src = (ROOT / "coinche_rl/engine/play.py").read_text(encoding="utf-8")
+    fn = next(n for n in ast.walk(ast.parse(play_src)) if isinstance(n, ast.FunctionDef)
+              and n.name == "is_legal")
+    called = {n.func.id for n in ast.walk(fn) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    assert called & {"auction_refusal", "_auction_refusal"} and "prise_options" not in called
+
 def _excluded_by_legality(S, P, strain):
     """Per seat, the cards ``x`` that a card ``c`` it played rules out: ``c`` would not be
     legal (``engine.legal_cards``) in the hypothetical hand ``{c, x}``."""

@@ -73,7 +73,13 @@ from .deal import (random_deck, random_deal, hands_from_deck_into, deal_into, re
 from .declarations import (hand_declarations, resolve_declarations, belote_pairs,
                            has_declaration)
 from .auction import (strain_allowed, prise_options, open_bid_values, _auction_flags,
-                      _start_play, set_contract, apply_auction_action, frozen_strain)
+                      _start_play, set_contract, apply_auction_action, frozen_strain,
+                      REFUSE_NONE, REFUSE_NOT_AUCTION, REFUSE_NOT_AN_ACTION,
+                      REFUSE_PLAY_ACTION, REFUSE_PRISE_ONLY, REFUSE_NOT_PRISE, REFUSE_STRAIN,
+                      REFUSE_COINCHED, REFUSE_CAPOT_BID, REFUSE_OFF_LADDER, REFUSE_NOT_HIGHER,
+                      REFUSE_NO_BID, REFUSE_ALREADY_COINCHED, REFUSE_OWN_TEAM,
+                      REFUSE_NOT_COINCHED, REFUSE_NOT_COINCHED_TEAM, REFUSE_TAKE_ROUND,
+                      REFUSE_NAME_ROUND, REFUSE_RETOURNE_SUIT, auction_refusal)
 from .play import (beats, RULE_FREE, RULE_FOLLOW, RULE_OVERTRUMP_LED, RULE_BEAT, RULE_TRUMP,
                    RULE_OVERTRUMP, RULE_UNDERTRUMP, card_play_rule, legal_cards_rule,
                    legal_cards, pending_choice, legal_play_rule, legal_play_mask,

@@ -10,14 +10,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..actions import BID_BASE, CAPOT_BASE, COINCHE, NAME_BASE, PASS, SURCOINCHE, TAKE
+from ..actions import (BID_BASE, CAPOT_BASE, CARD_BASE, COINCHE, DECLARE, NAME_BASE, N_ACTIONS,
+                       PASS, TAKE)
 from ..rules import (BELOTE_POINTS, CAPOT_VALUE, MIN_BID_VALUE, N_SEATS, P_BID_LADDER,
                      P_CAPOT_AFTER_COINCHE, P_DECLARATIONS, P_DECL_SHARE, P_FAMILY, P_NT_AT,
                      P_OPTIONAL_BELOTE, TRUMP_POINTS, seat_after, team)
 from .bits import kernel, popcount
 from .deal import _classic_distribute
 from .declarations import belote_pairs, hand_declarations
-from .layout import (COINCHED, DONE, MADE_UNSCORED, MAX_AUCTION, NOT_COINCHED, NO_SEAT,
+from .layout import (AUCTION, COINCHED, DONE, MADE_UNSCORED, MAX_AUCTION, NOT_COINCHED, NO_SEAT,
                      PLAY, SURCOINCHED, S_AUCTION, S_BELOTE_CARDS, S_BELOTE_ON,
                      S_BELOTE_SEATS, S_BID_SEAT, S_BID_STRAIN, S_BID_VALUE, S_CAPOT,
                      S_COINCHE, S_COINCHE_SEAT, S_CUR, S_DEALER, S_DECL_CARDS, S_DECL_KEY,
@@ -72,30 +73,97 @@ def _auction_flags(S, P):
     return bids_open, capot_ok, coinche_ok, surcoinche_ok, ns
 
 
-@kernel
-def _auction_is_legal(S, P, a):
-    """Legality of auction action ``a`` without building the whole mask."""
+# why an auction action is refused (:func:`auction_refusal`); 0: it is legal
+REFUSE_NONE = 0             # legal
+REFUSE_NOT_AUCTION = 1      # the auction (or the prise) is over
+REFUSE_NOT_AN_ACTION = 2    # not an action id
+REFUSE_PLAY_ACTION = 3      # a card or a declare / belote / exchange choice
+REFUSE_PRISE_ONLY = 4       # coinche family: take / name belong to the classic prise
+REFUSE_NOT_PRISE = 5        # classic family: a bid, capot, coinche or surcoinche
+REFUSE_STRAIN = 6           # a strain (NT, AT) the rule set does not allow
+REFUSE_COINCHED = 7         # the contract is coinched: no further bids
+REFUSE_CAPOT_BID = 8        # capot has already been bid
+REFUSE_OFF_LADDER = 9       # a bid value not on the rule set's ladder
+REFUSE_NOT_HIGHER = 10      # a bid not higher than the current one
+REFUSE_NO_BID = 11          # coinche with no bid to coinche
+REFUSE_ALREADY_COINCHED = 12  # coinche of a coinched contract
+REFUSE_OWN_TEAM = 13        # coinche by the bidder's team
+REFUSE_NOT_COINCHED = 14    # surcoinche with no coinche
+REFUSE_NOT_COINCHED_TEAM = 15  # surcoinche by the coinching team
+REFUSE_TAKE_ROUND = 16      # take in the prise's second round
+REFUSE_NAME_ROUND = 17      # naming a trump in the prise's first round
+REFUSE_RETOURNE_SUIT = 18   # naming the retourne's suit, refused in the first round
+
+
+# inline="always": engine.is_legal's auction step, compiled inside it (as a call it cost
+# is_legal a tenth of its speed)
+@njit(cache=True, _nrt=False, inline="always")
+def _auction_refusal(S, P, a):
+    """:func:`auction_refusal` of an action id ``a`` in the auction phase."""
     if a == PASS:
-        return True
-    cur = S[S_CUR]
-    bid_seat = S[S_BID_SEAT]
+        return REFUSE_NONE
+    if (a >= CARD_BASE and a < TAKE) or a >= DECLARE:
+        return REFUSE_PLAY_ACTION
+    if P[P_FAMILY] != 0:
+        if a < CARD_BASE:
+            return REFUSE_NOT_PRISE
+        if a == TAKE:
+            return REFUSE_NONE if S[S_PRISE_ROUND] == 1 else REFUSE_TAKE_ROUND
+        if S[S_PRISE_ROUND] == 1:
+            return REFUSE_NAME_ROUND
+        st = a - NAME_BASE
+        if st == S[S_RETOURNE] >> 3:
+            return REFUSE_RETOURNE_SUIT
+        return REFUSE_NONE if strain_allowed(P, st) else REFUSE_STRAIN
+    if a >= TAKE:
+        return REFUSE_PRISE_ONLY
     coinche = S[S_COINCHE]
     capot = S[S_CAPOT]
     if a < CAPOT_BASE:
-        if coinche != 0 or capot != 0:
-            return False
-        st = (a - BID_BASE) % 6
+        if not strain_allowed(P, (a - BID_BASE) % 6):
+            return REFUSE_STRAIN
+        if coinche != 0:
+            return REFUSE_COINCHED
+        if capot != 0:
+            return REFUSE_CAPOT_BID
         vi = (a - BID_BASE) // 6
-        return strain_allowed(P, st) and (open_bid_values(S, P) >> vi) & 1 == 1
+        if (P[P_BID_LADDER] >> vi) & 1 == 0:
+            return REFUSE_OFF_LADDER
+        return REFUSE_NONE if (open_bid_values(S, P) >> vi) & 1 == 1 else REFUSE_NOT_HIGHER
     if a < COINCHE:
-        if capot != 0 or not strain_allowed(P, a - CAPOT_BASE):
-            return False
-        return coinche == 0 or (coinche == 1 and P[P_CAPOT_AFTER_COINCHE] != 0)
+        if not strain_allowed(P, a - CAPOT_BASE):
+            return REFUSE_STRAIN
+        if coinche != 0 and not (coinche == COINCHED and P[P_CAPOT_AFTER_COINCHE] != 0):
+            return REFUSE_COINCHED
+        return REFUSE_CAPOT_BID if capot != 0 else REFUSE_NONE
+    bid_seat = S[S_BID_SEAT]
+    same_team = bid_seat >= 0 and team(bid_seat) == team(S[S_CUR])
     if a == COINCHE:
-        return coinche == 0 and bid_seat >= 0 and team(bid_seat) != team(cur)
-    if a == SURCOINCHE:
-        return coinche == 1 and team(bid_seat) == team(cur)
-    return False
+        if bid_seat < 0:
+            return REFUSE_NO_BID
+        if coinche != 0:
+            return REFUSE_ALREADY_COINCHED
+        return REFUSE_OWN_TEAM if same_team else REFUSE_NONE
+    # surcoinche
+    if coinche != COINCHED:
+        return REFUSE_NOT_COINCHED
+    return REFUSE_NONE if same_team else REFUSE_NOT_COINCHED_TEAM
+
+
+@kernel
+def auction_refusal(S, P, a):
+    """Why auction action ``a`` is not legal for the seat to act: ``REFUSE_NONE`` (0) when
+    it is, else the ``REFUSE_*`` clause that refuses it (RULES.md §4, §11 for the classic
+    prise). **The one copy of the auction's legality clauses**: :func:`engine.is_legal`
+    in the auction is ``_auction_refusal(...) == 0`` (the clauses past the phase and the
+    action id's range, which is_legal has checked); the masks (:func:`engine.legal_actions_into`,
+    :func:`_auction_flags`, :func:`prise_options`) enumerate the same clauses at once and
+    the tests hold them equal action by action."""
+    if S[S_PHASE] != AUCTION:
+        return REFUSE_NOT_AUCTION
+    if a < 0 or a >= N_ACTIONS:
+        return REFUSE_NOT_AN_ACTION
+    return _auction_refusal(S, P, a)
 
 
 @kernel

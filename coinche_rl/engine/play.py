@@ -15,7 +15,7 @@ from ..rules import (ABOVE, ALL_CARD_POINTS, AT, BELOTE_POINTS, CARD_ORDER, DIX_
                      N_SEATS, N_TRICKS, P_AT_TABLE, P_CAPOT_AFTER_COINCHE, P_DECLARATIONS,
                      P_FAMILY, P_OPTIONAL_BELOTE, P_OPTIONAL_DECLARE, P_PLAY_RULES,
                      TRUMP_SUIT_MASK, partner, seat_after, team)
-from .auction import (_auction_is_legal, strain_allowed, apply_auction_action,
+from .auction import (REFUSE_NONE, _auction_refusal, strain_allowed, apply_auction_action,
                       open_bid_values, prise_options)
 from .bits import kernel, lowest_card
 from .declarations import belote_pairs, has_declaration, resolve_declarations
@@ -230,13 +230,7 @@ def is_legal(S, P, a):
         return False
     phase = S[S_PHASE]
     if phase == AUCTION:
-        if P[P_FAMILY] != 0:
-            if a == PASS:
-                return True
-            return a >= TAKE and a < DECLARE and (prise_options(S, P) >> (a - TAKE)) & 1 == 1
-        if a >= TAKE:
-            return False
-        return _auction_is_legal(S, P, a)
+        return _auction_refusal(S, P, a) == REFUSE_NONE
     if phase != PLAY:
         return False
     pend = pending_choice(S, P)
