@@ -48,7 +48,7 @@ from ..numba_bots import BOT_HEURISTIC
 from ..pimc import PIMCAgent, PIMCError, WORLD_SOURCES, world_state_into
 from ..sampler import WorldSampler
 from .agent import NeuralAgent
-from .batch_play import CARD_NET, NET_CARD, net_choice, play_states
+from .batch_play import CARD_NET, DEFAULT_MARGIN, NET_CARD, net_choice, play_states
 from .net import MLP
 
 __all__ = ["SearchAgent", "branch_states", "team_differences", "warmup"]
@@ -106,7 +106,7 @@ class SearchAgent(Agent):
         "bid_weights": Param(str, "", "bidding weights file (default: shipped)"),
         "bidding": Param(str, "auto", "net | heuristic | auto, as nn",
                          choices=("auto", "net", "heuristic")),
-        "bid_margin": Param(float, 150.0, "as nn", min=0.0),
+        "bid_margin": Param(float, DEFAULT_MARGIN, "as nn", min=0.0),
         "solve_from": Param(int, 6, "with this many cards in hand or fewer, solve the worlds "
                             "exactly (pimc's double-dummy evaluation on the same worlds) "
                             "instead of playing them out with the network; 0: never",
@@ -117,7 +117,7 @@ class SearchAgent(Agent):
     def __init__(self, worlds: int = 128, time_ms: float = 0.0, batch: int = 16,
                  worlds_from: str = "auto", uniform_share: float = 0.1,
                  belief_weights: str = "", weights: str = "", any_rules: bool = False,
-                 bid_weights: str = "", bidding: str = "auto", bid_margin: float = 150.0,
+                 bid_weights: str = "", bidding: str = "auto", bid_margin: float = DEFAULT_MARGIN,
                  solve_from: int = 6):
         super().__init__()
         #: the ``nn`` agent behind every decision that is not a card with a choice

@@ -40,6 +40,7 @@ import numpy as np
 
 from ..agents.neural import canonical as C
 from ..agents.neural.agent import load_bid_net, load_play_net
+from ..agents.neural.batch_play import DEFAULT_MARGIN
 from ..agents.neural.bid_actions import N_BID, PLAYERS
 from ..agents.neural.bid_labels import label_bid_chunk
 from ..agents.neural.bid_labels import warmup as warm_bid_labels
@@ -81,7 +82,7 @@ class Args(WorkerSettings):
                            "as the nn agent bids with --bid-margin: self-play, the partner and "
                            "the opponents being the nets themselves)")
     bid_weights: str = setting("", "bidding weights of the nn bidders (default: shipped)")
-    bid_margin: float = setting(150.0, "the nn bidders' trust region around the heuristic, "
+    bid_margin: float = setting(DEFAULT_MARGIN, "the nn bidders' trust region around the heuristic, "
                                 "points (the nn agent's bid_margin)")
     heuristic_opponents: float = setting(0.0, "with --bidders nn: share of deals in which one "
                                          "team bids as the heuristic, in the auction and every "
@@ -172,7 +173,7 @@ def check_args(args: Args) -> None:
 # ------------------------------------------------------------------ label source
 def _bid_chunk_job(rules_name, seed, c, chunk_deals, epsilon, players, play_weights,
                    random_opponents=0.0, strong_hands=0.0, bidders="heuristic", bid_weights="",
-                   bid_margin=150.0, heuristic_opponents=0.0):
+                   bid_margin=DEFAULT_MARGIN, heuristic_opponents=0.0):
     rules = get_rules(rules_name)
     net = None
     if "nn" in players:
