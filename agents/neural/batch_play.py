@@ -40,8 +40,9 @@ __all__ = ["NET_CARD", "NOT_A_CARD", "NET_BID", "CARD_NET", "BID_NET", "DEFAULT_
 NET_CARD, NOT_A_CARD, NET_BID = -1, -2, -3
 #: seat flags of the batched paths: plays its cards / bids with a network
 CARD_NET, BID_NET = 1, 2
-#: the ``bid_margin`` default, points
-DEFAULT_MARGIN = 150.0
+#: the ``bid_margin`` default, points: the shipped bidding net's trust region (the margin
+#: chosen for it on validation deal sets, benchmarks/RESULTS.md)
+DEFAULT_MARGIN = 75.0
 
 
 @kernel
