@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .engine import FlatLayout
 from .engine.bits import lowest_card
 from .engine.play import beats, card_play_rule
 from .engine.two import (DIX_DE_DER, N_PLAYERS, N_TRICKS_TWO, PLAY, card_points_won,
@@ -36,9 +37,12 @@ _EMPTY = np.int64(-1)
 # workspace slots (int64): the node counter, and a salt (0..127) mixed into the
 # transposition keys so that searches of different worlds can share one table without
 # clearing it (PIMC: a new salt per world, a clear every 128)
-W_NODES = 0
-W_SALT = 1
-W_SIZE = 4
+_W = FlatLayout()
+W_NODES = _W.block(1)
+W_SALT = _W.block(1)
+_W.spare(2)
+W_SIZE = _W.size
+assert (W_NODES, W_SALT, W_SIZE) == (0, 1, 4)
 N_SALTS = 128
 
 

@@ -134,14 +134,14 @@ class FlatLayout:
         self.block(size)
 
 
-def _state_offsets(layout):
+def slot_offsets(layout):
     """``{name: offset}`` of ``layout`` (slots back to back from 0), and the total size."""
     flat = FlatLayout()
     offsets = {name: flat.block(size) for name, size in layout}
     return offsets, flat.size
 
 
-STATE_OFFSETS, STATE_SIZE = _state_offsets(STATE_LAYOUT)   # STATE_SIZE: 215
+STATE_OFFSETS, STATE_SIZE = slot_offsets(STATE_LAYOUT)   # STATE_SIZE: 215
 globals().update(STATE_OFFSETS)
 # sentinel values of the slots
 NO_SEAT = -1              # S_BID_SEAT, S_COINCHE_SEAT, S_WIN_SEAT, S_GENERALE, trick leaders / winners
@@ -276,7 +276,7 @@ def accessors_source(table=None, layout=None, *, origin=("layout", "ACCESSORS",
     ``plain_python``: add ``py``, a namespace of the accessors' plain-Python functions
     (for Python callers: no numba dispatch, no compilation)."""
     table = ACCESSORS if table is None else table
-    offsets = STATE_OFFSETS if layout is None else _state_offsets(layout)[0]
+    offsets = STATE_OFFSETS if layout is None else slot_offsets(layout)[0]
     sizes = dict(STATE_LAYOUT if layout is None else layout)
     module, table_name, layout_name, writer = origin
     slots = sorted({x for _, _, slot, _, _ in table

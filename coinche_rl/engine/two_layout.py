@@ -61,7 +61,7 @@ as ``engine.two.py``): ``E2.py.hand_of(T, 0)``, no numba dispatch and no compila
 from __future__ import annotations
 
 from ..cards import N_CARDS
-from .layout import _state_offsets, accessors_source
+from .layout import accessors_source, slot_offsets
 
 #: the family's dimensions
 N_PLAYERS = 2
@@ -104,7 +104,7 @@ TWO_LAYOUT = (
     ("T_TRICK_LEADERS", N_TRICKS_TWO), ("T_TRICK_WINNERS", N_TRICKS_TWO), ("T_PLAYS", N_CARDS),
 )
 
-TWO_OFFSETS, TWO_STATE_SIZE = _state_offsets(TWO_LAYOUT)
+TWO_OFFSETS, TWO_STATE_SIZE = slot_offsets(TWO_LAYOUT)
 globals().update(TWO_OFFSETS)
 
 
