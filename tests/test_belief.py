@@ -287,6 +287,52 @@ def test_train_belief_smoke_exact_resume_and_export(tmp_path):
         T.check_args(T.parse_args(["--rules", "classic"]))
 
 
+def test_train_belief_warm_start_from_weights(tmp_path):
+    pytest.importorskip("torch")
+    from coinche_rl.train import belief as T
+    common = ["--chunk-games", "8", "--batch-size", "32", "--eval-games", "4",
+              "--no-progress", "--buffer-size", "300", "--eval-minutes", "0"]
+    a, b = str(tmp_path / "a"), str(tmp_path / "b")
+    ra = T.train(T.parse_args(["--out", a, "--max-chunks", "3", "--hidden", "16", *common]))
+    wa = os.path.join(a, "weights.npz")
+    # checked before anything is written: the widths, the kind of net, the file
+    for bad, err, what in ((["--init", wa, "--hidden", "8"], ValueError, "hidden layers"),
+                           (["--init", _play_file(tmp_path), "--hidden", "16"], WeightsError,
+                            "kind"),
+                           (["--init", str(tmp_path / "no.npz"), "--hidden", "16"],
+                            FileNotFoundError, "no weights file")):
+        with pytest.raises(err, match=what):
+            T.train(T.parse_args(["--out", b, "--max-chunks", "2", *bad, *common]))
+        assert not os.path.exists(b)
+    rb = T.train(T.parse_args(["--out", b, "--init", wa, "--seed", "1", "--max-chunks", "2",
+                               "--hidden", "16", *common]))
+    hist = rb["history"]
+    # the warm start's evaluations carry over, then its own figure on the held-out set
+    # (the same positions: a's float32 weights, exported as float16), then b's end
+    assert [h["updates"] for h in hist] == [ra["updates"], 0, rb["updates"]]
+    assert hist[0]["run"] == "weights.npz"
+    assert hist[1]["log_loss"] == pytest.approx(ra["final"]["log_loss"], abs=2e-3)
+    assert hist[2]["log_loss"] != hist[1]["log_loss"]
+    m = load_weights(os.path.join(b, "weights.npz"), kind="belief").manifest["training"]
+    assert m["init"]["run"] == "weights.npz" and m["init"]["updates"] == ra["updates"]
+    assert m["minutes"] >= load_weights(wa, kind="belief").manifest["training"]["minutes"]
+    # a resumed warm start keeps its origin, and must repeat it
+    with pytest.raises(ValueError, match="init"):
+        T.train(T.parse_args(["--out", b, "--resume", "--seed", "1", "--max-chunks", "3",
+                              "--hidden", "16", *common]))
+    T.train(T.parse_args(["--out", b, "--resume", "--init", wa, "--seed", "1",
+                          "--max-chunks", "3", "--hidden", "16", *common]))
+    m = load_weights(os.path.join(b, "weights.npz"), kind="belief").manifest["training"]
+    assert m["init"]["run"] == "weights.npz" and m["chunks"] == 3
+
+
+def _play_file(tmp_path):
+    play = os.path.join(tmp_path, "play.npz")
+    mlp = MLP.random((16,), seed=0)
+    save_weights(play, mlp, make_manifest(mlp, get_rules("ffb"), {"run": "t"}))
+    return play
+
+
 # ------------------------------------------------------------------ PIMC
 def test_pimc_over_believed_worlds_plays_legal_seeded_deals(tmp_path):
     path = _belief_file(tmp_path, hidden=(16,), seed=2)

@@ -14,6 +14,13 @@ chunks it held (a few seconds) and restores the weights, the optimiser, the sche
 both random streams, so an interrupted and resumed run ends with the same weights as an
 uninterrupted one (``tests/test_belief.py``).
 
+``--init WEIGHTS`` warm-starts from a belief weights file (the shipped one, or another run's
+``weights.npz``), checked as on load (kind, rules, observation; the widths must be
+``--hidden``) before anything is written: a new optimiser, schedule and replay; pass another
+``--seed`` for new positions. The file's training minutes count in ``--minutes`` and its
+evaluations begin the learning curve, followed by its own figure on this run's held-out
+set at update 0 (the population that plays the held-out games may have changed since).
+
 Evaluation (every ``eval_minutes`` and at the end): the mean log-loss per hidden card on a
 fixed held-out set of positions (``eval_games`` games of ``eval_seed``), beside the
 log-loss of uniform guessing among the three seats. The full report (against the exact
@@ -45,7 +52,8 @@ from ..agents.neural.net import NeuralError, rules_hash
 from ..rules import get_rules
 from .common import (Logger, RunClock, RunProgress, RunSettings, TrainingProgress, atomic_write,
                      bad_setting, budget_spent, check_common, check_run_folder,
-                     evaluation_entry, export_checkpoint, export_weights, interruptible, lr_at,
+                     evaluation_entry, export_checkpoint, export_weights, init_from_weights,
+                     interruptible, lr_at,
                      main_of, new_training, optimise, restore, run_facts, setting, shared,
                      training_state)
 from .common import parse_args as parse_settings
@@ -58,6 +66,9 @@ class Args(RunSettings):
     """Every setting of a run (``coinche-rl train belief --help``)."""
     minutes: float = shared("minutes", 30.0)
     out: str = shared("out", "runs/belief")
+    init: Optional[str] = setting(None, "start from a belief weights file (.npz, e.g. the shipped "
+                                  "one): its minutes and evaluations carry over, with a new "
+                                  "optimiser, schedule and position seed")
     hidden: List[int] = shared("hidden")
     chunk_games: int = setting(128, 'games per chunk of positions')
     epsilon: float = setting(0.05, 'random card share in the played deals')
@@ -89,7 +100,7 @@ def check_args(args: Args) -> None:
 
 
 #: the settings a ``--resume`` must repeat
-RESUME_KEYS = ("rules", "seed", "hidden", "chunk_games", "epsilon", "batch_size",
+RESUME_KEYS = ("rules", "seed", "init", "hidden", "chunk_games", "epsilon", "batch_size",
                "updates_per_chunk", "buffer_size", "lr", "lr_end", "anneal_updates",
                "weight_decay")
 
@@ -214,12 +225,14 @@ def train(args: Args) -> dict:
     ckpt_path = check_run_folder(args)
     population = Population(args)
     rules = population.rules
-    os.makedirs(args.out, exist_ok=True)
     weights_path = os.path.join(args.out, "weights.npz")
 
     model, optim, rng = new_training(args, lambda: PlayNet(args.hidden, outputs=N_BELIEF))
     replay = Replay(args.buffer_size, C.FEATURE_SIZE)
     run = RunProgress()                 # its ``labelled``: the positions
+    if args.init and not args.resume:   # checked (kind, rules, widths) before anything is written
+        run = init_from_weights(args, model, kind="belief")
+    os.makedirs(args.out, exist_ok=True)
     if args.resume:
         ck = torch.load(ckpt_path, weights_only=True)
         restore(ck, args, model, optim, rng, RESUME_KEYS)
@@ -227,7 +240,8 @@ def train(args: Args) -> dict:
             raise ValueError(f"--resume: the networks that play the training deals are not "
                              f"those of the run in {args.out} (their weights changed)")
         run = RunProgress(int(ck["chunk"]), int(ck["updates"]), int(ck["positions"]),
-                          float(ck["elapsed"]), int(ck["deals"]), json.loads(ck["history"]))
+                          float(ck["elapsed"]), int(ck["deals"]), json.loads(ck["history"]),
+                          json.loads(ck.get("init", "null")))
         spent = budget_spent(args, run.elapsed, run.chunk)
         if spent:                           # nothing to train: say so, touch nothing
             print(spent, flush=True)
@@ -239,7 +253,7 @@ def train(args: Args) -> dict:
         state = training_state(args, model, optim, rng,
                                dataclasses.replace(run, elapsed=clock.total()), "belief")
         ck = {**state, "positions": run.labelled, "chunk_sizes": json.dumps(replay.chunk_sizes),
-              "population": json.dumps(population.nets())}
+              "population": json.dumps(population.nets()), "init": json.dumps(run.init)}
         atomic_write(ckpt_path, lambda p: torch.save(ck, p))
 
     def evaluate():
@@ -256,6 +270,9 @@ def train(args: Args) -> dict:
     logger = Logger(args.out, use_tb=False)
     with interruptible() as interrupted:
         clock = RunClock(args, run.elapsed)
+        if run.init and run.updates == 0 and run.chunk == 0:
+            evaluate()      # the warm start's own figure on this run's held-out set
+            clock.last_eval = time.perf_counter()
         progress = TrainingProgress(args.progress, args.minutes * 60.0, name="train belief")
         loss_acc, loss_n, win_pos, win_t = 0.0, 0, 0, clock.start
         try:
