@@ -67,8 +67,9 @@ class Args(RunSettings):
     minutes: float = shared("minutes", 30.0)
     out: str = shared("out", "runs/belief")
     init: Optional[str] = setting(None, "start from a belief weights file (.npz, e.g. the shipped "
-                                  "one): its minutes and evaluations carry over, with a new "
-                                  "optimiser, schedule and position seed")
+                                  "one): its minutes and evaluations carry over; a new "
+                                  "optimiser and schedule (pass another --seed for new "
+                                  "positions)")
     hidden: List[int] = shared("hidden")
     chunk_games: int = setting(128, 'games per chunk of positions')
     epsilon: float = setting(0.05, 'random card share in the played deals')
