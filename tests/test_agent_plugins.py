@@ -426,10 +426,10 @@ def test_a_ray_address_that_answers_but_is_no_cluster_times_out(tmp_path):
     '''))
     t0 = time.perf_counter()
     res = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True,
-                         text=True, timeout=120, env=_env(COINCHE_RL_RAY_TIMEOUT="4"))
+                         text=True, timeout=120, env=_env(COINCHE_RL_RAY_TIMEOUT="2"))
     assert time.perf_counter() - t0 < 60
     assert res.returncode == 3, (res.stdout, res.stderr[-3000:])
-    assert "did not connect within 4 s" in res.stdout and "COINCHE_RL_RAY_TIMEOUT" in res.stdout
+    assert "did not connect within 2 s" in res.stdout and "COINCHE_RL_RAY_TIMEOUT" in res.stdout
     assert "not the main thread" not in res.stderr
 
 

@@ -35,7 +35,10 @@ UID = os.getuid() if hasattr(os, "getuid") else "user"
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX permissions and paths")
 
-#: run in the child: probe the read-only premise, import, run a kernel, report
+#: run in the child: probe the read-only premise, import, run a kernel of the package,
+#: report. The kernel is the engine's shuffle (``engine.random_deck``, with the
+#: ``rng_seed`` it calls): small, so that a cold cache costs a second, not the engine's
+#: whole call graph; what is checked is where the package's kernels are cached
 CHILD = r"""
 import json, os, sys, glob
 probe = {}
@@ -51,14 +54,16 @@ env_before = os.environ.get("NUMBA_CACHE_DIR")
 import coinche_rl
 env_after = os.environ.get("NUMBA_CACHE_DIR")
 import numba.core.config as cfg
+import numpy as np
 from coinche_rl import engine as E
-from coinche_rl.simulate import simulate_deals
-r = simulate_deals(10, seed=1)
-st = E.simulate_random_deals.stats
+rng = np.zeros(1, dtype=np.uint64)
+E.rng_seed(rng, np.int64(1), np.int64(0))
+deck = np.empty(32, dtype=np.int64)
+E.random_deck(rng, deck)
+st = E.random_deck.stats
 print(json.dumps({
     "file": coinche_rl.__file__, "probe": probe, "env_before": env_before,
-    "env_after": env_after, "cfg": cfg.CACHE_DIR, "n": len(r),
-    "cp": r.card_points.sum(axis=1).tolist(), "played": (r.value > 0).tolist(),
+    "env_after": env_after, "cfg": cfg.CACHE_DIR, "deck": deck.tolist(),
     "cache_path": st.cache_path, "hits": sum(st.cache_hits.values()),
     "misses": sum(st.cache_misses.values()),
 }))
@@ -95,10 +100,15 @@ def run_child(env_over: dict, pythonpath: Path, pkg_dir: Path, cwd: Path) -> dic
 
 
 def _check_kernel_ran(out: dict) -> None:
-    assert out["n"] == 10
-    for cp, played in zip(out["cp"], out["played"]):
-        if played:
-            assert cp in (162, 252)
+    """The child's shuffle is the deck of seed 1, stream 0, as this process deals it."""
+    from coinche_rl import engine as E
+    import numpy as np
+    rng = np.zeros(1, dtype=np.uint64)
+    E.rng_seed(rng, np.int64(1), np.int64(0))
+    deck = np.empty(32, dtype=np.int64)
+    E.random_deck(rng, deck)
+    assert sorted(out["deck"]) == list(range(32))
+    assert out["deck"] == deck.tolist()
 
 
 def _index_files(folder: str) -> list:
@@ -203,44 +213,66 @@ def test_second_process_reuses_the_cache(explicit_cache):
     assert out["cache_path"] == first["cache_path"]
     _check_kernel_ran(out)
     assert out["hits"] >= 1 and out["misses"] == 0, out
-    assert out["cp"] == first["cp"]
+    assert out["deck"] == first["deck"]
     # nothing new had to be compiled and indexed for this kernel
     after = {p: p.stat().st_mtime_ns for p in Path(cache).rglob("*.nbi")}
     assert set(after) == set(before)
 
 
-#: run in the child: the solver's values of every first card of two deals
+#: the solver's values of every first card of two deals
+SOLVER_DEALS = ((5, 1), (6, 4))
+
+#: run in the child: the solver's values of SOLVER_DEALS, with the kernels' cache counts
 SOLVER_CHILD = r"""
-import json
+import json, sys
 from coinche_rl import solver as SV
 from coinche_rl.game import Deal
 out = []
-for seed, strain in ((5, 1), (6, 4)):
+for seed, strain in json.loads(sys.argv[1]):
     deal = Deal("ffb_sa_ta", dealer=3, seed=seed).with_contract(90, strain, taker=0)
     a, v = SV.move_values(deal, "score")
     out.append([a.tolist(), v.tolist()])
 st = SV.move_values_into.stats
 print(json.dumps({"values": out, "hits": sum(st.cache_hits.values()),
-                  "misses": sum(st.cache_misses.values())}))
+                  "misses": sum(st.cache_misses.values()), "cache_path": st.cache_path}))
 """
 
 
 @pytest.mark.slow
 def test_solver_kernels_run_from_the_cache(tmp_path):
-    """The solver's recursive kernels compiled in one process, then loaded from the cache
-    by another, give the same values (a mutually recursive call graph once crashed on
-    loading while it ran fine when just compiled)."""
+    """The solver's recursive kernels loaded from the cache by a new process give the
+    values this process computes (a mutually recursive call graph once crashed on
+    loading while it ran fine when just compiled).
+
+    The cache is the session's (``NUMBA_CACHE_DIR``: ``make test`` fills it before the
+    workers start), so the child loads what another process compiled; on a cold cache
+    (no warm-up, or no NUMBA_CACHE_DIR: a private folder) a first child compiles the
+    kernels and a second one loads them, with the same values."""
+    from coinche_rl import solver as SV
+    from coinche_rl.game import Deal
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "TMPDIR")}
-    env["NUMBA_CACHE_DIR"] = str(tmp_path / "numba-cache")
-    outs = []
-    for _ in range(2):
-        r = subprocess.run([sys.executable, "-c", SOLVER_CHILD], capture_output=True,
-                           text=True, env=env, cwd=str(tmp_path), timeout=600)
+    env.setdefault("NUMBA_CACHE_DIR", str(tmp_path / "numba-cache"))
+
+    def child() -> dict:
+        r = subprocess.run([sys.executable, "-c", SOLVER_CHILD, json.dumps(SOLVER_DEALS)],
+                           capture_output=True, text=True, env=env, cwd=str(tmp_path),
+                           timeout=600)
         assert r.returncode == 0, f"child failed ({r.returncode}):\n{r.stdout}\n{r.stderr}"
-        outs.append(json.loads(r.stdout.strip().splitlines()[-1]))
-    assert outs[0]["misses"] >= 1
-    assert outs[1]["misses"] == 0 and outs[1]["hits"] >= 1
-    assert outs[0]["values"] == outs[1]["values"]
+        out = json.loads(r.stdout.strip().splitlines()[-1])
+        assert out["cache_path"].startswith(env["NUMBA_CACHE_DIR"])
+        return out
+
+    out = child()
+    if out["misses"]:                        # a cold cache: this child compiled them
+        compiled, out = out, child()
+        assert out["values"] == compiled["values"]
+    assert out["misses"] == 0 and out["hits"] >= 1, out
+    here = []
+    for seed, strain in SOLVER_DEALS:
+        deal = Deal("ffb_sa_ta", dealer=3, seed=seed).with_contract(90, strain, taker=0)
+        a, v = SV.move_values(deal, "score")
+        here.append([a.tolist(), v.tolist()])
+    assert out["values"] == here
 
 
 # ------------------------------------------------------------------ unit level
