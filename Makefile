@@ -15,6 +15,8 @@ $(BIN)/python:
 # Reinstall when the package metadata or the pinned versions change. --no-compile: pip
 # does not byte-compile every installed module (torch, ray and sympy hold thousands; on a
 # 2-core VM that took 46 of the install's 80 s); Python compiles the ones it imports, once.
+# The demo's install keeps pip's default: its packages are few, and its first run starts
+# processes that would each compile the same modules.
 $(STAMP): $(BIN)/python pyproject.toml constraints.txt
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q --no-compile -c constraints.txt -e '.[dev,arena,ray,nn,web]'
@@ -25,7 +27,7 @@ $(STAMP): $(BIN)/python pyproject.toml constraints.txt
 $(DEMO): $(BIN)/python pyproject.toml constraints.txt
 	@echo "installing coinche-rl with its arena extra into $(VENV) (log: $(VENV)/install-demo.log)"
 	@{ $(BIN)/python -m pip install -q --upgrade pip && \
-	   $(BIN)/python -m pip install -q --no-compile -c constraints.txt -e '.[arena]'; } \
+	   $(BIN)/python -m pip install -q -c constraints.txt -e '.[arena]'; } \
 	   > $(VENV)/install-demo.log 2>&1 || { cat $(VENV)/install-demo.log; \
 	   echo "make: the install failed: the log above is in $(VENV)/install-demo.log" >&2; exit 1; }
 	@touch $(DEMO)
