@@ -35,6 +35,18 @@ UID = os.getuid() if hasattr(os, "getuid") else "user"
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX permissions and paths")
 
+#: the deck of seed 1, stream 0: run in the child and in this process
+DECK_OF_SEED_1 = """
+def deck_of_seed_1():
+    import numpy as np
+    from coinche_rl import engine as E
+    rng = np.zeros(1, dtype=np.uint64)
+    E.rng_seed(rng, np.int64(1), np.int64(0))
+    deck = np.empty(32, dtype=np.int64)
+    E.random_deck(rng, deck)
+    return deck.tolist()
+"""
+
 #: run in the child: probe the read-only premise, import, run a kernel of the package,
 #: report. The kernel is the engine's shuffle (``engine.random_deck``, with the
 #: ``rng_seed`` it calls): small, so that a cold cache costs a second, not the engine's
@@ -54,16 +66,13 @@ env_before = os.environ.get("NUMBA_CACHE_DIR")
 import coinche_rl
 env_after = os.environ.get("NUMBA_CACHE_DIR")
 import numba.core.config as cfg
-import numpy as np
 from coinche_rl import engine as E
-rng = np.zeros(1, dtype=np.uint64)
-E.rng_seed(rng, np.int64(1), np.int64(0))
-deck = np.empty(32, dtype=np.int64)
-E.random_deck(rng, deck)
+""" + DECK_OF_SEED_1 + r"""
+deck = deck_of_seed_1()
 st = E.random_deck.stats
 print(json.dumps({
     "file": coinche_rl.__file__, "probe": probe, "env_before": env_before,
-    "env_after": env_after, "cfg": cfg.CACHE_DIR, "deck": deck.tolist(),
+    "env_after": env_after, "cfg": cfg.CACHE_DIR, "deck": deck,
     "cache_path": st.cache_path, "hits": sum(st.cache_hits.values()),
     "misses": sum(st.cache_misses.values()),
 }))
@@ -101,14 +110,10 @@ def run_child(env_over: dict, pythonpath: Path, pkg_dir: Path, cwd: Path) -> dic
 
 def _check_kernel_ran(out: dict) -> None:
     """The child's shuffle is the deck of seed 1, stream 0, as this process deals it."""
-    from coinche_rl import engine as E
-    import numpy as np
-    rng = np.zeros(1, dtype=np.uint64)
-    E.rng_seed(rng, np.int64(1), np.int64(0))
-    deck = np.empty(32, dtype=np.int64)
-    E.random_deck(rng, deck)
+    here = {}
+    exec(DECK_OF_SEED_1, here)
     assert sorted(out["deck"]) == list(range(32))
-    assert out["deck"] == deck.tolist()
+    assert out["deck"] == here["deck_of_seed_1"]()
 
 
 def _index_files(folder: str) -> list:
@@ -222,16 +227,25 @@ def test_second_process_reuses_the_cache(explicit_cache):
 #: the solver's values of every first card of two deals
 SOLVER_DEALS = ((5, 1), (6, 4))
 
+#: the values, run in the child and in this process
+SOLVER_VALUES = """
+def solver_values(deals):
+    from coinche_rl import solver as SV
+    from coinche_rl.game import Deal
+    out = []
+    for seed, strain in deals:
+        deal = Deal("ffb_sa_ta", dealer=3, seed=seed).with_contract(90, strain, taker=0)
+        a, v = SV.move_values(deal, "score")
+        out.append([a.tolist(), v.tolist()])
+    return out
+"""
+
 #: run in the child: the solver's values of SOLVER_DEALS, with the kernels' cache counts
 SOLVER_CHILD = r"""
 import json, sys
 from coinche_rl import solver as SV
-from coinche_rl.game import Deal
-out = []
-for seed, strain in json.loads(sys.argv[1]):
-    deal = Deal("ffb_sa_ta", dealer=3, seed=seed).with_contract(90, strain, taker=0)
-    a, v = SV.move_values(deal, "score")
-    out.append([a.tolist(), v.tolist()])
+""" + SOLVER_VALUES + r"""
+out = solver_values(json.loads(sys.argv[1]))
 st = SV.move_values_into.stats
 print(json.dumps({"values": out, "hits": sum(st.cache_hits.values()),
                   "misses": sum(st.cache_misses.values()), "cache_path": st.cache_path}))
@@ -248,8 +262,6 @@ def test_solver_kernels_run_from_the_cache(tmp_path):
     workers start), so the child loads what another process compiled; on a cold cache
     (no warm-up, or no NUMBA_CACHE_DIR: a private folder) a first child compiles the
     kernels and a second one loads them, with the same values."""
-    from coinche_rl import solver as SV
-    from coinche_rl.game import Deal
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "TMPDIR")}
     env.setdefault("NUMBA_CACHE_DIR", str(tmp_path / "numba-cache"))
 
@@ -267,12 +279,9 @@ def test_solver_kernels_run_from_the_cache(tmp_path):
         compiled, out = out, child()
         assert out["values"] == compiled["values"]
     assert out["misses"] == 0 and out["hits"] >= 1, out
-    here = []
-    for seed, strain in SOLVER_DEALS:
-        deal = Deal("ffb_sa_ta", dealer=3, seed=seed).with_contract(90, strain, taker=0)
-        a, v = SV.move_values(deal, "score")
-        here.append([a.tolist(), v.tolist()])
-    assert out["values"] == here
+    here = {}
+    exec(SOLVER_VALUES, here)
+    assert out["values"] == here["solver_values"](SOLVER_DEALS)
 
 
 # ------------------------------------------------------------------ unit level
