@@ -139,13 +139,13 @@ def score_outcome(S, Z, P, taker, kind, e):
             if P[P_OPTIONAL_DECLARE] != 0:
                 if (declare_decided_seats(Z) & bit) == 0:
                     set_current_seat(Z, seat)
-                    apply_legal_action(Z, P, A.DECLARE)
+                    apply_legal_action(Z, P, np.int64(A.DECLARE))
             else:
                 mark_declared(Z, bit)
         if (P[P_OPTIONAL_BELOTE] != 0 and (belote_holder_seats(Z) & bit) != 0
                 and (belote_decided_seats(Z) & bit) == 0):
             set_current_seat(Z, seat)
-            apply_legal_action(Z, P, A.BELOTE)
+            apply_legal_action(Z, P, np.int64(A.BELOTE))
     raw = _raw_total(P, contract_strain(Z))
     diff = outcome_score(Z, P, R.team(taker), kind, e, raw, taker)[1]
     return deal_made(Z), diff
@@ -167,16 +167,16 @@ def _dd_chunk(W, P, hands, decks, classic, seat, dealer, strains, levels, coinch
         for j in range(strains.shape[0]):
             st = strains[j]
             _start(S, P, hands[i], decks[i], classic, dealer, levels[0], st, coinche, seat)
-            p = solve_keeping(W, S, P, POINTS, T)
+            p = solve_keeping(W, S, P, np.int64(POINTS), T)
             out_pts[j, i] = p
             against = False
             if p == 0:
                 # no card point: capot (every trick to the defenders) or pointless tricks
-                against = solve_keeping(W, S, P, POINTS, 1 - T) == CAPOT_POINTS
+                against = solve_keeping(W, S, P, np.int64(POINTS), 1 - T) == CAPOT_POINTS
             kind, e = _outcome(P, st, p, against)
             for lv in range(levels.shape[0]):
                 _start(S, P, hands[i], decks[i], classic, dealer, levels[lv], st, coinche, seat)
-                out_score[j, lv, i] = solve_keeping(W, S, P, SCORE, T)
+                out_score[j, lv, i] = solve_keeping(W, S, P, np.int64(SCORE), T)
                 made, diff = score_outcome(S, Z, P, seat, kind, e)
                 out_made[j, lv, i] = made
                 out_synth[j, lv, i] = diff

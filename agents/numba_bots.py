@@ -877,7 +877,7 @@ def _calibration_deals(P, n, seed, kind, X, y):
     classic = P[P_FAMILY] != 0
     for i in range(n):
         rng_seed(rng, seed, i)
-        deal_into(S, P, rng, -1, hands, deck)      # the dealer drawn after the cards
+        deal_into(S, P, rng, np.int64(-1), hands, deck)      # the dealer drawn after the cards
         taker = rng_below(rng, np.int64(N_SEATS))
         known = hand_of(S, taker)
         if classic:
@@ -906,7 +906,7 @@ def _calibration_deals(P, n, seed, kind, X, y):
             X[i, k] = f[k]
         while phase_of(S) != DONE:
             cur = current_seat(S)
-            apply_legal_action(S, P, _heuristic_action(S, P, cur, BOT_HEURISTIC))
+            apply_legal_action(S, P, _heuristic_action(S, P, cur, np.int64(BOT_HEURISTIC)))
         y[i] = team_card_points(S, team_of(taker))
 
 

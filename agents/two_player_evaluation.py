@@ -68,13 +68,13 @@ def _apply_option(T, P, player, option):
     """Apply ``option`` of ``player`` (to act in the prise): pass, take the retourne's
     suit, or name suit ``option`` (in the first round: both pass first)."""
     if option == PASS_OPTION:
-        two_apply(T, P, PASS)
+        two_apply(T, P, np.int64(PASS))
         return
     if option == retourne_of(T) >> 3:
-        two_apply(T, P, TAKE)
+        two_apply(T, P, np.int64(TAKE))
         return
     while prise_round(T) == 1 or current_player(T) != player:
-        two_apply(T, P, PASS)
+        two_apply(T, P, np.int64(PASS))
     two_apply(T, P, NAME_BASE + option)
 
 

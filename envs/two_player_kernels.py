@@ -264,8 +264,8 @@ def vector_step(states, P, actions, rngs, dealer, raw, match, obs, masks, cur, r
             terminated[i] = 1
             final_scores[i, 0] = deal_score(T, 0)
             final_scores[i, 1] = deal_score(T, 1)
-            rewards[i, 0] = deal_reward(T, 0, raw)
-            rewards[i, 1] = deal_reward(T, 1, raw)
+            rewards[i, 0] = deal_reward(T, np.int64(0), raw)
+            rewards[i, 1] = deal_reward(T, np.int64(1), raw)
             new_deal(T, P, rngs[i:i + 1], next_dealer(T, dealer), deck)
         p = current_player(T)
         cur[i] = p
@@ -379,6 +379,9 @@ class TwoPlayerEncoder:
         """The observation of ``player`` in the state ``T`` (a new array unless ``out``)."""
         if out is None:
             out = np.empty(N_OBS, dtype=np.float32)
+        T = np.asarray(T, dtype=np.int64)
+        if not T.flags.writeable:           # numba would compile the encoder again for it
+            T = T.copy()
         encode_into(T, self.params, int(player), self.match_vector(match), self._V, out)
         return out
 

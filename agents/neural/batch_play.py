@@ -80,7 +80,7 @@ def advance(states, P, bots, nets, rngs, waiting):
     bidding net); a forced card is played as is. The games waiting for a network go
     into ``waiting``; returns how many, or ``-(i + 1)`` when a bot chose an illegal
     action in game ``i`` (never expected)."""
-    return advance_until(states, P, bots, nets, rngs, waiting, DONE)
+    return advance_until(states, P, bots, nets, rngs, waiting, np.int64(DONE))
 
 
 @njit(cache=True)

@@ -116,10 +116,10 @@ def deal_games(states, P, seed, first_game, frozen):
     deck = np.zeros(N_CARDS, dtype=np.int64)
     for g in range(states.shape[0]):
         rng_seed(rng, seed, first_game + g)
-        deal_into(states[g], P, rng, -1, hands, deck)
+        deal_into(states[g], P, rng, np.int64(-1), hands, deck)
         if frozen[g]:
             taker = rng_below(rng, N_SEATS)
-            set_contract(states[g], P, P[P_MIN_BID], frozen_strain(hands[taker]), 0, taker)
+            set_contract(states[g], P, P[P_MIN_BID], frozen_strain(hands[taker]), np.int64(0), taker)
 
 
 # ------------------------------------------------------------------ positions

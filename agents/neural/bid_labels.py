@@ -162,7 +162,7 @@ def _deal(S, P, rng, hands, deck, strong_share):
         _strong_deal(rng, hands, deck)
         reset_state(S, hands, rng_below(rng, 4))
     else:
-        deal_into(S, P, rng, -1, hands, deck)
+        deal_into(S, P, rng, np.int64(-1), hands, deck)
 
 
 @kernel
@@ -271,7 +271,7 @@ def auction_positions(P, cpt, rules_vec, seed, first_game, n_games, epsilon, ran
             if team(cur) == random_team:
                 # the random team: an opponent the labelled seats must answer, not a
                 # labelled seat (its actions are what they are, not the heuristic's)
-                apply_legal_action(S, P, bot_action(BOT_RANDOM, S, P, cur, rngb, buf))
+                apply_legal_action(S, P, bot_action(np.int64(BOT_RANDOM), S, P, cur, rngb, buf))
                 continue
             p = C.play_inputs_one(S, P, cpt, rules_vec, match, obs, mask, cobs, cmask,
                                    voids, ceil, keys, order, feats[k], cards)
@@ -293,7 +293,7 @@ def auction_positions(P, cpt, rules_vec, seed, first_game, n_games, epsilon, ran
                 random_by |= 1 << cur
                 a = _random_legal(mask, n_legal, rng)
             else:
-                a = bot_action(BOT_HEURISTIC, S, P, cur, rngb, buf)
+                a = bot_action(np.int64(BOT_HEURISTIC), S, P, cur, rngb, buf)
             apply_legal_action(S, P, a)
     return k
 
@@ -342,10 +342,10 @@ def net_auction_step(states, P, cpt, rules_vec, random_teams, heuristic_teams, r
             cur = current_seat(S)
             counters[0] += 1
             if team(cur) == random_teams[g]:
-                apply_legal_action(S, P, bot_action(BOT_RANDOM, S, P, cur, rngbs[g], buf))
+                apply_legal_action(S, P, bot_action(np.int64(BOT_RANDOM), S, P, cur, rngbs[g], buf))
                 continue
             if team(cur) == heuristic_teams[g]:
-                apply_legal_action(S, P, bot_action(BOT_HEURISTIC, S, P, cur, rngbs[g], buf))
+                apply_legal_action(S, P, bot_action(np.int64(BOT_HEURISTIC), S, P, cur, rngbs[g], buf))
                 continue
             p = C.play_inputs_one(S, P, cpt, rules_vec, match, obs, mask, cobs, cmask,
                                    voids, ceil, keys, order, feats[k], cards)
@@ -358,7 +358,7 @@ def net_auction_step(states, P, cpt, rules_vec, random_teams, heuristic_teams, r
                 random_by[g] |= 1 << cur
                 apply_legal_action(S, P, _random_legal(mask, n_legal, rngs[g]))
             elif n_legal == 1:
-                apply_legal_action(S, P, _random_legal(mask, 1, rngs[g]))
+                apply_legal_action(S, P, _random_legal(mask, np.int64(1), rngs[g]))
             else:
                 need[n_need] = g
                 n_need += 1
@@ -398,7 +398,7 @@ def playout_starts(P, starts, n_games, strains, out):
             for t in range(N_SEATS):
                 r = (g * ns + i) * N_SEATS + t
                 out[r, :] = starts[g]
-                set_contract(out[r], P, v0, strains[i], 0, t)
+                set_contract(out[r], P, v0, strains[i], np.int64(0), t)
 
 
 @njit(cache=True)
@@ -482,7 +482,7 @@ def bid_targets(P, starts, strain_slot, n_strains, contracts, pos_game, pos_seat
             ev_valid[k, j] = 1
             r = (g * n_strains + strain_slot[st]) * N_SEATS + seat
             for pl in range(n_pl):
-                m, d = _contract_score(T, Z, P, start, value, st, 0, seat, kinds[pl],
+                m, d = _contract_score(T, Z, P, start, value, st, np.int64(0), seat, kinds[pl],
                                        points[pl], r)
                 ev[k, pl, j] = d
                 made[k, pl, j] = 1 if m == 1 else 0

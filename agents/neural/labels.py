@@ -63,14 +63,14 @@ def u01(rng):
 def _start_deal(S, P, rng, frozen, hands, deck, rngb, buf):
     """A new deal in ``S``, its auction played or skipped; returns False when the
     auction ended with every seat passing."""
-    deal_into(S, P, rng, -1, hands, deck)
+    deal_into(S, P, rng, np.int64(-1), hands, deck)
     if u01(rng) < frozen:
         taker = rng_below(rng, N_SEATS)
-        set_contract(S, P, P[P_MIN_BID], frozen_strain(hands[taker]), 0, taker)
+        set_contract(S, P, P[P_MIN_BID], frozen_strain(hands[taker]), np.int64(0), taker)
         return True
     while phase_of(S) == E.AUCTION:
         cur = current_seat(S)
-        apply_legal_action(S, P, bot_action(BOT_HEURISTIC, S, P, cur, rngb, buf))
+        apply_legal_action(S, P, bot_action(np.int64(BOT_HEURISTIC), S, P, cur, rngb, buf))
     return phase_of(S) == PLAY
 
 
@@ -89,7 +89,7 @@ def _playout_value(T, P, team, rngb, buf, counters):
     difference. ``counters[1]`` counts the decisions taken."""
     while phase_of(T) != DONE:
         cur = current_seat(T)
-        apply_legal_action(T, P, bot_action(BOT_HEURISTIC, T, P, cur, rngb, buf))
+        apply_legal_action(T, P, bot_action(np.int64(BOT_HEURISTIC), T, P, cur, rngb, buf))
         counters[1] += 1
     return team_score(T, team) - team_score(T, 1 - team)
 
@@ -129,7 +129,7 @@ def generate_chunk(P, cpt, rules_vec, seed, first_game, n_games, deals_per_game,
                 cur = current_seat(S)
                 counters[0] += 1
                 if pending_choice(S, P) != 0:
-                    apply_legal_action(S, P, bot_action(BOT_HEURISTIC, S, P, cur, rngb, buf))
+                    apply_legal_action(S, P, bot_action(np.int64(BOT_HEURISTIC), S, P, cur, rngb, buf))
                     continue
                 legal = legal_play_mask(S, P)
                 n_legal = popcount(legal)
@@ -141,7 +141,7 @@ def generate_chunk(P, cpt, rules_vec, seed, first_game, n_games, deals_per_game,
                         targets[k, c] = 0.0
                     left = popcount(hand_of(S, 0) | hand_of(S, 1) | hand_of(S, 2) | hand_of(S, 3))
                     if left <= solver_cards:
-                        n = move_values_into(W, S, P, SCORE, team, out_a, out_v)
+                        n = move_values_into(W, S, P, np.int64(SCORE), team, out_a, out_v)
                         for i in range(n):
                             ca = C.ACT_DST[p, out_a[i]] - A.CARD_BASE
                             targets[k, ca] = out_v[i]
@@ -165,7 +165,7 @@ def generate_chunk(P, cpt, rules_vec, seed, first_game, n_games, deals_per_game,
                         m &= m - 1
                     a = A.CARD_BASE + lowest_card(m)
                 else:
-                    a = bot_action(BOT_HEURISTIC, S, P, cur, rngb, buf)
+                    a = bot_action(np.int64(BOT_HEURISTIC), S, P, cur, rngb, buf)
                 apply_legal_action(S, P, a)
     return k
 

@@ -146,10 +146,10 @@ def setup_games(P, seed, first_game, frozen, cum_shares, n_past, states, seats, 
     for g in range(states.shape[0]):
         rng_seed(rng, seed, first_game + g)
         S = states[g]
-        deal_into(S, P, rng, -1, hands, deck)
+        deal_into(S, P, rng, np.int64(-1), hands, deck)
         if u01(rng) < frozen:
             taker = rng_below(rng, N_SEATS)
-            set_contract(S, P, P[P_MIN_BID], frozen_strain(hands[taker]), 0, taker)
+            set_contract(S, P, P[P_MIN_BID], frozen_strain(hands[taker]), np.int64(0), taker)
         learner_team = rng_below(rng, N_TEAMS)
         u = u01(rng)
         kind = 0                             # the index in OPPONENTS = the player

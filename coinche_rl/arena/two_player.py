@@ -88,7 +88,7 @@ def _two_deals(P, seed, indices, states, decks, dealers, seeds):
     rng = np.zeros(1, dtype=np.uint64)
     for k in range(len(indices)):
         rng_seed(rng, seed, indices[k])
-        two_random_deal(states[k], P, rng, -1, decks[k])
+        two_random_deal(states[k], P, rng, np.int64(-1), decks[k])
         dealers[k] = dealer_of(states[k])
         for p in range(N_PLAYERS):
             seeds[k, p] = np.int64(rng_next(rng) >> np.uint64(1))

@@ -491,7 +491,7 @@ def two_simulate(P, n, seed, scores, made, void):
     rng = np.zeros(1, dtype=np.uint64)
     for i in range(n):
         rng_seed(rng, seed, i)
-        two_random_deal(T, P, rng, -1, deck)
+        two_random_deal(T, P, rng, np.int64(-1), deck)
         two_random_playout(T, P, rng)
         scores[i, 0] = T[T_SCORE]
         scores[i, 1] = T[T_SCORE + 1]
