@@ -652,7 +652,8 @@ WARMUP_MODULES = ("coinche_rl.simulate", "coinche_rl.envs.kernels", "coinche_rl.
                   "coinche_rl.agents.evaluation", "coinche_rl.agents.pimc",
                   "coinche_rl.agents.neural.agent", "coinche_rl.agents.neural.labels",
                   "coinche_rl.agents.neural.bid_labels", "coinche_rl.agents.neural.belief",
-                  "coinche_rl.agents.neural.search", "coinche_rl.arena",
+                  "coinche_rl.agents.neural.search", "coinche_rl.agents.neural.selfplay",
+                  "coinche_rl.arena", "coinche_rl.arena.two_player",
                   "coinche_rl.engine.two", "coinche_rl.agents.two_player_bots",
                   "coinche_rl.envs.two_player_kernels", "coinche_rl.envs.two_player_vector",
                   "coinche_rl.solver_two", "coinche_rl.agents.two_player_pimc",
@@ -671,14 +672,15 @@ WARMUP_CHAINS = (("coinche_rl.solver:warmup_search", "coinche_rl.solver",
                  ("coinche_rl.envs.kernels", "coinche_rl.envs.vector",
                   "coinche_rl.agents.neural.agent", "coinche_rl.agents.sampler",
                   "coinche_rl.agents.neural.labels", "coinche_rl.agents.neural.bid_labels",
-                  "coinche_rl.agents.neural.belief", "coinche_rl.agents.neural.search"),
+                  "coinche_rl.agents.neural.belief", "coinche_rl.agents.neural.search",
+                  "coinche_rl.agents.neural.selfplay"),
                  # belote for two players: its own chain, never the last one (a module of no
                  # chain joins the last); no four-player command, the demo included, asks for
                  # these modules, so warmup_chains drops it there
                  ("coinche_rl.engine.two", "coinche_rl.agents.two_player_bots",
                   "coinche_rl.envs.two_player_kernels", "coinche_rl.envs.two_player_vector",
                   "coinche_rl.solver_two", "coinche_rl.agents.two_player_pimc",
-                  "coinche_rl.agents.two_player_evaluation"),
+                  "coinche_rl.agents.two_player_evaluation", "coinche_rl.arena.two_player"),
                  ("coinche_rl.simulate", "coinche_rl.agents.numba_bots", "coinche_rl.arena"))
 
 #: modules whose kernels call those of other modules with a long compile of their own:

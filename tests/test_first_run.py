@@ -152,6 +152,29 @@ def test_the_built_in_agents_kernels_are_warmed_up():
             assert module in cli.WARMUP_MODULES, module
 
 
+def test_every_module_with_a_warmup_is_warmed_up():
+    """`coinche-rl warmup` compiles every kernel: each module of the package that defines
+    its own warmup() (the self-play labels and the two-player deal sets included) is one
+    of WARMUP_MODULES, or one that a listed module re-exports its warm-up from."""
+    import pkgutil
+    names = set()
+    for pkg in ("coinche_rl", "coinche_rl.agents", "coinche_rl.envs"):
+        p = importlib.import_module(pkg)
+        names |= {pkg} | {m.name for m in pkgutil.walk_packages(p.__path__, pkg + ".")}
+    warmed = {getattr(importlib.import_module(m), "warmup", None) for m in cli.WARMUP_MODULES}
+    missing = []
+    for name in sorted(names):
+        try:
+            mod = importlib.import_module(name)
+        except ImportError:                 # an optional extra that is not installed
+            continue
+        fn = getattr(mod, "warmup", None)
+        if callable(fn) and getattr(fn, "__module__", None) == name and fn not in warmed:
+            missing.append(name)
+    assert not missing, f"modules with a warmup() that `coinche-rl warmup` skips: {missing}"
+    assert "coinche_rl.agents.neural.selfplay" in cli.WARMUP_MODULES
+
+
 def test_warmup_chains_keep_unknown_modules():
     assert cli.warmup_chains(["coinche_rl.arena", "my_kernels", "coinche_rl.agents.pimc"]) == \
         [["coinche_rl.solver:warmup_search", "coinche_rl.agents.pimc"],
@@ -165,7 +188,7 @@ def test_the_two_player_chain_adds_nothing_to_a_four_player_warm_up():
     two = {"coinche_rl.engine.two", "coinche_rl.agents.two_player_bots",
            "coinche_rl.envs.two_player_kernels", "coinche_rl.envs.two_player_vector",
            "coinche_rl.solver_two", "coinche_rl.agents.two_player_pimc",
-           "coinche_rl.agents.two_player_evaluation"}
+           "coinche_rl.agents.two_player_evaluation", "coinche_rl.arena.two_player"}
     assert two <= set(cli.WARMUP_MODULES)
     assert [set(c) for c in cli.WARMUP_CHAINS].count(two) == 1
     assert set(cli.WARMUP_CHAINS[-1]) != two
