@@ -25,7 +25,7 @@ from .engine.play import beats, card_play_rule
 from .engine.two import (DIX_DE_DER, N_PLAYERS, N_TRICKS_TWO, PLAY, card_points_won,
                          cards_in_trick, cards_under, current_leader, face_down_cards, led_card,
                          other, playable_cards, played_cards, py, trick_number,
-                         trump_of)
+                         trump_of, writable_state)
 from .rules import ABOVE, ALL_CARD_POINTS, CARD_ORDER
 
 __all__ = ["TwoPlayerSolver", "solve_two", "card_values_two", "TT_BITS", "N_SALTS"]
@@ -479,7 +479,7 @@ class TwoPlayerSolver:
 
     def solve(self, state: np.ndarray) -> int:
         """Card points player 0 wins in the whole deal of the full state (play phase)."""
-        T = _kernel_state(state)
+        T = writable_state(state)
         if py.phase_of(T) != PLAY:
             raise ValueError("the solver needs a deal in its play phase")
         self._clear()
@@ -488,20 +488,13 @@ class TwoPlayerSolver:
     def card_values(self, state: np.ndarray) -> np.ndarray:
         """int64[32]: for each legal card of the player to act, the card points he wins
         in the whole deal when he plays it (-1 for other cards)."""
-        T = _kernel_state(state)
+        T = writable_state(state)
         if py.phase_of(T) != PLAY:
             raise ValueError("the solver needs a deal in its play phase")
         self._clear()
         out = np.empty(32, dtype=np.int64)
         card_values_two(T, self.tt, self.work, out)
         return out
-
-
-def _kernel_state(state) -> np.ndarray:
-    """``state`` as the kernels take it: a writable int64 array (``TwoPlayerDeal.state`` is a
-    read-only view, and numba compiles a second copy of the solver for read-only arrays)."""
-    T = np.asarray(state, dtype=np.int64)
-    return T if T.flags.writeable else T.copy()
 
 
 def solve_two(state: np.ndarray) -> int:

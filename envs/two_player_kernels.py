@@ -32,7 +32,8 @@ from ..engine.two import (CARDS_PER_PLAYER, DECL_UNRESOLVED, DONE, EXCHANGE_PHAS
                           prise_round, retourne_of, stack_face_down, stack_face_up, taker_of,
                           trick_card, trick_leader, trick_number, trick_winner, tricks_won,
                           trump_of, two_apply, two_is_legal, two_legal_mask,
-                          two_public_view_into, two_random_action, two_random_deal)
+                          two_public_view_into, two_random_action, two_random_deal,
+                          writable_state)
 from ..rules import DEAL_POINTS, P_BELOTE, P_DECLARATIONS, P_HAND_CARDS, P_LITIGE, params_vector
 from . import two_player_observation as O
 from .two_player_observation import (O_BELOTE, O_COVERS, O_CURRENT_TRICK, O_DEALER,
@@ -379,10 +380,8 @@ class TwoPlayerEncoder:
         """The observation of ``player`` in the state ``T`` (a new array unless ``out``)."""
         if out is None:
             out = np.empty(N_OBS, dtype=np.float32)
-        T = np.asarray(T, dtype=np.int64)
-        if not T.flags.writeable:           # numba would compile the encoder again for it
-            T = T.copy()
-        encode_into(T, self.params, int(player), self.match_vector(match), self._V, out)
+        encode_into(writable_state(T), self.params, int(player), self.match_vector(match),
+                    self._V, out)
         return out
 
     def encode_view(self, V: np.ndarray, player: int, match=None, out=None) -> np.ndarray:

@@ -5,25 +5,10 @@ from __future__ import annotations
 
 import doctest
 import importlib
-import pkgutil
 
 import pytest
 
-PACKAGES = ("coinche_rl", "coinche_rl.engine", "coinche_rl.envs", "coinche_rl.agents",
-            "coinche_rl.agents.neural", "coinche_rl.arena", "coinche_rl.train", "coinche_rl.web")
-
-
-def _modules():
-    names = []
-    for pkg in PACKAGES:
-        names.append(pkg)
-        for m in pkgutil.iter_modules(importlib.import_module(pkg).__path__):
-            if not m.ispkg:
-                names.append(f"{pkg}.{m.name}")
-    return names
-
-
-MODULES = _modules()
+from package_modules import MODULES
 
 
 def test_every_module_is_found():

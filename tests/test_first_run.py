@@ -156,21 +156,13 @@ def test_every_module_with_a_warmup_is_warmed_up():
     """`coinche-rl warmup` compiles every kernel: each module of the package that defines
     its own warmup() (the self-play labels and the two-player deal sets included) is one
     of WARMUP_MODULES, or one that a listed module re-exports its warm-up from."""
-    import pkgutil
-    names = set()
-    for pkg in ("coinche_rl", "coinche_rl.agents", "coinche_rl.envs"):
-        p = importlib.import_module(pkg)
-        names |= {pkg} | {m.name for m in pkgutil.walk_packages(p.__path__, pkg + ".")}
+    from package_modules import import_modules
     warmed = {getattr(importlib.import_module(m), "warmup", None) for m in cli.WARMUP_MODULES}
     missing = []
-    for name in sorted(names):
-        try:
-            mod = importlib.import_module(name)
-        except ImportError:                 # an optional extra that is not installed
-            continue
+    for mod in import_modules():
         fn = getattr(mod, "warmup", None)
-        if callable(fn) and getattr(fn, "__module__", None) == name and fn not in warmed:
-            missing.append(name)
+        if callable(fn) and getattr(fn, "__module__", None) == mod.__name__ and fn not in warmed:
+            missing.append(mod.__name__)
     assert not missing, f"modules with a warmup() that `coinche-rl warmup` skips: {missing}"
     assert "coinche_rl.agents.neural.selfplay" in cli.WARMUP_MODULES
 

@@ -18,40 +18,23 @@ next to nothing.
 from __future__ import annotations
 
 import ast
-import importlib
 import inspect
-import pkgutil
 import textwrap
 
 import numpy as np
 import pytest
 from numba.core.registry import CPUDispatcher
 
-import coinche_rl
+from package_modules import import_modules
 
 #: a kernel this short, calling at most this many other kernels, may be specialised freely
 SMALL_LINES, SMALL_CALLEES = 15, 2
 
 
-def _modules():
-    names = []
-    for pkg in ("coinche_rl", "coinche_rl.agents", "coinche_rl.envs"):
-        p = importlib.import_module(pkg)
-        names.append(pkg)
-        names += [m.name for m in pkgutil.walk_packages(p.__path__, pkg + ".")]
-    mods = []
-    for name in sorted(set(names)):
-        try:
-            mods.append(importlib.import_module(name))
-        except ImportError:            # an optional extra that is not installed
-            continue
-    return mods
-
-
 def _kernels():
     """Every kernel defined in the package, by its Python function (one entry each)."""
     out = {}
-    for mod in _modules():
+    for mod in import_modules():
         for obj in vars(mod).values():
             if isinstance(obj, CPUDispatcher) and obj.py_func.__module__ == mod.__name__:
                 out[obj.py_func] = obj
@@ -137,13 +120,12 @@ def test_no_kernel_is_compiled_twice_for_a_constant_argument(call_graph):
     assert not twice, "\n".join(twice)
 
 
-def test_the_check_sees_a_constant_argument():
+def test_the_check_sees_a_constant_argument(call_graph):
     """The pattern of a call with a module constant, a literal and a variable."""
-    g = {"SCORE": 1, "np": np, "A": coinche_rl}
+    g = {"SCORE": 1, "np": np}
     call = ast.parse("f(x, SCORE, -1, np.int64(SCORE), True, 1 << 20, -SCORE, 'a')").body[0].value
     assert [_constant(a, g) for a in call.args] == [None, 1, -1, None, True, 1 << 20, None, None]
-    # and a solver entry point is among the kernels the graph links
+    # and the hand evaluation's calls of the solver are among the graph's edges
     from coinche_rl import solver
-    assert solver.solve_keeping in {c for calls in [_calls(k) for k in _kernels()
-                                                    if k.py_func.__module__.endswith("evaluation")]
-                                    for c, _, _ in calls}
+    from coinche_rl.agents import evaluation
+    assert solver.solve_keeping in {c for c, _, _ in call_graph[evaluation._dd_chunk]}

@@ -471,6 +471,15 @@ def two_random_playout(T, P, rng):
         two_play_card(T, P, nth_card(m, rng_below(rng, popcount(m))))
 
 
+def writable_state(T) -> np.ndarray:
+    """``T`` as the kernels take it: an int64 array they may be handed without a second
+    compile. ``TwoPlayerDeal.state`` is a read-only view, and numba compiles a separate copy
+    of every kernel it reaches for a read-only array; that view is copied (a few hundred
+    bytes), any other int64 array is passed as is."""
+    T = np.asarray(T, dtype=np.int64)
+    return T if T.flags.writeable else T.copy()
+
+
 @kernel
 def two_random_deal(T, P, rng, dealer, deck):
     """A fresh random deal into ``T`` from the stream ``rng`` (``deck``: int64[32]
