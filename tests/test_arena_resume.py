@@ -147,6 +147,66 @@ def test_fingerprint_follows_code_and_weights(tmp_path):
     assert after["data"] != before["data"] and after["code"] == before["code"]
 
 
+_NESTED_IMPORTS = """
+import a
+def f():
+    import b
+    class C:
+        from c import d
+try:
+    import e
+except ImportError:
+    import f2
+else:
+    import g
+finally:
+    import h
+if x:
+    with y:
+        import i
+    import i2
+elif x2:
+    import i3
+match z:
+    case 1:
+        import j
+for k in l:
+    import m
+else:
+    import m2
+while n:
+    pass
+else:
+    import o
+async def p():
+    async with q:
+        from . import r
+@decorated(lambda: __import__("not_a_statement"))
+class T:
+    import t
+"""
+
+
+def test_the_import_reader_finds_every_import_statement():
+    """The fingerprint reads imports by visiting statements only (the closure is read in
+    every process that starts a tournament): it finds what a walk of the whole tree finds,
+    on nested statements of every kind and on every module of the package."""
+    import ast
+    from coinche_rl.agents.fingerprint import _import_statements, _origin
+    from package_modules import MODULES
+
+    def walked(tree):
+        return [ast.dump(n) for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
+
+    tree = ast.parse(_NESTED_IMPORTS)
+    found = [ast.dump(n) for n in _import_statements(tree.body)]
+    assert sorted(found) == sorted(walked(tree)) and len(found) == 16
+    for name in MODULES:
+        with open(_origin(name), "rb") as f:
+            tree = ast.parse(f.read())
+        assert sorted(ast.dump(n) for n in _import_statements(tree.body)) == sorted(walked(tree)), name
+
+
 @pytest.mark.slow
 def test_two_processes_never_write_one_file(tmp_path):
     out = tmp_path / "r.jsonl"
