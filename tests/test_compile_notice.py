@@ -1,9 +1,15 @@
-"""A first run on a fresh numba cache says that it compiles, instead of standing still
-for seconds (issue 15); a run that loads the kernels from the cache says nothing."""
+"""A first run that must compile the environment's kernels says so, instead of standing
+still for seconds (issue 15); a run that loads the kernels from the cache says nothing.
+
+The child process's cache is a copy of the session's (``NUMBA_CACHE_DIR``, which ``make
+test`` fills before the tests start) without the environment's folder: the notice is
+about the environment's kernels, and the engine's, loaded from the copy, need not compile
+again (about 4 s of compiling instead of 17). Without a session cache it starts empty."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 
@@ -28,9 +34,22 @@ def _run(cache):
                           text=True, timeout=600)
 
 
+def _cache_without_the_environment(cache):
+    """``cache``: a copy of the session's numba cache, less the environment's folder."""
+    from coinche_rl.envs import kernels
+    session = os.environ.get("NUMBA_CACHE_DIR")
+    if session and os.path.isdir(session):
+        envs = os.path.basename(kernels._encode._cache._cache_path)
+        assert envs.startswith("envs_"), envs
+        shutil.copytree(session, cache, ignore=lambda folder, names: [
+            n for n in names if folder == session and n == envs])
+        assert not (cache / envs).exists()
+    return cache
+
+
 @pytest.mark.slow
 def test_the_environment_says_when_it_compiles(tmp_path):
-    cold = _run(tmp_path / "cache")
+    cold = _run(_cache_without_the_environment(tmp_path / "cache"))
     assert cold.returncode == 0, cold.stderr
     assert cold.stdout.strip() == "stepped"
     notices = [line for line in cold.stderr.splitlines() if "compiling the numba kernels" in line]
