@@ -996,11 +996,14 @@ def batch_bot_actions(bot, states, P, seats, out):
 
 
 def warmup() -> None:
-    """Compile (or load from the cache) :func:`bot_action`, :func:`play_deals` and
-    :func:`deal_states`."""
+    """Compile (or load from the cache) :func:`bot_action`, :func:`play_deals`,
+    :func:`deal_states` and :func:`batch_bot_actions` (the vector env's ``heuristic``
+    opponents)."""
     for rules in ("ffb", "classic"):
         P = params_vector(four_player_rules(rules))
         states = deal_states(rules, 2, seed=0)
+        seats = np.array([current_seat(S) for S in states], dtype=np.int64)
+        batch_bot_actions(int(BOT_HEURISTIC), states, P, seats, np.empty(2, dtype=np.int64))
         bots = np.array([BOT_HEURISTIC, BOT_RANDOM, BOT_HEURISTIC, BOT_RANDOM], dtype=np.int64)
         play_deals(P, states, bots, np.zeros((2, N_SEATS), dtype=np.int64))
         S = deal_states(rules, 1, seed=1)[0]

@@ -53,8 +53,8 @@ from typing import Dict, Optional, Union
 import numpy as np
 
 from ... import actions as A
-from ...engine import AUCTION, phase_of, rng_seed
-from ...rules import N_SEATS, RuleSet, get_rules
+from ...engine import AUCTION, current_seat, phase_of, rng_seed
+from ...rules import N_SEATS, RuleSet, get_rules, params_vector
 from ..base import BatchedAgent, Param, PlayerView
 from ..numba_bots import BOT_HEURISTIC, bot_action, deal_states
 from ..registry import make_agent
@@ -371,3 +371,6 @@ def warmup() -> None:
     states = deal_states(rules, 2, seed=0)
     play_states(rules, states, np.arange(2 * N_SEATS, dtype=np.int64).reshape(2, N_SEATS),
                 [BOT_HEURISTIC] * N_SEATS, [net, None, net, None], [BidNet(bid), None, None, None])
+    # the batched policy (the vector env's ``nn`` opponents)
+    BatchPolicy(net, rules, bid_net=BidNet(bid))(
+        states, params_vector(rules), np.array([current_seat(S) for S in states]))
