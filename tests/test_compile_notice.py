@@ -35,14 +35,16 @@ def _run(cache):
 
 
 def _cache_without_the_environment(cache):
-    """``cache``: a copy of the session's numba cache, less the environment's folder."""
+    """``cache``: a copy of the session's numba cache, less the environment's folder (and
+    less the temporary files numba writes an entry into, then renames, while other test
+    workers compile)."""
     from coinche_rl.envs import kernels
     session = os.environ.get("NUMBA_CACHE_DIR")
     if session and os.path.isdir(session):
         envs = os.path.basename(kernels._encode._cache._cache_path)
         assert envs.startswith("envs_"), envs
         shutil.copytree(session, cache, ignore=lambda folder, names: [
-            n for n in names if folder == session and n == envs])
+            n for n in names if (folder == session and n == envs) or ".tmp." in n])
         assert not (cache / envs).exists()
     return cache
 
