@@ -63,14 +63,14 @@ def _import_statements(body):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             yield node
             continue
-        for value in vars(node).values():
-            if isinstance(value, list) and value and isinstance(
-                    value[0], (ast.stmt, ast.excepthandler, ast.match_case)):
-                for child in value:
-                    if isinstance(child, ast.stmt):
-                        yield from _import_statements([child])
-                    else:                    # an ``except`` clause or a ``case``: its body
-                        yield from _import_statements(child.body)
+        for value in vars(node).values():         # bodies, ``else``, ``finally``, clauses
+            if not (isinstance(value, list) and value):
+                continue
+            if isinstance(value[0], ast.stmt):
+                yield from _import_statements(value)
+            elif isinstance(value[0], (ast.excepthandler, ast.match_case)):
+                for clause in value:                # an ``except`` clause or a ``case``
+                    yield from _import_statements(clause.body)
 
 
 @lru_cache(maxsize=None)

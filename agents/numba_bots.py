@@ -50,7 +50,7 @@ from ..actions import (BELOTE, BID_BASE, CAPOT_BASE, CARD_BASE, COINCHE, DECLARE
 from ..engine import (pending_choice, random_action, strain_allowed, apply_legal_action,
                       auction_action, auction_length, beats, belote_pairs, cards_in_trick,
                       coinche_level, contract_is_capot, contract_of, contract_strain,
-                      current_seat, deal_into, dealer_of, hand_declarations, hand_of,
+                      current_seat, current_seats, deal_into, dealer_of, hand_declarations, hand_of,
                       is_legal, kernel, legal_play_mask, low_carre_seats, lowest_card,
                       open_bid_values, phase_of, played_cards, popcount, prise_options,
                       retourne_of, rng_below, rng_seed, seat_declaration_points,
@@ -1002,8 +1002,9 @@ def warmup() -> None:
     for rules in ("ffb", "classic"):
         P = params_vector(four_player_rules(rules))
         states = deal_states(rules, 2, seed=0)
-        seats = np.array([current_seat(S) for S in states], dtype=np.int64)
-        batch_bot_actions(int(BOT_HEURISTIC), states, P, seats, np.empty(2, dtype=np.int64))
+        seats = current_seats(states, np.arange(len(states)))
+        batch_bot_actions(int(BOT_HEURISTIC), states, P, seats,
+                          np.empty(len(states), dtype=np.int64))
         bots = np.array([BOT_HEURISTIC, BOT_RANDOM, BOT_HEURISTIC, BOT_RANDOM], dtype=np.int64)
         play_deals(P, states, bots, np.zeros((2, N_SEATS), dtype=np.int64))
         S = deal_states(rules, 1, seed=1)[0]

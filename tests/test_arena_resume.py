@@ -175,7 +175,7 @@ for k in l:
 else:
     import m2
 while n:
-    pass
+    n -= 1
 else:
     import o
 async def p():

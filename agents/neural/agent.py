@@ -53,7 +53,7 @@ from typing import Dict, Optional, Union
 import numpy as np
 
 from ... import actions as A
-from ...engine import AUCTION, current_seat, phase_of, rng_seed
+from ...engine import AUCTION, current_seats, phase_of, rng_seed
 from ...rules import N_SEATS, RuleSet, get_rules, params_vector
 from ..base import BatchedAgent, Param, PlayerView
 from ..numba_bots import BOT_HEURISTIC, bot_action, deal_states
@@ -373,4 +373,4 @@ def warmup() -> None:
                 [BOT_HEURISTIC] * N_SEATS, [net, None, net, None], [BidNet(bid), None, None, None])
     # the batched policy (the vector env's ``nn`` opponents)
     BatchPolicy(net, rules, bid_net=BidNet(bid))(
-        states, params_vector(rules), np.array([current_seat(S) for S in states]))
+        states, params_vector(rules), current_seats(states, np.arange(len(states))))
