@@ -44,8 +44,18 @@ demo: $(DEMO)
 # in parallel processes (tests/conftest.py), then shared by pytest-xdist workers, one
 # per core. The folder is removed at the end, whatever the outcome (the status stays
 # pytest's).
+# The suite starts about a hundred Python processes (pools, Ray, the command line, the
+# README's examples). Where PYTHONDONTWRITEBYTECODE is set, each of them compiled torch,
+# ray, numba and the package from source again (a fresh clone: 283 s of tests instead of
+# 208 s). So the test run writes bytecode after all, but into a temporary
+# folder of its own (PYTHONPYCACHEPREFIX), removed at the end like the numba cache:
+# nothing lands in the tree or the venv, as the setting asked.
 FRESH_CACHE = cache=$$(mktemp -d "$${TMPDIR:-/tmp}/coinche-rl-numba.XXXXXX") || exit 1; \
-	trap 'rm -rf "$$cache"' EXIT; trap 'exit 130' INT TERM; NUMBA_CACHE_DIR="$$cache"
+	pyc=""; trap 'rm -rf "$$cache" $${pyc:+"$$pyc"}' EXIT; trap 'exit 130' INT TERM; \
+	if [ -n "$${PYTHONDONTWRITEBYTECODE:-}" ]; then \
+	pyc=$$(mktemp -d "$${TMPDIR:-/tmp}/coinche-rl-bytecode.XXXXXX") || exit 1; \
+	unset PYTHONDONTWRITEBYTECODE; export PYTHONPYCACHEPREFIX="$$pyc"; fi; \
+	NUMBA_CACHE_DIR="$$cache"
 
 test: $(STAMP)
 	@$(FRESH_CACHE) $(BIN)/python -m pytest -q -n auto --durations=15
