@@ -218,12 +218,17 @@ def test_engine_matches_reference_on_other_coinche_presets(preset):
     assert made > 50 and failed > 50
 
 
-def test_engine_matches_reference_on_random_rule_variants():
-    rng = np.random.default_rng(2026)
-    for v in range(12):
-        rules = random_variant(rng)
-        for i in range(N_VARIANT_DEALS):
-            play_both(rules, seed=50_000 * (v + 1) + i, pass_prob=0.7)
+#: twelve random rule variants, drawn once (a test each: the pytest-xdist workers share
+#: them out instead of one worker playing all 9,600 deals at the end of the run)
+_variant_rng = np.random.default_rng(2026)
+RANDOM_VARIANTS = [random_variant(_variant_rng) for _ in range(12)]
+
+
+@pytest.mark.parametrize("v", range(len(RANDOM_VARIANTS)))
+def test_engine_matches_reference_on_random_rule_variants(v):
+    rules = RANDOM_VARIANTS[v]
+    for i in range(N_VARIANT_DEALS):
+        play_both(rules, seed=50_000 * (v + 1) + i, pass_prob=0.7)
 
 
 def test_engine_matches_reference_dealing_coinche_from_a_deck():
@@ -258,13 +263,16 @@ def test_engine_matches_reference_on_classic_presets(preset):
     assert litige > 10 and litige_belote > 0
 
 
-def test_engine_matches_reference_on_random_classic_rule_variants():
-    rng = np.random.default_rng(2027)
-    variants = [get_rules(name, **kw) for name, kw in CLASSIC_FIXED_VARIANTS]
-    variants += [random_classic_variant(rng) for _ in range(6)]
-    for v, rules in enumerate(variants):
-        for i in range(N_CLASSIC_VARIANT_DEALS):
-            play_both(rules, seed=8_000_000 + 10_000 * v + i, pass_prob=0.6)
+_classic_rng = np.random.default_rng(2027)
+CLASSIC_VARIANTS = [get_rules(name, **kw) for name, kw in CLASSIC_FIXED_VARIANTS]
+CLASSIC_VARIANTS += [random_classic_variant(_classic_rng) for _ in range(6)]
+
+
+@pytest.mark.parametrize("v", range(len(CLASSIC_VARIANTS)))
+def test_engine_matches_reference_on_random_classic_rule_variants(v):
+    rules = CLASSIC_VARIANTS[v]
+    for i in range(N_CLASSIC_VARIANT_DEALS):
+        play_both(rules, seed=8_000_000 + 10_000 * v + i, pass_prob=0.6)
 
 
 @pytest.mark.soak
