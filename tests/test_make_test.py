@@ -51,14 +51,14 @@ def _make(tmp_path, target: str, status: int, **environ):
     r = subprocess.run(["make", "-s", "-C", str(REPO), target, f"BIN={bin_dir}",
                         f"STAMP={stamp}"], env=env, capture_output=True, text=True, timeout=60)
     cache, args, dont_write, prefix = log.read_text().splitlines()
-    r.bytecode = (dont_write.strip("[]"), prefix.strip("[]"))
-    return r, Path(cache), args, tmp
+    bytecode = (dont_write.strip("[]"), prefix.strip("[]"))   # the two settings pytest got
+    return r, Path(cache), args, tmp, bytecode
 
 
 @pytest.mark.parametrize("target", ["test", "soak"])
 @pytest.mark.parametrize("status", [0, 3])
 def test_the_test_cache_is_fresh_and_removed_whatever_the_outcome(tmp_path, target, status):
-    r, cache, args, tmp = _make(tmp_path, target, status)
+    r, cache, args, tmp, _ = _make(tmp_path, target, status)
     assert cache.parent == tmp and cache.name.startswith("coinche-rl-numba.")
     assert not cache.exists() and list(tmp.iterdir()) == []
     if status == 0:
@@ -74,8 +74,8 @@ def test_bytecode_goes_to_a_temporary_folder_where_writing_it_is_switched_off(tm
     """With PYTHONDONTWRITEBYTECODE set, each of the suite's processes compiled torch and
     ray from source again; the tests get a bytecode folder of their own instead, removed
     at the end like the numba cache. Without the setting, Python's default stays."""
-    r, cache, _, tmp = _make(tmp_path, "test", status, PYTHONDONTWRITEBYTECODE="1")
-    dont_write, prefix = r.bytecode
+    r, cache, _, tmp, (dont_write, prefix) = _make(tmp_path, "test", status,
+                                                  PYTHONDONTWRITEBYTECODE="1")
     assert dont_write == "" and prefix
     assert Path(prefix).parent == tmp and Path(prefix).name.startswith("coinche-rl-bytecode.")
     assert not Path(prefix).exists() and not cache.exists() and list(tmp.iterdir()) == []
@@ -83,6 +83,6 @@ def test_bytecode_goes_to_a_temporary_folder_where_writing_it_is_switched_off(tm
 
     other = tmp_path / "again"
     other.mkdir()
-    r, cache, _, tmp = _make(other, "test", status)
-    assert r.bytecode == ("", "")
+    _, _, _, tmp, bytecode = _make(other, "test", status)
+    assert bytecode == ("", "")
     assert list(tmp.iterdir()) == []
