@@ -313,10 +313,10 @@ def check_renamed_position(orig, rd, pi, enc, where, stats):
         stats["actions"] += int(cm.sum())
 
 
-def check_renamed_game(start, actions, pi, enc, stats, original=None):
+def check_renamed_game(start, actions, pi, enc, stats, original):
     """Replay the renamed game, checking every position against the original game's
-    (``original``: :func:`original_positions`, computed here when not given)."""
-    positions, d = original or original_positions(start, actions, enc)
+    (``original``: :func:`original_positions`)."""
+    positions, d = original
     ren = replay(start, actions, pi)
     for k, (orig, rd) in enumerate(zip(positions, ren)):
         where = (start["preset"], pi, k, [A.action_to_str(a) for a in actions[:k]])
