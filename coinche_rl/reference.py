@@ -482,9 +482,11 @@ class ReferenceDeal:
         return []
 
     # ------------------------------------------------------------ apply
-    def apply(self, action: int) -> None:
-        """Play ``action`` for the seat to act; ValueError (state unchanged) if illegal."""
-        if action not in self.legal_actions():
+    def apply(self, action: int, *, check: bool = True) -> None:
+        """Play ``action`` for the seat to act; ValueError (state unchanged) if illegal.
+        ``check=False`` skips that check, for a caller that has just taken ``action``
+        from :meth:`legal_actions` (the differential tests: a sixth of their time)."""
+        if check and action not in self.legal_actions():
             raise ValueError(f"illegal action {action!r} in phase {self.phase!r}")
         self.history.append(action)
         if self.phase == "auction":
