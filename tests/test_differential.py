@@ -263,6 +263,7 @@ def test_engine_matches_reference_on_classic_presets(preset):
     assert litige > 10 and litige_belote > 0
 
 
+#: the fixed classic variants and six random ones, a test each
 _classic_rng = np.random.default_rng(2027)
 CLASSIC_VARIANTS = [get_rules(name, **kw) for name, kw in CLASSIC_FIXED_VARIANTS]
 CLASSIC_VARIANTS += [random_classic_variant(_classic_rng) for _ in range(6)]
