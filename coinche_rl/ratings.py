@@ -634,7 +634,8 @@ class Standings:
     ``order``: player indices from first to last; ``ranges[p]``: ``(best, worst)`` rank of
     player ``p`` (equal when certain); ``basis``: ``"ratings"`` or ``"head-to-head"``;
     ``record[p]``: ``(wins, draws, losses)`` of ``p`` in its direct matchups (None without
-    any); ``contradicted``: the significant head-to-head results the ratings' order
+    any), where only a significant result (its interval excludes 0) is a win or a loss
+    and every other matchup is a draw; ``contradicted``: the significant head-to-head results the ratings' order
     contradicts; ``unresolved``: those the final order still contradicts (a cycle such as
     a > b > c > a leaves no order that agrees with every result).
     """
@@ -646,6 +647,14 @@ class Standings:
     record: Optional[List[Tuple[int, int, int]]]
     contradicted: List[HeadToHead]
     unresolved: List[HeadToHead]
+
+    def score(self, p: int) -> float:
+        """Player ``p``'s head-to-head score: wins plus half its draws (0 without any
+        direct matchup)."""
+        if self.record is None:
+            return 0.0
+        w, d, _ = self.record[p]
+        return w + 0.5 * d
 
     def rank(self, p: int) -> str:
         """Player ``p``'s rank as shown: ``"2"``, or ``"1-3"`` when not separated."""
@@ -676,7 +685,8 @@ def standings(ratings: Ratings, head_to_head: Sequence[HeadToHead] = (),
     player is certainly above another when a chain of significant wins leads from it to
     the other and none leads back (players in a cycle of significant wins are not
     separated); the order respects every such chain, and otherwise puts the players by
-    wins (a tie counts one half; the sign of the mean margin decides), then by rating.
+    their head-to-head score (a significant win counts 1, a matchup whose interval
+    includes 0 a draw, 1/2), then by rating.
     The ranks a player could hold are those of the orders that respect the chains.
     Without direct matchups (partners only) the ratings rank, with the intervals the
     misfit widened.
@@ -711,7 +721,7 @@ def standings(ratings: Ratings, head_to_head: Sequence[HeadToHead] = (),
     if games:
         rec = [[0, 0, 0] for _ in range(n)]
         for h in games:
-            if h.winner is None:
+            if not h.significant:                  # the interval includes 0: a draw
                 rec[h.i][1] += 1
                 rec[h.j][1] += 1
             else:

@@ -94,7 +94,7 @@ def _synthetic(means, sds, n=3000, seed=0):
 
 
 def _table_ranks(text):
-    table = text.split("Ratings")[1].split("warning:")[0]
+    table = text.split("Ratings")[1].split("\n\n")[0]
     return [line.split()[:2] for line in table.splitlines()[2:] if line.strip()]
 
 
@@ -143,6 +143,54 @@ def test_ratings_that_fit_do_not_warn():
     assert "warning" not in text and "head-to-head results" not in text
     assert [name for _, name in _table_ranks(text)] == ["a", "b", "c"]
     assert t.standings.basis == "ratings"
+
+
+def test_the_h2h_column_draws_a_matchup_whose_interval_includes_zero():
+    # issue 44: b vs c +2 per deal with a 95% CI far wider than 2 is a draw, not a win
+    t = _synthetic([300.0, 300.0, 2.0], [185.0, 185.0, 3000.0])
+    m_bc = t.matchups[2]
+    assert m_bc.mean > 0 and m_bc.mean - m_bc.ci95 < 0
+    st = t.standings
+    assert st.record == [(2, 0, 0), (0, 1, 1), (0, 1, 1)]
+    text = format_summary(t, use_rich=False)
+    ratings = text.split("Ratings")[1]
+    assert "2-0-0" in ratings and ratings.count("0-1-1") == 2
+    table, under = ratings.split("\n\n", 1)
+    assert "h2h W-D-L" in table and "note: h2h W-D-L" in under and "includes 0" in under
+
+
+def _inverted(order, value):
+    return [(p, q) for k, p in enumerate(order) for q in order[k + 1:] if value(q) > value(p)]
+
+
+@pytest.mark.parametrize("means,sds", [
+    ([31.5, 765.7, 1268.7], [185.0, 465.0, 435.0]),       # misfit: ranked head to head
+    ([30.0, 330.0, 300.0], [185.0, 300.0, 300.0]),        # fits: ranked by the points
+    ([10.75, 900.0, 700.0], [300.0, 400.0, 100.0]),       # a-b close; b's margins far larger
+    ([2.0, 50.0, 40.0], [40.0, 400.0, 40.0]),             # a wins c rarely but by much
+])
+def test_rank_points_elo_and_the_h2h_column_never_disagree_silently(means, sds):
+    # issue 44: nnsearch ranked first by an insignificant "win" over pimc while its Elo
+    # was below pimc's, with no warning
+    t = _synthetic(means, sds, n=400)
+    st, warnings = t.standings, " | ".join(t.warnings())
+    for p, q in _inverted(st.order, lambda p: float(t.points.rating[p])):
+        assert "ranked by the head-to-head results" in warnings
+        assert f"{t.names[q]} above {t.names[p]}" in warnings
+    for p, q in _inverted(st.order, lambda p: float(t.elo.rating[p])):
+        assert f"the Elo ratings put" in warnings and f"{t.names[q]} above {t.names[p]}" in warnings
+    for p, q in _inverted(st.order, st.score):
+        assert f"the h2h column has" in warnings and f"{t.names[q]} (" in warnings
+
+
+def test_a_close_matchup_does_not_decide_the_rank_against_the_elo():
+    # a beats b by a margin inside its CI and loses most pairs; b beats c far more often
+    t = _synthetic([10.75, 900.0, 700.0], [300.0, 400.0, 100.0], n=400)
+    st = t.standings
+    assert st.record[0][1] == 1 and st.record[1][1] == 1           # a-b is a draw
+    text = format_summary(t, use_rich=False)
+    assert t.elo.rating[1] > t.elo.rating[0] and st.order.index(0) < st.order.index(1)
+    assert "warning: the Elo ratings put b above a, ranked the other way" in text
 
 
 def test_the_rich_table_prints_the_warnings_too():

@@ -238,8 +238,23 @@ def test_standings_respect_chains_of_significant_wins_over_win_counts():
     assert s.basis == "head-to-head"
     assert s.order.index(0) < s.order.index(1) and s.unresolved == []
     assert s.ranges[0] == (1, 4) and s.ranges[1] == (2, 5)     # a above b, nothing else sure
-    by_wins = sorted(range(5), key=lambda p: -s.record[p][0])
-    assert by_wins.index(1) < by_wins.index(0)                # what counting wins would say
+    # counting every positive margin as a win would put b first
+    signs = [0] * 5
+    for h in games:
+        signs[h.winner] += 1
+    assert signs[1] > signs[0]
+    # the column counts only the significant results: the narrow ones are draws
+    assert s.record[0] == (1, 3, 0) and s.record[1] == (0, 3, 1)
+
+
+def test_the_record_counts_an_insignificant_result_as_a_draw():
+    # issue 44: +0.50 ± 19.84 over 20 pairs was a win in the h2h column
+    X = _triangle()
+    r = fit_points(X, [0.5, 300.0, 290.0], [100.0, 100.0, 100.0], "abc")
+    games = [HeadToHead(0, 1, 0.5, 19.84), HeadToHead(0, 2, 300.0, 19.6), HeadToHead(1, 2, 290.0, 19.6)]
+    s = standings(r, games)
+    assert s.record == [(1, 1, 0), (1, 1, 0), (0, 0, 2)]
+    assert s.score(0) == s.score(1) == 1.5 and s.score(2) == 0.0
 
 
 def test_standings_of_a_cycle_say_no_order_agrees():

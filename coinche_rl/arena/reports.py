@@ -121,16 +121,26 @@ def _tables(result) -> List[Tuple[str, List[str], List[List[str]]]]:
 
 
 def summary_tables(result) -> Tuple[List[Tuple[str, List[str], List[List[str]]]], List[str]]:
-    """``(tables, warnings)``: every table :func:`format_summary` prints, as ``(title,
-    headers, rows)`` of text cells, and its warning lines (the page of ``coinche-rl
-    serve`` draws them)."""
+    """``(tables, lines)``: every table :func:`format_summary` prints, as ``(title,
+    headers, rows)`` of text cells, and the lines printed under them: the notes on the
+    columns (``note: ...``), then the warnings (the page of ``coinche-rl serve`` draws
+    them)."""
     return _tables(result), _warnings(result)
 
 
+#: printed under a ratings table with an h2h column
+H2H_NOTE = ("note: h2h W-D-L counts each agent's direct matchups: a win or a loss where the "
+            "95% CI of the margin excludes 0, a draw where it includes 0")
+
+
 def _warnings(result) -> List[str]:
-    """The result's warnings (where its ratings and its matchups disagree), as printed."""
+    """The lines under the tables, as printed: the notes on the columns, then the
+    result's warnings (where its ratings and its matchups disagree)."""
+    notes = []
+    if isinstance(result, TournamentResult) and result.standings.record:
+        notes.append(H2H_NOTE)
     fn = getattr(result, "warnings", None)
-    return [f"warning: {w}" for w in fn()] if fn is not None else []
+    return notes + ([f"warning: {w}" for w in fn()] if fn is not None else [])
 
 
 def format_summary(result, use_rich: Optional[bool] = None, width: int = 140) -> str:
@@ -200,7 +210,8 @@ def print_summary(result, console=None) -> None:
     for t in _rich_tables(_tables(result)):
         console.print(t)
     for line in _warnings(result):
-        console.print(line, style="yellow", highlight=False, markup=False)
+        console.print(line, style="yellow" if line.startswith("warning:") else None,
+                      highlight=False, markup=False)
 
 
 def plot_results(result, path=None, bins: int = 60):

@@ -260,8 +260,13 @@ class TournamentResult:
                        f"{names[h.winner]} beat {names[h.loser]} {abs(h.mean):+.2f} ± "
                        f"{h.half_width:.2f} per {unit} head to head")
         if st.basis == "head-to-head":
-            out.append("ranked by the head-to-head results (h2h: wins-draws-losses), not by "
-                       "the points ratings")
+            line = ("ranked by the head-to-head results (h2h: wins-draws-losses), not by "
+                    "the points ratings")
+            flips = self._inversions(st, lambda p: float(self.points.rating[p]))
+            if flips:
+                line += ", which put " + ", ".join(f"{names[q]} above {names[p]}"
+                                                   for p, q in flips)
+            out.append(line)
         for h in st.unresolved:
             out.append(f"no order agrees with every matchup: {names[h.winner]} beat "
                        f"{names[h.loser]} {abs(h.mean):+.2f} ± {h.half_width:.2f} per {unit} "
@@ -280,6 +285,42 @@ class TournamentResult:
                     out.append(f"the Elo ratings put {names[lost]} above {names[won]}, but "
                                f"{names[won]} won {max(m.win_rate, 1 - m.win_rate):.3f} of "
                                f"their {m.n:,} pairs")
+        out += self._disagreements(st)
+        return out
+
+    @staticmethod
+    def _inversions(st: Standings, value) -> List[Tuple[int, int]]:
+        """The pairs ``(p, q)`` that ``st`` ranks p above q while ``value(q) > value(p)``."""
+        order = st.order
+        return [(p, q) for k, p in enumerate(order) for q in order[k + 1:] if value(q) > value(p)]
+
+    def _disagreements(self, st: Standings) -> List[str]:
+        """Where the Elo ratings or the h2h column order two agents otherwise than the
+        ranking, one line each with the reason (the points ratings rank, or the
+        head-to-head results do, and they are listed above)."""
+        names, out = self.names, []
+        by = ("the points ratings" if st.basis == "ratings" else
+              "the head-to-head results, then the points ratings")
+        k_elo = [self.elo.names.index(n) for n in names]
+        flips = self._inversions(st, lambda p: float(self.elo.rating[k_elo[p]]))
+        if flips:
+            close = all(not self.elo.separated(k_elo[p], k_elo[q]) for p, q in flips)
+            out.append(
+                "the Elo ratings put " + ", ".join(f"{names[q]} above {names[p]}" for p, q in flips)
+                + f", ranked the other way by {by}: Elo counts the {self.unit} pairs won, the "
+                "points their margins" + ("; the Elo differences are not significant at 95%"
+                                          if close else ""))
+        if st.record is not None:
+            flips = self._inversions(st, st.score)
+            if flips:
+                why = ("which fit the matchups: the column counts results, the ratings their "
+                       "margins against the whole field" if st.basis == "ratings" else
+                       "every chain of significant wins keeps its order")
+                out.append(
+                    "the h2h column has " + ", ".join(
+                        f"{names[q]} ({'-'.join(map(str, st.record[q]))}) ahead of {names[p]} "
+                        f"({'-'.join(map(str, st.record[p]))})" for p, q in flips)
+                    + f", ranked the other way by {by}, {why}")
         return out
 
     def summary(self) -> dict:
