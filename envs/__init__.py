@@ -5,10 +5,12 @@ Importing this package is light: it loads its submodules (``coinche_v0``,
 for two players ``two_player_v0``, ``two_player_observation``,
 ``two_player_single_agent``, ``two_player_vector``, ``two_player_kernels``) on first
 use, and registers the Gymnasium ids ``coinche_rl/Coinche-v0`` and
-``coinche_rl/TwoPlayer-v0`` (:func:`register_gymnasium_envs`, string entry points) when
-gymnasium is already imported; ``single_agent`` and ``two_player_single_agent`` register
-them when imported. So the search agents, which use ``infoset`` and ``kernels``, import
-neither gymnasium nor pettingzoo.
+``coinche_rl/TwoPlayer-v0`` (:func:`register_gymnasium_envs`, string entry points)
+without importing gymnasium itself: at once when gymnasium is already imported, else
+through a one-shot import hook the moment gymnasium is imported, so the import order
+does not matter (``import coinche_rl.envs, gymnasium`` works as well as the other
+order). So the search agents, which use ``infoset`` and ``kernels``, import neither
+gymnasium nor pettingzoo.
 
 Gymnasium plugin: ``pyproject.toml`` declares ``register_gymnasium_envs`` in the entry
 point group ``gymnasium.envs`` under the name ``coinche_rl`` (the id's namespace).
@@ -16,7 +18,7 @@ Gymnasium 0.2x/0.29 calls it on ``import gymnasium``, so ``gymnasium.make(
 "coinche_rl/Coinche-v0")`` works in a fresh interpreter without importing coinche_rl.
 Gymnasium 1.0 removed plugin loading; there, name the module in the id (gymnasium
 imports it first): ``gymnasium.make("coinche_rl.envs:coinche_rl/Coinche-v0")``, or
-``import coinche_rl.envs`` before ``gymnasium.make("coinche_rl/Coinche-v0")``.
+``import coinche_rl.envs`` (before or after ``import gymnasium``).
 
 Agent plugins (:func:`load_plugins`): the environments never import
 ``coinche_rl.agents`` (the layers are engine < envs < agents). Where an env takes an
@@ -43,6 +45,8 @@ with several plugins in a group, each is tried in turn (``coinche_rl`` first).
 from __future__ import annotations
 
 import importlib
+import importlib.abc
+import importlib.util
 import sys
 from importlib import metadata
 from typing import Any, List
@@ -116,9 +120,42 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+class _RegisterWhenGymnasiumLoads(importlib.abc.MetaPathFinder):
+    """A one-shot import hook: when ``gymnasium`` is imported after this package, register
+    the ids as soon as its ``__init__`` has run (the same outcome as the other order)."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != "gymnasium":
+            return None
+        if self in sys.meta_path:
+            sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(fullname)      # the other finders (we left)
+        if spec is None or spec.loader is None:
+            return spec
+        spec.loader = _RegisteringLoader(spec.loader)
+        return spec
+
+
+class _RegisteringLoader(importlib.abc.Loader):
+    """Runs ``gymnasium``'s own loader, gives the module its loader back, then
+    registers."""
+
+    def __init__(self, loader):
+        self.loader = loader
+
+    def create_module(self, spec):
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module):
+        module.__loader__ = module.__spec__.loader = self.loader
+        self.loader.exec_module(module)
+        register_gymnasium_envs()
+
+
 # Registering imports gymnasium, which the search agents (which use ``infoset`` and
-# ``kernels``) do not need: register now only where gymnasium is already imported
-# (``gymnasium.make("coinche_rl.envs:coinche_rl/Coinche-v0")`` imports this package
-# after it); ``single_agent`` registers when it is imported.
+# ``kernels``) do not need: register now where gymnasium is already imported, else
+# when it is (a one-shot import hook), so that the import order does not matter.
 if "gymnasium" in sys.modules:
     register_gymnasium_envs()
+elif not any(isinstance(f, _RegisterWhenGymnasiumLoads) for f in sys.meta_path):
+    sys.meta_path.insert(0, _RegisterWhenGymnasiumLoads())

@@ -308,6 +308,22 @@ def test_gymnasium_make_in_a_fresh_interpreter():
     assert r.stdout.strip() == "(620,)"
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("imports", ["import coinche_rl.envs, gymnasium",
+                                     "import gymnasium, coinche_rl.envs"])
+def test_registration_does_not_depend_on_the_import_order(imports):
+    """Issue 44: ``import coinche_rl.envs, gymnasium`` (isort's order) registered nothing
+    on Gymnasium >= 1.0 (``NamespaceNotFound``); both ids are made in either order."""
+    r = _fresh(f"{imports}\n"
+               "for env_id in ('coinche_rl/Coinche-v0', 'coinche_rl/TwoPlayer-v0'):\n"
+               "    env = gymnasium.make(env_id)\n"
+               "    print(env_id, type(env.unwrapped).__name__)\n"
+               "print(gymnasium.__spec__.loader is gymnasium.__loader__)")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["coinche_rl/Coinche-v0", "CoincheSingleAgentEnv",
+                                "coinche_rl/TwoPlayer-v0", "TwoPlayerSingleAgentEnv", "True"]
+
+
 # ------------------------------------------------------------------ normalised rewards
 def test_the_reward_scale_is_the_card_points_of_a_deal():
     for name in ("ffb", "classic", "ludiclub_coinche"):
