@@ -449,6 +449,42 @@ def test_the_shipped_weights_load_and_beat_random_widely():
     assert r.mean - r.ci95 > 10, (r.mean, r.ci95)
 
 
+def machine_paths(manifest) -> list:
+    """The strings of ``manifest`` (at any depth) that name a file or folder of one
+    machine: absolute paths (POSIX, or a Windows drive or share)."""
+    import re
+    found = []
+
+    def walk(o, where):
+        if isinstance(o, dict):
+            for k, v in o.items():
+                walk(v, f"{where}.{k}")
+        elif isinstance(o, list):
+            for i, v in enumerate(o):
+                walk(v, f"{where}[{i}]")
+        elif isinstance(o, str) and (o.startswith(("/", "~", "\\\\"))
+                                     or re.match(r"^[A-Za-z]:[\\/]", o)):
+            found.append(f"{where} = {o}")
+    walk(manifest, "manifest")
+    return found
+
+
+def test_machine_paths_finds_absolute_paths_at_any_depth():
+    assert machine_paths({"training": {"args": {"out": "/work/runs/a", "init": "../b"},
+                                       "init": {"weights": "C:\\runs\\p.npz"}}}) == [
+        "manifest.training.args.out = /work/runs/a", "manifest.training.init.weights = C:\\runs\\p.npz"]
+
+
+@pytest.mark.parametrize("kind", ["play", "bid", "belief"])
+def test_the_shipped_manifests_name_no_path_of_the_training_machine(kind):
+    # issue 44: the run folders and init weights were recorded as /work/runs/... paths
+    path = os.path.join(os.path.dirname(default_weights_path("ffb")), f"ffb_{kind}.npz")
+    with np.load(path, allow_pickle=False) as z:
+        manifest = json.loads(str(z["manifest"]))
+    assert machine_paths(manifest) == []
+    assert manifest["training"]["args"]["out"] == manifest["training"]["run"]
+
+
 # ================================================================== 8. errors
 def test_missing_weights_are_named():
     agent = make_agent("nn:weights=/nonexistent.npz")

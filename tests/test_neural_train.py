@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import os
 from typing import Dict, List, Optional
@@ -266,7 +267,18 @@ def test_a_warm_start_takes_the_weights_time_and_curve_of_another_run(tmp_path):
     # the warm-started run trains on, and its weights file says where it started
     more = train(tiny_args(tmp_path / "c", max_chunks=3, seed=4, init=str(tmp_path / "a")))
     assert more["updates"] > 0
-    assert load_weights(more["weights"]).manifest["training"]["init"]["run"] == "a"
+    training = load_weights(more["weights"]).manifest["training"]
+    assert training["init"]["run"] == "a"
+    # issue 44: the manifest names the runs relative to this one, not by absolute paths
+    assert training["args"]["out"] == "c" and training["args"]["init"] == "../a"
+    assert training["init"]["args"]["out"] == "a"
+    # a warm start from a weights file names it by its content hash
+    digest = hashlib.sha256(open(first["weights"], "rb").read()).hexdigest()[:16]
+    again = train(tiny_args(tmp_path / "f", max_chunks=0, init=first["weights"]))
+    training = load_weights(again["weights"]).manifest["training"]
+    name = f"{os.path.basename(first['weights'])} sha256:{digest}"
+    assert training["args"]["init"] == training["init"]["weights"] == name
+    assert str(tmp_path) not in json.dumps(training)
     with pytest.raises(ValueError, match="hidden"):
         train(tiny_args(tmp_path / "d", hidden=[8], init=str(tmp_path / "a")))
     with pytest.raises(FileNotFoundError, match="--init"):

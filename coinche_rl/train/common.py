@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import hashlib
 import json
 import math
 import os
@@ -29,6 +30,7 @@ __all__ = ["setting", "shared", "RunSettings", "WorkerSettings", "SharedSettings
            "bad_setting", "check_common", "ignore_sigint", "LabelSource", "RunProgress",
            "start_run", "check_run_folder", "restore", "init_from_weights", "save_run",
            "training_state", "write_npz", "lr_at", "play_loss", "training_facts", "run_facts",
+           "PATH_SETTINGS", "portable_path", "portable_args",
            "evaluation_entry", "atomic_write", "Logger", "TrainingProgress", "check_output_path",
            "budget_spent", "eval_text", "megabytes", "replay_text", "start_text",
            "record_evaluation", "final_evaluation_due", "end_text", "run_result",
@@ -328,7 +330,7 @@ def start_run(args, model, optim, rng, replay, resume_keys, init_check=None,
     info = {"run": os.path.basename(os.path.abspath(args.init)),
             "minutes": round(elapsed / 60.0, 2), "updates": int(ick["updates"]),
             "labelled_decisions": int(ick["labelled"]), "deals": int(ick["deals"]),
-            "args": iargs, "init": json.loads(ick.get("init", "null"))}
+            "args": portable_args(iargs, args.init), "init": json.loads(ick.get("init", "null"))}
     history = [{"run": info["run"], **ev} for ev in json.loads(ick["history"])]
     return RunProgress(elapsed=elapsed, history=history, init=info)
 
@@ -384,7 +386,7 @@ def init_from_weights(args, model, kind: str = "play", players=None) -> RunProgr
     model.load_state_dict(from_numpy(mlp).state_dict())
     tr = mlp.manifest.get("training") or {}
     name = os.path.basename(args.init)
-    info = {"run": name, "weights": os.path.abspath(args.init),
+    info = {"run": name, "weights": portable_path(args.init, args.out),
             "minutes": float(tr.get("minutes", 0.0)), "updates": int(tr.get("updates", 0)),
             "labelled_decisions": int(tr.get("labelled_decisions", 0)),
             "deals": int(tr.get("deals", 0)), "args": tr.get("args"), "init": tr.get("init")}
@@ -455,12 +457,55 @@ def play_loss(q, legal, t, args):
     return loss_rel + args.mean_loss_weight * loss_mean, loss_rel
 
 
+#: the settings of the trainers that name a file or a folder
+PATH_SETTINGS = ("out", "init", "play_weights", "bid_weights")
+
+
+def portable_path(value, run: str):
+    """``value``, a file or folder named in the settings of the run in folder ``run``, as a
+    weights manifest records it, saying nothing about the machine: a file by its name and
+    content hash (``"ffb_bid.npz sha256:0123456789abcdef"``), a folder (another run) by its
+    path relative to ``run`` (``"../bid_partner"``). Empty values stay as they are.
+
+    >>> portable_path("", "runs/a"), portable_path("runs/b", "runs/a")
+    ('', '../b')
+    """
+    if not value or not isinstance(value, str) or " sha256:" in value:
+        return value
+    path = os.path.abspath(value)
+    if os.path.isfile(path):
+        h = hashlib.sha256()
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+        return f"{os.path.basename(path)} sha256:{h.hexdigest()[:16]}"
+    try:
+        return os.path.relpath(path, os.path.abspath(run))
+    except ValueError:                      # another drive (Windows): the name alone
+        return os.path.basename(path)
+
+
+def portable_args(args: dict, run: str) -> dict:
+    """The settings ``args`` of the run in folder ``run`` as a manifest records them:
+    ``out`` is the run's folder name, the other :data:`PATH_SETTINGS` go through
+    :func:`portable_path` (no absolute path of the training machine)."""
+    out = dict(args)
+    for k in PATH_SETTINGS:
+        if k == "out" and "out" in out:
+            out[k] = os.path.basename(os.path.abspath(run))
+        elif k in out:
+            out[k] = portable_path(out[k], run)
+    return out
+
+
 def training_facts(out: str, elapsed_s: float, updates: int, chunks: int, labelled: int,
                     deals: int, args: dict, init) -> dict:
-    """The ``training`` entry of a weights manifest."""
+    """The ``training`` entry of a weights manifest (paths as :func:`portable_args`
+    records them)."""
     return {"run": os.path.basename(os.path.abspath(out)), "seed": args["seed"],
             "minutes": round(elapsed_s / 60.0, 2), "updates": updates, "chunks": chunks,
-            "labelled_decisions": labelled, "deals": deals, "args": args, "init": init}
+            "labelled_decisions": labelled, "deals": deals, "args": portable_args(args, out),
+            "init": init}
 
 
 def atomic_write(path: str, write) -> None:
