@@ -10,6 +10,10 @@ processes at a time (default: half the cores, at most 4), each test waiting for 
 A block whose first line names a module file (``# my_agents.py``) is what the reader is
 asked to save: it is written into a folder on every block's ``PYTHONPATH`` (and run as
 a block too).
+
+A comment that shows what the block prints is written ``# -> text``: every such comment
+must match a line of the block's output, in order (``...`` stands for any text), so that
+the README never shows an output the code does not print.
 """
 
 import importlib.util
@@ -99,11 +103,36 @@ def _run_block(block: Block, folder: Path, env: dict):
     try:
         r = subprocess.run([sys.executable, str(script)], cwd=folder, env=env,
                            capture_output=True, text=True, timeout=BLOCK_TIMEOUT)
-        out, rc = r.stdout + r.stderr, r.returncode
+        out, rc, stdout = r.stdout + r.stderr, r.returncode, r.stdout
     except subprocess.TimeoutExpired as e:
         out = (e.stdout or b"").decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
-        out, rc = out + f"\n(timed out after {BLOCK_TIMEOUT} s)", -1
-    return rc, out, time.perf_counter() - t0
+        out, rc, stdout = out + f"\n(timed out after {BLOCK_TIMEOUT} s)", -1, out
+    return rc, out, time.perf_counter() - t0, stdout
+
+
+#: a comment showing an output: ``print(x)  # -> 42``
+SHOWN = re.compile(r"#\s*->\s?(.*?)\s*$")
+
+
+def shown_outputs(code: str):
+    """``(line, text)`` of every ``# -> text`` comment of ``code`` (lines from 1)."""
+    return [(i, m.group(1)) for i, line in enumerate(code.splitlines(), 1)
+            if (m := SHOWN.search(line)) and "#" not in line[:m.start()].replace("'#'", "")
+            .replace('"#"', "")]
+
+
+def unprinted(code: str, stdout: str):
+    """The ``# -> text`` comments of ``code`` that no line of ``stdout`` matches, in
+    order: each must match a whole line (``...``: any text) after the previous one's."""
+    lines, at, missing = stdout.splitlines(), 0, []
+    for line, text in shown_outputs(code):
+        pattern = re.compile(r"\s*" + ".*".join(map(re.escape, text.split("..."))) + r"\s*")
+        hit = next((k for k in range(at, len(lines)) if pattern.fullmatch(lines[k])), None)
+        if hit is None:
+            missing.append(f"line {line}: # -> {text}")
+        else:
+            at = hit + 1
+    return missing
 
 
 @pytest.fixture(scope="session")
@@ -154,8 +183,38 @@ def test_readme_python_block(block, readme_runs):
     missing = missing_needs(block.code)
     if missing:
         pytest.skip(f"{block.name} needs {', '.join(missing)}")
-    rc, out, seconds = readme_runs[block].result()
+    rc, out, seconds, stdout = readme_runs[block].result()
     assert rc == 0, f"{block.name} failed on its own (exit {rc}, {seconds:.1f} s):\n{out[-4000:]}"
+    missing = unprinted(block.code, stdout)
+    assert not missing, (f"{block.name}: comments show outputs the block does not print "
+                         f"(README line = block line + {block.line}):\n" + "\n".join(missing)
+                         + f"\nit printed:\n{stdout[-3000:]}")
+
+
+def test_output_comments_are_checked_against_what_a_block_prints():
+    code = ("print(v)  # -> {'8H': 63.2, 'KH': 62.2, ...}\n"
+            "x = '#'   # a comment, not an output\n"
+            "print(y)  # -> ... (3, 3) 10\n")
+    assert shown_outputs(code) == [(1, "{'8H': 63.2, 'KH': 62.2, ...}"), (3, "... (3, 3) 10")]
+    printed = "{'8H': 63.2, 'KH': 62.2, '7S': 62.8}\nQS 9S (3, 3) 10\n"
+    assert unprinted(code, printed) == []
+    # issue 44: the README showed {'7H': 165.2, ...} where the block printed {'8H': 63.2, ...}
+    old = "print(v)  # -> {'7H': 165.2, ...}\n"
+    assert unprinted(old, printed) == ["line 1: # -> {'7H': 165.2, ...}"]
+    # in order, each on a line of its own
+    assert unprinted("print(b)  # -> QS 9S (3, 3) 10\nprint(a)  # -> {'8H': ...}\n", printed)
+    assert unprinted("print(b)  # -> (3, 3)\n", printed)
+
+
+def test_the_readme_demo_timing_is_the_measured_current_figure():
+    # issue 44: "about a minute ... about 20 s of numba compilation" was not measured
+    readme = " ".join(README.read_text(encoding="utf-8").split())
+    m = re.search(r"`make demo` took (\d+ min \d+ s) on an otherwise idle 2-core (\S+ \S+) VM", readme)
+    assert m, "the README gives make demo's measured time and machine"
+    current = (ROOT / "benchmarks" / "RESULTS.md").read_text(encoding="utf-8").split("## History")[0]
+    row = next(line for line in current.splitlines() if line.startswith("| `make demo`"))
+    assert f"**{m.group(1)}**" in row and m.group(2) in row and "idle" in row
+    assert "about a minute" not in readme
 
 
 @pytest.mark.slow
