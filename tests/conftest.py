@@ -29,9 +29,9 @@ def pytest_sessionstart(session):
     if hasattr(config, "workerinput") or not isinstance(workers, int) or workers < 2 \
             or os.environ.get("COINCHE_TEST_WARMUP") == "0":
         return
-    from coinche_rl import cli
+    from coinche_rl.cli import warmup
     t0 = time.perf_counter()
-    seconds = cli._compile_in_processes(cli.WARMUP_MODULES, workers, say=False)
+    seconds = warmup.compile_in_processes(warmup.WARMUP_MODULES, workers, say=False)
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     if seconds is not None and reporter is not None:
         reporter.write_line(f"numba kernels compiled once for the {workers} workers in "

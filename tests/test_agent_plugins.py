@@ -304,11 +304,12 @@ def test_cli_tournament_runs_a_module_of_the_current_directory_in_the_pool(tmp_p
 
 
 def test_cli_puts_the_current_directory_on_sys_path(tmp_path, monkeypatch):
+    from coinche_rl.cli.common import cwd_on_sys_path
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
-    cli._cwd_on_sys_path()
+    cwd_on_sys_path()
     assert sys.path[0] == str(tmp_path)
-    cli._cwd_on_sys_path()
+    cwd_on_sys_path()
     assert sys.path.count(str(tmp_path)) == 1
 
 

@@ -16,7 +16,8 @@ from coinche_rl import arena
 from coinche_rl.arena import (DuplicateResult, TournamentResult, format_summary, run_duplicate,
                               run_round_robin)
 from coinche_rl.rules import get_rules
-from coinche_rl.cli import _print_estimate, _tournament_deals, build_parser
+from coinche_rl.cli import build_parser
+from coinche_rl.cli.tournament import _print_estimate, _tournament_deals
 from coinche_rl.ratings import Ratings, RatingsError, fit_points, team_design, wilson_interval
 
 

@@ -293,7 +293,7 @@ def test_a_conflict_between_options_shows_the_subcommand_usage(capsys):
 
 
 def test_the_roster_note_is_one_line_per_reason():
-    from coinche_rl.cli import _roster_note
+    from coinche_rl.cli.tournament import _roster_note
     missing = ("ColverNotInstalledError: the colver:* agents need the optional package colver "
                "(a Rust belote engine, not a dependency of coinche-rl): pip install colver  "
                "(No module named 'colver'); colver plays one rule set, the 'colver' preset "
@@ -536,7 +536,7 @@ def test_version(capsys):
 
 # ---------------------------------------------------------- demo, replay, roster
 def test_demo_value_bands_come_from_the_rules(capsys):
-    from coinche_rl.cli import value_bands
+    from coinche_rl.cli.demo import value_bands
     from coinche_rl.rules import get_rules
     assert [b[2] for b in value_bands(get_rules("ffb"))] == ["80-100", "110-130", "140-160", "capot"]
     assert [b[2] for b in value_bands(get_rules("ffb", max_bid=180))][2] == "140-180"

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from coinche_rl import cli
+from coinche_rl.cli import tournament, warmup
 from coinche_rl.arena import run_duplicate
 from coinche_rl.cli import main
 
@@ -123,7 +124,7 @@ def test_agents_lists_the_registry(capsys):
 
 
 def test_warmup_imports_what_exists(monkeypatch, capsys):
-    monkeypatch.setattr(cli, "WARMUP_MODULES", ("coinche_rl.simulate", "coinche_rl.no_such_module",
+    monkeypatch.setattr(warmup, "WARMUP_MODULES", ("coinche_rl.simulate", "coinche_rl.no_such_module",
                                                 "coinche_rl.ratings", "coinche_rl.arena"))
     assert main(["warmup"]) == 0
     out = capsys.readouterr().out
@@ -133,9 +134,9 @@ def test_warmup_imports_what_exists(monkeypatch, capsys):
 
 
 def test_warmup_lists_every_kernel_module():
-    assert cli.WARMUP_MODULES[0] == "coinche_rl.simulate"
+    assert warmup.WARMUP_MODULES[0] == "coinche_rl.simulate"
     assert {"coinche_rl.agents.numba_bots", "coinche_rl.solver", "coinche_rl.agents.sampler",
-            "coinche_rl.arena"} <= set(cli.WARMUP_MODULES)
+            "coinche_rl.arena"} <= set(warmup.WARMUP_MODULES)
 
 
 def test_bench_runs_the_scripts(capsys):
@@ -262,15 +263,15 @@ def test_without_deals_the_python_matchups_keep_the_short_default(tmp_path, caps
     out = tmp_path / "d.jsonl"
     assert main(["tournament", "--agents", "random", "heuristic", "--no-numba", "--out", str(out),
                  "--no-progress"]) == 0
-    assert _pairs_per_run(out) == {"random vs heuristic": cli.PYTHON_DEALS}
-    assert (f"played --python-deals {cli.PYTHON_DEALS} deal pairs; give --deals to play more)"
+    assert _pairs_per_run(out) == {"random vs heuristic": tournament.PYTHON_DEALS}
+    assert (f"played --python-deals {tournament.PYTHON_DEALS} deal pairs; give --deals to play more)"
             in capsys.readouterr().out)
     args = cli.build_parser().parse_args(["tournament", "--deals", "50"])
-    cli._tournament_deals(args)
+    tournament._tournament_deals(args)
     assert (args.deals, args.python_deals) == (50, None)
     args = cli.build_parser().parse_args(["tournament"])
-    cli._tournament_deals(args)
-    assert (args.deals, args.python_deals) == (cli.TOURNAMENT_DEALS, cli.PYTHON_DEALS)
+    tournament._tournament_deals(args)
+    assert (args.deals, args.python_deals) == (tournament.TOURNAMENT_DEALS, tournament.PYTHON_DEALS)
 
 
 # ------------------------------------------------- nn weights problems (issue 23)

@@ -19,6 +19,7 @@ import pytest
 
 from coinche_rl import _numba_cache as nc
 from coinche_rl import cli
+from coinche_rl.cli import tournament, warmup
 
 KERNEL_MODULE = """
 import os, time
@@ -72,7 +73,7 @@ def test_the_tournament_compiles_its_share_in_its_own_process(kernel_modules):
     import first_run_beta
     # alpha in a child, then beta here (its warm-up waits for the child's to start), then
     # a failing warm-up here, which is left to the caller's own warm-ups
-    cli._warm_here_and_in_processes([["first_run_alpha"],
+    warmup._warm_here_and_in_processes([["first_run_alpha"],
                                      ["first_run_beta", "first_run_alpha:broken"]], 2)
     assert first_run_beta.twice_beta.signatures            # compiled here
     assert not first_run_alpha.twice_alpha.signatures      # in the child, cached
@@ -105,11 +106,11 @@ def fresh(monkeypatch):
     """A fresh cache as the notices and the parallel warm-up see it, two cores, and the
     processes recorded instead of started."""
     started = []
-    monkeypatch.setattr(cli, "needs_compiling", lambda module: True)
-    monkeypatch.setattr(cli, "usable_cores", lambda: 2)
-    monkeypatch.setattr(cli, "warm_in_processes",
+    monkeypatch.setattr(nc, "needs_compiling", lambda module: True)
+    monkeypatch.setattr(nc, "usable_cores", lambda: 2)
+    monkeypatch.setattr(nc, "warm_in_processes",
                         lambda chains, jobs=None: started.append([list(c) for c in chains]) or 0)
-    monkeypatch.setattr(cli, "_warm_here_and_in_processes",
+    monkeypatch.setattr(warmup, "_warm_here_and_in_processes",
                         lambda chains, jobs: started.append([list(c) for c in chains]))
     monkeypatch.setattr(nc, "_NOTICED", set())
     monkeypatch.setattr(nc, "_must_compile", lambda d: True)
@@ -118,7 +119,7 @@ def fresh(monkeypatch):
 
 def test_the_tournament_compiles_the_agents_kernels_in_parallel_chains(fresh, capsys):
     from coinche_rl import arena
-    cli._warm_agents(arena, ["random", "heuristic", "pimc", "nn"])
+    tournament._warm_agents(arena, ["random", "heuristic", "pimc", "nn"])
     out = capsys.readouterr().out
     # the solver starts alone in the first process (a child), from its argument types,
     # before the PIMC loop that calls it (which compiles the sampler's kernels it uses);
@@ -133,9 +134,9 @@ def test_the_tournament_compiles_the_agents_kernels_in_parallel_chains(fresh, ca
 def test_warmup_compiles_every_module_in_chains(fresh, capsys):
     assert cli.main(["warmup", "--jobs", "3"]) == 0
     (chains,) = fresh
-    assert sorted(m for c in chains for m in c if ":" not in m) == sorted(cli.WARMUP_MODULES)
+    assert sorted(m for c in chains for m in c if ":" not in m) == sorted(warmup.WARMUP_MODULES)
     assert chains[0][:2] == ["coinche_rl.solver:warmup_search", "coinche_rl.solver"]
-    assert len(chains) == len(cli.WARMUP_CHAINS)
+    assert len(chains) == len(warmup.WARMUP_CHAINS)
     assert "compiling in 3 processes" in capsys.readouterr().out
 
 
@@ -149,7 +150,7 @@ def test_the_built_in_agents_kernels_are_warmed_up():
     for ep in eps:
         module = ep.value.split(":")[0]
         if hasattr(importlib.import_module(module), "warmup"):
-            assert module in cli.WARMUP_MODULES, module
+            assert module in warmup.WARMUP_MODULES, module
 
 
 def test_every_module_with_a_warmup_is_warmed_up():
@@ -157,18 +158,18 @@ def test_every_module_with_a_warmup_is_warmed_up():
     its own warmup() (the self-play labels and the two-player deal sets included) is one
     of WARMUP_MODULES, or one that a listed module re-exports its warm-up from."""
     from package_modules import import_modules
-    warmed = {getattr(importlib.import_module(m), "warmup", None) for m in cli.WARMUP_MODULES}
+    warmed = {getattr(importlib.import_module(m), "warmup", None) for m in warmup.WARMUP_MODULES}
     missing = []
     for mod in import_modules():
         fn = getattr(mod, "warmup", None)
         if callable(fn) and getattr(fn, "__module__", None) == mod.__name__ and fn not in warmed:
             missing.append(mod.__name__)
     assert not missing, f"modules with a warmup() that `coinche-rl warmup` skips: {missing}"
-    assert "coinche_rl.agents.neural.selfplay" in cli.WARMUP_MODULES
+    assert "coinche_rl.agents.neural.selfplay" in warmup.WARMUP_MODULES
 
 
 def test_warmup_chains_keep_unknown_modules():
-    assert cli.warmup_chains(["coinche_rl.arena", "my_kernels", "coinche_rl.agents.pimc"]) == \
+    assert warmup.warmup_chains(["coinche_rl.arena", "my_kernels", "coinche_rl.agents.pimc"]) == \
         [["coinche_rl.solver:warmup_search", "coinche_rl.agents.pimc"],
          ["coinche_rl.arena", "my_kernels"]]
 
@@ -181,25 +182,25 @@ def test_the_two_player_chain_adds_nothing_to_a_four_player_warm_up():
            "coinche_rl.envs.two_player_kernels", "coinche_rl.envs.two_player_vector",
            "coinche_rl.solver_two", "coinche_rl.agents.two_player_pimc",
            "coinche_rl.agents.two_player_evaluation", "coinche_rl.arena.two_player"}
-    assert two <= set(cli.WARMUP_MODULES)
-    assert [set(c) for c in cli.WARMUP_CHAINS].count(two) == 1
-    assert set(cli.WARMUP_CHAINS[-1]) != two
+    assert two <= set(warmup.WARMUP_MODULES)
+    assert [set(c) for c in warmup.WARMUP_CHAINS].count(two) == 1
+    assert set(warmup.WARMUP_CHAINS[-1]) != two
     # the demo's modules (coinche-rl tournament's default roster), and one of no chain
-    assert cli.warmup_chains(["coinche_rl.arena", "coinche_rl.agents.neural.agent",
+    assert warmup.warmup_chains(["coinche_rl.arena", "coinche_rl.agents.neural.agent",
                               "coinche_rl.agents.neural.search", "coinche_rl.agents.pimc"]) == \
         [["coinche_rl.solver:warmup_search", "coinche_rl.agents.pimc"],
          ["coinche_rl.agents.neural.agent", "coinche_rl.agents.sampler",
           "coinche_rl.agents.neural.search"],
          ["coinche_rl.arena"]]
-    assert cli.warmup_chains(["coinche_rl.simulate", "my_kernels"]) == \
+    assert warmup.warmup_chains(["coinche_rl.simulate", "my_kernels"]) == \
         [["coinche_rl.simulate", "my_kernels"]]
-    assert cli.warmup_chains(sorted(two)) == [[m for m in cli.WARMUP_CHAINS[-2]]]
+    assert warmup.warmup_chains(sorted(two)) == [[m for m in warmup.WARMUP_CHAINS[-2]]]
 
 
 def test_warmup_chains_put_what_a_module_needs_before_it():
-    assert cli.warmup_chains(["coinche_rl.arena"]) == [["coinche_rl.arena"]]
-    for name, needs in cli.WARMUP_NEEDS.items():
-        chains = cli.warmup_chains([name])
+    assert warmup.warmup_chains(["coinche_rl.arena"]) == [["coinche_rl.arena"]]
+    for name, needs in warmup.WARMUP_NEEDS.items():
+        chains = warmup.warmup_chains([name])
         order = [m for c in chains for m in c]
         assert sorted(order) == sorted({name, *needs})
         for need in needs:
@@ -209,9 +210,9 @@ def test_warmup_chains_put_what_a_module_needs_before_it():
             assert need not in same or same.index(need) < same.index(name)
     # every module a chain lists is warmed by `coinche-rl warmup`, and every one once
     # (besides a module's other warm-up functions, "module:function", of a listed module)
-    listed = [m for c in cli.WARMUP_CHAINS for m in c if ":" not in m]
-    assert sorted(listed) == sorted(cli.WARMUP_MODULES)
-    assert all(m.partition(":")[0] in listed for c in cli.WARMUP_CHAINS for m in c)
+    listed = [m for c in warmup.WARMUP_CHAINS for m in c if ":" not in m]
+    assert sorted(listed) == sorted(warmup.WARMUP_MODULES)
+    assert all(m.partition(":")[0] in listed for c in warmup.WARMUP_CHAINS for m in c)
 
 
 def test_evaluate_says_it_compiles_and_compiles_both_methods_at_once(fresh, capsys, caplog):

@@ -56,7 +56,7 @@ def _run(tree: Path, code: List[str]) -> subprocess.CompletedProcess:
 
 
 def test_the_layout_holds_every_package(tree):
-    for name in ("coinche_rl/engine", "coinche_rl/cli.py", "coinche_rl/envs/coinche_v0.py",
+    for name in ("coinche_rl/engine", "coinche_rl/cli", "coinche_rl/envs/coinche_v0.py",
                  "coinche_rl/agents/pimc.py", "coinche_rl/agents/neural/agent.py",
                  "coinche_rl/train/play.py", "coinche_rl/web/app.py"):
         assert (tree / name).exists() or (tree / (name + ".py")).exists(), name

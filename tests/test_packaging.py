@@ -69,7 +69,7 @@ def test_pyproject_maps_subpackages():
     assert sorted(st["packages"]) == ["coinche_rl", "coinche_rl.agents",
                                      "coinche_rl.agents.neural",
                                      "coinche_rl.agents.neural.weights", "coinche_rl.arena",
-                                     "coinche_rl.engine", "coinche_rl.envs", "coinche_rl.train",
+                                     "coinche_rl.cli", "coinche_rl.engine", "coinche_rl.envs", "coinche_rl.train",
                                      "coinche_rl.web",
                                      "coinche_rl.web.static"]
     assert st["package-dir"]["coinche_rl.agents.neural"] == "agents/neural"
