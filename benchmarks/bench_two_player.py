@@ -1,5 +1,5 @@
 """Belote for two players: engine and agent throughput, and the heuristic's strength
-(``coinche_rl.engine.two``, ``coinche_rl.agents.two_player``, ``coinche_rl.arena.two_player``).
+(``coinche_rl.engine.two``, ``coinche_rl.agents.two_player``, ``coinche_rl.arena``).
 
 Figures (one core; best of ``--repeats`` timed runs after a warm-up), for each preset
 (``belote_a_deux``, ``belote_decouverte``):
@@ -33,7 +33,7 @@ import time
 import numpy as np
 
 from coinche_rl.agents.two_player_bots import HEURISTIC_WEIGHTS, TWO_HEURISTIC, two_play_deals
-from coinche_rl.arena.two_player import TwoDealSet, run_two_player_duplicate, warmup
+from coinche_rl.arena import TwoDealSet, run_two_player_duplicate, warmup
 from coinche_rl.engine.two import two_simulate
 from coinche_rl.engine.two import warmup as engine_warmup
 from coinche_rl.rules import get_rules, params_vector
@@ -60,7 +60,7 @@ def main(argv=None) -> dict:
 
     t0 = time.perf_counter()
     engine_warmup()
-    warmup()
+    warmup("two")
     run_two_player_duplicate("heuristic", "random", 4, fast=False)      # the Python path
     out = {"bench": "two_player", "quick": args.quick, "machine": machine(),
            "warmup_s": round(time.perf_counter() - t0, 2)}

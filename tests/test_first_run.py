@@ -181,7 +181,7 @@ def test_the_two_player_chain_adds_nothing_to_a_four_player_warm_up():
     two = {"coinche_rl.engine.two", "coinche_rl.agents.two_player_bots",
            "coinche_rl.envs.two_player_kernels", "coinche_rl.envs.two_player_vector",
            "coinche_rl.solver_two", "coinche_rl.agents.two_player_pimc",
-           "coinche_rl.agents.two_player_evaluation", "coinche_rl.arena.two_player"}
+           "coinche_rl.agents.two_player_evaluation", "coinche_rl.arena.dealsets"}
     assert two <= set(warmup.WARMUP_MODULES)
     assert [set(c) for c in warmup.WARMUP_CHAINS].count(two) == 1
     assert set(warmup.WARMUP_CHAINS[-1]) != two

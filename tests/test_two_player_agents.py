@@ -225,10 +225,20 @@ def test_the_heuristic_beats_random_by_far_more_than_luck():
 def test_duplicate_errors():
     with pytest.raises(arena.ArenaError, match="four-player game"):
         arena.run_two_player_duplicate("heuristic", "random", 10, "ffb")
-    with pytest.raises(arena.ArenaError, match="serial or pool"):
-        arena.run_two_player_duplicate("heuristic", "random", 10, backend="ray")
     with pytest.raises(AgentSpecError, match="four-player"):
         arena.run_two_player_duplicate("nn", "random", 10)
+    # the arena's one path: the four-player options are refused, each in one line
+    for kw, says in ((dict(match=True), "match=True"), (dict(frozen_contract=True), "frozen"),
+                     (dict(target=500), "target")):
+        with pytest.raises(arena.ArenaError, match=f"{says}.*four-player tournament option"):
+            arena.run_duplicate("heuristic", "random", 10, "belote_a_deux", **kw)
+    with pytest.raises(arena.ArenaError, match="no partners"):
+        arena.run_duplicate(("heuristic", "random"), "random", 10, "belote_a_deux")
+    for run in (arena.run_rotating, arena.run_knockout):
+        with pytest.raises(arena.ArenaError, match="is a four-player format"):
+            run(["heuristic"] * 8, 2, "belote_a_deux")
+    with pytest.raises(arena.ArenaError, match="frozen_contract"):
+        arena.DealSet("belote_a_deux", 0, frozen_contract=True)
 
 
 # ---------------------------------------------------------------------- command line
@@ -271,11 +281,14 @@ def test_results_file_resumes_and_replays(tmp_path, capsys):
     back = arena.results_from_file(path)
     assert back.n == 100 and back.mean == whole.mean and back.x == ("heuristic", "heuristic")
     deals, row, cfg = arena.replay_two_player_pair(path, 7)
-    assert cfg["format"] == "two_pair" and row["i"] == 7
+    assert cfg["format"] == "pair" and row["i"] == 7         # the four-player runs' format
     assert [list(deals[0].scores), list(deals[1].scores[::-1])] == row["scores"]
-    run = row["run"]
-    with pytest.raises(arena.ResultsFileError, match="belote for two players: replay its pairs"):
-        arena.replay_pair(path, 7, run)
+    same, _, _ = arena.replay_pair(path, 7, row["run"])      # one replay for both families
+    assert [d.scores for d in same] == [d.scores for d in deals]
+    old = tmp_path / "old.jsonl"       # a file of the two-player arena before the one path
+    old.write_text(path.read_text().replace('"format":"pair"', '"format":"two_pair"'))
+    assert arena.results_from_file(old).mean == whole.mean
+    assert [d.scores for d in arena.replay_pair(old, 7)[0]] == [d.scores for d in deals]
     with pytest.raises(arena.ArenaError, match="holds results of another run"):
         arena.run_two_player_duplicate("heuristic", "random", 10, "belote_decouverte", out=path)
     lines = path.read_text().splitlines()
@@ -304,7 +317,8 @@ def test_a_prise_margin_the_rules_never_read_is_refused(spec, preset, says, caps
     agent = make_two_player_agent(spec)
     with pytest.raises(ValueError, match=says):
         agent.reset(0, get_rules(preset), 1)
-    with pytest.raises(arena.ArenaError, match=f"agent '{spec}': heuristic: " + says.split(" ")[0]):
+    with pytest.raises(arena.ArenaError, match=f"agent '{spec}' cannot play the rule set "
+                                               f"'{preset}': heuristic: " + says.split(" ")[0]):
         arena.run_two_player_duplicate(spec, "random", 4, preset)
     assert cli.main(["tournament", "--rules", preset, "--agents", spec, "random", "--deals", "4",
                      "--no-progress"]) == 2

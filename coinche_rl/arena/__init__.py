@@ -56,9 +56,18 @@ dropped. :func:`format_summary` prints the tables (with rich when installed) and
 :func:`plot_results` draws the margins' distribution and the ratings with their error
 bars (matplotlib; ``pip install -e ".[arena]"`` in the clone).
 
-**Belote for two players** (family ``two``) has its own deal sets and duplicate
-(:mod:`.two_player`: :func:`run_two_player_duplicate`, :func:`run_two_player_round_robin`),
-with the same result objects and tables.
+**Belote for two players** (family ``two``: ``belote_a_deux``, ``belote_decouverte``) goes
+through the same duplicate formats, deal sets, executors, results files, progress,
+estimates, tables and replay: agents A and B play every deal as player 0 then as player
+1 (``x = (A, A)``, ``y = (B, B)``), the margin in points per deal; the family's own part
+is how a chunk of deal pairs is played (:class:`~.tasks.PairPlay`: its registry, its
+numba bots, the outcomes). It has no partners, matches, frozen contracts, rotating or
+knockout formats. :func:`run_two_player_duplicate` and :func:`run_two_player_round_robin`
+are :func:`run_duplicate` and :func:`run_round_robin` with its rules by default.
+
+>>> r = run_duplicate("heuristic", "random", 200, "belote_decouverte", seed=1)
+>>> r.mean > 40 and r.mean - r.ci95 > 0
+True
 
 >>> r = run_duplicate("random", "random", 20, seed=3)
 >>> r.mean, r.win_rate, r.n
@@ -72,27 +81,24 @@ from __future__ import annotations
 #   errors     ArenaError, ResultsFileError
 #   dealsets   DealSet, the deal / match / knockout streams, frozen contracts
 #   store      results files: ResultsFile, rows, run ids, code fingerprints, locking
-#   tasks      the per-chunk tasks every executor ships, the seated agents, warmup
+#   tasks      the per-chunk tasks every executor ships, the seated agents, warmup,
+#              each family's PairPlay (how a chunk of deal pairs is played)
 #   executors  serial / pool / Ray, the workers' set-up
 #   results    DuplicateResult, TournamentResult, KnockoutResult
 #   formats    run_duplicate, run_round_robin, run_rotating, run_knockout, ...
 #   reports    tables, format_summary, print_summary, plot_results
 #   replay     replay_pair
-#   two_player belote for two players: TwoDealSet, run_two_player_duplicate, ..._round_robin
 from . import dealsets, errors, executors, formats, replay, reports, results, store, tasks
-from . import two_player
-from .dealsets import FROZEN_MODES, DealSet
+from .dealsets import FROZEN_MODES, DealSet, TwoDealSet
 from .errors import ArenaError, ResultsFileError
 from .executors import BACKENDS, RAY_CONNECT_TIMEOUT, shutdown_pool
 from .formats import (default_roster, estimate_seconds, run_duplicate, run_knockout, run_rotating,
-                      run_round_robin)
-from .replay import replay_pair
+                      run_round_robin, run_two_player_duplicate, run_two_player_round_robin)
+from .replay import replay_pair, replay_two_player_pair
 from .reports import format_summary, plot_results, print_summary, summary_tables
 from .results import DuplicateResult, KnockoutResult, TournamentResult, results_from_file
 from .store import ROW_TYPES, ResultsFile, load_results
 from .tasks import warmup
-from .two_player import (TwoDealSet, replay_two_player_pair, run_two_player_duplicate,
-                         run_two_player_round_robin)
 
 __all__ = ["ArenaError", "ResultsFileError", "DealSet", "DuplicateResult", "TournamentResult",
            "KnockoutResult", "run_duplicate", "run_round_robin", "run_rotating", "run_knockout",
@@ -105,4 +111,4 @@ __all__ = ["ArenaError", "ResultsFileError", "DealSet", "DuplicateResult", "Tour
 #: hashes them all, see :func:`coinche_rl.arena.store._code_key`); their examples are run
 #: module by module (tests/test_doctests.py)
 MODULES = ("errors", "dealsets", "store", "tasks", "executors", "results", "formats",
-           "reports", "replay", "two_player")
+           "reports", "replay")

@@ -1,7 +1,9 @@
 """Deal sets (``coinche_rl.arena.dealsets``): deal ``i`` of a deal set is a function of
 ``(rules, seed, i)`` alone, drawn from a stream of the engine's splitmix64 generator
 keyed by ``(seed, i)`` and dealt by the engine's kernels; the match-deal and
-knockout-game streams of one seed; the frozen-contract draws."""
+knockout-game streams of one seed; the frozen-contract draws. One :class:`DealSet` for
+every family: belote for two players deals with its own engine kernel
+(``engine.two.two_random_deal``: the deck, the dealer, then one agent seed per player)."""
 
 from __future__ import annotations
 
@@ -12,11 +14,14 @@ from numba import njit
 
 from .. import engine as E
 from ..cards import N_CARDS
+from ..engine import two as E2
+from ..engine.bits import rng_next, rng_seed, seed_int64
 from ..game import Deal
-from ..rules import N_SEATS, P_FAMILY, RuleSet, check_int, four_player_rules, params_vector
+from ..rules import N_SEATS, P_FAMILY, RuleSet, check_int, get_rules, params_vector
+from ..two_player import TwoPlayerDeal
 from .errors import ArenaError
 
-__all__ = ["DealSet", "FROZEN_MODES"]
+__all__ = ["DealSet", "TwoDealSet", "FROZEN_MODES"]
 
 #: ``frozen_contract`` values: how the contract of a frozen-auction deal is drawn
 FROZEN_MODES = ("longest", "uniform")
@@ -117,8 +122,31 @@ def _deals(rules: RuleSet, P: np.ndarray, seed: int, salt: int, streams, dealers
     return states, seeds, (drawn if dealers is None else given), decks
 
 
+@njit(cache=True)
+def _two_deals(P, seed, indices, states, decks, dealers, seeds):
+    """Belote for two players: deal ``indices[k]`` of ``seed`` from sub-stream
+    ``indices[k]``: the deck and the dealer (``engine.two.two_random_deal``), then the two
+    agent seeds."""
+    rng = np.zeros(1, dtype=np.uint64)
+    for k in range(len(indices)):
+        rng_seed(rng, seed, indices[k])
+        E2.two_random_deal(states[k], P, rng, np.int64(-1), decks[k])
+        dealers[k] = E2.dealer_of(states[k])
+        for p in range(E2.N_PLAYERS):
+            seeds[k, p] = np.int64(rng_next(rng) >> np.uint64(1))
+
+
+def _rules(rules) -> RuleSet:
+    try:
+        return get_rules(rules)
+    except ValueError as e:             # InvalidRulesError, UnknownPresetError
+        raise ArenaError(str(e)) from None
+
+
 class DealSet:
-    """The deals of a tournament: deal ``i`` depends on ``(rules, seed, i)`` only.
+    """The deals of a tournament: deal ``i`` depends on ``(rules, seed, i)`` only, in
+    every family (a rule set of belote for two players deals its decks and two agent
+    seeds per deal; ``frozen_contract`` is the four-player game's).
 
     >>> ds = DealSet("ffb", seed=1)
     >>> states, seeds = ds.states([0, 5])
@@ -126,37 +154,81 @@ class DealSet:
     (True, (2, 4))
     >>> ds.deal(5).phase, DealSet("ffb", 1, frozen_contract=True).deal(5).phase
     ('auction', 'play')
+    >>> two = DealSet("belote_a_deux", seed=1)
+    >>> two.states([0, 5])[1].shape, two.deal(5).phase
+    ((2, 2), 'prise')
     """
 
     def __init__(self, rules: Union[str, RuleSet] = "ffb", seed: int = 0,
                  frozen_contract: Union[bool, str] = False):
-        self.rules = four_player_rules(rules)
+        self.rules = _rules(rules)
         self.params = params_vector(self.rules)
         self.seed = _check_seed(seed)
         self.frozen = _frozen_mode(frozen_contract)
+        self.two = self.rules.family == "two"
+        if self.two and self.frozen:
+            raise ArenaError(f"frozen_contract={frozen_contract!r}: belote for two players "
+                             f"(rules {self.rules.name!r}) has a prise, not an auction to skip")
+
+    def _deal(self, indices, frozen: str = ""):
+        """``(states, seeds, dealers, decks)`` of deals ``indices``."""
+        idx = _check_indices(indices)
+        if not self.two:
+            return _deals(self.rules, self.params, self.seed, _SALT_DEALS, idx, None, frozen)
+        n = len(idx)
+        states = np.empty((n, E2.TWO_STATE_SIZE), dtype=np.int64)
+        decks = np.empty((n, N_CARDS), dtype=np.int64)
+        dealers = np.empty(n, dtype=np.int64)
+        seeds = np.empty((n, E2.N_PLAYERS), dtype=np.int64)
+        _two_deals(self.params, np.int64(seed_int64(self.seed)), idx, states, decks, dealers,
+                   seeds)
+        return states, seeds, dealers, decks
 
     def states(self, indices) -> Tuple[np.ndarray, np.ndarray]:
-        """``(states, seeds)``: int64 ``(n, STATE_SIZE)`` initial states of the deals
-        ``indices`` and int64 ``(n, 4)`` agent seeds per (deal, seat)."""
-        states, seeds, _, _ = _deals(self.rules, self.params, self.seed, _SALT_DEALS,
-                                     _check_indices(indices), None, self.frozen)
+        """``(states, seeds)``: the int64 initial states of the deals ``indices``
+        (``(n, STATE_SIZE)``; ``TWO_STATE_SIZE`` for two players) and their int64 agent
+        seeds per (deal, seat or player)."""
+        states, seeds, _, _ = self._deal(indices, self.frozen)
         return states, seeds
 
     def decks(self, indices) -> Tuple[np.ndarray, np.ndarray]:
         """``(decks, dealers)``: the dealing order (int64 ``(n, 32)``) and dealer of each
-        deal: ``Deal(rules, deck=decks[k], dealer=dealers[k])`` is deal ``indices[k]``."""
-        _, _, dealers, decks = _deals(self.rules, self.params, self.seed, _SALT_DEALS,
-                                      _check_indices(indices))
+        deal: ``Deal(rules, deck=decks[k], dealer=dealers[k])`` (``TwoPlayerDeal`` for two
+        players) is deal ``indices[k]``."""
+        _, _, dealers, decks = self._deal(indices)
         return decks, dealers
 
-    def deal(self, index: int) -> Deal:
-        """Deal ``index`` as a :class:`~coinche_rl.game.Deal` (before its first action)."""
+    def deal(self, index: int):
+        """Deal ``index`` before its first action: a :class:`~coinche_rl.game.Deal`, or a
+        :class:`~coinche_rl.two_player.TwoPlayerDeal` for two players."""
+        if self.two:
+            decks, dealers = self.decks([index])
+            return TwoPlayerDeal(self.rules, deck=[int(c) for c in decks[0]],
+                                 dealer=int(dealers[0]))
         states, _ = self.states([index])
         return Deal.from_state(self.rules, states[0])
 
     def seeds(self, index: int) -> List[int]:
-        """The four agents' seeds of deal ``index``."""
+        """The agents' seeds of deal ``index`` (one per seat, or per player)."""
         return [int(s) for s in self.states([index])[1][0]]
+
+
+class TwoDealSet(DealSet):
+    """A :class:`DealSet` of belote for two players (its rules by default; a rule set of
+    another family is refused).
+
+    >>> ds = TwoDealSet("belote_a_deux", seed=1)
+    >>> states, seeds = ds.states([0, 5])
+    >>> bool((ds.states([5])[0][0] == states[1]).all()), seeds.shape
+    (True, (2, 2))
+    """
+
+    def __init__(self, rules: Union[str, RuleSet] = "belote_a_deux", seed: int = 0):
+        super().__init__(rules, seed)
+        if not self.two:
+            raise ArenaError(f"rules {self.rules.name!r} are a four-player game (family "
+                             f"{self.rules.family!r}): TwoDealSet deals belote for two "
+                             f"players; DealSet deals every family")
 
 
 def _check_seed(seed) -> int:
@@ -170,3 +242,11 @@ def _check_indices(indices) -> np.ndarray:
     if len(idx) and idx.min() < 0:
         raise ArenaError("deal indices must be >= 0")
     return idx
+
+
+def warmup() -> None:
+    """Compile (or load from the numba cache) the deal sets' kernels of every family
+    (``coinche-rl warmup`` runs it beside the tournaments' warm-up, which compiles the
+    four-player game's alone)."""
+    DealSet("ffb", 0).states([0])
+    DealSet("belote_a_deux", 0).states([0])

@@ -11,11 +11,11 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..agents import AgentSpecError, make_agent
+from ..agents import AgentSpecError
 from ..agents.registry import spec_module
 from ..records import rules_from_record
 from .errors import ArenaError
-from .tasks import _run_task, warmup
+from .tasks import _run_task, cfg_family, pair_play, warmup
 
 __all__ = ["BACKENDS", "RAY_CONNECT_TIMEOUT", "shutdown_pool"]
 
@@ -49,15 +49,14 @@ def _extend_sys_path(folders: Sequence[str]) -> None:
         importlib.invalidate_caches()
 
 
-def _run_task_in_worker(task, folders: Sequence[str] = (),
-                        runner: Optional[Callable] = None) -> dict:
-    """:func:`.tasks._run_task` (or ``runner(task)``: the two-player tournaments') in a
-    worker process; ``folders``: where the parent imported the modules of import-path
-    agents from (see :func:`_agent_modules`), added to the worker's ``sys.path`` first (a
-    pool kept from an earlier call, a Ray worker)."""
+def _run_task_in_worker(task, folders: Sequence[str] = ()) -> dict:
+    """:func:`.tasks._run_task` in a worker process; ``folders``: where the parent
+    imported the modules of import-path agents from (see :func:`_agent_modules`), added
+    to the worker's ``sys.path`` first (a pool kept from an earlier call, a Ray
+    worker)."""
     _extend_sys_path(folders)
     try:
-        return _run_task(task, warm=False) if runner is None else runner(task)
+        return _run_task(task, warm=False)
     except AgentSpecError as e:
         text = str(e)
         if text.startswith("unknown agent"):
@@ -94,8 +93,8 @@ def _check_agents_rules(tasks) -> None:
             if (spec, rules_key) in seen:
                 continue
             seen.add((spec, rules_key))
-            agent = make_agent(spec)
             rules = rules_from_record(cfg["rules"])
+            agent = pair_play(rules.family).agent(spec)
             check = getattr(agent, "check_rules", None)
             if check is not None:
                 try:
@@ -217,10 +216,10 @@ class _NoThreadWarning:
 
 
 def _ray_init(ray, address: Optional[str], workers: Optional[int],
-              modules: Sequence[str]) -> None:
-    """Start a local Ray instance (``workers`` CPUs) or connect to ``address`` within
-    :func:`_ray_timeout` seconds; ``modules`` (user agents' modules) go to the workers
-    as the job's ``runtime_env`` ``py_modules``.
+              modules: Sequence[str], warms: Sequence[Callable] = (warmup,)) -> None:
+    """Start a local Ray instance (``workers`` CPUs; ``warms`` fill the numba cache first)
+    or connect to ``address`` within :func:`_ray_timeout` seconds; ``modules`` (user
+    agents' modules) go to the workers as the job's ``runtime_env`` ``py_modules``.
 
     :raises ArenaError: the address does not answer, or Ray refuses it.
     """
@@ -230,7 +229,8 @@ def _ray_init(ray, address: Optional[str], workers: Optional[int],
     if modules:
         kw["runtime_env"] = {"py_modules": list(modules)}
     if not address:
-        warmup()
+        for warm in warms:
+            warm()
         ray.init(num_cpus=workers or os.cpu_count() or 1, **kw)
         return
     timeout = _ray_timeout()
@@ -270,18 +270,18 @@ _RAY_TASK = None
 _POOL = None
 
 
-def _pool(n: int, warm: Optional[Callable] = None):
+def _pool(n: int, warms: Sequence[Callable] = (warmup,)):
     """The process pool of ``n`` spawned workers, started on first use and kept for the
-    next calls (:func:`shutdown_pool` stops it; it stops at exit). ``warm`` (default
-    :func:`.tasks.warmup`) fills the numba cache first, so that the workers load it: once
-    per pool and warm-up (a pool kept from a four-player run, then given two-player
-    tasks, runs the two-player warm-up then)."""
+    next calls (:func:`shutdown_pool` stops it; it stops at exit). ``warms`` (the
+    families' warm-ups of the tasks) fill the numba cache first, so that the workers load
+    it: once per pool and warm-up (a pool kept from a four-player run, then given
+    two-player tasks, runs the two-player warm-up then)."""
     global _POOL
-    warm = warm or warmup
     if _POOL is not None and _POOL[0] != n:
         shutdown_pool()
-    if _POOL is None or warm not in _POOL[2]:
-        warm()
+    for warm in warms:
+        if _POOL is None or warm not in _POOL[2]:
+            warm()
     if _POOL is None:
         import atexit
         import multiprocessing as mp
@@ -291,7 +291,7 @@ def _pool(n: int, warm: Optional[Callable] = None):
             atexit.register(shutdown_pool)
             _POOL_ATEXIT.append(True)
         _POOL = (n, ex, set())
-    _POOL[2].add(warm)
+    _POOL[2].update(warms)
     return _POOL[1]
 
 
@@ -307,28 +307,30 @@ def shutdown_pool() -> None:
         _POOL = None
 
 
+def _warmups(tasks) -> List[Callable]:
+    """The warm-ups of the rule families of ``tasks`` (:meth:`.tasks.PairPlay.warmup`)."""
+    plays = dict.fromkeys(pair_play(cfg_family(cfg)) for _, cfg, _ in tasks)
+    return [p.warmup for p in plays]
+
+
 def _execute(tasks: list, backend: str, workers: Optional[int], address: Optional[str],
-             on_done: Callable, runner: Optional[Callable] = None,
-             warm: Optional[Callable] = None) -> None:
+             on_done: Callable) -> None:
     """Run ``tasks`` on ``backend``, calling ``on_done(task, result)`` as each finishes
     (in completion order). Before anything is played, every agent that declares
-    ``check_rules`` checks the tasks' rules (:func:`_check_agents_rules`). ``runner``
-    (a module-level function of a task) and ``warm`` (the warm-up before a new pool)
-    replace the four-player tasks' (the two-player tournaments; serial and pool)."""
+    ``check_rules`` checks the tasks' rules (:func:`_check_agents_rules`)."""
     if not tasks:
         return
-    if runner is None:
-        _check_agents_rules(tasks)
+    _check_agents_rules(tasks)
     if backend == "serial":
         for t in tasks:
-            on_done(t, _run_task(t) if runner is None else runner(t))
+            on_done(t, _run_task(t))
         return
     if backend == "pool":
         from concurrent.futures import as_completed
         from concurrent.futures.process import BrokenProcessPool
         folders = _agent_modules(tasks)[0]
-        ex = _pool(workers or os.cpu_count() or 1, warm)
-        futures = {ex.submit(_run_task_in_worker, t, folders, runner): t for t in tasks}
+        ex = _pool(workers or os.cpu_count() or 1, _warmups(tasks))
+        futures = {ex.submit(_run_task_in_worker, t, folders): t for t in tasks}
         try:
             for f in as_completed(futures):
                 on_done(futures[f], f.result())
@@ -353,7 +355,7 @@ def _execute(tasks: list, backend: str, workers: Optional[int], address: Optiona
         global _RAY_TASK
         folders, modules = _agent_modules(tasks)
         if not ray.is_initialized():
-            _ray_init(ray, address, workers, modules)
+            _ray_init(ray, address, workers, modules, _warmups(tasks))
         if _RAY_TASK is None:
             _RAY_TASK = ray.remote(_run_task_in_worker)
         pending = {_RAY_TASK.remote(t, folders): t for t in tasks}

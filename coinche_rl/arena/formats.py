@@ -1,6 +1,12 @@
 """Tournament formats (``coinche_rl.arena.formats``): :func:`run_duplicate`,
 :func:`run_round_robin`, :func:`run_rotating`, :func:`run_knockout`, their checks, the
-resume from a results file, :func:`estimate_seconds` and :func:`default_roster`."""
+resume from a results file, :func:`estimate_seconds` and :func:`default_roster`.
+
+The duplicate formats take the rule sets of every family: belote for two players
+(``"belote_a_deux"``, ``"belote_decouverte"``) plays its deal pairs through its own
+:class:`~.tasks.PairPlay` and shares the rest (results files, progress, estimates,
+executors, errors); :func:`run_two_player_duplicate` and
+:func:`run_two_player_round_robin` are the same functions with its rules by default."""
 
 from __future__ import annotations
 
@@ -12,35 +18,45 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from ..agents import BatchedAgent, make_agent, roster_agents
+from ..agents import available_agents, roster_agents
+from ..agents.registry import available_two_player_agents
 from ..progress import Progress
 from ..ratings import Ratings, fit_bradley_terry, team_design
 from ..records import rules_record
-from ..rules import N_SEATS, RuleSet, four_player_rules
+from ..rules import N_SEATS, PRESETS as _PRESETS, RuleSet, four_player_rules, get_rules
 from .dealsets import _check_seed, _frozen_mode
 from .errors import ArenaError
 from .executors import BACKENDS, _chunks, _execute
 from .results import DuplicateResult, KnockoutResult, TournamentResult
 from .store import (_FORMAT_VERSION, ResultsFile, RunBook, _check_store, _code_key, _exclusive,
                     _run_id)
+from .tasks import pair_play
 
 __all__ = ["run_duplicate", "run_round_robin", "run_rotating", "run_knockout",
-           "estimate_seconds", "default_roster"]
+           "estimate_seconds", "default_roster", "run_two_player_duplicate",
+           "run_two_player_round_robin", "CHUNK_SECONDS"]
+
+#: the playing time a chunk of deal (match) pairs of Python agents aims at, from the
+#: agents' ``seconds_per_deal``: the progress bar moves about this often
+CHUNK_SECONDS = 2.0
 
 
-def _canonical_spec(spec) -> str:
+def _canonical_spec(spec, family: Optional[str] = None) -> str:
     if not isinstance(spec, str):
         raise ArenaError(f"an agent is given by its spec string (e.g. 'heuristic'), so that "
                          f"every worker can build it, not {type(spec).__name__}")
-    return make_agent(spec).spec
+    return pair_play(family).agent(spec).spec
 
 
-def _team(agent) -> Tuple[str, str]:
+def _team(agent, family: Optional[str] = None) -> Tuple[str, str]:
     if isinstance(agent, str):
-        s = _canonical_spec(agent)
+        s = _canonical_spec(agent, family)
         return (s, s)
     if isinstance(agent, (tuple, list)) and len(agent) == 2:
-        return (_canonical_spec(agent[0]), _canonical_spec(agent[1]))
+        if family == "two" and agent[0] != agent[1]:
+            raise ArenaError(f"belote for two players has no partners: a team is one agent "
+                             f"spec, not {agent!r}")
+        return (_canonical_spec(agent[0], family), _canonical_spec(agent[1], family))
     if isinstance(agent, (tuple, list)):
         raise ArenaError(f"a team is an agent spec or a pair of specs (partners), not {agent!r}")
     raise ArenaError(f"an agent is given by its spec string (e.g. 'heuristic'), so that every "
@@ -48,9 +64,24 @@ def _team(agent) -> Tuple[str, str]:
                      f"with coinche_rl.agents.register_agent")
 
 
-def _is_fast(specs: Sequence[str]) -> bool:
-    agents = [make_agent(s) for s in specs]
-    return all(a.numba_bot is not None or isinstance(a, BatchedAgent) for a in agents)
+def _is_fast(specs: Sequence[str], family: Optional[str] = None) -> bool:
+    play = pair_play(family)
+    return all(play.fast(play.agent(s)) for s in specs)
+
+
+def _seconds_per_pair(x, y, family: Optional[str] = None,
+                      cost: Optional[Dict[str, float]] = None) -> float:
+    """The agents' ``seconds_per_deal`` summed over the places of both seatings of teams
+    ``x`` and ``y`` (numba bots count as free)."""
+    play = pair_play(family)
+    cost = {} if cost is None else cost
+    total = 0.0
+    for seating in play.seatings(x, y):
+        for spec in seating:
+            if spec not in cost:
+                cost[spec] = float(getattr(play.agent(spec), "seconds_per_deal", None) or 0.0)
+            total += cost[spec]
+    return total
 
 
 def _check_common(n, backend, workers):
@@ -63,27 +94,80 @@ def _check_common(n, backend, workers):
         raise ArenaError(f"workers must be a positive integer, not {workers!r}")
 
 
-def _rules_for(preset, target) -> RuleSet:
+def _rules_for(preset, target, format_name: Optional[str] = None) -> RuleSet:
+    """The four-player rule set of a format (``format_name``, for the error on a rule set
+    of belote for two players)."""
+    if format_name is not None:
+        family = preset.family if isinstance(preset, RuleSet) else getattr(
+            _PRESETS.get(preset), "family", None)
+        if family == "two":
+            raise ArenaError(f"{format_name} is a four-player format: belote for two players "
+                             f"(rules {getattr(preset, 'name', preset)!r}) plays duplicate "
+                             f"deal pairs (run_duplicate, run_round_robin)")
     rules = four_player_rules(preset)
     if target is not None:
         rules = rules.replace(target=int(target))
     return rules
 
 
+def _duplicate_rules(preset, target, match: bool, frozen: str) -> RuleSet:
+    """The rule set of a duplicate format, of any family; the options belote for two
+    players does not have are refused, each in one line."""
+    try:
+        rules = preset if isinstance(preset, RuleSet) else get_rules(preset)
+    except ValueError as e:                     # UnknownPresetError, InvalidRulesError
+        raise ArenaError(str(e)) from None
+    if rules.family == "two":
+        what = (f"belote for two players (rules {rules.name!r}) plays duplicate deal pairs "
+                f"only")
+        for given, option in ((match, "match=True (--match)"),
+                              (frozen, "frozen_contract (--frozen-contract)"),
+                              (target is not None, "target (--target)")):
+            if given:
+                raise ArenaError(f"{option} is a four-player tournament option: {what}")
+        return rules
+    return _rules_for(rules, target)
+
+
 def _run_matchups(pairs: Sequence[Tuple[Tuple[str, str], Tuple[str, str]]], ns: Sequence[int],
                   rules: RuleSet, seed: int, frozen: str, match: bool, backend: str,
                   workers, address, out, progress, fast: bool = True,
-                  chunk: Optional[int] = None, append: bool = False) -> List[DuplicateResult]:
+                  chunk: Optional[int] = None, append: bool = False,
+                  on_start=None) -> List[DuplicateResult]:
     """Play every matchup ``pairs[k]`` on ``ns[k]`` deal (match) pairs."""
-    code = _code_key([s for x, y in pairs for s in (*x, *y)])
+    family = rules.family
+    code = _code_key([s for x, y in pairs for s in (*x, *y)], family)
     with _exclusive(out):
         return _play_matchups(pairs, ns, rules, seed, frozen, match, backend, workers, address,
-                              out, progress, fast, chunk, append, code)
+                              out, progress, fast, chunk, append, code, on_start)
+
+
+def _chunk_size(x, y, family, kind: str, fast: bool, n_missing: int, n_workers: int,
+                chunk: Optional[int], cost: Dict[str, float]) -> int:
+    """Deal (match) pairs per task: ``chunk`` when given; in numba, the family's
+    ``numba_chunk`` (64 match pairs); through Python agents, as many as the agents'
+    ``seconds_per_deal`` say take :data:`CHUNK_SECONDS` (1 to 16 deal pairs, 1 or 2
+    match pairs), so that the progress moves every few seconds with slow agents; with
+    several workers, at most a quarter of each worker's share."""
+    if chunk:
+        size = int(chunk)
+    elif fast and _is_fast([*x, *y], family):
+        size = pair_play(family).numba_chunk if kind == "pair" else 64
+    else:
+        per_pair = _seconds_per_pair(x, y, family, cost)
+        if kind == "pair":
+            size = 16 if per_pair <= 0 else max(1, min(16, int(CHUNK_SECONDS / per_pair)))
+        else:                                   # a match is ten deals or so
+            size = 2 if per_pair * 10 <= CHUNK_SECONDS else 1
+    if n_workers > 1:
+        size = max(1, min(size, math.ceil(n_missing / (4 * n_workers))))
+    return size
 
 
 def _play_matchups(pairs, ns, rules, seed, frozen, match, backend, workers, address, out,
-                   progress, fast, chunk, append, code) -> List[DuplicateResult]:
+                   progress, fast, chunk, append, code, on_start=None) -> List[DuplicateResult]:
     kind = "match" if match else "pair"
+    family = rules.family
     runs: Dict[str, dict] = {}
     want: Dict[str, int] = {}
     ids = []
@@ -96,16 +180,18 @@ def _play_matchups(pairs, ns, rules, seed, frozen, match, backend, workers, addr
         runs[run] = cfg
         want[run] = max(want.get(run, 0), int(n))
     book = RunBook(out, runs, want, kind, append)
+    if on_start is not None:
+        on_start([(tuple(x), tuple(y)) for x, y in pairs],
+                 [int(np.sum(book.missing[run] < n)) for run, n in zip(ids, ns)])
     tasks = []
     n_workers = 1 if backend == "serial" else (workers or os.cpu_count() or 1)
+    cost: Dict[str, float] = {}
     for run, cfg in runs.items():
         missing = book.missing[run]
         if not len(missing):
             continue
-        specs = cfg["x"] + cfg["y"]
-        numba = fast and _is_fast(specs)
-        size = chunk or ((2048 if numba else 16) if kind == "pair" else (64 if numba else 2))
-        size = max(1, min(size, math.ceil(len(missing) / (4 * n_workers)))) if n_workers > 1 else size
+        size = _chunk_size(cfg["x"], cfg["y"], family, kind, fast, len(missing), n_workers,
+                           chunk, cost)
         task_cfg = dict(cfg, fast=fast, run=run)
         tasks += [(kind, task_cfg, c) for c in _chunks(missing, size)]
     # spread the matchups over the run instead of finishing one after the other
@@ -129,14 +215,15 @@ def run_duplicate(agent_a, agent_b, n_deals: int = 1000, preset: Union[str, Rule
                   out=None, match: bool = False, frozen_contract: Union[bool, str] = False,
                   address: Optional[str] = None, progress=False, target: Optional[int] = None,
                   fast: bool = True, chunk: Optional[int] = None,
-                  append: bool = False) -> DuplicateResult:
+                  append: bool = False, on_start=None) -> DuplicateResult:
     """A duplicate matchup: ``agent_a`` (team X) against ``agent_b`` (team Y).
 
     :param agent_a: an agent spec (``"heuristic"``) or a pair of specs (partners).
     :param n_deals: deals of the deal set, each played in both seatings (in match
         mode: match pairs).
-    :param preset: rule preset name or :class:`~coinche_rl.rules.RuleSet`; ``target``
-        overrides its target (match mode).
+    :param preset: rule preset name or :class:`~coinche_rl.rules.RuleSet`, of any family
+        (belote for two players: A plays player 0 then player 1; no partners, matches,
+        frozen contracts or target); ``target`` overrides its target (match mode).
     :param seed: the deal set (cards, dealers, agents' seeds, frozen contracts).
     :param backend: ``"serial"``, ``"pool"`` or ``"ray"`` (``workers`` processes / CPUs;
         ``address`` of an existing Ray cluster).
@@ -152,23 +239,32 @@ def run_duplicate(agent_a, agent_b, n_deals: int = 1000, preset: Union[str, Rule
         (``True``/``"longest"`` or ``"uniform"``, see the :mod:`coinche_rl.arena` docstring).
     :param progress: ``True`` for a progress bar on stderr, or ``f(done, total)``.
     :param fast: ``False`` plays through the Python agents even when numba kernels exist.
-    :param chunk: deal pairs per task (default: 2048 in numba, 16 in Python).
-    :raises coinche_rl.agents.AgentSpecError: a bad agent spec.
+    :param chunk: deal pairs per task (default: 2048 in numba, 4096 for two players;
+        through Python agents, what takes about :data:`CHUNK_SECONDS` by their
+        ``seconds_per_deal``, 16 at most).
+    :param on_start: ``f(pairs, left)``, called once the results file is read and before
+        anything is played: the matchups' teams and the pairs each has left to play (the
+        work to estimate).
+    :raises coinche_rl.agents.AgentSpecError: a bad agent spec (an agent of the other
+        family).
     :raises ArenaError: any other bad argument.
     """
     _check_common(n_deals, backend, workers)
-    rules = _rules_for(preset, target)
-    x, y = _team(agent_a), _team(agent_b)
-    return _run_matchups([(x, y)], [int(n_deals)], rules, _check_seed(seed),
-                         _frozen_mode(frozen_contract), bool(match), backend, workers, address,
-                         out, progress, fast, chunk, append)[0]
+    frozen = _frozen_mode(frozen_contract)
+    rules = _duplicate_rules(preset, target, bool(match), frozen)
+    x, y = _team(agent_a, rules.family), _team(agent_b, rules.family)
+    return _run_matchups([(x, y)], [int(n_deals)], rules, _check_seed(seed), frozen,
+                         bool(match), backend, workers, address, out, progress, fast, chunk,
+                         append, on_start)[0]
 
 
 def estimate_seconds(pairs: Sequence[Tuple[Sequence[str], Sequence[str]]], ns: Sequence[int],
-                     workers: int = 1) -> float:
+                     workers: int = 1, family: Optional[str] = None) -> float:
     """A rough wall time for playing matchup ``pairs[k]`` (two teams of two specs) on
     ``ns[k]`` deal pairs with ``workers`` processes, from the agents'
     ``seconds_per_deal`` (numba bots count as free); compile time not included.
+    ``family``: the rule family (None: the four-player game's); the pairs left to play
+    of a run that resumes from a results file come to ``on_start`` of the formats.
 
     >>> estimate_seconds([(("pimc", "pimc"), ("random", "random"))], [10]) > 1
     True
@@ -176,12 +272,7 @@ def estimate_seconds(pairs: Sequence[Tuple[Sequence[str], Sequence[str]]], ns: S
     cost: Dict[str, float] = {}
     total = 0.0
     for (x, y), n in zip(pairs, ns):
-        per_deal = 0.0
-        for spec in (*x, *y):
-            if spec not in cost:
-                cost[spec] = float(make_agent(spec).seconds_per_deal or 0.0)
-            per_deal += cost[spec]
-        total += 2 * int(n) * per_deal
+        total += int(n) * _seconds_per_pair(x, y, family, cost)
     return total / max(1, int(workers))
 
 
@@ -201,7 +292,7 @@ def _unique_names(specs: Sequence[str]) -> List[str]:
 
 
 def round_robin_plan(specs: Sequence[str], n_deals: int, python_deals: Optional[int] = None,
-                     fast: bool = True):
+                     fast: bool = True, family: Optional[str] = None):
     """``(pairs, ns, teams)`` of a round robin between ``specs`` (canonical, distinct):
     every two agents as two teams, the deal pairs of each matchup (``python_deals`` caps
     the matchups that cannot run in numba) and the members of each team."""
@@ -209,7 +300,7 @@ def round_robin_plan(specs: Sequence[str], n_deals: int, python_deals: Optional[
     for i, j in itertools.combinations(range(len(specs)), 2):
         pairs.append(((specs[i], specs[i]), (specs[j], specs[j])))
         n = int(n_deals)
-        if python_deals is not None and not (fast and _is_fast([specs[i], specs[j]])):
+        if python_deals is not None and not (fast and _is_fast([specs[i], specs[j]], family)):
             n = min(n, int(python_deals))
         ns.append(n)
         teams.append(((i,), (j,)))
@@ -222,22 +313,24 @@ def run_round_robin(agents: Sequence[str], n_deals: int = 1000,
                     match: bool = False, frozen_contract: Union[bool, str] = False,
                     address: Optional[str] = None, progress=False,
                     target: Optional[int] = None, python_deals: Optional[int] = None,
-                    fast: bool = True, append: bool = False) -> TournamentResult:
+                    fast: bool = True, append: bool = False, on_start=None) -> TournamentResult:
     """A duplicate between every two of ``agents`` (specs, at least two distinct), all on
-    the same deal set, and their ratings (points per deal and Bradley-Terry Elo).
+    the same deal set, and their ratings (points per deal and Bradley-Terry Elo); rules
+    of every family, options as :func:`run_duplicate`'s.
 
     ``python_deals`` caps the deals of the matchups that cannot run in numba.
     """
     _check_common(n_deals, backend, workers)
-    specs = [_canonical_spec(a) for a in agents]
+    frozen = _frozen_mode(frozen_contract)
+    rules = _duplicate_rules(preset, target, bool(match), frozen)
+    specs = [_canonical_spec(a, rules.family) for a in agents]
     if len(set(specs)) < 2 or len(specs) != len(set(specs)):
         raise ArenaError(f"a round robin needs at least two agents, each once; got {list(agents)!r}")
-    rules = _rules_for(preset, target)
-    pairs, ns, teams = round_robin_plan(specs, n_deals, python_deals, fast)
+    pairs, ns, teams = round_robin_plan(specs, n_deals, python_deals, fast, rules.family)
     t0 = time.perf_counter()
-    results = _run_matchups(pairs, ns, rules, _check_seed(seed), _frozen_mode(frozen_contract),
-                            bool(match), backend, workers, address, out, progress, fast,
-                            append=append)
+    results = _run_matchups(pairs, ns, rules, _check_seed(seed), frozen, bool(match), backend,
+                            workers, address, out, progress, fast, append=append,
+                            on_start=on_start)
     return TournamentResult.from_matchups("round_robin", specs, specs, results, teams,
                                           time.perf_counter() - t0)
 
@@ -246,17 +339,18 @@ def run_rotating(players: Sequence[str], n_deals: int = 1000,
                  preset: Union[str, RuleSet] = "ffb", seed: int = 0, backend: str = "serial",
                  workers: Optional[int] = None, out=None,
                  frozen_contract: Union[bool, str] = False, address: Optional[str] = None,
-                 progress=False, fast: bool = True, append: bool = False) -> TournamentResult:
+                 progress=False, fast: bool = True, append: bool = False,
+                 on_start=None) -> TournamentResult:
     """Rotating partners: for every four of ``players`` (specs; one may enter several
     times), each of the three splits into two partnerships plays a duplicate on the same
     deal set. Per-player ratings come from the team model (a team is the mean of its
     members), which separates a player's strength from its partners'.
     """
     _check_common(n_deals, backend, workers)
+    rules = _rules_for(preset, None, "rotating partners (format rotating)")
     specs = [_canonical_spec(p) for p in players]
     if len(specs) < N_SEATS:
         raise ArenaError(f"rotating partners need at least 4 players, got {len(specs)}")
-    rules = _rules_for(preset, None)
     names = _unique_names(specs)
     pairs, teams = [], []
     for a, b, c, d in itertools.combinations(range(len(specs)), N_SEATS):
@@ -266,7 +360,7 @@ def run_rotating(players: Sequence[str], n_deals: int = 1000,
     t0 = time.perf_counter()
     results = _run_matchups(pairs, [int(n_deals)] * len(pairs), rules, _check_seed(seed),
                             _frozen_mode(frozen_contract), False, backend, workers, address,
-                            out, progress, fast, append=append)
+                            out, progress, fast, append=append, on_start=on_start)
     return TournamentResult.from_matchups("rotating", names, specs, results, teams,
                                           time.perf_counter() - t0)
 
@@ -284,6 +378,7 @@ def run_knockout(players: Sequence[str], n_tournaments: int = 100,
     per agent spec over every game.
     """
     _check_common(n_tournaments, backend, workers)
+    _rules_for(preset, None, "the knockout (format knockout)")
     specs = [_canonical_spec(p) for p in players]
     k = len(specs)
     if k < N_SEATS or k & (k - 1) or k % N_SEATS:
@@ -350,21 +445,82 @@ def _play_knockout(cfg, specs, rules, seed, max_deals, n_tournaments, backend, w
                           time.perf_counter() - t0)
 
 
+#: the reason :func:`default_roster` gives for an agent registered out of the roster
+ROSTER_LEFT_OUT = ("a slow search, left out of the default roster (name it with --agents, "
+                   "or in the agents given, to play it)")
+
+
 def default_roster(preset: Union[str, RuleSet] = "ffb") -> Tuple[List[str], List[str]]:
-    """The default tournament roster: ``random`` and ``heuristic`` first, then every
-    other registered agent that can be built and seated under ``preset``, in registry
-    order. Returns ``(specs, skipped)`` where ``skipped`` says why an agent was left out.
+    """The default tournament roster of ``preset``'s family: ``random`` and
+    ``heuristic`` first, then every other registered agent that can be built and seated
+    under ``preset``, in registry order. Returns ``(specs, skipped)`` where ``skipped``
+    says why an agent was left out (``"name: reason"``): it cannot be built or seated
+    (an optional package missing, other rules), or it is registered out of the roster
+    (``roster=False``, ``ROSTER = False``: :data:`ROSTER_LEFT_OUT`).
     """
-    rules = four_player_rules(preset)
-    names = roster_agents()
+    try:
+        rules = preset if isinstance(preset, RuleSet) else get_rules(preset)
+    except ValueError as e:
+        raise ArenaError(str(e)) from None
+    play = pair_play(rules.family)
+    if rules.family == "two":
+        names, left_out = available_two_player_agents(), []
+    else:
+        names = roster_agents()
+        left_out = [n for n in available_agents() if n not in names]
     first = [n for n in ("random", "heuristic") if n in names]
     roster, skipped = [], []
     for name in first + [n for n in names if n not in first]:
         try:
-            agent = make_agent(name)
+            agent = play.agent(name)
             agent.reset(0, rules, 0)
         except Exception as e:            # an optional dependency, or other rules
             skipped.append(f"{name}: {type(e).__name__}: {e}")
             continue
         roster.append(agent.spec)
+    skipped += [f"{name}: {ROSTER_LEFT_OUT}" for name in left_out]
     return roster, skipped
+
+
+def run_two_player_duplicate(agent_a: str, agent_b: str, n_deals: int = 1000,
+                             preset: Union[str, RuleSet] = "belote_a_deux", seed: int = 0,
+                             backend: str = "serial", workers: Optional[int] = None,
+                             progress=False, fast: bool = True, chunk: Optional[int] = None,
+                             out=None, append: bool = False, on_start=None) -> DuplicateResult:
+    """:func:`run_duplicate` with the rules of belote for two players (``belote_a_deux``
+    by default; a four-player rule set is refused): ``agent_a`` against ``agent_b``
+    (two-player agent specs), each deal played with A as player 0 then as player 1.
+
+    >>> r = run_two_player_duplicate("heuristic", "heuristic", 50, "belote_a_deux", seed=1)
+    >>> r.mean, r.n
+    (0.0, 50)
+    """
+    return run_duplicate(agent_a, agent_b, n_deals, _two_rules(preset), seed, backend,
+                         workers, out, progress=progress, fast=fast, chunk=chunk,
+                         append=append, on_start=on_start)
+
+
+def run_two_player_round_robin(agents: Sequence[str], n_deals: int = 1000,
+                               preset: Union[str, RuleSet] = "belote_a_deux", seed: int = 0,
+                               backend: str = "serial", workers: Optional[int] = None,
+                               progress=False, fast: bool = True,
+                               python_deals: Optional[int] = None, out=None,
+                               append: bool = False, on_start=None) -> TournamentResult:
+    """:func:`run_round_robin` with the rules of belote for two players (as
+    :func:`run_two_player_duplicate`)."""
+    return run_round_robin(agents, n_deals, _two_rules(preset), seed, backend, workers, out,
+                           progress=progress, python_deals=python_deals, fast=fast,
+                           append=append, on_start=on_start)
+
+
+def _two_rules(preset) -> RuleSet:
+    try:
+        rules = preset if isinstance(preset, RuleSet) else get_rules(preset)
+    except ValueError as e:
+        raise ArenaError(str(e)) from None
+    if rules.family != "two":
+        raise ArenaError(f"rules {rules.name!r} are a four-player game (family "
+                         f"{rules.family!r}): the two-player tournaments play belote for two "
+                         f"players (belote_a_deux, belote_decouverte); run_duplicate plays "
+                         f"every family")
+    return rules

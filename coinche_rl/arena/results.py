@@ -403,16 +403,17 @@ def results_from_file(path) -> "DuplicateResult | TournamentResult":
         (knockout runs have their own tables).
     """
     store = load_results(path)
-    kinds = [c.get("format") for c in store.runs.values()]
-    # belote for two players: its deal-pair runs ("two_pair") have the rows of "pair"
-    kind = next((k for k in ("pair", "match", "two_pair") if k in kinds), None)
+    # belote for two players' deal-pair runs of older files ("two_pair") are deal pairs
+    kinds = [{"two_pair": "pair"}.get(c.get("format"), c.get("format"))
+             for c in store.runs.values()]
+    kind = next((k for k in ("pair", "match") if k in kinds), None)
     if kind is None:
         raise ResultsFileError(f"{path}: no deal-pair or match-pair run (runs: "
                                f"{', '.join(map(str, kinds)) or 'none'}); knockout runs are "
                                f"not shown as matchups")
     matchups = []
-    for run, cfg in store.runs.items():
-        if cfg.get("format") != kind:
+    for (run, cfg), k in zip(store.runs.items(), kinds):
+        if k != kind:
             continue
         done = store.done(run)
         rows = [done[i] for i in sorted(done)]

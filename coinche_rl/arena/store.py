@@ -263,14 +263,13 @@ class RunBook:
         return {k: v[order][keep] for k, v in arrays.items()}
 
 
-#: how the replay names the runs of a format, what they are, and their replay
-_RUN_KINDS = {"pair": "deal-pair", "two_pair": "two-player"}
-_RUN_REPLAYS = {"pair": ("four-player deals", "arena.replay_pair"),
-                "two_pair": ("belote for two players", "arena.replay_two_player_pair")}
+#: the deal-pair run formats: ``two_pair`` is belote for two players' in results files
+#: written before the families shared one path (the family is now the rules')
+PAIR_FORMATS = ("pair", "two_pair")
 
 
 def stored_pair(path, index: int, run: Optional[str] = None,
-                formats: Sequence[str] = ("pair", "two_pair")) -> Tuple[dict, dict]:
+                formats: Sequence[str] = PAIR_FORMATS) -> Tuple[dict, dict]:
     """``(config, row)`` of deal pair ``index`` of run ``run`` of a results file: a run
     of one of ``formats``, the only such run when ``run`` is None (what the replays
     read).
@@ -279,19 +278,18 @@ def stored_pair(path, index: int, run: Optional[str] = None,
     """
     store = load_results(path)
     ids = [r for r, c in store.runs.items() if c.get("format") in formats]
-    what = " or ".join(_RUN_KINDS[f] for f in formats)
     if run is None:
         if len(ids) != 1:
-            raise ResultsFileError(f"{path} holds {len(ids)} {what} runs: choose one with "
+            raise ResultsFileError(f"{path} holds {len(ids)} deal-pair runs: choose one with "
                                    f"run= (one of {', '.join(ids) or 'none'})")
         run = ids[0]
     if run not in ids:
         other = store.runs.get(run, {}).get("format")
-        if other in _RUN_REPLAYS:
-            desc, fn = _RUN_REPLAYS[other]
-            raise ResultsFileError(f"{path}: run {run} is {desc}: replay its pairs with {fn} "
-                                   f"or `coinche-rl replay {path} --pair I`")
-        raise ResultsFileError(f"{path}: no {what} run {run!r}; runs: {', '.join(ids) or 'none'}")
+        if other is not None:
+            raise ResultsFileError(f"{path}: run {run} is a {other} run: only deal pairs "
+                                   f"replay")
+        raise ResultsFileError(f"{path}: no deal-pair run {run!r}; runs: "
+                               f"{', '.join(ids) or 'none'}")
     row = store.done(run).get(int(index))
     if row is None:
         raise ResultsFileError(f"{path}: run {run} has no finished pair {index}")

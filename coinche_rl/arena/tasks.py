@@ -1,7 +1,13 @@
 """Playing (``coinche_rl.arena.tasks``): the per-chunk tasks ``(kind, config, indices)``
 that every executor ships (deal pairs, match pairs, knockout tournaments), the agents
 seated in this process, and :func:`warmup`. Everything here is a function of the task
-alone, so any worker gives the same result."""
+alone, so any worker gives the same result.
+
+**Families.** What differs between the four-player game and belote for two players is
+how a chunk of deal pairs is played, and nothing else: a :class:`PairPlay` per family
+(:func:`pair_play`) seats the agents (its seatings, its registry), plays the deals (in
+numba when it can), reads the outcomes, replays one pair and warms up its kernels. The
+formats, executors, results files, progress and reports are the same for both."""
 
 from __future__ import annotations
 
@@ -14,27 +20,35 @@ from .. import engine as E
 from ..actions import action_to_str
 from ..agents import BatchedAgent, make_agent, numba_bots, play_deal
 from ..agents.neural.batch_play import play_states
+from ..agents import two_player_bots
 from ..agents.numba_bots import play_deals
+from ..agents.two_player import play_two_deal
+from ..agents.two_player_bots import two_play_deals
+from ..engine.two import py as two_py
+from ..engine.two_layout import other as other_player
 from ..game import Deal, IllegalActionError, score_into_match
 from ..records import rules_from_record
 from ..rules import N_SEATS, SEAT_MASK, RuleSet, params_vector, partner, seat_after
+from ..two_player import TwoPlayerDeal
 from .dealsets import (_MATCH_STRIDE, _MAX_MATCH_DEALS, _SALT_DEALS, _SALT_KNOCKOUT, _SALT_MATCH,
                        DealSet, _deals)
 from .errors import ArenaError
 
-__all__ = ["warmup"]
+__all__ = ["warmup", "PairPlay", "pair_play"]
 
-_AGENTS: Dict[Tuple[str, int], object] = {}
+_AGENTS: Dict[Tuple[str, int, Optional[str]], object] = {}
 
 
-def _seat_agents(specs4: Sequence[str]):
-    """This process's agent for each seat (one instance per (spec, seat), reused)."""
+def _seat_agents(specs: Sequence[str], family: Optional[str] = None):
+    """This process's agent for each seat (one instance per (spec, seat, family),
+    reused); ``family``: the rule family whose registry builds them (None: the
+    four-player game's)."""
     out = []
-    for seat, spec in enumerate(specs4):
-        key = (spec, seat)
+    for seat, spec in enumerate(specs):
+        key = (spec, seat, family)
         a = _AGENTS.get(key)
         if a is None:
-            a = _AGENTS[key] = make_agent(spec)
+            a = _AGENTS[key] = make_agent(spec, family)
         out.append(a)
     return out
 
@@ -159,25 +173,210 @@ def _seatings(x, y):
     return (x[0], y[0], x[1], y[1]), (y[0], x[0], y[1], x[1])
 
 
+class PairPlay:
+    """How one rule family plays a chunk of deal pairs: the hooks the arena's one
+    tournament path calls (:func:`pair_play` gives a family's).
+
+    ``family`` (the registry's, for :func:`~coinche_rl.agents.make_agent`), ``unit`` (what
+    sits at a place: ``"seat"``, ``"player"``), ``numba_chunk`` (deal pairs per task when
+    every agent plays in numba)."""
+
+    family: Optional[str] = None
+    unit = "seat"
+    numba_chunk = 2048
+
+    def agent(self, spec: str):
+        """A fresh agent of ``spec`` (this family's registry)."""
+        return make_agent(spec, self.family)
+
+    def seatings(self, x, y) -> Tuple[Tuple[str, ...], Tuple[str, ...]]:
+        """The specs at each place in the two seatings of teams ``x`` and ``y``."""
+        return _seatings(x, y)
+
+    def fast(self, agent) -> bool:
+        """Does ``agent`` play in numba (its deals need no Python agent)?"""
+        return agent.numba_bot is not None or isinstance(agent, BatchedAgent)
+
+    def play(self, cfg: dict, indices: np.ndarray) -> dict:
+        """Deal pairs ``indices`` of a duplicate configuration: ``index``, ``dealer``,
+        ``scores`` ``(n, 2, 2)`` (X's and Y's score in each seating) and ``contracts``
+        ``(n, 2, 5)``."""
+        rules = rules_from_record(cfg["rules"])
+        P = params_vector(rules)
+        states, seeds, dealers, _ = _deals(rules, P, cfg["seed"], _SALT_DEALS, indices, None,
+                                           cfg["frozen"])
+        other = states.copy()
+        fast = cfg.get("fast", True)
+        for t, (st, specs4) in enumerate(zip((states, other), self.seatings(cfg["x"], cfg["y"]))):
+            _play_states(rules, P, st, seeds, specs4, fast,
+                         where=lambda i, t=t: _deal_where(rules, cfg["seed"], cfg["frozen"],
+                                                          int(indices[i]), t))
+        n = len(indices)
+        scores = np.empty((n, 2, 2), dtype=np.int64)
+        _scores_into(states, 0, scores[:, 0])
+        _scores_into(other, 1, scores[:, 1])
+        return {"index": np.asarray(indices, dtype=np.int64), "dealer": dealers,
+                "scores": scores,
+                "contracts": np.stack([_contracts(states), _contracts(other)], axis=1)}
+
+    def replay(self, cfg: dict, index: int) -> list:
+        """Deal pair ``index`` played again through the Python agents: the two finished
+        deals (seating 1 first).
+
+        :raises ArenaError: an illegal action (naming the agent, the action and the deal).
+        """
+        rules = rules_from_record(cfg["rules"])
+        ds = DealSet(rules, cfg["seed"], cfg.get("frozen", ""))
+        deals = []
+        for t, specs4 in enumerate(self.seatings(cfg["x"], cfg["y"])):
+            deal = ds.deal(int(index))
+            try:
+                play_deal(deal, _seat_agents(specs4), ds.seeds(int(index)))
+            except IllegalActionError as e:
+                if getattr(e, "seat", None) is None:
+                    raise
+                raise _illegal(specs4[e.seat], e.seat, e.action, e.legal,
+                               _deal_where(rules, cfg["seed"], cfg.get("frozen", ""),
+                                           int(index), t)) from None
+            deals.append(deal)
+        return deals
+
+    def warmup(self) -> None:
+        """Compile (or load from the numba cache) the kernels a tournament uses: the
+        numba bots' (whole deals in numba), the deal states of :mod:`.dealsets`, the
+        Python path of agents without kernels (a deal through
+        :func:`~coinche_rl.agents.play_deal`) and the match's bookkeeping; not the random
+        simulator's, which no tournament plays."""
+        numba_bots.warmup()
+        for preset, frozen in (("ffb", "longest"), ("classic", "uniform")):
+            DealSet(preset, 0, frozen).states([0])
+        for preset in ("ffb", "classic"):
+            play_deal(Deal(preset, seed=0), [make_agent("random") for _ in range(N_SEATS)],
+                      seeds=[0, 1, 2, 3])
+        E.match_winner(np.zeros(2, dtype=np.int64), 1000, 0, 1, 4, 4, 1)
+
+
+class _TwoPlayerPairs(PairPlay):
+    """Belote for two players: agents A and B play every deal as player 0 then as player
+    1 (``x = (A, A)``, ``y = (B, B)``); in numba (``engine``-level bots over the public
+    view) when both agents have a bot, else through the agents' ``act``. ``contracts``
+    hold ``(0, trump, taker, 0, made)``, the taker a player, -1 on a void deal."""
+
+    family = "two"
+    unit = "player"
+    numba_chunk = 4096
+
+    def seatings(self, x, y):
+        return (x[0], y[0]), (y[0], x[0])
+
+    def fast(self, agent) -> bool:
+        return _two_bot(agent) is not None
+
+    def play(self, cfg: dict, indices: np.ndarray) -> dict:
+        rules = rules_from_record(cfg["rules"])
+        ds = DealSet(rules, cfg["seed"])
+        idx = np.asarray(indices, dtype=np.int64)
+        states, seeds, dealers, decks = ds._deal(idx)
+        other = states.copy()
+        fast = cfg.get("fast", True)
+        for t, (st, specs) in enumerate(zip((states, other), self.seatings(cfg["x"], cfg["y"]))):
+            self._play(rules, ds.params, st, decks, dealers, seeds, specs, fast,
+                       lambda i, t=t: _two_where(cfg, int(idx[i]), t))
+
+        def outcomes(st, a_player):
+            scores = np.stack([two_py.deal_scores(st, a_player),
+                               two_py.deal_scores(st, other_player(a_player))], axis=1)
+            void = two_py.void_deals(st) == 1
+            contracts = np.zeros((len(st), 5), dtype=np.int64)
+            contracts[:, 1] = np.where(void, 0, two_py.trumps(st))
+            contracts[:, 2] = np.where(void, -1, two_py.takers(st))
+            contracts[:, 4] = np.where(void, -1, two_py.deals_made(st))
+            return scores, contracts
+
+        s0, c0 = outcomes(states, 0)
+        s1, c1 = outcomes(other, 1)
+        return {"index": idx, "dealer": dealers, "scores": np.stack([s0, s1], axis=1),
+                "contracts": np.stack([c0, c1], axis=1)}
+
+    def _play(self, rules, P, states, decks, dealers, seeds, specs, fast: bool, where) -> None:
+        """Play every deal of ``states`` (in place) with ``specs[p]`` as player ``p``."""
+        agents = _seat_agents(specs, self.family)
+        if fast and all(_two_bot(a) is not None for a in agents) and len(states):
+            bots = np.array([_two_bot(a) for a in agents], dtype=np.int64)
+            W = np.stack([a.two_weights for a in agents])
+            bad = two_play_deals(P, states, bots, W, seeds)
+            if bad:
+                p = int(two_py.current_player(states[bad - 1]))
+                raise ArenaError(f"agent {specs[p]!r} (a numba bot) as player {p} played an "
+                                 f"illegal action in {where(bad - 1)}")
+            return
+        for i in range(len(states)):
+            deal = TwoPlayerDeal(rules, deck=[int(c) for c in decks[i]], dealer=int(dealers[i]))
+            _play_two(deal, agents, specs, [int(s) for s in seeds[i]], lambda: where(i))
+            states[i] = deal.state
+
+    def replay(self, cfg: dict, index: int) -> list:
+        rules = rules_from_record(cfg["rules"])
+        ds = DealSet(rules, cfg["seed"])
+        deals = []
+        for t, specs in enumerate(self.seatings(cfg["x"], cfg["y"])):
+            deal = ds.deal(int(index))
+            _play_two(deal, [self.agent(s) for s in specs], specs, ds.seeds(int(index)),
+                      lambda: _two_where(cfg, int(index), t))
+            deals.append(deal)
+        return deals
+
+    def warmup(self) -> None:
+        """Compile (or load from the numba cache) the deal sets and the two-player bots."""
+        two_player_bots.warmup()
+        for name in ("belote_a_deux", "belote_decouverte"):
+            DealSet(name, 0).states([0])
+
+
+def _two_bot(agent) -> Optional[int]:
+    """The numba bot of a two-player agent, or None."""
+    bot = getattr(agent, "two_bot", None)
+    return bot if bot is not None else getattr(agent, "numba_bot", None)
+
+
+def _two_where(cfg: dict, index: int, seating: int) -> str:
+    name = rules_from_record(cfg["rules"]).name
+    return (f"deal {index} of the deal set (rules {name}, seed {cfg['seed']}), seating "
+            f"{seating + 1}; rebuild it with coinche_rl.arena.DealSet({name!r}, "
+            f"{cfg['seed']}).deal({index})")
+
+
+def _play_two(deal, agents, specs, seeds, where) -> None:
+    """A two-player deal through the agents' ``act``; an illegal action raises
+    ArenaError naming the agent, the action and ``where()`` the deal is."""
+    try:
+        play_two_deal(deal, agents, seeds)
+    except IllegalActionError as e:
+        p = getattr(e, "player", None)
+        if p is None:
+            raise
+        raise ArenaError(f"agent {specs[p]!r} as player {p} played the illegal action "
+                         f"{e.action!r} in {where()}; legal: {e.legal}") from None
+
+
+_FOUR, _TWO = PairPlay(), _TwoPlayerPairs()
+
+
+def cfg_family(cfg: dict) -> str:
+    """The rule family of a run configuration (its rules record)."""
+    return rules_from_record(cfg["rules"]).family
+
+
+def pair_play(family: Optional[str]) -> PairPlay:
+    """The :class:`PairPlay` of rule family ``family`` (``RuleSet.family``; None: the
+    four-player game's)."""
+    return _TWO if family == "two" else _FOUR
+
+
 def _task_pairs(cfg: dict, indices: np.ndarray) -> dict:
-    """Deal pairs ``indices`` of a duplicate configuration."""
-    rules = rules_from_record(cfg["rules"])
-    P = params_vector(rules)
-    states, seeds, dealers, _ = _deals(rules, P, cfg["seed"], _SALT_DEALS, indices, None,
-                                       cfg["frozen"])
-    other = states.copy()
-    s1, s2 = _seatings(cfg["x"], cfg["y"])
-    fast = cfg.get("fast", True)
-    for t, (st, specs4) in enumerate(((states, s1), (other, s2))):
-        _play_states(rules, P, st, seeds, specs4, fast,
-                     where=lambda i, t=t: _deal_where(rules, cfg["seed"], cfg["frozen"],
-                                                      int(indices[i]), t))
-    n = len(indices)
-    scores = np.empty((n, 2, 2), dtype=np.int64)
-    _scores_into(states, 0, scores[:, 0])
-    _scores_into(other, 1, scores[:, 1])
-    return {"index": np.asarray(indices, dtype=np.int64), "dealer": dealers, "scores": scores,
-            "contracts": np.stack([_contracts(states), _contracts(other)], axis=1)}
+    """Deal pairs ``indices`` of a duplicate configuration, played by its family's
+    :class:`PairPlay`."""
+    return pair_play(cfg_family(cfg)).play(cfg, indices)
 
 
 def _match_deals(cfg, rules, P, j: np.ndarray, k: int, first_dealers):
@@ -305,35 +504,29 @@ _TASKS = {"pair": _task_pairs, "match": _task_matches, "knockout": _task_knockou
 
 def _run_task(task, warm: bool = True) -> dict:
     """Run one chunk ``(kind, config, indices)`` (the unit every executor ships).
-    ``warm``: compile every kernel first, so that ``seconds`` times the play alone
-    (workers skip it and load the kernels they use from the cache as they go)."""
+    ``warm``: compile the family's kernels first, so that ``seconds`` times the play
+    alone (workers skip it and load the kernels they use from the cache as they go)."""
     kind, cfg, indices = task
     if warm:
-        _ensure_warm()
+        _ensure_warm(cfg_family(cfg))
     t0 = time.perf_counter()
     out = _TASKS[kind](cfg, np.asarray(indices, dtype=np.int64))
     out["seconds"] = time.perf_counter() - t0
     return out
 
 
-_WARM = False
+_WARM: set = set()
 
 
-def warmup() -> None:
-    """Compile (or load from the numba cache) the kernels a tournament uses: the numba
-    bots' (whole deals in numba), the deal states of :mod:`.dealsets`, the Python path
-    of agents without kernels (a deal through :func:`~coinche_rl.agents.play_deal`) and
-    the match's bookkeeping; not the random simulator's, which no tournament plays."""
-    global _WARM
-    numba_bots.warmup()
-    for preset, frozen in (("ffb", "longest"), ("classic", "uniform")):
-        DealSet(preset, 0, frozen).states([0])
-    for preset in ("ffb", "classic"):
-        play_deal(Deal(preset, seed=0), [make_agent("random") for _ in range(N_SEATS)], seeds=[0, 1, 2, 3])
-    E.match_winner(np.zeros(2, dtype=np.int64), 1000, 0, 1, 4, 4, 1)
-    _WARM = True
+def warmup(family: Optional[str] = None) -> None:
+    """Compile (or load from the numba cache) the kernels a tournament of rule family
+    ``family`` uses (:meth:`PairPlay.warmup`; None, ``"coinche"`` or ``"classic"``: the
+    four-player game's, both families; ``"two"``: belote for two players')."""
+    play = pair_play(family)
+    play.warmup()
+    _WARM.add(play)
 
 
-def _ensure_warm() -> None:
-    if not _WARM:
-        warmup()
+def _ensure_warm(family: Optional[str]) -> None:
+    if pair_play(family) not in _WARM:
+        warmup(family)

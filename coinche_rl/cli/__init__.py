@@ -36,7 +36,7 @@ highest contract with a positive expectation is shown beside it when they differ
 prints the arrays.
 
 ``tournament --rules belote_a_deux`` (or ``belote_decouverte``) plays belote for two
-players: duplicate matchups of the two-player agents (:mod:`coinche_rl.arena.two_player`);
+players: duplicate matchups of the two-player agents (:mod:`coinche_rl.arena`);
 the options of the four-player formats are refused there with one line.
 
 ``tournament`` with no option plays ``random`` against ``heuristic`` and every other

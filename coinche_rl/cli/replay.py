@@ -30,13 +30,9 @@ def cmd_replay_pair(args) -> int:
         print(f"coinche-rl: error: {args.file} is a tournament results file: give the deal "
               f"pair to replay with --pair I", file=sys.stderr)
         return 2
-    from ..arena import two_player
-    from ..arena.store import stored_pair
+    from ..arena.tasks import cfg_family, pair_play
     try:
-        cfg, row = stored_pair(args.file, args.pair, args.run)      # the run, either family
-        replay = (two_player.replay_two_player_pair if cfg["format"] == two_player.TWO_PAIR
-                  else replay_pair)
-        deals, row, cfg = replay(args.file, args.pair, row["run"])
+        deals, row, cfg = replay_pair(args.file, args.pair, args.run)     # either family
     except (ArenaError, RecordError, OSError) as e:
         print(f"coinche-rl: error: {e}", file=sys.stderr)
         return 1
@@ -44,13 +40,9 @@ def cmd_replay_pair(args) -> int:
     print(f"{args.file}: run {row['run']}, deal pair {args.pair} (rules {cfg['rules']['preset']}, "
           f"seed {cfg['seed']}{', frozen contract ' + cfg['frozen'] if cfg.get('frozen') else ''})")
     ok = True
+    play = pair_play(cfg_family(cfg))               # its family's seatings
     for t, deal in enumerate(deals):
-        if cfg["format"] == two_player.TWO_PAIR:     # A and B, one player each
-            seats = (x[0], y[0]) if t == 0 else (y[0], x[0])
-            where = "player"
-        else:
-            seats = (x[0], y[0], x[1], y[1]) if t == 0 else (y[0], x[0], y[1], x[1])
-            where = "seat"
+        seats, where = play.seatings(x, y)[t], play.unit
         print(f"\nseating {t + 1}: " + ", ".join(f"{where} {s} {spec}" for s, spec in enumerate(seats)))
         print(deal.render())
         xs, ys = (deal.scores if t == 0 else deal.scores[::-1])

@@ -155,7 +155,7 @@ def _two_player_tournament(args, rules) -> int:
         print("preparing the numba kernels (half a minute or more on a fresh cache, then "
               "seconds from the cache)...", flush=True)
         t0 = time.perf_counter()
-        arena.two_player.warmup()
+        arena.warmup("two")
         print(f"(kernels ready in {time.perf_counter() - t0:.1f} s)", flush=True)
         common = dict(preset=rules, seed=args.seed, backend=args.backend, workers=args.workers,
                       progress=not args.no_progress, fast=not args.no_numba, out=args.out,
@@ -165,7 +165,7 @@ def _two_player_tournament(args, rules) -> int:
         if len(distinct) < 2:
             n = args.deals
             if args.python_deals is not None and not (
-                    not args.no_numba and arena.two_player._is_fast(distinct)):
+                    not args.no_numba and arena.formats._is_fast(distinct, "two")):
                 n = min(n, args.python_deals)
             result = arena.run_two_player_duplicate(distinct[0], distinct[0], n, **common)
             return result, [result], time.perf_counter() - t0

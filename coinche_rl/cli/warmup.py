@@ -23,7 +23,7 @@ WARMUP_MODULES = ("coinche_rl.simulate", "coinche_rl.envs.kernels", "coinche_rl.
                   "coinche_rl.agents.neural.agent", "coinche_rl.agents.neural.labels",
                   "coinche_rl.agents.neural.bid_labels", "coinche_rl.agents.neural.belief",
                   "coinche_rl.agents.neural.search", "coinche_rl.agents.neural.selfplay",
-                  "coinche_rl.arena", "coinche_rl.arena.two_player",
+                  "coinche_rl.arena", "coinche_rl.arena.dealsets",
                   "coinche_rl.engine.two", "coinche_rl.agents.two_player_bots",
                   "coinche_rl.envs.two_player_kernels", "coinche_rl.envs.two_player_vector",
                   "coinche_rl.solver_two", "coinche_rl.agents.two_player_pimc",
@@ -51,7 +51,7 @@ WARMUP_CHAINS = (("coinche_rl.solver:warmup_search", "coinche_rl.solver",
                  ("coinche_rl.engine.two", "coinche_rl.agents.two_player_bots",
                   "coinche_rl.envs.two_player_kernels", "coinche_rl.envs.two_player_vector",
                   "coinche_rl.solver_two", "coinche_rl.agents.two_player_pimc",
-                  "coinche_rl.agents.two_player_evaluation", "coinche_rl.arena.two_player"),
+                  "coinche_rl.agents.two_player_evaluation", "coinche_rl.arena.dealsets"),
                  ("coinche_rl.simulate", "coinche_rl.agents.numba_bots", "coinche_rl.arena"))
 
 

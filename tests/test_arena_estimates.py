@@ -1,0 +1,69 @@
+"""Estimates and progress of a tournament (issue 44, point 4): the work left when a run
+resumes from a results file, progress that moves every few seconds with slow agents
+(chunks sized by the agents' ``seconds_per_deal``), and the agents the default roster
+leaves out named as the skipped ones are. One path for both families (issue 43)."""
+
+from __future__ import annotations
+
+import pytest
+
+from coinche_rl import arena
+from coinche_rl.agents import Agent, register_agent
+from coinche_rl.agents.registry import _REGISTRY
+
+
+class Slow(Agent):
+    """Says it takes a second a deal (it plays the first legal action at once)."""
+
+    seconds_per_deal = 1.0
+
+    def act(self, view):
+        return int(view.legal_actions[0])
+
+
+@pytest.fixture
+def slow():
+    register_agent("estimates_slow", Slow, doc="a slow agent, on paper")
+    yield "estimates_slow"
+    _REGISTRY.pop("estimates_slow", None)
+
+
+@pytest.mark.parametrize("preset, agent", [("ffb", "heuristic"), ("belote_a_deux", "heuristic")])
+def test_a_resumed_run_reports_only_the_work_left(tmp_path, preset, agent):
+    out = tmp_path / "r.jsonl"
+    seen = []
+
+    def on_start(pairs, left):
+        seen.append((pairs, left))
+
+    arena.run_duplicate(agent, "random", 12, preset, seed=3, out=out, on_start=on_start)
+    arena.run_duplicate(agent, "random", 12, preset, seed=3, out=out, on_start=on_start)
+    arena.run_duplicate(agent, "random", 20, preset, seed=3, out=out, on_start=on_start)
+    assert [left for _, left in seen] == [[12], [0], [8]]
+    assert seen[0][0] == [((agent, agent), ("random", "random"))]
+    # what the command line estimates from: nothing left is no time
+    assert arena.estimate_seconds(seen[0][0], seen[1][1]) == 0.0
+
+
+def test_the_progress_moves_pair_by_pair_with_slow_agents(slow):
+    """Four seconds a deal pair (on paper): every pair is its own chunk, so that the bar
+    moves at each, instead of once per 16 pairs."""
+    done = []
+    r = arena.run_duplicate(slow, "random", 12, seed=1,
+                            progress=lambda d, total: done.append((d, total)))
+    assert r.n == 12 and done == [(k, 12) for k in range(1, 13)]
+    assert arena.formats._chunk_size((slow, slow), ("random", "random"), None, "pair", True,
+                                     12, 1, None, {}) == 1
+    # fast Python agents keep their chunks of 16, numba bots their thousands
+    assert arena.formats._chunk_size(("pimc:worlds=1",) * 2, ("random",) * 2, None, "pair",
+                                     False, 100, 1, None, {}) <= 16
+    assert arena.formats._chunk_size(("heuristic",) * 2, ("random",) * 2, "two", "pair", True,
+                                     10_000, 1, None, {}) == 4096
+
+
+def test_the_default_roster_names_the_agents_it_leaves_out():
+    roster, skipped = arena.default_roster("ffb")
+    assert "nnsearch" not in roster
+    assert f"nnsearch: {arena.formats.ROSTER_LEFT_OUT}" in skipped
+    two, _ = arena.default_roster("belote_a_deux")
+    assert two[:2] == ["random", "heuristic"]
