@@ -9,7 +9,9 @@ import pytest
 
 from coinche_rl import arena
 from coinche_rl.agents import Agent, register_agent
-from coinche_rl.agents.registry import _REGISTRY
+from coinche_rl.agents.registry import _REGISTRY, _TWO_REGISTRY
+from coinche_rl.agents.two_player import TwoPlayerAgent, register_two_player_agent
+from coinche_rl.cli import main
 
 
 class Slow(Agent):
@@ -21,11 +23,22 @@ class Slow(Agent):
         return int(view.legal_actions[0])
 
 
+class TwoSlow(TwoPlayerAgent):
+    """The same for belote for two players."""
+
+    seconds_per_deal = 1.0
+
+    def act(self, view):
+        return int(view.legal_actions[0])
+
+
 @pytest.fixture
 def slow():
     register_agent("estimates_slow", Slow, doc="a slow agent, on paper")
+    register_two_player_agent("estimates_slow", TwoSlow)
     yield "estimates_slow"
     _REGISTRY.pop("estimates_slow", None)
+    _TWO_REGISTRY.pop("estimates_slow", None)
 
 
 @pytest.mark.parametrize("preset, agent", [("ffb", "heuristic"), ("belote_a_deux", "heuristic")])
@@ -67,3 +80,30 @@ def test_the_default_roster_names_the_agents_it_leaves_out():
     assert f"nnsearch: {arena.formats.ROSTER_LEFT_OUT}" in skipped
     two, _ = arena.default_roster("belote_a_deux")
     assert two[:2] == ["random", "heuristic"]
+
+
+@pytest.mark.parametrize("preset, deals, minutes", [("ffb", 10, 0.7), ("belote_a_deux", 20, 0.7)])
+def test_the_command_line_estimates_only_the_work_left(tmp_path, capsys, slow, preset, deals,
+                                                       minutes):
+    """Re-running a finished --out tournament prints no estimate (there is nothing left to
+    play); an extended one estimates the pairs it adds. The same for both families."""
+    out = tmp_path / "r.jsonl"
+    args = ["tournament", "--rules", preset, "--agents", slow, "random", "--no-progress",
+            "--out", str(out), "--deals"]
+    assert main(args + [str(deals)]) == 0
+    first = capsys.readouterr().out
+    assert (f"estimated playing time: about {minutes} min on 1 core(s) for the {deals} pairs "
+            f"left") in first
+    assert main(args + [str(deals)]) == 0
+    assert "estimated playing time" not in capsys.readouterr().out
+    assert main(args + [str(2 * deals)]) == 0
+    assert f"for the {deals} pairs left" in capsys.readouterr().out
+
+
+def test_the_command_line_names_the_roster_it_leaves_out():
+    """The default roster's note (on stderr before the tournament) names nnsearch as it
+    names the colver bots."""
+    from coinche_rl.cli import tournament
+    roster, skipped = arena.default_roster("ffb")
+    note = tournament._roster_note(skipped)
+    assert f"(skipped nnsearch: {arena.formats.ROSTER_LEFT_OUT})" in note.splitlines()

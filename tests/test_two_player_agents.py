@@ -228,8 +228,8 @@ def test_duplicate_errors():
     with pytest.raises(AgentSpecError, match="four-player"):
         arena.run_two_player_duplicate("nn", "random", 10)
     # the arena's one path: the four-player options are refused, each in one line
-    for kw, says in ((dict(match=True), "match=True"), (dict(frozen_contract=True), "frozen"),
-                     (dict(target=500), "target")):
+    for kw, says in ((dict(match=True), r"match=True \(--match\)"),
+                     (dict(frozen_contract=True), "frozen"), (dict(target=500), "target")):
         with pytest.raises(arena.ArenaError, match=f"{says}.*four-player tournament option"):
             arena.run_duplicate("heuristic", "random", 10, "belote_a_deux", **kw)
     with pytest.raises(arena.ArenaError, match="no partners"):
@@ -251,11 +251,12 @@ def test_cli_tournament_with_two_player_rules(capsys):
 
 
 @pytest.mark.parametrize("options, says", [
-    (["--match"], "--match is a four-player tournament option"),
-    (["--format", "rotating"], "--format rotating is a four-player format"),
+    (["--match"], "(--match) is a four-player tournament option"),
+    (["--format", "rotating"], "(--format rotating) is a four-player format"),
+    (["--format", "knockout"], "(--format knockout) is a four-player format"),
     (["--out", "/nonexistent/x.jsonl"], "--out /nonexistent/x.jsonl"),
-    (["--frozen-contract"], "--frozen-contract is a four-player"),
-    (["--backend", "ray"], "--backend ray is not available"),
+    (["--frozen-contract"], "(--frozen-contract) is a four-player"),
+    (["--target", "500"], "(--target) is a four-player"),
     (["--agents", "nn", "random"], "agent 'nn' plays the four-player game"),
 ])
 def test_cli_two_player_errors_are_one_line(capsys, options, says):

@@ -23,7 +23,7 @@ from ..agents.registry import available_two_player_agents
 from ..progress import Progress
 from ..ratings import Ratings, fit_bradley_terry, team_design
 from ..records import rules_record
-from ..rules import N_SEATS, PRESETS as _PRESETS, RuleSet, four_player_rules, get_rules
+from ..rules import N_SEATS, RuleSet, four_player_rules, get_rules
 from .dealsets import _check_seed, _frozen_mode
 from .errors import ArenaError
 from .executors import BACKENDS, _chunks, _execute
@@ -33,7 +33,7 @@ from .store import (_FORMAT_VERSION, ResultsFile, RunBook, _check_store, _code_k
 from .tasks import pair_play
 
 __all__ = ["run_duplicate", "run_round_robin", "run_rotating", "run_knockout",
-           "estimate_seconds", "default_roster", "run_two_player_duplicate",
+           "estimate_seconds", "default_roster", "check_format", "FORMATS", "run_two_player_duplicate",
            "run_two_player_round_robin", "CHUNK_SECONDS"]
 
 #: the playing time a chunk of deal (match) pairs of Python agents aims at, from the
@@ -94,16 +94,54 @@ def _check_common(n, backend, workers):
         raise ArenaError(f"workers must be a positive integer, not {workers!r}")
 
 
-def _rules_for(preset, target, format_name: Optional[str] = None) -> RuleSet:
-    """The four-player rule set of a format (``format_name``, for the error on a rule set
-    of belote for two players)."""
-    if format_name is not None:
-        family = preset.family if isinstance(preset, RuleSet) else getattr(
-            _PRESETS.get(preset), "family", None)
-        if family == "two":
-            raise ArenaError(f"{format_name} is a four-player format: belote for two players "
-                             f"(rules {getattr(preset, 'name', preset)!r}) plays duplicate "
-                             f"deal pairs (run_duplicate, run_round_robin)")
+def _rules_of(preset) -> RuleSet:
+    try:
+        return preset if isinstance(preset, RuleSet) else get_rules(preset)
+    except ValueError as e:                     # UnknownPresetError, InvalidRulesError
+        raise ArenaError(str(e)) from None
+
+
+#: the formats, by their command-line name, and how the errors name them
+FORMATS = {"duplicate": "duplicate matchups", "rotating": "rotating partners",
+           "knockout": "the knockout"}
+
+
+def check_format(format: str, preset, *, match: bool = False, frozen_contract=False,
+                 target: Optional[int] = None) -> RuleSet:
+    """The rule set of tournament format ``format`` (``"duplicate"``, ``"rotating"``,
+    ``"knockout"``) under ``preset``, of any family; what the family does not have is
+    refused in one line (belote for two players: duplicate deal pairs only, without
+    matches, frozen contracts or target), before anything is prepared.
+
+    >>> check_format("duplicate", "belote_a_deux").family
+    'two'
+    >>> check_format("rotating", "belote_a_deux")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    coinche_rl.arena.errors.ArenaError: rotating partners (--format rotating) is a four-player format: ...
+
+    :raises ArenaError: an unknown preset or format, or an option the family lacks.
+    """
+    if format not in FORMATS:
+        raise ArenaError(f"unknown tournament format {format!r}: expected one of "
+                         f"{', '.join(FORMATS)}")
+    rules = _rules_of(preset)
+    if rules.family != "two":
+        return rules
+    what = (f"belote for two players (rules {rules.name!r}) plays duplicate deal pairs "
+            f"(run_duplicate, run_round_robin)")
+    if format != "duplicate":
+        raise ArenaError(f"{FORMATS[format]} (--format {format}) is a four-player format: "
+                         f"{what}")
+    for given, option in ((match, "match=True (--match)"),
+                          (_frozen_mode(frozen_contract), "frozen_contract (--frozen-contract)"),
+                          (target is not None, "target (--target)")):
+        if given:
+            raise ArenaError(f"{option} is a four-player tournament option: {what}")
+    return rules
+
+
+def _rules_for(preset, target) -> RuleSet:
     rules = four_player_rules(preset)
     if target is not None:
         rules = rules.replace(target=int(target))
@@ -111,22 +149,10 @@ def _rules_for(preset, target, format_name: Optional[str] = None) -> RuleSet:
 
 
 def _duplicate_rules(preset, target, match: bool, frozen: str) -> RuleSet:
-    """The rule set of a duplicate format, of any family; the options belote for two
-    players does not have are refused, each in one line."""
-    try:
-        rules = preset if isinstance(preset, RuleSet) else get_rules(preset)
-    except ValueError as e:                     # UnknownPresetError, InvalidRulesError
-        raise ArenaError(str(e)) from None
-    if rules.family == "two":
-        what = (f"belote for two players (rules {rules.name!r}) plays duplicate deal pairs "
-                f"only")
-        for given, option in ((match, "match=True (--match)"),
-                              (frozen, "frozen_contract (--frozen-contract)"),
-                              (target is not None, "target (--target)")):
-            if given:
-                raise ArenaError(f"{option} is a four-player tournament option: {what}")
-        return rules
-    return _rules_for(rules, target)
+    """The rule set of a duplicate format, of any family (:func:`check_format`)."""
+    rules = check_format("duplicate", preset, match=match, frozen_contract=frozen,
+                         target=target)
+    return rules if rules.family == "two" else _rules_for(rules, target)
 
 
 def _run_matchups(pairs: Sequence[Tuple[Tuple[str, str], Tuple[str, str]]], ns: Sequence[int],
@@ -347,7 +373,7 @@ def run_rotating(players: Sequence[str], n_deals: int = 1000,
     members), which separates a player's strength from its partners'.
     """
     _check_common(n_deals, backend, workers)
-    rules = _rules_for(preset, None, "rotating partners (format rotating)")
+    rules = _rules_for(check_format("rotating", preset), None)
     specs = [_canonical_spec(p) for p in players]
     if len(specs) < N_SEATS:
         raise ArenaError(f"rotating partners need at least 4 players, got {len(specs)}")
@@ -378,7 +404,7 @@ def run_knockout(players: Sequence[str], n_tournaments: int = 100,
     per agent spec over every game.
     """
     _check_common(n_tournaments, backend, workers)
-    _rules_for(preset, None, "the knockout (format knockout)")
+    check_format("knockout", preset)
     specs = [_canonical_spec(p) for p in players]
     k = len(specs)
     if k < N_SEATS or k & (k - 1) or k % N_SEATS:
@@ -458,10 +484,7 @@ def default_roster(preset: Union[str, RuleSet] = "ffb") -> Tuple[List[str], List
     (an optional package missing, other rules), or it is registered out of the roster
     (``roster=False``, ``ROSTER = False``: :data:`ROSTER_LEFT_OUT`).
     """
-    try:
-        rules = preset if isinstance(preset, RuleSet) else get_rules(preset)
-    except ValueError as e:
-        raise ArenaError(str(e)) from None
+    rules = _rules_of(preset)
     play = pair_play(rules.family)
     if rules.family == "two":
         names, left_out = available_two_player_agents(), []
@@ -514,10 +537,7 @@ def run_two_player_round_robin(agents: Sequence[str], n_deals: int = 1000,
 
 
 def _two_rules(preset) -> RuleSet:
-    try:
-        rules = preset if isinstance(preset, RuleSet) else get_rules(preset)
-    except ValueError as e:
-        raise ArenaError(str(e)) from None
+    rules = _rules_of(preset)
     if rules.family != "two":
         raise ArenaError(f"rules {rules.name!r} are a four-player game (family "
                          f"{rules.family!r}): the two-player tournaments play belote for two "

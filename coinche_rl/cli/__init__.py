@@ -36,8 +36,10 @@ highest contract with a positive expectation is shown beside it when they differ
 prints the arrays.
 
 ``tournament --rules belote_a_deux`` (or ``belote_decouverte``) plays belote for two
-players: duplicate matchups of the two-player agents (:mod:`coinche_rl.arena`);
-the options of the four-player formats are refused there with one line.
+players on the same path as the four-player game (:mod:`coinche_rl.arena`: the same
+options, estimate, progress, results file and replay): duplicate matchups of the
+two-player agents; what the family does not have (partners' formats, matches, frozen
+contracts) is refused in one line before anything is prepared.
 
 ``tournament`` with no option plays ``random`` against ``heuristic`` and every other
 registered agent that can play the preset (a duplicate round robin on a built-in deal

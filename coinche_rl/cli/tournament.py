@@ -10,7 +10,7 @@ import sys
 import time
 from typing import List, Optional
 
-from ..agents import AgentSpecError, make_agent
+from ..agents import AgentSpecError
 from ..rules import get_rules, rules_label
 from .common import RULES_HELP, cwd_on_sys_path, nonnegative_int, output_problem, positive_int, rules_arg
 from .warmup import compile_in_processes
@@ -37,24 +37,29 @@ def _plot_path(path):
     return path, output_problem(path, "--plot")
 
 
-def _warm_agents(arena, agents) -> None:
+def _warm_agents(arena, agents, family: Optional[str] = None) -> None:
     """Compile (or load) the kernels of the tournament and of its agents before the
     progress bar starts, saying so: on a fresh numba cache this takes half a minute or
-    more, and a bar standing still at 0 looks like a hang."""
+    more, and a bar standing still at 0 looks like a hang. ``family``: the rules' (the
+    tournament's kernels and the agents' registry are the family's)."""
     print("preparing the numba kernels (half a minute or more on a fresh cache, then "
           "seconds from the cache)...", flush=True)
     t0 = time.perf_counter()
+    play = arena.tasks.pair_play(family)
+    # what the family's tournament warm-up (arena.warmup) compiles itself
+    own = ("coinche_rl.arena.dealsets", "coinche_rl.agents.two_player_bots") if family == "two" \
+        else ("coinche_rl.arena", "coinche_rl.agents.numba_bots")
     modules: dict = {}                       # module -> the agents it defines
     for spec in dict.fromkeys(agents):
-        modules.setdefault(type(make_agent(spec)).__module__, []).append(spec)
+        modules.setdefault(type(play.agent(spec)).__module__, []).append(spec)
     # on a fresh cache, the package's kernels compile in parallel processes first
-    compile_in_processes(["coinche_rl.arena"] + [
-        m for m in modules if m.startswith("coinche_rl.") and m != "coinche_rl.agents.numba_bots"
+    compile_in_processes([own[0]] + [
+        m for m in modules if m.startswith("coinche_rl.") and m not in own
         and hasattr(sys.modules[m], "warmup")], None, here=True)
-    arena.warmup()
+    arena.warmup(family)
     for name, specs in modules.items():
         fn = getattr(importlib.import_module(name), "warmup", None)
-        if fn is not None and name != "coinche_rl.agents.numba_bots":
+        if fn is not None and name not in own:
             t1 = time.perf_counter()
             fn()
             print(f"  {', '.join(specs)}: ready in {time.perf_counter() - t1:.1f} s",
@@ -62,31 +67,45 @@ def _warm_agents(arena, agents) -> None:
     print(f"(kernels ready in {time.perf_counter() - t0:.1f} s)", flush=True)
 
 
-def _print_estimate(arena, agents, args) -> None:
-    """Print the expected playing time of a duplicate round robin when it is long, with
-    the options that would shorten it: --python-deals when matchups play through Python,
-    and --backend pool only when that Python play is long. Matchups in numba kernels
-    (numba bots, nn) are not sent to the pool: there its workers' start-up and kernel
-    loading cost more than they save (nn against the heuristic, 30,000 deal pairs on
-    two cores: 16.8 s with the pool, 10.6-12.5 s serial)."""
+def _estimate(arena, args, family: Optional[str] = None):
+    """The ``on_start`` of the duplicate formats: once the results file is read, print
+    the expected playing time of the pairs left (none of a finished run: nothing is
+    printed) when it is long, with the options that would shorten it: --python-deals
+    when matchups play through Python, and --backend pool only when that Python play is
+    long. Matchups in numba kernels (numba bots, nn) are not sent to the pool: there its
+    workers' start-up and kernel loading cost more than they save (nn against the
+    heuristic, 30,000 deal pairs on two cores: 16.8 s with the pool, 10.6-12.5 s
+    serial)."""
+    def on_start(pairs, left) -> None:
+        fast = not args.no_numba
+        workers = 1 if args.backend == "serial" else (args.workers or os.cpu_count() or 1)
+        seconds = arena.estimate_seconds(pairs, left, workers, family)
+        if seconds < 30:
+            return
+        python = [k for k, (x, y) in enumerate(pairs)
+                  if not (fast and arena.formats._is_fast([*x, *y], family))]
+        hints = []
+        if python:
+            hints.append("--python-deals caps the deal pairs of the matchups that play "
+                         "through Python")
+            python_seconds = arena.estimate_seconds([pairs[k] for k in python],
+                                                    [left[k] for k in python], 1, family)
+            if args.backend == "serial" and (os.cpu_count() or 1) > 1 and python_seconds >= 30:
+                hints.append("--backend pool plays them on every core")
+        print(f"(estimated playing time: about {seconds / 60:.1f} min on {workers} core(s)"
+              + (f" for the {sum(left)} pairs left" if getattr(args, "out", None) else "")
+              + "".join(f"; {h}" for h in hints) + ")", flush=True)
+    return on_start
+
+
+def _print_estimate(arena, agents, args, family: Optional[str] = None) -> None:
+    """:func:`_estimate`'s line for a whole round robin of ``agents`` (one agent:
+    against itself), before any results file is read."""
     distinct = list(dict.fromkeys(agents))
-    specs = distinct if len(distinct) > 1 else distinct * 2     # one agent: against itself
-    fast = not args.no_numba
-    pairs, ns, _ = arena.formats.round_robin_plan(specs, args.deals, args.python_deals, fast)
-    workers = 1 if args.backend == "serial" else (args.workers or os.cpu_count() or 1)
-    seconds = arena.estimate_seconds(pairs, ns, workers)
-    if seconds < 30:
-        return
-    python = [k for k, (x, y) in enumerate(pairs) if not (fast and arena.formats._is_fast([*x, *y]))]
-    hints = []
-    if python:
-        hints.append("--python-deals caps the deal pairs of the matchups that play through "
-                     "Python")
-        python_seconds = arena.estimate_seconds([pairs[k] for k in python], [ns[k] for k in python])
-        if args.backend == "serial" and (os.cpu_count() or 1) > 1 and python_seconds >= 30:
-            hints.append("--backend pool plays them on every core")
-    print(f"(estimated playing time: about {seconds / 60:.1f} min on {workers} core(s)"
-          + "".join(f"; {h}" for h in hints) + ")", flush=True)
+    specs = distinct if len(distinct) > 1 else distinct * 2
+    pairs, ns, _ = arena.formats.round_robin_plan(specs, args.deals, args.python_deals,
+                                                  not args.no_numba, family)
+    _estimate(arena, args, family)(pairs, ns)
 
 
 def _roster_note(skipped: List[str]) -> str:
@@ -109,71 +128,6 @@ def _roster_note(skipped: List[str]) -> str:
         else:
             lines.append(f"(skipped {', '.join(names)}: {reason})")
     return "\n".join(lines)
-
-
-#: the tournament options of the four-player game only: (attribute, option, its default)
-FOUR_PLAYER_TOURNAMENT_OPTIONS = (
-    ("match", "--match", False), ("target", "--target", None),
-    ("frozen_contract", "--frozen-contract", None), ("address", "--address", None),
-    ("tournaments", "--tournaments", 100), ("players", "--players", 16),
-    ("max_deals", "--max-deals", 7))
-
-
-def _two_player_option_problem(args, rules) -> Optional[str]:
-    """The first option given that belote for two players does not have, as one line."""
-    what = f"not available with the two-player rules {rules_label(rules)!r}"
-    if args.format != "duplicate":
-        return (f"--format {args.format} is a four-player format, {what} (belote for two "
-                f"players plays duplicate matchups)")
-    if args.backend == "ray":
-        return f"--backend ray is {what} (use serial or pool)"
-    for attr, option, default in FOUR_PLAYER_TOURNAMENT_OPTIONS:
-        if getattr(args, attr, default) != default:
-            return f"{option} is a four-player tournament option, {what}"
-    return None
-
-
-def _two_player_tournament(args, rules) -> int:
-    """``coinche-rl tournament`` under two-player rules: a duplicate round robin of
-    :mod:`coinche_rl.arena.two_player` (each deal played twice, the players swapped)."""
-    from .. import arena                            # lazy: see the imports at the top
-    from ..agents.two_player import available_two_player_agents, make_two_player_agent
-
-    def play():
-        if args.agents:
-            agents = list(args.agents)
-        else:
-            names = available_two_player_agents()
-            agents = [n for n in ("random", "heuristic") if n in names] + \
-                [n for n in names if n not in ("random", "heuristic")]
-        for spec in agents:                        # a bad spec fails before the kernels load
-            make_two_player_agent(spec)
-        print(f"coinche-rl tournament: duplicate for two players, rules {rules_label(rules)!r}, "
-              f"seed {args.seed}, backend {args.backend}"
-              + (f" x{args.workers}" if args.workers else "") + f", agents: {', '.join(agents)}",
-              flush=True)
-        print("preparing the numba kernels (half a minute or more on a fresh cache, then "
-              "seconds from the cache)...", flush=True)
-        t0 = time.perf_counter()
-        arena.warmup("two")
-        print(f"(kernels ready in {time.perf_counter() - t0:.1f} s)", flush=True)
-        common = dict(preset=rules, seed=args.seed, backend=args.backend, workers=args.workers,
-                      progress=not args.no_progress, fast=not args.no_numba, out=args.out,
-                      append=args.append)
-        t0 = time.perf_counter()
-        distinct = list(dict.fromkeys(agents))
-        if len(distinct) < 2:
-            n = args.deals
-            if args.python_deals is not None and not (
-                    not args.no_numba and arena.formats._is_fast(distinct, "two")):
-                n = min(n, args.python_deals)
-            result = arena.run_two_player_duplicate(distinct[0], distinct[0], n, **common)
-            return result, [result], time.perf_counter() - t0
-        result = arena.run_two_player_round_robin(distinct, args.deals,
-                                                  python_deals=args.python_deals, **common)
-        return result, result.matchups, time.perf_counter() - t0
-
-    return _play_and_report(args, arena, play, _two_player_option_problem(args, rules))
 
 
 def _play_and_report(args, arena, play, problem: Optional[str] = None) -> int:
@@ -213,30 +167,39 @@ def _play_and_report(args, arena, play, problem: Optional[str] = None) -> int:
 
 
 def cmd_tournament(args) -> int:
-    if args.preset.family == "two":
-        return _two_player_tournament(args, args.preset)
+    """One path for every family: the family's own part is the arena's (its agents'
+    registry, how its deal pairs are played); an option its rules do not have is refused
+    in one line before anything is prepared (:func:`coinche_rl.arena.formats.check_format`)."""
     from .. import arena                            # lazy: see the imports at the top
     # the knockout of the seeds is a vipbelote tournament: vip_classic unless --preset
     knockout_default = args.format == "knockout" and not args.preset_given
     rules = get_rules("vip_classic") if knockout_default else args.preset
+    family = rules.family
     progress = not args.no_progress
+    duplicate = args.format == "duplicate"
 
     def play():
+        arena.formats.check_format(args.format, rules, match=args.match,
+                                   frozen_contract=args.frozen_contract,
+                                   target=args.target if args.format != "knockout" else None)
         if args.agents:
             agents = list(args.agents)
+            for spec in agents:                     # a bad spec fails before the kernels load
+                arena.tasks.pair_play(family).agent(spec)
         else:
             agents, skipped = arena.default_roster(rules)
             if skipped:
                 print(_roster_note(skipped), file=sys.stderr)
-        print(f"coinche-rl tournament: {args.format}, rules {rules_label(rules)!r}, seed {args.seed}, "
+        what = args.format + (" for two players" if family == "two" else "")
+        print(f"coinche-rl tournament: {what}, rules {rules_label(rules)!r}, seed {args.seed}, "
               f"backend {args.backend}" + (f" x{args.workers}" if args.workers else "")
               + f", agents: {', '.join(agents)}", flush=True)
-        _warm_agents(arena, agents)
-        if args.format == "duplicate" and not args.match:
-            _print_estimate(arena, agents, args)
+        _warm_agents(arena, agents, family)
         common = dict(seed=args.seed, backend=args.backend, workers=args.workers, out=args.out,
                       append=args.append,
                       address=args.address, progress=progress, fast=not args.no_numba)
+        if args.format != "knockout" and not args.match:
+            common["on_start"] = _estimate(arena, args, family)
         t0 = time.perf_counter()
         if args.format == "knockout":
             players = agents if len(agents) in (8, 16) else _fill(agents, args.players)
@@ -251,7 +214,7 @@ def cmd_tournament(args) -> int:
             distinct = list(dict.fromkeys(agents))
             if len(distinct) < 2:
                 n = arena.formats.round_robin_plan(distinct * 2, args.deals, args.python_deals,
-                                                   not args.no_numba)[1][0]
+                                                   not args.no_numba, family)[1][0]
                 result = arena.run_duplicate(distinct[0], distinct[0], n, preset=rules,
                                              match=args.match, target=args.target,
                                              frozen_contract=args.frozen_contract, **common)
@@ -261,7 +224,7 @@ def cmd_tournament(args) -> int:
                                                frozen_contract=args.frozen_contract,
                                                python_deals=args.python_deals, **common)
         matchups = None
-        if args.format == "duplicate":
+        if duplicate:
             matchups = result.matchups if hasattr(result, "matchups") else [result]
         return result, matchups, time.perf_counter() - t0
 
