@@ -19,7 +19,18 @@ The modules, lowest first (each imports only the ones above it):
 ``play``          card-play legality, the legal actions, applying an action
 ``views``         what a seat may know (public view) and determinisation
 ``simulation``    random play-outs and the batched simulations
+``two``           belote for two players (its layout ``two_layout``, its accessors
+                  ``two_accessors``): the family's own kernels
+``entry``         the entry points every family answers (``game_apply``,
+                  ``game_is_legal``, ``game_legal_mask``, ``game_public_view_into``, ...):
+                  one branch on the rule vector's family to the family's kernel
+``family``        :class:`~.family.Family`: what a family is (players, tricks, actions,
+                  state size, phases, presets), for the layers above
 ================  ===================================================================
+
+Kernels written above the engine for every family call the entry points of ``entry``
+(the list is its docstring) with the family's state, and size their arrays from
+``family_of(rules)``.
 
 Everything public is re-exported here: ``from coinche_rl import engine as E`` then
 ``E.apply_legal_action``, ``E.hand_of``, ... (and ``E.py.hand_of``, the accessors in plain
@@ -93,5 +104,15 @@ from .views import (NO_DECK, played_by, played_first_trick, announced_belotes,
                     private_choices, private_info, determinize)
 from .simulation import (_auction_kth_other, random_action, play_out_stepwise, play_out,
                          simulate_random_deals, random_playouts, random_play_phase)
+
+from .entry import (PHASE_BIDDING, PHASE_PLAY, PHASE_DONE, PHASE_EXCHANGE, REFUSE_DEAL_OVER,
+                    REFUSE_CHOICE_PENDING, REFUSE_NOT_A_CHOICE, REFUSE_NOT_A_CARD,
+                    REFUSE_CARD, REFUSE_EXCHANGE_PENDING, REFUSE_NO_SEVEN, HIDDEN_SIZE,
+                    game_phase, game_to_act, game_dealer, game_next_dealer, game_side,
+                    game_refusal, game_is_legal, game_legal_mask, game_apply, game_step,
+                    game_public_view_into, game_private_into, game_determinize_into,
+                    game_score, game_reward, game_new_deal, game_random_action,
+                    game_random_playout)
+from .family import FAMILIES, Family, family_of
 
 globals().update(STATE_OFFSETS)     # the S_* slot offsets, as engine.S_HAND, ...

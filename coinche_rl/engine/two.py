@@ -190,7 +190,8 @@ def _holds_trump_seven(T, p):
 
 @kernel
 def two_legal_mask(T, P, out):
-    """``out`` (uint8[N_ACTIONS]) := 1 for each legal action of the player to act."""
+    """``out`` (uint8[N_ACTIONS]) := 1 for each legal action of the player to act; returns
+    the number of legal actions."""
     for a in range(N_ACTIONS):
         out[a] = 0
     phase = T[T_PHASE]
@@ -198,20 +199,28 @@ def two_legal_mask(T, P, out):
         out[PASS] = 1
         if T[T_ROUND] == 1:
             out[TAKE] = 1
-        else:
-            rs = T[T_RETOURNE] >> 3
-            for s in range(4):
-                if s != rs:
-                    out[NAME_BASE + s] = 1
-    elif phase == EXCHANGE_PHASE:
-        out[EXCHANGE] = 1 if _holds_trump_seven(T, T[T_CUR]) else 0
+            return 2
+        rs = T[T_RETOURNE] >> 3
+        for s in range(4):
+            if s != rs:
+                out[NAME_BASE + s] = 1
+        return 4
+    if phase == EXCHANGE_PHASE:
         out[NO_EXCHANGE] = 1
-    elif phase == PLAY:
+        if _holds_trump_seven(T, T[T_CUR]):
+            out[EXCHANGE] = 1
+            return 2
+        return 1
+    if phase == PLAY:
         m = two_legal_cards(T)
+        n = 0
         while m:
             c = lowest_card(m)
             m &= m - 1
             out[CARD_BASE + c] = 1
+            n += 1
+        return n
+    return 0
 
 
 @kernel

@@ -1,0 +1,105 @@
+"""What a family of rule sets is, in one place: :class:`Family` (players, sides, tricks,
+action space, state size, phases, presets), read by the layers above instead of forking
+on ``rules.family``.
+
+>>> from coinche_rl.engine.family import family_of
+>>> f = family_of("belote_a_deux")
+>>> f.name, f.n_players, f.n_tricks, f.phases, f.presets
+('two', 2, 16, ('prise', 'play', 'done', 'exchange'), ('belote_a_deux', 'belote_decouverte'))
+>>> family_of("ffb").side(3), f.side(1)
+(1, 1)
+
+The kernels of every family answer the same entry points (:mod:`.entry`); a family's
+state is ``np.empty(family.state_size, np.int64)`` and its hidden information (what
+:func:`.entry.game_determinize_into` takes) ``np.empty(family.hidden_size, np.int64)``.
+The observation's size is the environments' (``coinche_rl.envs``), not the engine's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Mapping, Tuple, Union
+
+import numpy as np
+
+from ..actions import N_ACTIONS
+from ..cards import N_CARDS
+from ..rules import (FAMILY_PRESETS, N_SEATS, N_TRICKS, P_FAMILY, RuleSet, _CHOICES, get_rules,
+                     team)
+from .entry import HIDDEN_SIZE
+from .layout import STATE_SIZE
+from .two_layout import N_PLAYERS, N_TRICKS_TWO, TWO_STATE_SIZE
+
+
+@dataclass(frozen=True)
+class Family:
+    """A family of rule sets (``RuleSet.family``) as the layers above the engine read it."""
+
+    #: ``RuleSet.family``: ``coinche``, ``classic`` or ``two``
+    name: str
+    #: ``P[P_FAMILY]``, the id the kernels branch on
+    id: int
+    #: seats (players) at the table, numbered ``0..n_players-1`` in turn
+    n_players: int
+    #: tricks of a deal
+    n_tricks: int
+    #: the action ids' range (``coinche_rl.actions``: every family uses a part of it)
+    n_actions: int
+    #: the state vector's length (int64)
+    state_size: int
+    #: the hidden information's length (:func:`.entry.game_private_into`)
+    hidden_size: int
+    #: the phases' names by id (:data:`.entry.PHASE_BIDDING` ...): the bidding phase is
+    #: the coinche auction or the classic prise
+    phases: Tuple[str, ...]
+    #: the presets of the family (:data:`coinche_rl.rules.PRESETS` order)
+    presets: Tuple[str, ...]
+
+    @property
+    def cards_per_player(self) -> int:
+        """The cards each player owns in a deal."""
+        return N_CARDS // self.n_players
+
+    @property
+    def n_sides(self) -> int:
+        """The sides that score: two teams, or two players."""
+        return 2
+
+    def side(self, seat: int) -> int:
+        """The side ``seat`` scores for (its team; a player of two is his own side):
+        :func:`.entry.game_side`."""
+        return int(seat) if self.n_players == 2 else team(int(seat))
+
+    def new_state(self) -> np.ndarray:
+        """A zeroed state vector of the family (a deal is dealt into it by
+        :func:`.entry.game_new_deal`)."""
+        return np.zeros(self.state_size, dtype=np.int64)
+
+
+def _four(name: str, bidding: str) -> Family:
+    return Family(name=name, id=_CHOICES["family"].index(name), n_players=N_SEATS,
+                  n_tricks=N_TRICKS, n_actions=N_ACTIONS, state_size=STATE_SIZE,
+                  hidden_size=HIDDEN_SIZE, phases=(bidding, "play", "done"),
+                  presets=FAMILY_PRESETS[name])
+
+
+#: every family by name
+FAMILIES: Mapping[str, Family] = MappingProxyType({
+    "coinche": _four("coinche", "auction"),
+    "classic": _four("classic", "prise"),
+    "two": Family(name="two", id=_CHOICES["family"].index("two"), n_players=N_PLAYERS,
+                  n_tricks=N_TRICKS_TWO, n_actions=N_ACTIONS, state_size=TWO_STATE_SIZE,
+                  hidden_size=HIDDEN_SIZE, phases=("prise", "play", "done", "exchange"),
+                  presets=FAMILY_PRESETS["two"]),
+})
+assert tuple(FAMILIES) == _CHOICES["family"]
+assert all(f.id == i for i, f in enumerate(FAMILIES.values()))
+
+
+def family_of(rules: Union[str, RuleSet, np.ndarray]) -> Family:
+    """The :class:`Family` of a rule set, a preset name or a rule vector
+    (:func:`coinche_rl.rules.params_vector`)."""
+    if isinstance(rules, np.ndarray):
+        return tuple(FAMILIES.values())[int(rules[P_FAMILY])]
+    return FAMILIES[get_rules(rules).family]
