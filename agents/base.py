@@ -15,11 +15,16 @@ that seats it follows one protocol:
    :class:`PlayerView`: the legal-action mask, the seat's
    :class:`~coinche_rl.envs.infoset.InformationSet` (computed on first use), and the
    *public state*, the engine state vector with everything the seat cannot know zeroed
-   (:func:`coinche_rl.engine.public_view`), which numba bots read directly.
+   (:func:`coinche_rl.engine.public_view`), which numba bots read directly. In belote
+   for two players (rules family ``two``) the seat is the player (0 or 1) and ``view``
+   his :class:`~coinche_rl.two_player.TwoPlayerView` (``deal.view(player)``: what he
+   may know, ``legal``, and the public view vector ``state``).
 
+Every agent declares the rule families it plays (:attr:`Agent.FAMILIES`: the
+four-player ``coinche`` and ``classic``, or ``two``); ``reset`` refuses the others.
 An agent never sees the deal itself, so it cannot read hidden cards. :func:`play_deal`
-runs the protocol for one deal; :mod:`coinche_rl.agents.registry` builds agents from
-spec strings such as ``"heuristic"`` or ``"pimc:worlds=32"``.
+runs the protocol for one deal of any family; :mod:`coinche_rl.agents.registry` builds
+agents from spec strings such as ``"heuristic"`` or ``"pimc:worlds=32"`` for a family.
 
 >>> from coinche_rl.game import Deal
 >>> from coinche_rl.agents import make_agent
@@ -28,10 +33,18 @@ spec strings such as ``"heuristic"`` or ``"pimc:worlds=32"``.
 >>> result = play_deal(deal, agents, seeds=[1, 2, 3, 4])
 >>> deal.is_terminal and result.scores == deal.scores
 True
+>>> from coinche_rl.two_player import TwoPlayerDeal
+>>> deal = TwoPlayerDeal("belote_a_deux", seed=7, dealer=1)
+>>> agents = [make_agent("heuristic", "two"), make_agent("random", "two")]
+>>> result = play_deal(deal, agents, seeds=[1, 2])
+>>> deal.is_terminal and result.scores == deal.scores
+True
 """
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 from abc import ABCMeta, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Dict, Optional, Sequence, Tuple
@@ -39,11 +52,12 @@ from typing import Any, Dict, Optional, Sequence, Tuple
 import numpy as np
 
 from ..actions import BELOTE, DECLARE, NO_BELOTE, NO_DECLARE, N_ACTIONS
-from ..game import Deal, DealResult
-from ..rules import N_SEATS, RuleSet
+from ..game import Deal
+from ..rules import FAMILY_PRESETS, N_SEATS, RuleSet
+from ..values import expected_form, parse_value
 
 __all__ = ["Agent", "AgentSpecError", "BatchedAgent", "Param", "PlayerView", "play_deal",
-           "PRIVATE_ACTIONS"]
+           "PRIVATE_ACTIONS", "FROM_SIGNATURE", "family_error"]
 
 #: actions other seats do not see (optional declare / belote choices)
 PRIVATE_ACTIONS = frozenset((DECLARE, NO_DECLARE, BELOTE, NO_BELOTE))
@@ -53,34 +67,44 @@ class AgentSpecError(ValueError):
     """A malformed spec, an unknown agent name, or a bad parameter."""
 
 
+class _FromSignature:
+    def __repr__(self) -> str:
+        return "FROM_SIGNATURE"
+
+
+#: a :class:`Param`'s default when none is given: the agent's constructor's default
+#: (filled in when the class is defined, so each default is written once)
+FROM_SIGNATURE = _FromSignature()
+
+
 @dataclass(frozen=True)
 class Param:
     """One parameter of an agent (:attr:`Agent.PARAMS`): its type (int, float, str or
-    bool), default, description, and optional bounds / choices."""
+    bool), default, description, and optional bounds / choices.
+
+    The default of an :class:`Agent` subclass's parameter is its constructor's: leave
+    ``default`` out (``Param(int, doc="...")``) and the class fills it in from the
+    signature of ``__init__``; a default given here must agree with it."""
 
     type: type
-    default: Any
-    doc: str
+    default: Any = FROM_SIGNATURE
+    doc: str = ""
     min: Any = None
     max: Any = None
     choices: Tuple = ()
 
     def parse(self, agent: str, key: str, text: str):
-        """The value of the text ``text`` given for ``key`` in a spec of ``agent``.
+        """The value of the text ``text`` given for ``key`` in a spec of ``agent``, read
+        by the parser of the rule overrides (:func:`coinche_rl.values.parse_value`: a
+        switch is true/false, yes/no, on/off or 1/0).
 
         :raises AgentSpecError: not of the type, out of the bounds or of the choices.
         """
         try:
-            if self.type is bool:
-                low = text.lower()
-                if low not in ("1", "0", "true", "false", "yes", "no"):
-                    raise ValueError
-                value = low in ("1", "true", "yes")
-            else:
-                value = self.type(text)
-        except ValueError:
+            value = parse_value(text, self.type)
+        except (TypeError, ValueError):
             raise AgentSpecError(f"{agent}: parameter {key}={text!r} is not a valid "
-                                 f"{self.type.__name__}") from None
+                                 f"{self.type.__name__}: {expected_form(self.type)}") from None
         if self.min is not None and value < self.min:
             raise AgentSpecError(f"{agent}: parameter {key}={value!r} is below its minimum "
                                  f"{self.min!r}")
@@ -91,6 +115,36 @@ class Param:
             raise AgentSpecError(f"{agent}: parameter {key}={value!r} must be one of "
                                  f"{', '.join(map(repr, self.choices))}")
         return value
+
+
+def _params_with_defaults(cls) -> Optional[Dict[str, Param]]:
+    """``cls.PARAMS`` (its own) with each missing default read from ``cls.__init__``.
+
+    :raises TypeError: a parameter the constructor does not take, a default given twice
+        with two values, or none at all.
+    """
+    declared = vars(cls).get("PARAMS")
+    if not declared:
+        return declared
+    try:
+        sig = inspect.signature(cls.__init__)
+    except (TypeError, ValueError):
+        sig = None
+    out = {}
+    for key, p in declared.items():
+        sp = sig.parameters.get(key) if sig is not None else None
+        has = sp is not None and sp.default is not inspect.Parameter.empty
+        if p.default is FROM_SIGNATURE:
+            if not has:
+                raise TypeError(f"{cls.__qualname__}.PARAMS[{key!r}] has no default and "
+                                f"{cls.__qualname__}.__init__ gives it none")
+            p = dataclasses.replace(p, default=sp.default)
+        elif has and sp.default != p.default:
+            raise TypeError(f"{cls.__qualname__}.PARAMS[{key!r}] has the default "
+                            f"{p.default!r}, {cls.__qualname__}.__init__ {sp.default!r}: "
+                            f"give it once (leave Param's default out)")
+        out[key] = p
+    return out
 
 
 class PlayerView:
@@ -150,22 +204,29 @@ class PlayerView:
 
 
 class Agent:
-    """Base class of every agent (see the module docstring).
+    """Base class of every agent, of every rule family (see the module docstring).
 
-    Subclasses implement :meth:`act`; :meth:`reset` stores ``seat``, ``rules`` and a
+    Subclasses declare the families they play (:attr:`FAMILIES`) and implement
+    :meth:`act`; :meth:`reset` checks the family and stores ``seat``, ``rules`` and a
     seeded ``numpy.random.Generator`` in ``self.rng`` (numba bots keep the engine's
     splitmix64 stream there instead, a ``uint64[1]`` seeded by ``engine.rng_seed``, so
     that their numba and Python paths draw the same numbers); :meth:`observe` does
     nothing.
 
-    ``numba_bot`` is the id of an equivalent numba kernel (``coinche_rl.agents.numba_bots``)
-    or None: tournaments between numba bots only run entirely in numba, with the same
-    choices as through :meth:`act`; so do those with :class:`BatchedAgent` seats.
+    ``numba_bot`` is the id of an equivalent numba kernel of the family's bots
+    (``coinche_rl.agents.numba_bots``, ``coinche_rl.agents.two_player_bots`` with its
+    weights ``bot_weights``) or None: tournaments between numba bots only run entirely
+    in numba, with the same choices as through :meth:`act`; so do those with
+    :class:`BatchedAgent` seats.
     """
 
+    #: the rule families (``RuleSet.family``) this agent plays: the registry builds it
+    #: for those only, and :meth:`reset` refuses the others
+    FAMILIES: Tuple[str, ...] = ("coinche", "classic")
     #: the parameters of its spec (``"name:key=value,..."``), each passed to the
     #: constructor (defaults included) by :func:`~coinche_rl.agents.registry.make_agent`;
-    #: None: read from the constructor's signature
+    #: a Param without a default takes the constructor's; None: read from the
+    #: constructor's signature
     PARAMS: Optional[Dict[str, Param]] = None
     #: one line for ``coinche-rl agents`` (default: the first paragraph of the docstring)
     DESCRIPTION: str = ""
@@ -178,9 +239,20 @@ class Agent:
     spec: str = "agent"
     #: id of the equivalent numba bot, or None
     numba_bot: Optional[int] = None
+    #: the numba bot's weights (a float64 vector), for bots that take them (two family)
+    bot_weights: Optional[np.ndarray] = None
     #: rough seconds this agent thinks per deal at one seat on one core (for the
     #: tournament's time estimate); None when negligible (numba kernels)
     seconds_per_deal: Optional[float] = None
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        unknown = [f for f in cls.FAMILIES if f not in FAMILY_PRESETS]
+        if not cls.FAMILIES or unknown:
+            raise TypeError(f"{cls.__qualname__}.FAMILIES must name rule families among "
+                            f"{', '.join(FAMILY_PRESETS)}, not {cls.FAMILIES!r}")
+        if vars(cls).get("PARAMS"):
+            cls.PARAMS = _params_with_defaults(cls)
 
     def __init__(self):
         self.seat = 0
@@ -188,22 +260,51 @@ class Agent:
         self.rng = np.random.default_rng(0)
         self.seed = 0
 
+    def check_rules(self, rules: RuleSet) -> None:
+        """Raise ValueError, saying why, when this agent cannot play ``rules`` (a family
+        it does not declare; subclasses add their own conditions). The tournaments call
+        it before anything is played."""
+        if rules.family not in self.FAMILIES:
+            raise ValueError(family_error(type(self).__name__, self.FAMILIES, rules))
+
     def reset(self, seat: int, rules: RuleSet, seed: int) -> None:
-        """Prepare for a new deal at ``seat`` under ``rules``, random stream ``seed``."""
+        """Prepare for a new deal at ``seat`` (the player, in the two family) under
+        ``rules``, random stream ``seed``.
+
+        :raises ValueError: rules of a family the agent does not play."""
+        if rules.family not in self.FAMILIES:
+            raise ValueError(family_error(type(self).__name__, self.FAMILIES, rules))
         self.seat = int(seat)
         self.rules = rules
         self.seed = int(seed)
         self.rng = np.random.default_rng(self.seed)
 
+    @property
+    def player(self) -> int:
+        """The seat, under its name in the two family."""
+        return self.seat
+
     def observe(self, seat: int, action: int) -> None:
         """A public event: ``seat`` took ``action`` (default: ignored)."""
 
-    def act(self, view: PlayerView) -> int:
-        """The action id to take (must be legal in ``view.legal``)."""
+    def act(self, view) -> int:
+        """The action id to take (must be legal in ``view.legal``); ``view`` is the
+        family's view of the seat to act (:class:`PlayerView`, or
+        :class:`~coinche_rl.two_player.TwoPlayerView` in the two family)."""
         raise NotImplementedError
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.spec!r}>"
+
+
+def family_error(agent: str, families: Sequence[str], rules) -> str:
+    """The message of an agent of ``families`` seated under ``rules`` (a RuleSet or a
+    family name)."""
+    family = getattr(rules, "family", rules)
+    where = (f"the rules {rules.name!r} (family {family!r})" if hasattr(rules, "name")
+             else f"the family {family!r} ({', '.join(FAMILY_PRESETS.get(family, ()))})")
+    return (f"{agent} plays the famil{'y' if len(families) == 1 else 'ies'} "
+            f"{', '.join(families)}, not {where}")
 
 
 class BatchedAgent(Agent, metaclass=ABCMeta):
@@ -232,29 +333,44 @@ class BatchedAgent(Agent, metaclass=ABCMeta):
         """This agent as ``f(public_states, params, seats) -> actions`` under ``rules``."""
 
 
-def play_deal(deal: Deal, agents: Sequence[Agent], seeds: Sequence[int],
-              match: Optional[dict] = None) -> DealResult:
-    """Play ``deal`` to its end with ``agents[seat]`` at each seat (the protocol of the
-    module docstring); ``seeds[seat]`` seeds each agent's stream.
+def play_deal(deal, agents: Sequence[Agent], seeds: Sequence[int],
+              match: Optional[dict] = None):
+    """Play ``deal`` (a :class:`~coinche_rl.game.Deal` or, in the two family, a
+    :class:`~coinche_rl.two_player.TwoPlayerDeal`) to its end with ``agents[seat]`` at
+    each seat (the protocol of the module docstring); ``seeds[seat]`` seeds each agent's
+    stream. ``match``: the match's state the four-player views carry (the two family's
+    views carry their own). Returns the deal's result.
 
     :raises coinche_rl.game.IllegalActionError: an agent chose an illegal action (the
-        message names the agent and the legal actions).
+        message names the agent and the legal actions; ``.seat``, ``.action``,
+        ``.legal``).
     """
-    if len(agents) != N_SEATS or len(seeds) != N_SEATS:
-        raise ValueError("play_deal needs 4 agents and 4 seeds, one per seat")
+    two = deal.rules.family == "two"
+    n = 2 if two else N_SEATS
+    if len(agents) != n or len(seeds) != n:
+        raise ValueError(f"play_deal needs {n} agents and {n} seeds, one per "
+                         f"{'player' if two else 'seat'} (rules {deal.rules.name!r})")
     for seat, (agent, seed) in enumerate(zip(agents, seeds)):
         agent.reset(seat, deal.rules, int(seed))
     while not deal.is_terminal:
-        view = PlayerView.from_deal(deal, match)
-        seat = view.seat
-        a = int(agents[seat].act(view))
+        if two:
+            seat = deal.current_player
+            view = deal.view(seat)
+        else:
+            view = PlayerView.from_deal(deal, match)
+            seat = view.seat
+        a = agents[seat].act(view)
+        try:
+            a = int(a)
+        except (TypeError, ValueError):
+            a = -1
         if not (0 <= a < N_ACTIONS and view.legal[a]):
             from ..game import IllegalActionError
             from ..actions import action_to_str
             legal = ", ".join(action_to_str(int(x)) for x in view.legal_actions)
             err = IllegalActionError(
-                f"agent {agents[seat]!r} at seat {seat} chose the illegal action "
-                f"{a!r}; legal: {legal}")
+                f"agent {agents[seat]!r} at {'player' if two else 'seat'} {seat} chose the "
+                f"illegal action {a!r}; legal: {legal}")
             err.seat, err.action, err.legal = seat, a, legal     # for the callers' messages
             raise err
         deal.apply(a)

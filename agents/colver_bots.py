@@ -226,6 +226,10 @@ class ColverAgent(Agent):
     (``source``, ``elapsed_ms``, ...) plus ``colver_action``.
     """
 
+    #: colver plays the rules of its preset only (:func:`check_rules`)
+    FAMILIES = ("coinche",)
+
+
     def __init__(self, bid: str = "improved_v2", play: str = "rule", ms: int = 20,
                  seed: int = 0):
         super().__init__()
@@ -326,13 +330,10 @@ class ColverAgent(Agent):
 
 
 # ------------------------------------------------------------- the agents by spec name
-def _bid_param(default: str) -> Param:
-    return Param(str, default, "colver auction strategy (rule-based, no model)",
-                 choices=BID_STRATEGIES)
-
-
-_SEED = Param(int, 0, "mixed with the per-deal seed: the stream of sampled worlds (and of "
-                      "colver's searches)", min=0)
+#: the parameters the colver agents share (their defaults are their constructors')
+_BID = Param(str, doc="colver auction strategy (rule-based, no model)", choices=BID_STRATEGIES)
+_SEED = Param(int, doc="mixed with the per-deal seed: the stream of sampled worlds (and of "
+              "colver's searches)", min=0)
 
 
 class ColverHeuristic(ColverAgent):
@@ -341,7 +342,7 @@ class ColverHeuristic(ColverAgent):
     DESCRIPTION = ("colver's heuristic bidder and heuristic card play (a perfect-information "
                    "heuristic, given one world sampled from the seat's information set); needs "
                    "pip install colver")
-    PARAMS = {"bid": _bid_param("heuristic"), "seed": _SEED}
+    PARAMS = {"bid": _BID, "seed": _SEED}
 
     def __init__(self, bid: str = "heuristic", seed: int = 0):
         super().__init__(bid=bid, play="heuristic", seed=seed)
@@ -353,7 +354,7 @@ class ColverMaxi(ColverAgent):
     DESCRIPTION = ("colver's maxi convention bidder and maxi card play (perfect-information, "
                    "given one world sampled from the seat's information set); needs pip "
                    "install colver")
-    PARAMS = {"bid": _bid_param("maxi"), "seed": _SEED}
+    PARAMS = {"bid": _BID, "seed": _SEED}
 
     def __init__(self, bid: str = "maxi", seed: int = 0):
         super().__init__(bid=bid, play="maxi", seed=seed)
@@ -364,7 +365,7 @@ class ColverRule(ColverAgent):
 
     DESCRIPTION = ("colver's rule card player (own hand, trick, played cards, voids) after a "
                    "colver bidder; needs pip install colver")
-    PARAMS = {"bid": _bid_param("improved_v2"), "seed": _SEED}
+    PARAMS = {"bid": _BID, "seed": _SEED}
 
     def __init__(self, bid: str = "improved_v2", seed: int = 0):
         super().__init__(bid=bid, play="rule", seed=seed)
@@ -375,12 +376,12 @@ class ColverISMCTS(ColverAgent):
 
     DESCRIPTION = ("colver's IS-MCTS card play with a time budget after a colver bidder; "
                    "needs pip install colver")
-    PARAMS = {"ms": Param(int, 20, "search time per card with 8 in hand, in ms (colver scales "
+    PARAMS = {"ms": Param(int, doc="search time per card with 8 in hand, in ms (colver scales "
                                    "it by cards left / 8); wall-clock, so not reproducible",
                           min=1, max=60000),
-              "smart": Param(bool, False, "smart IS-MCTS (belief-weighted worlds) instead of "
-                                          "naive"),
-              "bid": _bid_param("improved_v2"), "seed": _SEED}
+              "smart": Param(bool, doc="smart IS-MCTS (belief-weighted worlds) instead of "
+                             "naive"),
+              "bid": _BID, "seed": _SEED}
 
     def __init__(self, ms: int = 20, smart: bool = False, bid: str = "improved_v2",
                  seed: int = 0):

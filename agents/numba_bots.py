@@ -69,6 +69,7 @@ from ..rules import team as team_of
 from ..cards import N_CARDS, N_RANKS, N_SUITS
 from ..inference import inferred_voids_ceilings
 from .base import Agent, Param, PlayerView
+from .chance import p_miss
 
 __all__ = ["BOT_RANDOM", "BOT_HEURISTIC", "BOT_NAMES", "bot_action", "play_deals",
            "heuristic_bot", "bot_kind", "bot_name", "NumbaBotAgent", "HeuristicAgent",
@@ -537,19 +538,6 @@ def _hand_size(S, p):
 
 
 @kernel
-def _p_miss(U, k, h):
-    """Probability that ``h`` cards drawn among ``U`` miss ``k`` given ones."""
-    if k <= 0:
-        return 1.0
-    if U - k < h:
-        return 0.0
-    p = 1.0
-    for i in range(h):
-        p *= (U - k - i) / (U - i)
-    return p
-
-
-@kernel
 def _p_beat(poss, h, w, led, strain):
     """Chance that a seat that may hold ``poss`` (``h`` cards) beats ``w``, the card
     winning a trick of suit ``led``: a higher card of the suit, or a trump when void."""
@@ -562,15 +550,15 @@ def _p_beat(poss, h, w, led, strain):
     k_led = popcount(poss & ledm)
     hi = popcount(poss & ABOVE[strain, w])
     if (w >> 3) == led:
-        p = 1.0 - _p_miss(U, hi, h)
+        p = 1.0 - p_miss(U, hi, h)
         if strain < 4 and led != strain:
             tr = popcount(poss & TRUMP_SUIT_MASK[strain])
             if tr > 0:
-                p += _p_miss(U, k_led, h) * (1.0 - _p_miss(U - k_led, tr, h))
+                p += p_miss(U, k_led, h) * (1.0 - p_miss(U - k_led, tr, h))
         return min(p, 1.0)
     if hi == 0:
         return 0.0
-    return _p_miss(U, k_led, h) * (1.0 - _p_miss(U - k_led, hi, h))
+    return p_miss(U, k_led, h) * (1.0 - p_miss(U - k_led, hi, h))
 
 
 @kernel
@@ -953,6 +941,8 @@ class NumbaBotAgent(Agent):
         rng_seed(self.rng, 0, 0)
 
     def reset(self, seat: int, rules: RuleSet, seed: int) -> None:
+        if rules.family not in self.FAMILIES:
+            self.check_rules(rules)             # says which families it plays
         self.seat = int(seat)
         self.rules = rules
         self.seed = int(seed)
@@ -972,10 +962,10 @@ class HeuristicAgent(NumbaBotAgent):
     DESCRIPTION = ("rule-based player in numba: hand-valuation bidding with partner conventions, "
                    "trump drawing, masters, charging, no waste")
     PARAMS = {
-        "aggression": Param(int, 0, "points added to its side's estimated total in the auction "
+        "aggression": Param(int, doc="points added to its side's estimated total in the auction "
                             "(positive: bids and coinches more readily; negative: more "
                             "cautious)", min=-100, max=100),
-        "coinche": Param(bool, True, "whether it may coinche and surcoinche"),
+        "coinche": Param(bool, doc="whether it may coinche and surcoinche"),
     }
 
     def __init__(self, aggression: int = 0, coinche: bool = True):

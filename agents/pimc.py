@@ -257,48 +257,48 @@ class PIMCAgent(Agent):
                    "dummy) in sampled worlds; bids with the bidding network where one ships "
                    "(ffb), else from Monte Carlo hand evaluation")
     PARAMS = {
-        "worlds": Param(int, 32, "worlds (deals of the hidden cards) solved per card; every world "
+        "worlds": Param(int, doc="worlds (deals of the hidden cards) solved per card; every world "
                         "once when the information set allows at most this many", min=1, max=4096),
-        "objective": Param(str, "score", "what the solver maximises in each world: 'score' (the deal "
+        "objective": Param(str, doc="what the solver maximises in each world: 'score' (the deal "
                            "score difference for the team) or 'points' (its card points)",
                            choices=("score", "points")),
-        "bid_samples": Param(int, 128, "deals of the hand evaluation behind the auction decisions",
+        "bid_samples": Param(int, doc="deals of the hand evaluation behind the auction decisions",
                              min=1, max=4096),
-        "bid_method": Param(str, "auto", "how the auction is decided: 'auto' (default: 'nn' where "
+        "bid_method": Param(str, doc="how the auction is decided: 'auto' (default: 'nn' where "
                             "bidding weights ship for the preset, else 'heuristic'); the hand evaluation "
                             "playing its deals with 'heuristic' (the heuristic bot at every seat, "
                             "~0.3 ms a deal) or 'dd' (the solver, ~40 ms a deal and strain; use "
                             "bid_samples=16 or so); or 'nn': the bidding network shipped for the "
                             "preset (microseconds; the coinche and capot decisions too)",
                             choices=BID_METHODS),
-        "bid_weights": Param(str, "", "bid_method=nn or auto: a bidding weights file (default: "
+        "bid_weights": Param(str, doc="bid_method=nn or auto: a bidding weights file (default: "
                              "the weights shipped for the preset)"),
-        "bid_rule": Param(str, "best", "'best': bid the legal contract with the best expected deal "
+        "bid_rule": Param(str, doc="'best': bid the legal contract with the best expected deal "
                           "score; 'highest': the highest one whose expected score is positive (both "
                           "only above bid_margin, and above the partner's contract's)",
                           choices=BID_RULES),
-        "bid_margin": Param(float, 0.0, "a contract is bid only when its expected deal score "
+        "bid_margin": Param(float, doc="a contract is bid only when its expected deal score "
                             "exceeds this (points)"),
-        "coinche_margin": Param(float, 50.0, "coinche when the opponents' expected card points fall "
+        "coinche_margin": Param(float, doc="coinche when the opponents' expected card points fall "
                                 "short of their bid by more than this; surcoinche when the team's "
                                 "exceed its bid by more than this"),
-        "coinche_length": Param(int, 4, "for the coinche decision, worlds give the opponents' "
+        "coinche_length": Param(int, doc="for the coinche decision, worlds give the opponents' "
                                 "bidders at least this many cards of each suit they bid (0: no "
                                 "condition)", min=0, max=8),
-        "seed": Param(int, 0, "mixed with the per-deal seed: the stream of sampled worlds", min=0),
-        "taper": Param(str, "none", "'linear': solve ceil(worlds * cards in hand / 8) worlds at a "
+        "seed": Param(int, doc="mixed with the per-deal seed: the stream of sampled worlds", min=0),
+        "taper": Param(str, doc="'linear': solve ceil(worlds * cards in hand / 8) worlds at a "
                        "card (fewer as the cards run out); 'none': worlds at every card",
                        choices=TAPERS),
-        "tt_bits": Param(int, 17, "the solver's transposition table holds 2**tt_bits buckets (32 "
+        "tt_bits": Param(int, doc="the solver's transposition table holds 2**tt_bits buckets (32 "
                          "bytes each), kept between decisions", min=10, max=26),
-        "worlds_from": Param(str, "auto", "'belief': worlds drawn in proportion to the belief "
+        "worlds_from": Param(str, doc="'belief': worlds drawn in proportion to the belief "
                              "net's card probabilities (exactly, under every constraint of the "
                              "information set); 'uniform': uniformly; 'auto' (default): 'belief' "
                              "where belief weights ship for the preset (ffb)",
                              choices=WORLD_SOURCES),
-        "uniform_share": Param(float, 0.1, "with belief worlds, the share of worlds drawn "
+        "uniform_share": Param(float, doc="with belief worlds, the share of worlds drawn "
                                "uniformly instead", min=0.0, max=1.0),
-        "belief_weights": Param(str, "", "a belief weights file (coinche-rl train belief); "
+        "belief_weights": Param(str, doc="a belief weights file (coinche-rl train belief); "
                                 "default: the weights shipped for the preset"),
     }
 

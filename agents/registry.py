@@ -1,8 +1,15 @@
-"""Agents built from spec strings (``coinche_rl.agents.registry``).
+"""Agents built from spec strings (``coinche_rl.agents.registry``), for a rule family.
 
 A spec is an agent name, optionally followed by ``:`` and comma-separated
-``key=value`` parameters: ``"random"``, ``"heuristic"``, ``"pimc:worlds=32"``. The name
-is, in this order of precedence:
+``key=value`` parameters: ``"random"``, ``"heuristic"``, ``"pimc:worlds=32"``. It is
+built for a rule family (``RuleSet.family``: ``coinche`` and ``classic``, the
+four-player game, or ``two``, belote for two players): :func:`make_agent` ``(spec,
+family)``, where a RuleSet stands for its family and the default is ``coinche``. Every
+agent declares the families it plays (:attr:`Agent.FAMILIES
+<coinche_rl.agents.base.Agent.FAMILIES>`), and a spec of another family is refused with
+a message naming the families the agent plays and the agents of the family asked.
+
+The name is, in this order of precedence:
 
 1. a name registered with :func:`register_agent`;
 2. a **built-in** agent (``random``, ``heuristic``, ``pimc``, ``nn``, ``colver:maxi``, ...):
@@ -15,40 +22,50 @@ is, in this order of precedence:
    from ``my_agents.py``. The module must be importable: on ``sys.path`` (the
    ``coinche-rl`` command puts the current directory there, as ``python -m`` does).
 
+**One name, several families.** An entry point ``name`` serves the families its object
+declares. A name whose families are played by different classes has one entry per
+family that differs, its name qualified by the family: ``heuristic`` is the four-player
+heuristic, ``heuristic@two`` the heuristic of belote for two players, and the spec
+``"heuristic"`` builds the one of the family asked (the ``@family`` entry first). A spec
+never carries the qualifier: the family comes with the rules.
+
 A built-in or entry-point agent is imported the first time it is built or described.
 The object of an entry point or import path is an :class:`~coinche_rl.agents.base.Agent`
 subclass or a factory (any callable) returning an Agent; anything else is an
 :class:`AgentSpecError` that says what would be right. Its parameters are passed as
 keyword arguments: typed and checked as for a registered agent when the object declares
-``PARAMS = {"name": Param(type, default, doc, ...)}`` (every declared parameter is then
-passed, defaults included; a subclass of a built-in agent declares its own, else it goes
-by its signature); otherwise by its signature: a key must be one of its keyword
-parameters (any key with ``**kwargs``), and the text is converted to ``int``, ``float``,
-``bool`` or ``str`` after the parameter's annotation or, without one, its default's type
-(other parameters receive the text; parameters not given keep their Python defaults).
+``PARAMS = {"name": Param(type, doc=...)}`` (every declared parameter is then passed,
+defaults included, a Param's default being the constructor's unless given; a subclass
+of a built-in agent declares its own, else it goes by its signature); otherwise by its
+signature: a key must be one of its keyword parameters (any key with ``**kwargs``), and
+the text is converted to ``int``, ``float``, ``bool`` or ``str`` after the parameter's
+annotation or, without one, its default's type (other parameters receive the text;
+parameters not given keep their Python defaults). Texts are read as the rule overrides
+are (:func:`coinche_rl.values.parse_value`: a switch is true/false, yes/no, on/off, 1/0).
 
 The built-in agents declare their parameters so (and ``DESCRIPTION``, ``ROSTER``:
 :class:`~coinche_rl.agents.base.Agent`): :func:`make_agent` rejects unknown names, unknown
 parameters and bad values with a message that says what would be right, and
-:func:`describe_agents` lists them.
-
-These are the four-player agents. Belote for two players has agents of its own, with a
-registry of their own (:mod:`coinche_rl.agents.two_player`: ``random``, ``heuristic``,
-``pimc``):
-``make_agent(spec, family="two")`` builds them, and each registry refuses the other
-family's agents with a message that says so.
+:func:`describe_agents` lists the agents of a family (``coinche-rl agents --rules
+PRESET``).
 
 >>> from coinche_rl.agents import make_agent, available_agents
 >>> "random" in available_agents()
 True
 >>> make_agent("random").spec
 'random'
+>>> type(make_agent("heuristic", "two")).__name__
+'TwoHeuristicAgent'
 >>> make_agent("coinche_rl.agents.random_agent:RandomAgent").spec
 'coinche_rl.agents.random_agent:RandomAgent'
 >>> make_agent("randm")
 Traceback (most recent call last):
 ...
 coinche_rl.agents.base.AgentSpecError: unknown agent 'randm'; available: ...
+>>> make_agent("nn", "two")
+Traceback (most recent call last):
+...
+coinche_rl.agents.base.AgentSpecError: agent 'nn' plays the families coinche, classic, not the family 'two' ...
 """
 
 from __future__ import annotations
@@ -57,17 +74,23 @@ import importlib
 import inspect
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
-from .base import Agent, AgentSpecError, Param
+from ..rules import FAMILY_PRESETS, RuleSet
+from .base import FROM_SIGNATURE, Agent, AgentSpecError, Param, family_error
 
 __all__ = ["AgentSpecError", "Param", "register_agent", "make_agent", "available_agents",
-           "describe_agents", "parse_spec", "spec_module", "ENTRY_POINT_GROUP",
-           "FOUR_PLAYER_FAMILIES", "make_two_player_agent", "register_two_player_agent",
-           "available_two_player_agents", "describe_two_player_agents"]
+           "describe_agents", "roster_agents", "parse_spec", "spec_module",
+           "agent_families", "ENTRY_POINT_GROUP", "DEFAULT_FAMILY"]
 
 #: the entry-point group in which installed packages register agents (name -> object)
 ENTRY_POINT_GROUP = "coinche_rl.agents"
+#: the family of :func:`make_agent` without one (that of the default rules, ``ffb``)
+DEFAULT_FAMILY = "coinche"
+#: the separator of an entry point's family qualifier (``heuristic@two``)
+_AT = "@"
+#: the families of an object that declares none (a factory function)
+_FOUR_PLAYER = Agent.FAMILIES
 
 
 class _Required:
@@ -85,6 +108,8 @@ class _Entry:
     factory: Callable[..., Agent]
     params: Dict[str, Param]
     doc: str
+    #: the rule families it plays
+    families: Tuple[str, ...] = _FOUR_PLAYER
     #: an entry point's or import path's object ("module:attr"), checked to return an Agent
     path: str = ""
     #: pass every parameter, defaults included (registered agents, PARAMS); else only
@@ -100,7 +125,8 @@ class _Entry:
 #: the package's own distribution, whose entry points are the built-in agents
 DISTRIBUTION = "coinche-rl"
 
-_REGISTRY: Dict[str, _Entry] = {}
+#: the agents built or registered so far, by (family, name)
+_REGISTRY: Dict[Tuple[str, str], _Entry] = {}
 #: the built-in agents' entry points (name -> EntryPoint), read once
 _BUILTINS: Optional[Dict[str, Any]] = None
 #: import-path agents already resolved (name -> entry); not listed by available_agents
@@ -109,14 +135,59 @@ _IMPORTED: Dict[str, _Entry] = {}
 _ENTRY_POINTS: Optional[Dict[str, Any]] = None
 
 
+def _family(family: Union[str, RuleSet, None]) -> str:
+    """The family name of ``family`` (a name, a RuleSet, or None: the default)."""
+    if family is None:
+        return DEFAULT_FAMILY
+    fam = getattr(family, "family", family)
+    if fam not in FAMILY_PRESETS:
+        raise AgentSpecError(f"unknown rule family {fam!r}: expected one of "
+                             f"{', '.join(FAMILY_PRESETS)} (or a RuleSet)")
+    return fam
+
+
+def _families(obj, default=None) -> Tuple[str, ...]:
+    """The families ``obj`` declares (``FAMILIES``), else ``default``, else the
+    four-player ones."""
+    fams = getattr(obj, "FAMILIES", None) or default or _FOUR_PLAYER
+    return tuple(fams)
+
+
 def register_agent(name: str, factory: Callable[..., Agent], params: Dict[str, Param] = None,
-                   doc: str = "", roster: bool = True) -> None:
+                   doc: str = "", roster: bool = True, families=None) -> None:
     """Register ``factory(**params) -> Agent`` under ``name`` (letters, digits, ``_``,
-    ``-`` and ``:`` namespaces such as ``colver:maxi`` are allowed). ``roster=False``
-    keeps a slow agent out of the default tournament roster (it is still a spec)."""
-    if not name or any(ch in name for ch in ",= "):
+    ``-`` and ``:`` namespaces such as ``colver:maxi`` are allowed) for ``families``
+    (default: the factory's ``FAMILIES``, else the four-player ones). ``roster=False``
+    keeps a slow agent out of the default tournament roster (it is still a spec). A
+    Param without a default takes the factory's."""
+    if not name or any(ch in name for ch in ",= " + _AT):
         raise ValueError(f"invalid agent name {name!r}")
-    _REGISTRY[name] = _Entry(factory, dict(params or {}), doc, roster=bool(roster))
+    fams = tuple(families) if families else _families(factory)
+    for f in fams:
+        _family(f)
+    entry = _Entry(factory, _signature_defaults(factory, params or {}), doc, fams,
+                   roster=bool(roster))
+    for f in fams:
+        _REGISTRY[(f, name)] = entry
+
+
+def _signature_defaults(factory, params: Dict[str, Param]) -> Dict[str, Param]:
+    """``params`` with each missing default read from ``factory``'s signature (else
+    :data:`REQUIRED`)."""
+    if not any(p.default is FROM_SIGNATURE for p in params.values()):
+        return dict(params)
+    try:
+        sig = inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        sig = {}
+    out = {}
+    for k, p in params.items():
+        if p.default is FROM_SIGNATURE:
+            sp = sig.get(k)
+            default = REQUIRED if sp is None or sp.default is sp.empty else sp.default
+            p = Param(p.type, default, p.doc, p.min, p.max, p.choices)
+        out[k] = p
+    return out
 
 
 def parse_spec(spec: str) -> Tuple[str, Dict[str, str]]:
@@ -159,14 +230,6 @@ def _builtins() -> Dict[str, Any]:
     return _BUILTINS
 
 
-def _load_builtin(name: str) -> _Entry:
-    """Import the built-in agent ``name`` and register it (once)."""
-    obj = _builtins()[name].load()
-    doc = obj.DESCRIPTION or (inspect.getdoc(obj) or "").split("\n\n")[0].replace("\n", " ")
-    entry = _REGISTRY[name] = _Entry(obj, dict(obj.PARAMS or {}), doc, roster=bool(obj.ROSTER))
-    return entry
-
-
 # ------------------------------------------------------------ entry points, import paths
 def _entry_points() -> Dict[str, Any]:
     """The entry points of :data:`ENTRY_POINT_GROUP` by name (read once per process; a
@@ -180,6 +243,10 @@ def _entry_points() -> Dict[str, Any]:
                 found[ep.name] = ep
         _ENTRY_POINTS = found
     return _ENTRY_POINTS
+
+
+def _unqualified(key: str) -> str:
+    return key.split(_AT, 1)[0]
 
 
 _IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
@@ -216,7 +283,7 @@ def _declared_params(obj) -> Optional[Dict[str, Param]]:
     return None
 
 
-def _entry_for_object(obj, path: str, origin: str) -> _Entry:
+def _entry_for_object(obj, path: str, origin: str, families=None) -> _Entry:
     """The registry entry of an entry point's or import path's object ``obj``.
 
     :raises AgentSpecError: ``obj`` is not an Agent subclass or a callable.
@@ -227,10 +294,6 @@ def _entry_for_object(obj, path: str, origin: str) -> _Entry:
         raise AgentSpecError(f"{origin}: {path} is an Agent instance; give its class (or a "
                              f"function returning a new Agent): every seat and every worker "
                              f"process builds its own agent")
-    if inspect.isclass(obj) and getattr(obj, "FAMILY", None) == "two":
-        raise AgentSpecError(f"{origin}: {path} is an agent of belote for two players "
-                             f"(family 'two'), not of the four-player game; seat it with "
-                             f"two-player rules (belote_a_deux, belote_decouverte)")
     if inspect.isclass(obj) and not issubclass(obj, Agent):
         raise AgentSpecError(f"{origin}: {path} is the class {obj.__qualname__}, which does "
                              f"not derive from coinche_rl.agents.Agent; expected {what}")
@@ -244,20 +307,23 @@ def _entry_for_object(obj, path: str, origin: str) -> _Entry:
                 isinstance(k, str) and isinstance(v, Param) for k, v in declared.items()):
             raise AgentSpecError(f"{origin}: {path}.PARAMS must be a dict of parameter names "
                                  f"to coinche_rl.agents.Param, not {declared!r}")
-        return _Entry(obj, dict(declared), doc, path=path)
+        return _Entry(obj, _signature_defaults(obj, declared), doc, _families(obj, families),
+                      path=path)
     params: Dict[str, Param] = {}
     any_key = False
     try:
         sig = inspect.signature(obj)
     except (TypeError, ValueError):     # no signature (a builtin): texts, any key
-        return _Entry(obj, {}, doc, path=path, all_params=False, any_key=True)
+        return _Entry(obj, {}, doc, _families(obj, families), path=path, all_params=False,
+                      any_key=True)
     for p in sig.parameters.values():
         if p.kind is p.VAR_KEYWORD:
             any_key = True
         elif p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
             default = REQUIRED if p.default is p.empty else p.default
             params[p.name] = Param(_param_type(p), default, "")
-    return _Entry(obj, params, doc, path=path, all_params=False, any_key=any_key)
+    return _Entry(obj, params, doc, _families(obj, families), path=path, all_params=False,
+                  any_key=any_key)
 
 
 def _import_error(origin: str, module: str, e: BaseException) -> AgentSpecError:
@@ -303,11 +369,13 @@ def _resolve_import_path(name: str) -> Optional[_Entry]:
     return entry
 
 
-def _load_entry_point(name: str) -> _Entry:
-    """Import the entry point ``name`` and register it (once)."""
-    ep = _entry_points()[name]
+def _load_entry_point(key: str, ep, family: str, builtin: bool) -> _Entry:
+    """Import the entry point ``key`` (``name`` or ``name@family``) and register it for
+    the families it plays (once)."""
+    name = _unqualified(key)
+    qualified = _AT in key
     dist = getattr(getattr(ep, "dist", None), "name", None)
-    origin = (f"agent {name!r} (entry point {name} = {ep.value!r} in group "
+    origin = (f"agent {name!r} (entry point {key} = {ep.value!r} in group "
               f"{ENTRY_POINT_GROUP!r}" + (f" of the package {dist}" if dist else "") + ")")
     module = ep.value.split(":", 1)[0].strip()
     try:
@@ -319,70 +387,151 @@ def _load_entry_point(name: str) -> _Entry:
         raise _import_error(origin, module, e) from e
     if inspect.ismodule(obj):
         # a module that registers its agents with register_agent when imported
-        if name not in _REGISTRY:
+        if (family, name) not in _REGISTRY:
             raise AgentSpecError(f"{origin}: importing the module {module!r} registered no "
                                  f"agent {name!r}; point the entry point at an Agent subclass "
                                  f"or factory (module:Object), or register_agent({name!r}, ...) "
                                  f"in that module")
-        return _REGISTRY[name]
-    _REGISTRY[name] = _entry_for_object(obj, ep.value, origin)
-    return _REGISTRY[name]
-
-
-def _lookup(name: str) -> _Entry:
-    if name in _REGISTRY:
-        return _REGISTRY[name]
-    if name in _builtins():
-        return _load_builtin(name)
-    if name in _entry_points():
-        return _load_entry_point(name)
-    entry = _resolve_import_path(name)
-    if entry is None:
-        hint = ""
-        if "." in name and ":" not in name:
-            module, _, attr = name.rpartition(".")
-            hint = f" (an import path separates the module from the object with ':': {module}:{attr})"
-        raise AgentSpecError(f"unknown agent {name!r}; available: "
-                             f"{', '.join(available_agents())}; or your own Agent subclass or "
-                             f"factory by its import path, module:Object[:key=value,...]{hint}")
+        return _REGISTRY[(family, name)]
+    default = (key.split(_AT, 1)[1],) if qualified else None
+    if builtin:
+        doc = obj.DESCRIPTION or (inspect.getdoc(obj) or "").split("\n\n")[0].replace("\n", " ")
+        entry = _Entry(obj, dict(obj.PARAMS or {}), doc, _families(obj), roster=bool(obj.ROSTER))
+    else:
+        entry = _entry_for_object(obj, ep.value, origin, default)
+    if qualified and key.split(_AT, 1)[1] not in entry.families:
+        raise AgentSpecError(f"{origin}: its object plays the families "
+                             f"{', '.join(entry.families)}, not the one of its name")
+    for f in ((key.split(_AT, 1)[1],) if qualified else entry.families):
+        _REGISTRY.setdefault((f, name), entry)
     return entry
+
+
+def _sources(name: str, family: str):
+    """The entry points that may hold ``name`` for ``family``: (key, ep, builtin),
+    the qualified ``name@family`` first, the built-ins before the others."""
+    out = []
+    for key in (name + _AT + family, name):
+        if key in _builtins():
+            out.append((key, _builtins()[key], True))
+        elif key in _entry_points():
+            out.append((key, _entry_points()[key], False))
+    return out
+
+
+def _families_of_name(name: str) -> List[str]:
+    """The families in which ``name`` is an agent (loading its entry points)."""
+    fams = []
+    for f in FAMILY_PRESETS:
+        try:
+            _lookup(name, f, quiet=True)
+        except AgentSpecError:
+            continue
+        fams.append(f)
+    return fams
+
+
+def _lookup(name: str, family: str, quiet: bool = False) -> _Entry:
+    if (family, name) in _REGISTRY:
+        return _REGISTRY[(family, name)]
+    entry = None
+    for key, ep, builtin in _sources(name, family):
+        entry = _load_entry_point(key, ep, family, builtin)
+        if family in entry.families:
+            return entry
+    if entry is None and _AT not in name:
+        entry = _resolve_import_path(name)
+        if entry is not None and family in entry.families:
+            return entry
+    if entry is None and not quiet:
+        known = [f for (f, n) in _REGISTRY if n == name]
+        if known:
+            entry = _REGISTRY[(known[0], name)]
+    if entry is not None:
+        if quiet:
+            raise AgentSpecError(name)
+        raise _wrong_family(name, entry.families, family)
+    if quiet:
+        raise AgentSpecError(name)
+    hint = ""
+    if "." in name and ":" not in name:
+        module, _, attr = name.rpartition(".")
+        hint = f" (an import path separates the module from the object with ':': {module}:{attr})"
+    raise AgentSpecError(f"unknown agent {name!r}; available: "
+                         f"{', '.join(available_agents(family))}; or your own Agent subclass or "
+                         f"factory by its import path, module:Object[:key=value,...]{hint}")
+
+
+def _wrong_family(name: str, families, family: str) -> AgentSpecError:
+    others = [n for n in available_agents(family) if n != name]
+    return AgentSpecError(
+        family_error(f"agent {name!r}", families, family) + f"; agents of the family {family!r}: {', '.join(others) or 'none'}, or an Agent "
+        f"subclass of your own declaring FAMILIES = ({family!r},), by its import path "
+        f"module:Object")
 
 
 def spec_module(spec: str) -> Optional[str]:
     """The module an import-path spec (``"my_agents:Greedy:depth=2"``) imports, or None
     for a registered or entry-point agent (no import, no check that the module exists)."""
     name, _ = parse_spec(spec)
-    if name in _REGISTRY or name in _builtins() or name in _entry_points():
+    if name in _names():
         return None
     split = _split_import_path(name)
     return split[0] if split else None
 
 
 # ------------------------------------------------------------------------------- API
-def available_agents() -> List[str]:
-    """The registered names and those of the installed packages' entry points, sorted
-    (import-path agents are not listed: any ``module:Object`` may be given)."""
-    return sorted(set(_REGISTRY) | set(_builtins()) | set(_entry_points()))
+def _names() -> set:
+    """Every registered or entry-point name, unqualified (nothing imported)."""
+    return ({n for (_, n) in _REGISTRY}
+            | {_unqualified(k) for k in _builtins()} | {_unqualified(k) for k in _entry_points()})
 
 
-def roster_agents() -> List[str]:
-    """:func:`available_agents` less those registered with ``roster=False`` or declaring
-    ``ROSTER = False`` (slow searchers a default tournament would spend minutes on)."""
-    for name in _builtins():
-        if name not in _REGISTRY:
-            _load_builtin(name)
-    return [n for n in available_agents() if n not in _REGISTRY or _REGISTRY[n].roster]
-
-
-def describe_agents() -> str:
-    """A text listing of every agent with its parameters, defaults and descriptions
-    (entry-point agents are imported to be described; one that fails says why)."""
-    lines = []
-    for name in available_agents():
+def available_agents(family: Union[str, RuleSet, None] = None) -> List[str]:
+    """The agents' names, sorted: those of ``family`` (a family name or a RuleSet:
+    entry points are imported to read the families they play; one that cannot be
+    imported is left out), or, with ``family=None``, every registered and entry-point
+    name, of any family, without importing anything (import-path agents are not listed:
+    any ``module:Object`` may be given)."""
+    if family is None:
+        return sorted(_names())
+    fam = _family(family)
+    out = []
+    for name in sorted(_names()):
         try:
-            e = _lookup(name)
+            _lookup(name, fam, quiet=True)
+        except AgentSpecError:
+            continue
+        out.append(name)
+    return out
+
+
+def agent_families(name: str) -> List[str]:
+    """The rule families in which the agent ``name`` (registered or an entry point) is
+    played."""
+    return _families_of_name(name)
+
+
+def roster_agents(family: Union[str, RuleSet, None] = None) -> List[str]:
+    """:func:`available_agents` of ``family`` (default: ``coinche``) less those
+    registered with ``roster=False`` or declaring ``ROSTER = False`` (slow searchers a
+    default tournament would spend minutes on)."""
+    fam = _family(family)
+    return [n for n in available_agents(fam) if _REGISTRY[(fam, n)].roster]
+
+
+def describe_agents(family: Union[str, RuleSet, None] = None) -> str:
+    """A text listing of the agents of ``family`` (a family name or a RuleSet; default
+    ``coinche``) with their parameters, defaults and descriptions (entry points are
+    imported to be described; one of no family that fails to load says why)."""
+    fam = _family(family)
+    lines = [f"agents of the rule family {fam!r} ({', '.join(FAMILY_PRESETS[fam])}):"]
+    for name in sorted(_names()):
+        try:
+            e = _lookup(name, fam)
         except AgentSpecError as err:
-            lines.append(f"{name}: (cannot be loaded: {err})")
+            if "plays the famil" not in str(err):
+                lines.append(f"{name}: (cannot be loaded: {err})")
             continue
         origin = f" [{e.path}]" if e.path else ""
         lines.append(f"{name}: {e.doc}{origin}")
@@ -393,29 +542,19 @@ def describe_agents() -> str:
     return "\n".join(lines)
 
 
-#: the rule families of the four-player game (``RuleSet.family``)
-FOUR_PLAYER_FAMILIES = ("coinche", "classic")
-
-
-def make_agent(spec: str, family: Optional[str] = None):
-    """A new agent from its spec string (see the module docstring).
-
-    ``family``: the rule family the agent is for; ``None`` (or ``"coinche"``,
-    ``"classic"``) builds a four-player :class:`~coinche_rl.agents.base.Agent`, ``"two"``
-    a :class:`~coinche_rl.agents.two_player.TwoPlayerAgent` for belote for two players
-    (:func:`~coinche_rl.agents.two_player.make_two_player_agent`).
+def make_agent(spec: str, family: Union[str, RuleSet, None] = None) -> Agent:
+    """A new agent from its spec string (see the module docstring), for the rule
+    ``family`` (a family name, a RuleSet standing for its family, or None: ``coinche``;
+    the four-player families share their agents).
 
     :raises AgentSpecError: unknown name, unknown parameter, bad value; an import path or
         entry point whose module cannot be imported, whose object is missing or is not an
-        Agent subclass / factory; an agent of the other family.
+        Agent subclass / factory; an agent that does not play ``family`` (the message
+        names the families it plays and the agents of ``family``).
     """
-    if family == "two":
-        return make_two_player_agent(spec)
-    if family is not None and family not in FOUR_PLAYER_FAMILIES:
-        raise AgentSpecError(f"unknown rule family {family!r}: expected one of "
-                             f"{', '.join(FOUR_PLAYER_FAMILIES + ('two',))}")
+    fam = _family(family)
     name, raw = parse_spec(spec)
-    entry = _lookup(name)
+    entry = _lookup(name, fam)
     kwargs = {}
     for key, text in raw.items():
         if key in entry.params:
@@ -426,156 +565,27 @@ def make_agent(spec: str, family: Optional[str] = None):
             known = ", ".join(entry.params) or "none"
             raise AgentSpecError(f"agent {name!r} has no parameter {key!r}; "
                                  f"its parameters: {known}")
-    if entry.all_params:
-        full = {k: kwargs.get(k, p.default) for k, p in entry.params.items()}
-    else:
-        missing = [k for k, p in entry.params.items() if p.default is REQUIRED and k not in kwargs]
-        if missing:
-            raise AgentSpecError(f"agent {name!r} needs the parameter(s) {', '.join(missing)}: "
-                                 f"{name}:" + ",".join(f"{k}=..." for k in missing))
-        full = kwargs
+    full = ({k: kwargs.get(k, p.default) for k, p in entry.params.items()}
+            if entry.all_params else kwargs)
+    missing = [k for k, p in entry.params.items() if p.default is REQUIRED and k not in kwargs]
+    if missing:
+        raise AgentSpecError(f"agent {name!r} needs the parameter(s) {', '.join(missing)}: "
+                             f"{name}:" + ",".join(f"{k}=..." for k in missing))
     if entry.path:
         try:
             agent = entry.factory(**full)
         except (TypeError, ValueError) as e:
             raise AgentSpecError(f"agent {name!r}: {entry.path}(" + ", ".join(
                 f"{k}={v!r}" for k, v in full.items()) + f") failed: {type(e).__name__}: {e}") from e
-        if getattr(agent, "FAMILY", None) == "two":
-            raise AgentSpecError(f"agent {name!r}: {entry.path}(...) returned an agent of "
-                                 f"belote for two players (family 'two'), not of the "
-                                 f"four-player game")
         if not isinstance(agent, Agent):
             raise AgentSpecError(f"agent {name!r}: {entry.path}(...) returned an "
                                  f"object of type {type(agent).__name__}, not an Agent; a factory must return "
                                  f"an instance of a coinche_rl.agents.Agent subclass")
+        if fam not in agent.FAMILIES:
+            raise AgentSpecError(f"agent {name!r}: {entry.path}(...) returned "
+                                 + family_error(type(agent).__name__, agent.FAMILIES, fam))
     else:
         agent = entry.factory(**full)
-    agent.name = name
-    agent.spec = name + (":" + ",".join(f"{k}={raw[k]}" for k in raw) if raw else "")
-    return agent
-
-
-# ------------------------------------------------------- belote for two players
-# The agents of the two family (coinche_rl.agents.two_player) have a table of their own:
-# the built-in ones by import path (imported when first built, so that this module does
-# not import the module that imports it), then those registered.
-_TWO_BUILTINS = {"random": "coinche_rl.agents.two_player:TwoRandomAgent",
-                 "heuristic": "coinche_rl.agents.two_player:TwoHeuristicAgent",
-                 "pimc": "coinche_rl.agents.two_player_pimc:TwoPimcAgent"}
-_TWO_REGISTRY: Dict[str, Callable[..., Any]] = {}
-
-
-def register_two_player_agent(name: str, factory: Callable[..., Any]) -> None:
-    """Register ``factory(**params) -> TwoPlayerAgent`` under ``name`` for belote for two
-    players (its ``PARAMS``, when it declares them, type and check the spec's
-    parameters)."""
-    if not name or any(ch in name for ch in ",= "):
-        raise ValueError(f"invalid agent name {name!r}")
-    _TWO_REGISTRY[name] = factory
-
-
-def available_two_player_agents() -> List[str]:
-    """The two-player agents' names, sorted."""
-    return sorted(set(_TWO_BUILTINS) | set(_TWO_REGISTRY))
-
-
-def _load_two(name: str):
-    if name not in _TWO_REGISTRY:
-        module, attr = _TWO_BUILTINS[name].split(":")
-        _TWO_REGISTRY[name] = getattr(importlib.import_module(module), attr)
-    return _TWO_REGISTRY[name]
-
-
-def describe_two_player_agents() -> str:
-    """One line per two-player agent and per parameter."""
-    lines = []
-    for name in available_two_player_agents():
-        f = _load_two(name)
-        doc = getattr(f, "DESCRIPTION", "") or (inspect.getdoc(f) or "").split("\n\n")[0]
-        lines.append(f"{name}: {doc}")
-        for key, p in (getattr(f, "PARAMS", None) or {}).items():
-            lines.append(f"    {key} ({p.type.__name__}, default {p.default!r}): {p.doc}")
-    return "\n".join(lines)
-
-
-def _two_family(obj) -> bool:
-    return getattr(obj, "FAMILY", None) == "two"
-
-
-def _wrong_family(name: str, what: str) -> AgentSpecError:
-    return AgentSpecError(
-        f"agent {name!r} plays the four-player game ({what}), not belote for two players "
-        f"(rules family 'two'); two-player agents: {', '.join(available_two_player_agents())}, "
-        f"or a TwoPlayerAgent subclass of your own by import path module:Object")
-
-
-def _resolve_two(name: str):
-    """The factory of the two-player agent ``name``: registered, built in, or an import
-    path ``module:Object``."""
-    if name in _TWO_REGISTRY or name in _TWO_BUILTINS:
-        return _load_two(name)
-    split = _split_import_path(name)
-    if split is None:
-        try:
-            four = available_agents()
-        except Exception:                   # an uninstalled checkout: no entry points
-            four = []
-        if name in four:
-            raise _wrong_family(name, "a coinche / classic agent")
-        raise AgentSpecError(f"unknown two-player agent {name!r}; available: "
-                             f"{', '.join(available_two_player_agents())}; or your own "
-                             f"TwoPlayerAgent subclass or factory by its import path, "
-                             f"module:Object[:key=value,...]")
-    module, attr = split
-    try:
-        obj = importlib.import_module(module)
-    except Exception as e:
-        raise _import_error(f"agent {name!r}", module, e) from e
-    for part in attr.split("."):
-        if not hasattr(obj, part):
-            raise AgentSpecError(f"agent {name!r}: module {module!r} has no attribute {attr!r}")
-        obj = getattr(obj, part)
-    if inspect.isclass(obj) and issubclass(obj, Agent):
-        raise _wrong_family(name, "a coinche_rl.agents.Agent subclass")
-    if inspect.isclass(obj) and not _two_family(obj):
-        raise AgentSpecError(f"agent {name!r}: {obj.__qualname__} does not derive from "
-                             f"coinche_rl.agents.two_player.TwoPlayerAgent")
-    if not callable(obj) or isinstance(obj, Agent) or (_two_family(obj) and not inspect.isclass(obj)):
-        raise AgentSpecError(f"agent {name!r}: {name} is not a TwoPlayerAgent subclass or a "
-                             f"function returning one")
-    return obj
-
-
-def make_two_player_agent(spec: str):
-    """A new agent of belote for two players
-    (:class:`~coinche_rl.agents.two_player.TwoPlayerAgent`) from its spec
-    (``"heuristic"``, ``"heuristic:prise=4"``, ``"my_module:MyBot:depth=2"``).
-
-    :raises AgentSpecError: unknown name, a four-player agent, unknown parameter, bad
-        value, an import path that is not a TwoPlayerAgent.
-    """
-    name, raw = parse_spec(spec)
-    factory = _resolve_two(name)
-    declared = getattr(factory, "PARAMS", None)
-    kwargs = {}
-    for key, text in raw.items():
-        if declared is not None:
-            if key not in declared:
-                known = ", ".join(declared) or "none"
-                raise AgentSpecError(f"agent {name!r} has no parameter {key!r}; its "
-                                     f"parameters: {known}")
-            kwargs[key] = declared[key].parse(name, key, text)
-        else:
-            kwargs[key] = text
-    try:
-        agent = factory(**kwargs)
-    except TypeError as e:
-        raise AgentSpecError(f"agent {name!r}: {e}") from e
-    if isinstance(agent, Agent):
-        raise _wrong_family(name, "it returned a coinche_rl.agents.Agent")
-    if not _two_family(agent):
-        raise AgentSpecError(f"agent {name!r} returned a {type(agent).__name__}, not a "
-                             f"TwoPlayerAgent")
     agent.name = name
     agent.spec = name + (":" + ",".join(f"{k}={raw[k]}" for k in raw) if raw else "")
     return agent

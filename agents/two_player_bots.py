@@ -6,9 +6,11 @@ plays whole deals with a bot at each player entirely in numba.
 A bot reads only the view vector ``V`` of the player to act: his own hand, both
 players' face-up cards, which face-up cards still cover a face-down card (never what
 that card is), the cards of the other hand he was shown (:func:`~coinche_rl.engine.two.
-known_cards`), the prise, the tricks played and the points won. The agents of
-:mod:`coinche_rl.agents.two_player` call the same kernel on ``TwoPlayerView.state``, with
-the same seeded stream, so a deal played through Python and one played by
+known_cards`), the prise, the tricks played and the points won. The agents
+(:class:`TwoRandomAgent`, :class:`TwoHeuristicAgent`: the specs ``random`` and
+``heuristic`` of the ``two`` family, entry points ``random@two`` and ``heuristic@two``)
+call the same kernel on ``TwoPlayerView.state``, with the same seeded stream, so a deal
+played through :func:`coinche_rl.agents.play_deal` and one played by
 :func:`two_play_deals` make the same choices.
 
 **random** (:data:`TWO_RANDOM`): a uniformly random legal action
@@ -56,7 +58,7 @@ import numpy as np
 from numba import njit
 
 from ..actions import CARD_BASE, EXCHANGE, NAME_BASE, NO_EXCHANGE, PASS, TAKE
-from ..engine.bits import kernel, lowest_card, popcount, rng_seed
+from ..engine.bits import kernel, lowest_card, popcount, rng_seed, seed_int64
 from ..engine.declarations import best_single_declaration
 from ..engine.play import beats
 from ..engine.two import (CARDS_PER_PLAYER, DONE, EXCHANGE_PHASE, HIDDEN_CARD, N_PLAYERS,
@@ -66,10 +68,14 @@ from ..engine.two import (CARDS_PER_PLAYER, DONE, EXCHANGE_PHASE, HIDDEN_CARD, N
                           stack_face_down, stack_face_up, taker_of, trick_card, trick_leader,
                           trick_number, trump_of, two_apply, two_is_legal, two_legal_cards,
                           two_public_view_into, two_random_action)
-from ..rules import ABOVE, ALL_CARD_POINTS, CARD_ORDER, P_DECLARATIONS, P_HAND_CARDS
+from ..rules import (ABOVE, ALL_CARD_POINTS, CARD_ORDER, P_DECLARATIONS, P_HAND_CARDS, RuleSet,
+                     params_vector)
+from .base import Agent, Param
+from .chance import p_miss
 
 __all__ = ["TWO_RANDOM", "TWO_HEURISTIC", "HEURISTIC_WEIGHTS", "N_WEIGHTS", "two_bot_action",
-           "two_play_deals", "W_PRISE", "W_PRISE_DECOUVERTE", "warmup"]
+           "two_play_deals", "W_PRISE", "W_PRISE_DECOUVERTE", "excluded_cards", "TwoBotAgent",
+           "TwoRandomAgent", "TwoHeuristicAgent", "warmup"]
 
 #: the bots' ids
 TWO_RANDOM, TWO_HEURISTIC = 0, 1
@@ -156,7 +162,7 @@ def _hand_size(V, P, p):
 
 
 @kernel
-def _excluded(V, o, trump):
+def excluded_cards(V, o, trump):
     """Cards player ``o``'s hand cannot hold, from his plays: a suit he did not follow
     (and trumps, when he neither followed nor trumped a plain suit), the trumps above
     the one he did not beat when trump was led. His hand never grows during the play."""
@@ -182,19 +188,6 @@ def _excluded(V, o, trump):
 
 
 @kernel
-def _p_miss(n, k, h):
-    """Chance that ``h`` cards drawn among ``n`` miss ``k`` given ones."""
-    if k <= 0 or h <= 0:
-        return 1.0
-    if n - k < h:
-        return 0.0
-    p = 1.0
-    for i in range(h):
-        p *= (n - k - i) / (n - i)
-    return p
-
-
-@kernel
 def _p_beats_lead(c, trump, sure, poss, h):
     """Chance that the other player beats the lead ``c``: ``sure`` the cards he can
     play for certain (face up, or shown from his hand), ``h`` unknown hand cards drawn
@@ -207,16 +200,16 @@ def _p_beats_lead(c, trump, sure, poss, h):
     n = popcount(poss)
     if h > n:
         h = n
-    p_hi = 1.0 - _p_miss(n, popcount(poss & hi), h)
+    p_hi = 1.0 - p_miss(n, popcount(poss & hi), h)
     if s == trump or (sure & sm) != 0:
         return p_hi
     tm = _suit(trump)
     k_s = popcount(poss & sm)
-    p_void = _p_miss(n, k_s, h)
+    p_void = p_miss(n, k_s, h)
     if sure & tm:
         p_tr = 1.0
     else:
-        p_tr = 1.0 - _p_miss(n - k_s, popcount(poss & tm), h)
+        p_tr = 1.0 - p_miss(n - k_s, popcount(poss & tm), h)
     p = p_hi + p_void * p_tr
     return p if p < 1.0 else 1.0
 
@@ -356,7 +349,7 @@ def _play_card(V, P, me, W):
     # leading: what the other player may answer with
     sure = face_up_cards(V, o) | hand_of(V, o)
     h = _hand_size(V, P, o) - popcount(hand_of(V, o))
-    poss = outside & ~sure & ~_excluded(V, o, trump)
+    poss = outside & ~sure & ~excluded_cards(V, o, trump)
     if h <= 0:
         h = 0
         poss = np.int64(0)
@@ -439,6 +432,85 @@ def two_play_deals(P, states, bots, W, seeds):
                 return i + 1
             two_apply(T, P, a)
     return 0
+
+
+# ----------------------------------------------------------------------- the agents
+class TwoBotAgent(Agent):
+    """An agent of belote for two players that plays numba bot :attr:`numba_bot` with
+    the weights :attr:`bot_weights` on the view vector. :meth:`reset` seeds ``self.rng``
+    (uint64[1], splitmix64) with ``rng_seed(rng, seed, 0)``, as :func:`two_play_deals`
+    seeds each player."""
+
+    FAMILIES = ("two",)
+
+    def __init__(self, bot: int, weights: np.ndarray = None):
+        super().__init__()
+        self.numba_bot = int(bot)
+        self.bot_weights = np.array(HEURISTIC_WEIGHTS if weights is None else weights,
+                                    dtype=np.float64)
+        self.rng = np.zeros(1, dtype=np.uint64)
+        self._P = None
+
+    def reset(self, seat: int, rules: RuleSet, seed: int) -> None:
+        self.check_rules(rules)
+        super().reset(seat, rules, seed)
+        self.rng = np.zeros(1, dtype=np.uint64)
+        rng_seed(self.rng, seed_int64(seed), 0)
+        self._P = params_vector(rules)
+
+    def params_of(self, view) -> np.ndarray:
+        """The rule vector of ``view``'s rules (the one of :meth:`reset` when they are
+        the same)."""
+        return self._P if self._P is not None and self.rules == view.rules \
+            else params_vector(view.rules)
+
+    def act(self, view) -> int:
+        return int(two_bot_action(self.numba_bot, view.state, self.params_of(view),
+                                  view.player, self.rng, self.bot_weights))
+
+
+class TwoRandomAgent(TwoBotAgent):
+    """Uniform over the legal actions, from its seeded stream."""
+
+    DESCRIPTION = "uniformly random legal action"
+    PARAMS = {}
+
+    def __init__(self):
+        super().__init__(TWO_RANDOM)
+
+
+class TwoHeuristicAgent(TwoBotAgent):
+    """The rule-based heuristic of this module."""
+
+    DESCRIPTION = ("rule-based player in numba: prise on trump strength against the visible "
+                   "cards, exchange of the 7, masters, trump drawing, cheap wins, low "
+                   "discards, uncovering face-down cards")
+    PARAMS = {
+        "prise": Param(float, doc="belote à deux: the strength margin to take or name "
+                       "(lower: takes more readily)", min=-20.0, max=30.0),
+        "prise_decouverte": Param(float, doc="belote découverte: the same",
+                                  min=-20.0, max=30.0),
+    }
+
+    def __init__(self, prise: float = float(HEURISTIC_WEIGHTS[W_PRISE]),
+                 prise_decouverte: float = float(HEURISTIC_WEIGHTS[W_PRISE_DECOUVERTE])):
+        w = HEURISTIC_WEIGHTS.copy()
+        w[W_PRISE] = prise
+        w[W_PRISE_DECOUVERTE] = prise_decouverte
+        super().__init__(TWO_HEURISTIC, w)
+
+    def check_rules(self, rules: RuleSet) -> None:
+        """A prise margin changed from its default for the other preset (``prise`` is
+        read with a hand, ``prise_decouverte`` without) would change nothing: refused."""
+        super().check_rules(rules)
+        if rules.hand_cards:
+            unread, slot, game, read = ("prise_decouverte", W_PRISE_DECOUVERTE, "découverte",
+                                        "prise")
+        else:
+            unread, slot, game, read = "prise", W_PRISE, "à deux", "prise_decouverte"
+        if self.bot_weights[slot] != HEURISTIC_WEIGHTS[slot]:
+            raise ValueError(f"heuristic: {unread} is not read under the rules {rules.name!r} "
+                             f"(it is the belote {game} prise margin); set {read} instead")
 
 
 def warmup() -> None:

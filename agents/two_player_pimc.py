@@ -40,12 +40,12 @@ from ..engine.two import (HIDDEN_CARD, N_PLAYERS, N_STACKS, PLAY, TWO_STATE_SIZE
                           set_card_under, set_face_down_cards, set_hand, set_stack_face_down,
                           stack_face_down, stack_face_up, trick_card, trick_leader, trick_number,
                           trump_of)
-from ..rules import ABOVE, P_DECLARATIONS, params_vector
+from ..rules import P_DECLARATIONS
 from ..solver_two import _EMPTY, N_SALTS, TT_BITS, W_SALT, W_SIZE, card_values_two
 from ..two_player import TwoPlayerView
 from .base import Param
-from .two_player import TwoPlayerBotAgent
-from .two_player_bots import HEURISTIC_WEIGHTS, TWO_HEURISTIC, two_bot_action
+from .two_player_bots import (HEURISTIC_WEIGHTS, TWO_HEURISTIC, TwoBotAgent, excluded_cards,
+                              two_bot_action)
 
 __all__ = ["TwoPimcAgent", "hand_constraints", "sample_world", "pimc_card_sums", "MAX_REDRAWS"]
 
@@ -56,26 +56,9 @@ MAX_REDRAWS = 1000
 @njit(cache=True)
 def hand_constraints(V, me):
     """The cards the other player's hand may still hold (a mask), from the plays in the
-    public view ``V`` of player ``me`` (module docstring)."""
-    strain = trump_of(V)
-    allowed = np.int64(0xFFFFFFFF)
-    n_tricks = trick_number(V) + (1 if cards_in_trick(V) == 1 else 0)
-    for t in range(n_tricks):
-        leader = trick_leader(V, t)
-        if leader != me:
-            continue                      # he led: no obligation
-        lead = trick_card(V, t, 0)
-        f = trick_card(V, t, 1)
-        if f < 0:
-            continue
-        led = lead >> 3
-        if (f >> 3) != led:
-            allowed &= ~(np.int64(0xFF) << (8 * led))          # void in the led suit
-            if led != strain and (f >> 3) != strain:
-                allowed &= ~(np.int64(0xFF) << (8 * strain))   # and no trump to cut
-        elif led == strain and not (ABOVE[strain, lead] >> f) & 1:
-            allowed &= ~ABOVE[strain, lead]                    # no trump above the lead
-    return allowed
+    public view ``V`` of player ``me`` (module docstring; the heuristic's
+    :func:`~coinche_rl.agents.two_player_bots.excluded_cards`)."""
+    return np.int64(0xFFFFFFFF) & ~excluded_cards(V, other(me), trump_of(V))
 
 
 @njit(cache=True)
@@ -185,21 +168,21 @@ def pimc_card_sums(V, P, me, unseen, hand_size, n_worlds, seed, stream, tt, work
                 sums[c] = vals[c] if sums[c] < 0 else sums[c] + vals[c]
 
 
-class TwoPimcAgent(TwoPlayerBotAgent):
+class TwoPimcAgent(TwoBotAgent):
     """PIMC over the worlds consistent with the player's view, each solved double dummy
     (module docstring); the heuristic before trick ``solve_from`` and in the prise."""
 
     DESCRIPTION = ("PIMC: worlds consistent with the view (voids, trump ceilings, the "
                    "announced declaration), each solved double dummy; the heuristic earlier")
     PARAMS: Dict[str, Param] = {
-        "worlds": Param(int, 32, "worlds sampled per decision", min=1, max=4096),
-        "solve_from": Param(int, 4, "the first trick (0-based) played by the search; "
-                            "the heuristic plays the ones before", min=0, max=15),
+        "worlds": Param(int, doc="worlds sampled per decision", min=1, max=4096),
+        "solve_from": Param(int, doc="the first trick (0-based) played by the search; the "
+                            "heuristic plays the ones before", min=0, max=15),
     }
 
     def __init__(self, worlds: int = 32, solve_from: int = 4):
         super().__init__(TWO_HEURISTIC, HEURISTIC_WEIGHTS)
-        self.two_bot = None                  # not a numba bot: tournaments call act()
+        self.numba_bot = None                # not a numba bot: tournaments call act()
         self.worlds = int(worlds)
         self.solve_from = int(solve_from)
         self._tt = None
@@ -213,10 +196,10 @@ class TwoPimcAgent(TwoPlayerBotAgent):
 
     def act(self, view: TwoPlayerView) -> int:
         V = view.state
-        P = self._P if self._P is not None and self.rules == view.rules else params_vector(view.rules)
+        P = self.params_of(view)
         if view.phase != "play" or int(py.trick_number(V)) < self.solve_from:
             return int(two_bot_action(TWO_HEURISTIC, V, P, view.player, self.rng,
-                                      self.two_weights))
+                                      self.bot_weights))
         legal = view.legal_actions
         if len(legal) == 1:
             return legal[0]
@@ -234,11 +217,11 @@ class TwoPimcAgent(TwoPlayerBotAgent):
 def warmup() -> None:
     """Compile the PIMC kernels (a decision late in a deal)."""
     from ..two_player import TwoPlayerDeal
-    from .two_player import make_two_player_agent
+    from .registry import make_agent
     d = TwoPlayerDeal("belote_decouverte", seed=0, dealer=0)
     d.apply("take")
     while len(d.plays) < 26:
         d.apply(d.legal_actions()[0])
-    agent = make_two_player_agent("pimc:worlds=2,solve_from=0")
+    agent = make_agent("pimc:worlds=2,solve_from=0", "two")
     agent.reset(d.current_player, d.rules, 0)
     agent.act(d.view(d.current_player))

@@ -212,7 +212,7 @@ def two_player_figures(args) -> dict:
     """Belote for two players (``coinche_rl.solver_two``): a whole solve of a played-out
     position with 8 and 12 tricks left, and a PIMC-32 decision at trick 4 (the default
     ``solve_from``), medians over seeded positions of both presets."""
-    from coinche_rl.agents.two_player import make_two_player_agent
+    from coinche_rl.agents import make_agent
     from coinche_rl.solver_two import TwoPlayerSolver, warmup as two_warmup
     from coinche_rl.two_player import TwoPlayerDeal
     two_warmup()
@@ -220,7 +220,7 @@ def two_player_figures(args) -> dict:
     solver = TwoPlayerSolver()
     out = {}
     for preset in ("belote_a_deux", "belote_decouverte"):
-        heur = [make_two_player_agent("heuristic"), make_two_player_agent("heuristic")]
+        heur = [make_agent("heuristic", "two"), make_agent("heuristic", "two")]
         key = preset.split("_")[-1]
         for left in (8, 12):
             ms, nodes = [], []
@@ -238,7 +238,7 @@ def two_player_figures(args) -> dict:
                 nodes.append(solver.nodes)
             out[f"two_{key}_solve_{left}_left_ms_median"] = round(float(np.median(ms)), 2)
             out[f"two_{key}_solve_{left}_left_nodes_median"] = int(np.median(nodes))
-        pimc = make_two_player_agent("pimc")
+        pimc = make_agent("pimc", "two")
         ms = []
         for i in range(n):
             d = TwoPlayerDeal(preset, seed=950 + i)

@@ -1,5 +1,5 @@
 """Belote for two players: engine and agent throughput, and the heuristic's strength
-(``coinche_rl.engine.two``, ``coinche_rl.agents.two_player``, ``coinche_rl.arena``).
+(``coinche_rl.engine.two``, ``coinche_rl.agents.two_player_bots``, ``coinche_rl.arena``).
 
 Figures (one core; best of ``--repeats`` timed runs after a warm-up), for each preset
 (``belote_a_deux``, ``belote_decouverte``):

@@ -32,6 +32,7 @@ import numpy as np
 from numba import njit
 
 from .cards import N_CARDS
+from .values import format_value, parse_value
 
 # ------------------------------------------------------------------ the table
 #: The game's dimensions, read by every kernel under these names (seat arithmetic is
@@ -623,9 +624,6 @@ def four_player_rules(rules="ffb", **overrides) -> RuleSet:
     return r
 
 
-#: the words a boolean rule parameter accepts in text (``parse_rules``)
-_TRUE_WORDS = ("true", "yes", "on", "1")
-_FALSE_WORDS = ("false", "no", "off", "0")
 
 
 def _split_top(text: str, sep: str = ","):
@@ -654,22 +652,12 @@ def _typed_value(field_name: str, kind, text: str, spec: str):
     def bad(expected: str):
         return InvalidRulesError(f"rules {spec!r}: {field_name}={text!r}: expected {expected}")
 
-    if kind is bool:
-        if t.lower() in _TRUE_WORDS:
-            return True
-        if t.lower() in _FALSE_WORDS:
-            return False
-        raise bad("true or false")
-    if kind is int:
+    if kind in (bool, int, str):
+        # the one parser of key=value texts, shared with the agents' spec parameters
         try:
-            return int(t)
-        except ValueError:
-            raise bad("an integer") from None
-    if kind is str:
-        choices = _CHOICES.get(field_name)
-        if choices is not None and t not in choices:
-            raise bad("one of " + ", ".join(choices))
-        return t
+            return parse_value(t, kind, _CHOICES.get(field_name, ()) if kind is str else ())
+        except ValueError as e:
+            raise bad(str(e).removeprefix("expected ")) from None
     # Tuple[int, int]: (coinche, surcoinche) multipliers, written 2/4 or (2,4)
     items = [x for x in t.strip("()").replace("/", ",").replace("x", ",").split(",") if x.strip()]
     try:
@@ -753,10 +741,10 @@ def rules_label(rules: RuleSet) -> str:
     """
     items = []
     for k, v in rules.overrides().items():
-        if isinstance(v, bool):
-            v = "true" if v else "false"
-        elif isinstance(v, (list, tuple)):
+        if isinstance(v, (list, tuple)):
             v = "/".join(map(str, v))
+        else:
+            v = format_value(v)
         items.append(f"{k}={v}")
     return rules.name + (":" + ",".join(items) if items else "")
 

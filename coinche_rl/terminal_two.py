@@ -1,7 +1,7 @@
 """Play belote for two players in the terminal against a bot (``coinche-rl play --rules
 belote_a_deux`` or ``belote_decouverte``; RULES.md §12, docs/two_player.md).
 
-A person plays one player, a two-player agent (:mod:`coinche_rl.agents.two_player`:
+A person plays one player, an agent of the ``two`` family (:func:`coinche_rl.agents.make_agent`:
 ``heuristic``, ``random``, an import path) the other; the bot decides from its own
 :class:`~coinche_rl.two_player.TwoPlayerView` only (``reset`` before each deal, ``act``
 when it is to act). Everything the person is shown comes from the person's own view
@@ -75,7 +75,7 @@ class TwoPlayerTerminalGame(TerminalGame):
                  match: bool = False, dealer: Optional[int] = None,
                  target: Optional[int] = None, save: Optional[str] = None,
                  stdin: Optional[TextIO] = None, stdout: Optional[TextIO] = None):
-        from .agents.two_player import make_two_player_agent
+        from .agents import make_agent
         if not _is_int(player) or player not in (0, 1):
             raise PlaySetupError(f"belote for two players has players 0 and 1: your player "
                                  f"(--seat) must be 0 or 1, not {player!r}")
@@ -83,7 +83,7 @@ class TwoPlayerTerminalGame(TerminalGame):
                              "and 1: the dealer must be 0 or 1")
         self.seat = self.me = int(player)
         self._keep_settings(rules, target, seed, deals, match, save, stdin, stdout)
-        self.bot = make_two_player_agent(opponent)     # AgentSpecError names the problem
+        self.bot = make_agent(opponent, "two")     # AgentSpecError names the problem
         try:
             self.bot.reset(other(self.me), self.rules, 0)
         except Exception as e:
@@ -421,9 +421,9 @@ class TwoPlayerTerminalGame(TerminalGame):
     def _play_aside(self) -> None:
         """A deal played aside by a fresh bot of the opponent's spec (the person's player
         takes the first legal action): it compiles the kernels the game uses."""
-        from .agents.two_player import make_two_player_agent
+        from .agents import make_agent
         deal = TwoPlayerDeal(self.rules, seed=self.seed, dealer=0)
-        bot = make_two_player_agent(self.opponent_spec)
+        bot = make_agent(self.opponent_spec, "two")
         bot.reset(other(self.me), self.rules, 0)
         while not deal.is_terminal:
             p = deal.current_player

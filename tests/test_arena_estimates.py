@@ -9,8 +9,7 @@ import pytest
 
 from coinche_rl import arena
 from coinche_rl.agents import Agent, register_agent
-from coinche_rl.agents.registry import _REGISTRY, _TWO_REGISTRY
-from coinche_rl.agents.two_player import TwoPlayerAgent, register_two_player_agent
+from coinche_rl.agents.registry import _REGISTRY
 from coinche_rl.cli import main
 
 
@@ -23,8 +22,10 @@ class Slow(Agent):
         return int(view.legal_actions[0])
 
 
-class TwoSlow(TwoPlayerAgent):
+class TwoSlow(Agent):
     """The same for belote for two players."""
+
+    FAMILIES = ("two",)
 
     seconds_per_deal = 1.0
 
@@ -35,10 +36,10 @@ class TwoSlow(TwoPlayerAgent):
 @pytest.fixture
 def slow():
     register_agent("estimates_slow", Slow, doc="a slow agent, on paper")
-    register_two_player_agent("estimates_slow", TwoSlow)
+    register_agent("estimates_slow", TwoSlow)                 # the same name, family two
     yield "estimates_slow"
-    _REGISTRY.pop("estimates_slow", None)
-    _TWO_REGISTRY.pop("estimates_slow", None)
+    for key in [k for k in _REGISTRY if k[1] == "estimates_slow"]:
+        del _REGISTRY[key]
 
 
 @pytest.mark.parametrize("preset, agent", [("ffb", "heuristic"), ("belote_a_deux", "heuristic")])

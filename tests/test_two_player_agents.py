@@ -9,10 +9,9 @@ import numpy as np
 import pytest
 
 from coinche_rl import arena, cli
-from coinche_rl.agents import AgentSpecError, make_agent
-from coinche_rl.agents.two_player import (TwoHeuristicAgent, TwoPlayerAgent, TwoRandomAgent,
-                                          make_two_player_agent, play_two_deal)
-from coinche_rl.agents.two_player_bots import TWO_HEURISTIC, TWO_RANDOM, two_play_deals
+from coinche_rl.agents import Agent, AgentSpecError, make_agent, play_deal
+from coinche_rl.agents.two_player_bots import (TWO_HEURISTIC, TWO_RANDOM, TwoHeuristicAgent,
+                                               TwoRandomAgent, two_play_deals)
 from coinche_rl.engine import two as E2
 from coinche_rl.game import IllegalActionError
 from coinche_rl.rules import get_rules
@@ -25,12 +24,12 @@ PRESETS = ("belote_a_deux", "belote_decouverte")
 @pytest.mark.parametrize("specs", [("heuristic", "random"), ("random", "heuristic"),
                                    ("heuristic", "heuristic:{prise}=0")])
 def test_agents_play_only_legal_actions_through_the_views(preset, specs):
-    """play_two_deal checks every action against the view's legal mask."""
+    """play_deal checks every action against the view's legal mask."""
     prise = "prise" if preset == "belote_a_deux" else "prise_decouverte"   # the one it reads
-    agents = [make_two_player_agent(s.format(prise=prise)) for s in specs]
+    agents = [make_agent(s.format(prise=prise), "two") for s in specs]
     for seed in range(40):
         deal = TwoPlayerDeal(preset, seed=seed)
-        result = play_two_deal(deal, agents, seeds=[seed, seed + 1000])
+        result = play_deal(deal, agents, seeds=[seed, seed + 1000])
         assert deal.is_terminal and result.scores == deal.scores
 
 
@@ -38,7 +37,7 @@ def test_agents_play_only_legal_actions_through_the_views(preset, specs):
 def test_numba_bots_play_only_legal_actions_over_many_deals(preset):
     ds = arena.TwoDealSet(preset, seed=3)
     states, seeds = ds.states(np.arange(3000))
-    W = np.stack([TwoHeuristicAgent().two_weights] * 2)
+    W = np.stack([TwoHeuristicAgent().bot_weights] * 2)
     for bots in ([TWO_HEURISTIC, TWO_RANDOM], [TWO_RANDOM, TWO_HEURISTIC],
                  [TWO_HEURISTIC, TWO_HEURISTIC]):
         st = states.copy()
@@ -51,11 +50,11 @@ def test_the_python_agents_and_the_numba_loop_make_the_same_choices():
         ds = arena.TwoDealSet(preset, seed=5)
         states, seeds = ds.states(np.arange(25))
         st = states.copy()
-        W = np.stack([TwoHeuristicAgent().two_weights, TwoRandomAgent().two_weights])
+        W = np.stack([TwoHeuristicAgent().bot_weights, TwoRandomAgent().bot_weights])
         two_play_deals(ds.params, st, np.array([TWO_HEURISTIC, TWO_RANDOM]), W, seeds)
         for i in range(25):
             deal = ds.deal(i)
-            play_two_deal(deal, [TwoHeuristicAgent(), TwoRandomAgent()], list(seeds[i]))
+            play_deal(deal, [TwoHeuristicAgent(), TwoRandomAgent()], list(seeds[i]))
             assert (deal.state == st[i]).all()
 
 
@@ -144,34 +143,39 @@ def test_agents_are_reproducible_from_their_seed():
         results = []
         for _ in range(2):
             deal = TwoPlayerDeal("belote_a_deux", seed=11, dealer=1)
-            play_two_deal(deal, [make_two_player_agent(spec), make_two_player_agent("random")],
-                          seeds=[7, 8])
+            play_deal(deal, [make_agent(spec, "two"), make_agent("random", "two")],
+                      seeds=[7, 8])
             results.append(deal.history)
         assert results[0] == results[1]
     a, b = TwoPlayerDeal("belote_decouverte", seed=1), TwoPlayerDeal("belote_decouverte", seed=1)
-    play_two_deal(a, [TwoRandomAgent(), TwoRandomAgent()], [1, 2])
-    play_two_deal(b, [TwoRandomAgent(), TwoRandomAgent()], [3, 4])
+    play_deal(a, [TwoRandomAgent(), TwoRandomAgent()], [1, 2])
+    play_deal(b, [TwoRandomAgent(), TwoRandomAgent()], [3, 4])
     assert a.history != b.history
 
 
 def test_specs_and_the_family_checks():
-    h = make_two_player_agent("heuristic:prise=3.5")
-    assert isinstance(h, TwoPlayerAgent) and h.spec == "heuristic:prise=3.5"
+    h = make_agent("heuristic:prise=3.5", "two")
+    assert isinstance(h, TwoHeuristicAgent) and h.spec == "heuristic:prise=3.5"
     assert make_agent("random", family="two").spec == "random"
-    with pytest.raises(AgentSpecError, match="plays the four-player game"):
-        make_two_player_agent("nn")
-    assert make_two_player_agent("pimc:worlds=8").worlds == 8
-    with pytest.raises(AgentSpecError, match="plays the four-player game"):
-        make_two_player_agent("coinche_rl.agents.random_agent:RandomAgent")
-    with pytest.raises(AgentSpecError, match="belote for two players"):
-        make_agent("coinche_rl.agents.two_player:TwoHeuristicAgent")
+    with pytest.raises(AgentSpecError, match="'nn' plays the families coinche, classic, not "
+                                             "the family 'two'.*agents of the family 'two': "
+                                             "heuristic, pimc, random"):
+        make_agent("nn", "two")
+    assert make_agent("pimc:worlds=8", "two").worlds == 8
+    with pytest.raises(AgentSpecError, match="plays the families coinche, classic, not"):
+        make_agent("coinche_rl.agents.random_agent:RandomAgent", "two")
+    with pytest.raises(AgentSpecError, match="plays the family two, not the family 'coinche'"):
+        make_agent("coinche_rl.agents.two_player_bots:TwoHeuristicAgent")
     with pytest.raises(AgentSpecError, match="no parameter 'depth'"):
-        make_two_player_agent("heuristic:depth=2")
-    with pytest.raises(ValueError, match="family 'two'"):
+        make_agent("heuristic:depth=2", "two")
+    with pytest.raises(ValueError, match="plays the family two, not the rules 'ffb' "
+                                         r"\(family 'coinche'\)"):
         h.reset(0, __import__("coinche_rl.rules").rules.get_rules("ffb"), 0)
 
 
-class _Cheater(TwoPlayerAgent):
+class _Cheater(Agent):
+    FAMILIES = ("two",)
+
     def act(self, view):
         return 75                       # a card (7 of spades) during the prise
 
@@ -179,7 +183,7 @@ class _Cheater(TwoPlayerAgent):
 def test_an_illegal_action_is_reported():
     deal = TwoPlayerDeal("belote_decouverte", seed=1)
     with pytest.raises(IllegalActionError, match="_Cheater.* chose the illegal action 75"):
-        play_two_deal(deal, [_Cheater(), _Cheater()], [0, 0])
+        play_deal(deal, [_Cheater(), _Cheater()], [0, 0])
 
 
 # ------------------------------------------------------------------------- duplicate
@@ -195,7 +199,7 @@ def test_duplicate_pairs_are_mirrors():
                                     [TwoRandomAgent(), TwoHeuristicAgent()])):
             deal = TwoPlayerDeal("belote_a_deux", deck=list(decks[k]), dealer=int(dealers[k]))
             assert deal.deck == [int(c) for c in decks[k]]       # the same cards, both seatings
-            play_two_deal(deal, agents, list(seeds[k]))
+            play_deal(deal, agents, list(seeds[k]))
             a_player = t
             assert tuple(r.scores[k, t]) == (deal.scores[a_player], deal.scores[1 - a_player])
         assert i == k
@@ -225,7 +229,7 @@ def test_the_heuristic_beats_random_by_far_more_than_luck():
 def test_duplicate_errors():
     with pytest.raises(arena.ArenaError, match="four-player game"):
         arena.run_two_player_duplicate("heuristic", "random", 10, "ffb")
-    with pytest.raises(AgentSpecError, match="four-player"):
+    with pytest.raises(AgentSpecError, match="'nn' plays the families coinche, classic"):
         arena.run_two_player_duplicate("nn", "random", 10)
     # the arena's one path: the four-player options are refused, each in one line
     for kw, says in ((dict(match=True), r"match=True \(--match\)"),
@@ -257,7 +261,8 @@ def test_cli_tournament_with_two_player_rules(capsys):
     (["--out", "/nonexistent/x.jsonl"], "--out /nonexistent/x.jsonl"),
     (["--frozen-contract"], "(--frozen-contract) is a four-player"),
     (["--target", "500"], "(--target) is a four-player"),
-    (["--agents", "nn", "random"], "agent 'nn' plays the four-player game"),
+    (["--agents", "nn", "random"], "agent 'nn' plays the families coinche, classic, not the "
+                                   "family 'two'"),
 ])
 def test_cli_two_player_errors_are_one_line(capsys, options, says):
     assert cli.main(["tournament", "--rules", "belote_a_deux", "--deals", "5",
@@ -315,7 +320,7 @@ def test_results_file_resumes_and_replays(tmp_path, capsys):
 def test_a_prise_margin_the_rules_never_read_is_refused(spec, preset, says, capsys):
     """A heuristic parameter of the other preset would change nothing (the tournament
     would report two identical agents): refused by the agent, the arena and the CLI."""
-    agent = make_two_player_agent(spec)
+    agent = make_agent(spec, "two")
     with pytest.raises(ValueError, match=says):
         agent.reset(0, get_rules(preset), 1)
     with pytest.raises(arena.ArenaError, match=f"agent '{spec}' cannot play the rule set "

@@ -9,7 +9,8 @@ import pytest
 
 from coinche_rl import actions as A
 from coinche_rl.agents.evaluation import EvaluationError
-from coinche_rl.agents.two_player import TwoHeuristicAgent, play_two_deal
+from coinche_rl.agents import play_deal
+from coinche_rl.agents.two_player_bots import TwoHeuristicAgent
 from coinche_rl.agents.two_player_evaluation import (PASS_OPTION, _template, deck_places,
                                                       evaluate_two_player_hand,
                                                       evaluate_two_player_view, world_deck)
@@ -85,7 +86,7 @@ def test_scores_equal_the_python_play_of_the_same_worlds(preset):
                 while g.prise_round == 1 or g.current_player != p:
                     g.apply("pass")
                 g.apply(suit)
-            r = play_two_deal(g, [TwoHeuristicAgent(), TwoHeuristicAgent()], [int(s0), int(s1)])
+            r = play_deal(g, [TwoHeuristicAgent(), TwoHeuristicAgent()], [int(s0), int(s1)])
             totals[j] += r.scores[p] - r.scores[1 - p]
             made[j] += r.taker == p and r.made
     assert np.allclose(ev.expected_score, totals / n)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from coinche_rl.actions import CARD_BASE
-from coinche_rl.agents.two_player import make_two_player_agent, play_two_deal
+from coinche_rl.agents import make_agent, play_deal
 from coinche_rl.agents.two_player_pimc import MAX_REDRAWS, hand_constraints, sample_world
 from coinche_rl.cards import popcount
 from coinche_rl.engine import two as E2
@@ -22,7 +22,7 @@ from coinche_rl.two_player import TwoPlayerDeal
 
 def mid_deal(preset, seed, cards):
     d = TwoPlayerDeal(preset, seed=seed)
-    heur = [make_two_player_agent("heuristic"), make_two_player_agent("heuristic")]
+    heur = [make_agent("heuristic", "two"), make_agent("heuristic", "two")]
     for p in (0, 1):
         heur[p].reset(p, d.rules, seed + p)
     while not d.is_terminal and len(d.plays) < cards:
@@ -97,8 +97,8 @@ def test_pimc_plays_legal_reproducible_deals(preset):
     histories = []
     for _ in range(2):
         d = TwoPlayerDeal(preset, seed=13)     # a deal that is taken under both presets
-        play_two_deal(d, [make_two_player_agent("pimc:worlds=4,solve_from=6"),
-                          make_two_player_agent("heuristic")], [11, 12])
+        play_deal(d, [make_agent("pimc:worlds=4,solve_from=6", "two"),
+                      make_agent("heuristic", "two")], [11, 12])
         histories.append(d.history)
     assert histories[0] == histories[1] and len(histories[0]) > 30
 
@@ -111,7 +111,7 @@ def test_with_nothing_hidden_pimc_plays_the_solvers_best_card():
         if d.is_terminal or d.table_down[0] | d.table_down[1] or len(d.legal_actions()) < 2:
             continue
         me = d.current_player
-        agent = make_two_player_agent("pimc:worlds=3,solve_from=0")
+        agent = make_agent("pimc:worlds=3,solve_from=0", "two")
         agent.reset(me, d.rules, 1)
         a = agent.act(d.view(me))
         vals = TwoPlayerSolver().card_values(d.state)

@@ -165,19 +165,19 @@ class NeuralAgent(BatchedAgent):
     DESCRIPTION = ("neural bidding and card play (networks trained by coinche-rl train bid / "
                    "play; numpy, no torch)")
     PARAMS = {
-        "weights": Param(str, "", "card-play weights file (.npz with manifest); default: the "
+        "weights": Param(str, doc="card-play weights file (.npz with manifest); default: the "
                               "weights shipped in the package for the preset (ffb)"),
-        "any_rules": Param(bool, False, "play under a preset the nets were not trained for "
+        "any_rules": Param(bool, doc="play under a preset the nets were not trained for "
                                         "(out of distribution; refused by default)"),
-        "bid_weights": Param(str, "", "bidding weights file (coinche-rl train bid); default: "
+        "bid_weights": Param(str, doc="bidding weights file (coinche-rl train bid); default: "
                                        "the weights shipped for the preset (ffb)"),
-        "bidding": Param(str, "auto", "net | heuristic | auto (the network where bidding "
+        "bidding": Param(str, doc="net | heuristic | auto (the network where bidding "
                                       "weights ship for the preset, else the heuristic)",
                          choices=BIDDERS),
-        "play": Param(str, "net", "net | heuristic: who plays the cards (heuristic: the "
+        "play": Param(str, doc="net | heuristic: who plays the cards (heuristic: the "
                                   "network bids for the heuristic's card play)",
                       choices=CARD_PLAYERS),
-        "bid_margin": Param(float, DEFAULT_MARGIN, "bid the heuristic's action unless the network "
+        "bid_margin": Param(float, doc="bid the heuristic's action unless the network "
                                                    "values another one more than this many points "
                                                    "higher (0: the network's best action)",
                             min=0.0),

@@ -91,23 +91,23 @@ class SearchAgent(Agent):
     DESCRIPTION = ("search over the networks: every legal card played out by the card-play net at "
                    "all seats on believed worlds, the late decisions solved exactly; bids as nn")
     PARAMS = {
-        "worlds": Param(int, 128, "worlds played out (or solved) per card decision", min=1, max=4096),
-        "time_ms": Param(float, 0.0, "stop drawing worlds once a decision has taken this many "
+        "worlds": Param(int, doc="worlds played out (or solved) per card decision", min=1, max=4096),
+        "time_ms": Param(float, doc="stop drawing worlds once a decision has taken this many "
                                      "milliseconds (0: all the worlds)", min=0.0),
-        "batch": Param(int, 16, "worlds played out together (one batch at least)", min=1,
+        "batch": Param(int, doc="worlds played out together (one batch at least)", min=1,
                        max=4096),
-        "worlds_from": Param(str, "auto", "as pimc: 'belief', 'uniform', or 'auto' (the "
+        "worlds_from": Param(str, doc="as pimc: 'belief', 'uniform', or 'auto' (the "
                              "belief where weights ship for the preset)", choices=WORLD_SOURCES),
-        "uniform_share": Param(float, 0.1, "with belief worlds, the share drawn uniformly",
+        "uniform_share": Param(float, doc="with belief worlds, the share drawn uniformly",
                                min=0.0, max=1.0),
-        "belief_weights": Param(str, "", "a belief weights file (default: shipped)"),
-        "weights": Param(str, "", "card-play weights file (default: shipped for the preset)"),
-        "any_rules": Param(bool, False, "play under a preset the nets were not trained for"),
-        "bid_weights": Param(str, "", "bidding weights file (default: shipped)"),
-        "bidding": Param(str, "auto", "net | heuristic | auto, as nn",
+        "belief_weights": Param(str, doc="a belief weights file (default: shipped)"),
+        "weights": Param(str, doc="card-play weights file (default: shipped for the preset)"),
+        "any_rules": Param(bool, doc="play under a preset the nets were not trained for"),
+        "bid_weights": Param(str, doc="bidding weights file (default: shipped)"),
+        "bidding": Param(str, doc="net | heuristic | auto, as nn",
                          choices=("auto", "net", "heuristic")),
-        "bid_margin": Param(float, DEFAULT_MARGIN, "as nn", min=0.0),
-        "solve_from": Param(int, 6, "with this many cards in hand or fewer, solve the worlds "
+        "bid_margin": Param(float, doc="as nn", min=0.0),
+        "solve_from": Param(int, doc="with this many cards in hand or fewer, solve the worlds "
                             "exactly (pimc's double-dummy evaluation on the same worlds) "
                             "instead of playing them out with the network; 0: never",
                             min=0, max=CARDS_PER_HAND),

@@ -19,7 +19,6 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from ..agents import available_agents, roster_agents
-from ..agents.registry import available_two_player_agents
 from ..progress import Progress
 from ..ratings import Ratings, fit_bradley_terry, team_design
 from ..records import rules_record
@@ -486,11 +485,8 @@ def default_roster(preset: Union[str, RuleSet] = "ffb") -> Tuple[List[str], List
     """
     rules = _rules_of(preset)
     play = pair_play(rules.family)
-    if rules.family == "two":
-        names, left_out = available_two_player_agents(), []
-    else:
-        names = roster_agents()
-        left_out = [n for n in available_agents() if n not in names]
+    names = roster_agents(rules.family)
+    left_out = [n for n in available_agents(rules.family) if n not in names]
     first = [n for n in ("random", "heuristic") if n in names]
     roster, skipped = [], []
     for name in first + [n for n in names if n not in first]:

@@ -22,7 +22,6 @@ from ..agents import BatchedAgent, make_agent, numba_bots, play_deal
 from ..agents.neural.batch_play import play_states
 from ..agents import two_player_bots
 from ..agents.numba_bots import play_deals
-from ..agents.two_player import play_two_deal
 from ..agents.two_player_bots import two_play_deals
 from ..engine.two import py as two_py
 from ..engine.two_layout import other as other_player
@@ -270,7 +269,7 @@ class _TwoPlayerPairs(PairPlay):
         return (x[0], y[0]), (y[0], x[0])
 
     def fast(self, agent) -> bool:
-        return _two_bot(agent) is not None
+        return agent.numba_bot is not None
 
     def play(self, cfg: dict, indices: np.ndarray) -> dict:
         rules = rules_from_record(cfg["rules"])
@@ -301,9 +300,9 @@ class _TwoPlayerPairs(PairPlay):
     def _play(self, rules, P, states, decks, dealers, seeds, specs, fast: bool, where) -> None:
         """Play every deal of ``states`` (in place) with ``specs[p]`` as player ``p``."""
         agents = _seat_agents(specs, self.family)
-        if fast and all(_two_bot(a) is not None for a in agents) and len(states):
-            bots = np.array([_two_bot(a) for a in agents], dtype=np.int64)
-            W = np.stack([a.two_weights for a in agents])
+        if fast and all(a.numba_bot is not None for a in agents) and len(states):
+            bots = np.array([a.numba_bot for a in agents], dtype=np.int64)
+            W = np.stack([a.bot_weights for a in agents])
             bad = two_play_deals(P, states, bots, W, seeds)
             if bad:
                 p = int(two_py.current_player(states[bad - 1]))
@@ -333,12 +332,6 @@ class _TwoPlayerPairs(PairPlay):
             DealSet(name, 0).states([0])
 
 
-def _two_bot(agent) -> Optional[int]:
-    """The numba bot of a two-player agent, or None."""
-    bot = getattr(agent, "two_bot", None)
-    return bot if bot is not None else getattr(agent, "numba_bot", None)
-
-
 def _two_where(cfg: dict, index: int, seating: int) -> str:
     name = rules_from_record(cfg["rules"]).name
     return (f"deal {index} of the deal set (rules {name}, seed {cfg['seed']}), seating "
@@ -350,9 +343,9 @@ def _play_two(deal, agents, specs, seeds, where) -> None:
     """A two-player deal through the agents' ``act``; an illegal action raises
     ArenaError naming the agent, the action and ``where()`` the deal is."""
     try:
-        play_two_deal(deal, agents, seeds)
+        play_deal(deal, agents, seeds)
     except IllegalActionError as e:
-        p = getattr(e, "player", None)
+        p = getattr(e, "seat", None)
         if p is None:
             raise
         raise ArenaError(f"agent {specs[p]!r} as player {p} played the illegal action "
