@@ -3,13 +3,43 @@ through the Python agents, in every family (its :class:`~.tasks.PairPlay`)."""
 
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
+from typing import List, NamedTuple, Optional, Tuple
 
 from .errors import ArenaError
-from .store import stored_pair
+from .results import _team_label
+from .store import load_results, stored_pair
 from .tasks import cfg_family, pair_play
 
-__all__ = ["replay_pair", "replay_two_player_pair"]
+__all__ = ["replay_pair", "replay_two_player_pair", "pair_runs", "PairRun"]
+
+#: the formats of the runs whose deal pairs :func:`replay_pair` replays (``two_pair``:
+#: the runs of belote for two players written before both families shared ``pair``)
+PAIR_FORMATS = ("pair", "two_pair")
+
+
+class PairRun(NamedTuple):
+    """A run of deal pairs in a results file: its id, its configuration and how many of
+    its deal pairs are finished."""
+    run: str
+    config: dict
+    pairs: int
+
+    @property
+    def teams(self) -> Tuple[str, str]:
+        """The labels of team X and team Y, as the tables print them (an agent's spec,
+        or ``spec+spec`` for a partnership of two)."""
+        return _team_label(self.config["x"]), _team_label(self.config["y"])
+
+
+def pair_runs(path) -> List[PairRun]:
+    """The runs of deal pairs of a results file (those :func:`replay_pair` replays), in
+    the file's order.
+
+    :raises ResultsFileError: no such file, or not a results file.
+    """
+    store = load_results(path)
+    return [PairRun(run, cfg, len(store.done(run))) for run, cfg in store.runs.items()
+            if cfg.get("format") in PAIR_FORMATS]
 
 
 def replay_pair(path, index: int, run: Optional[str] = None) -> Tuple[List[object], dict, dict]:

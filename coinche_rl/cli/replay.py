@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import List
 
 from ..records import (DEAL_FORMAT, MATCH_FORMAT, RecordError, load_record, replay_deal,
                        replay_match)
@@ -24,15 +25,89 @@ def _is_results_file(path: str) -> bool:
         return False
 
 
+def _run_line(r) -> str:
+    """One run of deal pairs, as the listing of :func:`_chosen_run` shows it."""
+    cfg = r.config
+    frozen = f", frozen contract {cfg['frozen']}" if cfg.get("frozen") else ""
+    return (f"  {r.run}  {r.teams[0]} vs {r.teams[1]}: rules {cfg['rules']['preset']}, seed "
+            f"{cfg['seed']}{frozen}, {r.pairs} deal pair{'s' if r.pairs != 1 else ''}")
+
+
+def _matchups(match: List[str]):
+    """The ``(X, Y)`` that ``--match`` may mean: ``X Y``, or ``X:Y`` cut at any colon
+    (agent specs have colons of their own: ``nnsearch:pimc:worlds=32``)."""
+    if len(match) == 2:
+        return [tuple(match)]
+    text = match[0]
+    return [(text[:i], text[i + 1:]) for i, c in enumerate(text) if c == ":"]
+
+
+def _same(wanted: str, label: str, by_name: bool) -> bool:
+    """Whether ``wanted`` names team ``label``: the same text, or with ``by_name`` the
+    same agents whatever their parameters (``pimc`` for ``pimc:worlds=32``)."""
+    if not by_name:
+        return wanted == label
+    return [s.split(":")[0] for s in wanted.split("+")] == [s.split(":")[0] for s in label.split("+")]
+
+
+def _chosen_run(args, runs):
+    """``(run id, None)`` of the run of deal pairs that ``--run`` (an id, or the start of
+    one) or ``--match`` names, or the only one; else ``(None, why)``, with the runs
+    listed (their agents and rules) and the options that choose one."""
+    listing = "\n".join(_run_line(r) for r in runs)
+    how = "choose one with --run ID or --match X:Y"
+    if args.run is not None and args.match:
+        return None, "--run and --match both choose the run: give one of them"
+    if args.match:
+        if len(args.match) > 2:
+            return None, f"--match: expected X:Y or X Y (two agents), got {' '.join(args.match)!r}"
+        wanted = _matchups(args.match)
+        hits = []
+        for by_name in (False, True):           # the specs as typed first, then by name
+            hits = [r for r in runs for x, y in wanted
+                    if (_same(x, r.teams[0], by_name) and _same(y, r.teams[1], by_name))
+                    or (_same(y, r.teams[0], by_name) and _same(x, r.teams[1], by_name))]
+            if hits:
+                break
+        hits = list({r.run: r for r in hits}.values())
+        if len(hits) == 1:
+            return hits[0].run, None
+        what = " ".join(args.match)
+        if hits:
+            return None, (f"--match {what}: {len(hits)} runs of {args.file} play this "
+                          f"matchup: choose one with --run ID:\n" + "\n".join(map(_run_line, hits)))
+        return None, f"--match {what}: no run of {args.file} plays this matchup; its runs:\n{listing}"
+    if args.run is not None:
+        hits = [r for r in runs if r.run == args.run] or \
+            [r for r in runs if r.run.startswith(args.run)]
+        if len(hits) == 1:
+            return hits[0].run, None
+        if not hits:
+            from ..arena.store import load_results
+            if args.run in load_results(args.file).runs:     # a run of another kind:
+                return args.run, None                       # replay_pair says how
+            return None, f"--run {args.run}: no run of {args.file} has this id; its runs:\n{listing}"
+        return None, (f"--run {args.run}: {len(hits)} runs of {args.file} start so; "
+                      f"{how}:\n" + "\n".join(map(_run_line, hits)))
+    if len(runs) > 1:
+        return None, f"{args.file} holds {len(runs)} runs of deal pairs: {how}:\n{listing}"
+    return None if not runs else runs[0].run, None
+
+
 def cmd_replay_pair(args) -> int:
     from ..arena import ArenaError, replay_pair     # lazy: see the imports at the top
     if args.pair is None:
         print(f"coinche-rl: error: {args.file} is a tournament results file: give the deal "
               f"pair to replay with --pair I", file=sys.stderr)
         return 2
+    from ..arena.replay import pair_runs
     from ..arena.tasks import cfg_family, pair_play
     try:
-        deals, row, cfg = replay_pair(args.file, args.pair, args.run)     # either family
+        run, problem = _chosen_run(args, pair_runs(args.file))
+        if problem:
+            print(f"coinche-rl: error: {problem}", file=sys.stderr)
+            return 2
+        deals, row, cfg = replay_pair(args.file, args.pair, run)     # either family
     except (ArenaError, RecordError, OSError) as e:
         print(f"coinche-rl: error: {e}", file=sys.stderr)
         return 1
@@ -111,5 +186,11 @@ def add_parser(sub) -> None:
                                 "(JSON lines, with --pair)")
     r.add_argument("--pair", type=nonnegative_int,
                    help="results file: the deal pair to replay (0, 1, ...)")
-    r.add_argument("--run", help="results file: the run id, when it holds several")
+    r.add_argument("--run", metavar="ID",
+                   help="results file: the run to replay, when it holds several: its id (or "
+                        "the start of it; the error lists them with their agents)")
+    r.add_argument("--match", nargs="+", metavar="X:Y",
+                   help="results file: the run of this matchup, when it holds several, e.g. "
+                        "--match nnsearch:pimc or --match nnsearch pimc (either order; "
+                        "agents by name when no spec is the same as typed)")
     r.set_defaults(func=cmd_replay, prepare=lambda args, error: cwd_on_sys_path())
