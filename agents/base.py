@@ -84,7 +84,14 @@ class Param:
 
     The default of an :class:`Agent` subclass's parameter is its constructor's: leave
     ``default`` out (``Param(int, doc="...")``) and the class fills it in from the
-    signature of ``__init__``; a default given here must agree with it."""
+    signature of ``__init__``; a default given here must agree with it.
+
+    Why a Param and not a dataclass field (the trainers' settings, which tyro reads): an
+    agent is built from a spec string by the registry, which checks the bounds and
+    choices, names what would be right, and lists the parameters of a family; the
+    constructor's signature already holds the defaults and types, so a dataclass would
+    be a third place to write them. The texts are read by the parser the rule overrides
+    use (:func:`coinche_rl.values.parse_value`)."""
 
     type: type
     default: Any = FROM_SIGNATURE

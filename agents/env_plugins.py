@@ -8,16 +8,23 @@ declares for the two functions here (see :mod:`coinche_rl.envs`):
   ``CoincheSingleAgentEnv(opponents="heuristic")``;
 * ``coinche_rl.vector_opponents``: :func:`vector_opponent`, an agent spec as a batched
   policy of ``CoincheVectorEnv(opponents="heuristic")``.
+
+Both serve every rule family: the spec is built for the family of the rules given
+(:func:`~coinche_rl.agents.make_agent`), and the opponent is shown that family's view
+(a :class:`PlayerView`, or in belote for two players the player's ``deal.view(player)``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from typing import Optional, Union
+
 from ..rules import RuleSet, get_rules
 from .base import PRIVATE_ACTIONS, Agent, BatchedAgent, PlayerView
 from .numba_bots import BOT_RANDOM, batch_bot_actions, bot_kind
 from .registry import make_agent
+from .two_player_bots import TWO_RANDOM, batch_two_bot_actions
 
 __all__ = ["env_opponent", "vector_opponent"]
 
@@ -41,20 +48,28 @@ class _EnvOpponent:
             self.agent.observe(seat, action)
 
     def act(self, deal, seat: int, match=None) -> int:
+        if deal.rules.family == "two":
+            return int(self.agent.act(deal.view(seat)))
         return int(self.agent.act(PlayerView(deal, seat, match)))
 
     def __repr__(self) -> str:
         return f"<env opponent {self.agent.spec!r}>"
 
 
-def env_opponent(spec: str) -> _EnvOpponent:
+def env_opponent(spec: str, rules: Union[RuleSet, str, None] = None) -> _EnvOpponent:
     """The ``coinche_rl.env_opponents`` plugin: agent ``spec`` (``make_agent``) as an
-    opponent of ``coinche_rl.envs.single_agent.CoincheSingleAgentEnv``.
+    opponent of ``coinche_rl.envs.single_agent.CoincheSingleAgentEnv``, or of a
+    single-agent env of ``rules`` (a RuleSet or a preset name; default: the four-player
+    game) for the agents of that rule family.
 
     :raises coinche_rl.agents.AgentSpecError: (a ``ValueError``) unknown agent or
-        parameter, naming the available ones.
+        parameter, naming the available ones; an agent of another family.
     """
-    return _EnvOpponent(make_agent(spec))
+    return _EnvOpponent(make_agent(spec, _rules(rules)))
+
+
+def _rules(rules) -> Optional[RuleSet]:
+    return None if rules is None else get_rules(rules)
 
 
 def vector_opponent(spec: str, rules: RuleSet):
@@ -62,14 +77,19 @@ def vector_opponent(spec: str, rules: RuleSet):
     ``f(public_states, params, seats) -> actions`` for
     ``coinche_rl.envs.vector.CoincheVectorEnv`` under ``rules``: a deterministic numba
     bot (``heuristic`` and its parameters) through :func:`batch_bot_actions`, an agent
-    :class:`~coinche_rl.agents.base.BatchedAgent` (``nn``) through its ``batch_policy``.
+    :class:`~coinche_rl.agents.base.BatchedAgent` (``nn``) through its ``batch_policy``;
+    under two-player rules, ``f(public_views, params, players)`` for the vector env of
+    belote for two players (the two-player ``heuristic``).
 
     :raises ValueError: unknown spec (naming the agents), or an agent with no batched form.
     """
-    agent = make_agent(spec)
+    rules = get_rules(rules)
+    agent = make_agent(spec, rules)
     if isinstance(agent, BatchedAgent):
-        return agent.batch_policy(get_rules(rules))
+        return agent.batch_policy(rules)
     bot = agent.numba_bot
+    if rules.family == "two":
+        return _two_vector_opponent(agent, bot, rules)
     if bot is not None and bot_kind(bot) != BOT_RANDOM:
         bot = int(bot)
 
@@ -88,3 +108,28 @@ def vector_opponent(spec: str, rules: RuleSet):
                      f"opponents there: 'random', 'heuristic[:params]', 'nn[:params]' or a "
                      f"callable f(public_states, params, seats) -> actions (play "
                      f"{agent.spec!r} in CoincheSingleAgentEnv(opponents={agent.spec!r}))")
+
+
+def _two_vector_opponent(agent: Agent, bot: Optional[int], rules: RuleSet):
+    """A two-player agent as a batched policy ``f(public_views, params, players)``: its
+    deterministic numba bot (``heuristic``) through :func:`batch_two_bot_actions`, checked
+    against ``rules`` (:meth:`~coinche_rl.agents.Agent.check_rules`)."""
+    if bot is None:
+        raise ValueError(f"agent {agent.spec!r} has no batched form for the vector env of "
+                         f"belote for two players; opponents there: 'random', "
+                         f"'heuristic[:params]' or a callable f(public_states, params, "
+                         f"players) -> actions")
+    agent.check_rules(rules)
+    if int(bot) == TWO_RANDOM:
+        raise ValueError(f"agent {agent.spec!r} draws random numbers: use the vector env's "
+                         f"own opponent='random' (inside numba, one stream per game)")
+    bot, W = np.int64(bot), np.ascontiguousarray(agent.bot_weights, dtype=np.float64)
+
+    def policy(states, params, players):
+        out = np.empty(len(states), dtype=np.int64)
+        batch_two_bot_actions(bot, W, np.ascontiguousarray(states, dtype=np.int64),
+                              np.ascontiguousarray(params, dtype=np.int64),
+                              np.ascontiguousarray(players, dtype=np.int64), out)
+        return out
+    policy.__name__ = policy.__qualname__ = f"vector_opponent({agent.spec!r})"
+    return policy

@@ -74,7 +74,7 @@ from .base import Agent, Param
 from .chance import p_miss
 
 __all__ = ["TWO_RANDOM", "TWO_HEURISTIC", "HEURISTIC_WEIGHTS", "N_WEIGHTS", "two_bot_action",
-           "two_play_deals", "W_PRISE", "W_PRISE_DECOUVERTE", "excluded_cards", "TwoBotAgent",
+           "two_play_deals", "W_PRISE", "W_PRISE_DECOUVERTE", "excluded_cards", "TwoBotAgent", "batch_two_bot_actions",
            "TwoRandomAgent", "TwoHeuristicAgent", "warmup"]
 
 #: the bots' ids
@@ -327,65 +327,58 @@ def _play_card(V, P, me, W):
     tn = trick_number(V)
     last_bonus = 10.0 if tn == N_TRICKS_TWO - 1 else 0.0
     if cards_in_trick(V) == 1:
+        # following: the card decides the trick
         lead = led_card(V)
-        best = -1
-        best_ev = -1e18
-        m = legal
-        while m:
-            c = lowest_card(m)
-            m &= m - 1
-            V_pts = _PTS[trump, lead] + _PTS[trump, c] + last_bonus
-            if beats(c, lead, trump):
-                ev = V_pts + W[W_TEMPO]
-            else:
-                ev = -V_pts
-            ev -= _keep_value(c, mine, outside, trump, W)
-            if _covers(V, me, c):
-                ev += W[W_UNCOVER]
-            if ev > best_ev + 1e-9:
-                best_ev = ev
-                best = c
-        return best
-    # leading: what the other player may answer with
-    sure = face_up_cards(V, o) | hand_of(V, o)
-    h = _hand_size(V, P, o) - popcount(hand_of(V, o))
-    poss = outside & ~sure & ~excluded_cards(V, o, trump)
-    if h <= 0:
+        sure = poss = np.int64(0)
         h = 0
-        poss = np.int64(0)
+        opp_may_trump = False
+        opp_tr_est = 0.0
+    else:
+        # leading: what the other player may answer with
+        lead = -1
+        sure = face_up_cards(V, o) | hand_of(V, o)
+        h = _hand_size(V, P, o) - popcount(hand_of(V, o))
+        poss = outside & ~sure & ~excluded_cards(V, o, trump)
+        if h <= 0:
+            h = 0
+            poss = np.int64(0)
+        opp_tr_sure = popcount(sure & tm)
+        n_poss = popcount(poss)
+        opp_tr_est = opp_tr_sure + (h * popcount(poss & tm) / n_poss if n_poss > 0 else 0.0)
+        opp_may_trump = opp_tr_sure > 0 or (h > 0 and (poss & tm) != 0)
+        # two cards or fewer left on both sides and no hidden card: keep the master trump
+        # for the last trick
+        if popcount(legal) == 2 and not opp_may_trump:
+            c0 = lowest_card(legal)
+            c1 = lowest_card(legal & (legal - 1))
+            m0 = (c0 >> 3) == trump and _is_master(c0, outside, trump)
+            m1 = (c1 >> 3) == trump and _is_master(c1, outside, trump)
+            if m0 and not m1:
+                return c1
+            if m1 and not m0:
+                return c0
     my_tr = mine & tm
-    opp_tr_sure = popcount(sure & tm)
-    n_poss = popcount(poss)
-    opp_tr_est = opp_tr_sure + (h * popcount(poss & tm) / n_poss if n_poss > 0 else 0.0)
-    opp_may_trump = opp_tr_sure > 0 or (h > 0 and (poss & tm) != 0)
-    # two cards or fewer left on both sides and no hidden card: keep the master trump
-    # for the last trick
-    if popcount(legal) == 2 and not opp_may_trump:
-        c0 = lowest_card(legal)
-        c1 = lowest_card(legal & (legal - 1))
-        m0 = (c0 >> 3) == trump and _is_master(c0, outside, trump)
-        m1 = (c1 >> 3) == trump and _is_master(c1, outside, trump)
-        if m0 and not m1:
-            return c1
-        if m1 and not m0:
-            return c0
     best = -1
     best_ev = -1e18
     m = legal
     while m:
         c = lowest_card(m)
         m &= m - 1
-        p = _p_beats_lead(c, trump, sure, poss, h)
-        V_pts = _PTS[trump, c] + W[W_RESPONSE] + last_bonus
-        ev = V_pts * (1.0 - 2.0 * p) - _keep_value(c, mine, outside, trump, W)
-        if (c >> 3) == trump:
-            if opp_may_trump:
-                if _is_master(c, outside, trump):
-                    ev += W[W_DRAW_MASTER]
-                elif popcount(my_tr) > opp_tr_est:
-                    ev += W[W_DRAW]
-            elif mine != my_tr:
-                ev -= 4.0                      # nothing to draw
+        ev = -_keep_value(c, mine, outside, trump, W)
+        if lead >= 0:
+            V_pts = _PTS[trump, lead] + _PTS[trump, c] + last_bonus
+            ev += V_pts + W[W_TEMPO] if beats(c, lead, trump) else -V_pts
+        else:
+            p = _p_beats_lead(c, trump, sure, poss, h)
+            ev += (_PTS[trump, c] + W[W_RESPONSE] + last_bonus) * (1.0 - 2.0 * p)
+            if (c >> 3) == trump:
+                if opp_may_trump:
+                    if _is_master(c, outside, trump):
+                        ev += W[W_DRAW_MASTER]
+                    elif popcount(my_tr) > opp_tr_est:
+                        ev += W[W_DRAW]
+                elif mine != my_tr:
+                    ev -= 4.0                      # nothing to draw
         if _covers(V, me, c):
             ev += W[W_UNCOVER]
         if ev > best_ev + 1e-9:
@@ -432,6 +425,16 @@ def two_play_deals(P, states, bots, W, seeds):
                 return i + 1
             two_apply(T, P, a)
     return 0
+
+
+@njit(cache=True)
+def batch_two_bot_actions(bot, W, states, P, players, out):
+    """``out[j]`` = the action of bot ``bot`` (weights ``W``) for player ``players[j]``
+    (to act) in the public view ``states[j]``; the bot must draw no random numbers (the
+    heuristic): the vector env's opponents."""
+    rng = np.zeros(1, dtype=np.uint64)
+    for j in range(states.shape[0]):
+        out[j] = two_bot_action(bot, states[j], P, players[j], rng, W)
 
 
 # ----------------------------------------------------------------------- the agents
@@ -514,7 +517,9 @@ class TwoHeuristicAgent(TwoBotAgent):
 
 
 def warmup() -> None:
-    """Compile (or load from the cache) the bots and :func:`two_play_deals`."""
+    """Compile (or load from the cache) the bots and :func:`two_play_deals` (not
+    :func:`batch_two_bot_actions`, compiled on first use by a vector env's heuristic
+    opponents: seconds that a tournament's warm-up would spend for nothing)."""
     from ..engine.two import two_random_deal
     from ..rules import get_rules, params_vector
     for name in ("belote_a_deux", "belote_decouverte"):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import inspect
 
+import numpy as np
 import pytest
 
 from coinche_rl import cli
@@ -133,3 +134,44 @@ def test_two_defaults_that_disagree_are_refused():
 
             def __init__(self, k: int):
                 super().__init__()
+
+
+# ------------------------------------------------------- the envs' opponents, any family
+def test_the_vector_opponent_of_two_players_is_the_heuristic_in_batches():
+    from coinche_rl.agents.env_plugins import env_opponent, vector_opponent
+    from coinche_rl.rules import params_vector
+    from coinche_rl.two_player import TwoPlayerDeal
+    for preset in ("belote_a_deux", "belote_decouverte"):
+        rules = get_rules(preset)
+        spec = "heuristic:" + ("prise" if rules.hand_cards else "prise_decouverte") + "=3"
+        policy = vector_opponent(spec, rules)
+        agent = make_agent(spec, "two")
+        views, players, expected = [], [], []
+        for seed in range(6):
+            deal = TwoPlayerDeal(rules, seed=seed)
+            agent.reset(deal.current_player, rules, 0)
+            while not deal.is_terminal:          # every decision of a whole deal
+                p = deal.current_player
+                view = deal.view(p)
+                views.append(view.state)
+                players.append(p)
+                expected.append(agent.act(view))
+                deal.apply(expected[-1])
+        got = policy(np.stack(views), params_vector(rules), np.array(players))
+        assert got.tolist() == expected
+        opponent = env_opponent("heuristic", preset)
+        deal = TwoPlayerDeal(rules, seed=1)
+        opponent.reset(deal.current_player, rules, 0)
+        assert opponent.act(deal, deal.current_player) == \
+            make_agent("heuristic", "two").act(deal.view(deal.current_player))
+    with pytest.raises(ValueError, match="prise_decouverte is not read under the rules "
+                                         "'belote_a_deux'"):
+        vector_opponent("heuristic:prise_decouverte=3", "belote_a_deux")
+    with pytest.raises(ValueError, match="draws random numbers"):
+        vector_opponent("random", "belote_a_deux")
+    with pytest.raises(ValueError, match="no batched form for the vector env of belote for two"):
+        vector_opponent("pimc", "belote_a_deux")
+    with pytest.raises(AgentSpecError, match="'nn' plays the families coinche, classic"):
+        vector_opponent("nn", "belote_a_deux")
+    with pytest.raises(AgentSpecError, match="'nn' plays the families coinche, classic"):
+        env_opponent("nn", "belote_decouverte")
