@@ -310,6 +310,7 @@ def test_meta_names_every_card_and_the_page_is_served(client):
     m = client.get("/api/meta").json()
     assert [c["text"] for c in m["cards"]] == [format_card(c) for c in range(32)]
     assert "heuristic" in m["agents"] and m["rules"] == "ffb"
+    assert "nn" in m["agents"] and "colver:maxi" in m["agents"]     # the agents of its family
     page = client.get("/")
     assert page.status_code == 200 and "/static/app.js" in page.text
     assert client.get("/static/app.js").status_code == 200

@@ -146,7 +146,7 @@ def create_app(rules: Optional[RuleSet] = None, *, records: Optional[str] = None
 
     async def api_meta(request: Request):
         out = meta()
-        out.update({"agents": available_agents(), "rules": rules_label(rules),
+        out.update({"agents": available_agents(rules), "rules": rules_label(rules),
                     "worlds": worlds, "max_worlds": AN.MAX_WORLDS,
                     "choosers": list(AN.DEFAULT_CHOOSERS), "searches": searches,
                     "records": library.records})
