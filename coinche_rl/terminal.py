@@ -30,6 +30,13 @@ Records: one deal is saved as a deal record, several deals or a match as a match
 (:mod:`coinche_rl.records`), which ``coinche-rl replay`` checks action by action; an
 unfinished deal is saved as far as it went.
 
+**One game, every family.** :class:`TerminalGame` is the game of every rule family:
+with the rules of belote for two players it is the family's game of
+:mod:`coinche_rl.terminal_two` (a subclass that overrides the family hooks declared
+below, with their signatures, as a chess variant overrides a few hooks of one board),
+and the settings, the input, the questions, the refusals, the loop of a deal, the match
+and the saving are this class's for both.
+
 >>> import io
 >>> out = io.StringIO()
 >>> game = TerminalGame(seat=0, partner="random", opponents=["random"], seed=3,
@@ -41,6 +48,7 @@ unfinished deal is saved as far as it went.
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from dataclasses import dataclass
@@ -56,7 +64,7 @@ from .game import Deal, IllegalActionError, Match
 from .agents import PlayerView, make_agent
 from .agents.base import PRIVATE_ACTIONS
 from .records import deal_to_record, match_to_record, save_record
-from .rules import (AT, CARD_ORDER, N_SEATS, N_TRICKS, NT, STRAIN_LONG_NAMES, RuleSet,
+from .rules import (AT, CARD_ORDER, N_SEATS, N_TRICKS, NT, PRESETS, STRAIN_LONG_NAMES, RuleSet,
                     four_player_rules, partner, rules_label, seat_after, team)
 
 __all__ = ["TerminalGame", "PlayResult", "PlaySetupError", "RELATIVE_NAMES", "seat_name",
@@ -72,6 +80,12 @@ HELP_WORDS = frozenset(("?", "help", "h", "list"))
 #: a wrong answer is followed by the choices again when there are at most this many
 #: (two rows: every play); a longer list (an auction's) is shown on request only
 SHORT_LIST = 12
+
+
+#: the game of each family that has its own hooks, by name (``module:class``, a subclass
+#: of :class:`TerminalGame`): found when asked for, as the agents of the registry are, so
+#: that this module never imports the games built on it
+FAMILY_GAMES = {"two": "coinche_rl.terminal_two:TwoPlayerTerminalGame"}
 
 
 class PlaySetupError(ValueError):
@@ -117,19 +131,31 @@ class PlayResult:
 
 
 class TerminalGame:
-    """One person against agents, in a terminal (see the module docstring).
+    """One person against agents, in a terminal (see the module docstring), in every
+    rule family: ``TerminalGame(rules="belote_a_deux", ...)`` is the game of belote for
+    two players (:class:`~coinche_rl.terminal_two.TwoPlayerTerminalGame`).
 
-    :class:`~coinche_rl.terminal_two.TwoPlayerTerminalGame` (belote for two players) is a
-    subclass: it sets ``RULES_OF`` and ``MATCH`` and has its own display, questions and
-    reports, and keeps the settings' checks, the input, the deal and match headers, the
-    saving and :meth:`run`.
+    **Family hooks**, the methods a family's game overrides (with these signatures;
+    everything else is shared): :meth:`_place` (the agents' specs at the seats),
+    :meth:`name` and :meth:`_sides` (how seats and pairs of scores are named),
+    :meth:`_view` (what a player decides from), :meth:`_choices` (the legal actions in
+    the order shown), :meth:`_status` (the state shown before a question),
+    :meth:`_forms` and :meth:`_refusal` (the words of a refused answer),
+    :meth:`_snapshot` and :meth:`_report` (what an action made public),
+    :meth:`_deal_start`, :meth:`_deal_end`, :meth:`_intro`, :meth:`_match_over`, and
+    :meth:`_kernels` and :meth:`_play_aside` (the kernels compiled before the first
+    question); and the class attributes ``PLAYERS``, ``UNIT``, ``DEFAULT_RULES``,
+    ``RULES_OF``, ``MATCH``, ``SHORT_LIST``, ``SEAT_RULE``, ``DEALER_RULE``.
 
-    :param seat: the person's seat, 0..3.
-    :param partner: the partner's agent spec (``coinche-rl agents`` lists them).
+    :param seat: the person's seat, 0..3 (belote for two players: the person's player,
+        0 or 1).
+    :param partner: the partner's agent spec (``coinche-rl agents`` lists them; default
+        ``heuristic``; belote for two players has none).
     :param opponents: one spec for both opponents, or two: the seat after the person
-        (right) first, then the seat before (left).
-    :param rules: a preset name or a :class:`~coinche_rl.rules.RuleSet`; ``target``
-        overrides its match target.
+        (right) first, then the seat before (left) (belote for two players: the one
+        opponent's spec).
+    :param rules: a preset name or a :class:`~coinche_rl.rules.RuleSet` of any family
+        (default ``ffb``); ``target`` overrides its match target.
     :param seed: seeds the deals, the first dealer and the bots' random streams.
     :param deals: deals to play (dealer rotating, scored as a match: the game stops
         earlier if a team reaches the target); ignored with ``match=True``.
@@ -141,58 +167,96 @@ class TerminalGame:
     :raises coinche_rl.agents.AgentSpecError: for an unknown agent or parameter.
     """
 
-    #: the family's rules check (a rule set of another family raises) and match class
+    #: players at the table, and what a place is called
+    PLAYERS = N_SEATS
+    UNIT = "seat"
+    #: the family's default rules, its rules check (a rule set of another family
+    #: raises) and its match class
+    DEFAULT_RULES = "ffb"
     RULES_OF = staticmethod(four_player_rules)
     MATCH = Match
+    #: a wrong answer is followed by the choices when there are at most this many
+    SHORT_LIST = SHORT_LIST
+    #: the words of the errors on a seat or a dealer out of ``0..PLAYERS - 1``
+    SEAT_RULE = "the seat must be 0..3"
+    DEALER_RULE = "the dealer must be a seat 0..3"
 
-    def __init__(self, seat: int = 0, partner: str = "heuristic",
+    def __new__(cls, *args, **kwargs):
+        """``TerminalGame(...)`` with the rules of another family is that family's game
+        (the same arguments), found by name in :data:`FAMILY_GAMES`."""
+        if cls is TerminalGame:
+            rules = kwargs.get("rules", args[3] if len(args) > 3 else None)
+            family = getattr(rules, "family", None)
+            if isinstance(rules, str):
+                family = getattr(PRESETS.get(rules), "family", None)
+            if family in FAMILY_GAMES:
+                module, _, name = FAMILY_GAMES[family].partition(":")
+                cls = getattr(importlib.import_module(module), name)
+        return super().__new__(cls)
+
+    def __init__(self, seat: int = 0, partner: Optional[str] = None,
                  opponents: Union[str, Sequence[str]] = ("heuristic",),
-                 rules: Union[str, RuleSet] = "ffb", *, seed: int = 0, deals: int = 1,
+                 rules: Union[str, RuleSet, None] = None, *, seed: int = 0, deals: int = 1,
                  match: bool = False, dealer: Optional[int] = None,
                  target: Optional[int] = None, save: Optional[str] = None,
                  stdin: Optional[TextIO] = None, stdout: Optional[TextIO] = None):
-        if not _is_int(seat) or not 0 <= seat < N_SEATS:
-            raise PlaySetupError(f"the seat must be 0..3, not {seat!r}")
-        self._check_settings(deals, seed, dealer, N_SEATS, "the dealer must be a seat 0..3")
+        if not _is_int(seat) or not 0 <= seat < self.PLAYERS:
+            raise PlaySetupError(f"{self.SEAT_RULE}, not {seat!r}")
+        self._check_settings(deals, seed, dealer)
+        self.seat = int(seat)
+        self._keep_settings(self.DEFAULT_RULES if rules is None else rules, target, seed,
+                            deals, match, save, stdin, stdout)
+        me = self.seat
+        self.specs: List[Optional[str]] = self._place(partner, opponents)
+        self.agents: List[Any] = [None] * self.PLAYERS
+        for s in range(self.PLAYERS):
+            if s == me:
+                continue
+            agent = make_agent(self.specs[s], self.rules.family)   # AgentSpecError says why
+            try:
+                agent.reset(s, self.rules, 0)           # e.g. nn outside the rules it knows
+            except Exception as e:
+                raise PlaySetupError(f"agent {self.specs[s]!r} ({self.name(s)}) cannot "
+                                     f"play rules {rules_label(self.rules)!r}: {e}") from None
+            self.agents[s] = agent
+            self.specs[s] = getattr(agent, "spec", self.specs[s])
+        self.match = self.MATCH(self.rules, seed=self.seed, dealer=dealer)
+        self.single = self.n_deals == 1 and not self.match_mode
+        self._deal: Optional[Deal] = None
+
+    @property
+    def me(self) -> int:
+        """The person's seat (player)."""
+        return self.seat
+
+    # ------------------------------------------------------------- settings
+    def _place(self, partner: Optional[str], opponents) -> List[Optional[str]]:
+        """Family hook: the agent spec at each seat (None at the person's), from the
+        ``partner`` and ``opponents`` arguments.
+
+        :raises PlaySetupError: a setting the family does not take.
+        """
         if isinstance(opponents, str):
             opponents = [opponents]
         opponents = list(opponents)
         if not 1 <= len(opponents) <= 2:
             raise PlaySetupError(f"give one agent spec for both opponents or two (right, "
                                  f"then left), not {len(opponents)}")
-        self.seat = int(seat)
-        self._keep_settings(rules, target, seed, deals, match, save, stdin, stdout)
         me = self.seat
-        self.specs: List[Optional[str]] = [None] * N_SEATS
-        self.specs[seat_after(me, 1)] = opponents[0]
-        self.specs[seat_after(me, 2)] = partner         # the partner's spec (the argument)
-        self.specs[seat_after(me, 3)] = opponents[-1]
-        self.agents: List[Any] = [None] * N_SEATS
-        for s in range(N_SEATS):
-            if s == me:
-                continue
-            agent = make_agent(self.specs[s])           # AgentSpecError names the problem
-            try:
-                agent.reset(s, self.rules, 0)           # e.g. nn outside the rules it knows
-            except Exception as e:
-                raise PlaySetupError(f"agent {self.specs[s]!r} ({seat_name(s, me)}) cannot "
-                                     f"play rules {rules_label(self.rules)!r}: {e}") from None
-            self.agents[s] = agent
-            self.specs[s] = agent.spec
-        self.match = self.MATCH(self.rules, seed=self.seed, dealer=dealer)
-        self.single = self.n_deals == 1 and not self.match_mode
-        self._deal: Optional[Deal] = None
+        specs: List[Optional[str]] = [None] * N_SEATS
+        specs[seat_after(me, 1)] = opponents[0]
+        specs[seat_after(me, 2)] = "heuristic" if partner is None else partner
+        specs[seat_after(me, 3)] = opponents[-1]
+        return specs
 
-    # ------------------------------------------------------------- settings
-    def _check_settings(self, deals, seed, dealer, players: int, dealer_rule: str) -> None:
-        """Check the settings both families take (``dealer_rule``: the words of the error
-        on a dealer not in ``0..players - 1``)."""
+    def _check_settings(self, deals, seed, dealer) -> None:
+        """Check the settings every family takes (a dealer in ``0..PLAYERS - 1``)."""
         if not _is_int(deals) or deals < 1:
             raise PlaySetupError(f"deals must be at least 1, not {deals!r}")
         if not _is_int(seed) or seed < 0:
             raise PlaySetupError(f"the seed must be a non-negative integer, not {seed!r}")
-        if dealer is not None and (not _is_int(dealer) or not 0 <= dealer < players):
-            raise PlaySetupError(f"{dealer_rule}, not {dealer!r}")
+        if dealer is not None and (not _is_int(dealer) or not 0 <= dealer < self.PLAYERS):
+            raise PlaySetupError(f"{self.DEALER_RULE}, not {dealer!r}")
 
     def _keep_settings(self, rules, target, seed, deals, match, save, stdin, stdout) -> None:
         """Keep the checked settings: the rules of the family (``RULES_OF``; ``target``
@@ -239,14 +303,20 @@ class TerminalGame:
                 return text
             self._say_lines(self._choice_lines(legal))
 
+    def _inline(self, legal: Sequence[int]) -> str:
+        """The choices on one line: ``1) pass  2) take``."""
+        return "  ".join(f"{i + 1}) {A.action_to_str(a)}" for i, a in enumerate(legal))
+
     # --------------------------------------------------------------- names
     def name(self, seat: int) -> str:
+        """Family hook: a seat named from the person's chair (``'partner (seat 2)'``)."""
         return seat_name(seat, self.seat)
 
     def _team_word(self, side: int) -> str:
         return "us" if side == team(self.seat) else "them"
 
-    def _us_them(self, pair) -> str:
+    def _sides(self, pair) -> str:
+        """Family hook: a pair of scores by side, the person's named first in words."""
         mine = team(self.seat)
         return f"us {pair[mine]}, them {pair[1 - mine]}"
 
@@ -322,7 +392,10 @@ class TerminalGame:
                          f"{played}; winning: {self.name(win_seat)} with {format_card(win_card)}")
         return lines
 
-    def _status(self, deal: Deal, info, legal: Sequence[int]) -> None:
+    def _status(self, deal: Deal, view, legal: Sequence[int]) -> None:
+        """Family hook: what the person is shown before a question (``view``: the
+        person's, :meth:`_view`)."""
+        info = view.information_set
         self.say("")
         if info.phase == "auction":
             for line in self._auction_lines(info):
@@ -363,9 +436,14 @@ class TerminalGame:
         return sorted((int(a) for a in legal),
                       key=lambda a: (A.action_card(a) >> 3, -int(CARD_ORDER[strain, A.action_card(a)])))
 
+    def _choices(self, view) -> List[int]:
+        """Family hook: the legal actions in the order shown."""
+        return self.ordered_choices(view.legal_actions, view.information_set.strain)
+
     def _forms(self, deal: Deal, legal: Sequence[int]) -> str:
-        """What an answer may be now, in words: the forms of this phase under these
-        rules only (no take or belote in a coinche auction, no bids in the play)."""
+        """Family hook: what an answer may be now, in words: the forms of this phase
+        under these rules only (no take or belote in a coinche auction, no bids in the
+        play)."""
         rules = self.rules
         kinds = []
         if deal.phase == "auction" and rules.family == "coinche":
@@ -386,24 +464,32 @@ class TerminalGame:
                                  + A.action_to_str(a) + " (10 or T for a ten)")
         return ", ".join(kinds[:-1]) + " or " + kinds[-1] if len(kinds) > 1 else kinds[0]
 
+    def _refusal(self, deal: Deal, view, a: int, legal: Sequence[int]) -> str:
+        """Family hook: why the well-formed action ``a``, not legal now, is refused, in a
+        few words (the engine's reason)."""
+        probe = deal.clone()
+        try:
+            probe.apply(a)
+            return f"{A.action_to_str(a)!r} is not legal now"
+        except IllegalActionError as e:
+            return str(e).split("; legal:")[0]
+
     def _ask(self, deal: Deal, view) -> int:
-        legal = self.ordered_choices(view.legal_actions, view.information_set.strain)
+        """The person's decision: a single legal choice is played at once, and said;
+        otherwise the state (:meth:`_status`) and the question, until an answer is a
+        legal action. A wrong answer gets one line: the reason, then the choices when
+        they are few (a play's, a prise's), else how to list them (an auction's dozens)."""
+        legal = self._choices(view)
         if len(legal) == 1:
-            # nothing to decide: played at once, and said (the trick so far is reported
-            # as it is played)
-            self.say("  (a single legal choice: played for you)")
+            self.say(f"  (a single legal choice: {A.action_to_str(legal[0])}, played for you)")
             return legal[0]
-        self._status(deal, view.information_set, legal)
-        # the list again after a wrong answer only when it is short (a play: at most 8
-        # cards); an auction's dozens of choices stay behind '?'
-        short = len(legal) <= SHORT_LIST
+        self._status(deal, view, legal)
         while True:
             text = self._answer(legal)
             if not text:
-                self.say("Type the number of a choice or its text (e.g. "
-                         f"{A.action_to_str(legal[0])}).")
-                continue
-            if text.isdigit():
+                message = (f"Type the number of a choice or its text (e.g. "
+                           f"{A.action_to_str(legal[0])}).")
+            elif text.isdigit():
                 k = int(text)
                 if 1 <= k <= len(legal):
                     return legal[k - 1]
@@ -419,22 +505,24 @@ class TerminalGame:
                 else:
                     if a in legal:
                         return a
-                    probe = deal.clone()
-                    try:
-                        probe.apply(a)
-                        reason = f"{A.action_to_str(a)!r} is not legal now"
-                    except IllegalActionError as e:
-                        reason = str(e).split("; legal:")[0]
-                    message = f"Not legal: {reason}."
-            if short:
-                self.say(f"{message} Legal now:")
-                self._say_lines(self._choice_lines(legal))
+                    message = f"Not legal: {self._refusal(deal, view, a, legal)}."
+            if len(legal) <= self.SHORT_LIST:
+                self.say(f"{message} Legal now: {self._inline(legal)}")
             else:
                 self.say(f"{message} (? lists the {len(legal)} choices)")
 
     # --------------------------------------------------------------- events
-    def _report(self, deal: Deal, seat: int, a: int, before: dict) -> None:
-        """Print a public event (and the person's own private choices)."""
+    def _snapshot(self, deal: Deal, a: int):
+        """Family hook: what :meth:`_report` compares the deal with after action ``a``
+        (taken before it is applied)."""
+        return {"phase": deal.phase, "tricks": len(deal.trick_winners),
+                "points": deal.card_points_won, "resolved": deal.declarations_resolved,
+                "belotes": (len(_information_set(deal, self.seat).belotes)
+                            if A.is_card(a) else 0)}
+
+    def _report(self, deal: Deal, seat: int, a: int, before) -> None:
+        """Family hook: print what action ``a`` of ``seat`` made public (and the person's
+        own private choices); ``before``: :meth:`_snapshot`'s."""
         if a in PRIVATE_ACTIONS and seat != self.seat:
             return
         who = self.name(seat)
@@ -477,6 +565,7 @@ class TerminalGame:
                  f"{deal.team_declarations[w]}: " + "; ".join(shown))
 
     def _deal_end(self, deal: Deal, k: int) -> None:
+        """Family hook: the end of deal ``k``: its scoring, what it revealed."""
         res = deal.result
         mine = team(self.seat)
         self.say("")
@@ -502,15 +591,15 @@ class TerminalGame:
                     else "; nobody scores them"))
             belote = deal.team_belote
             if any(belote):
-                self.say("Belote: " + self._us_them(belote))
+                self.say("Belote: " + self._sides(belote))
         self.say("Hands as dealt:")
         for s in range(N_SEATS):
             self.say(f"  {self.name(s) + ':':18s} {format_hand(deal.initial_hands[s])}")
-        self.say(f"Deal score: {self._us_them(deal.scores)}")
+        self.say(f"Deal score: {self._sides(deal.scores)}")
 
     def _score_line(self) -> str:
         m = self.match
-        line = f"{self._us_them(m.scores)}"
+        line = f"{self._sides(m.scores)}"
         if m.pot:
             line += f" (litige pot {m.pot})"
         return line
@@ -519,25 +608,24 @@ class TerminalGame:
     def _seeds(self, k: int) -> List[int]:
         return [int(x) for x in np.random.SeedSequence([self.seed, k]).generate_state(N_SEATS)]
 
+    def _view(self, deal: Deal, seat: int):
+        """Family hook: what ``seat`` decides from (the person's is shown from it too)."""
+        info = {"scores": list(self.match.scores), "target": self.match.target,
+                "pot": self.match.pot}
+        return PlayerView(deal, seat, info)
+
     def _play_deal(self, k: int) -> None:
         deal = self.match.deal
         self._deal = deal
         me = self.seat
         seeds = self._seeds(k)
-        for s in range(N_SEATS):
-            if s != me:
-                self.agents[s].reset(s, self.rules, seeds[s])
-        self._say_deal_start(deal, k)
-        if deal.retourne is not None:
-            # the classic prise: the turned-up card is public from the start, shown even
-            # when the prise ends before the person speaks
-            self.say(f"Retourne: {format_card(deal.retourne)} (turned up by the dealer; "
-                     f"whoever takes gets it)")
+        bots = [(s, agent) for s, agent in enumerate(self.agents) if s != me]
+        for s, agent in bots:
+            agent.reset(s, self.rules, seeds[s])
+        self._deal_start(deal, k)
         while not deal.is_terminal:
             seat = deal.current_player
-            info = {"scores": list(self.match.scores), "target": self.match.target,
-                    "pot": self.match.pot}
-            view = PlayerView(deal, seat, info)
+            view = self._view(deal, seat)
             if seat == me:
                 a = self._ask(deal, view)
             else:
@@ -545,18 +633,26 @@ class TerminalGame:
                 if not (0 <= a < A.N_ACTIONS and view.legal[a]):
                     legal = ", ".join(A.action_to_str(int(x)) for x in view.legal_actions)
                     raise IllegalActionError(
-                        f"agent {self.agents[seat]!r} at seat {seat} chose the illegal action "
-                        f"{a!r}; legal: {legal}")
-            before = {"phase": deal.phase, "tricks": len(deal.trick_winners),
-                      "points": deal.card_points_won, "resolved": deal.declarations_resolved,
-                      "belotes": (len(_information_set(deal, me).belotes)
-                                  if A.is_card(a) else 0)}
+                        f"agent {self.agents[seat]!r} at {self.UNIT} {seat} chose the illegal "
+                        f"action {a!r}; legal: {legal}")
+            before = self._snapshot(deal, a)
             self.match.apply(a)
-            for s in range(N_SEATS):
-                if s != me and (a not in PRIVATE_ACTIONS or s == seat):
-                    self.agents[s].observe(seat, a)
+            for s, agent in bots:
+                observe = getattr(agent, "observe", None)
+                if observe is not None and (a not in PRIVATE_ACTIONS or s == seat):
+                    observe(seat, a)
             self._report(deal, seat, a, before)
         self._deal_end(deal, k)
+
+    def _deal_start(self, deal: Deal, k: int) -> None:
+        """Family hook: the start of deal ``k``: its header, and what is public from the
+        start (the classic prise's retourne)."""
+        self._say_deal_start(deal, k)
+        if deal.retourne is not None:
+            # the classic prise: the turned-up card is public from the start, shown even
+            # when the prise ends before the person speaks
+            self.say(f"Retourne: {format_card(deal.retourne)} (turned up by the dealer; "
+                     f"whoever takes gets it)")
 
     def _say_deal_start(self, deal, k: int) -> None:
         if self.match_mode:
@@ -605,12 +701,15 @@ class TerminalGame:
             self._play_aside()
 
     def _kernels(self):
-        """(what compiles, its main kernels, how long it takes), for the notice."""
+        """Family hook: (what compiles, its main kernels, how long it takes), for the
+        notice."""
         from .agents.numba_bots import bot_action
         return ("the game and its agents", (E.apply_action, E.legal_actions_into, bot_action),
                 "about 20-60 s")
 
     def _play_aside(self) -> None:
+        """Family hook: a deal played aside, nothing of it shown or kept, that compiles
+        the kernels the game uses."""
         _prepare(self)
 
     def _length_text(self, who: str) -> str:
@@ -630,6 +729,7 @@ class TerminalGame:
             self.say(f"The game is saved to {self.save_path} after every deal and at the end.")
 
     def _intro(self) -> None:
+        """Family hook: who plays where, and how to answer."""
         me = self.seat
         what = self._length_text("a team")
         self.say(f"coinche-rl play: rules {rules_label(self.rules)!r}, seed {self.seed}, {what}")
@@ -643,6 +743,7 @@ class TerminalGame:
         self._say_how_to_answer(f"{examples}, ...")
 
     def _match_over(self, k: int) -> None:
+        """Family hook: the verdict of a match decided after ``k`` deals."""
         w = self.match.winner
         verdict = "your team wins" if w == team(self.seat) else "the other team wins"
         self._say_match_over(k, f"{verdict} (team {w})")

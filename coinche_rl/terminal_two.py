@@ -1,7 +1,7 @@
 """Play belote for two players in the terminal against a bot (``coinche-rl play --rules
 belote_a_deux`` or ``belote_decouverte``; RULES.md §12, docs/two_player.md).
 
-A person plays one player, an agent of the ``two`` family (:func:`coinche_rl.agents.make_agent`:
+A person plays one player, an agent of the family (:mod:`coinche_rl.agents`:
 ``heuristic``, ``random``, an import path) the other; the bot decides from its own
 :class:`~coinche_rl.two_player.TwoPlayerView` only (``reset`` before each deal, ``act``
 when it is to act). Everything the person is shown comes from the person's own view
@@ -15,16 +15,24 @@ unknown to both players, so it is never shown while it lies face down, nor the b
 hand beyond what the rules make public (the retourne he took, the 7 of trump after an
 exchange, a winning declaration).
 
-The input is the four-player play's (:mod:`coinche_rl.terminal`): the number of a
-choice or its text in the project's notation (``take``, ``pass``, ``nameD``,
-``exchange``, ``no-exchange``, ``JH``; any case). A wrong answer gets one line: the
-reason and the legal choices. ``?`` lists the choices, ``quit`` or the end of the input
-leaves; a single legal choice is played at once, and said.
+The game is :class:`~coinche_rl.terminal.TerminalGame` (``TerminalGame(rules=
+"belote_a_deux", ...)`` is this module's class, with the same arguments): the settings,
+the input, the questions and refusals, the loop of a deal, the match and the saving are
+its; this module overrides its declared family hooks only, with their signatures (the
+seats, the names, the views, the display, the reports, the kernels). The input is the
+four-player play's: the number of a choice or its text in the project's notation
+(``take``, ``pass``, ``nameD``, ``exchange``, ``no-exchange``, ``JH``; any case). A wrong
+answer gets one line: the reason and the legal choices. ``?`` lists the choices,
+``quit`` or the end of the input leaves; a single legal choice is played at once, and
+said.
 
 >>> import io
+>>> from coinche_rl.terminal import TerminalGame
 >>> out = io.StringIO()
->>> game = TwoPlayerTerminalGame(opponent="random", seed=3, stdin=io.StringIO("1\\n" * 40),
-...                              stdout=out)
+>>> game = TerminalGame(rules="belote_a_deux", opponents="random", seed=3,
+...                     stdin=io.StringIO("1\\n" * 40), stdout=out)
+>>> type(game).__name__
+'TwoPlayerTerminalGame'
 >>> result = game.run()
 >>> result.finished, result.deals_played
 (True, 1)
@@ -32,14 +40,15 @@ leaves; a single legal choice is played at once, and said.
 
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, TextIO, Union
+from typing import List, Optional, Sequence
 
 from . import actions as A
-from .cards import SUIT_NAMES, InvalidNotationError, format_card, format_hand, popcount
+from .agents import make_agent
+from .cards import SUIT_NAMES, format_card, format_hand, popcount
 from .engine.two_layout import N_PLAYERS, other
 from .game import IllegalActionError
-from .rules import RuleSet, rules_label
-from .terminal import PlayResult, PlaySetupError, TerminalGame, _is_int
+from .rules import rules_label
+from .terminal import PlayResult, PlaySetupError, TerminalGame
 from .two_player import TwoPlayerDeal, TwoPlayerMatch, TwoPlayerView, two_player_rules
 
 __all__ = ["TwoPlayerTerminalGame", "play_two_in_terminal"]
@@ -49,64 +58,47 @@ _WORDS = {A.PASS: "pass", A.TAKE: "take", A.EXCHANGE: "exchange", A.NO_EXCHANGE:
 
 
 class TwoPlayerTerminalGame(TerminalGame):
-    """One person against a bot in belote for two players (see the module docstring).
-
-    :param player: the person's player, 0 or 1.
-    :param opponent: the bot's two-player agent spec (``coinche-rl agents`` lists them).
-    :param rules: ``belote_a_deux`` (default), ``belote_decouverte`` or a two-family
-        :class:`~coinche_rl.rules.RuleSet`; ``target`` overrides its match target.
-    :param seed: seeds the deals, the first dealer and the bot's random stream.
-    :param deals: deals to play (scored as a match: the game stops earlier if a player
-        reaches the target); ignored with ``match=True``.
-    :param match: play a whole match to the target.
-    :param dealer: the first dealer (default: drawn from ``seed``).
-    :param save: write the record to this path (after every deal and at the end).
-    :param stdin, stdout: the streams (default: the process's).
-    :raises PlaySetupError: for a bad setting (before anything is played).
-    :raises coinche_rl.agents.AgentSpecError: for an unknown agent, a four-player agent or
-        a bad parameter.
+    """One person against a bot in belote for two players (see the module docstring):
+    :class:`~coinche_rl.terminal.TerminalGame` with this family's hooks.
+    ``TerminalGame(seat, partner, opponents, rules, ...)`` takes the same arguments:
+    ``seat`` is the person's player (0 or 1), ``opponents`` the bot's two-player agent
+    spec (one), ``partner`` is not given (there is none), ``rules`` ``belote_a_deux`` (the
+    default), ``belote_decouverte`` or a two-family rule set.
     """
 
+    PLAYERS = N_PLAYERS
+    UNIT = "player"
+    DEFAULT_RULES = "belote_a_deux"
     RULES_OF = staticmethod(two_player_rules)
     MATCH = TwoPlayerMatch
+    SHORT_LIST = 32                 # a prise's or a play's choices: always few
+    SEAT_RULE = "belote for two players has players 0 and 1: your player (--seat) must be 0 or 1"
+    DEALER_RULE = "belote for two players has players 0 and 1: the dealer must be 0 or 1"
 
-    def __init__(self, player: int = 0, opponent: str = "heuristic",
-                 rules: Union[str, RuleSet] = "belote_a_deux", *, seed: int = 0, deals: int = 1,
-                 match: bool = False, dealer: Optional[int] = None,
-                 target: Optional[int] = None, save: Optional[str] = None,
-                 stdin: Optional[TextIO] = None, stdout: Optional[TextIO] = None):
-        from .agents import make_agent
-        if not _is_int(player) or player not in (0, 1):
-            raise PlaySetupError(f"belote for two players has players 0 and 1: your player "
-                                 f"(--seat) must be 0 or 1, not {player!r}")
-        self._check_settings(deals, seed, dealer, 2, "belote for two players has players 0 "
-                             "and 1: the dealer must be 0 or 1")
-        self.seat = self.me = int(player)
-        self._keep_settings(rules, target, seed, deals, match, save, stdin, stdout)
-        self.bot = make_agent(opponent, "two")     # AgentSpecError names the problem
-        try:
-            self.bot.reset(other(self.me), self.rules, 0)
-        except Exception as e:
-            raise PlaySetupError(f"agent {opponent!r} cannot play rules "
-                                 f"{rules_label(self.rules)!r}: {e}") from None
-        self.opponent_spec = getattr(self.bot, "spec", opponent)
-        self.match = self.MATCH(self.rules, seed=self.seed, dealer=dealer)
-        self.single = self.n_deals == 1 and not self.match_mode
-        self._deal: Optional[TwoPlayerDeal] = None
+    def _place(self, partner: Optional[str], opponents) -> List[Optional[str]]:
+        what = f"belote for two players (rules {rules_label(self.rules)!r})"
+        if partner is not None:
+            raise PlaySetupError(f"--partner: {what} has no partner; --opponent SPEC names "
+                                 f"the bot")
+        opponents = [opponents] if isinstance(opponents, str) else list(opponents)
+        if len(opponents) != 1:
+            raise PlaySetupError(f"--opponent: {what} has one opponent: give one agent spec, "
+                                 f"not {len(opponents)}")
+        specs: List[Optional[str]] = [None] * N_PLAYERS
+        specs[other(self.seat)] = opponents[0]
+        return specs
+
+    @property
+    def opponent_spec(self) -> str:
+        return self.specs[other(self.seat)]
 
     # --------------------------------------------------------------- names
     def name(self, p: int) -> str:
         """``'you'`` or ``'opponent'``."""
         return "you" if p == self.me else "opponent"
 
-    def _pair(self, pair) -> str:
+    def _sides(self, pair) -> str:
         return f"you {pair[self.me]}, opponent {pair[other(self.me)]}"
-
-    def _score_line(self) -> str:
-        line = self._pair(self.match.scores)
-        if self.match.pot:
-            line += f" (litige pot {self.match.pot})"
-        return line
 
     # ------------------------------------------------------------- display
     def _stack_text(self, up: int, down: bool) -> str:
@@ -157,7 +149,7 @@ class TwoPlayerTerminalGame(TerminalGame):
             text += ")"
         return text
 
-    def _trick_lines(self, view: TwoPlayerView) -> List[str]:
+    def _play_lines(self, view: TwoPlayerView) -> List[str]:
         won = [view.trick_winners.count(p) for p in range(N_PLAYERS)]
         pts = view.card_points_won
         lines = [self._trump_text(view),
@@ -181,7 +173,7 @@ class TwoPlayerTerminalGame(TerminalGame):
             self.say(f"You hold the 7 of trump: exchange it for the retourne "
                      f"{format_card(view.retourne)}, or keep it (no-exchange)?")
         else:
-            for line in self._trick_lines(view):
+            for line in self._play_lines(view):
                 self.say(line)
             if self.rules.declarations and not any(q == self.me for q, _ in view.plays):
                 pts, cards = deal.declarations[self.me]       # his own cards
@@ -197,14 +189,14 @@ class TwoPlayerTerminalGame(TerminalGame):
         self._say_turn({"prise": "speak", "exchange": "choose"}.get(view.phase, "play"), legal)
 
     # -------------------------------------------------------------- choices
-    #: the legal actions in the order shown: prise actions by id, cards by suit, strongest
-    #: first (``ordered_choices``, with trump as the strain)
-    _ordered = TerminalGame.ordered_choices
+    def _view(self, deal: TwoPlayerDeal, seat: int) -> TwoPlayerView:
+        return deal.view(seat)
 
-    def _inline(self, legal: Sequence[int]) -> str:
-        return "  ".join(f"{i + 1}) {A.action_to_str(a)}" for i, a in enumerate(legal))
+    def _choices(self, view: TwoPlayerView) -> List[int]:
+        """Prise actions by id, cards by suit, strongest first (trump as the strain)."""
+        return self.ordered_choices(view.legal_actions, view.trump)
 
-    def _forms(self, legal: Sequence[int]) -> str:
+    def _forms(self, deal: TwoPlayerDeal, legal: Sequence[int]) -> str:
         kinds = []
         for a in legal:
             if a in _WORDS:
@@ -215,12 +207,12 @@ class TwoPlayerTerminalGame(TerminalGame):
                 kinds.append(f"a card such as {A.action_to_str(a)} (T or 10 for a ten)")
         return ", ".join(kinds[:-1]) + " or " + kinds[-1] if len(kinds) > 1 else kinds[0]
 
-    def _why_not(self, deal: TwoPlayerDeal, view: TwoPlayerView, a: int, legal: Sequence[int]) -> str:
-        """Why the action ``a`` (well-formed, not legal now) is refused, in a few words."""
+    def _refusal(self, deal: TwoPlayerDeal, view: TwoPlayerView, a: int,
+                 legal: Sequence[int]) -> str:
         text = A.action_to_str(a)
         kind = self._kind(a)
         if kind not in {self._kind(x) for x in legal}:
-            return f"{text} is not a choice now: expected {self._forms(legal)}"
+            return f"{text} is not a choice now: expected {self._forms(deal, legal)}"
         if kind == "card":
             c = A.action_card(a)
             if not (view.hand | view.table_up[self.me]) >> c & 1:
@@ -247,35 +239,12 @@ class TwoPlayerTerminalGame(TerminalGame):
             return "exchange"
         return "other"
 
-    def _ask(self, deal: TwoPlayerDeal, view: TwoPlayerView) -> int:
-        legal = self.ordered_choices(view.legal_actions, view.trump)
-        if len(legal) == 1:
-            self.say(f"  (a single legal choice: {A.action_to_str(legal[0])}, played for you)")
-            return legal[0]
-        self._status(deal, view, legal)
-        while True:
-            text = self._answer(legal)
-            if not text:
-                message = "Type the number of a choice or its text."
-            elif text.isdigit():
-                k = int(text)
-                if 1 <= k <= len(legal):
-                    return legal[k - 1]
-                message = f"There is no choice {k}."
-            else:
-                try:
-                    a = A.parse_action(text, self.rules)
-                except InvalidNotationError:
-                    message = f"{text!r} is not an action: expected {self._forms(legal)}."
-                else:
-                    if a in legal:
-                        return a
-                    message = f"Not legal: {self._why_not(deal, view, a, legal)}."
-            self.say(f"{message} Legal now: {self._inline(legal)}")
-
     # --------------------------------------------------------------- events
+    def _snapshot(self, deal: TwoPlayerDeal, a: int) -> TwoPlayerView:
+        return deal.view(self.me)
+
     def _report(self, deal: TwoPlayerDeal, p: int, a: int, before: TwoPlayerView) -> None:
-        """Print what the action made public (from the person's view after it)."""
+        """What the action made public (from the person's view after it)."""
         me = self.me
         after = deal.view(me)
         who = self.name(p)
@@ -326,7 +295,7 @@ class TwoPlayerTerminalGame(TerminalGame):
                     side = "your side" if q == me else "the opponent's side"
                     self.say(f"  turned face up on {side}: {format_hand(turned)}")
             if len(after.trick_winners) == 1 and self.rules.declarations:
-                self._report_declarations(deal, after)
+                self._say_declarations(deal, after)
 
     def _report_dealt(self, view: TwoPlayerView) -> None:
         if self.rules.hand_cards:
@@ -337,7 +306,7 @@ class TwoPlayerTerminalGame(TerminalGame):
                      f"one), and the bergère {format_card(bergere) if bergere >= 0 else '-'} "
                      f"face up in front of {self.name(non_taker)}.")
 
-    def _report_declarations(self, deal: TwoPlayerDeal, view: TwoPlayerView) -> None:
+    def _say_declarations(self, deal: TwoPlayerDeal, view: TwoPlayerView) -> None:
         d = view.declarations
         if not any(d):
             return
@@ -377,14 +346,10 @@ class TwoPlayerTerminalGame(TerminalGame):
                     "" if res.declaration_winner is not None else ": none, they were equal") + ")")
             if res.litige:
                 self.say(f"  litige: {res.litige_points} points held aside for the next deal's winner")
-        self.say(f"Deal score: {self._pair(deal.scores)}")
+        self.say(f"Deal score: {self._sides(deal.scores)}")
 
     # ----------------------------------------------------------------- play
-    def _play_deal(self, k: int) -> None:
-        deal = self.match.deal
-        self._deal = deal
-        me, o = self.me, other(self.me)
-        self.bot.reset(o, self.rules, self._seeds(k)[o])
+    def _deal_start(self, deal: TwoPlayerDeal, k: int) -> None:
         self._belote_said = [False, False]
         self._say_deal_start(deal, k)
         ret = format_card(deal.retourne)
@@ -394,22 +359,6 @@ class TwoPlayerTerminalGame(TerminalGame):
         else:
             self.say(f"Retourne: {ret}, the dealer's last face-up card (proposes "
                      f"{SUIT_NAMES[deal.retourne >> 3]} as trump; it stays on the table)")
-        while not deal.is_terminal:
-            p = deal.current_player
-            view = deal.view(p)
-            if p == me:
-                a = self._ask(deal, view)
-            else:
-                a = int(self.bot.act(view))
-                if not (0 <= a < A.N_ACTIONS and view.legal[a]):
-                    legal = ", ".join(A.action_to_str(int(x)) for x in view.legal_actions)
-                    raise IllegalActionError(
-                        f"agent {self.bot!r} as player {p} chose the illegal action {a!r}; "
-                        f"legal: {legal}")
-            before = view if p == me else deal.view(me)
-            self.match.apply(a)
-            self._report(deal, p, a, before)
-        self._deal_end(deal, k)
 
     def _kernels(self):
         from .agents.two_player_bots import two_bot_action
@@ -421,9 +370,8 @@ class TwoPlayerTerminalGame(TerminalGame):
     def _play_aside(self) -> None:
         """A deal played aside by a fresh bot of the opponent's spec (the person's player
         takes the first legal action): it compiles the kernels the game uses."""
-        from .agents import make_agent
         deal = TwoPlayerDeal(self.rules, seed=self.seed, dealer=0)
-        bot = make_agent(self.opponent_spec, "two")
+        bot = make_agent(self.opponent_spec, self.rules.family)
         bot.reset(other(self.me), self.rules, 0)
         while not deal.is_terminal:
             p = deal.current_player

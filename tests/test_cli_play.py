@@ -181,7 +181,7 @@ def test_bad_input_is_answered_in_one_line():
     # they are shown once, then on '?'
     first_turn = out.split("Your turn to bid. Choices:")[1].split("  you (seat 0):")[0]
     assert first_turn.count("  1) pass") == 2
-    assert first_turn.count("(? lists the 41 choices)") == 5
+    assert first_turn.count("(? lists the 41 choices)") == 6        # the empty answer too
     assert res.match.deals[0].history[0] == A.PASS  # then '1' was taken
 
 
@@ -195,7 +195,7 @@ def test_a_bad_card_is_answered_with_the_few_choices():
     reply = out.split("Your choice (number or text, ? lists the choices, quit leaves): nosuchcard")[1]
     first = reply.splitlines()[1]
     assert first.startswith("'nosuchcard' is not an action: expected a card of your hand"), first
-    assert first.endswith("Legal now:") and reply.splitlines()[2].startswith("    1) ")
+    assert "Legal now: 1) " in first                  # on the same line
     for word in ("take", "declare", "belote", "bid", "pass"):
         assert word not in first, first
 
@@ -233,7 +233,7 @@ def test_a_single_legal_choice_is_played_for_the_person():
     mine = [n for s, n in zip(_seats_all(deal), _legal_counts(deal)) if s == 0]
     forced = sum(1 for n in mine if n == 1)
     assert forced >= 1                          # the last trick's card at least
-    assert out.count("(a single legal choice: played for you)") == forced
+    assert out.count("(a single legal choice: ") == forced
     assert out.count("Your choice (number or text") == len(mine) - forced
 
 

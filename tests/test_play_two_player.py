@@ -14,6 +14,7 @@ from coinche_rl import actions as A
 from coinche_rl.cards import cards_of, format_card
 from coinche_rl.cli import main
 from coinche_rl.records import load_record, replay_deal, replay_match
+from coinche_rl.terminal import TerminalGame
 from coinche_rl.terminal_two import TwoPlayerTerminalGame
 from coinche_rl.two_player import TwoPlayerDeal
 
@@ -43,7 +44,7 @@ class Typed(io.TextIOBase):
             return text + "\n"
         k = int(self.rng.integers(len(legal)))
         if self.rng.random() < 0.3:
-            return f"{self.game._ordered(legal, deal.trump).index(legal[k]) + 1}\n"
+            return f"{self.game.ordered_choices(legal, deal.trump).index(legal[k]) + 1}\n"
         text = A.action_to_str(legal[k])
         return (text.lower() if self.rng.random() < 0.5 else text) + "\n"
 
@@ -151,8 +152,9 @@ def test_a_wrong_input_is_answered_in_one_line_with_the_legal_choices(typed, cap
                            "Legal now: 1) pass  2) take")
     assert lines[2][1].startswith("Not legal: nameS: naming a trump is only possible in the "
                                   "second round") and lines[2][1].endswith("Legal now: 1) pass  2) take")
-    assert lines[3][1] == "There is no choice 7. Legal now: 1) pass  2) take"
-    assert lines[4][1].startswith("Type the number of a choice or its text.")
+    assert lines[3][1] == ("There is no choice 7: type 1..2 or the action's text. "
+                           "Legal now: 1) pass  2) take")
+    assert lines[4][1].startswith("Type the number of a choice or its text (e.g. pass).")
     assert all(len(x) == 2 for x in lines[:5])
     assert lines[5][1].strip().startswith("1) pass")           # '?' lists them
     assert game._deal.history[0] == A.TAKE
@@ -231,8 +233,9 @@ def test_the_forced_no_exchange(capsys):
         if deal.legal_actions() == [A.NO_EXCHANGE]:
             break
     out = io.StringIO()
-    game = TwoPlayerTerminalGame(player=1, opponent="heuristic:prise=-20", seed=0, dealer=1,
-                                 stdin=io.StringIO("1\n" * 200), stdout=out)
+    game = TerminalGame(seat=1, opponents="heuristic:prise=-20", rules="belote_a_deux", seed=0,
+                        dealer=1, stdin=io.StringIO("1\n" * 200), stdout=out)
+    assert isinstance(game, TwoPlayerTerminalGame)
     game.match.deal = TwoPlayerDeal("belote_a_deux", deck=deal.deck, dealer=1)
     game.run()
     text = out.getvalue()
@@ -308,13 +311,37 @@ def test_no_face_down_card_nor_the_bots_hand_is_ever_shown(preset):
     for seed in range(4):
         out = Watched()
         inp = Typed(seed=seed)
-        game = TwoPlayerTerminalGame(player=seed % 2, opponent="heuristic", rules=preset,
-                                     seed=seed, deals=2, target=5000, stdin=inp, stdout=out)
+        game = TerminalGame(seat=seed % 2, opponents="heuristic", rules=preset,
+                            seed=seed, deals=2, target=5000, stdin=inp, stdout=out)
         inp.game = out.game = game
         res = game.run()
         assert res.finished and len(game.match.deals) == 2
         assert out.checked > 20                      # the check ran while cards were hidden
         assert "??" in out.getvalue()
+
+
+#: the family hooks TerminalGame declares (its docstring names them)
+HOOKS = {"_place", "name", "_sides", "_view", "_choices", "_status", "_forms", "_refusal",
+         "_snapshot", "_report", "_deal_start", "_deal_end", "_intro", "_match_over",
+         "_kernels", "_play_aside"}
+
+
+def test_one_terminal_game_whose_family_overrides_declared_hooks_only():
+    """Belote for two players is TerminalGame with its rules: the family's class overrides
+    the declared hooks and nothing else, each with the base's signature (issue 43)."""
+    import inspect
+    for h in HOOKS:
+        assert f":meth:`{h}`" in TerminalGame.__doc__, h
+    overridden = {k for k, v in vars(TwoPlayerTerminalGame).items()
+                  if inspect.isfunction(v) and hasattr(TerminalGame, k)}
+    assert overridden <= HOOKS, overridden - HOOKS
+    for k in overridden:
+        mine = list(inspect.signature(getattr(TwoPlayerTerminalGame, k)).parameters)
+        base = list(inspect.signature(getattr(TerminalGame, k)).parameters)
+        assert len(mine) == len(base), k
+    g = TerminalGame(rules="belote_decouverte", seat=1, opponents=["random"])
+    assert type(g) is TwoPlayerTerminalGame and g.me == 1 and g.specs == ["random", None]
+    assert type(TerminalGame(rules="ffb")) is TerminalGame
 
 
 def test_module_doctest():

@@ -1,5 +1,5 @@
 """``coinche-rl play``: a person against agents in the terminal
-(:mod:`coinche_rl.terminal`; belote for two players: :mod:`coinche_rl.terminal_two`)."""
+(:mod:`coinche_rl.terminal`, the game of every family)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sys
 
 from ..agents import AgentSpecError
 from ..game import IllegalActionError
-from ..rules import get_rules, rules_label
+from ..rules import get_rules
 from ..terminal import PlaySetupError, TerminalGame
 from .common import RULES_HELP, int_range, output_problem, rules_arg, seat_int
 
@@ -23,13 +23,12 @@ def cmd_play(args) -> int:
         print(f"coinche-rl: error: {problem}", file=sys.stderr)
         return 2
     try:
-        if args.rules.family == "two":
-            game = _two_player_game(args)
-        else:
-            game = TerminalGame(seat=args.seat, partner=args.partner or "heuristic",
-                                opponents=args.opponents, rules=args.rules, seed=args.seed,
-                                deals=args.deals, match=args.match, dealer=args.dealer,
-                                target=args.target, save=args.save)
+        # every family: the game of belote for two players refuses --partner and more
+        # than one --opponent in one line
+        game = TerminalGame(seat=args.seat, partner=args.partner, opponents=args.opponents,
+                            rules=args.rules, seed=args.seed, deals=args.deals,
+                            match=args.match, dealer=args.dealer, target=args.target,
+                            save=args.save)
     except (AgentSpecError, PlaySetupError) as e:
         print(f"coinche-rl: error: {e}", file=sys.stderr)
         return 2
@@ -41,21 +40,6 @@ def cmd_play(args) -> int:
     except IllegalActionError as e:          # a bot chose an illegal action
         print(f"coinche-rl: error: {e}", file=sys.stderr)
         return 1
-
-
-def _two_player_game(args):
-    """The terminal game of belote for two players (coinche_rl.terminal_two): you against
-    one bot, ``--opponent SPEC``; the four-player seats' options are refused in one line."""
-    from ..terminal_two import TwoPlayerTerminalGame      # lazy: the two-player agents
-    what = f"belote for two players (rules {rules_label(args.rules)!r})"
-    if args.partner is not None:
-        raise PlaySetupError(f"--partner: {what} has no partner; --opponent SPEC names the bot")
-    if len(args.opponents) != 1:
-        raise PlaySetupError(f"--opponent: {what} has one opponent: give one agent spec, "
-                             f"not {len(args.opponents)}")
-    return TwoPlayerTerminalGame(player=args.seat, opponent=args.opponents[0], rules=args.rules,
-                                 seed=args.seed, deals=args.deals, match=args.match,
-                                 dealer=args.dealer, target=args.target, save=args.save)
 
 
 def add_parser(sub) -> None:
