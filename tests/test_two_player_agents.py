@@ -180,10 +180,24 @@ class _Cheater(Agent):
         return 75                       # a card (7 of spades) during the prise
 
 
-def test_an_illegal_action_is_reported():
+def test_an_illegal_action_is_reported(monkeypatch):
     deal = TwoPlayerDeal("belote_decouverte", seed=1)
     with pytest.raises(IllegalActionError, match="_Cheater.* chose the illegal action 75"):
         play_deal(deal, [_Cheater(), _Cheater()], [0, 0])
+    # in a tournament: the arena's one error, naming the agent, its player and the deal
+    from coinche_rl.agents import register_agent
+    from coinche_rl.agents.registry import _REGISTRY
+    before = dict(_REGISTRY)
+    register_agent("cheater_two", _Cheater)
+    monkeypatch.setattr("coinche_rl.arena.tasks._AGENTS", {})
+    try:
+        with pytest.raises(arena.ArenaError, match=r"agent 'cheater_two' at player [01] played "
+                                                   r"the illegal action 7S \(75\) in deal 0 of "
+                                                   r"the deal set \(rules belote_decouverte"):
+            arena.run_duplicate("cheater_two", "random", 2, "belote_decouverte")
+    finally:
+        _REGISTRY.clear()
+        _REGISTRY.update(before)
 
 
 # ------------------------------------------------------------------------- duplicate

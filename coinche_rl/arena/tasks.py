@@ -78,14 +78,15 @@ def _batched_seats(agents, rules: RuleSet):
     return bots, nets, bid_nets
 
 
-def _illegal(spec: str, seat: int, action, legal: str, where: str) -> ArenaError:
-    """The error of an agent that played an illegal action: the agent, its seat, the
-    action, the legal ones and the deal (to replay it)."""
+def _illegal(spec: str, seat: int, action, legal: str, where: str,
+             unit: str = "seat") -> ArenaError:
+    """The error of an agent that played an illegal action: the agent, its seat (or
+    player: ``unit``), the action, the legal ones and the deal (to replay it)."""
     try:
         shown = f"{action_to_str(int(action))} ({int(action)})"
     except (ValueError, TypeError, IndexError):
         shown = repr(action)
-    return ArenaError(f"agent {spec!r} at seat {seat} played the illegal action {shown} in "
+    return ArenaError(f"agent {spec!r} at {unit} {seat} played the illegal action {shown} in "
                       f"{where}; legal: {legal}")
 
 
@@ -219,26 +220,34 @@ class PairPlay:
                 "contracts": np.stack([_contracts(states), _contracts(other)], axis=1)}
 
     def replay(self, cfg: dict, index: int) -> list:
-        """Deal pair ``index`` played again through the Python agents: the two finished
-        deals (seating 1 first).
+        """Deal pair ``index`` played again through the Python agents
+        (:func:`~coinche_rl.agents.play_deal`, every family): the two finished deals
+        (seating 1 first).
 
         :raises ArenaError: an illegal action (naming the agent, the action and the deal).
         """
         rules = rules_from_record(cfg["rules"])
-        ds = DealSet(rules, cfg["seed"], cfg.get("frozen", ""))
+        frozen = cfg.get("frozen", "")
+        ds = DealSet(rules, cfg["seed"], frozen)
         deals = []
-        for t, specs4 in enumerate(self.seatings(cfg["x"], cfg["y"])):
+        for t, specs in enumerate(self.seatings(cfg["x"], cfg["y"])):
             deal = ds.deal(int(index))
-            try:
-                play_deal(deal, _seat_agents(specs4), ds.seeds(int(index)))
-            except IllegalActionError as e:
-                if getattr(e, "seat", None) is None:
-                    raise
-                raise _illegal(specs4[e.seat], e.seat, e.action, e.legal,
-                               _deal_where(rules, cfg["seed"], cfg.get("frozen", ""),
-                                           int(index), t)) from None
+            self._play_deal(deal, _seat_agents(specs, self.family), specs,
+                            ds.seeds(int(index)),
+                            lambda: _deal_where(rules, cfg["seed"], frozen, int(index), t))
             deals.append(deal)
         return deals
+
+    def _play_deal(self, deal, agents, specs, seeds, where) -> None:
+        """:func:`~coinche_rl.agents.play_deal`; an illegal action raises ArenaError
+        naming the agent, its place, the action and ``where()`` the deal is."""
+        try:
+            play_deal(deal, agents, seeds)
+        except IllegalActionError as e:
+            seat = getattr(e, "seat", None)
+            if seat is None:
+                raise
+            raise _illegal(specs[seat], seat, e.action, e.legal, where(), self.unit) from None
 
     def warmup(self) -> None:
         """Compile (or load from the numba cache) the kernels a tournament uses: the
@@ -268,9 +277,6 @@ class _TwoPlayerPairs(PairPlay):
     def seatings(self, x, y):
         return (x[0], y[0]), (y[0], x[0])
 
-    def fast(self, agent) -> bool:
-        return agent.numba_bot is not None
-
     def play(self, cfg: dict, indices: np.ndarray) -> dict:
         rules = rules_from_record(cfg["rules"])
         ds = DealSet(rules, cfg["seed"])
@@ -280,7 +286,7 @@ class _TwoPlayerPairs(PairPlay):
         fast = cfg.get("fast", True)
         for t, (st, specs) in enumerate(zip((states, other), self.seatings(cfg["x"], cfg["y"]))):
             self._play(rules, ds.params, st, decks, dealers, seeds, specs, fast,
-                       lambda i, t=t: _two_where(cfg, int(idx[i]), t))
+                       lambda i, t=t: _deal_where(rules, cfg["seed"], "", int(idx[i]), t))
 
         def outcomes(st, a_player):
             scores = np.stack([two_py.deal_scores(st, a_player),
@@ -311,45 +317,14 @@ class _TwoPlayerPairs(PairPlay):
             return
         for i in range(len(states)):
             deal = TwoPlayerDeal(rules, deck=[int(c) for c in decks[i]], dealer=int(dealers[i]))
-            _play_two(deal, agents, specs, [int(s) for s in seeds[i]], lambda: where(i))
+            self._play_deal(deal, agents, specs, [int(s) for s in seeds[i]], lambda: where(i))
             states[i] = deal.state
-
-    def replay(self, cfg: dict, index: int) -> list:
-        rules = rules_from_record(cfg["rules"])
-        ds = DealSet(rules, cfg["seed"])
-        deals = []
-        for t, specs in enumerate(self.seatings(cfg["x"], cfg["y"])):
-            deal = ds.deal(int(index))
-            _play_two(deal, [self.agent(s) for s in specs], specs, ds.seeds(int(index)),
-                      lambda: _two_where(cfg, int(index), t))
-            deals.append(deal)
-        return deals
 
     def warmup(self) -> None:
         """Compile (or load from the numba cache) the deal sets and the two-player bots."""
         two_player_bots.warmup()
         for name in ("belote_a_deux", "belote_decouverte"):
             DealSet(name, 0).states([0])
-
-
-def _two_where(cfg: dict, index: int, seating: int) -> str:
-    name = rules_from_record(cfg["rules"]).name
-    return (f"deal {index} of the deal set (rules {name}, seed {cfg['seed']}), seating "
-            f"{seating + 1}; rebuild it with coinche_rl.arena.DealSet({name!r}, "
-            f"{cfg['seed']}).deal({index})")
-
-
-def _play_two(deal, agents, specs, seeds, where) -> None:
-    """A two-player deal through the agents' ``act``; an illegal action raises
-    ArenaError naming the agent, the action and ``where()`` the deal is."""
-    try:
-        play_deal(deal, agents, seeds)
-    except IllegalActionError as e:
-        p = getattr(e, "seat", None)
-        if p is None:
-            raise
-        raise ArenaError(f"agent {specs[p]!r} as player {p} played the illegal action "
-                         f"{e.action!r} in {where()}; legal: {e.legal}") from None
 
 
 _FOUR, _TWO = PairPlay(), _TwoPlayerPairs()
