@@ -175,3 +175,28 @@ def test_the_vector_opponent_of_two_players_is_the_heuristic_in_batches():
         vector_opponent("nn", "belote_a_deux")
     with pytest.raises(AgentSpecError, match="'nn' plays the families coinche, classic"):
         env_opponent("nn", "belote_decouverte")
+
+
+def test_an_installed_package_qualifies_a_name_by_its_family(monkeypatch):
+    """Entry points of another package: ``name`` for the families of its object,
+    ``name@family`` for the one of its name (a factory of no declared family included);
+    an object that does not play the family of its name is named."""
+    import importlib.metadata
+    from coinche_rl.agents.random_agent import RandomAgent
+    EP = importlib.metadata.EntryPoint
+    group = registry.ENTRY_POINT_GROUP
+    eps = [EP("ep-fam", "coinche_rl.agents.random_agent:RandomAgent", group),
+           EP("ep-fam@two", "coinche_rl.agents.two_player_bots:TwoRandomAgent", group),
+           EP("ep-bad@two", "coinche_rl.agents.random_agent:RandomAgent", group)]
+    monkeypatch.setattr(importlib.metadata, "entry_points", lambda group=None, **kw: list(eps))
+    monkeypatch.setattr(registry, "_ENTRY_POINTS", None)
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    assert {"ep-fam", "ep-bad"} <= set(available_agents())
+    assert "ep-fam@two" not in available_agents()
+    assert type(make_agent("ep-fam")) is RandomAgent
+    a = make_agent("ep-fam", "two")
+    assert type(a) is TwoRandomAgent and a.spec == "ep-fam"
+    assert "ep-fam" in available_agents("two") and "ep-bad" not in available_agents("two")
+    with pytest.raises(AgentSpecError, match=r"entry point ep-bad@two = .* plays the families "
+                                             r"coinche, classic, not the one of its name"):
+        make_agent("ep-bad", "two")
