@@ -51,24 +51,29 @@ of ``--seed``):
   share of coinched contracts that failed), ``contract_success_by_level`` and
   ``bids_by_strain_level`` (the ``nn`` team's contracts in ``nn_full_vs_heuristic``).
 
+Serial against pool (``--section pool``; whole deals against the heuristic, duplicate,
+deal set of seed 77, the same run for every figure, so that the ratios hold on a loaded
+host): ``{nn,nnsearch}_serial_deals_per_s`` in this process with the BLAS's own threads
+(as a script gets them), ``_serial_1blas_deals_per_s`` with one BLAS thread, and
+``_pool_deals_per_s`` on a pool of ``--workers`` processes (each task runs its BLAS on
+one thread: :func:`coinche_rl.arena.executors.one_blas_thread`); ``_pool_over_serial``
+is the pool's speed over the serial one's.
+
 Usage: ``python benchmarks/bench_neural.py [--quick] [--workers K] [--weights FILE]
-[--bid-weights FILE] [--section play|bid|all]``; the last line of output is one JSON
-object.
+[--bid-weights FILE] [--section play|bid|pool|all]``; the last line of output is one
+JSON object. The play and bid figures run numpy's BLAS on one thread (one core); the
+pool section leaves it as it is.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 
-# one core: numpy's BLAS would otherwise use every core for the forward passes
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
-
 import numpy as np  # noqa: E402
+from threadpoolctl import threadpool_info, threadpool_limits  # noqa: E402
 
 from bench_arena import machine  # noqa: E402
 from coinche_rl import engine as E  # noqa: E402
@@ -155,15 +160,31 @@ def main(argv=None) -> dict:
     ap.add_argument("--weights", default="", help="weights file (default: the shipped ffb)")
     ap.add_argument("--seed", type=int, default=0, help="the deal sets")
     ap.add_argument("--bid-weights", default="", help="bidding weights (default: shipped ffb)")
-    ap.add_argument("--section", choices=("play", "bid", "all"), default="all",
-                    help="card play figures, bidding figures, or both (default)")
+    ap.add_argument("--section", choices=("play", "bid", "pool", "all"), default="all",
+                    help="card play figures, bidding figures, serial against pool speeds, or "
+                         "all three (default)")
     ap.add_argument("--pimc-pairs", type=int, default=None,
                     help="override the pairs of the two PIMC bidding matchups")
     args = ap.parse_args(argv)
+    if args.section == "pool":
+        out = {"bench": "neural", "quick": args.quick, "machine": machine()}
+        out.update(pool_figures(args))
+        print(json.dumps(out))
+        return out
+    # one core: numpy's BLAS would otherwise use every core for the forward passes
+    with threadpool_limits(limits=1, user_api="blas"):
+        out = _one_core_figures(args)
+    if args.section == "all":
+        out.update(pool_figures(args))
+    print(json.dumps(out))
+    return out
+
+
+def _one_core_figures(args) -> dict:
+    """The play (and with ``all`` the bid) figures."""
     if args.section == "bid":
         out = {"bench": "neural", "quick": args.quick, "machine": machine()}
         out.update(bid_figures(args))
-        print(json.dumps(out))
         return out
     n_frozen, n_full, n_random, n_pimc, n_label, n_tour, n_rep = \
         SIZES["quick" if args.quick else "full"]
@@ -287,7 +308,47 @@ def main(argv=None) -> dict:
     if args.section == "all":
         out.update(bid_figures(args))
     out["wall_s"] = round(time.perf_counter() - t_all, 1)
-    print(json.dumps(out))
+    return out
+
+
+# ======================================================== serial against pool
+#: pairs of (nn, nnsearch) against the heuristic
+POOL_SIZES = {"quick": (1000, 8), "full": (4000, 30)}
+
+
+def _blas_threads() -> int:
+    return max((i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"),
+               default=0)
+
+
+def pool_figures(args) -> dict:
+    """Serial (BLAS as it is, then one BLAS thread) and pool speeds of ``nn`` and
+    ``nnsearch`` against the heuristic, whole deals (see the module docstring)."""
+    n_nn, n_search = POOL_SIZES["quick" if args.quick else "full"]
+    workers = max(2, args.workers)
+    out = {"pool_workers": workers, "pool_blas_threads_default": _blas_threads(),
+           "pool_pairs_nn": n_nn, "pool_pairs_nnsearch": n_search}
+    seed = 77
+
+    def rate(spec, n, **kw):
+        r = run_duplicate(spec, "heuristic", n, preset="ffb", seed=seed, **kw)
+        print(f"{spec} vs heuristic, {n} pairs, {kw or 'serial'}: {r.wall_seconds:.1f} s",
+              file=sys.stderr, flush=True)
+        return round(2 * r.n / r.wall_seconds, 2)
+
+    try:
+        for name, n in (("nn", n_nn), ("nnsearch", n_search)):
+            rate(name, 2)                          # compile, load the nets in this process
+            out[f"{name}_serial_deals_per_s"] = rate(name, n)
+            with threadpool_limits(limits=1, user_api="blas"):
+                out[f"{name}_serial_1blas_deals_per_s"] = rate(name, n)
+            # start the workers and load the nets there (one pair per task)
+            rate(name, 2 * workers, backend="pool", workers=workers, chunk=1)
+            out[f"{name}_pool_deals_per_s"] = rate(name, n, backend="pool", workers=workers)
+            out[f"{name}_pool_over_serial"] = round(
+                out[f"{name}_pool_deals_per_s"] / out[f"{name}_serial_deals_per_s"], 2)
+    finally:
+        shutdown_pool()
     return out
 
 

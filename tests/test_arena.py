@@ -512,3 +512,27 @@ def test_module_doctests():
     import doctest
 
     assert doctest.testmod(arena).failed == 0
+
+
+# ------------------------------------------------------------ BLAS in workers
+def _blas_threads(task, warm=True) -> dict:
+    from threadpoolctl import threadpool_info
+    return {"task": task, "threads": [i["num_threads"] for i in threadpool_info()
+                                      if i["user_api"] == "blas"]}
+
+
+def test_a_worker_task_runs_blas_on_one_thread_and_restores_it(monkeypatch):
+    # issue 44: each pool worker's BLAS started a thread per core; a 2-worker pool of
+    # nnsearch ran 5 times slower than with one thread each
+    from threadpoolctl import threadpool_info, threadpool_limits
+    from coinche_rl.arena import executors
+    monkeypatch.setattr(executors, "_run_task", _blas_threads)      # a task that reports
+
+    def blas():
+        return [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
+    assert blas(), "numpy's BLAS is not seen by threadpoolctl"
+    with threadpool_limits(limits=2, user_api="blas"):
+        before = blas()
+        got = executors._run_task_in_worker("t", ())      # what pool and Ray workers run
+        assert blas() == before                                  # scoped to the task
+    assert got == {"task": "t", "threads": [1] * len(before)}

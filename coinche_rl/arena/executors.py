@@ -49,14 +49,25 @@ def _extend_sys_path(folders: Sequence[str]) -> None:
         importlib.invalidate_caches()
 
 
+def one_blas_thread():
+    """A context in which numpy's BLAS (the matrix products of the networks of ``nn``,
+    ``nnsearch``, the belief) runs on one thread, restored on exit. A pool worker or a
+    Ray task is one of as many processes as cores: a BLAS that starts a thread per core in
+    each of them oversubscribes the cores (a 2-worker pool of ``nnsearch`` ran 5 times
+    slower than with one thread each)."""
+    from threadpoolctl import threadpool_limits
+    return threadpool_limits(limits=1, user_api="blas")
+
+
 def _run_task_in_worker(task, folders: Sequence[str] = ()) -> dict:
-    """:func:`.tasks._run_task` in a worker process; ``folders``: where the parent
-    imported the modules of import-path agents from (see :func:`_agent_modules`), added
-    to the worker's ``sys.path`` first (a pool kept from an earlier call, a Ray
-    worker)."""
+    """:func:`.tasks._run_task` in a worker process, with one BLAS thread
+    (:func:`one_blas_thread`); ``folders``: where the parent imported the modules of
+    import-path agents from (see :func:`_agent_modules`), added to the worker's
+    ``sys.path`` first (a pool kept from an earlier call, a Ray worker)."""
     _extend_sys_path(folders)
     try:
-        return _run_task(task, warm=False)
+        with one_blas_thread():
+            return _run_task(task, warm=False)
     except AgentSpecError as e:
         text = str(e)
         if text.startswith("unknown agent"):
