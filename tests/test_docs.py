@@ -217,19 +217,122 @@ def test_the_readme_demo_timing_is_the_measured_current_figure():
     assert "about a minute" not in readme
 
 
+def _joined(text) -> str:
+    return "".join(text) if isinstance(text, list) else text
+
+
+def committed_text(cell) -> str:
+    """What a notebook cell shows as text, as committed: its printed output (stdout) and
+    its displayed text (rich's tables show as displays in Jupyter), less the plots and
+    stderr (warnings, progress bars)."""
+    out = []
+    for o in cell.get("outputs", []):
+        if o.get("output_type") == "stream" and o.get("name") == "stdout":
+            out.append(_joined(o["text"]))
+        elif o.get("output_type") in ("display_data", "execute_result"):
+            data = o.get("data", {})
+            if "text/plain" in data and "image/png" not in data:
+                out.append(_joined(data["text/plain"]) + "\n")
+    return "".join(out)
+
+
+#: what changes from run to run without the code changing: colours, timings and speeds,
+#: addresses, temporary folders, a trainer's timed progress lines
+_MASKS = [(re.compile(r"\x1b\[[0-9;]*m"), ""),
+          (re.compile(r"0x[0-9a-fA-F]{4,}"), "0x<address>"),
+          (re.compile(r"(/tmp|/var/folders)/\S+"), "<temporary folder>"),
+          (re.compile(r"\b\d[\d.]* training min\b"), "<time> training min"),
+          (re.compile(r"\b\d[\d,]*(\.\d+)?\s?[a-z]+/s\b"), "<speed>"),
+          (re.compile(r"\b\d[\d,]*(\.\d+)?\s?(s|ms|µs|us|min)\b"), "<time>")]
+
+
+def masked(text: str):
+    """``text`` as compared: lines without trailing blanks, blank lines and a trainer's
+    timed progress lines dropped, and
+    :data:`_MASKS` applied; the last column of a table under a ``deals/s`` heading (the
+    speed of that run) masked too, and runs of spaces and of a table's rules made one."""
+    lines, speed_column = [], False
+    for line in text.splitlines():
+        line = re.sub(r"\x1b\[[0-9;]*m", "", line).rstrip()
+        if not line.strip():
+            speed_column = False
+            continue
+        if re.match(r"\[\s*[\d.]+ min\] ", line):     # a trainer's progress, every so often
+            continue
+        if "deals/s" in line and re.search(r"deals/s\s*[┃|]?$", line):
+            speed_column = True
+        elif speed_column:
+            line = re.sub(r"[\d,.]+(\s*│?)$", r"<speed>\1", line)
+        if line.startswith(("└", "╰")):
+            speed_column = False
+        for pattern, repl in _MASKS:
+            line = pattern.sub(repl, line)
+        # a wider speed makes its column, and so the table's rules, wider
+        lines.append(re.sub(r" +", " ", re.sub(r"([━─═])\1+", r"\1", line)))
+    return lines
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("path", sorted((ROOT / "notebooks").glob("*.ipynb")), ids=lambda p: p.name)
 def test_notebook_runs(path, tmp_path, monkeypatch):
+    """Every notebook runs, and prints what its committed outputs show (masked: times,
+    speeds, addresses): a notebook whose outputs went stale fails (re-run it with
+    ``python notebooks/execute.py NAME``)."""
+    import contextlib
+    import difflib
+    import io
     nb = json.loads(path.read_text())
     code = [c for c in nb["cells"] if c["cell_type"] == "code"]
     assert code, f"{path.name} has no code cell"
     monkeypatch.chdir(tmp_path)
     namespace: dict = {}
+    stale = []
     for i, cell in enumerate(code):
         # an IPython line magic (%matplotlib inline) is Jupyter's, not Python's: skipped
         source = "".join(line for line in "".join(cell["source"]).splitlines(keepends=True)
                          if not line.startswith("%"))
-        exec(compile(source, f"{path.name}[cell {i}]", "exec"), namespace)
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            exec(compile(source, f"{path.name}[cell {i}]", "exec"), namespace)
+        want, got = masked(committed_text(cell)), masked(printed.getvalue())
+        if want != got:
+            stale.append(f"code cell {i}:\n" + "\n".join(difflib.unified_diff(
+                want, got, "committed", "printed now", lineterm="", n=1)))
+    assert not stale, (f"{path.name}: the committed outputs are not what the code prints now "
+                       f"(python notebooks/execute.py {path.name}):\n" + "\n".join(stale)[:6000])
+
+
+def test_the_environment_notebook_says_the_spaces_the_env_has():
+    # issue 44: notebook 02's text said Discrete(118) where the env has Discrete(120)
+    from coinche_rl.envs import coinche_v0
+    env = coinche_v0.env()
+    env.reset(seed=0)
+    agent = env.agents[0]
+    n = env.action_space(agent).n
+    size = env.observation_space(agent)["observation"].shape[0]
+    nb = json.loads((ROOT / "notebooks" / "02_environment.ipynb").read_text(encoding="utf-8"))
+    text = "".join(_joined(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    assert set(re.findall(r"Discrete\((\d+)\)", text)) == {str(n)}
+    assert set(re.findall(r"int8\[(\d+)\]", text)) == {str(n)}
+    assert set(re.findall(r"float32\[(\d+)\]", text)) == {str(size)}
+
+
+def test_notebook_outputs_are_compared_masked():
+    cell = {"outputs": [
+        {"output_type": "stream", "name": "stdout", "text": ["Discrete(118)\n", "567,455 deals/s\n"]},
+        {"output_type": "stream", "name": "stderr", "text": "a warning\n"},
+        {"output_type": "display_data", "data": {"text/plain": "\x1b[1mtable\x1b[0m  ", "text/html": "x"}},
+        {"output_type": "execute_result", "data": {"text/plain": "<Figure>", "image/png": "..."}}]}
+    assert committed_text(cell) == "Discrete(118)\n567,455 deals/s\n\x1b[1mtable\x1b[0m  \n"
+    # issue 44: the committed Discrete(118) against the env's Discrete(120)
+    assert masked(committed_text(cell)) != masked("Discrete(120)\n1,234 deals/s\ntable\n")
+    assert masked(committed_text(cell)) == masked("Discrete(118)\n\n1,234 deals/s\ntable\n")
+    table = ("┃ team X ┃ deals/s ┃\n│ a      │  16,729 │\n└────────┴────────┘\n"
+             "at 0x7f3a2b1c in /tmp/tmpab/run, 3.2 s\n[   0.2 min] upd 90 loss 0.19\n")
+    assert masked(table) == ["┃ team X ┃ deals/s ┃", "│ a │ <speed> │", "└─┴─┘",
+                             "at 0x<address> in <temporary folder> <time>"]
+    wider = "┃ team X  ┃ deals/s ┃\n│ a       │ 134,183 │\n└─────────┴─────────┘\n"
+    assert masked(wider) == masked(table)[:3]
 
 
 # ------------------------------------------------------------------ links and the rule book
