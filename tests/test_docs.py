@@ -237,9 +237,11 @@ def committed_text(cell) -> str:
 
 
 #: what changes from run to run without the code changing: colours, timings and speeds,
-#: addresses, temporary folders, a trainer's timed progress lines
+#: addresses, temporary folders, a trainer's timed progress lines; and the run ids of a
+#: results file (hashes of the agents' code: any edit of it changes them)
 _MASKS = [(re.compile(r"\x1b\[[0-9;]*m"), ""),
           (re.compile(r"0x[0-9a-fA-F]{4,}"), "0x<address>"),
+          (re.compile(r"\b[0-9a-f]{16}\b"), "<run id>"),
           (re.compile(r"(/tmp|/var/folders)/\S+"), "<temporary folder>"),
           (re.compile(r"\b\d[\d.]* training min\b"), "<time> training min"),
           (re.compile(r"\b\d[\d,]*(\.\d+)?\s?[a-z]+/s\b"), "<speed>"),
@@ -328,9 +330,10 @@ def test_notebook_outputs_are_compared_masked():
     assert masked(committed_text(cell)) != masked("Discrete(120)\n1,234 deals/s\ntable\n")
     assert masked(committed_text(cell)) == masked("Discrete(118)\n\n1,234 deals/s\ntable\n")
     table = ("┃ team X ┃ deals/s ┃\n│ a      │  16,729 │\n└────────┴────────┘\n"
-             "at 0x7f3a2b1c in /tmp/tmpab/run, 3.2 s\n[   0.2 min] upd 90 loss 0.19\n")
+             "at 0x7f3a2b1c in /tmp/tmpab/run, 3.2 s\n[   0.2 min] upd 90 loss 0.19\n"
+             "{'run': 'f5866f7d312aabf5'}\n")
     assert masked(table) == ["┃ team X ┃ deals/s ┃", "│ a │ <speed> │", "└─┴─┘",
-                             "at 0x<address> in <temporary folder> <time>"]
+                             "at 0x<address> in <temporary folder> <time>", "{'run': '<run id>'}"]
     wider = "┃ team X  ┃ deals/s ┃\n│ a       │ 134,183 │\n└─────────┴─────────┘\n"
     assert masked(wider) == masked(table)[:3]
 
