@@ -250,7 +250,166 @@ _REFUSALS = {
 }
 
 
-class Deal:
+class BaseDeal:
+    """What a deal of every family shares, over the engine's entry points
+    (:mod:`coinche_rl.engine.entry`): the state and the rule vector, the phase, the seat
+    to act, the legal actions, applying an action with a clear error, the public view and
+    the scores. :class:`Deal` (four players) and
+    :class:`~coinche_rl.two_player.TwoPlayerDeal` add the game's own terms (the auction
+    or the prise, the stacks, the result) and their refusals' words (:meth:`_refused`).
+    """
+
+    __slots__ = ("rules", "_P", "_S", "_history")
+    #: the family's plain-Python accessors (``engine.py``, ``engine.two.py``)
+    _py = E.py
+
+    @staticmethod
+    def _check_rules(rules, **overrides) -> RuleSet:
+        """The rule set, refused unless of the class's families."""
+        raise NotImplementedError
+
+    @classmethod
+    def from_state(cls, rules: Union[str, RuleSet], state: np.ndarray,
+                   history: Sequence[int] = ()):
+        """Wrap a copy of an engine state vector (from a vector env or a search)."""
+        d = cls.__new__(cls)
+        d.rules = cls._check_rules(rules)
+        d._P = params_vector(d.rules)
+        S = np.asarray(state, dtype=np.int64)
+        size = d.family.state_size
+        if S.shape != (size,):
+            raise ValueError(f"a {d.family.name} state has shape ({size},), not {S.shape}")
+        d._S = S.copy()
+        d._history = list(history)
+        return d
+
+    @staticmethod
+    def _check_dealer(dealer, family) -> int:
+        """``dealer`` as an int, or ValueError naming the seats."""
+        n = family.n_players
+        if isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < n:
+            seats = "a player 0 or 1" if n == 2 else f"a seat 0..{n - 1}"
+            raise ValueError(f"dealer must be {seats}, not {dealer!r}")
+        return int(dealer)
+
+    # ------------------------------------------------------------------ state
+    @property
+    def state(self) -> np.ndarray:
+        """The engine state vector (read it, do not write it)."""
+        return self._S
+
+    @property
+    def params(self) -> np.ndarray:
+        """The rule vector the kernels read (:func:`~coinche_rl.rules.params_vector`)."""
+        return self._P
+
+    @property
+    def family(self) -> E.Family:
+        """The rule set's :class:`~coinche_rl.engine.family.Family`."""
+        return E.family_of(self._P)
+
+    def clone(self):
+        d = type(self).__new__(type(self))
+        d.rules, d._P, d._S, d._history = self.rules, self._P, self._S.copy(), list(self._history)
+        return d
+
+    def __repr__(self) -> str:
+        return (f"<{type(self).__name__} {self.rules.name} dealer={self.dealer} "
+                f"phase={self.phase} actions={len(self._history)}>")
+
+    @property
+    def dealer(self) -> int:
+        return int(E.game_dealer(self._S, self._P))
+
+    @property
+    def phase(self) -> str:
+        """The phase's name (:attr:`Family.phases <coinche_rl.engine.family.Family>`)."""
+        return self.family.phases[int(E.game_phase(self._S, self._P))]
+
+    @property
+    def is_terminal(self) -> bool:
+        return int(E.game_phase(self._S, self._P)) == E.PHASE_DONE
+
+    @property
+    def is_void(self) -> bool:
+        """True when no one took: no contract, no score."""
+        return bool(self._py.deal_void(self._S))
+
+    @property
+    def current_player(self) -> Optional[int]:
+        """The seat (player) to act, or None when the deal is over."""
+        p = int(E.game_to_act(self._S, self._P))
+        return None if p < 0 else p
+
+    @property
+    def history(self) -> List[int]:
+        """Every action applied, in order."""
+        return list(self._history)
+
+    # ---------------------------------------------------------------- actions
+    def legal_action_mask(self) -> np.ndarray:
+        """Boolean mask over the whole action space (``coinche_rl.actions.N_ACTIONS``)."""
+        out = np.zeros(A.N_ACTIONS, dtype=np.uint8)
+        E.game_legal_mask(self._S, self._P, out)
+        return out.astype(bool)
+
+    def legal_actions(self) -> List[int]:
+        """Legal action ids, increasing."""
+        return [int(a) for a in np.flatnonzero(self.legal_action_mask())]
+
+    def _action_id(self, action: ActionLike) -> int:
+        a = A.parse_action(action, self.rules) if isinstance(action, str) else action
+        if isinstance(a, bool) or not isinstance(a, (int, np.integer)):
+            raise TypeError(f"action must be an action id or its text, not {action!r}")
+        return int(a)
+
+    def is_legal(self, action: ActionLike) -> bool:
+        return bool(E.game_is_legal(self._S, self._P, self._action_id(action)))
+
+    def apply(self, action: ActionLike) -> None:
+        """Apply an action (id or text such as ``'90H'``, ``'take'``, ``'pass'``, ``'JS'``).
+
+        :raises InvalidNotationError: for malformed text.
+        :raises IllegalBidError: for an auction (prise) action that is not legal now.
+        :raises IllegalPlayError: for a card or choice that is not legal now.
+        """
+        a = self._action_id(action)
+        code = int(E.game_step(self._S, self._P, a))
+        if code != E.REFUSE_NONE:
+            raise self._illegal(a, code)
+        self._history.append(a)
+
+    def _illegal(self, a: int, code: int) -> IllegalActionError:
+        """The error for action ``a``, refused with ``code`` (``E.REFUSE_*``)."""
+        legal = ", ".join(A.action_to_str(x) for x in self.legal_actions()) or "none"
+        text = A.action_to_str(a) if 0 <= a < A.N_ACTIONS else repr(a)
+        if self.is_terminal:
+            return IllegalActionError(f"illegal action {text!r}: the deal is over")
+        return self._refused(a, code, text, legal)
+
+    def _refused(self, a: int, code: int, text: str, legal: str) -> IllegalActionError:
+        """The family's words for a refusal (the deal is not over)."""
+        raise NotImplementedError
+
+    # ---------------------------------------------------------------- views, scores
+    def public_state(self, seat: int) -> np.ndarray:
+        """The state as ``seat`` may know it (:func:`engine.game_public_view_into`; a
+        fresh array)."""
+        n = self.family.n_players
+        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
+            who = "player must be 0 or 1" if n == 2 else f"seat must be 0..{n - 1}"
+            raise ValueError(f"{who}, not {seat!r}")
+        V = np.empty_like(self._S)
+        E.game_public_view_into(self._S, self._P, int(seat), V)
+        return V
+
+    @property
+    def scores(self) -> Tuple[int, int]:
+        """The deal's score per side, team or player (0, 0 until it is over)."""
+        return (int(E.game_score(self._S, self._P, 0)), int(E.game_score(self._S, self._P, 1)))
+
+
+class Deal(BaseDeal):
     """One deal: auction, declarations, card play and scoring.
 
     :param rules: a preset name or a :class:`~coinche_rl.rules.RuleSet`.
@@ -263,7 +422,8 @@ class Deal:
     :raises ValueError: for malformed hands or deck, or a bad dealer.
     """
 
-    __slots__ = ("rules", "_P", "_S", "_history")
+    __slots__ = ()
+    _check_rules = staticmethod(four_player_rules)
 
     def __init__(self, rules: Union[str, RuleSet] = "ffb", *, hands: Optional[Sequence] = None,
                  deck=None, dealer: Optional[int] = None, seed: Optional[int] = None):
@@ -280,8 +440,7 @@ class Deal:
             deck = deck_from(deck) if deck is not None else deal_deck(rng)
         if dealer is None:
             dealer = draw_below(rng, N_SEATS)
-        if isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < N_SEATS:
-            raise ValueError(f"dealer must be a seat 0..3, not {dealer!r}")
+        dealer = self._check_dealer(dealer, self.family)
         self._S = np.empty(E.STATE_SIZE, dtype=np.int64)
         if classic:
             E.reset_classic(self._S, np.array(deck, dtype=np.int64), int(dealer))
@@ -289,16 +448,6 @@ class Deal:
             masks = _check_hands(hands) if hands is not None else hands_from_deck(deck, int(dealer))
             E.reset_state(self._S, np.array(masks, dtype=np.int64), int(dealer))
         self._history: List[int] = []
-
-    @classmethod
-    def from_state(cls, rules: RuleSet, state: np.ndarray, history: Sequence[int] = ()) -> "Deal":
-        """Wrap a copy of an engine state vector (e.g. from a search)."""
-        d = cls.__new__(cls)
-        d.rules = four_player_rules(rules)
-        d._P = params_vector(d.rules)
-        d._S = np.array(state, dtype=np.int64, copy=True)
-        d._history = list(history)
-        return d
 
     def with_contract(self, value: int, strain: Union[int, str], *, taker: int,
                       coinche: int = 0) -> "Deal":
@@ -331,56 +480,9 @@ class Deal:
         return self
 
     # ------------------------------------------------------------------ state
-    @property
-    def state(self) -> np.ndarray:
-        """The engine state vector (read it, do not write it)."""
-        return self._S
-
-    @property
-    def params(self) -> np.ndarray:
-        return self._P
-
-    def clone(self) -> "Deal":
-        d = Deal.__new__(Deal)
-        d.rules = self.rules
-        d._P = self._P
-        d._S = self._S.copy()
-        d._history = list(self._history)
-        return d
-
     def __eq__(self, other) -> bool:
         return (isinstance(other, Deal) and self.rules == other.rules
                 and np.array_equal(self._S, other._S) and self._history == other._history)
-
-    def __repr__(self) -> str:
-        return (f"<Deal {self.rules.name} dealer={self.dealer} phase={self.phase} "
-                f"actions={len(self._history)}>")
-
-    @property
-    def dealer(self) -> int:
-        return int(E.py.dealer_of(self._S))
-
-    @property
-    def phase(self) -> str:
-        return PHASE_NAMES[int(E.py.phase_of(self._S))]
-
-    @property
-    def is_terminal(self) -> bool:
-        return int(E.py.phase_of(self._S)) == E.DONE
-
-    @property
-    def is_void(self) -> bool:
-        return bool(E.py.deal_void(self._S))
-
-    @property
-    def current_player(self) -> Optional[int]:
-        """Seat to act, or None when the deal is over."""
-        return None if self.is_terminal else int(E.py.current_seat(self._S))
-
-    @property
-    def history(self) -> List[int]:
-        """Every action applied, in order."""
-        return list(self._history)
 
     @property
     def hands(self) -> List[int]:
@@ -522,44 +624,11 @@ class Deal:
         return int(E.py.team_belote_points(self._S, 0)), int(E.py.team_belote_points(self._S, 1))
 
     # ---------------------------------------------------------------- actions
-    def legal_action_mask(self) -> np.ndarray:
-        """Boolean mask over the whole action space (``coinche_rl.actions.N_ACTIONS``)."""
-        out = np.zeros(A.N_ACTIONS, dtype=np.uint8)
-        E.legal_actions_into(self._S, self._P, out)
-        return out.astype(bool)
-
-    def legal_actions(self) -> List[int]:
-        """Legal action ids, increasing."""
-        return [int(a) for a in np.flatnonzero(self.legal_action_mask())]
-
     def legal_cards(self) -> int:
         """Mask of the cards the seat to act may play (0 outside the play phase)."""
         return int(E.legal_play_mask(self._S, self._P))
 
-    def is_legal(self, action: ActionLike) -> bool:
-        a = A.parse_action(action, self.rules) if isinstance(action, str) else int(action)
-        return bool(E.is_legal(self._S, self._P, a))
-
-    def apply(self, action: ActionLike) -> None:
-        """Apply an action (id or text such as ``'90H'``, ``'pass'``, ``'JS'``).
-
-        :raises InvalidNotationError: for malformed text.
-        :raises IllegalBidError: for an auction action that is not legal now.
-        :raises IllegalPlayError: for a card or choice that is not legal now.
-        """
-        a = A.parse_action(action, self.rules) if isinstance(action, str) else action
-        if isinstance(a, bool) or not isinstance(a, (int, np.integer)):
-            raise TypeError(f"action must be an action id or its text, not {action!r}")
-        a = int(a)
-        if E.apply_action(self._S, self._P, a) != 0:
-            raise self._illegal(a)
-        self._history.append(a)
-
-    def _illegal(self, a: int) -> IllegalActionError:
-        legal = ", ".join(A.action_to_str(x) for x in self.legal_actions()) or "none"
-        text = A.action_to_str(a) if 0 <= a < A.N_ACTIONS else repr(a)
-        if self.is_terminal:
-            return IllegalActionError(f"illegal action {text!r}: the deal is over")
+    def _refused(self, a: int, code: int, text: str, legal: str) -> IllegalActionError:
         seat = self.current_player
         if self.phase == "auction":
             return IllegalBidError(
@@ -638,11 +707,6 @@ class Deal:
         return DealResult(c, False, made == E.MADE_MADE, mult, (teams[0], teams[1]), g if g >= 0 else None,
                           litige=made == E.MADE_LITIGE, litige_points=int(E.py.litige_points(S)))
 
-    @property
-    def scores(self) -> Tuple[int, int]:
-        """Rounded deal scores per team (0, 0 until the deal is over)."""
-        return int(E.py.team_score(self._S, 0)), int(E.py.team_score(self._S, 1))
-
     def render(self) -> str:
         """A readable text view of the deal so far."""
         lines = [f"rules {self.rules.name}, dealer seat {self.dealer}, phase {self.phase}"]
@@ -678,23 +742,26 @@ class Match:
 
     #: who wins a match: a team (belote for two players: a player)
     SIDE = "team"
+    #: the class of its deals
+    DEAL = Deal
+    _check_rules = staticmethod(four_player_rules)
 
     def __init__(self, rules: Union[str, RuleSet] = "ffb", *, target: Optional[int] = None,
                  dealer: Optional[int] = None, seed: Optional[int] = None, max_deals: int = 1000):
-        self.rules = four_player_rules(rules) if target is None else four_player_rules(rules, target=target)
+        self.rules = self._check_rules(rules) if target is None else self._check_rules(rules, target=target)
         self._rng = deal_stream(seed)
+        family = E.family_of(self.rules)
         if dealer is None:
-            dealer = draw_below(self._rng, N_SEATS)
-        if not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < N_SEATS:
-            raise ValueError(f"dealer must be a seat 0..3, not {dealer!r}")
-        self.first_dealer = int(dealer)
+            dealer = draw_below(self._rng, family.n_players)
+        self.first_dealer = BaseDeal._check_dealer(dealer, family)
         self.max_deals = max_deals
         self.scores = [0, 0]
-        #: classic family: litige points held aside for the winner of the next deal
+        #: litige points held aside for the winner of the next deal (classic family, and
+        #: belote for two players with ``litige``)
         self.pot = 0
-        self.deals: List[Deal] = []
+        self.deals: List[BaseDeal] = []
         self.winner: Optional[int] = None
-        self.deal = Deal(self.rules, deck=deal_deck(self._rng), dealer=self.first_dealer)
+        self.deal = self.DEAL(self.rules, deck=deal_deck(self._rng), dealer=self.first_dealer)
 
     @property
     def target(self) -> int:
@@ -729,12 +796,24 @@ class Match:
     def _finish_deal(self) -> None:
         d = self.deal
         self.deals.append(d)
-        self.scores, self.pot, self.winner = score_into_match(self.scores, self.pot, d)
+        self.scores, self.pot, self.winner = self._score_into(self.scores, self.pot, d)
         if self.winner is not None:
             return
         if len(self.deals) >= self.max_deals:
             raise RuntimeError(f"match not decided after {self.max_deals} deals")
-        dealer = seat_after(d.dealer, 1)
+        # the next seat in turn deals (engine.game_next_dealer)
+        dealer = int(E.game_next_dealer(d._S, d._P, np.int64(-2)))
+        self.deal = self.DEAL(self.rules, deck=self._next_deck(d), dealer=dealer)
+
+    @staticmethod
+    def _score_into(scores: Sequence[int], pot: int, deal):
+        """``(scores, pot, winner)`` after the finished ``deal``: :func:`score_into_match`."""
+        return score_into_match(scores, pot, deal)
+
+    def _next_deck(self, previous: "Deal") -> List[int]:
+        """The next deal's dealing order: a fresh shuffle, or the cards gathered and cut
+        (``shuffle_between_deals=False``; a reshuffle after ``reshuffle_after_voids``
+        void deals)."""
         n_void = 0
         for prev in reversed(self.deals):
             if not prev.is_void:
@@ -742,10 +821,8 @@ class Match:
             n_void += 1
         reshuffle = self.rules.reshuffle_after_voids
         if self.rules.shuffle_between_deals or (reshuffle and n_void and n_void % reshuffle == 0):
-            deck = deal_deck(self._rng)
-        else:
-            deck = gather_and_cut(d, self._rng, self.rules.min_cut)
-        self.deal = Deal(self.rules, deck=deck, dealer=dealer)
+            return deal_deck(self._rng)
+        return gather_and_cut(previous, self._rng, self.rules.min_cut)
 
     def clone(self) -> "Match":
         m = type(self).__new__(type(self))

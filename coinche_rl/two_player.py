@@ -31,9 +31,9 @@ import numpy as np
 from . import actions as A
 from .cards import SUIT_NAMES, format_card, format_hand, popcount
 from .engine import two as E2
-from .engine.two import py as _S    # the state's accessors, plain Python
+from .engine.two import py as _py2    # the state's accessors, plain Python
 from .engine.two_layout import other
-from .game import (IllegalActionError, IllegalBidError, IllegalPlayError, Match, deal_deck,
+from .game import (BaseDeal, IllegalActionError, IllegalBidError, IllegalPlayError, Match, deal_deck,
                    deal_stream, deck_from, draw_below)
 from .rules import STRAIN_LONG_NAMES, InvalidRulesError, RuleSet, get_rules, params_vector
 
@@ -149,7 +149,7 @@ class TwoPlayerView:
         return [int(a) for a in np.flatnonzero(self.legal)]
 
 
-class TwoPlayerDeal:
+class TwoPlayerDeal(BaseDeal):
     """One deal of belote for two players: prise, exchange, 16 tricks, scoring.
 
     :param rules: ``belote_a_deux`` (default), ``belote_decouverte``, or a two-family
@@ -162,7 +162,9 @@ class TwoPlayerDeal:
     :raises ValueError: for a malformed deck or a bad dealer.
     """
 
-    __slots__ = ("rules", "_P", "_T", "_history")
+    __slots__ = ()
+    _py = _py2
+    _check_rules = staticmethod(two_player_rules)
 
     def __init__(self, rules: Union[str, RuleSet] = "belote_a_deux", *, deck=None,
                  dealer: Optional[int] = None, seed: Optional[int] = None):
@@ -172,94 +174,42 @@ class TwoPlayerDeal:
         deck = deck_from(deck) if deck is not None else deal_deck(rng)
         if dealer is None:
             dealer = draw_below(rng, E2.N_PLAYERS)
-        if isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or dealer not in (0, 1):
-            raise ValueError(f"dealer must be a player 0 or 1, not {dealer!r}")
-        self._T = np.empty(E2.TWO_STATE_SIZE, dtype=np.int64)
-        E2.two_reset(self._T, self._P, np.array(deck, dtype=np.int64), int(dealer))
+        dealer = self._check_dealer(dealer, self.family)
+        self._S = np.empty(E2.TWO_STATE_SIZE, dtype=np.int64)
+        E2.two_reset(self._S, self._P, np.array(deck, dtype=np.int64), int(dealer))
         self._history: List[int] = []
-
-    @classmethod
-    def from_state(cls, rules: Union[str, RuleSet], state: np.ndarray,
-                   history: Sequence[int] = ()) -> "TwoPlayerDeal":
-        """Wrap a copy of an engine state vector (from a vector env or a search)."""
-        d = cls.__new__(cls)
-        d.rules = two_player_rules(rules)
-        d._P = params_vector(d.rules)
-        T = np.asarray(state, dtype=np.int64)
-        if T.shape != (E2.TWO_STATE_SIZE,):
-            raise ValueError(f"a two-player state has shape ({E2.TWO_STATE_SIZE},), not {T.shape}")
-        d._T = T.copy()
-        d._history = list(history)
-        return d
 
     # ------------------------------------------------------------------ state
     @property
     def state(self) -> np.ndarray:
         """The engine's state vector (read-only view)."""
-        v = self._T.view()
+        v = self._S.view()
         v.flags.writeable = False
         return v
 
-    def clone(self) -> "TwoPlayerDeal":
-        d = TwoPlayerDeal.__new__(TwoPlayerDeal)
-        d.rules, d._P, d._T, d._history = self.rules, self._P, self._T.copy(), list(self._history)
-        return d
-
     def __eq__(self, other) -> bool:
         return isinstance(other, TwoPlayerDeal) and self.rules == other.rules \
-            and bool((self._T == other._T).all())
-
-    def __repr__(self) -> str:
-        return f"<TwoPlayerDeal {self.rules.name} dealer={self.dealer} phase={self.phase}>"
-
-    @property
-    def dealer(self) -> int:
-        return int(_S.dealer_of(self._T))
-
-    @property
-    def phase(self) -> str:
-        """``prise``, ``exchange``, ``play`` or ``done``."""
-        return PHASE_NAMES[int(_S.phase_of(self._T))]
-
-    @property
-    def is_terminal(self) -> bool:
-        return _S.phase_of(self._T) == E2.DONE
-
-    @property
-    def is_void(self) -> bool:
-        """True when both players passed twice."""
-        return _S.deal_void(self._T) == 1
-
-    @property
-    def current_player(self) -> Optional[int]:
-        """The player to act (None when the deal is over)."""
-        p = int(_S.current_player(self._T))
-        return None if p < 0 else p
-
-    @property
-    def history(self) -> List[int]:
-        """The actions applied so far."""
-        return list(self._history)
+            and bool((self._S == other._S).all())
 
     @property
     def deck(self) -> List[int]:
         """The 32 cards in dealing order."""
-        return [int(c) for c in _S.deck_cards(self._T)]
+        return [int(c) for c in _py2.deck_cards(self._S)]
 
     @property
     def hands(self) -> List[int]:
         """Each player's hand (cards still held, masks)."""
-        return [int(_S.hand_of(self._T, p)) for p in range(E2.N_PLAYERS)]
+        return [int(_py2.hand_of(self._S, p)) for p in range(E2.N_PLAYERS)]
 
     @property
     def table_up(self) -> List[int]:
         """Each player's face-up table cards (masks): public, and all playable."""
-        return [int(_S.face_up_cards(self._T, p)) for p in range(E2.N_PLAYERS)]
+        return [int(_py2.face_up_cards(self._S, p)) for p in range(E2.N_PLAYERS)]
 
     @property
     def table_down(self) -> List[int]:
         """Each player's face-down table cards (masks): unknown to both players."""
-        return [int(_S.face_down_cards(self._T, p)) for p in range(E2.N_PLAYERS)]
+        return [int(_py2.face_down_cards(self._S, p)) for p in range(E2.N_PLAYERS)]
 
     @property
     def stacks(self) -> List[List[Tuple[int, int]]]:
@@ -267,13 +217,13 @@ class TwoPlayerDeal:
         none (played, revealed, or the bergère's empty place). A revealed card shows as
         the stack's face-up card."""
         out = []
-        T = self._T
+        T = self._S
         for p in range(E2.N_PLAYERS):
-            up, down = int(_S.face_up_cards(T, p)), int(_S.face_down_cards(T, p))
+            up, down = int(_py2.face_up_cards(T, p)), int(_py2.face_down_cards(T, p))
             row = []
             for k in range(E2.N_STACKS):
-                u = int(_S.stack_face_up(T, p, k))
-                d = int(_S.stack_face_down(T, p, k))
+                u = int(_py2.stack_face_up(T, p, k))
+                d = int(_py2.stack_face_down(T, p, k))
                 if u < 0:
                     continue
                 if d >= 0 and up >> d & 1:
@@ -286,47 +236,47 @@ class TwoPlayerDeal:
     @property
     def retourne(self) -> int:
         """The turned-up card that proposes trump."""
-        return int(_S.retourne_of(self._T))
+        return int(_py2.retourne_of(self._S))
 
     @property
     def prise(self) -> List[int]:
         """The prise actions in order."""
-        return [int(_S.prise_action(self._T, k)) for k in range(_S.prise_length(self._T))]
+        return [int(_py2.prise_action(self._S, k)) for k in range(_py2.prise_length(self._S))]
 
     @property
     def prise_round(self) -> int:
-        return int(_S.prise_round(self._T))
+        return int(_py2.prise_round(self._S))
 
     @property
     def trump(self) -> Optional[int]:
         """The trump suit (None before the prise ends, or on a void deal)."""
-        t = int(_S.trump_of(self._T))
+        t = int(_py2.trump_of(self._S))
         return None if t < 0 else t
 
     @property
     def taker(self) -> Optional[int]:
-        t = int(_S.taker_of(self._T))
+        t = int(_py2.taker_of(self._S))
         return None if t < 0 else t
 
     @property
     def exchanged(self) -> Optional[bool]:
         """True / False once the exchange was offered and decided, None otherwise."""
-        e = int(_S.exchange_choice(self._T))
+        e = int(_py2.exchange_choice(self._S))
         return None if e < 0 else bool(e)
 
     @property
     def trick_number(self) -> int:
-        return int(_S.trick_number(self._T))
+        return int(_py2.trick_number(self._S))
 
     @property
     def plays(self) -> List[Tuple[int, int]]:
         """``(player, card)`` in the order played."""
         out = []
-        T = self._T
+        T = self._S
         for t in range(E2.N_TRICKS_TWO):
-            leader = int(_S.trick_leader(T, t))
+            leader = int(_py2.trick_leader(T, t))
             for i in range(E2.N_PLAYERS):
-                c = int(_S.trick_card(T, t, i))
+                c = int(_py2.trick_card(T, t, i))
                 if c < 0:
                     return out
                 out.append((leader if i == 0 else other(leader), c))
@@ -340,45 +290,37 @@ class TwoPlayerDeal:
 
     @property
     def trick_winners(self) -> List[int]:
-        winners = (int(_S.trick_winner(self._T, t)) for t in range(E2.N_TRICKS_TWO))
+        winners = (int(_py2.trick_winner(self._S, t)) for t in range(E2.N_TRICKS_TWO))
         return [w for w in winners if w >= 0]
 
     @property
     def current_trick(self) -> List[Tuple[int, int]]:
-        if self.phase != "play" or _S.cards_in_trick(self._T) == 0:
+        if self.phase != "play" or _py2.cards_in_trick(self._S) == 0:
             return []
         return self.tricks[-1]
 
     @property
     def card_points_won(self) -> Tuple[int, int]:
         """Card points won so far (with the dix de der once the last trick is played)."""
-        return int(_S.card_points_won(self._T, 0)), int(_S.card_points_won(self._T, 1))
+        return int(_py2.card_points_won(self._S, 0)), int(_py2.card_points_won(self._S, 1))
 
     @property
     def declarations(self) -> Tuple[Tuple[int, int], Tuple[int, int]]:
         """Each player's ``(points, cards mask)`` of his best single declaration."""
-        return tuple((int(_S.declaration_points(self._T, p)), int(_S.declaration_cards(self._T, p)))
+        return tuple((int(_py2.declaration_points(self._S, p)), int(_py2.declaration_cards(self._S, p)))
                      for p in range(E2.N_PLAYERS))
 
     @property
     def declaration_winner(self) -> Optional[int]:
-        w = int(_S.declaration_winner(self._T))
+        w = int(_py2.declaration_winner(self._S))
         return None if w < 0 else w
 
     @property
     def belote_points(self) -> List[int]:
         """Belote points credited so far per player (20 once its owner played K and Q)."""
-        return [int(_S.belote_points(self._T, p)) for p in range(E2.N_PLAYERS)]
+        return [int(_py2.belote_points(self._S, p)) for p in range(E2.N_PLAYERS)]
 
     # ---------------------------------------------------------------- views
-    def public_state(self, player: int) -> np.ndarray:
-        """The state as ``player`` may know it (hidden parts masked; a fresh array)."""
-        if player not in (0, 1):
-            raise ValueError(f"player must be 0 or 1, not {player!r}")
-        V = np.empty_like(self._T)
-        E2.two_public_view_into(self._T, self._P, int(player), V)
-        return V
-
     def view(self, player: int) -> TwoPlayerView:
         """What ``player`` knows now (:class:`TwoPlayerView`)."""
         V = self.public_state(player)
@@ -387,77 +329,42 @@ class TwoPlayerDeal:
         for p in range(E2.N_PLAYERS):
             row = []
             for k in range(E2.N_STACKS):
-                u = int(_S.stack_face_up(V, p, k))
-                d = int(_S.stack_face_down(V, p, k))
+                u = int(_py2.stack_face_up(V, p, k))
+                d = int(_py2.stack_face_down(V, p, k))
                 if u < 0:
                     continue
-                up = int(_S.face_up_cards(V, p))
+                up = int(_py2.face_up_cards(V, p))
                 if d >= 0 and up >> d & 1:
                     row.append((d, False))
                 else:
                     row.append((u if up >> u & 1 else -1, d == E2.HIDDEN_CARD))
             stacks.append(tuple(row))
         face_down = tuple(sum(1 for _, down in stacks[p] if down) for p in range(E2.N_PLAYERS))
-        hand, known = int(_S.hand_of(V, player)), int(_S.hand_of(V, o))
-        up = (int(_S.face_up_cards(V, 0)), int(_S.face_up_cards(V, 1)))
-        played = int(_S.played_cards(V))
+        hand, known = int(_py2.hand_of(V, player)), int(_py2.hand_of(V, o))
+        up = (int(_py2.face_up_cards(V, 0)), int(_py2.face_up_cards(V, 1)))
+        played = int(_py2.played_cards(V))
         unseen = 0xFFFFFFFF & ~(hand | known | up[0] | up[1] | played)
         legal = self.legal_action_mask() if self.current_player == player else np.zeros(A.N_ACTIONS, bool)
-        w = int(_S.declaration_winner(V))
-        ex = int(_S.exchange_choice(V))
+        w = int(_py2.declaration_winner(V))
+        ex = int(_py2.exchange_choice(V))
         return TwoPlayerView(
             player=player, rules=self.rules, phase=self.phase, current_player=self.current_player,
             dealer=self.dealer, hand=hand, known_other=known,
             other_hand_size=popcount(self.hands[o]), table_up=up, stacks=tuple(stacks),
-            face_down=face_down, unseen=unseen, retourne=int(_S.retourne_of(V)),
+            face_down=face_down, unseen=unseen, retourne=int(_py2.retourne_of(V)),
             prise=tuple(self.prise), trump=self.trump, taker=self.taker,
             exchanged=None if ex < 0 else bool(ex), plays=tuple(self.plays),
             trick_winners=tuple(self.trick_winners),
-            card_points_won=(int(_S.card_points_won(V, 0)), int(_S.card_points_won(V, 1))),
-            declarations=(int(_S.declaration_points(V, 0)), int(_S.declaration_points(V, 1))),
+            card_points_won=(int(_py2.card_points_won(V, 0)), int(_py2.card_points_won(V, 1))),
+            declarations=(int(_py2.declaration_points(V, 0)), int(_py2.declaration_points(V, 1))),
             declaration_winner=None if w < 0 else w, legal=legal, state=V)
 
     # ---------------------------------------------------------------- actions
-    def legal_action_mask(self) -> np.ndarray:
-        """Boolean mask over the whole action space (``coinche_rl.actions.N_ACTIONS``)."""
-        out = np.zeros(A.N_ACTIONS, dtype=np.uint8)
-        E2.two_legal_mask(self._T, self._P, out)
-        return out.astype(bool)
-
-    def legal_actions(self) -> List[int]:
-        """Legal action ids, increasing."""
-        return [int(a) for a in np.flatnonzero(self.legal_action_mask())]
-
     def legal_cards(self) -> int:
         """Mask of the cards the player to act may play (0 outside the play)."""
-        return int(E2.two_legal_cards(self._T))
+        return int(E2.two_legal_cards(self._S))
 
-    def is_legal(self, action: ActionLike) -> bool:
-        a = A.parse_action(action, self.rules) if isinstance(action, str) else int(action)
-        return 0 <= a < A.N_ACTIONS and bool(E2.two_is_legal(self._T, self._P, a))
-
-    def apply(self, action: ActionLike) -> None:
-        """Apply an action (id or text: ``'take'``, ``'nameD'``, ``'pass'``,
-        ``'exchange'``, ``'JS'``).
-
-        :raises InvalidNotationError: for malformed text.
-        :raises IllegalBidError: for a prise action that is not legal now.
-        :raises IllegalPlayError: for a card or an exchange choice that is not legal now.
-        """
-        a = A.parse_action(action, self.rules) if isinstance(action, str) else action
-        if isinstance(a, bool) or not isinstance(a, (int, np.integer)):
-            raise TypeError(f"action must be an action id or its text, not {action!r}")
-        a = int(a)
-        if not (0 <= a < A.N_ACTIONS and E2.two_is_legal(self._T, self._P, a)):
-            raise self._illegal(a)
-        E2.two_apply(self._T, self._P, a)
-        self._history.append(a)
-
-    def _illegal(self, a: int) -> IllegalActionError:
-        legal = ", ".join(A.action_to_str(x) for x in self.legal_actions()) or "none"
-        text = A.action_to_str(a) if 0 <= a < A.N_ACTIONS else repr(a)
-        if self.is_terminal:
-            return IllegalActionError(f"illegal action {text!r}: the deal is over")
+    def _refused(self, a: int, code: int, text: str, legal: str) -> IllegalActionError:
         p = self.current_player
         phase = self.phase
         if a in (A.EXCHANGE, A.NO_EXCHANGE) and phase != "exchange":
@@ -511,24 +418,19 @@ class TwoPlayerDeal:
         if self.is_void:
             return TwoPlayerResult(True, None, None, (0, 0), None, (0, 0), None, (0, 0), None,
                                    False, 0, (0, 0))
-        T = self._T
-        made = int(_S.deal_made(T))
-        capot = int(_S.capot_player(T))
+        T = self._S
+        made = int(_py2.deal_made(T))
+        capot = int(_py2.capot_player(T))
         return TwoPlayerResult(
             void=False, taker=self.taker, trump=self.trump,
-            card_points=(int(_S.final_card_points(T, 0)), int(_S.final_card_points(T, 1))),
+            card_points=(int(_py2.final_card_points(T, 0)), int(_py2.final_card_points(T, 1))),
             capot=None if capot < 0 else capot,
-            declarations=(int(_S.declaration_points(T, 0)), int(_S.declaration_points(T, 1))),
+            declarations=(int(_py2.declaration_points(T, 0)), int(_py2.declaration_points(T, 1))),
             declaration_winner=self.declaration_winner,
-            belote=(int(_S.belote_points(T, 0)), int(_S.belote_points(T, 1))),
+            belote=(int(_py2.belote_points(T, 0)), int(_py2.belote_points(T, 1))),
             made=made == E2.MADE_MADE, litige=made == E2.MADE_LITIGE,
-            litige_points=int(_S.litige_points(T)),
-            scores=(int(_S.deal_score(T, 0)), int(_S.deal_score(T, 1))))
-
-    @property
-    def scores(self) -> Tuple[int, int]:
-        """The deal's score per player (0, 0 until it is over)."""
-        return int(_S.deal_score(self._T, 0)), int(_S.deal_score(self._T, 1))
+            litige_points=int(_py2.litige_points(T)),
+            scores=(int(_py2.deal_score(T, 0)), int(_py2.deal_score(T, 1))))
 
     def render(self, viewer: Optional[int] = None) -> str:
         """The table as text. With ``viewer`` (0 or 1), only what that player sees: his
@@ -575,32 +477,19 @@ class TwoPlayerMatch(Match):
     """
 
     SIDE = "player"
+    DEAL = TwoPlayerDeal
+    _check_rules = staticmethod(two_player_rules)
 
     def __init__(self, rules: Union[str, RuleSet] = "belote_a_deux", *, target: Optional[int] = None,
                  dealer: Optional[int] = None, seed: Optional[int] = None, max_deals: int = 1000):
-        self.rules = two_player_rules(rules) if target is None else two_player_rules(rules, target=target)
-        self._rng = deal_stream(seed)
-        if dealer is None:
-            dealer = draw_below(self._rng, E2.N_PLAYERS)
-        if isinstance(dealer, bool) or dealer not in (0, 1):
-            raise ValueError(f"dealer must be a player 0 or 1, not {dealer!r}")
-        self.first_dealer = int(dealer)
-        self.max_deals = max_deals
-        self.scores = [0, 0]
-        #: litige points held aside for the winner of the next deal
-        self.pot = 0
-        self.deals: List[TwoPlayerDeal] = []
-        self.winner: Optional[int] = None
-        self.deal = TwoPlayerDeal(self.rules, deck=deal_deck(self._rng), dealer=self.first_dealer)
+        super().__init__(rules, target=target, dealer=dealer, seed=seed, max_deals=max_deals)
 
-    def _finish_deal(self) -> None:
-        d = self.deal
-        self.deals.append(d)
-        self.scores, self.pot, self.winner = score_into_two_match(self.scores, self.pot, d)
-        if self.winner is None:
-            if len(self.deals) >= self.max_deals:
-                raise RuntimeError(f"the match did not end within {self.max_deals} deals")
-            self.deal = TwoPlayerDeal(self.rules, deck=deal_deck(self._rng), dealer=other(d.dealer))
+    @staticmethod
+    def _score_into(scores: Sequence[int], pot: int, deal):
+        return score_into_two_match(scores, pot, deal)
+
+    def _next_deck(self, previous: TwoPlayerDeal) -> List[int]:
+        return deal_deck(self._rng)
 
 
 def score_into_two_match(scores: Sequence[int], pot: int, deal: TwoPlayerDeal):

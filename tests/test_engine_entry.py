@@ -188,4 +188,4 @@ def test_families():
     assert (two_.n_players, two_.state_size, two_.n_tricks, two_.cards_per_player) == \
         (2, two.TWO_STATE_SIZE, 16, 16)
     assert [four.side(s) for s in range(4)] == [0, 1, 0, 1] and two_.side(1) == 1
-    assert two_.phases[E.PHASE_EXCHANGE] == "exchange" and E.FAMILIES["classic"].phases[0] == "prise"
+    assert two_.phases[E.PHASE_EXCHANGE] == "exchange" and E.FAMILIES["classic"].phases[0] == "auction"

@@ -50,8 +50,9 @@ class Family:
     state_size: int
     #: the hidden information's length (:func:`.entry.game_private_into`)
     hidden_size: int
-    #: the phases' names by id (:data:`.entry.PHASE_BIDDING` ...): the bidding phase is
-    #: the coinche auction or the classic prise
+    #: the phases' names by id (:data:`.entry.PHASE_BIDDING` ...), as ``Deal.phase`` says
+    #: them: the bidding phase is the auction with four players (the classic prise
+    #: included) and the prise with two
     phases: Tuple[str, ...]
     #: the presets of the family (:data:`coinche_rl.rules.PRESETS` order)
     presets: Tuple[str, ...]
@@ -77,17 +78,17 @@ class Family:
         return np.zeros(self.state_size, dtype=np.int64)
 
 
-def _four(name: str, bidding: str) -> Family:
+def _four(name: str) -> Family:
     return Family(name=name, id=_CHOICES["family"].index(name), n_players=N_SEATS,
                   n_tricks=N_TRICKS, n_actions=N_ACTIONS, state_size=STATE_SIZE,
-                  hidden_size=HIDDEN_SIZE, phases=(bidding, "play", "done"),
+                  hidden_size=HIDDEN_SIZE, phases=("auction", "play", "done"),
                   presets=FAMILY_PRESETS[name])
 
 
 #: every family by name
 FAMILIES: Mapping[str, Family] = MappingProxyType({
-    "coinche": _four("coinche", "auction"),
-    "classic": _four("classic", "prise"),
+    "coinche": _four("coinche"),
+    "classic": _four("classic"),
     "two": Family(name="two", id=_CHOICES["family"].index("two"), n_players=N_PLAYERS,
                   n_tricks=N_TRICKS_TWO, n_actions=N_ACTIONS, state_size=TWO_STATE_SIZE,
                   hidden_size=HIDDEN_SIZE, phases=("prise", "play", "done", "exchange"),
