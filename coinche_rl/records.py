@@ -57,8 +57,9 @@ from typing import Any, Dict, Optional, Union
 
 from . import actions as A
 from .cards import InvalidNotationError, format_card, format_hand, parse_hand
-from .game import Deal, IllegalActionError, Match, score_into_match
-from .two_player import TwoPlayerDeal, TwoPlayerMatch, score_into_two_match
+from .engine.family import family_of
+from .game import BaseDeal, Deal, IllegalActionError, Match
+from .two_player import TwoPlayerDeal, TwoPlayerMatch
 from .rules import (N_SEATS, PRESETS, STRAIN_NAMES, InvalidRulesError, RuleSet, UnknownPresetError,
                     get_rules)
 
@@ -209,9 +210,9 @@ def match_to_record(match: Union[Match, TwoPlayerMatch]) -> Dict[str, Any]:
 def save_record(record_or_game, path: str) -> None:
     """Write a record (or a Deal / Match, converted) as JSON."""
     rec = record_or_game
-    if isinstance(rec, (Deal, TwoPlayerDeal)):
+    if isinstance(rec, BaseDeal):
         rec = deal_to_record(rec)
-    elif isinstance(rec, (Match, TwoPlayerMatch)):
+    elif isinstance(rec, Match):
         rec = match_to_record(rec)
     with open(path, "w", encoding="utf-8") as f:
         json.dump(rec, f, indent=1, ensure_ascii=False)
@@ -291,10 +292,12 @@ def replay_deal(rec: Dict[str, Any], rules: Optional[RuleSet] = None, *, where: 
             raise RecordError(f"{where}version: expected {VERSION}, got {rec.get('version')!r}")
         rules = _rules_from(rec, where)
     dealer = _need(rec, "dealer", int, where)
+    n = family_of(rules).n_players
+    if not 0 <= dealer < n:
+        seats = "a player 0 or 1" if n == 2 else f"a seat 0..{n - 1}"
+        raise RecordError(f"{where}dealer: expected {seats}, got {dealer!r}")
     if rules.family == "two":
         return _replay_two_deal(rec, rules, dealer, where, check)
-    if not 0 <= dealer < N_SEATS:
-        raise RecordError(f"{where}dealer: expected a seat 0..3, got {dealer!r}")
     if rules.family == "classic":
         deck = _need(rec, "deck", str, where)
         try:
@@ -382,8 +385,6 @@ def _check_derived(rec: Dict[str, Any], deal, computed: Dict[str, Any], where: s
 
 def _replay_two_deal(rec: Dict[str, Any], rules: RuleSet, dealer: int, where: str,
                      check: bool) -> TwoPlayerDeal:
-    if dealer not in (0, 1):
-        raise RecordError(f"{where}dealer: expected a player 0 or 1, got {dealer!r}")
     deck = _need(rec, "deck", str, where)
     try:
         deal = TwoPlayerDeal(rules, deck=deck, dealer=dealer)
@@ -408,10 +409,11 @@ def replay_match(rec: Dict[str, Any], *, check: bool = True) -> Dict[str, Any]:
     if rec.get("version") != VERSION:
         raise RecordError(f"version: expected {VERSION}, got {rec.get('version')!r}")
     rules = _rules_from(rec, "")
-    if rules.family == "two":
-        n_dealers, score_into, side, rotation = 2, score_into_two_match, "player", "alternating"
-    else:
-        n_dealers, score_into, side, rotation = N_SEATS, score_into_match, "team", "rotation"
+    # the family's match: its deals' rotation and its scoring (Match._score_into)
+    match = TwoPlayerMatch if rules.family == "two" else Match
+    n_dealers = family_of(rules).n_players
+    score_into, side = match._score_into, match.SIDE
+    rotation = "alternating" if n_dealers == 2 else "rotation"
     first = _need(rec, "first_dealer", int, "")
     deal_recs = _need(rec, "deals", list, "")
     scores, pot, winner, deals = [0, 0], 0, None, []
