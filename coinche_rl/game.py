@@ -346,6 +346,50 @@ class BaseDeal:
         """Every action applied, in order."""
         return list(self._history)
 
+    # ---------------------------------------------------------------- cards, tricks
+    @property
+    def hands(self) -> List[int]:
+        """The cards each seat (player) still holds in hand (masks)."""
+        return [int(self._py.hand_of(self._S, p)) for p in range(self.family.n_players)]
+
+    @property
+    def trick_number(self) -> int:
+        """The trick being played, from 0 (``n_tricks`` once the deal is over)."""
+        return int(self._py.trick_number(self._S))
+
+    @property
+    def plays(self) -> List[Tuple[int, int]]:
+        """``(seat, card)`` in the order played."""
+        S, n, out = self._S, self.family.n_players, []
+        for t in range(self.family.n_tricks):
+            leader = int(self._py.trick_leader(S, t))
+            for i in range(n):
+                c = int(self._py.trick_card(S, t, i))
+                if c < 0:
+                    return out
+                out.append(((leader + i) % n, c))      # seats in turn from the leader
+        return out
+
+    @property
+    def tricks(self) -> List[List[Tuple[int, int]]]:
+        """The tricks so far as ``[(seat, card), ...]``, the current one last once its
+        first card is played."""
+        p, n = self.plays, self.family.n_players
+        return [p[i:i + n] for i in range(0, len(p), n)]
+
+    @property
+    def trick_winners(self) -> List[int]:
+        """The winner of each complete trick."""
+        winners = (int(self._py.trick_winner(self._S, t)) for t in range(self.family.n_tricks))
+        return [w for w in winners if w >= 0]
+
+    @property
+    def current_trick(self) -> List[Tuple[int, int]]:
+        """The cards played to the trick in progress (empty between tricks)."""
+        if self.phase != "play" or self._py.cards_in_trick(self._S) == 0:
+            return []
+        return self.tricks[-1]
+
     # ---------------------------------------------------------------- actions
     def legal_action_mask(self) -> np.ndarray:
         """Boolean mask over the whole action space (``coinche_rl.actions.N_ACTIONS``)."""
@@ -485,11 +529,6 @@ class Deal(BaseDeal):
                 and np.array_equal(self._S, other._S) and self._history == other._history)
 
     @property
-    def hands(self) -> List[int]:
-        """Cards still held, per seat (uint32 masks as ints)."""
-        return [int(E.py.hand_of(self._S, s)) for s in range(N_SEATS)]
-
-    @property
     def initial_hands(self) -> List[int]:
         """Hands as dealt (classic family: 5 cards during the prise, then the 8 after)."""
         return [int(E.py.initial_hand(self._S, s)) for s in range(N_SEATS)]
@@ -534,48 +573,6 @@ class Deal(BaseDeal):
         if seat < 0:
             return None
         return value, strain, seat
-
-    @property
-    def trick_number(self) -> int:
-        return int(E.py.trick_number(self._S))
-
-    @property
-    def tricks(self) -> List[List[Tuple[int, int]]]:
-        """Tricks so far (the current one last, possibly partial) as ``[(seat, card), ...]``."""
-        S = self._S
-        out = []
-        for t in range(N_TRICKS):
-            leader = int(E.py.trick_leader(S, t))
-            if leader < 0:
-                break
-            trick = []
-            for i in range(N_SEATS):
-                c = int(E.py.trick_card(S, t, i))
-                if c < 0:
-                    break
-                trick.append((seat_after(leader, i), c))
-            if trick or t == int(E.py.trick_number(S)):
-                out.append(trick)
-        return [t for t in out if t]
-
-    @property
-    def trick_winners(self) -> List[int]:
-        winners = (int(E.py.trick_winner(self._S, t)) for t in range(N_TRICKS))
-        return [w for w in winners if w >= 0]
-
-    @property
-    def current_trick(self) -> List[Tuple[int, int]]:
-        if self.phase != "play":
-            return []
-        S = self._S
-        t = int(E.py.trick_number(S))
-        leader = int(E.py.current_leader(S))
-        return [(seat_after(leader, i), int(E.py.trick_card(S, t, i)))
-                for i in range(int(E.py.cards_in_trick(S)))]
-
-    @property
-    def plays(self) -> List[Tuple[int, int]]:
-        return [p for trick in self.tricks for p in trick]
 
     @property
     def card_points_won(self) -> Tuple[int, int]:

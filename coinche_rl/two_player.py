@@ -197,11 +197,6 @@ class TwoPlayerDeal(BaseDeal):
         return [int(c) for c in _py2.deck_cards(self._S)]
 
     @property
-    def hands(self) -> List[int]:
-        """Each player's hand (cards still held, masks)."""
-        return [int(_py2.hand_of(self._S, p)) for p in range(E2.N_PLAYERS)]
-
-    @property
     def table_up(self) -> List[int]:
         """Each player's face-up table cards (masks): public, and all playable."""
         return [int(_py2.face_up_cards(self._S, p)) for p in range(E2.N_PLAYERS)]
@@ -263,41 +258,6 @@ class TwoPlayerDeal(BaseDeal):
         """True / False once the exchange was offered and decided, None otherwise."""
         e = int(_py2.exchange_choice(self._S))
         return None if e < 0 else bool(e)
-
-    @property
-    def trick_number(self) -> int:
-        return int(_py2.trick_number(self._S))
-
-    @property
-    def plays(self) -> List[Tuple[int, int]]:
-        """``(player, card)`` in the order played."""
-        out = []
-        T = self._S
-        for t in range(E2.N_TRICKS_TWO):
-            leader = int(_py2.trick_leader(T, t))
-            for i in range(E2.N_PLAYERS):
-                c = int(_py2.trick_card(T, t, i))
-                if c < 0:
-                    return out
-                out.append((leader if i == 0 else other(leader), c))
-        return out
-
-    @property
-    def tricks(self) -> List[List[Tuple[int, int]]]:
-        """The completed tricks plus the current one once its first card is played."""
-        p = self.plays
-        return [p[i:i + E2.N_PLAYERS] for i in range(0, len(p), E2.N_PLAYERS)]
-
-    @property
-    def trick_winners(self) -> List[int]:
-        winners = (int(_py2.trick_winner(self._S, t)) for t in range(E2.N_TRICKS_TWO))
-        return [w for w in winners if w >= 0]
-
-    @property
-    def current_trick(self) -> List[Tuple[int, int]]:
-        if self.phase != "play" or _py2.cards_in_trick(self._S) == 0:
-            return []
-        return self.tricks[-1]
 
     @property
     def card_points_won(self) -> Tuple[int, int]:
