@@ -29,6 +29,7 @@ from typing import List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from . import actions as A
+from . import engine as E
 from .cards import SUIT_NAMES, format_card, format_hand, popcount
 from .engine import two as E2
 from .engine.two import py as _py2    # the state's accessors, plain Python
@@ -325,29 +326,29 @@ class TwoPlayerDeal(BaseDeal):
         return int(E2.two_legal_cards(self._S))
 
     def _refused(self, a: int, code: int, text: str, legal: str) -> IllegalActionError:
+        """The words for the engine's refusal ``code`` (``engine.game_refusal``)."""
         p = self.current_player
-        phase = self.phase
-        if a in (A.EXCHANGE, A.NO_EXCHANGE) and phase != "exchange":
+        if code in (E.REFUSE_NO_SEVEN, E.REFUSE_EXCHANGE_PENDING):
+            why = "you do not hold the 7 of trump" if code == E.REFUSE_NO_SEVEN else \
+                "first choose to exchange the 7 of trump for the retourne or not"
+            return IllegalPlayError(f"illegal action {text!r} for player {p}: {why}; legal: {legal}")
+        if a in (A.EXCHANGE, A.NO_EXCHANGE):
             return IllegalPlayError(
                 f"illegal action {text!r} for player {p}: the exchange choice belongs to the "
                 f"non-taker, right after a first-round take (belote_a_deux); legal: {legal}")
-        if phase == "prise":
-            if A.is_card(a):
+        if self.phase == "prise":
+            if code == E.REFUSE_PLAY_ACTION and A.is_card(a):
                 reason = "the prise is not over"
-            elif a == A.TAKE:
+            elif code == E.REFUSE_TAKE_ROUND:
                 reason = "take is only possible in the first round (second round: name a suit or pass)"
-            elif A.NAME_BASE <= a < A.NAME_BASE + 4:
-                reason = "naming a trump is only possible in the second round (first round: take or pass)" \
-                    if self.prise_round == 1 else \
-                    f"{SUIT_NAMES[a - A.NAME_BASE]} was the retourne's suit, refused in the first round: name another"
+            elif code == E.REFUSE_NAME_ROUND:
+                reason = "naming a trump is only possible in the second round (first round: take or pass)"
+            elif code == E.REFUSE_RETOURNE_SUIT:
+                reason = f"{SUIT_NAMES[a - A.NAME_BASE]} was the retourne's suit, refused in the first round: name another"
             else:
                 reason = "belote for two players has a prise, no bids: take, name a suit, or pass"
             return IllegalBidError(f"illegal prise action {text!r} for player {p}: {reason}; legal: {legal}")
-        if phase == "exchange":
-            why = "you do not hold the 7 of trump" if a == A.EXCHANGE else \
-                "first choose to exchange the 7 of trump for the retourne or not"
-            return IllegalPlayError(f"illegal action {text!r} for player {p}: {why}; legal: {legal}")
-        if not A.is_card(a):
+        if code != E.REFUSE_CARD:
             return IllegalPlayError(f"illegal action {text!r} for player {p} in the play; legal: {legal}")
         return IllegalPlayError(f"illegal card {text!r} for player {p}: {self._card_reason(a - A.CARD_BASE)}; "
                                 f"legal: {legal}")
