@@ -75,6 +75,24 @@ def test_the_progress_moves_pair_by_pair_with_slow_agents(slow):
                                      10_000, 1, None, {}) == 4096
 
 
+class Unsaid(Slow):
+    """A Python agent that does not say what a deal costs it."""
+
+    seconds_per_deal = None
+
+
+def test_an_agent_of_unknown_cost_gets_growing_chunks():
+    register_agent("estimates_unsaid", Unsaid, doc="no cost said")
+    try:
+        done = []
+        arena.run_duplicate("estimates_unsaid", "random", 40, seed=1,
+                            progress=lambda d, total: done.append(d))
+    finally:
+        for key in [k for k in _REGISTRY if k[1] == "estimates_unsaid"]:
+            del _REGISTRY[key]
+    assert done == [1, 3, 7, 15, 31, 40]            # 1, 2, 4, 8, 16, then the rest
+
+
 def test_the_default_roster_names_the_agents_it_leaves_out():
     roster, skipped = arena.default_roster("ffb")
     assert "nnsearch" not in roster

@@ -189,6 +189,17 @@ def _chunk_size(x, y, family, kind: str, fast: bool, n_missing: int, n_workers: 
     return size
 
 
+def _ramp(indices: np.ndarray, size: int):
+    """Chunks of 1, 2, 4, ... deal pairs up to ``size``, then ``size``: the chunks of
+    Python agents that do not say what a deal costs them, so that the progress moves (and
+    its remaining time shows) after the first pair however slow they are."""
+    k, step = 0, 1
+    while k < len(indices):
+        yield indices[k:k + step]
+        k += step
+        step = min(size, 2 * step)
+
+
 def _play_matchups(pairs, ns, rules, seed, frozen, match, backend, workers, address, out,
                    progress, fast, chunk, append, code, on_start=None) -> List[DuplicateResult]:
     kind = "match" if match else "pair"
@@ -218,7 +229,11 @@ def _play_matchups(pairs, ns, rules, seed, frozen, match, backend, workers, addr
         size = _chunk_size(cfg["x"], cfg["y"], family, kind, fast, len(missing), n_workers,
                            chunk, cost)
         task_cfg = dict(cfg, fast=fast, run=run)
-        tasks += [(kind, task_cfg, c) for c in _chunks(missing, size)]
+        ramp = (not chunk and kind == "pair" and size > 1
+                and not (fast and _is_fast([*cfg["x"], *cfg["y"]], family))
+                and _seconds_per_pair(cfg["x"], cfg["y"], family, cost) <= 0)
+        tasks += [(kind, task_cfg, c) for c in (_ramp(missing, size) if ramp
+                                                else _chunks(missing, size))]
     # spread the matchups over the run instead of finishing one after the other
     tasks.sort(key=lambda t: int(t[2][0]))
     wall = book.play(tasks, lambda ts, done: _execute(ts, backend, workers, address, done),
