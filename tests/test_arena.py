@@ -402,6 +402,10 @@ def test_serial_and_ray_agree(serial_result, ray_local):
     ko_serial = run_knockout(players, 2, seed=1)
     ko_ray = run_knockout(players, 2, seed=1, backend="ray")
     assert ko_serial.rows == ko_ray.rows
+    # belote for two players: the same executors (its own warm-up first)
+    two = dict(preset="belote_a_deux", seed=2, chunk=50)
+    assert (run_duplicate("heuristic", "random", 200, backend="ray", **two).scores
+            == run_duplicate("heuristic", "random", 200, **two).scores).all()
 
 
 # ===================================================================== resume
