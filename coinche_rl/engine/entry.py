@@ -82,8 +82,8 @@ from .auction import (REFUSE_NONE, REFUSE_NOT_AN_ACTION, REFUSE_NOT_PRISE, REFUS
 from .bits import kernel
 from .deal import deal_into
 from .declarations import best_single_declaration
-from .layout import (AUCTION, DONE, PLAY, S_BELOTE_DECIDED, S_BELOTE_ON, S_DECK, S_DECLARED,
-                     S_DECL_DECIDED, S_HAND)
+from .layout import (AUCTION, DONE, PLAY, STATE_SIZE, S_BELOTE_DECIDED, S_BELOTE_ON, S_DECK,
+                     S_DECLARED, S_DECL_DECIDED, S_HAND)
 from .play import (apply_legal_action, is_legal, legal_actions_into, legal_play_mask,
                    pending_choice)
 from .simulation import play_out, random_action
@@ -415,3 +415,39 @@ def game_random_playout(S, P, rng, buf, pass_prob):
         two.two_random_playout(S, P, rng)
     else:
         play_out(S, P, rng, buf, pass_prob)
+
+
+def warmup() -> None:
+    """Compile every entry point (cached on disk): one deal played through them. The
+    kernels are the same for every family (the family is a value of ``P``), so one rule
+    set compiles them all; two are played so that both branches run."""
+    from ..rules import get_rules, params_vector
+    from .bits import rng_seed
+    hands = np.zeros(N_SEATS, dtype=np.int64)
+    deck = np.zeros(N_CARDS, dtype=np.int64)
+    buf = np.zeros(N_ACTIONS, dtype=np.uint8)
+    H = np.zeros(HIDDEN_SIZE, dtype=np.int64)
+    rng = np.zeros(1, dtype=np.uint64)
+    for name in ("ffb", "belote_a_deux"):
+        P = params_vector(get_rules(name))
+        S = np.zeros(two.TWO_STATE_SIZE if is_two(P) else STATE_SIZE, dtype=np.int64)
+        V, W = np.zeros_like(S), np.zeros_like(S)
+        rng_seed(rng, np.int64(0), np.int64(0))
+        game_new_deal(S, P, rng, np.int64(-1), hands, deck)
+        while game_phase(S, P) != PHASE_DONE:
+            seat = game_to_act(S, P)
+            game_legal_mask(S, P, buf)
+            game_public_view_into(S, P, seat, V)
+            game_private_into(S, P, H)
+            game_determinize_into(V, P, seat, H, W)
+            a = game_random_action(S, P, rng, buf, 0.5)
+            if a % 2 and game_is_legal(S, P, a) and game_refusal(S, P, a) == REFUSE_NONE:
+                game_apply(S, P, a)
+            else:
+                game_step(S, P, a)
+        game_reward(S, P, np.int64(0), False)
+        game_score(S, P, np.int64(game_side(P, np.int64(0))))
+        game_next_dealer(S, P, np.int64(-2))
+        game_dealer(S, P)
+        game_new_deal(S, P, rng, np.int64(-1), hands, deck)
+        game_random_playout(S, P, rng, buf, 0.5)
