@@ -1,9 +1,17 @@
 """Environments (installed as ``coinche_rl.envs``).
 
-Importing this package is light: it loads its submodules (``coinche_v0``,
-``observation``, ``single_agent``, ``vector``, ``kernels``, ``infoset``, and for belote
-for two players ``two_player_v0``, ``two_player_observation``,
-``two_player_single_agent``, ``two_player_vector``, ``two_player_kernels``) on first
+One class of each kind plays every family, which comes from the rules (or ``family=``)
+and whose parts are described in ``family`` (:class:`~coinche_rl.envs.family.EnvFamily`):
+the PettingZoo AEC env ``coinche_v0``, the single-agent Gymnasium adapter
+``single_agent``, the numba vector envs ``vector`` (kernels in ``kernels``, written once
+over the engine's entry points). Belote for two players keeps its names: ``two_player_v0``,
+``two_player_single_agent``, ``two_player_vector`` (the shared classes with the two
+family's rules); its observation is ``two_player_observation`` with its numba encoder in
+``two_player_kernels``.
+
+Importing this package is light: it loads its submodules (``coinche_v0``, ``family``,
+``observation``, ``single_agent``, ``vector``, ``kernels``, ``infoset``, and the
+two-player names above) on first
 use, and registers the Gymnasium ids ``coinche_rl/Coinche-v0`` and
 ``coinche_rl/TwoPlayer-v0`` (:func:`register_gymnasium_envs`, string entry points)
 without importing gymnasium itself: at once when gymnasium is already imported, else
@@ -51,21 +59,22 @@ import sys
 from importlib import metadata
 from typing import Any, List
 
-__all__ = ["coinche_v0", "observation", "single_agent", "vector", "ENV_ID",
+__all__ = ["coinche_v0", "family", "observation", "single_agent", "vector", "ENV_ID",
            "two_player_v0", "two_player_observation", "two_player_single_agent",
            "two_player_vector", "TWO_PLAYER_ENV_ID", "register_gymnasium_envs", "load_plugins", "resolve_plugin",
            "ENV_OPPONENTS_GROUP", "VECTOR_OPPONENTS_GROUP"]
 
 #: the Gymnasium id of :class:`coinche_rl.envs.single_agent.CoincheSingleAgentEnv`
 ENV_ID = "coinche_rl/Coinche-v0"
-#: the Gymnasium id of :class:`coinche_rl.envs.two_player_single_agent.TwoPlayerSingleAgentEnv`
+#: the Gymnasium id of :class:`coinche_rl.envs.single_agent.CoincheSingleAgentEnv` with the
+#: rules of belote for two players (``TwoPlayerSingleAgentEnv``)
 TWO_PLAYER_ENV_ID = "coinche_rl/TwoPlayer-v0"
 #: entry point group of the single-agent env's opponents (see the module docstring)
 ENV_OPPONENTS_GROUP = "coinche_rl.env_opponents"
 #: entry point group of the vector env's batched opponents (see the module docstring)
 VECTOR_OPPONENTS_GROUP = "coinche_rl.vector_opponents"
 
-_SUBMODULES = ("coinche_v0", "observation", "single_agent", "vector", "kernels", "infoset",
+_SUBMODULES = ("coinche_v0", "family", "observation", "single_agent", "vector", "kernels", "infoset",
                "two_player_v0", "two_player_observation", "two_player_single_agent",
                "two_player_vector", "two_player_kernels")
 
@@ -79,7 +88,8 @@ def register_gymnasium_envs() -> None:
         register(id=ENV_ID, entry_point="coinche_rl.envs.single_agent:CoincheSingleAgentEnv")
     if TWO_PLAYER_ENV_ID not in registry:
         register(id=TWO_PLAYER_ENV_ID,
-                 entry_point="coinche_rl.envs.two_player_single_agent:TwoPlayerSingleAgentEnv")
+                 entry_point="coinche_rl.envs.single_agent:CoincheSingleAgentEnv",
+                 kwargs={"rules": "belote_a_deux", "family": "two"})
 
 
 def load_plugins(group: str) -> List[Any]:

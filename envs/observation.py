@@ -149,6 +149,16 @@ def _mask(bits: np.ndarray) -> int:
     return int(sum(1 << int(i) for i in np.flatnonzero(bits > 0.5)))
 
 
+def match_vector(match: Optional[dict], no_match: np.ndarray) -> np.ndarray:
+    """The numba encoders' ``match`` argument (both families): float64 ``(flag, score 0,
+    score 1, target, pot)`` from ``{"scores", "target", "pot"}``; ``no_match`` (zeros,
+    flag 0) in deal mode (None)."""
+    if match is None:
+        return no_match
+    s = match["scores"]
+    return np.array((1.0, s[0], s[1], match["target"], match.get("pot", 0)), dtype=np.float64)
+
+
 def encode(info: InformationSet, match: Optional[dict] = None) -> np.ndarray:
     """The observation of ``info.seat`` (see the module docstring), shape
     ``(OBSERVATION_SIZE,)``, float32.

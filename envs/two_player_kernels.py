@@ -8,9 +8,8 @@
   random games of both presets). :func:`encode_into` takes the full state, writes the
   player's public view into a scratch vector, and encodes that: the observation never
   reads the state itself, so it cannot leak.
-* the batched kernels of :mod:`coinche_rl.envs.two_player_vector`: one action in every
-  game, same-step autoreset from each game's own seeded stream, uniformly random
-  opponents inside numba, the opponents' public views.
+The vector envs' kernels are written once for both families in :mod:`.kernels`
+(:func:`~coinche_rl.envs.kernels.encode_two` calls :func:`encode_into` there).
 
 Kernels of one call graph live in this module (numba caches per module).
 """
@@ -26,16 +25,15 @@ from ..engine import kernel, popcount
 from ..engine.two import (CARDS_PER_PLAYER, DECL_UNRESOLVED, DONE, EXCHANGE_PHASE, HIDDEN_CARD,
                           N_PLAYERS, N_STACKS, N_TRICKS_TWO, PLAY, PRISE, TWO_STATE_SIZE,
                           belote_points, card_points_won, cards_in_trick, current_player,
-                          deal_score, deal_void, dealer_of, declaration_cards,
-                          declaration_points, declaration_winner, exchange_choice,
-                          face_up_cards, hand_of, other, phase_of, prise_action, prise_length,
-                          prise_round, retourne_of, stack_face_down, stack_face_up, taker_of,
-                          trick_card, trick_leader, trick_number, trick_winner, tricks_won,
-                          trump_of, two_apply, two_is_legal, two_legal_mask,
-                          two_public_view_into, two_random_action, two_random_deal,
-                          writable_state)
+                          deal_void, dealer_of, declaration_cards, declaration_points,
+                          declaration_winner, exchange_choice, face_up_cards, hand_of, other,
+                          phase_of, prise_action, prise_length, prise_round, retourne_of,
+                          stack_face_down, stack_face_up, taker_of, trick_card, trick_leader,
+                          trick_number, trick_winner, tricks_won, trump_of,
+                          two_public_view_into, writable_state)
 from ..rules import DEAL_POINTS, P_BELOTE, P_DECLARATIONS, P_HAND_CARDS, P_LITIGE, params_vector
 from . import two_player_observation as O
+from .observation import match_vector
 from .two_player_observation import (O_BELOTE, O_COVERS, O_CURRENT_TRICK, O_DEALER,
                                      O_DECLARATIONS_RESOLVED, O_DECLARATION_CARDS,
                                      O_DECLARATION_WINNER, O_DECLARED, O_EXCHANGE, O_FACE_DOWN,
@@ -202,155 +200,6 @@ def encode_into(T, P, me, match, V, out):
     encode_view(V, P, me, match, out)
 
 
-# ------------------------------------------------------------------ vector env
-@kernel
-def new_deal(T, P, rng, dealer, deck):
-    """A fresh random deal into ``T`` from the stream ``rng``, dealt by ``dealer`` (-1:
-    drawn)."""
-    two_random_deal(T, P, rng, dealer, deck)
-
-
-@kernel
-def next_dealer(T, dealer):
-    """The dealer of the next deal: ``dealer`` if fixed (0, 1), -1 random, -2 alternate
-    (the other player than the last deal's dealer, as in a match)."""
-    if dealer == -2:
-        return other(dealer_of(T))
-    return dealer
-
-
-@kernel
-def first_illegal(states, P, actions):
-    """Index of the first game whose action is illegal, or -1."""
-    for i in range(states.shape[0]):
-        if not two_is_legal(states[i], P, actions[i]):
-            return i
-    return -1
-
-
-@kernel
-def deal_reward(T, player, raw):
-    """Reward of ``player`` for the finished deal ``T``: his score minus the other's, or
-    his score when ``raw`` (0 for a void deal)."""
-    if raw:
-        return float(deal_score(T, player))
-    return float(deal_score(T, player) - deal_score(T, other(player)))
-
-
-@kernel
-def vector_observe(states, P, match, obs, masks, cur, V):
-    """Observation (of the player to act), mask and player to act of every game."""
-    for i in range(states.shape[0]):
-        T = states[i]
-        p = current_player(T) if phase_of(T) != DONE else 0
-        cur[i] = p
-        encode_into(T, P, p, match, V, obs[i])
-        two_legal_mask(T, P, masks[i])
-
-
-@kernel
-def vector_step(states, P, actions, rngs, dealer, raw, match, obs, masks, cur, rewards,
-                terminated, final_scores, deck, V):
-    """One action in every game (legal: checked by :func:`first_illegal`), then the
-    observation of the player to act. A finished deal gives ``rewards[i, p]`` to both
-    players, ``terminated[i] = 1``, its ``final_scores[i]``, and is replaced at once by a
-    new deal from the game's stream ``rngs[i:i + 1]`` (same-step autoreset)."""
-    for i in range(states.shape[0]):
-        T = states[i]
-        two_apply(T, P, actions[i])
-        rewards[i, 0] = 0.0
-        rewards[i, 1] = 0.0
-        terminated[i] = 0
-        if phase_of(T) == DONE:
-            terminated[i] = 1
-            final_scores[i, 0] = deal_score(T, 0)
-            final_scores[i, 1] = deal_score(T, 1)
-            rewards[i, 0] = deal_reward(T, np.int64(0), raw)
-            rewards[i, 1] = deal_reward(T, np.int64(1), raw)
-            new_deal(T, P, rngs[i:i + 1], next_dealer(T, dealer), deck)
-        p = current_player(T)
-        cur[i] = p
-        encode_into(T, P, p, match, V, obs[i])
-        two_legal_mask(T, P, masks[i])
-
-
-@kernel
-def _opponent_random(T, P, seat, rng):
-    """Random actions for the other player until ``seat`` acts or the deal ends."""
-    while phase_of(T) != DONE and current_player(T) != seat:
-        two_apply(T, P, two_random_action(T, P, rng))
-
-
-@kernel
-def learner_settle(states, P, seat, rngs, dealer, raw, use_random, match, obs, final_obs,
-                   masks, rewards, terminated, deck, V):
-    """After the learner's actions (and, without ``use_random``, the other player's
-    actions played by the caller until none is pending): with ``use_random`` the other
-    player plays random actions; a finished deal adds the learner's reward, sets
-    ``terminated``, writes the learner's ``final_obs`` and is replaced by a new deal.
-    Returns the number of games whose new deal waits for the other player (the caller
-    plays them, then settles again); with ``use_random`` always 0 and every game ends
-    with the learner to act, whose observation and mask are written."""
-    waiting = 0
-    for i in range(states.shape[0]):
-        T = states[i]
-        rng = rngs[i:i + 1]
-        if use_random:
-            _opponent_random(T, P, seat, rng)
-        while phase_of(T) == DONE:
-            rewards[i] += deal_reward(T, seat, raw)
-            terminated[i] = 1
-            encode_into(T, P, seat, match, V, final_obs[i])
-            new_deal(T, P, rng, next_dealer(T, dealer), deck)
-            if use_random:
-                _opponent_random(T, P, seat, rng)
-        if current_player(T) != seat:
-            waiting += 1
-        else:
-            encode_into(T, P, seat, match, V, obs[i])
-            two_legal_mask(T, P, masks[i])
-    return waiting
-
-
-@kernel
-def others_to_act(states, seat, idx):
-    """Indices of the games (not over) where the player other than ``seat`` is to act,
-    into ``idx``; returns how many."""
-    k = 0
-    for i in range(states.shape[0]):
-        T = states[i]
-        if phase_of(T) != DONE and current_player(T) != seat:
-            idx[k] = i
-            k += 1
-    return k
-
-
-@kernel
-def public_states_of(states, P, idx, k, out, seats):
-    """Public views of the player to act in games ``idx[:k]``, into ``out[:k]``, and
-    those players into ``seats[:k]``."""
-    for j in range(k):
-        T = states[idx[j]]
-        seats[j] = current_player(T)
-        two_public_view_into(T, P, current_player(T), out[j])
-
-
-@kernel
-def apply_at(states, P, idx, k, actions):
-    """Apply ``actions[j]`` to game ``idx[j]`` for ``j < k`` (legality checked before)."""
-    for j in range(k):
-        two_apply(states[idx[j]], P, actions[j])
-
-
-@kernel
-def first_illegal_at(states, P, idx, k, actions):
-    """The first ``j < k`` whose action is illegal in game ``idx[j]``, or -1."""
-    for j in range(k):
-        if not two_is_legal(states[idx[j]], P, actions[j]):
-            return j
-    return -1
-
-
 class TwoPlayerEncoder:
     """The tables :func:`encode_into` needs for one rule set, and convenience calls.
 
@@ -364,17 +213,18 @@ class TwoPlayerEncoder:
     def __init__(self, rules):
         self.rules = rules
         self.params = params_vector(rules)
+        #: the match vector of deal mode
         self.no_match = np.zeros(5, dtype=np.float64)
         self._V = np.zeros(TWO_STATE_SIZE, dtype=np.int64)
+        #: the four-player encoder's tables in the shared vector kernels' signature
+        #: (``envs.kernels.encode_two``), unused by this family's encoder
+        self.cpt = np.zeros((6, N_CARDS), dtype=np.int64)
+        self.rules_vec = np.zeros(10, dtype=np.float32)
 
     def match_vector(self, match) -> np.ndarray:
         """``(flag, score 0, score 1, target, pot)`` from ``{"scores", "target", "pot"}``
-        (None: deal mode)."""
-        if match is None:
-            return self.no_match
-        s = match["scores"]
-        return np.array((1.0, s[0], s[1], match["target"], match.get("pot", 0)),
-                        dtype=np.float64)
+        (None: deal mode; :func:`~coinche_rl.envs.observation.match_vector`)."""
+        return match_vector(match, self.no_match)
 
     def encode(self, T: np.ndarray, player: int, match=None, out=None) -> np.ndarray:
         """The observation of ``player`` in the state ``T`` (a new array unless ``out``)."""
@@ -390,6 +240,16 @@ class TwoPlayerEncoder:
             out = np.empty(N_OBS, dtype=np.float32)
         encode_view(V, self.params, int(player), self.match_vector(match), out)
         return out
+
+    def observe(self, deal, player: int, match=None) -> np.ndarray:
+        """The observation of ``player`` in ``deal`` (a
+        :class:`~coinche_rl.two_player.TwoPlayerDeal`), from his public view (the engine's,
+        a fresh vector with nothing hidden in it)."""
+        return self.encode_view(deal.public_state(player), player, match)
+
+    def legal_mask(self, deal) -> np.ndarray:
+        """The legal actions of ``deal`` as a new int8 mask."""
+        return deal.legal_action_mask().astype(np.int8)
 
 
 def warmup() -> None:

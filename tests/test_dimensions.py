@@ -55,8 +55,8 @@ TRICK_NAMES = {"t", "tn", "n_done"}
 #: ``<module>`` is the module's top level; a method is ``Class.method``.
 ALLOWED: Dict[Tuple[str, str], Dict[str, int]] = {
     # the AEC plumbing of both families: a player's side (a team of four, or one of two)
-    ("envs/aec_base.py", "CardGameAEC._deal_rewards"): {"team & 1": 1},
-    ("envs/aec_base.py", "CardGameAEC._penalize"): {"team & 1": 2},
+    ("envs/coinche_v0.py", "raw_env._deal_rewards"): {"team & 1": 1},
+    ("envs/coinche_v0.py", "raw_env._penalize"): {"team & 1": 2},
 }
 
 

@@ -321,7 +321,7 @@ def test_registration_does_not_depend_on_the_import_order(imports):
                "print(gymnasium.__spec__.loader is gymnasium.__loader__)")
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["coinche_rl/Coinche-v0", "CoincheSingleAgentEnv",
-                                "coinche_rl/TwoPlayer-v0", "TwoPlayerSingleAgentEnv", "True"]
+                                "coinche_rl/TwoPlayer-v0", "CoincheSingleAgentEnv", "True"]
 
 
 # ------------------------------------------------------------------ normalised rewards

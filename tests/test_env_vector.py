@@ -233,14 +233,26 @@ def test_warmup_runs():
     V.warmup()
 
 
-def test_the_env_bases_declare_their_family_hooks_abstract():
-    """A family that misses a hook of the shared env bases fails when it is built, naming
-    the hook, instead of at the first step."""
-    from coinche_rl.envs.aec_base import CardGameAEC
-    from coinche_rl.envs.single_agent_base import LearnerEnv
-    from coinche_rl.envs.vector_base import Batch, LearnerVectorEnv
-    for base, hook in ((Batch, "_new_deal"), (LearnerVectorEnv, "_learner_settle"),
-                       (CardGameAEC, "_legal_mask"), (LearnerEnv, "_opponent_action")):
-        assert hook in base.__abstractmethods__
-        with pytest.raises(TypeError, match=hook):
-            type("Incomplete", (base,), {})()
+def test_one_env_class_of_each_kind_plays_both_families():
+    """Issue 43: one AEC env class, one single-agent adapter and one pair of vector envs
+    play both families, each family's parts read from its description (``EnvFamily``);
+    the two-player names build the same classes."""
+    from coinche_rl.envs import family as F, single_agent, two_player_v0
+    from coinche_rl.envs.two_player_vector import TwoPlayerVectorEnv, VectorTwoPlayer
+    from coinche_rl.rules import InvalidRulesError
+    for rules, fam in (("ffb", F.FOUR), ("classic", F.FOUR), ("belote_a_deux", F.TWO)):
+        e = coinche_v0.raw_env(rules=rules)
+        assert e.family is fam and e.possible_agents == list(fam.agents)
+        assert e.observation_space("player_0")["observation"].shape == (fam.observation_size,)
+        assert isinstance(e._encoder, fam.encoder) and e.metadata["name"] == fam.env_name
+        venv = V.VectorCoinche(2, rules=rules, seed=0)
+        assert venv.family is fam and venv.states.shape == (2, fam.state_size)
+        assert venv.reset().rewards.shape == (2, fam.n_players)
+    assert type(two_player_v0.raw_env()) is coinche_v0.raw_env
+    assert type(single_agent.TwoPlayerSingleAgentEnv()) is single_agent.CoincheSingleAgentEnv
+    assert type(VectorTwoPlayer(2)) is V.VectorCoinche
+    assert type(TwoPlayerVectorEnv(2)) is V.CoincheVectorEnv
+    with pytest.raises(ValueError, match="family must be one of"):
+        coinche_v0.raw_env(family="three")
+    with pytest.raises(InvalidRulesError, match="four-player"):
+        V.VectorCoinche(2, rules="ffb", family="two")
