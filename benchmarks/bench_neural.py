@@ -334,19 +334,24 @@ def pool_figures(args) -> dict:
         r = run_duplicate(spec, "heuristic", n, preset="ffb", seed=seed, **kw)
         print(f"{spec} vs heuristic, {n} pairs, {kw or 'serial'}: {r.wall_seconds:.1f} s",
               file=sys.stderr, flush=True)
-        return round(2 * r.n / r.wall_seconds, 2)
+        return 2 * r.n / r.wall_seconds
+
+    def sig(x):                                    # three significant digits
+        return float(f"{x:.3g}")
 
     try:
         for name, n in (("nn", n_nn), ("nnsearch", n_search)):
             rate(name, 2)                          # compile, load the nets in this process
-            out[f"{name}_serial_deals_per_s"] = rate(name, n)
+            serial = rate(name, n)
             with threadpool_limits(limits=1, user_api="blas"):
-                out[f"{name}_serial_1blas_deals_per_s"] = rate(name, n)
+                serial_1 = rate(name, n)
             # start the workers and load the nets there (one pair per task)
             rate(name, 2 * workers, backend="pool", workers=workers, chunk=1)
-            out[f"{name}_pool_deals_per_s"] = rate(name, n, backend="pool", workers=workers)
-            out[f"{name}_pool_over_serial"] = round(
-                out[f"{name}_pool_deals_per_s"] / out[f"{name}_serial_deals_per_s"], 2)
+            pool = rate(name, n, backend="pool", workers=workers)
+            out[f"{name}_serial_deals_per_s"] = sig(serial)
+            out[f"{name}_serial_1blas_deals_per_s"] = sig(serial_1)
+            out[f"{name}_pool_deals_per_s"] = sig(pool)
+            out[f"{name}_pool_over_serial"] = sig(pool / serial)
     finally:
         shutdown_pool()
     return out
