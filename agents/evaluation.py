@@ -1028,6 +1028,11 @@ def _warm(method: str) -> None:
                   method=method)
 
 
+#: its place in ``coinche-rl warmup`` (:mod:`coinche_rl.cli.warmup`): after the solver's
+#: search and the sampler, whose kernels its kernels call (in the solver's chain)
+WARMUP_AFTER = ("coinche_rl.solver:warmup_search", "coinche_rl.agents.sampler")
+
+
 def warmup() -> None:
     """Compile (or load from the numba cache) every kernel of this module."""
     _warm("both")

@@ -624,6 +624,11 @@ def _team_points(ev, strain: int) -> np.ndarray:
 
 
 # ================================================================== warmup
+#: its place in ``coinche-rl warmup`` (:mod:`coinche_rl.cli.warmup`): after the solver's
+#: search, whose kernels its kernels call (in its chain)
+WARMUP_AFTER = ("coinche_rl.solver:warmup_search",)
+
+
 def warmup() -> None:
     """Compile (or load from the numba cache) the kernels of this module (the card-play
     loop with the sampler's and the solver's kernels)."""

@@ -1040,6 +1040,11 @@ def sample_worlds(info: InformationSet, n: int, seed: int = 0, *, holds: Constra
 
 
 # ------------------------------------------------------------------ warmup
+#: its place in ``coinche-rl warmup`` (:mod:`coinche_rl.cli.warmup`): the networks' chain
+#: (while the solver's chain compiles the search, which PIMC calls with the sampler)
+WARMUP_CHAIN = "networks"
+
+
 def warmup() -> None:
     """Compile (or load from the cache) every kernel of this module."""
     s = WorldSampler.from_hand("ffb", 0, 0xFF)

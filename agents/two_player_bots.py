@@ -516,6 +516,11 @@ class TwoHeuristicAgent(TwoBotAgent):
                              f"(it is the belote {game} prise margin); set {read} instead")
 
 
+#: its place in ``coinche-rl warmup`` (:mod:`coinche_rl.cli.warmup`): after the family's
+#: engine, in its chain
+WARMUP_AFTER = ("coinche_rl.engine.two",)
+
+
 def warmup() -> None:
     """Compile (or load from the cache) the bots and :func:`two_play_deals` (not
     :func:`batch_two_bot_actions`, compiled on first use by a vector env's heuristic

@@ -400,6 +400,11 @@ def evaluate_two_player_hand(rules: Union[str, RuleSet], player: int, cards, dea
     return evaluate_two_player_view(d.view(player), samples=samples, seed=seed)
 
 
+#: its place in ``coinche-rl warmup`` (:mod:`coinche_rl.cli.warmup`): after the bots,
+#: whose kernels its kernels call (in their chain)
+WARMUP_AFTER = ("coinche_rl.agents.two_player_bots",)
+
+
 def warmup() -> None:
     """Compile the evaluation's kernels (two worlds of each preset)."""
     evaluate_two_player_hand("belote_a_deux", 1, "JH 9H AH 7S 8D KC", 0, retourne="TH",

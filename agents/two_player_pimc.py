@@ -214,6 +214,11 @@ class TwoPimcAgent(TwoBotAgent):
         return int(best)
 
 
+#: its place in ``coinche-rl warmup`` (:mod:`coinche_rl.cli.warmup`): after the solver and
+#: the bots, whose kernels its kernels call (in their chain)
+WARMUP_AFTER = ("coinche_rl.solver_two", "coinche_rl.agents.two_player_bots")
+
+
 def warmup() -> None:
     """Compile the PIMC kernels (a decision late in a deal)."""
     from ..two_player import TwoPlayerDeal

@@ -1813,6 +1813,12 @@ _VEC = types.int64[::1]
 _INT = types.int64
 
 
+#: its place in ``coinche-rl warmup`` (:mod:`coinche_rl.cli.warmup`): the first chain of
+#: warm-ups (the deepest call graph), :func:`warmup_search` first
+WARMUP_CHAIN = "search"
+WARMUP_AFTER = ("coinche_rl.solver:warmup_search",)
+
+
 def warmup_search() -> None:
     """Compile (or load from the numba cache) :func:`move_values_into`, the kernel that
     PIMC and the searches call, with every solver kernel below it. It is compiled from

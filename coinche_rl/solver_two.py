@@ -502,6 +502,11 @@ def solve_two(state: np.ndarray) -> int:
     return TwoPlayerSolver().solve(state)
 
 
+#: its place in ``coinche-rl warmup`` (:mod:`coinche_rl.cli.warmup`): after the family's
+#: engine, in its chain
+WARMUP_AFTER = ("coinche_rl.engine.two",)
+
+
 def warmup() -> None:
     """Compile the solver's kernels (one endgame of each call)."""
     from .two_player import TwoPlayerDeal

@@ -480,6 +480,10 @@ class ObservationEncoder:
         return live
 
 
+#: its place in ``coinche-rl warmup`` (:mod:`coinche_rl.cli.warmup`): the networks' chain
+WARMUP_CHAIN = "networks"
+
+
 def warmup() -> None:
     """Compile the kernels of this module (cached on disk)."""
     from ..game import Deal

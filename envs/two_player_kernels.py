@@ -252,6 +252,11 @@ class TwoPlayerEncoder:
         return deal.legal_action_mask().astype(np.int8)
 
 
+#: its place in ``coinche-rl warmup`` (:mod:`coinche_rl.cli.warmup`): after the family's
+#: engine, in its chain
+WARMUP_AFTER = ("coinche_rl.engine.two",)
+
+
 def warmup() -> None:
     """Compile the kernels of this module (cached on disk)."""
     from ..two_player import TwoPlayerDeal

@@ -26,6 +26,11 @@ from .vector import (TwoPlayerStep, TwoPlayerVectorEnv, VectorTwoPlayer,  # noqa
 __all__ = ["VectorTwoPlayer", "TwoPlayerStep", "TwoPlayerVectorEnv", "warmup"]
 
 
+#: its place in ``coinche-rl warmup`` (:mod:`coinche_rl.cli.warmup`): after the
+#: environment's kernels, which its kernels call (in their chain)
+WARMUP_AFTER = ("coinche_rl.envs.two_player_kernels",)
+
+
 def warmup() -> None:
     """Compile the vector kernels (cached on disk) with two-player games."""
     exercise("belote_a_deux", "two")

@@ -526,6 +526,11 @@ def exercise(rules: str, family: Optional[str] = None) -> None:
     env.reset()
 
 
+#: its place in ``coinche-rl warmup`` (:mod:`coinche_rl.cli.warmup`): after the
+#: environment's kernels, which its kernels call (in their chain)
+WARMUP_AFTER = ("coinche_rl.envs.kernels",)
+
+
 def warmup() -> None:
     """Compile the vector kernels (cached on disk): a few steps of both envs (the same
     kernels serve both families)."""

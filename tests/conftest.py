@@ -31,7 +31,7 @@ def pytest_sessionstart(session):
         return
     from coinche_rl.cli import warmup
     t0 = time.perf_counter()
-    seconds = warmup.compile_in_processes(warmup.WARMUP_MODULES, workers, say=False)
+    seconds = warmup.compile_in_processes(warmup.kernel_modules(), workers, say=False)
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     if seconds is not None and reporter is not None:
         reporter.write_line(f"numba kernels compiled once for the {workers} workers in "

@@ -124,8 +124,8 @@ def test_agents_lists_the_registry(capsys):
 
 
 def test_warmup_imports_what_exists(monkeypatch, capsys):
-    monkeypatch.setattr(warmup, "WARMUP_MODULES", ("coinche_rl.simulate", "coinche_rl.no_such_module",
-                                                "coinche_rl.ratings", "coinche_rl.arena"))
+    monkeypatch.setattr(warmup, "kernel_modules", lambda: (
+        "coinche_rl.simulate", "coinche_rl.no_such_module", "coinche_rl.ratings", "coinche_rl.arena"))
     assert main(["warmup"]) == 0
     out = capsys.readouterr().out
     assert "coinche_rl.simulate" in out and "ready in" in out
@@ -133,10 +133,10 @@ def test_warmup_imports_what_exists(monkeypatch, capsys):
     assert "no kernels to warm" in out and "every kernel compiled" in out
 
 
-def test_warmup_lists_every_kernel_module():
-    assert warmup.WARMUP_MODULES[0] == "coinche_rl.simulate"
+def test_warmup_finds_every_kernel_module():
+    assert warmup.kernel_modules()[0] == "coinche_rl.simulate"      # the root package's first
     assert {"coinche_rl.agents.numba_bots", "coinche_rl.solver", "coinche_rl.agents.sampler",
-            "coinche_rl.arena"} <= set(warmup.WARMUP_MODULES)
+            "coinche_rl.arena.tasks"} <= set(warmup.kernel_modules())
 
 
 def test_bench_runs_the_scripts(capsys):

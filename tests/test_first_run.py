@@ -134,15 +134,16 @@ def test_the_tournament_compiles_the_agents_kernels_in_parallel_chains(fresh, ca
 def test_warmup_compiles_every_module_in_chains(fresh, capsys):
     assert cli.main(["warmup", "--jobs", "3"]) == 0
     (chains,) = fresh
-    assert sorted(m for c in chains for m in c if ":" not in m) == sorted(warmup.WARMUP_MODULES)
+    assert sorted(m for c in chains for m in c if ":" not in m) == sorted(warmup.kernel_modules())
     assert chains[0][:2] == ["coinche_rl.solver:warmup_search", "coinche_rl.solver"]
-    assert len(chains) == len(warmup.WARMUP_CHAINS)
+    # the named chains in their order, then the modules of no chain (the engine's)
+    assert [warmup.warmup_chain(c[0]) for c in chains] == [*warmup.CHAIN_ORDER, ""]
     assert "compiling in 3 processes" in capsys.readouterr().out
 
 
 def test_the_built_in_agents_kernels_are_warmed_up():
     """Every module of a built-in agent (the package's entry points, the one list of
-    them) that compiles kernels in a warmup() is one of WARMUP_MODULES."""
+    them) that compiles kernels in a warmup() is found by the warm-up's scan."""
     from importlib.metadata import distribution
     eps = [ep for ep in distribution("coinche-rl").entry_points
            if ep.group == "coinche_rl.agents"]
@@ -150,69 +151,105 @@ def test_the_built_in_agents_kernels_are_warmed_up():
     for ep in eps:
         module = ep.value.split(":")[0]
         if hasattr(importlib.import_module(module), "warmup"):
-            assert module in warmup.WARMUP_MODULES, module
+            assert module in warmup.kernel_modules(), module
 
 
-def test_every_module_with_a_warmup_is_warmed_up():
-    """`coinche-rl warmup` compiles every kernel: each module of the package that defines
-    its own warmup() (the self-play labels and the two-player deal sets included) is one
-    of WARMUP_MODULES, or one that a listed module re-exports its warm-up from."""
+def test_the_scan_finds_every_module_with_a_warmup_and_no_other():
+    """`coinche-rl warmup` compiles every kernel: the modules its scan of the sources
+    finds (a top-level ``def warmup``, nothing imported) are exactly the modules of the
+    package, imported, that define their own warmup() (the self-play labels and the
+    two-player deal sets included); a module that re-exports another's (the arena
+    package) is not one of them."""
     from package_modules import import_modules
-    warmed = {getattr(importlib.import_module(m), "warmup", None) for m in warmup.WARMUP_MODULES}
-    missing = []
-    for mod in import_modules():
-        fn = getattr(mod, "warmup", None)
-        if callable(fn) and getattr(fn, "__module__", None) == mod.__name__ and fn not in warmed:
-            missing.append(mod.__name__)
-    assert not missing, f"modules with a warmup() that `coinche-rl warmup` skips: {missing}"
-    assert "coinche_rl.agents.neural.selfplay" in warmup.WARMUP_MODULES
+    own = {mod.__name__ for mod in import_modules()
+           if callable(getattr(mod, "warmup", None))
+           and getattr(mod.warmup, "__module__", None) == mod.__name__}
+    found = warmup.kernel_modules()
+    assert len(found) == len(set(found))
+    assert own <= set(found), f"modules with a warmup() that the scan misses: {own - set(found)}"
+    for name in found:          # the optional ones that do not import here aside
+        try:
+            mod = importlib.import_module(name)
+        except ImportError:
+            continue
+        assert mod.warmup.__module__ == name, name
+    assert {"coinche_rl.agents.neural.selfplay", "coinche_rl.simulate"} <= set(found)
+    assert "coinche_rl.arena" not in found and "coinche_rl.cli.warmup" not in found
+
+
+def test_every_declared_warm_up_exists_and_the_chains_are_known():
+    """What a module's warm-up declares it builds on (``WARMUP_AFTER``) is a module the
+    scan finds, or a function of one (``module:function``); its chain
+    (``WARMUP_CHAIN``) is one of CHAIN_ORDER; the declarations have no cycle, and every
+    warm-up is in one chain once."""
+    found = warmup.kernel_modules()
+    declared = 0
+    for name in found:
+        mod = importlib.import_module(name)
+        assert getattr(mod, "WARMUP_CHAIN", None) in (None, *warmup.CHAIN_ORDER), name
+        for need in getattr(mod, "WARMUP_AFTER", ()):
+            declared += 1
+            module, _, function = need.partition(":")
+            assert module in found, f"{name}: WARMUP_AFTER names {need!r}, not a kernel module"
+            assert not function or callable(getattr(importlib.import_module(module), function,
+                                                    None)), f"{name}: no {need}"
+    assert declared >= 10
+    chains = warmup.warmup_chains(found)
+    flat = [m for c in chains for m in c]
+    assert len(flat) == len(set(flat)) and set(found) <= set(flat)
+    assert {warmup.warmup_chain(m) for m in found} == {*warmup.CHAIN_ORDER, ""}
+
+
+def test_a_cycle_of_declarations_is_refused(monkeypatch):
+    after = {"a": ("b",), "b": ("a",)}
+    monkeypatch.setattr(warmup, "warmup_after", lambda spec: after.get(spec, ()))
+    with pytest.raises(ValueError, match="warm-up cycle: a -> b -> a"):
+        warmup.warmup_chains(["a"])
 
 
 def test_warmup_chains_keep_unknown_modules():
-    assert warmup.warmup_chains(["coinche_rl.arena", "my_kernels", "coinche_rl.agents.pimc"]) == \
+    assert warmup.warmup_chains(["coinche_rl.arena.tasks", "my_kernels", "coinche_rl.agents.pimc"]) == \
         [["coinche_rl.solver:warmup_search", "coinche_rl.agents.pimc"],
-         ["coinche_rl.arena", "my_kernels"]]
+         ["coinche_rl.arena.tasks", "my_kernels"]]
 
 
 def test_the_two_player_chain_adds_nothing_to_a_four_player_warm_up():
     """The demo and the four-player commands warm up what they did before the two-player
     kernels joined `coinche-rl warmup`: their chain is dropped, and a module of no chain
     still joins the sampler's."""
-    two = {"coinche_rl.engine.two", "coinche_rl.agents.two_player_bots",
-           "coinche_rl.envs.two_player_kernels", "coinche_rl.envs.two_player_vector",
-           "coinche_rl.solver_two", "coinche_rl.agents.two_player_pimc",
-           "coinche_rl.agents.two_player_evaluation", "coinche_rl.arena.dealsets"}
-    assert two <= set(warmup.WARMUP_MODULES)
-    assert [set(c) for c in warmup.WARMUP_CHAINS].count(two) == 1
-    assert set(warmup.WARMUP_CHAINS[-1]) != two
+    chains = warmup.warmup_chains(warmup.kernel_modules())
+    (two,) = [c for c in chains if warmup.warmup_chain(c[0]) == "two"]
+    assert {"coinche_rl.engine.two", "coinche_rl.solver_two"} <= set(two)
+    assert chains[-1] != two
     # the demo's modules (coinche-rl tournament's default roster), and one of no chain
-    assert warmup.warmup_chains(["coinche_rl.arena", "coinche_rl.agents.neural.agent",
-                              "coinche_rl.agents.neural.search", "coinche_rl.agents.pimc"]) == \
+    assert warmup.warmup_chains(["coinche_rl.arena.tasks", "coinche_rl.agents.neural.agent",
+                                 "coinche_rl.agents.neural.search", "coinche_rl.agents.pimc"]) == \
         [["coinche_rl.solver:warmup_search", "coinche_rl.agents.pimc"],
          ["coinche_rl.agents.neural.agent", "coinche_rl.agents.sampler",
           "coinche_rl.agents.neural.search"],
-         ["coinche_rl.arena"]]
+         ["coinche_rl.arena.tasks"]]
     assert warmup.warmup_chains(["coinche_rl.simulate", "my_kernels"]) == \
         [["coinche_rl.simulate", "my_kernels"]]
-    assert warmup.warmup_chains(sorted(two)) == [[m for m in warmup.WARMUP_CHAINS[-2]]]
+    (alone,) = warmup.warmup_chains(sorted(two))       # one chain, whatever the order given
+    assert sorted(alone) == sorted(two)
 
 
 def test_warmup_chains_put_what_a_module_needs_before_it():
-    assert warmup.warmup_chains(["coinche_rl.arena"]) == [["coinche_rl.arena"]]
-    for name, needs in warmup.WARMUP_NEEDS.items():
+    assert warmup.warmup_chains(["coinche_rl.arena.tasks"]) == [["coinche_rl.arena.tasks"]]
+    for name in warmup.kernel_modules():
+        needs = warmup.warmup_after(name)
         chains = warmup.warmup_chains([name])
         order = [m for c in chains for m in c]
-        assert sorted(order) == sorted({name, *needs})
+        assert set(needs) <= set(order) and order.count(name) == 1
         for need in needs:
             # a need in the same chain comes first; in another chain, it never waits for
             # ``name``'s chain (different processes compile at once)
             same = next(c for c in chains if name in c)
             assert need not in same or same.index(need) < same.index(name)
-    # every module a chain lists is warmed by `coinche-rl warmup`, and every one once
-    # (besides a module's other warm-up functions, "module:function", of a listed module)
-    listed = [m for c in warmup.WARMUP_CHAINS for m in c if ":" not in m]
-    assert sorted(listed) == sorted(warmup.WARMUP_MODULES)
-    assert all(m.partition(":")[0] in listed for c in warmup.WARMUP_CHAINS for m in c)
+        # a module compiles in the chain of the first warm-up it builds on, unless it
+        # names its own
+        if needs and getattr(importlib.import_module(name), "WARMUP_CHAIN", None) is None:
+            assert warmup.warmup_chain(name) == warmup.warmup_chain(needs[0])
 
 
 def test_evaluate_says_it_compiles_and_compiles_both_methods_at_once(fresh, capsys, caplog):

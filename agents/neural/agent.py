@@ -362,6 +362,10 @@ def nn_values(deal, agent: Union[str, "NeuralAgent"] = "nn", seed: int = 0) -> A
     return nn.action_values(view)
 
 
+#: its place in ``coinche-rl warmup`` (:mod:`coinche_rl.cli.warmup`): the networks' chain
+WARMUP_CHAIN = "networks"
+
+
 def warmup() -> None:
     """Compile the batched-play and input kernels (cached on disk)."""
     rules = get_rules("ffb")

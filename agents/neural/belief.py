@@ -336,6 +336,10 @@ def load_belief_net(path: str = "", rules: Optional[RuleSet] = None,
     return BeliefNet(net)
 
 
+#: its place in ``coinche-rl warmup`` (:mod:`coinche_rl.cli.warmup`): the networks' chain
+WARMUP_CHAIN = "networks"
+
+
 def warmup() -> None:
     """Compile the kernels of the position generator."""
     generate_positions(get_rules("ffb"), 0, 0, 2, play_net=MLP.random((4,), seed=0))

@@ -683,6 +683,10 @@ def label_bid_chunk(rules: RuleSet, seed: int, first_game: int, n_games: int,
                     rollout_steps=int(counters[1]), playouts=len(base) * len(players))
 
 
+#: its place in ``coinche-rl warmup`` (:mod:`coinche_rl.cli.warmup`): the networks' chain
+WARMUP_CHAIN = "networks"
+
+
 def warmup() -> None:
     """Compile the auction label kernels (cached on disk), the self-play path's with a
     small random bidding net."""

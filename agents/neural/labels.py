@@ -223,6 +223,10 @@ def label_chunk(rules: RuleSet, seed: int, first_game: int, n_games: int,
                       int(counters[0]), int(counters[1]))
 
 
+#: its place in ``coinche-rl warmup`` (:mod:`coinche_rl.cli.warmup`): the networks' chain
+WARMUP_CHAIN = "networks"
+
+
 def warmup() -> None:
     """Compile the label kernels (cached on disk)."""
     from ...rules import get_rules

@@ -228,6 +228,11 @@ class SearchAgent(Agent):
         return best, actions, values
 
 
+#: its place in ``coinche-rl warmup`` (:mod:`coinche_rl.cli.warmup`): after the sampler
+#: (in its chain) and the solver's search, whose kernels its kernels call
+WARMUP_AFTER = ("coinche_rl.agents.sampler", "coinche_rl.solver:warmup_search")
+
+
 def warmup() -> None:
     """Compile the kernels of this module."""
     d = Deal("ffb", seed=0, dealer=3).with_contract(80, 1, taker=0)

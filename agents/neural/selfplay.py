@@ -360,6 +360,10 @@ def selfplay_chunk(rules: RuleSet, seed: int, first_game: int, n_games: int,
                       time.perf_counter() - t0, n, nb)
 
 
+#: its place in ``coinche-rl warmup`` (:mod:`coinche_rl.cli.warmup`): the networks' chain
+WARMUP_CHAIN = "networks"
+
+
 def warmup() -> None:
     """Compile the self-play kernels (cached on disk)."""
     from ...rules import get_rules

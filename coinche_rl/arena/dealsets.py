@@ -244,6 +244,11 @@ def _check_indices(indices) -> np.ndarray:
     return idx
 
 
+#: its place in ``coinche-rl warmup`` (:mod:`coinche_rl.cli.warmup`): the chain of belote
+#: for two players (whose deals it compiles with the four-player game's)
+WARMUP_CHAIN = "two"
+
+
 def warmup() -> None:
     """Compile (or load from the numba cache) the deal sets' kernels of every family
     (``coinche-rl warmup`` runs it beside the tournaments' warm-up, which compiles the

@@ -4,79 +4,132 @@ session use the same chains."""
 
 from __future__ import annotations
 
+import functools
 import importlib
+import importlib.util
 import logging
 import os
+import re
 import subprocess
 import sys
 import time
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 from .. import _numba_cache as nc
 from .common import positive_int
 
 
-#: modules whose warmup() compiles kernels, in dependency order (absent ones are skipped)
-WARMUP_MODULES = ("coinche_rl.simulate", "coinche_rl.envs.kernels", "coinche_rl.envs.vector",
-                  "coinche_rl.solver", "coinche_rl.agents.numba_bots", "coinche_rl.agents.sampler",
-                  "coinche_rl.agents.evaluation", "coinche_rl.agents.pimc",
-                  "coinche_rl.agents.neural.agent", "coinche_rl.agents.neural.labels",
-                  "coinche_rl.agents.neural.bid_labels", "coinche_rl.agents.neural.belief",
-                  "coinche_rl.agents.neural.search", "coinche_rl.agents.neural.selfplay",
-                  "coinche_rl.arena", "coinche_rl.arena.dealsets",
-                  "coinche_rl.engine.two", "coinche_rl.agents.two_player_bots",
-                  "coinche_rl.envs.two_player_kernels", "coinche_rl.envs.two_player_vector",
-                  "coinche_rl.solver_two", "coinche_rl.agents.two_player_pimc",
-                  "coinche_rl.agents.two_player_evaluation")
+#: the order in which the chains of warm-ups start on a fresh cache, by the names the
+#: modules declare (``WARMUP_CHAIN``). The solver's call graph is deep (each kernel waits
+#: for its callees), so its chain starts first, with ``solver:warmup_search`` (from its
+#: argument types: no position, so none of the engine's kernels) and then the modules that
+#: use it. Meanwhile the networks' chain compiles the networks' and the sampler's kernels
+#: (with the engine's that they call), which PIMC's warm-up uses when the first chain
+#: reaches it. Belote for two players has its own chain, which no four-player command
+#: asks for. A chain of another name comes after these, and the modules of no chain (the
+#: engine's simulator, the numba bots, the arena: the engine's kernels) last, in one chain
+CHAIN_ORDER = ("search", "networks", "two")
+
+_WARMUP_DEF = re.compile(r"^def warmup\(", re.M)
 
 
-#: how the warm-up processes share WARMUP_MODULES: chains of modules that build on each
-#: other's kernels (each chain in one process, in this order). The solver's call graph is
-#: deep (each kernel waits for its callees), so it starts first, alone in its chain, from
-#: its argument types (``solver:warmup_search``: no position, so none of the engine's
-#: kernels); the modules that use it come after it there. Meanwhile the second chain
-#: compiles the networks' and the sampler's kernels (with the engine's that they call),
-#: which PIMC's warm-up uses when the first chain reaches it; the environments' load the
-#: engine's from the cache
-WARMUP_CHAINS = (("coinche_rl.solver:warmup_search", "coinche_rl.solver",
-                  "coinche_rl.agents.evaluation", "coinche_rl.agents.pimc"),
-                 ("coinche_rl.envs.kernels", "coinche_rl.envs.vector",
-                  "coinche_rl.agents.neural.agent", "coinche_rl.agents.sampler",
-                  "coinche_rl.agents.neural.labels", "coinche_rl.agents.neural.bid_labels",
-                  "coinche_rl.agents.neural.belief", "coinche_rl.agents.neural.search",
-                  "coinche_rl.agents.neural.selfplay"),
-                 # belote for two players: its own chain, never the last one (a module of no
-                 # chain joins the last); no four-player command, the demo included, asks for
-                 # these modules, so warmup_chains drops it there
-                 ("coinche_rl.engine.two", "coinche_rl.agents.two_player_bots",
-                  "coinche_rl.envs.two_player_kernels", "coinche_rl.envs.two_player_vector",
-                  "coinche_rl.solver_two", "coinche_rl.agents.two_player_pimc",
-                  "coinche_rl.agents.two_player_evaluation", "coinche_rl.arena.dealsets"),
-                 ("coinche_rl.simulate", "coinche_rl.agents.numba_bots", "coinche_rl.arena"))
+def _package_folders() -> List[Tuple[str, str]]:
+    """``(package name, folder)`` of coinche_rl and of each of its subpackages, found in
+    the folders (none imported): inside ``coinche_rl/``, and beside it where the source
+    tree keeps ``agents/`` and ``envs/`` (installed as ``coinche_rl.agents`` and
+    ``coinche_rl.envs``: the package's own finder says where they are)."""
+    import coinche_rl
+    found = [("coinche_rl", os.path.realpath(p)) for p in coinche_rl.__path__]
+    for parent in sorted({os.path.dirname(f) for _, f in found}):
+        for entry in sorted(os.listdir(parent)):
+            folder = os.path.realpath(os.path.join(parent, entry))
+            if not (entry.isidentifier() and os.path.isfile(os.path.join(folder, "__init__.py"))):
+                continue
+            spec = importlib.util.find_spec(f"coinche_rl.{entry}")
+            if spec is not None and folder in {os.path.realpath(p) for p in
+                                               spec.submodule_search_locations or ()}:
+                found.append((f"coinche_rl.{entry}", folder))
+    out = dict(found)
+    todo = list(found)
+    while todo:
+        name, folder = todo.pop()
+        for e in os.listdir(folder):
+            sub = os.path.join(folder, e)
+            if f"{name}.{e}" not in out and e.isidentifier() \
+                    and os.path.isfile(os.path.join(sub, "__init__.py")):
+                out[f"{name}.{e}"] = sub
+                todo.append((f"{name}.{e}", sub))
+    return sorted(out.items())
 
 
-#: modules whose kernels call those of other modules with a long compile of their own:
-#: warming one up warms these first, in their own chain's place (the solver in the first
-#: process while the others compile the rest, instead of inside the PIMC loop's compile)
-#: PIMC's own warm-up compiles the sampler's kernels that it calls (not the others), in
-#: the solver's process: the other process (the tournament's, in the demo) has more to do
-_SEARCH_NEEDS = ("coinche_rl.solver:warmup_search", "coinche_rl.agents.sampler")
+@functools.lru_cache(maxsize=1)
+def kernel_modules() -> Tuple[str, ...]:
+    """Every module of the package whose source defines a top-level ``warmup()`` (which
+    compiles its kernels), read from the sources, nothing imported: the root package's
+    modules first, then each subpackage's, by the names of the packages and modules. ``coinche-rl warmup`` and the test
+    session warm these up; no list of them is kept by hand."""
+    names = []
+    for package, folder in _package_folders():
+        for entry in sorted(os.listdir(folder)):
+            if not entry.endswith(".py"):
+                continue
+            with open(os.path.join(folder, entry), encoding="utf-8") as f:
+                if _WARMUP_DEF.search(f.read()):
+                    names.append(package if entry == "__init__.py" else f"{package}.{entry[:-3]}")
+    return tuple(names)
 
 
-WARMUP_NEEDS = {"coinche_rl.agents.pimc": ("coinche_rl.solver:warmup_search",),
-                "coinche_rl.agents.evaluation": _SEARCH_NEEDS,
-                "coinche_rl.agents.neural.search": _SEARCH_NEEDS}
+def _declared(module: str, name: str, default):
+    """What ``module`` declares as ``name`` (``WARMUP_CHAIN``, ``WARMUP_AFTER``), or
+    ``default`` (also for a module that does not import here, such as a user's)."""
+    try:
+        return getattr(importlib.import_module(module), name, default)
+    except ImportError:
+        return default
+
+
+def warmup_after(spec: str) -> Tuple[str, ...]:
+    """The warm-ups that ``spec`` (``"module"`` or ``"module:function"``) builds on: its
+    module's ``WARMUP_AFTER`` (the warm-ups that compile the kernels its kernels call,
+    which come first and come with it); none for a module's other warm-up functions."""
+    module, _, function = spec.partition(":")
+    return () if function else tuple(_declared(module, "WARMUP_AFTER", ()))
+
+
+def warmup_chain(spec: str, _seen: Tuple[str, ...] = ()) -> str:
+    """The chain of ``spec``: its module's ``WARMUP_CHAIN``, else the chain of the first
+    warm-up it builds on (one process compiles both), else ``""`` (the last chain)."""
+    module = spec.partition(":")[0]
+    chain = _declared(module, "WARMUP_CHAIN", None)
+    after = warmup_after(module)
+    if chain is None and after and module not in _seen:
+        return warmup_chain(after[0], _seen + (module,))
+    return chain or ""
 
 
 def warmup_chains(modules) -> List[List[str]]:
-    """``modules`` and what they need (:data:`WARMUP_NEEDS`) split as
-    :data:`WARMUP_CHAINS`, in the chains' order; a module of no chain goes to the end of
-    the last one, in the order given; empty chains dropped."""
-    wanted = list(dict.fromkeys(m for name in modules
-                                for m in (*WARMUP_NEEDS.get(name, ()), name)))
-    chains = [[m for m in chain if m in wanted] for chain in WARMUP_CHAINS]
-    chains[-1] += [m for m in wanted if not any(m in c for c in WARMUP_CHAINS)]
-    return [c for c in chains if c]
+    """``modules`` and what they build on (:func:`warmup_after`, transitively, each
+    before the first that needs it), split into their chains (:func:`warmup_chain`), in
+    the order of :data:`CHAIN_ORDER` (other names after, the modules of no chain last, in
+    the order given); empty chains dropped."""
+    wanted: List[str] = []
+
+    def want(spec: str, path: Tuple[str, ...]) -> None:
+        if spec in path:
+            raise ValueError(f"warm-up cycle: {' -> '.join(path + (spec,))}")
+        if spec not in wanted:
+            for need in warmup_after(spec):
+                want(need, path + (spec,))
+            wanted.append(spec)
+
+    for name in modules:
+        want(name, ())
+    chains: dict = {}
+    for spec in wanted:
+        chains.setdefault(warmup_chain(spec), []).append(spec)
+    rank = {name: i for i, name in enumerate(CHAIN_ORDER)}
+    order = sorted(chains, key=lambda c: (c == "", rank.get(c, len(rank)), c))
+    return [chains[c] for c in order]
 
 
 def _start_warm_child(chain) -> subprocess.Popen:
@@ -152,10 +205,11 @@ def compile_in_processes(modules, jobs: Optional[int], say: bool = True,
 
 def cmd_warmup(args) -> int:
     total = time.perf_counter()
-    seconds = compile_in_processes(WARMUP_MODULES, args.jobs)
+    modules = kernel_modules()
+    seconds = compile_in_processes(modules, args.jobs)
     if seconds is not None:
         print(f"compiled in {seconds:.1f} s; loading:", flush=True)
-    for name in WARMUP_MODULES:
+    for name in modules:
         try:
             mod = importlib.import_module(name)
         except ModuleNotFoundError as e:

@@ -517,6 +517,11 @@ def two_simulate(P, n, seed, scores, made, void):
         void[i] = T[T_VOID]
 
 
+#: its place in ``coinche-rl warmup`` (:mod:`coinche_rl.cli.warmup`): the chain of belote
+#: for two players, first (every kernel of the family calls these)
+WARMUP_CHAIN = "two"
+
+
 def warmup():
     """Compile the family's kernels (one random deal of each preset)."""
     from ..rules import get_rules, params_vector
