@@ -10,7 +10,7 @@
     coinche-rl tournament [--agents SPEC ...] [--format duplicate|rotating|knockout]
                           [--deals N] [--preset P] [--seed S] [--out FILE] [--plot FILE]
                           [--backend serial|pool|ray] [--workers N] [--address ADDR]
-    coinche-rl replay RESULTS.jsonl --pair I                # replay one duplicate deal pair
+    coinche-rl replay RESULTS.jsonl --pair I [--run ID | --match X:Y]  # one deal pair again
     coinche-rl agents                                       # registered agents, parameters
     coinche-rl play [--seat 0] [--partner SPEC] [--opponents SPEC [SPEC]] [--rules ffb]
                     [--seed S] [--deals N | --match] [--save FILE]   # play against the bots
@@ -50,6 +50,10 @@ One module of this package per subcommand (:mod:`.demo`, :mod:`.replay`,
 :mod:`.random_game`, :mod:`.presets`, :mod:`.tournament`, :mod:`.evaluate`, :mod:`.play`,
 :mod:`.serve`, :mod:`.agents`, :mod:`.warmup`, :mod:`.train`, :mod:`.bench`), each with its
 ``add_parser(sub)`` and its ``cmd_*``; :mod:`.common` holds the option types they share.
+A subcommand whose work differs by rule family chooses in one line, in one place (the
+game API's classes: :func:`.common.game_classes`; the hand evaluation); the terminal
+game and the tournament take every family. ``coinche-rl warmup`` finds the
+kernel modules by scanning the package's sources (:mod:`.warmup`).
 
 Errors print ``coinche-rl: error: ...`` on stderr and exit non-zero. Usage errors (an
 unknown option, a value out of its range: every count is at least 1, every seed at least

@@ -85,19 +85,25 @@ def output_problem(path, option: str):
     return None
 
 
-def engine_notice(command: str, family: str = "coinche") -> None:
+def game_classes(rules):
+    """``(deal class, match class)`` of the game API for ``rules``' family: the one place
+    the command line chooses them."""
+    if rules.family == "two":
+        from ..two_player import TwoPlayerDeal, TwoPlayerMatch
+        return TwoPlayerDeal, TwoPlayerMatch
+    from ..game import Deal, Match
+    return Deal, Match
+
+
+def engine_notice(command: str) -> None:
     """Say when the engine kernels of a light command (demo, replay, random-deal,
     random-match) are about to compile (called once its input is checked): on a fresh
     numba cache, seconds of silence before anything is printed. The heavier commands
     (tournament, evaluate, play, the trainers) say so for their own kernels."""
     from .. import engine as E
-    from ..engine import two as E2
-    if family == "two":
-        kernels = (E2.two_apply, E2.two_is_legal) if command in ("replay", "random-deal") else None
-    else:
-        kernels = {"demo": (E.simulate_random_deals,),
-                   "replay": (E.apply_action, E.legal_actions_into),
-                   "random-deal": (E.apply_action, E.legal_actions_into)}.get(command)
+    game = (E.game_step, E.game_legal_mask)   # what the game API's deals of every family call
+    kernels = {"demo": (E.simulate_random_deals,), "replay": game,
+               "random-deal": game}.get(command)
     if kernels:
         compile_notice("the engine", kernels, "about 10-30 s")
 

@@ -7,20 +7,15 @@ import sys
 
 import numpy as np
 
-from ..game import Deal, Match
 from ..records import deal_to_record, match_to_record
 from ..rules import get_rules
-from .common import RULES_HELP, engine_notice, nonnegative_int, rules_arg
+from .common import RULES_HELP, engine_notice, game_classes, nonnegative_int, rules_arg
 
 
 def random_game(args, match: bool):
-    engine_notice("random-deal", args.rules.family)
+    engine_notice("random-deal")
     rng = np.random.default_rng(args.seed)
-    if args.rules.family == "two":
-        from ..two_player import TwoPlayerDeal, TwoPlayerMatch
-        game = TwoPlayerMatch(args.rules, seed=args.seed) if match else TwoPlayerDeal(args.rules, seed=args.seed)
-    else:
-        game = Match(args.rules, seed=args.seed) if match else Deal(args.rules, seed=args.seed)
+    game = game_classes(args.rules)[1 if match else 0](args.rules, seed=args.seed)
     while not game.is_terminal:
         legal = game.legal_actions()
         # auction: pass 70% of the time, else any legal action; play: any legal card

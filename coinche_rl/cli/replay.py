@@ -9,7 +9,8 @@ from typing import List
 
 from ..records import (DEAL_FORMAT, MATCH_FORMAT, RecordError, load_record, replay_deal,
                        replay_match)
-from ..rules import PRESETS, STRAIN_NAMES, rules_label
+from ..engine.family import family_of
+from ..rules import STRAIN_NAMES, rules_label
 from .common import cwd_on_sys_path, engine_notice, nonnegative_int
 
 
@@ -143,10 +144,7 @@ def cmd_replay(args) -> int:
         return 1
     try:
         fmt = rec.get("format")
-        family = "coinche"
-        if isinstance(rec.get("rules"), dict) and isinstance(rec["rules"].get("preset"), str):
-            family = getattr(PRESETS.get(rec["rules"]["preset"]), "family", "coinche")
-        engine_notice("replay", family)
+        engine_notice("replay")
         if fmt == DEAL_FORMAT:
             deal = replay_deal(rec)
             print(f"{args.file}: deal record OK ({len(deal.history)} actions checked)")
@@ -167,7 +165,7 @@ def cmd_replay(args) -> int:
                     print(f"  deal {i + 1}: dealer {d.dealer}, {what}, "
                           f"{'litige' if r.litige else 'made' if r.made else 'failed'}, "
                           f"{r.scores[0]} - {r.scores[1]}")
-            side = "player" if m["rules"].family == "two" else "team"
+            side = "team" if family_of(m["rules"]).n_players > 2 else "player"
             print(f"final scores {m['scores'][0]} - {m['scores'][1]}; winner: "
                   + ("none yet" if m["winner"] is None else f"{side} {m['winner']}"))
             if m["deals"] and m["deals"][-1].is_terminal and not m["deals"][-1].is_void:
