@@ -11,6 +11,7 @@ import pytest
 
 from coinche_rl import actions as A
 from coinche_rl import engine as E
+from coinche_rl.engine import auction
 from coinche_rl.game import Deal, IllegalBidError
 from coinche_rl.rules import AT, FOUR_PLAYER_PRESETS, NT, get_rules
 
@@ -159,7 +160,9 @@ def test_no_auction_after_the_auction():
 
 
 # ------------------------------------------------------------------ the masks
-CODES = {v for k, v in vars(E).items() if k.startswith("REFUSE_")}
+# the auction's clauses (engine/auction.py); the codes past them (engine/entry.py: the card
+# play and the exchange) are not the auction's
+CODES = {v for k, v in vars(auction).items() if k.startswith("REFUSE_")}
 PROPERTY_RULES = list(FOUR_PLAYER_PRESETS) + [
     get_rules("ffb", capot_after_coinche=True),
     get_rules("ffb_sa_ta", min_bid=90, max_bid=170, bid_step=20)]

@@ -208,16 +208,16 @@ def test_four_player_rules_are_refused():
         TwoPlayerDeal(dealer=2)
 
 
+# The APIs still written for four players only; the envs (coinche_v0.env, CoincheVectorEnv)
+# and the arena's DealSet serve every family now (tests/test_env_two_player.py,
+# tests/test_arena*.py play belote for two players through them).
 _FOUR_PLAYER_APIS = {       # name: (module, callable, arguments before the rules, keywords)
     "simulate_deals": ("coinche_rl.simulate", "simulate_deals", (2,), "rules"),
     "random_play_phase": ("coinche_rl.simulate", "random_play_phase", (2,), "rules"),
     "Deal": ("coinche_rl.game", "Deal", (), None),
-    "coinche_v0.env": ("coinche_rl.envs.coinche_v0", "env", (), "rules"),
-    "CoincheVectorEnv": ("coinche_rl.envs.vector", "CoincheVectorEnv", (2,), "rules"),
     "contract_levels": ("coinche_rl.agents.evaluation", "contract_levels", (), None),
     "deal_states": ("coinche_rl.agents.numba_bots", "deal_states", (), None),
     "hand_information_set": ("coinche_rl.agents.sampler", "hand_information_set", (), None),
-    "DealSet": ("coinche_rl.arena.dealsets", "DealSet", (), None),
     "create_app": ("coinche_rl.web.app", "create_app", (), None),
 }
 
@@ -232,7 +232,7 @@ def test_four_player_apis_refuse_two_player_rules(api):
         pytest.importorskip("starlette")
     fn = getattr(importlib.import_module(module), name)
     rules = get_rules("belote_a_deux")
-    after = {"hand_information_set": (0, "AS KS QS JS TS 9S 8S 7S"), "DealSet": (4,),
+    after = {"hand_information_set": (0, "AS KS QS JS TS 9S 8S 7S"),
              "deal_states": (2,)}.get(api, ())
     with pytest.raises(InvalidRulesError, match="belote for two players.*TwoPlayerDeal"):
         if keyword:
