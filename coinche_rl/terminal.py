@@ -704,7 +704,10 @@ class TerminalGame:
         """Family hook: (what compiles, its main kernels, how long it takes), for the
         notice."""
         from .agents.numba_bots import bot_action
-        return ("the game and its agents", (E.apply_action, E.legal_actions_into, bot_action),
+        # the entry points every deal calls (BaseDeal): the family's own kernels are
+        # compiled inside them, never as dispatchers of their own, so naming those here
+        # would announce a compilation on every run
+        return ("the game and its agents", (E.game_step, E.game_legal_mask, bot_action),
                 "about 20-60 s")
 
     def _play_aside(self) -> None:

@@ -362,9 +362,9 @@ class TwoPlayerTerminalGame(TerminalGame):
 
     def _kernels(self):
         from .agents.two_player_bots import two_bot_action
-        from .engine import two as E2
+        from . import engine as E
         return ("the game and its agent",
-                (E2.two_apply, E2.two_legal_mask, E2.two_public_view_into, two_bot_action),
+                (E.game_step, E.game_legal_mask, E.game_public_view_into, two_bot_action),
                 "about 10-30 s")
 
     def _play_aside(self) -> None:
