@@ -34,12 +34,14 @@ agent by its spec string (``CoincheSingleAgentEnv(opponents="heuristic")``,
 ``CoincheVectorEnv(opponents="nn")``), it finds the agents layer through a Python entry
 point that the agents side declares (plugin inversion):
 
-* group ``coinche_rl.env_opponents``: ``factory(spec) -> opponent``, where ``spec`` is
-  an agent spec string of ``coinche_rl.agents.make_agent`` (or an agent object) and the
+* group ``coinche_rl.env_opponents``: ``factory(spec, rules) -> opponent``, where
+  ``spec`` is an agent spec string of ``coinche_rl.agents.make_agent`` (or an agent
+  object), built for the family of the env's ``rules`` (a ``RuleSet``), and the
   opponent has ``reset(seat, rules, seed)``, ``observe(seat, action)`` (every action of
   the deal, in order; the opponent itself hides the others' private declare / belote
   choices) and ``act(deal, seat, match) -> action id`` (``deal`` the engine
-  :class:`~coinche_rl.game.Deal`, ``match`` ``{"scores", "target", "pot"}`` or None).
+  :class:`~coinche_rl.game.Deal` or the two-player deal, ``match`` ``{"scores",
+  "target", "pot"}`` or None).
   This project's entry: ``coinche_rl = coinche_rl.agents.env_plugins:env_opponent``.
 * group ``coinche_rl.vector_opponents``: ``factory(spec, rules) -> policy``, a batched
   policy ``policy(public_states, params, seats) -> actions`` for

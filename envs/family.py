@@ -75,9 +75,9 @@ class EnvFamily:
     seats: str
     #: ``dealer=`` that passes the deal on after each deal (vector envs)
     next_dealer: str
-    #: agent specs (``opponents="heuristic"``) resolve through the agents' plugins; else
-    #: only ``"random"`` and callables are opponents
-    spec_opponents: bool
+    #: the opponent spec ``"random"`` of the single-agent env draws from the env's own
+    #: ``np_random`` (else it is the agents' random agent, built by the plugin like any spec)
+    own_random: bool
     #: what compiles, in the compile notices (``the ... environment``)
     title: str
 
@@ -136,14 +136,14 @@ FOUR = EnvFamily(
     deal=Deal, match=Match, observation=observation, encoder=ObservationEncoder,
     vector_encoder=encode_four,
     knowledge=information_set, deal_kwargs=_four_deal_kwargs, who="seat", seats="0..3",
-    next_dealer="rotate", spec_opponents=True, title="the",
+    next_dealer="rotate", own_random=False, title="the",
     engine=ENGINE_FAMILIES["coinche"])
 TWO = EnvFamily(
     key="two", env_name="two_player_v0", default_rules="belote_a_deux",
     rules_of=two_player_rules, deal=TwoPlayerDeal, match=TwoPlayerMatch,
     observation=two_player_observation, encoder=TwoPlayerEncoder, vector_encoder=encode_two,
     knowledge=lambda deal, player: deal.view(player), deal_kwargs=_two_deal_kwargs,
-    who="player", seats="0 or 1", next_dealer="alternate", spec_opponents=False,
+    who="player", seats="0 or 1", next_dealer="alternate", own_random=True,
     title="the two-player", engine=ENGINE_FAMILIES["two"])
 
 #: the families by key

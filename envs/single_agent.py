@@ -19,13 +19,14 @@ other seats (three of four; the other player of two) are played by ``opponents``
 
 ``policies={seat: callable}`` is the older spelling of the dict form (still accepted),
 ``opponent=`` the two-player adapter's name of ``opponents``. Belote for two players
-(rules of the ``two`` family, ``coinche_rl/TwoPlayer-v0``): no agent of
-``coinche_rl.agents`` plays it yet, so its opponents are ``"random"`` (the env's own
-``np_random``) or callables.
+(rules of the ``two`` family, ``coinche_rl/TwoPlayer-v0``) takes the same opponents: a
+spec is built for the family of the env's rules (``"heuristic"``: the two-player
+heuristic; an agent that does not play the family is refused, naming the families it
+plays), except ``"random"``, which there draws from the env's own ``np_random``.
 
 The env does not import ``coinche_rl.agents`` (envs sit below agents): a spec is turned
 into an opponent by the plugin of the entry point group ``coinche_rl.env_opponents``
-(``factory(spec) -> opponent`` with ``reset(seat, rules, seed)``, ``observe(seat,
+(``factory(spec, rules) -> opponent`` with ``reset(seat, rules, seed)``, ``observe(seat,
 action)`` and ``act(deal, seat, match) -> action``; coinche-rl declares
 ``coinche_rl.agents.env_plugins:env_opponent``; see :mod:`coinche_rl.envs`). An unknown
 spec raises a ``ValueError`` naming the available agents.
@@ -151,22 +152,21 @@ class CoincheSingleAgentEnv(gymnasium.Env):
                 raise ValueError(f"{name}[{s}] must be an agent spec string (such as "
                                  f"'heuristic') or a callable policy(observation, agent) "
                                  f"-> action, not {opp!r}")
-            if isinstance(opp, str) and not fam.spec_opponents and opp.strip() != "random":
-                raise ValueError(f"{name} {opp!r}: no agent of coinche_rl.agents plays "
-                                 f"belote for two players yet; give 'random' or a callable "
-                                 f"policy(observation, agent) -> action")
-        if not fam.spec_opponents:              # "random": the env's own np_random
-            table = {s: p for s, p in table.items() if not isinstance(p, str)}
+        if fam.own_random:                      # "random": the env's own np_random
+            table = {s: p for s, p in table.items()
+                     if not (isinstance(p, str) and p.strip() == "random")}
         self.opponents = table
         #: the callable opponents, ``{seat: policy}``
         self.policies = {s: p for s, p in table.items() if not isinstance(p, str)}
-        #: the spec opponents built by the ``coinche_rl.env_opponents`` plugin
-        self._agents = {s: resolve_plugin(ENV_OPPONENTS_GROUP, f"opponents[{s}]={p!r}", p)
-                        for s, p in sorted(table.items()) if isinstance(p, str)}
         self._agent_rng = np.random.default_rng()
         self._agent_deal = None
         self.seat = int(seat)
         self.aec = aec = coinche_v0.raw_env(**env_kwargs)
+        #: the spec opponents built by the ``coinche_rl.env_opponents`` plugin for the
+        #: family of the env's rules
+        self._agents = {s: resolve_plugin(ENV_OPPONENTS_GROUP, f"{name}[{s}]={p!r}", p,
+                                          aec.rules)
+                        for s, p in sorted(table.items()) if isinstance(p, str)}
         self.agent = aec.possible_agents[self.seat]
         self.render_mode = aec.render_mode
         O = aec.family.observation

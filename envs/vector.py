@@ -31,8 +31,8 @@ names :func:`VectorTwoPlayer` and :func:`TwoPlayerVectorEnv` are kept) and the k
   raises a ``ValueError`` naming those that have one.
 
 With two players the seats are the players, ``rewards`` is [N, 2], the other player is
-played by ``opponent``/``opponents`` (``"random"`` or a batched policy: no agent plays
-belote for two yet), ``dealer="alternate"`` passes the deal on, and a void deal (both
+played by ``opponent``/``opponents`` (``"random"``, an agent spec of the family such
+as ``"heuristic"``, or a batched policy ``f(public_views, params, players)``), ``dealer="alternate"`` passes the deal on, and a void deal (both
 passed twice) ends too, with zero rewards.
 
 Deal mode only (one deal per episode, like ``coinche_v0``'s default); rewards are the
@@ -313,8 +313,8 @@ class CoincheVectorEnv(VectorEnv):
     :param seat: the learner's seat.
     :param opponents: ``"random"`` (default, inside numba), an agent spec with a batched
         form (``"heuristic"``, ``"heuristic:aggression=10"``, ``"nn"``, ...; resolved
-        through the ``coinche_rl.vector_opponents`` entry point; four players only) or a
-        batched policy ``f(public_states, params, seats) -> actions`` for the other
+        through the ``coinche_rl.vector_opponents`` entry point for the family of the
+        rules: with two players the two-player ``heuristic``) or a batched policy ``f(public_states, params, seats) -> actions`` for the other
         seats. The resolved policy is :attr:`opponent_policy` (None for ``"random"``).
     :param opponent: the two-player name of ``opponents`` (give one of the two).
     :param pass_prob: random opponents pass with this probability in the auction and
@@ -347,12 +347,7 @@ class CoincheVectorEnv(VectorEnv):
         if opponents is None:
             opponents = "random"
         name = self._opponents_name
-        if isinstance(opponents, str):
-            if not fam.spec_opponents and opponents.strip() != "random":
-                raise ValueError(f"{name} {opponents!r}: no agent of coinche_rl.agents plays "
-                                 f"belote for two players yet; give 'random' or a batched "
-                                 f"policy f(public_states, params, players) -> actions")
-        elif not callable(opponents):
+        if not (isinstance(opponents, str) or callable(opponents)):
             raise ValueError(f"{name} must be 'random', an agent spec string such as "
                              f"'heuristic' or 'nn', or a callable f(public_states, params, "
                              f"seats) -> actions, not {opponents!r}")
@@ -368,7 +363,7 @@ class CoincheVectorEnv(VectorEnv):
             self.opponent_policy = opponents
         elif opponents.strip() != "random":
             self.opponent_policy = resolve_plugin(VECTOR_OPPONENTS_GROUP,
-                                                  f"opponents={opponents!r}", opponents, b.rules)
+                                                  f"{name}={opponents!r}", opponents, b.rules)
         self.pass_prob = -1.0 if pass_prob is None else float(pass_prob)
         self.num_envs = n = b.num_envs
         O = fam.observation
@@ -494,8 +489,9 @@ def TwoPlayerVectorEnv(num_envs: int, seat: int = 0, rules: Union[str, RuleSet] 
                        reward: str = "difference", seed: Optional[int] = None, copy: bool = True,
                        normalize_reward: bool = False) -> CoincheVectorEnv:
     """:class:`CoincheVectorEnv` of belote for two players (its two-player name; rules of
-    the ``two`` family only): the learner is player ``seat``, ``opponent`` (``"random"``
-    or a batched policy ``f(public_states, params, players) -> actions``) the other."""
+    the ``two`` family only): the learner is player ``seat``, ``opponent`` (``"random"``,
+    an agent spec of the family such as ``"heuristic"``, or a batched policy
+    ``f(public_states, params, players) -> actions``) the other."""
     return CoincheVectorEnv(num_envs, seat, rules, dealer=dealer, reward=reward, seed=seed,
                             copy=copy, normalize_reward=normalize_reward, opponent=opponent,
                             family="two")

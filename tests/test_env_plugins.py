@@ -192,6 +192,40 @@ def test_opponent_errors_are_specific():
     assert set(env.unwrapped._agents) == {0, 1, 2}
 
 
+@pytest.mark.parametrize("rules", ["belote_a_deux", "belote_decouverte"])
+def test_a_two_player_heuristic_opponent_plays_the_two_player_heuristic(rules):
+    """Belote for two players: the spec is built for the family of the env's rules."""
+    from coinche_rl.agents import make_agent
+    env = CoincheSingleAgentEnv(seat=0, opponents="heuristic", rules=rules)
+    reference = make_agent("heuristic", get_rules(rules))
+    (opp,) = env._agents.values()
+    assert "two" in type(opp.agent).FAMILIES
+    inner, checked = opp.act, []
+
+    def act(deal, s, match):
+        assert s == 1 and deal.current_player == 1
+        reference.reset(1, deal.rules, 0)
+        got = inner(deal, s, match)
+        assert got == reference.act(deal.view(1))
+        checked.append(got)
+        return got
+    opp.act = act
+    for seed in range(3):
+        rewards, _, _ = play(env, seed)
+        assert rewards[-1] != 0 or env.game.is_void
+    assert len(checked) >= 3 * 8                    # at least its cards of each deal
+
+
+def test_an_agent_of_another_family_is_refused_as_opponent():
+    for rules in ("belote_a_deux", "belote_decouverte"):
+        with pytest.raises(ValueError, match=r"opponents\[1\]='nn': agent 'nn' plays the "
+                                             r"families .*not the family 'two'.*heuristic"):
+            CoincheSingleAgentEnv(opponents="nn", rules=rules)
+        with pytest.raises(ValueError, match=r"opponent='nn': agent 'nn' plays the "
+                                             r"families .*not the family 'two'.*heuristic"):
+            V.CoincheVectorEnv(2, rules=rules, opponent="nn")
+
+
 # ------------------------------------------------------------------ vector opponents
 def explicit_heuristic(states, params, seats):
     from coinche_rl.agents.numba_bots import BOT_HEURISTIC, bot_action
@@ -222,6 +256,24 @@ def test_vector_named_heuristic_equals_the_explicit_batched_policy(rules):
     assert sum(int(t.sum()) for t in named[3::3]) > 3           # deals ended
     # and differs from the random opponents
     rand, _ = vector_run("random", 60, rules=rules)
+    assert not all(np.array_equal(x, y) for x, y in zip(named, rand))
+
+
+def explicit_two_heuristic(views, params, players):
+    from coinche_rl.agents.two_player_bots import HEURISTIC_WEIGHTS, TWO_HEURISTIC, two_bot_action
+    rng = np.zeros(1, dtype=np.uint64)
+    return np.array([two_bot_action(TWO_HEURISTIC, V_, params, int(p), rng, HEURISTIC_WEIGHTS)
+                     for V_, p in zip(views, players)], dtype=np.int64)
+
+
+@pytest.mark.parametrize("rules", ["belote_a_deux", "belote_decouverte"])
+def test_two_player_vector_named_heuristic_plays_the_two_player_heuristic(rules):
+    named, env = vector_run("heuristic", 80, n=4, seat=0, rules=rules)
+    assert env.opponent_policy is not None
+    given, _ = vector_run(explicit_two_heuristic, 80, n=4, seat=0, rules=rules)
+    assert all(np.array_equal(x, y) for x, y in zip(named, given))
+    assert sum(int(t.sum()) for t in named[3::3]) > 3           # deals ended
+    rand, _ = vector_run("random", 80, n=4, seat=0, rules=rules)
     assert not all(np.array_equal(x, y) for x, y in zip(named, rand))
 
 

@@ -382,8 +382,10 @@ def test_single_agent_same_seed_same_trajectory_and_opponent_policy():
 
     run(first_legal)
     assert seen and set(seen) == {"player_1"}
-    with pytest.raises(ValueError, match="no agent"):
-        TwoPlayerSingleAgentEnv(opponent="heuristic")
+    # an agent spec is built for belote for two players; one that does not play it is refused
+    assert run("heuristic")[0] != h1
+    with pytest.raises(ValueError, match="agent 'nn' plays the families"):
+        TwoPlayerSingleAgentEnv(opponent="nn")
     with pytest.raises(ValueError, match="seat"):
         TwoPlayerSingleAgentEnv(seat=2)
 
@@ -517,5 +519,6 @@ def test_gym_vector_env_with_a_batched_policy_sees_only_public_states():
     for _ in range(60):
         obs, rew, term, trunc, infos = env.step(env.action_masks().argmax(axis=1))
     assert calls and set(calls) == {1}
-    with pytest.raises(ValueError, match="no agent"):
-        TwoPlayerVectorEnv(2, opponent="heuristic")
+    assert TwoPlayerVectorEnv(2, opponent="heuristic").opponent_policy is not None
+    with pytest.raises(ValueError, match="agent 'nn' plays the families"):
+        TwoPlayerVectorEnv(2, opponent="nn")
