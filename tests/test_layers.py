@@ -69,11 +69,28 @@ def test_the_import_contracts_are_kept(tree):
                     "lint_imports_command; sys.exit(lint_imports_command())",
                     str(REPO / "pyproject.toml"), "--no-cache"])
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "0 broken" in r.stdout and "Contracts: 2 kept" in r.stdout, r.stdout
+    assert "0 broken" in r.stdout and "Contracts: 3 kept" in r.stdout, r.stdout
     # the graph is the copy's, not the installed package's
     where = _run(tree, [sys.executable, "-c", "import importlib.util as u; "
                         "print(u.find_spec('coinche_rl').origin)"]).stdout
     assert where.startswith(str(tree)), where
+
+
+def test_the_engine_sub_layers_catch_an_upward_import_and_a_shared_oracle(tree, tmp_path):
+    """The engine layer's own contract breaks when a kernel module imports the Python face
+    above it, or when a reference (an independent oracle) imports the kernels."""
+    copy = tmp_path / "tree"
+    shutil.copytree(tree, copy)
+    entry = copy / "coinche_rl" / "engine" / "entry.py"
+    entry.write_text(entry.read_text() + "\n\ndef _upward():\n    from .. import records\n")
+    ref = copy / "coinche_rl" / "reference_two.py"
+    ref.write_text(ref.read_text() + "\n\ndef _shared():\n    from .engine import two\n")
+    r = _run(copy, [sys.executable, "-c", "import sys; from importlinter.cli import "
+                    "lint_imports_command; sys.exit(lint_imports_command())",
+                    str(REPO / "pyproject.toml"), "--no-cache"])
+    assert r.returncode != 0 and "1 broken" in r.stdout, r.stdout
+    assert "coinche_rl.engine.entry -> coinche_rl.records" in r.stdout, r.stdout
+    assert "coinche_rl.reference_two -> coinche_rl.engine.two" in r.stdout, r.stdout
 
 
 def test_no_module_imports_itself_back(tree):
