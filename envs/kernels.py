@@ -43,7 +43,6 @@ from ..rules import (DEAL_POINTS, DIX_DE_DER, MIN_BID_VALUE, N_SEATS, N_STRAINS,
                      N_TRICKS, P_FAMILY, RuleSet, card_points_table, partner, seat_after)
 from ..rules import team as team_of
 from . import observation as O
-from .observation import match_vector
 from .observation import (O_BELOTE, O_BIDS, O_CEILINGS, O_COINCHE, O_CONTRACT, O_CURRENT_TRICK,
                           O_DEALER, O_DECLARATIONS_RESOLVED, O_DECLARATIONS_SHOWN,
                           O_DECLARATION_WINNER, O_HAND, O_LEADER, O_MATCH, O_PHASE, O_PLAYED_BY,
@@ -401,7 +400,7 @@ def rules_vector(rules: RuleSet) -> np.ndarray:
         rules.multipliers[1] / 4.0, float(rules.generale_bonus > 0)), dtype=np.float32)
 
 
-class ObservationEncoder:
+class ObservationEncoder(O.EncoderBase):
     """The tables :func:`encode_into` needs for one rule set, and a convenience call.
 
     >>> from coinche_rl.game import Deal
@@ -413,17 +412,9 @@ class ObservationEncoder:
     """
 
     def __init__(self, rules: RuleSet):
-        self.rules = rules
-        self.params = E.R.params_vector(rules)
+        super().__init__(rules, E.R.params_vector(rules))
         self.cpt = np.ascontiguousarray(card_points_table(rules), dtype=np.int64)
         self.rules_vec = rules_vector(rules)
-        #: the match vector of deal mode
-        self.no_match = np.zeros(5, dtype=np.float64)
-
-    def match_vector(self, match) -> np.ndarray:
-        """``(flag, score 0, score 1, target, pot)`` from ``{"scores", "target", "pot"}``
-        (None: deal mode; :func:`~coinche_rl.envs.observation.match_vector`)."""
-        return match_vector(match, self.no_match)
 
     def encode(self, S: np.ndarray, seat: int, match=None, out=None) -> np.ndarray:
         """The observation of ``seat`` in state ``S`` (a new array unless ``out``)."""

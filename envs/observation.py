@@ -159,6 +159,26 @@ def match_vector(match: Optional[dict], no_match: np.ndarray) -> np.ndarray:
     return np.array((1.0, s[0], s[1], match["target"], match.get("pot", 0)), dtype=np.float64)
 
 
+class EncoderBase:
+    """What the observation encoders of both families share
+    (:class:`.kernels.ObservationEncoder`, :class:`.two_player_kernels.TwoPlayerEncoder`):
+    the rules, their rule vector ``params`` and the match vector of deal mode. Each
+    family writes its ``encode(state, seat, match=None, out=None)`` (the AEC env's hot
+    path: one call into its numba encoder), ``observe(deal, seat, match)`` and
+    ``legal_mask(deal)``."""
+
+    def __init__(self, rules, params: np.ndarray):
+        self.rules = rules
+        self.params = params
+        #: the match vector of deal mode
+        self.no_match = np.zeros(5, dtype=np.float64)
+
+    def match_vector(self, match) -> np.ndarray:
+        """``(flag, score 0, score 1, target, pot)`` from ``{"scores", "target", "pot"}``
+        (None: deal mode; :func:`match_vector`)."""
+        return match_vector(match, self.no_match)
+
+
 def encode(info: InformationSet, match: Optional[dict] = None) -> np.ndarray:
     """The observation of ``info.seat`` (see the module docstring), shape
     ``(OBSERVATION_SIZE,)``, float32.

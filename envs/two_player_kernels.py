@@ -33,7 +33,7 @@ from ..engine.two import (CARDS_PER_PLAYER, DECL_UNRESOLVED, DONE, EXCHANGE_PHAS
                           two_public_view_into, writable_state)
 from ..rules import DEAL_POINTS, P_BELOTE, P_DECLARATIONS, P_HAND_CARDS, P_LITIGE, params_vector
 from . import two_player_observation as O
-from .observation import match_vector
+from .observation import EncoderBase, match_vector
 from .two_player_observation import (O_BELOTE, O_COVERS, O_CURRENT_TRICK, O_DEALER,
                                      O_DECLARATIONS_RESOLVED, O_DECLARATION_CARDS,
                                      O_DECLARATION_WINNER, O_DECLARED, O_EXCHANGE, O_FACE_DOWN,
@@ -200,7 +200,7 @@ def encode_into(T, P, me, match, V, out):
     encode_view(V, P, me, match, out)
 
 
-class TwoPlayerEncoder:
+class TwoPlayerEncoder(EncoderBase):
     """The tables :func:`encode_into` needs for one rule set, and convenience calls.
 
     >>> from coinche_rl.two_player import TwoPlayerDeal
@@ -211,20 +211,12 @@ class TwoPlayerEncoder:
     """
 
     def __init__(self, rules):
-        self.rules = rules
-        self.params = params_vector(rules)
-        #: the match vector of deal mode
-        self.no_match = np.zeros(5, dtype=np.float64)
+        super().__init__(rules, params_vector(rules))
         self._V = np.zeros(TWO_STATE_SIZE, dtype=np.int64)
         #: the four-player encoder's tables in the shared vector kernels' signature
         #: (``envs.kernels.encode_two``), unused by this family's encoder
         self.cpt = np.zeros((6, N_CARDS), dtype=np.int64)
         self.rules_vec = np.zeros(10, dtype=np.float32)
-
-    def match_vector(self, match) -> np.ndarray:
-        """``(flag, score 0, score 1, target, pot)`` from ``{"scores", "target", "pot"}``
-        (None: deal mode; :func:`~coinche_rl.envs.observation.match_vector`)."""
-        return match_vector(match, self.no_match)
 
     def encode(self, T: np.ndarray, player: int, match=None, out=None) -> np.ndarray:
         """The observation of ``player`` in the state ``T`` (a new array unless ``out``)."""
