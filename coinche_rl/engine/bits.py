@@ -55,6 +55,18 @@ def lowest_card(m):
     return _llvm_cttz(np.int64(m)) & 63
 
 
+@kernel
+def mask_into(out, base, m):
+    """``out[base + i] = 1`` for each set bit ``i`` of the mask ``m`` (the legal masks'
+    cards and prise options); returns how many. Pass ``base`` as ``np.int64(...)``."""
+    n = 0
+    while m:
+        out[base + lowest_card(m)] = 1
+        m &= m - 1
+        n += 1
+    return n
+
+
 @njit(cache=True, inline="always")
 def highest_card(m):
     """Index of the highest set bit of a non-zero 32-bit mask (-1 for 0)."""

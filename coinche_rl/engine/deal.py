@@ -12,13 +12,10 @@ from numba import njit
 from .. import rules as R
 from ..cards import N_CARDS
 from ..rules import (CLASSIC_PACKETS, CLASSIC_REST, CLASSIC_RETOURNE_AT,
-                     CLASSIC_TAKER_REST, N_SEATS, N_TRICKS, P_FAMILY, seat_after)
+                     CLASSIC_TAKER_REST, N_SEATS, P_FAMILY, seat_after)
 from .bits import kernel, rng_below, shuffle
-from .layout import (AUCTION, DECL_UNRESOLVED, MADE_UNSCORED, MAX_AUCTION, NO_ACTION,
-                     NO_CARD, NO_SEAT, STATE_SIZE, S_AUCTION, S_BID_SEAT, S_COINCHE_SEAT,
-                     S_CUR, S_DEALER, S_DECK, S_DECL_WINNER, S_GENERALE, S_HAND,
-                     S_INIT_HAND, S_MADE, S_PHASE, S_PLAYS, S_PRISE_ROUND, S_RETOURNE,
-                     S_TRICK_LEADERS, S_TRICK_WINNERS, S_WIN_CARD, S_WIN_SEAT)
+from .layout import (STATE_BLANK, STATE_SIZE, S_BID_SEAT, S_CUR, S_DEALER, S_DECK, S_HAND,
+                     S_INIT_HAND, S_PRISE_ROUND, S_RETOURNE)
 
 
 @kernel
@@ -89,29 +86,12 @@ def reset_state(S, hands, dealer):
 
 @kernel
 def _clear_state(S, dealer):
-    """Every slot to its value before the deal, hands empty."""
+    """Every slot to its value before the deal (:data:`.layout.STATE_BLANK`), hands
+    empty."""
     for k in range(STATE_SIZE):
-        S[k] = 0
+        S[k] = STATE_BLANK[k]
     S[S_DEALER] = dealer
-    S[S_PHASE] = AUCTION
     S[S_CUR] = seat_after(dealer, np.int64(1))
-    S[S_BID_SEAT] = NO_SEAT
-    S[S_COINCHE_SEAT] = NO_SEAT
-    S[S_DECL_WINNER] = DECL_UNRESOLVED
-    S[S_MADE] = MADE_UNSCORED
-    S[S_GENERALE] = NO_SEAT
-    S[S_WIN_SEAT] = NO_SEAT
-    S[S_WIN_CARD] = NO_CARD
-    for i in range(N_TRICKS):
-        S[S_TRICK_LEADERS + i] = NO_SEAT
-        S[S_TRICK_WINNERS + i] = NO_SEAT
-    for i in range(N_CARDS):
-        S[S_PLAYS + i] = NO_CARD
-    for i in range(MAX_AUCTION):
-        S[S_AUCTION + i] = NO_ACTION
-    S[S_RETOURNE] = NO_CARD
-    for i in range(N_CARDS):
-        S[S_DECK + i] = NO_CARD
 
 
 @kernel

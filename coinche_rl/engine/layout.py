@@ -79,6 +79,8 @@ per accessor on first use.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..cards import N_CARDS
 from ..rules import N_SEATS, N_TEAMS, N_TRICKS
 
@@ -141,6 +143,20 @@ def slot_offsets(layout):
     return offsets, flat.size
 
 
+def blank_state(layout, fill):
+    """The state of ``layout`` before a deal (int64, read by the kernels as a constant
+    they copy): every slot 0 but those named in ``fill`` (``{slot: value}``), whose whole
+    block holds the value. The reset of every family is this copy plus the slots the deal
+    decides (dealer, player to act, cards)."""
+    offsets, size = slot_offsets(layout)
+    sizes = dict(layout)
+    state = np.zeros(size, dtype=np.int64)
+    for name, value in fill.items():
+        state[offsets[name]:offsets[name] + sizes[name]] = value
+    state.flags.writeable = False
+    return state
+
+
 STATE_OFFSETS, STATE_SIZE = slot_offsets(STATE_LAYOUT)   # STATE_SIZE: 215
 globals().update(STATE_OFFSETS)
 # sentinel values of the slots
@@ -151,6 +167,12 @@ DECL_UNRESOLVED = -2      # S_DECL_WINNER before the declarations are resolved
 DECL_NOBODY = -1          # S_DECL_WINNER: no team scores declarations
 NOT_COINCHED, COINCHED, SURCOINCHED = 0, 1, 2        # S_COINCHE
 MADE_UNSCORED, MADE_FAILED, MADE_MADE, MADE_LITIGE = -1, 0, 1, 2   # S_MADE
+#: the state before a deal, hands empty (:func:`.deal.reset_state` copies it)
+STATE_BLANK = blank_state(STATE_LAYOUT, dict(
+    S_PHASE=AUCTION, S_BID_SEAT=NO_SEAT, S_COINCHE_SEAT=NO_SEAT, S_DECL_WINNER=DECL_UNRESOLVED,
+    S_MADE=MADE_UNSCORED, S_GENERALE=NO_SEAT, S_WIN_SEAT=NO_SEAT, S_WIN_CARD=NO_CARD,
+    S_TRICK_LEADERS=NO_SEAT, S_TRICK_WINNERS=NO_SEAT, S_PLAYS=NO_CARD, S_AUCTION=NO_ACTION,
+    S_RETOURNE=NO_CARD, S_DECK=NO_CARD))
 
 
 # Named reads and writes of the state's slots, for the modules outside the engine. They

@@ -6,6 +6,7 @@ choices and the cards here, a trick at a time, the deal scored after the last).
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from .. import rules as R
@@ -17,7 +18,7 @@ from ..rules import (ABOVE, ALL_CARD_POINTS, AT, BELOTE_POINTS, CARD_ORDER, DIX_
                      TRUMP_SUIT_MASK, partner, seat_after, team)
 from .auction import (REFUSE_NONE, _auction_refusal, strain_allowed, apply_auction_action,
                       open_bid_values, prise_options)
-from .bits import kernel, lowest_card
+from .bits import kernel, lowest_card, mask_into
 from .declarations import belote_pairs, has_declaration, resolve_declarations
 from .layout import (AUCTION, DONE, NO_CARD, NO_SEAT, PLAY, S_BELOTE_CARDS,
                      S_BELOTE_DECIDED, S_BELOTE_ON, S_BELOTE_SEATS, S_BID_SEAT,
@@ -172,25 +173,12 @@ def legal_actions_into(S, P, out):
             out[BELOTE] = 1
             out[NO_BELOTE] = 1
             return 2
-        m = legal_play_mask(S, P)
-        cnt = 0
-        while m:
-            c = lowest_card(m)
-            out[CARD_BASE + c] = 1
-            cnt += 1
-            m &= m - 1
-        return cnt
+        return mask_into(out, np.int64(CARD_BASE), legal_play_mask(S, P))
     # auction
     out[PASS] = 1
     cnt = 1
     if P[P_FAMILY] != 0:
-        m = prise_options(S, P)
-        while m:
-            b = lowest_card(m)
-            m &= m - 1
-            out[TAKE + b] = 1
-            cnt += 1
-        return cnt
+        return cnt + mask_into(out, np.int64(TAKE), prise_options(S, P))
     bid_seat = S[S_BID_SEAT]
     coinche = S[S_COINCHE]
     capot = S[S_CAPOT]

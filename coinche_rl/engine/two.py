@@ -26,7 +26,7 @@ from ..actions import CARD_BASE, EXCHANGE, NAME_BASE, NO_EXCHANGE, N_ACTIONS, PA
 from ..cards import BELOTE_PAIRS, N_CARDS
 from ..rules import (ABOVE, ALL_CARD_POINTS, BELOTE_POINTS, CAPOT_POINTS, DEAL_POINTS,
                      DIX_DE_DER, P_BELOTE, P_DECLARATIONS, P_HAND_CARDS, P_LITIGE)
-from .bits import kernel, lowest_card, nth_card, popcount, rng_below, rng_seed
+from .bits import kernel, mask_into, nth_card, popcount, rng_below, rng_seed
 from .deal import random_deck
 from .declarations import best_single_declaration
 from .play import beats, card_play_rule
@@ -34,7 +34,7 @@ from .play import beats, card_play_rule
 from .two_layout import (CARDS_PER_PLAYER, DECL_NOBODY, DECL_UNRESOLVED, DONE, EXCHANGE_PHASE,
                          HIDDEN_CARD, MADE_FAILED, MADE_LITIGE, MADE_MADE, MADE_UNSCORED, MAX_PRISE,
                          N_PLAYERS, N_STACKS, N_TRICKS_TWO, NO_CARD, NO_PLAYER, PLAY, PRISE,
-                         TWO_ACCESSORS, TWO_LAYOUT, TWO_OFFSETS, TWO_STATE_SIZE, T_BELOTE,
+                         TWO_ACCESSORS, TWO_BLANK, TWO_LAYOUT, TWO_OFFSETS, TWO_STATE_SIZE, T_BELOTE,
                          T_BELOTE_OWNER, T_CAPOT, T_CARD_POINTS, T_CUR, T_DEALER, T_DECK,
                          T_DECL_CARDS, T_DECL_KEY, T_DECL_PTS, T_DECL_WINNER, T_DOWN, T_EXCHANGE,
                          T_HAND, T_LEADER, T_LITIGE, T_MADE, T_N_PRISE, T_PHASE, T_PLAYED, T_PLAYS,
@@ -61,31 +61,14 @@ other = njit(cache=True, _nrt=False, inline="always")(_other)
 def two_reset(T, P, deck, dealer):
     """Start a deal from ``deck`` (int64[32], dealing order) dealt by ``dealer``: the
     cards dealt before the prise (docs/two_player.md), the prise begins."""
-    T[:] = 0
-    T[T_STACK_UP:T_STACK_UP + N_PLAYERS * N_STACKS] = NO_CARD
-    T[T_STACK_DOWN:T_STACK_DOWN + N_PLAYERS * N_STACKS] = NO_CARD
-    T[T_UNDER:T_UNDER + N_CARDS] = NO_CARD
-    T[T_TRICK_LEADERS:T_TRICK_LEADERS + N_TRICKS_TWO] = NO_PLAYER
-    T[T_TRICK_WINNERS:T_TRICK_WINNERS + N_TRICKS_TWO] = NO_PLAYER
-    T[T_PLAYS:T_PLAYS + N_CARDS] = NO_CARD
+    for k in range(TWO_STATE_SIZE):
+        T[k] = TWO_BLANK[k]
     for k in range(N_CARDS):
         T[T_DECK + k] = deck[k]
-    for k in range(MAX_PRISE):
-        T[T_PRISE + k] = -1
     n = other(dealer)
     T[T_DEALER] = dealer
-    T[T_PHASE] = PRISE
     T[T_CUR] = n
-    T[T_ROUND] = 1
-    T[T_TRUMP] = -1
-    T[T_TAKER] = NO_PLAYER
-    T[T_EXCHANGE] = -1
-    T[T_WIN_CARD] = NO_CARD
     T[T_LEADER] = n
-    T[T_DECL_WINNER] = DECL_UNRESOLVED
-    T[T_BELOTE_OWNER] = NO_PLAYER
-    T[T_CAPOT] = NO_PLAYER
-    T[T_MADE] = MADE_UNSCORED
     if P[P_HAND_CARDS]:
         for i in range(12):
             p = n if (i // 3) % 2 == 0 else dealer
@@ -212,14 +195,7 @@ def two_legal_mask(T, P, out):
             return 2
         return 1
     if phase == PLAY:
-        m = two_legal_cards(T)
-        n = 0
-        while m:
-            c = lowest_card(m)
-            m &= m - 1
-            out[CARD_BASE + c] = 1
-            n += 1
-        return n
+        return mask_into(out, np.int64(CARD_BASE), two_legal_cards(T))
     return 0
 
 

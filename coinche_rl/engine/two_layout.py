@@ -61,7 +61,7 @@ as ``engine.two.py``): ``E2.py.hand_of(T, 0)``, no numba dispatch and no compila
 from __future__ import annotations
 
 from ..cards import N_CARDS
-from .layout import accessors_source, slot_offsets
+from .layout import accessors_source, blank_state, slot_offsets
 
 #: the family's dimensions
 N_PLAYERS = 2
@@ -106,6 +106,12 @@ TWO_LAYOUT = (
 
 TWO_OFFSETS, TWO_STATE_SIZE = slot_offsets(TWO_LAYOUT)
 globals().update(TWO_OFFSETS)
+#: the state before a deal, no card dealt (:func:`.two.two_reset` copies it)
+TWO_BLANK = blank_state(TWO_LAYOUT, dict(
+    T_STACK_UP=NO_CARD, T_STACK_DOWN=NO_CARD, T_UNDER=NO_CARD, T_PHASE=PRISE, T_ROUND=1,
+    T_PRISE=-1, T_TRUMP=-1, T_TAKER=NO_PLAYER, T_EXCHANGE=-1, T_WIN_CARD=NO_CARD,
+    T_DECL_WINNER=DECL_UNRESOLVED, T_BELOTE_OWNER=NO_PLAYER, T_CAPOT=NO_PLAYER,
+    T_MADE=MADE_UNSCORED, T_TRICK_LEADERS=NO_PLAYER, T_TRICK_WINNERS=NO_PLAYER, T_PLAYS=NO_CARD))
 
 
 # Named reads and writes of the state's slots, for the modules outside the engine,
