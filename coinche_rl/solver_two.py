@@ -125,6 +125,14 @@ _INF = 1 << 20
 
 
 @njit(cache=True, _nrt=False)
+def _set_position(f, av0, av1, dn0, dn1, played, leader, n_left, alpha, beta, rem):
+    """Frame ``f`` := the position :func:`_search` enters (its first ten fields, in the
+    order of its arguments: the root's, then each child's after a trick)."""
+    f[F_AV0], f[F_AV1], f[F_DN0], f[F_DN1], f[F_PLAYED] = av0, av1, dn0, dn1, played
+    f[F_LEADER], f[F_NLEFT], f[F_ALPHA], f[F_BETA], f[F_REM] = leader, n_left, alpha, beta, rem
+
+
+@njit(cache=True, _nrt=False)
 def _search(av0, av1, dn0, dn1, played, leader, n_left, alpha, beta, strain, under, tt, work,
             rem, F, buf, keys):
     """Card points player 0 wins in the ``n_left`` remaining tricks (exact when inside
@@ -134,17 +142,7 @@ def _search(av0, av1, dn0, dn1, played, leader, n_left, alpha, beta, strain, und
     frames ``F``, one per trick; numba cannot cache a recursive function):
     ``buf``/``keys`` hold each frame's ordered moves."""
     sp = 0
-    f0 = F[0]
-    f0[F_AV0] = av0
-    f0[F_AV1] = av1
-    f0[F_DN0] = dn0
-    f0[F_DN1] = dn1
-    f0[F_PLAYED] = played
-    f0[F_LEADER] = leader
-    f0[F_NLEFT] = n_left
-    f0[F_ALPHA] = alpha
-    f0[F_BETA] = beta
-    f0[F_REM] = rem
+    _set_position(F[0], av0, av1, dn0, dn1, played, leader, n_left, alpha, beta, rem)
     entering = True
     ret = 0
     while True:
@@ -249,17 +247,9 @@ def _search(av0, av1, dn0, dn1, played, leader, n_left, alpha, beta, strain, und
                     nav0 &= ~fb
                 nav0, nav1, ndn0, ndn1 = _reveal_covered(nav0, nav1, ndn0, ndn1, leader, lead,
                                                          f, under)
-                ch = F[sp + 1]
-                ch[F_AV0] = nav0
-                ch[F_AV1] = nav1
-                ch[F_DN0] = ndn0
-                ch[F_DN1] = ndn1
-                ch[F_PLAYED] = fr[F_PLAYED] | lb | fb
-                ch[F_LEADER] = winner
-                ch[F_NLEFT] = fr[F_NLEFT] - 1
-                ch[F_ALPHA] = fr[F_IA] - fr[F_GAIN]
-                ch[F_BETA] = fr[F_IB] - fr[F_GAIN]
-                ch[F_REM] = fr[F_REM] - pts
+                _set_position(F[sp + 1], nav0, nav1, ndn0, ndn1, fr[F_PLAYED] | lb | fb, winner,
+                              fr[F_NLEFT] - 1, fr[F_IA] - fr[F_GAIN], fr[F_IB] - fr[F_GAIN],
+                              fr[F_REM] - pts)
                 pushed = True
                 break
             # the current lead is finished (or none yet): account for it
