@@ -4,9 +4,10 @@ family follows (:mod:`.base`), the spec-string registry keyed by family
 ``coinche_rl.agents`` (``pyproject.toml``)."""
 
 from .base import Agent, AgentSpecError, BatchedAgent, Param, PlayerView, play_deal
+from .policy import PolicyAgent
 from .registry import (agent_families, available_agents, describe_agents, make_agent,
                        register_agent, roster_agents)
 
-__all__ = ["Agent", "BatchedAgent", "PlayerView", "play_deal", "AgentSpecError", "Param",
-           "agent_families", "available_agents", "describe_agents", "make_agent",
+__all__ = ["Agent", "BatchedAgent", "PlayerView", "PolicyAgent", "play_deal", "AgentSpecError",
+           "Param", "agent_families", "available_agents", "describe_agents", "make_agent",
            "register_agent", "roster_agents"]
