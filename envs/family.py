@@ -31,7 +31,7 @@ from ..rules import N_SEATS, RuleSet, four_player_rules, get_rules
 from ..two_player import TwoPlayerDeal, TwoPlayerMatch, two_player_rules
 from . import observation, two_player_observation
 from .infoset import information_set
-from .kernels import ObservationEncoder, encode_four, encode_two
+from .kernels import ObservationEncoder
 from .two_player_kernels import TwoPlayerEncoder
 
 __all__ = ["EnvFamily", "FOUR", "TWO", "FAMILIES", "env_family", "REWARD_SCALE"]
@@ -63,9 +63,6 @@ class EnvFamily:
     #: seat, match)``, ``legal_mask(deal)``, ``encode(state, seat, match, out)`` and the
     #: tables of the vector kernels (:mod:`.kernels`: ``cpt``, ``rules_vec``, ``no_match``)
     encoder: type
-    #: the observation kernel the vector kernels take (:func:`.kernels.encode_four`,
-    #: :func:`.kernels.encode_two`)
-    vector_encoder: Any
     #: what a seat knows, ``(deal, seat) -> InformationSet or TwoPlayerView``
     knowledge: Callable[[Any, int], Any]
     #: ``options["deal"]`` -> the keywords of ``deal`` that replay it
@@ -134,14 +131,13 @@ def _two_deal_kwargs(given) -> dict:
 FOUR = EnvFamily(
     key="four", env_name="coinche_v0", default_rules="ffb", rules_of=four_player_rules,
     deal=Deal, match=Match, observation=observation, encoder=ObservationEncoder,
-    vector_encoder=encode_four,
     knowledge=information_set, deal_kwargs=_four_deal_kwargs, who="seat", seats="0..3",
     next_dealer="rotate", own_random=False, title="the",
     engine=ENGINE_FAMILIES["coinche"])
 TWO = EnvFamily(
     key="two", env_name="two_player_v0", default_rules="belote_a_deux",
     rules_of=two_player_rules, deal=TwoPlayerDeal, match=TwoPlayerMatch,
-    observation=two_player_observation, encoder=TwoPlayerEncoder, vector_encoder=encode_two,
+    observation=two_player_observation, encoder=TwoPlayerEncoder,
     knowledge=lambda deal, player: deal.view(player), deal_kwargs=_two_deal_kwargs,
     who="player", seats="0 or 1", next_dealer="alternate", own_random=True,
     title="the two-player", engine=ENGINE_FAMILIES["two"])

@@ -39,7 +39,7 @@ from ..engine import (auction_action, auction_length, coinche_level, contract_is
                       trick_card, trick_leader, trick_winner)
 from ..actions import BID_BASE, CAPOT_BASE, COINCHE, N_ACTIONS, SURCOINCHE
 from ..cards import N_CARDS, N_SUITS
-from ..rules import (DEAL_POINTS, DIX_DE_DER, MIN_BID_VALUE, N_SEATS, N_STRAINS,
+from ..rules import (DEAL_POINTS, DIX_DE_DER, FAMILY_TWO, MIN_BID_VALUE, N_SEATS, N_STRAINS,
                      N_TRICKS, P_FAMILY, RuleSet, card_points_table, partner, seat_after)
 from ..rules import team as team_of
 from . import observation as O
@@ -241,12 +241,11 @@ def _encode(S, P, seat, cpt, rules_vec, match, out, voids, ceil):
 
 # ------------------------------------------------------------------ vector env
 # The vector envs' kernels, written once for every family over the engine's entry points
-# (``game_*``). Only the observation differs: the caller passes the family's encoder
-# (``encode_four`` or ``encode_two``, named by ``EnvFamily.vector_encoder``) as the first
-# argument, and numba compiles one copy of each kernel per encoder (compile-time
-# specialisation). A branch on the family inside every observation measured about 10%
-# slower on the four-player steps; a kernel branching once to the two copies, about 20%
-# longer to compile on a first run (both inlined into it).
+# (``game_*``). Only the observation differs: each public kernel branches once on the
+# family and runs its body (``_..._with``) specialised at compile time for the family's
+# encoder (passed as a kernel argument: numba compiles one copy per encoder, which
+# measured about 10% faster for the four-player steps than a branch inside every
+# observation).
 
 @kernel
 def encode_four(S, P, seat, cpt, rules_vec, match, out, voids, ceil, V):
@@ -272,9 +271,8 @@ def first_illegal(states, P, actions):
 
 
 @kernel
-def vector_observe(encode, states, P, cpt, rules_vec, match, obs, masks, cur, voids, ceil, V):
-    """Observation (of the seat to act, by ``encode``), mask and seat to act of every
-    game."""
+def _vector_observe_with(encode, states, P, cpt, rules_vec, match, obs, masks, cur, voids,
+                         ceil, V):
     for i in range(states.shape[0]):
         S = states[i]
         seat = game_to_act(S, P) if game_phase(S, P) != DONE else 0
@@ -284,13 +282,20 @@ def vector_observe(encode, states, P, cpt, rules_vec, match, obs, masks, cur, vo
 
 
 @kernel
-def vector_step(encode, states, P, actions, rngs, dealer, raw, cpt, rules_vec, match, obs,
-                masks, cur, rewards, terminated, final_scores, hands, deck, voids, ceil, V):
-    """One action in every game (legal: checked by :func:`first_illegal`), then the
-    observation (by ``encode``) of the seat to act. A finished deal gives ``rewards[i,
-    seat]`` to every seat, ``terminated[i] = 1``, its ``final_scores[i]`` (per side), and
-    is replaced at once by a new deal from the game's stream ``rngs[i:i + 1]`` (same-step
-    autoreset)."""
+def vector_observe(states, P, cpt, rules_vec, match, obs, masks, cur, voids, ceil, V):
+    """Observation (of the seat to act), mask and seat to act of every game."""
+    if P[P_FAMILY] == FAMILY_TWO:
+        _vector_observe_with(encode_two, states, P, cpt, rules_vec, match, obs, masks, cur,
+                             voids, ceil, V)
+    else:
+        _vector_observe_with(encode_four, states, P, cpt, rules_vec, match, obs, masks, cur,
+                             voids, ceil, V)
+
+
+@kernel
+def _vector_step_with(encode, states, P, actions, rngs, dealer, raw, cpt, rules_vec, match,
+                      obs, masks, cur, rewards, terminated, final_scores, hands, deck, voids,
+                      ceil, V):
     n_players = rewards.shape[1]
     for i in range(states.shape[0]):
         S = states[i]
@@ -312,6 +317,23 @@ def vector_step(encode, states, P, actions, rngs, dealer, raw, cpt, rules_vec, m
 
 
 @kernel
+def vector_step(states, P, actions, rngs, dealer, raw, cpt, rules_vec, match, obs, masks,
+                cur, rewards, terminated, final_scores, hands, deck, voids, ceil, V):
+    """One action in every game (legal: checked by :func:`first_illegal`), then the
+    observation of the seat to act. A finished deal gives ``rewards[i, seat]`` to every
+    seat, ``terminated[i] = 1``, its ``final_scores[i]`` (per side), and is replaced at
+    once by a new deal from the game's stream ``rngs[i:i + 1]`` (same-step autoreset)."""
+    if P[P_FAMILY] == FAMILY_TWO:
+        _vector_step_with(encode_two, states, P, actions, rngs, dealer, raw, cpt, rules_vec,
+                          match, obs, masks, cur, rewards, terminated, final_scores, hands,
+                          deck, voids, ceil, V)
+    else:
+        _vector_step_with(encode_four, states, P, actions, rngs, dealer, raw, cpt, rules_vec,
+                          match, obs, masks, cur, rewards, terminated, final_scores, hands,
+                          deck, voids, ceil, V)
+
+
+@kernel
 def _opponents_random(S, P, seat, rng, buf, pass_prob):
     """Random actions for the other seats until ``seat`` acts or the deal ends."""
     while game_phase(S, P) != DONE and game_to_act(S, P) != seat:
@@ -319,16 +341,9 @@ def _opponents_random(S, P, seat, rng, buf, pass_prob):
 
 
 @kernel
-def learner_settle(encode, states, P, seat, rngs, dealer, raw, use_random, pass_prob, cpt,
-                   rules_vec, match, obs, final_obs, masks, rewards, terminated, hands, deck,
-                   voids, ceil, V, buf):
-    """After the learner's actions (and, without ``use_random``, the other seats'
-    actions played by the caller until none is pending): with ``use_random`` the other
-    seats play random actions; a finished deal adds the learner's reward, sets
-    ``terminated``, writes the learner's ``final_obs`` (by ``encode``) and is replaced by
-    a new deal. Returns the number of games whose new deal waits for another seat (the
-    caller plays them, then settles again); with ``use_random`` always 0 and every game
-    ends with the learner to act, whose observation and mask are written."""
+def _learner_settle_with(encode, states, P, seat, rngs, dealer, raw, use_random, pass_prob,
+                         cpt, rules_vec, match, obs, final_obs, masks, rewards, terminated,
+                         hands, deck, voids, ceil, V, buf):
     waiting = 0
     for i in range(states.shape[0]):
         S = states[i]
@@ -348,6 +363,27 @@ def learner_settle(encode, states, P, seat, rngs, dealer, raw, use_random, pass_
             encode(S, P, seat, cpt, rules_vec, match, obs[i], voids, ceil, V)
             game_legal_mask(S, P, masks[i])
     return waiting
+
+
+@kernel
+def learner_settle(states, P, seat, rngs, dealer, raw, use_random, pass_prob, cpt,
+                   rules_vec, match, obs, final_obs, masks, rewards, terminated, hands,
+                   deck, voids, ceil, V, buf):
+    """After the learner's actions (and, without ``use_random``, the other seats'
+    actions played by the caller until none is pending): with ``use_random`` the other
+    seats play random actions; a finished deal adds the learner's reward, sets
+    ``terminated``, writes the learner's ``final_obs`` and is replaced by a new deal.
+    Returns the number of games whose new deal waits for another seat (the caller
+    plays them, then settles again); with ``use_random`` always 0 and every game ends
+    with the learner to act, whose observation and mask are written."""
+    if P[P_FAMILY] == FAMILY_TWO:
+        return _learner_settle_with(encode_two, states, P, seat, rngs, dealer, raw,
+                                    use_random, pass_prob, cpt, rules_vec, match, obs,
+                                    final_obs, masks, rewards, terminated, hands, deck,
+                                    voids, ceil, V, buf)
+    return _learner_settle_with(encode_four, states, P, seat, rngs, dealer, raw, use_random,
+                                pass_prob, cpt, rules_vec, match, obs, final_obs, masks,
+                                rewards, terminated, hands, deck, voids, ceil, V, buf)
 
 
 @kernel

@@ -131,8 +131,6 @@ class Batch:
                        "about 20-40 s")
         self.enc = fam.encoder(self.rules)
         self.params = self.enc.params
-        #: the family's observation kernel, which the vector kernels are compiled for
-        self.encode = fam.vector_encoder
         self.dealer = self._dealer_code(dealer)
         self.raw = reward == "raw"
         #: what the rewards are divided by (``coinche_v0.REWARD_SCALE`` when normalised)
@@ -250,15 +248,15 @@ class VectorCoinche(Batch):
 
     def _observe_all(self) -> None:
         e = self.enc
-        K.vector_observe(self.encode, self.states, self.params, e.cpt, e.rules_vec, e.no_match,
-                         self.obs, self.masks8, self.cur, self._voids, self._ceil, self._V)
+        K.vector_observe(self.states, self.params, e.cpt, e.rules_vec, e.no_match, self.obs,
+                         self.masks8, self.cur, self._voids, self._ceil, self._V)
 
     def _step_all(self, a: np.ndarray, ts: VectorStep) -> None:
         e = self.enc
-        K.vector_step(self.encode, self.states, self.params, a, self.rngs, self.dealer,
-                      self.raw, e.cpt, e.rules_vec, e.no_match, self.obs, self.masks8,
-                      self.cur, ts.rewards, self._term8, ts.final_scores, self._hands,
-                      self._deck, self._voids, self._ceil, self._V)
+        K.vector_step(self.states, self.params, a, self.rngs, self.dealer, self.raw, e.cpt,
+                      e.rules_vec, e.no_match, self.obs, self.masks8, self.cur, ts.rewards,
+                      self._term8, ts.final_scores, self._hands, self._deck, self._voids,
+                      self._ceil, self._V)
 
     def deal(self, i: int):
         """Game ``i`` as the family's deal (a :class:`~coinche_rl.game.Deal` or
@@ -402,7 +400,7 @@ class CoincheVectorEnv(VectorEnv):
         b = self._b
         e = b.enc
         return K.learner_settle(
-            b.encode, b.states, b.params, self.seat, b.rngs, b.dealer, b.raw, use_random,
+            b.states, b.params, self.seat, b.rngs, b.dealer, b.raw, use_random,
             self.pass_prob, e.cpt, e.rules_vec, e.no_match, b.obs, self._final_obs, b.masks8,
             self._rewards, self._term8, b._hands, b._deck, b._voids, b._ceil, b._V, b._buf)
 
