@@ -270,7 +270,16 @@ def first_illegal(states, P, actions):
     return -1
 
 
-@kernel
+# The bodies take the family's encoder, a numba dispatcher, as an argument: numba writes
+# such a kernel's signature (the dispatcher's type) into its cache index, and reading that
+# index back in another process leaves a dead reference that breaks the next save
+# ("underlying object has vanished", seen when two processes compile into one cache). So
+# the bodies are not cached themselves: each is compiled inside the cached kernel that
+# calls it, whose signature holds arrays only.
+_specialised = njit(_nrt=False)
+
+
+@_specialised
 def _vector_observe_with(encode, states, P, cpt, rules_vec, match, obs, masks, cur, voids,
                          ceil, V):
     for i in range(states.shape[0]):
@@ -292,7 +301,7 @@ def vector_observe(states, P, cpt, rules_vec, match, obs, masks, cur, voids, cei
                              voids, ceil, V)
 
 
-@kernel
+@_specialised
 def _vector_step_with(encode, states, P, actions, rngs, dealer, raw, cpt, rules_vec, match,
                       obs, masks, cur, rewards, terminated, final_scores, hands, deck, voids,
                       ceil, V):
@@ -340,7 +349,7 @@ def _opponents_random(S, P, seat, rng, buf, pass_prob):
         game_apply(S, P, game_random_action(S, P, rng, buf, pass_prob))
 
 
-@kernel
+@_specialised
 def _learner_settle_with(encode, states, P, seat, rngs, dealer, raw, use_random, pass_prob,
                          cpt, rules_vec, match, obs, final_obs, masks, rewards, terminated,
                          hands, deck, voids, ceil, V, buf):
