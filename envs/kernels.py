@@ -270,13 +270,13 @@ def first_illegal(states, P, actions):
     return -1
 
 
-# The bodies take the family's encoder, a numba dispatcher, as an argument: numba writes
-# such a kernel's signature (the dispatcher's type) into its cache index, and reading that
-# index back in another process leaves a dead reference that breaks the next save
-# ("underlying object has vanished", seen when two processes compile into one cache). So
-# the bodies are not cached themselves: each is compiled inside the cached kernel that
-# calls it, whose signature holds arrays only.
-_specialised = njit(_nrt=False)
+# The bodies take the family's encoder, a numba dispatcher, as an argument. A cached
+# kernel whose signature holds a dispatcher breaks numba's cache index when two processes
+# compile into one cache ("underlying object has vanished"), and a cached kernel calling
+# an uncached one is not cached at all ("dynamic globals"). So the bodies are inlined
+# into the cached kernels that call them with a fixed encoder, whose signatures hold
+# arrays only: one copy per family, loaded from the cache in the next process.
+_specialised = njit(_nrt=False, inline="always")
 
 
 @_specialised
