@@ -421,14 +421,16 @@ def _sources(name: str, family: str):
 
 def _families_of_name(name: str) -> List[str]:
     """The families in which ``name`` is an agent (loading its entry points)."""
-    fams = []
-    for f in FAMILY_PRESETS:
-        try:
-            _lookup(name, f, quiet=True)
-        except AgentSpecError:
-            continue
-        fams.append(f)
-    return fams
+    return [f for f in FAMILY_PRESETS if _is_agent_of(name, f)]
+
+
+def _is_agent_of(name: str, family: str) -> bool:
+    """True when ``name`` is an agent of ``family`` (registered or an entry point)."""
+    try:
+        _lookup(name, family, quiet=True)
+    except AgentSpecError:
+        return False
+    return True
 
 
 def _lookup(name: str, family: str, quiet: bool = False) -> _Entry:
@@ -496,14 +498,7 @@ def available_agents(family: Union[str, RuleSet, None] = None) -> List[str]:
     if family is None:
         return sorted(_names())
     fam = _family(family)
-    out = []
-    for name in sorted(_names()):
-        try:
-            _lookup(name, fam, quiet=True)
-        except AgentSpecError:
-            continue
-        out.append(name)
-    return out
+    return [name for name in sorted(_names()) if _is_agent_of(name, fam)]
 
 
 def agent_families(name: str) -> List[str]:

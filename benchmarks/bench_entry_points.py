@@ -129,6 +129,8 @@ def _is_two_mark(fam):
     return isinstance(fam, types.UniTuple) and fam.count == 2
 
 
+# The Python bodies below are never run: each name is a numba @overload target (the
+# implementations, chosen at compile time by the family marker's type, follow).
 def s_new_deal(fam, S, P, rng, hands, deck):
     raise NotImplementedError
 
