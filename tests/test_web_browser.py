@@ -272,3 +272,84 @@ def test_play_replay_analyse_share_and_a_tournament_pair_in_chromium(server, bro
     assert not severe, severe
     (ARTIFACTS / "web-timings.json").write_text(json.dumps(timings, indent=1) + "\n")
     print("web page timings:", timings)
+
+
+def _shown(driver, element_id) -> bool:
+    return bool(driver.execute_script(
+        "return document.getElementById(arguments[0]).classList.contains('show');", element_id))
+
+
+def _in_view(driver, element_id) -> bool:
+    """The element's top edge lies inside the window (not below the fold)."""
+    return bool(driver.execute_script(
+        "const r = document.getElementById(arguments[0]).getBoundingClientRect();"
+        "return r.top >= 0 && r.top < window.innerHeight - 40;", element_id))
+
+
+def test_the_banner_clears_the_analysis_shows_and_a_pair_names_its_agents(server, browser):
+    """An error banner goes on the next success; the auction analysis comes into view,
+    sorted, with the hand evaluation's columns; a tournament pair's seats carry the names
+    of the agents that sat there."""
+    d = browser
+    from coinche_rl.agents import make_agent, play_deal
+    from coinche_rl.game import Deal
+    from coinche_rl.records import deal_to_record
+    deal = Deal("ffb", seed=12, dealer=3)
+    play_deal(deal, [make_agent("heuristic") for _ in range(4)], seeds=[1, 2, 3, 4])
+    server["records"].mkdir(exist_ok=True)
+    (server["records"] / "auction.json").write_text(json.dumps(deal_to_record(deal)))
+    d.set_window_size(1300, 760)
+    try:
+        _open(d, server["url"])
+        # ---- a refused game shows the banner; the next game started clears it
+        Select(d.find_element(By.ID, "setup-pace")).select_by_value("0")
+        partner = d.find_element(By.ID, "setup-partner")
+        partner.clear()
+        partner.send_keys("randm")
+        d.find_element(By.ID, "start").click()
+        _wait(d, lambda d: _shown(d, "error"), what="the error banner")
+        assert "randm" in d.find_element(By.ID, "error").text
+        partner.clear()
+        partner.send_keys("heuristic")
+        d.find_element(By.ID, "start").click()
+        _wait(d, lambda d: _attr(d, "waiting", "data-waiting"), what="the game")
+        assert not _shown(d, "error"), "the banner stays after a success"
+
+        # ---- the auction analysis: in view, sorted by the nn value, hand evaluation
+        d.get("about:blank")                     # a new document, not a same-page jump
+        _open(d, server["url"] + "#lib=auction.json")
+        _wait(d, lambda d: _attr(d, "step-label", "data-step") is not None, what="the replay")
+        d.find_element(By.ID, "first").click()
+        _wait(d, lambda d: _step(d) == 0, what="the start of the auction")
+        d.execute_script("window.scrollTo(0, 0);")
+        d.find_element(By.ID, "analyse").click()
+        _wait(d, lambda d: d.find_elements(By.CSS_SELECTOR, "#analysis-table tr.row"), timeout=180,
+              what="the auction analysis")
+        assert _in_view(d, "analysis-table"), "the analysis is below the fold"
+        nn = [float(td.text) for td in d.find_elements(By.CSS_SELECTOR, "#analysis-table td.nn")]
+        assert len(nn) == len(deal_at(deal_to_record(deal), 0, 0).legal_actions())
+        assert nn == sorted(nn, reverse=True)
+        mc = [td.text for td in d.find_elements(By.CSS_SELECTOR, "#analysis-table td.mc-ev")]
+        assert sum(x != "" for x in mc) >= 30          # every bid, not pass
+        headers = d.find_element(By.CSS_SELECTOR, "#analysis-table tr").text
+        assert "hand evaluation" in headers and "P(made)" in headers
+
+        # ---- a tournament pair: the seats are named by their agents
+        d.find_element(By.ID, "tab-tournaments").click()
+        d.find_element(By.ID, "results-open").click()
+        _wait(d, lambda d: d.find_elements(By.CSS_SELECTOR, "#pairs button.open-pair"), what="the pairs")
+        d.find_elements(By.CSS_SELECTOR, "#pairs button.open-pair")[0].click()
+        _wait(d, lambda d: "seating 1" in d.find_element(By.ID, "replay-title").text, timeout=120,
+              what="the deal pair in the replay view")
+        title = d.find_element(By.ID, "replay-title").text
+        seats = title[title.index("(") + 1:title.rindex(")")].split(", ")
+        specs = [x.split(": ", 1)[1] for x in seats]
+        _wait(d, lambda d: _attr(d, "seat-0", "html") and specs[0] in
+              d.find_element(By.CSS_SELECTOR, "#seat-0 .name").text, what="the agents' names")
+        for s in range(4):
+            label = d.find_element(By.CSS_SELECTOR, f"#seat-{s} .name").text
+            assert label.startswith(f"{specs[s]} (seat {s})"), label
+        info = d.find_element(By.ID, "replay-info").text
+        assert not any(w in info.split() for w in ("you", "partner", "right", "left")), info
+    finally:
+        d.set_window_size(1300, 1000)

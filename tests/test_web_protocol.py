@@ -256,10 +256,41 @@ def test_the_auction_analysis_has_the_bidding_heads(client):
     assert all(r["dd"] is None and r["pimc"] is None for r in rows.values())
     assert nn.ev and all(rows[x]["ev"] == pytest.approx(v) for x, v in nn.ev.items())
     assert all(rows[x]["p_made"] == pytest.approx(v) for x, v in nn.p_made.items())
+    # sorted by the nn value, best first (the rows without one last)
+    values = [r["nn"] for r in a["rows"]]
+    assert a["sorted_by"] == "nn" and values == sorted(values, reverse=True)
     r = client.post("/api/analyse", json={"record": rec, "step": len(deal.history)})
     assert r.status_code == 400 and "the deal is over" in r.json()["error"]
     r = client.post("/api/analyse", json={"record": rec, "step": 0, "worlds": 0})
     assert r.json()["error"] == "worlds: expected 1..256, got 0"
+
+
+def test_the_auction_analysis_has_the_hand_evaluation_of_each_bid(client):
+    """Each bid's row has the Monte Carlo hand evaluation's expected score and P(made)
+    (the analysis' worlds and seed, the auction so far); pass and coinche have none."""
+    from coinche_rl.agents.evaluation import evaluate_hand
+    from coinche_rl.web.analysis import EVAL_METHOD, bid_contract
+    deal, rec = _finished_record(seed=12)
+    step = 1                                       # after the first seat's action
+    a = client.post("/api/analyse", json={"record": rec, "step": step, "worlds": 6,
+                                          "seed": 5}).json()
+    pos = deal_at(rec, 0, step)
+    seat = pos.current_player
+    ev = evaluate_hand(pos.rules, seat, pos.hands[seat], pos.dealer, samples=6, seed=5,
+                       method=EVAL_METHOD, auction=pos.auction)
+    assert a["evaluation"] == {"samples": 6, "method": "dd", "seed": 5}
+    levels = ev.levels.tolist()
+    bids = 0
+    for r in a["rows"]:
+        c = bid_contract(r["action"]["id"], pos)
+        if c is None:
+            assert r["mc_ev"] is None and r["mc_p_made"] is None
+            continue
+        j, k = ev.strains.index(c[1]), levels.index(c[0])
+        assert r["mc_ev"] == pytest.approx(ev.expected_score[j, k])
+        assert r["mc_p_made"] == pytest.approx(ev.p_make[j, k])
+        bids += 1
+    assert bids >= 30
 
 
 def test_a_branch_plays_another_card_and_the_bots_finish_the_deal(client):

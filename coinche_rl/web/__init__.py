@@ -10,9 +10,10 @@ in the same process, by a Starlette application under uvicorn (the optional extr
   of the finished deals is saved in the records folder and can be downloaded.
 * **Replay and analysis**: a record (uploaded, from the records folder, or a deal pair
   of a results file) stepped forward and back, hands shown or hidden; at any position
-  a row per legal action with the double-dummy value, the PIMC value over sampled
-  worlds, the ``nn`` value (in the auction the bidding network's heads: expected score,
-  P(made)) and each agent's choice; branch off with another action and let the bots
+  a row per legal action, sorted by value, with the double-dummy value, the PIMC value
+  over sampled worlds, the ``nn`` value (in the auction the bidding network's heads:
+  expected score, P(made); and the Monte Carlo hand evaluation's of each bid) and each
+  agent's choice; branch off with another action and let the bots
   play on. The address of a position holds the record itself (the URL fragment), so it
   can be shared.
 * **Tournaments**: the results files of ``coinche-rl tournament --out``: the tables,
@@ -52,8 +53,9 @@ def missing_extra() -> Optional[str]:
 
 def warm_up(rules=None, say=print) -> float:
     """Compile (or load from the numba cache) every kernel the page uses, and load the
-    shipped networks: a deal between heuristic bots seen from a seat, and one analysis
-    at its first trick (solver, PIMC, ``nn``). Returns the seconds it took."""
+    shipped networks: a deal between heuristic bots seen from a seat, and two analyses,
+    in its auction (hand evaluation, ``nn``) and at its first trick (solver, PIMC,
+    ``nn``). Returns the seconds it took."""
     from ..agents import make_agent, play_deal
     from ..game import Deal
     from ..records import deal_to_record
@@ -67,8 +69,10 @@ def warm_up(rules=None, say=print) -> float:
     rec = deal_to_record(deal)
     step = len(rec["auction"])
     table_view(deal)
+    analyser = Analyser(tt_bits=12)
+    analyse(analyser, rec, 0, 0, worlds=2)          # the auction: the hand evaluation
     if not deal.is_void:
-        analyse(Analyser(tt_bits=12), rec, 0, step, worlds=2)
+        analyse(analyser, rec, 0, step, worlds=2)
     return time.perf_counter() - t0
 
 

@@ -19,6 +19,11 @@ figures, for the team of the seat to act:
 * ``nn``: the ``nn`` agent's value (:func:`coinche_rl.agents.neural.agent.nn_values`):
   the card network's, or in the auction the bidding network's ``q`` with its heads
   ``ev`` (expected deal score) and ``p_made`` (probability that the contract is made);
+* in the auction, ``mc_ev`` and ``mc_p_made`` of each bid: the Monte Carlo hand
+  evaluation of the seat's hand (:func:`coinche_rl.agents.evaluation.evaluate_hand`,
+  method :data:`EVAL_METHOD`, as many worlds as the PIMC column, the analysis seed, the
+  auction so far): the expected deal score of the seat's team and the share of worlds
+  where the contract is made, were that bid the contract;
 * the action each agent of a list would choose there (``heuristic``, ``nn``, the PIMC
   agent...): a fresh agent, reset at the seat with the analysis seed, told every public
   event of the deal so far, then asked (:meth:`~coinche_rl.agents.base.Agent.act`); for
@@ -27,6 +32,10 @@ figures, for the team of the seat to act:
 
 :func:`branch` plays a different action at a position and lets agents play the deal to
 its end: a new deal record.
+
+The rows come sorted by value, best first, after the column ``sorted_by`` names
+(the ``nn`` value in the auction, else the hand evaluation's expected score; the PIMC
+value in the play, else the double-dummy one); rows without it last, in action order.
 
 The searches (solver, PIMC) run in a pool of :class:`Analyser` objects, one per allowed
 concurrent search (each owns its solver table and its agents: nothing is shared between
@@ -54,23 +63,27 @@ import numpy as np
 from .. import actions as A
 from ..agents import AgentSpecError, PlayerView, make_agent
 from ..agents.base import PRIVATE_ACTIONS
+from ..agents.evaluation import EvaluationError, evaluate_hand
 from ..agents.pimc import PIMCAgent
 from ..game import Deal, IllegalActionError
 from ..records import (DEAL_FORMAT, MATCH_FORMAT, RecordError, deal_to_record, replay_deal,
                        replay_match)
-from ..rules import N_SEATS, RuleSet, team
+from ..agents.evaluation import CAPOT, TAKE_LEVEL
+from ..rules import N_SEATS, STRAIN_NAMES, RuleSet, team
 from ..solver import Solver
 from .views import action_item
 
 __all__ = ["RecordError", "AnalysisError", "checked_deals", "deal_at", "timeline", "analyse",
            "branch", "Analyser", "AnalyserPool", "DEFAULT_WORLDS", "MAX_WORLDS",
-           "DEFAULT_CHOOSERS"]
+           "DEFAULT_CHOOSERS", "EVAL_METHOD", "bid_contract", "sort_rows"]
 
 #: worlds of the PIMC column unless asked otherwise, and the most allowed
 DEFAULT_WORLDS = 16
 MAX_WORLDS = 256
 #: the agents whose choice is shown (the PIMC agent is added with the analysis' worlds)
 DEFAULT_CHOOSERS = ("heuristic", "nn")
+#: the hand evaluation's method in the auction's rows (double-dummy play of each world)
+EVAL_METHOD = "dd"
 
 
 class AnalysisError(ValueError):
@@ -160,6 +173,31 @@ def timeline(rec: Dict[str, Any]) -> List[Dict[str, Any]]:
 
 
 # ------------------------------------------------------------------ analysis
+def bid_contract(a: int, deal: Deal) -> Optional[Tuple[int, int]]:
+    """``(level, strain)`` of the contract a bidding action ``a`` would make in ``deal``
+    (the levels of :func:`coinche_rl.agents.evaluation.contract_levels`: a bid's value,
+    the capot's, 0 for the classic prise's take and name), or None (pass, coinche...)."""
+    if A.BID_BASE <= a < A.CAPOT_BASE:
+        return A.bid_value(a), A.bid_strain(a)
+    if A.CAPOT_BASE <= a < A.COINCHE:
+        return CAPOT, a - A.CAPOT_BASE
+    if a == A.TAKE and deal.retourne is not None:
+        return TAKE_LEVEL, deal.retourne >> 3
+    if A.NAME_BASE <= a < A.NAME_BASE + len(STRAIN_NAMES):
+        return TAKE_LEVEL, a - A.NAME_BASE
+    return None
+
+
+def sort_rows(rows: List[Dict[str, Any]], keys: Sequence[str]) -> Optional[str]:
+    """Sort ``rows`` in place, best first, by the first column of ``keys`` that some row
+    has (rows without it last, in their order); returns that column, or None."""
+    for key in keys:
+        if any(r[key] is not None for r in rows):
+            rows.sort(key=lambda r: (r[key] is None, -(r[key] or 0)))
+            return key
+    return None
+
+
 def _told(agent, deal: Deal, moves: Sequence[Tuple[int, int]], seat: int) -> None:
     """Tell ``agent`` (reset at ``seat``) every event of ``moves`` it may see."""
     for s, a in moves:
@@ -195,10 +233,11 @@ class Analyser:
         seat = deal.current_player
         legal = [int(a) for a in deal.legal_actions()]
         rows = {a: {"action": action_item(a), "dd": None, "dd_points": None, "pimc": None,
-                    "nn": None, "ev": None, "p_made": None, "chosen_by": []} for a in legal}
+                    "nn": None, "ev": None, "p_made": None, "mc_ev": None, "mc_p_made": None,
+                    "chosen_by": []} for a in legal}
         out: Dict[str, Any] = {"seat": seat, "team": team(seat), "phase": deal.phase,
                                "worlds": None, "nn_by": None, "notes": [], "seconds": {},
-                               "choices": {}}
+                               "choices": {}, "evaluation": None}
         view = PlayerView(deal, seat)
         if deal.phase == "play":
             t0 = time.perf_counter()
@@ -216,6 +255,11 @@ class Analyser:
             out["worlds"] = int(n)
             out["choices"][pimc.spec] = A.action_to_str(pick)
             out["seconds"]["pimc"] = time.perf_counter() - t0
+        bids = {a: bid_contract(a, deal) for a in legal} if deal.phase == "auction" else {}
+        if any(c is not None for c in bids.values()):
+            t0 = time.perf_counter()
+            self._evaluate(deal, seat, bids, rows, out, worlds, seed)
+            out["seconds"]["evaluation"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         try:
             nn = self.nn()
@@ -249,7 +293,28 @@ class Analyser:
             if text is not None:
                 rows[A.parse_action(text)]["chosen_by"].append(spec)
         out["rows"] = [rows[a] for a in legal]
+        out["sorted_by"] = sort_rows(out["rows"], ("nn", "mc_ev") if deal.phase == "auction"
+                                     else ("pimc", "dd"))
         return out
+
+    @staticmethod
+    def _evaluate(deal: Deal, seat: int, bids, rows, out, worlds: int, seed: int) -> None:
+        """The hand evaluation's columns of the bids (``mc_ev``, ``mc_p_made``)."""
+        try:
+            ev = evaluate_hand(deal.rules, seat, deal.hands[seat], deal.dealer, samples=worlds,
+                               seed=seed, method=EVAL_METHOD, auction=deal.auction,
+                               retourne=deal.retourne if deal.rules.family == "classic" else None)
+        except EvaluationError as e:
+            out["notes"].append(f"hand evaluation: {e}")
+            return
+        out["evaluation"] = {"samples": ev.samples, "method": ev.primary, "seed": ev.seed}
+        levels = [int(v) for v in ev.levels]
+        for a, c in bids.items():
+            if c is None or c[1] not in ev.strains or c[0] not in levels:
+                continue
+            j, k = ev.strains.index(c[1]), levels.index(c[0])
+            rows[a]["mc_ev"] = float(ev.expected_score[j, k])
+            rows[a]["mc_p_made"] = float(ev.p_make[j, k])
 
 
 class AnalyserPool:

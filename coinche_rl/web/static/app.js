@@ -71,6 +71,12 @@ function showError(message) {
   showError.timer = setTimeout(() => box.classList.remove("show"), 6000);
 }
 
+// a success clears the banner of an earlier failure
+function clearError() {
+  clearTimeout(showError.timer);
+  $("error").classList.remove("show");
+}
+
 function status(text) { $("status").textContent = text; }
 
 async function api(path, body) {
@@ -79,11 +85,18 @@ async function api(path, body) {
   const r = await fetch(path, init);
   const data = await r.json();
   if (!r.ok) throw new Error(data.error || `${path}: HTTP ${r.status}`);
+  clearError();
   return data;
 }
 
 function seatName(seat, me) {
   return `${S.meta.relative_names[(seat - me + 4) % 4]} (seat ${seat})`;
+}
+
+// how a seat is called: names[seat] when given (a replay: "seat 2 (team 0)", the agents
+// of a tournament pair), else its place seen from seat me ("partner (seat 2)")
+function namer(me, names) {
+  return names ? (s) => names[s] : (s) => seatName(s, me);
 }
 
 // ------------------------------------------------------------------ the table
@@ -104,7 +117,7 @@ function renderTable(box, v, me, hands, opts = {}) {
     } else {
       for (let k = 0; k < v.hand_sizes[s]; k++) hand.append(cardSVG(null));
     }
-    const label = (opts.names ? opts.names[s] : seatName(s, me)) + (v.dealer === s ? " · dealer" : "");
+    const label = namer(me, opts.names)(s) + (v.dealer === s ? " · dealer" : "");
     const name = el("div", {class: "name" + (v.to_act === s ? " to-act" : ""), text: label});
     box.append(el("div", {class: `seat s-${pos}`, id: `seat-${s}`},
                   pos === "bottom" ? hand : name, pos === "bottom" ? name : hand));
@@ -119,7 +132,7 @@ function renderTable(box, v, me, hands, opts = {}) {
   box.append(trick);
   if (v.tricks.last) {
     const last = el("div", {class: "last-trick", id: "last-trick"},
-                    el("div", {text: `last trick (${v.tricks.last.number}): ${seatName(v.tricks.last.winner, me)}`}));
+                    el("div", {text: `last trick (${v.tricks.last.number}): ${namer(me, opts.names)(v.tricks.last.winner)}`}));
     const row = el("div");
     for (const p of v.tricks.last.cards) row.append(cardSVG(p.card));
     last.append(row);
@@ -131,20 +144,21 @@ function renderTable(box, v, me, hands, opts = {}) {
                 v.retourne ? el("div", {}, "retourne ", cardSVG(v.retourne)) : null));
 }
 
-function infoPanel(v, me) {
+function infoPanel(v, me, names) {
   const grid = el("div", {class: "info-grid"});
   const row = (k, val) => grid.append(el("span", {text: k}), el("span", {}, val));
+  const name = names ? (s) => names[s] : (s) => S.meta.relative_names[(s - me + 4) % 4];
   row("rules", v.rules);
-  row("dealer", seatName(v.dealer, me));
-  const auction = v.auction.map((a) => `${S.meta.relative_names[(a.seat - me + 4) % 4]} ${a.action}`).join(", ");
+  row("dealer", namer(me, names)(v.dealer));
+  const auction = v.auction.map((a) => `${name(a.seat)} ${a.action}`).join(", ");
   row("auction", auction || "(nothing said yet)");
   if (v.contract) row("contract", v.contract.label);
   row("tricks", el("span", {id: "tricks-won"},
                    el("span", {class: "team-0", text: `team 0: ${v.tricks_won[0]} (${v.points_won[0]} pts)`}), "  ",
                    el("span", {class: "team-1", text: `team 1: ${v.tricks_won[1]} (${v.points_won[1]} pts)`})));
-  if (v.belotes.length) row("belote", v.belotes.map((b) => `seat ${b.seat} (${b.suit})`).join(", "));
+  if (v.belotes.length) row("belote", v.belotes.map((b) => `${name(b.seat)} (${b.suit})`).join(", "));
   if (v.declarations) {
-    const shown = v.declarations.shown.map((cs, s) => cs.length ? `seat ${s}: ${cs.join(" ")}` : null).filter((x) => x);
+    const shown = v.declarations.shown.map((cs, s) => cs.length ? `${name(s)}: ${cs.join(" ")}` : null).filter((x) => x);
     row("declarations", (v.declarations.winner === null ? "nobody scores" : `team ${v.declarations.winner} scores`) +
         (shown.length ? ` (${shown.join("; ")})` : ""));
   }
@@ -185,6 +199,7 @@ function send(msg) { S.ws.send(JSON.stringify(msg)); }
 function onMessage(m) {
   if (m.type === "error") { showError(m.message); return; }
   if (m.type === "state") {
+    clearError();
     S.play = m.view;
     renderPlay();
     if (m.view.result) refreshLibrary().catch(() => {});   // the record was just saved
@@ -258,7 +273,8 @@ async function loadRecord(record, opts = {}) {
   try {
     const r = await api("/api/replay", {record});
     S.replay = {record, deals: r.deals, kind: r.kind, deal: opts.deal || 0, step: 0, position: null,
-                title: opts.title || `${r.kind} record, rules ${r.rules}`};
+                title: opts.title || `${r.kind} record, rules ${r.rules}`,
+                names: opts.names || [0, 1, 2, 3].map((s) => `seat ${s} (team ${s % 2})`)};
     $("replay-title").textContent = S.replay.title;
     const sel = $("replay-deal");
     sel.replaceChildren(...r.deals.map((d, i) => el("option", {value: i, text: `${i + 1}: ${d.contract || "void"}`})));
@@ -283,8 +299,8 @@ async function goto(step) {
     const mode = $("replay-show").value;
     const seats = mode === "all" ? [0, 1, 2, 3] : mode === "actor" ? [p.to_act !== null ? p.to_act : 0] : [+mode];
     const hands = p.hands.map((h, s) => seats.includes(s) ? h : null);
-    renderTable($("replay-table"), p, 0, hands, {names: [0, 1, 2, 3].map((s) => `seat ${s} (team ${s % 2})`)});
-    $("replay-info").replaceChildren(infoPanel(p, 0), p.result ? resultTable(p.result) : "");
+    renderTable($("replay-table"), p, 0, hands, {names: R.names});
+    $("replay-info").replaceChildren(infoPanel(p, 0, R.names), p.result ? resultTable(p.result) : "");
     $("step-label").textContent = `step ${step} / ${n}`;
     $("step-label").setAttribute("data-step", step);
     renderMoves();
@@ -320,6 +336,18 @@ function fmt(v, digits = 1) {
   return typeof v === "number" && !Number.isInteger(v) ? v.toFixed(digits) : String(v);
 }
 
+// the analysis' columns: [row key, header, css class, digits]; a column shows when a row
+// has its value
+function analysisColumns(a) {
+  const ev = a.evaluation;
+  const mc = ev ? `hand evaluation (${ev.samples} worlds, ${ev.method})` : "";
+  return [["dd", "double dummy (score)", "dd", 1], ["dd_points", "double dummy (card points)", "dd-points", 1],
+          ["pimc", `PIMC (${a.worlds} worlds${a.pimc_unit ? ", " + a.pimc_unit : ""})`, "pimc", 1],
+          ["nn", "nn", "nn", 1], ["ev", "nn ev", "nn-ev", 1], ["p_made", "nn P(made)", "nn-p", 2],
+          ["mc_ev", `${mc}: expected score`, "mc-ev", 1], ["mc_p_made", `${mc}: P(made)`, "mc-p", 2]]
+    .filter(([key]) => a.rows.some((r) => r[key] !== null && r[key] !== undefined));
+}
+
 async function analyse() {
   const R = S.replay;
   if (!R) return;
@@ -329,24 +357,23 @@ async function analyse() {
   try {
     const a = await api("/api/analyse", {record: R.record, deal: R.deal, step: R.step, worlds: +$("worlds").value});
     const ms = Math.round(performance.now() - t0);
-    const play = a.phase === "play";
-    const head = ["action"].concat(play ? ["double dummy (score)", "double dummy (card points)", `PIMC (${a.worlds} worlds)`] : [])
-      .concat(["nn"]).concat(play ? [] : ["nn ev", "nn P(made)"]).concat(["chosen by", ""]);
+    const cols = analysisColumns(a);
+    const head = ["action"].concat(cols.map(([key, h]) => h + (key === a.sorted_by ? " \u25bc" : ""))).concat(["chosen by", ""]);
     const t = el("table", {id: "analysis-table"});
     t.append(el("tr", {}, ...head.map((h) => el("th", {text: h}))));
     const best = Math.max(...a.rows.map((r) => r.dd === null ? -Infinity : r.dd));
     for (const r of a.rows) {
       const cells = [el("td", {class: "act", text: r.action.text})];
-      if (play) cells.push(el("td", {class: "dd", text: fmt(r.dd)}), el("td", {text: fmt(r.dd_points)}), el("td", {class: "pimc", text: fmt(r.pimc)}));
-      cells.push(el("td", {class: "nn", text: fmt(r.nn)}));
-      if (!play) cells.push(el("td", {text: fmt(r.ev)}), el("td", {text: fmt(r.p_made, 2)}));
+      for (const [key, , cls, digits] of cols) cells.push(el("td", {class: cls, text: fmt(r[key], digits)}));
       cells.push(el("td", {text: r.chosen_by.join(", ")}),
                  el("td", {}, el("button", {class: "branch", "data-action": r.action.id,
                                             onclick: () => branch(r.action.id)}, "branch")));
-      t.append(el("tr", {class: "row" + (play && r.dd === best ? " best-dd" : ""), "data-action": r.action.text}, ...cells));
+      t.append(el("tr", {class: "row" + (r.dd !== null && r.dd === best ? " best-dd" : ""), "data-action": r.action.text}, ...cells));
     }
-    box.replaceChildren(el("div", {text: `seat ${a.seat} (team ${a.team}) to act; values for its team; ` +
-                                          `searched in ${ms} ms` + (a.notes.length ? `; ${a.notes.join("; ")}` : "")}), t);
+    const sorted = a.sorted_by ? `; sorted by ${cols.find(([key]) => key === a.sorted_by)[1]}, best first` : "";
+    box.replaceChildren(el("div", {id: "analysis-head", text: `${R.names[a.seat]} to act; values for its side; ` +
+                                          `searched in ${ms} ms${sorted}` + (a.notes.length ? `; ${a.notes.join("; ")}` : "")}), t);
+    box.scrollIntoView({block: "start"});       // the result in view, not below the fold
     status(`analysis in ${ms} ms`);
   } catch (e) { box.replaceChildren(); showError(e.message); }
 }
@@ -357,7 +384,8 @@ async function branch(actionId) {
   try {
     status("the bots play on...");
     const r = await api("/api/branch", {record: R.record, deal: R.deal, step: R.step, action: actionId, agents});
-    await loadRecord(r.record, {step: R.step + 1, title: `branch at step ${R.step} of ${R.title}`});
+    await loadRecord(r.record, {step: R.step + 1, title: `branch at step ${R.step} of ${R.title}`,
+                                names: agents.map((spec, s) => `${spec} (seat ${s})`)});
   } catch (e) { showError(e.message); }
 }
 
@@ -447,7 +475,8 @@ async function openPair(name, p, k) {
     const seats = r.seatings[k].map((s, i) => `${i}: ${s}`).join(", ");
     selectTab("replay");
     await loadRecord(r.records[k], {title: `${name}, pair ${p.i}, seating ${k + 1} (${seats})` +
-                                          (r.same ? "" : " - differs from the stored scores")});
+                                          (r.same ? "" : " - differs from the stored scores"),
+                                    names: r.seatings[k].map((spec, s) => `${spec} (seat ${s})`)});
   } catch (e) { showError(e.message); }
 }
 
