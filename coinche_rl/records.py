@@ -58,6 +58,7 @@ from typing import Any, Dict, Optional, Union
 from . import actions as A
 from .cards import InvalidNotationError, format_card, format_hand, parse_hand
 from .engine.family import family_of
+from .files import atomic_write_text
 from .game import BaseDeal, Deal, IllegalActionError, Match
 from .two_player import TwoPlayerDeal, TwoPlayerMatch
 from .rules import (N_SEATS, PRESETS, STRAIN_NAMES, InvalidRulesError, RuleSet, UnknownPresetError,
@@ -208,15 +209,15 @@ def match_to_record(match: Union[Match, TwoPlayerMatch]) -> Dict[str, Any]:
 
 
 def save_record(record_or_game, path: str) -> None:
-    """Write a record (or a Deal / Match, converted) as JSON."""
+    """Write a record (or a Deal / Match, converted) as JSON, atomically
+    (:func:`coinche_rl.files.atomic_write`: the previous file or the new one, never half
+    of one)."""
     rec = record_or_game
     if isinstance(rec, BaseDeal):
         rec = deal_to_record(rec)
     elif isinstance(rec, Match):
         rec = match_to_record(rec)
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(rec, f, indent=1, ensure_ascii=False)
-        f.write("\n")
+    atomic_write_text(path, json.dumps(rec, indent=1, ensure_ascii=False) + "\n")
 
 
 def load_record(path: str) -> Dict[str, Any]:

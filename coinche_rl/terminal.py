@@ -49,7 +49,6 @@ and the saving are this class's for both.
 from __future__ import annotations
 
 import importlib
-import os
 import sys
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, TextIO, Union
@@ -673,18 +672,13 @@ class TerminalGame:
         return match_to_record(self.match)
 
     def _save(self) -> Optional[str]:
-        """Write the record (atomically); returns an error message or None."""
+        """Write the record (atomically: :func:`coinche_rl.records.save_record`); returns
+        an error message or None."""
         if not self.save_path:
             return None
-        tmp = f"{self.save_path}.tmp{os.getpid()}"
         try:
-            save_record(self.record(), tmp)
-            os.replace(tmp, self.save_path)
+            save_record(self.record(), self.save_path)
         except OSError as e:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
             return f"cannot write {self.save_path!r}: {e.strerror or e}"
         return None
 

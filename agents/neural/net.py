@@ -39,12 +39,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from typing import Optional, Sequence
 
 import numpy as np
 
 from ... import __version__
+from ...files import atomic_write
 from . import canonical as C
 from .bid_actions import N_BID, PLAYERS
 
@@ -216,18 +216,7 @@ def save_weights(path, net: MLP, manifest: dict, dtype=np.float16) -> None:
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise FileNotFoundError(f"{path}: no folder {folder} to write the weights in")
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".weights-", suffix=".npz")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez(f, **arrays)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)       # mkstemp's 0600 is not a shareable file
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
+    atomic_write(path, lambda f: np.savez(f, **arrays))
 
 
 def _expect(field: str, got, want, path) -> None:

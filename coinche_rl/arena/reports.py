@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import io
 import math
+import os
 from typing import List, Optional, Tuple
 
 import numpy as np
 
+from ..files import atomic_write
 from .errors import ArenaError
 from .results import DuplicateResult, KnockoutResult, TournamentResult
 
@@ -216,8 +218,9 @@ def print_summary(result, console=None) -> None:
 
 def plot_results(result, path=None, bins: int = 60):
     """A figure: the distribution of the per-pair margins of every matchup (left) and
-    the ratings with their 95% error bars (right; Elo for a knockout). Saved as PNG when
-    ``path`` is given. Returns the :class:`matplotlib.figure.Figure`.
+    the ratings with their 95% error bars (right; Elo for a knockout). Saved to ``path``
+    when it is given (atomically: :func:`coinche_rl.files.atomic_write`), in the format
+    its extension names, PNG without one. Returns the :class:`matplotlib.figure.Figure`.
 
     :raises ArenaError: when matplotlib is not installed (``pip install -e ".[arena]"`` in the clone).
     """
@@ -271,5 +274,6 @@ def plot_results(result, path=None, bins: int = 60):
     right.set_xlabel(xlabel)
     right.set_title("Ratings with 95% intervals")
     if path is not None:
-        fig.savefig(path, dpi=110)
+        fmt = os.path.splitext(os.fspath(path))[1][1:].lower() or "png"
+        atomic_write(path, lambda f: fig.savefig(f, format=fmt, dpi=110))
     return fig

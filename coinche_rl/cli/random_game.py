@@ -7,6 +7,7 @@ import sys
 
 import numpy as np
 
+from ..files import atomic_write_text
 from ..records import deal_to_record, match_to_record
 from ..rules import get_rules
 from .common import RULES_HELP, engine_notice, game_classes, nonnegative_int, rules_arg
@@ -27,8 +28,7 @@ def random_game(args, match: bool):
     text = json.dumps(rec, indent=1, ensure_ascii=False)
     if args.output:
         try:
-            with open(args.output, "w", encoding="utf-8") as f:
-                f.write(text + "\n")
+            atomic_write_text(args.output, text + "\n")
         except OSError as e:
             print(f"coinche-rl: error: cannot write {args.output!r}: {e.strerror}",
                   file=sys.stderr)

@@ -255,7 +255,7 @@ def train(args: Args) -> dict:
                                dataclasses.replace(run, elapsed=clock.total()), "belief")
         ck = {**state, "positions": run.labelled, "chunk_sizes": json.dumps(replay.chunk_sizes),
               "population": json.dumps(population.nets()), "init": json.dumps(run.init)}
-        atomic_write(ckpt_path, lambda p: torch.save(ck, p))
+        atomic_write(ckpt_path, lambda f: torch.save(ck, f))
 
     def evaluate():
         model.eval()

@@ -23,6 +23,7 @@ from typing import List, Optional
 import numpy as np
 
 from ..agents.neural.net import load_weights, make_manifest, save_weights
+from ..files import atomic_write
 from ..progress import Progress
 from ..rules import get_rules
 
@@ -403,8 +404,8 @@ def save_run(args, model, optim, rng, replay, run: RunProgress, kind: str) -> in
     ck = {**training_state(args, model, optim, rng, run, kind), "labelled": run.labelled,
           "init": json.dumps(run.init)}
     replay_path = os.path.join(args.out, "replay.npz")
-    atomic_write(replay_path, lambda p: write_npz(p, replay.state()))
-    atomic_write(os.path.join(args.out, "checkpoint.pt"), lambda p: torch.save(ck, p))
+    atomic_write(replay_path, lambda f: write_npz(f, replay.state()))
+    atomic_write(os.path.join(args.out, "checkpoint.pt"), lambda f: torch.save(ck, f))
     return os.path.getsize(replay_path)
 
 
@@ -420,10 +421,10 @@ def training_state(args, model, optim, rng, run: RunProgress, kind: str) -> dict
             "args": json.dumps(dataclasses.asdict(args))}
 
 
-def write_npz(path: str, arrays: dict, level: int = 1) -> None:
-    """Write ``arrays`` to ``path`` as an ``.npz`` that ``np.load`` reads, deflated at the
-    fast ``level``: a replay (features mostly 0, integer targets) shrinks 12 times and
-    more, in about a second per 100 MB."""
+def write_npz(path, arrays: dict, level: int = 1) -> None:
+    """Write ``arrays`` to ``path`` (or a binary file) as an ``.npz`` that ``np.load``
+    reads, deflated at the fast ``level``: a replay (features mostly 0, integer targets)
+    shrinks 12 times and more, in about a second per 100 MB."""
     import zipfile
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED,
                          compresslevel=level) as zf:
@@ -506,13 +507,6 @@ def training_facts(out: str, elapsed_s: float, updates: int, chunks: int, labell
             "minutes": round(elapsed_s / 60.0, 2), "updates": updates, "chunks": chunks,
             "labelled_decisions": labelled, "deals": deals, "args": portable_args(args, out),
             "init": init}
-
-
-def atomic_write(path: str, write) -> None:
-    """``write(tmp)``, then ``tmp`` renamed to ``path`` (a reader never sees half a file)."""
-    tmp = path + ".tmp"
-    write(tmp)
-    os.replace(tmp, path)
 
 
 class Logger:

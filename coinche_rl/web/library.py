@@ -23,7 +23,8 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from ..arena import (ArenaError, DuplicateResult, replay_pair, results_from_file,
                      summary_tables)
-from ..records import DEAL_FORMAT, MATCH_FORMAT, RecordError, deal_to_record, load_record
+from ..records import (DEAL_FORMAT, MATCH_FORMAT, RecordError, deal_to_record, load_record,
+                       save_record)
 
 __all__ = ["Library", "LibraryError"]
 
@@ -115,11 +116,7 @@ class Library:
             raise LibraryError(f"bad record name {name!r}")
         os.makedirs(self.records, exist_ok=True)
         path = os.path.join(self.records, name)
-        tmp = f"{path}.tmp{os.getpid()}"
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(record, f, indent=1, ensure_ascii=False)
-            f.write("\n")
-        os.replace(tmp, path)
+        save_record(record, path)
         return path
 
     # ---------------------------------------------------------------- results
