@@ -394,7 +394,7 @@ def branch(rec: Dict[str, Any], index: int, step: int, action: Any,
     :raises RecordError: a bad record. :raises AnalysisError: a bad step, action or spec.
     """
     seed = _check_seed(seed)
-    specs = _check_specs(list(specs), "agents", N_SEATS)
+    specs = _check_specs(list(specs) if isinstance(specs, tuple) else specs, "agents", N_SEATS)
     deal = deal_at(rec, index, step)
     if deal.is_terminal:
         raise AnalysisError("the deal is over at this step: step back to branch off")

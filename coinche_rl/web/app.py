@@ -33,7 +33,10 @@ The socket ``/ws`` plays games (one per connection), JSON messages both ways:
 The server answers ``{"type": "state", "view": ...}`` after every action (the bots' one
 by one), ``{"type": "record", "record", "name"}``, or ``{"type": "error", "message",
 "reply_to"}``: a malformed, unknown, out-of-turn or illegal message changes nothing and
-the connection stays open. The view is :meth:`coinche_rl.web.play.PlaySession.view`:
+the connection stays open (binary data, JSON nested too deep and messages over
+:data:`MAX_MESSAGE` bytes included; a request body too, with a 400). An error quotes
+the refused value, cut to :data:`MAX_ERROR` characters. ``tests/test_web_fuzz.py``
+fuzzes both. The view is :meth:`coinche_rl.web.play.PlaySession.view`:
 what the person's seat may see, nothing more. The record of a game is written to the
 records folder after each of its deals.
 """
@@ -73,21 +76,46 @@ STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
 #: the longest pause between two bot actions a game may ask for (seconds)
 MAX_PACE = 3.0
 
+#: the largest request body or socket message read (bytes; a match record of a thousand
+#: deals is about 2 MB)
+MAX_MESSAGE = 8 * 2 ** 20
+
+#: the longest error message sent (a refused value is quoted in it, cut to fit)
+MAX_ERROR = 500
+
 
 class BadRequest(ValueError):
     """A request body that is not the JSON object an endpoint expects."""
 
 
+def _clip(message: str) -> str:
+    return message if len(message) <= MAX_ERROR else message[:MAX_ERROR - 3] + "..."
+
+
 def _error(message: str, status: int = 400) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
+    return JSONResponse({"error": _clip(message)}, status_code=status)
+
+
+def _json(raw, what: str, not_json: str) -> Any:
+    """``raw`` (text or bytes: ``what``) parsed. :raises BadRequest: too large, or not
+    JSON (``not_json``: the error's start), nested too deep included."""
+    if len(raw) > MAX_MESSAGE:
+        raise BadRequest(f"{what} is too large: more than {MAX_MESSAGE} bytes")
+    try:
+        return json.loads(raw)
+    except ValueError as e:
+        raise BadRequest(f"{not_json}: {e}") from None
+    except RecursionError:
+        raise BadRequest(f"{not_json}: nested too deep to read") from None
 
 
 async def _body(request: Request) -> Dict[str, Any]:
-    raw = await request.body()
-    try:
-        body = json.loads(raw)
-    except ValueError as e:
-        raise BadRequest(f"the request body is not JSON: {e}") from None
+    raw = bytearray()
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > MAX_MESSAGE:
+            break
+    body = _json(bytes(raw), "the request body", "the request body is not JSON")
     if not isinstance(body, dict):
         raise BadRequest(f"the request body must be a JSON object, got {type(body).__name__}")
     return body
@@ -201,8 +229,14 @@ def create_app(rules: Optional[RuleSet] = None, *, records: Optional[str] = None
         game = _Game(ws, rules, library, search)
         try:
             while True:
-                text = await ws.receive_text()
-                await game.handle(text)
+                message = await ws.receive()
+                if message["type"] == "websocket.disconnect":
+                    return
+                text = message.get("text")
+                if text is None:
+                    await game.error("a message must be JSON text, not binary data")
+                else:
+                    await game.handle(text)
         except WebSocketDisconnect:
             return
 
@@ -243,16 +277,16 @@ class _Game:
         await self.ws.send_text(json.dumps(obj))
 
     async def error(self, message: str, reply_to: Any = None) -> None:
-        await self.send({"type": "error", "message": message, "reply_to": reply_to})
+        await self.send({"type": "error", "message": _clip(message), "reply_to": reply_to})
 
     async def state(self) -> None:
         await self.send({"type": "state", "view": self.session.view(), "record_name": self.name})
 
     async def handle(self, text: str) -> None:
         try:
-            msg = json.loads(text)
-        except ValueError as e:
-            await self.error(f"not a JSON message: {e}")
+            msg = _json(text, "the message", "not a JSON message")
+        except BadRequest as e:
+            await self.error(str(e))
             return
         if not isinstance(msg, dict) or not isinstance(msg.get("type"), str):
             await self.error("a message must be a JSON object with a \"type\" (new, act, next, "
