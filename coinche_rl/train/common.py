@@ -28,7 +28,8 @@ from ..progress import Progress
 from ..rules import get_rules
 
 __all__ = ["setting", "shared", "RunSettings", "WorkerSettings", "SharedSettings", "parse_args",
-           "bad_setting", "check_common", "ignore_sigint", "LabelSource", "RunProgress",
+           "bad_setting", "check_common", "ignore_sigint", "init_label_worker",
+           "run_with_one_blas_thread", "LabelSource", "RunProgress",
            "start_run", "check_run_folder", "restore", "init_from_weights", "save_run",
            "training_state", "write_npz", "lr_at", "play_loss", "training_facts", "run_facts",
            "PATH_SETTINGS", "portable_path", "portable_args",
@@ -176,6 +177,30 @@ def ignore_sigint():
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+#: the BLAS thread limit of this label worker (kept so that it lasts the worker's life)
+_WORKER_BLAS_LIMIT = None
+
+
+def init_label_worker():
+    """A pool's label worker: it ignores Ctrl-C (:func:`ignore_sigint`) and runs numpy's
+    BLAS (the networks that label and play the self-play deals) on one thread for its
+    whole life, as the tournament's workers do
+    (:func:`coinche_rl.arena.executors.one_blas_thread`): one worker per core, each with
+    a BLAS thread per core, oversubscribes the cores."""
+    global _WORKER_BLAS_LIMIT
+    from ..arena.executors import one_blas_thread
+    ignore_sigint()
+    _WORKER_BLAS_LIMIT = one_blas_thread()
+
+
+def run_with_one_blas_thread(job, *args):
+    """``job(*args)`` with one BLAS thread: a label chunk in a Ray task, whose worker
+    process may serve other tasks (the limit is restored on return)."""
+    from ..arena.executors import one_blas_thread
+    with one_blas_thread():
+        return job(*args)
+
+
 class LabelSource(ABC):
     """Chunks ``c = start, start + 1, ...`` in order, generated here or by workers: chunk
     ``c`` is ``job(*self.job_args(c))``. A trainer's subclass gives ``job`` (a
@@ -197,7 +222,7 @@ class LabelSource(ABC):
             from concurrent.futures import ProcessPoolExecutor
             self.warm()                    # fill the numba cache before workers load it
             self.pool = ProcessPoolExecutor(args.workers, mp_context=mp.get_context("spawn"),
-                                            initializer=ignore_sigint)
+                                            initializer=init_label_worker)
         elif args.workers > 0 and args.backend == "ray":
             try:
                 import ray
@@ -213,7 +238,7 @@ class LabelSource(ABC):
                     self.warm()            # fill the numba cache before the workers load it
                     ray.init(num_cpus=args.workers, **kw)
             self.ray = ray
-            self.remote = ray.remote(self.job)
+            self.remote = ray.remote(run_with_one_blas_thread)
         elif args.workers > 0:
             raise ValueError(f"backend must be 'pool' or 'ray', not {args.backend!r}")
 
@@ -233,7 +258,7 @@ class LabelSource(ABC):
                 if self.pool is not None:
                     self.pending[c] = self.pool.submit(self.job, *self.job_args(c))
                 else:
-                    self.pending[c] = self.remote.remote(*self.job_args(c))
+                    self.pending[c] = self.remote.remote(self.job, *self.job_args(c))
             c += 1
 
     def get(self):
