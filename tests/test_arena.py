@@ -307,6 +307,14 @@ def test_round_robin_ratings():
     assert "heuristic:coinche=false" in text and "Elo" in text and "points/deal" in text
 
 
+def test_format_summary_returns_the_tables_inside_a_notebook(monkeypatch):
+    rich_console = pytest.importorskip("rich.console")
+    monkeypatch.setattr(rich_console, "_is_jupyter", lambda: True)   # as in Jupyter
+    r = run_duplicate("heuristic", "random", 4, seed=1)
+    text = format_summary(r)
+    assert "heuristic" in text and "random" in text and "\n" in text
+
+
 def test_rotating_partners_separate_players():
     t = run_rotating(["heuristic", "random", "heuristic", "random"], 300, seed=3)
     assert t.kind == "rotating" and len(t.matchups) == 3

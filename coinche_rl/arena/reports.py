@@ -159,7 +159,10 @@ def format_summary(result, use_rich: Optional[bool] = None, width: int = 140) ->
     if use_rich:
         from rich.console import Console
         buf = io.StringIO()
-        console = Console(file=buf, width=width, color_system=None, force_terminal=False)
+        # force_jupyter=False: in a notebook rich would send the tables to the notebook's
+        # display instead of ``buf``, and the text would come back empty
+        console = Console(file=buf, width=width, color_system=None, force_terminal=False,
+                          force_jupyter=False)
         for t in _rich_tables(tables):
             console.print(t)
         for line in notes:
