@@ -10,7 +10,10 @@ key must change whenever the play could: :func:`agent_fingerprint` hashes
 * the **data** it reads: the shipped network weights when the code loads networks, and
   every file named by one of its parameters (``nn:weights=run/play.npz``);
 * the **versions** of the package and of the other distributions that code imports
-  (``colver``, ``numba``, ...).
+  (``colver``, ``numba``, ...);
+* what an agent says of itself by ``fingerprint_data() -> bytes`` where it has one: a
+  :class:`~coinche_rl.agents.PolicyAgent`'s policy (its weights live in a closure or a
+  model object, not in a file of the package).
 
 Editing a comment changes the hash too: a fingerprint cannot tell which edits matter, so
 it errs on the side of not reusing.
@@ -180,5 +183,13 @@ def agent_fingerprint(agent: Agent) -> Dict[str, object]:
         value = item.partition("=")[2].strip()
         if value and os.path.isfile(value):
             data.append(value)
+    own = getattr(agent, "fingerprint_data", None)
+    own = own() if callable(own) else None
+    if own is not None:
+        h = hashlib.sha256(_digest(data).encode() if data else b"")
+        h.update(b"\0" + own)
+        digest = h.hexdigest()[:16]
+    else:
+        digest = _digest(data) if data else None
     return {"package": __version__, "code": _digest(files),
-            "data": _digest(data) if data else None, "versions": _versions(others)}
+            "data": digest, "versions": _versions(others)}

@@ -28,7 +28,8 @@ True
 
 from __future__ import annotations
 
-from typing import Callable, Dict
+import os
+from typing import Callable, Dict, Optional
 
 import numpy as np
 
@@ -43,20 +44,41 @@ class PolicyAgent(Agent):
     observation of the seat to act, ``action_mask`` the env's int8 mask of its legal
     actions; ``action`` any integer (a numpy scalar or 0-d array included).
 
-    ``name`` is the agent's name in messages and tables (``spec``)."""
+    ``name`` is the agent's name in messages and tables (``spec``). ``version`` names
+    what the policy plays with (say the hash of its weights file): a tournament's results
+    file is resumed only by the same version. Without it the tournament hashes the
+    policy itself, pickled with its closure (its weights, a model it calls): the same
+    policy resumes its results; a policy that cannot be pickled is never taken for
+    another one, so its runs start anew (:meth:`fingerprint_data`)."""
 
     FAMILIES = ("coinche", "classic", "two")
     DESCRIPTION = "a policy(observation, action_mask) -> action trained on the envs"
     ROSTER = False
 
-    def __init__(self, policy: Callable[[np.ndarray, np.ndarray], int], name: str = "policy"):
+    def __init__(self, policy: Callable[[np.ndarray, np.ndarray], int], name: str = "policy",
+                 version: Optional[str] = None):
         super().__init__()
         if not callable(policy):
             raise TypeError(f"PolicyAgent needs a callable policy(observation, action_mask) "
                             f"-> action, not {type(policy).__name__}")
         self.policy = policy
         self.name = self.spec = str(name)
+        self.version = None if version is None else str(version)
         self._encoders: Dict[object, object] = {}
+
+    def fingerprint_data(self) -> bytes:
+        """What determines this agent's play beyond its code, for the tournaments'
+        results files (:func:`coinche_rl.agents.fingerprint.agent_fingerprint`): the
+        ``version`` given, else the policy pickled by cloudpickle (its code and closure:
+        weights, a model), else, where it cannot be pickled, bytes of this process alone
+        (the policy is taken for none other)."""
+        if self.version is not None:
+            return b"version\0" + self.version.encode()
+        try:
+            import cloudpickle
+            return b"pickle\0" + cloudpickle.dumps(self.policy)
+        except Exception:                    # a lock, a socket, a C object: unknowable
+            return b"unpicklable\0" + os.urandom(16)
 
     def _encoder(self, rules):
         enc = self._encoders.get(rules)

@@ -14,6 +14,7 @@ import pytest
 from coinche_rl.agents import PlayerView, register_agent
 from coinche_rl.agents import policy as policy_module
 from coinche_rl.agents import registry
+from coinche_rl.agents.fingerprint import agent_fingerprint
 from coinche_rl.agents.policy import PolicyAgent
 from coinche_rl.arena import ArenaError, run_duplicate
 from coinche_rl.envs import coinche_v0
@@ -90,6 +91,50 @@ def test_an_illegal_action_gets_the_arena_error(registered):
     with pytest.raises(ArenaError, match=r"agent 'illegal_policy' at seat \d played the "
                                          r"illegal action .* in deal 0 of the deal set"):
         run_duplicate(name, "random", 2, seed=2)
+
+
+def _linear(weights):
+    def policy(obs, mask):
+        return int(np.argmax(np.where(mask == 1, obs[:weights.size] * weights, -np.inf)))
+    return policy
+
+
+def test_the_fingerprint_follows_the_policy_s_weights():
+    w = np.arange(120, dtype=np.float32)
+    same = agent_fingerprint(PolicyAgent(_linear(w.copy())))
+    assert same == agent_fingerprint(PolicyAgent(_linear(w.copy())))
+    w2 = w.copy()
+    w2[7] += 1                                          # retrained: one weight moved
+    assert agent_fingerprint(PolicyAgent(_linear(w2)))["data"] != same["data"]
+    # a version names the weights: equal versions resume, other versions do not
+    v1 = agent_fingerprint(PolicyAgent(_linear(w), version="sha:1"))
+    assert v1 == agent_fingerprint(PolicyAgent(_linear(w2), version="sha:1"))
+    assert v1 != agent_fingerprint(PolicyAgent(_linear(w), version="sha:2"))
+
+
+def test_a_policy_that_cannot_be_pickled_is_never_taken_for_another():
+    import threading
+    lock = threading.Lock()
+
+    def locked(obs, mask):
+        with lock:
+            return int(np.flatnonzero(mask)[0])
+    a = agent_fingerprint(PolicyAgent(locked))
+    assert a["data"] is not None and a != agent_fingerprint(PolicyAgent(locked))
+
+
+def test_a_results_file_is_not_resumed_by_a_retrained_policy(registered, tmp_path):
+    out = tmp_path / "r.jsonl"
+    w = np.random.default_rng(0).normal(size=120).astype(np.float32)
+    name = registered("linear_policy", _linear(w))
+    first = run_duplicate(name, "random", 2, seed=3, out=out)
+    assert first.new == 2
+    assert run_duplicate(name, "random", 2, seed=3, out=out).new == 0    # resumed
+    for key in [k for k in registry._REGISTRY if k[1] == name]:
+        del registry._REGISTRY[key]
+    registered(name, _linear(w + 1))                   # the same name, other weights
+    with pytest.raises(ArenaError, match="agent"):
+        run_duplicate(name, "random", 2, seed=3, out=out)
 
 
 def test_a_policy_must_be_callable():
