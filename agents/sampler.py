@@ -162,6 +162,84 @@ def _fail(table):
     return 0
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def _dims(table):
+    """The free cards, holders and states of ``table``."""
+    return table[T_N], table[T_H], table[T_NS]
+
+
+# inline="always": the step of the recursion that every kernel below walks (counting,
+# weighing, drawing, ranking, marginals), compiled inside each of them.
+@njit(cache=True, _nrt=False, inline="always")
+def _next_state(table, allow, rl, st, h, last):
+    """The state after the current free card goes to holder ``h`` from state ``st``, or
+    -1 when ``h`` may not take it: not in ``allow`` (the card's holders, a bit each), or
+    its need is met (its digit is 0; for ``last``, the last holder, whose digit is
+    implied: ``rl``, the cards it still needs, is 0)."""
+    if (allow >> h) & 1 == 0:
+        return -1
+    if h < last:
+        if table[T_DIG + 4 * st + h] == 0:
+            return -1
+        return st - table[T_STRIDE + h]
+    if rl == 0:
+        return -1
+    return st
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _world_start(table, out):
+    """Fill ``out`` (int64[4] or [5]) with the fixed cards of ``table``, the stock slot
+    (if any) empty; return whether ``out`` has the stock slot."""
+    for k in range(N_SEATS):
+        out[k] = table[T_BASE + k]
+    with_stock = out.shape[0] > STOCK
+    if with_stock:
+        out[STOCK] = 0
+    return with_stock
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _world_place(table, i, h, out, with_stock):
+    """Give free card ``i`` of ``table`` to holder ``h`` in ``out`` (the stock's cards
+    only when ``out`` has its slot)."""
+    slot = table[T_SLOT + h]
+    if slot < N_SEATS:
+        out[slot] |= np.int64(1) << table[T_CARDS + i]
+    elif with_stock:
+        out[STOCK] |= np.int64(1) << table[T_CARDS + i]
+
+
+@kernel
+def _fill_rows(table, V, base, q):
+    """The recursion of the module docstring, from the last card back: ``V[base + i *
+    ns + state]`` the number of ways to give free cards ``i..n-1`` from ``state`` (``q``
+    None: exact integers, ``table``'s ``W``), or their total weight (``q``: each card's
+    weight per holder, see :func:`weigh_table`). ``table`` holds all but its rows."""
+    n, H, ns = _dims(table)
+    last_need = table[T_NEED + H - 1]
+    for i in range(n, -1, -1):
+        row = base + i * ns
+        nxt = row + ns
+        allow = table[T_ALLOW + i] if i < n else 0
+        for st in range(ns):
+            rl = (n - i) - table[T_DIG + 4 * st + 3]
+            w = 0
+            if 0 <= rl <= last_need:
+                if i == n:
+                    w = 1 if st == 0 else 0
+                else:
+                    for h in range(H):
+                        st2 = _next_state(table, allow, rl, st, h, H - 1)
+                        if st2 < 0:
+                            continue
+                        if q is None:
+                            w += V[nxt + st2]
+                        else:
+                            w += q[MAX_HOLDERS * i + h] * V[nxt + st2]
+            V[row + st] = w
+
+
 @kernel
 def build_table(table, seat, sizes, known, possible, gone):
     """Fill ``table`` (int64[TABLE_SIZE]) for the worlds seen from ``seat``; return how
@@ -217,7 +295,6 @@ def build_table(table, seat, sizes, known, possible, gone):
         start += table[T_NEED + h] * ns
         ns *= table[T_NEED + h] + 1
     table[T_STRIDE + H - 1] = 0
-    last_need = table[T_NEED + H - 1]
     for st in range(ns):
         tot = 0
         for h in range(3):
@@ -244,30 +321,13 @@ def build_table(table, seat, sizes, known, possible, gone):
         table[T_CARDS + n] = c
         table[T_ALLOW + n] = allow
         n += 1
-    # W[i, state], from the last card back
-    for i in range(n, -1, -1):
-        row = T_W + i * ns
-        nxt = row + ns
-        allow = table[T_ALLOW + i] if i < n else 0
-        for st in range(ns):
-            rl = (n - i) - table[T_DIG + 4 * st + 3]
-            w = 0
-            if 0 <= rl <= last_need:
-                if i == n:
-                    w = 1 if st == 0 else 0
-                else:
-                    for h in range(H - 1):
-                        if (allow >> h) & 1 and table[T_DIG + 4 * st + h] > 0:
-                            w += table[nxt + st - table[T_STRIDE + h]]
-                    if (allow >> (H - 1)) & 1 and rl > 0:
-                        w += table[nxt + st]
-            table[row + st] = w
-    for s in range(N_SEATS):
-        table[T_BASE + s] = known[s]
-    table[T_BASE + STOCK] = 0
     table[T_N] = n
     table[T_H] = H
     table[T_NS] = ns
+    _fill_rows(table, table, T_W, None)
+    for s in range(N_SEATS):
+        table[T_BASE + s] = known[s]
+    table[T_BASE + STOCK] = 0
     table[T_START] = start
     table[T_COUNT] = table[T_W + start]
     return table[T_COUNT]
@@ -277,43 +337,26 @@ def build_table(table, seat, sizes, known, possible, gone):
 def unrank_into(table, x, out):
     """Write world number ``x`` (``0 <= x < table[T_COUNT]``) of ``table`` into ``out``
     (int64[4], or int64[5] to receive the undealt stock too, ``out[STOCK]``)."""
-    n = table[T_N]
-    H = table[T_H]
-    ns = table[T_NS]
-    for k in range(N_SEATS):
-        out[k] = table[T_BASE + k]
-    with_stock = out.shape[0] > STOCK
-    if with_stock:
-        out[STOCK] = 0
+    n, H, ns = _dims(table)
+    with_stock = _world_start(table, out)
     st = table[T_START]
     last = H - 1
     for i in range(n):
-        allow = table[T_ALLOW + i]
         nxt = T_W + (i + 1) * ns
+        allow = table[T_ALLOW + i]
         rl = (n - i) - table[T_DIG + 4 * st + 3]
         chosen = last
         for h in range(H):
-            if (allow >> h) & 1 == 0:
+            st2 = _next_state(table, allow, rl, st, h, last)
+            if st2 < 0:
                 continue
-            if h < last:
-                if table[T_DIG + 4 * st + h] == 0:
-                    continue
-                st2 = st - table[T_STRIDE + h]
-            else:
-                if rl == 0:
-                    continue
-                st2 = st
             w = table[nxt + st2]
             if x < w:
                 chosen = h
                 st = st2
                 break
             x -= w
-        slot = table[T_SLOT + chosen]
-        if slot < N_SEATS:
-            out[slot] |= np.int64(1) << table[T_CARDS + i]
-        elif with_stock:
-            out[STOCK] |= np.int64(1) << table[T_CARDS + i]
+        _world_place(table, i, chosen, out, with_stock)
 
 
 @kernel
@@ -334,9 +377,7 @@ def rank_world(table, hands):
     of :func:`unrank_into`), or -1 if ``table`` does not contain it."""
     if table[T_COUNT] <= 0:
         return -1
-    n = table[T_N]
-    H = table[T_H]
-    ns = table[T_NS]
+    n, H, ns = _dims(table)
     union = np.int64(0)
     for s in range(N_SEATS):
         b = table[T_BASE + s]
@@ -350,6 +391,8 @@ def rank_world(table, hands):
     x = 0
     placed = np.int64(0)
     for i in range(n):
+        allow = table[T_ALLOW + i]
+        rl = (n - i) - table[T_DIG + 4 * st + 3]
         c = table[T_CARDS + i]
         bit = np.int64(1) << c
         placed |= bit
@@ -357,26 +400,16 @@ def rank_world(table, hands):
         for s in range(N_SEATS):
             if (hands[s] & bit) != 0:
                 target = s
-        allow = table[T_ALLOW + i]
-        nxt = T_W + (i + 1) * ns
-        rl = (n - i) - table[T_DIG + 4 * st + 3]
         found = False
         for h in range(H):
-            if (allow >> h) & 1 == 0:
+            st2 = _next_state(table, allow, rl, st, h, last)
+            if st2 < 0:
                 continue
-            if h < last:
-                if table[T_DIG + 4 * st + h] == 0:
-                    continue
-                st2 = st - table[T_STRIDE + h]
-            else:
-                if rl == 0:
-                    continue
-                st2 = st
             if table[T_SLOT + h] == target:
                 st = st2
                 found = True
                 break
-            x += table[nxt + st2]
+            x += table[T_W + (i + 1) * ns + st2]
         if not found:
             return -1
     # every card of the hands is a base card or a free card placed above
@@ -415,8 +448,6 @@ def weigh_table(table, probs, Wf, q):
     conditioned on the hand sizes and on every constraint of the table."""
     n = table[T_N]
     H = table[T_H]
-    ns = table[T_NS]
-    last_need = table[T_NEED + H - 1] if H > 0 else 0
     for i in range(n):
         c = table[T_CARDS + i]
         allow = table[T_ALLOW + i]
@@ -438,23 +469,7 @@ def weigh_table(table, probs, Wf, q):
                 q[MAX_HOLDERS * i + h] /= top
     if table[T_COUNT] <= 0:
         return 0.0
-    for i in range(n, -1, -1):
-        row = i * ns
-        nxt = row + ns
-        allow = table[T_ALLOW + i] if i < n else 0
-        for st in range(ns):
-            rl = (n - i) - table[T_DIG + 4 * st + 3]
-            w = 0.0
-            if 0 <= rl <= last_need:
-                if i == n:
-                    w = 1.0 if st == 0 else 0.0
-                else:
-                    for h in range(H - 1):
-                        if (allow >> h) & 1 and table[T_DIG + 4 * st + h] > 0:
-                            w += q[MAX_HOLDERS * i + h] * Wf[nxt + st - table[T_STRIDE + h]]
-                    if (allow >> (H - 1)) & 1 and rl > 0:
-                        w += q[MAX_HOLDERS * i + H - 1] * Wf[nxt + st]
-            Wf[row + st] = w
+    _fill_rows(table, Wf, 0, q)
     return Wf[table[T_START]]
 
 
@@ -472,34 +487,21 @@ def sample_belief_into(table, Wf, q, rng, out):
     untouched) when the table has no world."""
     if table[T_COUNT] <= 0:
         return False
-    n = table[T_N]
-    H = table[T_H]
-    ns = table[T_NS]
-    for k in range(N_SEATS):
-        out[k] = table[T_BASE + k]
-    with_stock = out.shape[0] > STOCK
-    if with_stock:
-        out[STOCK] = 0
+    n, H, ns = _dims(table)
+    with_stock = _world_start(table, out)
     st = table[T_START]
     last = H - 1
     for i in range(n):
-        allow = table[T_ALLOW + i]
         nxt = (i + 1) * ns
-        rl = (n - i) - table[T_DIG + 4 * st + 3]
         x = _u01(rng) * Wf[i * ns + st]
         chosen = -1
         chosen_st = st
+        allow = table[T_ALLOW + i]
+        rl = (n - i) - table[T_DIG + 4 * st + 3]
         for h in range(H):
-            if (allow >> h) & 1 == 0:
+            st2 = _next_state(table, allow, rl, st, h, last)
+            if st2 < 0:
                 continue
-            if h < last:
-                if table[T_DIG + 4 * st + h] == 0:
-                    continue
-                st2 = st - table[T_STRIDE + h]
-            else:
-                if rl == 0:
-                    continue
-                st2 = st
             w = q[MAX_HOLDERS * i + h] * Wf[nxt + st2]
             if w <= 0.0:
                 continue
@@ -509,11 +511,7 @@ def sample_belief_into(table, Wf, q, rng, out):
                 break
             x -= w
         st = chosen_st
-        slot = table[T_SLOT + chosen]
-        if slot < N_SEATS:
-            out[slot] |= np.int64(1) << table[T_CARDS + i]
-        elif with_stock:
-            out[STOCK] |= np.int64(1) << table[T_CARDS + i]
+        _world_place(table, i, chosen, out, with_stock)
     return True
 
 
@@ -545,9 +543,7 @@ def marginals_into(table, Wf, q, weighted, F, G, out):
             m &= m - 1
     if table[T_COUNT] <= 0:
         return
-    n = table[T_N]
-    H = table[T_H]
-    ns = table[T_NS]
+    n, H, ns = _dims(table)
     last = H - 1
     for st in range(ns):
         F[st] = 0.0
@@ -565,16 +561,9 @@ def marginals_into(table, Wf, q, weighted, F, G, out):
                 continue
             rl = (n - i) - table[T_DIG + 4 * st + 3]
             for h in range(H):
-                if (allow >> h) & 1 == 0:
+                st2 = _next_state(table, allow, rl, st, h, last)
+                if st2 < 0:
                     continue
-                if h < last:
-                    if table[T_DIG + 4 * st + h] == 0:
-                        continue
-                    st2 = st - table[T_STRIDE + h]
-                else:
-                    if rl == 0:
-                        continue
-                    st2 = st
                 if weighted:
                     g = f * q[MAX_HOLDERS * i + h]
                     tail = Wf[nxt + st2]
