@@ -38,7 +38,7 @@ from numba import njit
 from .. import actions as A
 from .. import rules as R
 from .._numba_cache import compile_notice
-from ..cards import FULL_DECK, N_CARDS, InvalidNotationError, format_hand, parse_card, parse_hand
+from ..cards import N_CARDS, InvalidNotationError, cards_mask, format_hand, parse_card
 from ..engine import (OUTCOME_CAPOT, OUTCOME_CAPOT_AGAINST, OUTCOME_GENERALE, OUTCOME_NORMAL,
                       outcome_score)
 from ..engine import (STATE_SIZE, apply_legal_action, is_legal, kernel, lowest_card,
@@ -567,37 +567,6 @@ def _strains(rules: RuleSet, strains) -> Tuple[int, ...]:
     return tuple(out)
 
 
-def _hand_mask(hand) -> int:
-    if isinstance(hand, str):
-        try:
-            return parse_hand(hand)
-        except InvalidNotationError as e:
-            raise EvaluationError(f"hand: {e} (expected cards such as 'JH 9H AH TH 7S 8D KC QC')") from None
-    if isinstance(hand, (int, np.integer)) and not isinstance(hand, bool):
-        h = int(hand)
-        if not 0 <= h <= FULL_DECK:
-            raise EvaluationError(f"hand: {h!r} is not a 32-bit card mask")
-        return h
-    try:
-        cards = list(hand)
-    except TypeError:
-        raise EvaluationError(f"hand must be a card mask, text such as 'JH 9H AH' or a list "
-                              f"of cards, not {hand!r}") from None
-    m = 0
-    for c in cards:
-        if isinstance(c, str):
-            try:
-                c = parse_card(c)
-            except InvalidNotationError as e:
-                raise EvaluationError(f"hand: {e}") from None
-        if isinstance(c, bool) or not isinstance(c, (int, np.integer)) or not 0 <= c < N_CARDS:
-            raise EvaluationError(f"hand: {c!r} is not a card (0..31 or text such as 'JH')")
-        if m >> int(c) & 1:
-            raise EvaluationError(f"hand: card {format_hand(1 << int(c))!r} appears twice")
-        m |= 1 << int(c)
-    return m
-
-
 def _seat(v, name: str) -> int:
     if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= v < N_SEATS:
         raise EvaluationError(f"{name} must be a seat 0..3, not {v!r}")
@@ -825,7 +794,7 @@ def evaluate_hand(rules: Union[str, RuleSet], seat: int, hand, dealer: int, samp
         if nn_player not in ("nn", "heuristic"):
             raise EvaluationError(f"nn_player {nn_player!r}: expected 'nn' or 'heuristic'")
         samples = 1
-    hand_m = _hand_mask(hand)
+    hand_m = cards_mask(hand, "hand", EvaluationError)
     n_cards = bin(hand_m).count("1")
     strains_t = _strains(rules, strains)
     levels = contract_levels(rules)

@@ -56,7 +56,7 @@ from typing import Callable, Mapping, Optional, Sequence, Union
 import numpy as np
 from numba import njit
 
-from ..cards import FULL_DECK, N_CARDS, format_hand, parse_card, parse_hand, popcount
+from ..cards import FULL_DECK, N_CARDS, cards_mask, format_hand, parse_card, popcount
 from ..engine import FlatLayout, kernel, lowest_card, rng_next, rng_seed
 from ..engine import popcount as _popcount
 from ..envs.infoset import NO_CEILING, InformationSet
@@ -618,29 +618,6 @@ CardsLike = Union[int, str, Sequence[int]]
 ConstraintLike = Union[None, Mapping[int, CardsLike], Sequence[CardsLike]]
 
 
-def _cards_mask(value: CardsLike, what: str) -> int:
-    if isinstance(value, str):
-        return parse_hand(value)
-    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-        v = int(value)
-        if not 0 <= v <= FULL_DECK:
-            raise SamplerError(f"{what}: {v!r} is not a 32-bit card mask")
-        return v
-    try:
-        cards = list(value)
-    except TypeError:
-        raise SamplerError(f"{what}: expected a card mask, a hand string such as 'AS TH' "
-                           f"or a list of cards, not {value!r}") from None
-    m = 0
-    for c in cards:
-        if isinstance(c, str):
-            c = parse_card(c)
-        if isinstance(c, bool) or not isinstance(c, (int, np.integer)) or not 0 <= int(c) < N_CARDS:
-            raise SamplerError(f"{what}: {c!r} is not a card (0..31 or text such as 'JH')")
-        m |= 1 << int(c)
-    return m
-
-
 def _masks4(arg: ConstraintLike, name: str):
     if arg is None:
         return [0, 0, 0, 0]
@@ -649,12 +626,12 @@ def _masks4(arg: ConstraintLike, name: str):
         for seat, cards in arg.items():
             if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < N_SEATS:
                 raise SamplerError(f"{name}: keys must be seats 0..3, not {seat!r}")
-            out[int(seat)] |= _cards_mask(cards, f"{name}[{seat}]")
+            out[int(seat)] |= cards_mask(cards, f"{name}[{seat}]", SamplerError)
         return out
     if isinstance(arg, (str, int, np.integer)) or len(arg) != N_SEATS:
         raise SamplerError(f"{name} must be a mapping seat -> cards or a sequence of 4 "
                            f"card sets (one per seat), not {arg!r}")
-    return [_cards_mask(v, f"{name}[{s}]") for s, v in enumerate(arg)]
+    return [cards_mask(v, f"{name}[{s}]", SamplerError) for s, v in enumerate(arg)]
 
 
 def _merge(info: InformationSet, holds: ConstraintLike, lacks: ConstraintLike) -> InformationSet:
@@ -977,7 +954,7 @@ def hand_information_set(rules: Union[str, RuleSet], seat: int, hand: CardsLike,
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= v < N_SEATS:
             raise SamplerError(f"{name} must be 0..3, not {v!r}")
     seat, dealer = int(seat), int(dealer)
-    hand = _cards_mask(hand, "hand")
+    hand = cards_mask(hand, "hand", SamplerError)
     k = popcount(hand)
     classic = rules.family == "classic"
     sizes = (CLASSIC_FIRST_HAND, CARDS_PER_HAND) if classic else (CARDS_PER_HAND,)

@@ -32,7 +32,7 @@ __all__ = [
     "SUIT_MASKS", "BELOTE_PAIRS", "InvalidNotationError", "card", "card_suit", "card_rank",
     "card_bit",
     "parse_card", "format_card", "parse_hand", "format_hand", "mask_of", "cards_of",
-    "popcount", "CardSet",
+    "popcount", "cards_mask", "CardSet",
 ]
 
 SUITS = "SHDC"
@@ -132,6 +132,44 @@ def parse_hand(text: str) -> int:
         if m >> c & 1:
             raise InvalidNotationError(f"card {tok!r} appears twice in hand {text!r}")
         m |= 1 << c
+    return m
+
+
+def cards_mask(value, what: str = "cards", error: type = InvalidNotationError) -> int:
+    """The mask of a set of cards given as a 32-bit mask, hand text (``'JH 9H'``) or a
+    sequence of cards (indices or text): the argument checks of the public APIs that take
+    a hand. Raises ``error`` (a ``ValueError`` class), its message starting with ``what``,
+    on anything else or on a repeated card.
+
+    >>> cards_mask(["JH", 13]) == parse_hand("JH QH")
+    True
+    """
+    if isinstance(value, str):
+        try:
+            return parse_hand(value)
+        except InvalidNotationError as e:
+            raise error(f"{what}: {e} (expected cards such as 'JH 9H AH')") from None
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        if not 0 <= value <= FULL_DECK:
+            raise error(f"{what}: {value!r} is not a 32-bit card mask")
+        return int(value)
+    try:
+        cards = list(value)
+    except TypeError:
+        raise error(f"{what}: expected a card mask, text such as 'JH 9H AH' or a list of "
+                    f"cards, not {value!r}") from None
+    m = 0
+    for c in cards:
+        if isinstance(c, str):
+            try:
+                c = parse_card(c)
+            except InvalidNotationError as e:
+                raise error(f"{what}: {e}") from None
+        if isinstance(c, bool) or not isinstance(c, (int, np.integer)) or not 0 <= c < N_CARDS:
+            raise error(f"{what}: {c!r} is not a card (0..31 or text such as 'JH')")
+        if m >> int(c) & 1:
+            raise error(f"{what}: card {format_card(int(c))!r} appears twice")
+        m |= 1 << int(c)
     return m
 
 

@@ -11,8 +11,8 @@ import pytest
 
 from coinche_rl import actions as A
 from coinche_rl import rules as R
-from coinche_rl.cards import (CardSet, InvalidNotationError, format_card, format_hand,
-                              parse_card, parse_hand)
+from coinche_rl.cards import (CardSet, InvalidNotationError, cards_mask, format_card,
+                              format_hand, parse_card, parse_hand)
 from coinche_rl.game import Deal
 from coinche_rl.rules import (PRESETS, InvalidRulesError, RuleSet, UnknownPresetError,
                               get_rules, params_vector)
@@ -65,6 +65,26 @@ def test_parse_hand_separators_and_empty():
     assert parse_hand("  ") == 0
     assert parse_hand("AS,KS  7c") == parse_hand("7C KS AS")
     assert format_hand(parse_hand("7C KS AS 10S")) == "AS TS KS 7C"
+
+
+def test_cards_mask_takes_a_mask_text_or_cards():
+    m = parse_hand("JH 9H AS")
+    assert cards_mask(m) == cards_mask("JH 9H AS") == cards_mask(["AS", 12, "9H"]) == m
+    assert cards_mask([]) == 0
+
+
+@pytest.mark.parametrize("value,match", [
+    (-1, "32-bit card mask"), (1 << 32, "32-bit card mask"), ("JH XZ", r"'XZ'.*expected cards"),
+    ([32], "not a card"), ([True], "not a card"), (["JH", 12], "'JH' appears twice"),
+    (["QX"], "'QX'"), (1.5, "expected a card mask"),
+])
+def test_cards_mask_errors_name_the_argument(value, match):
+    class Custom(ValueError):
+        pass
+    with pytest.raises(Custom, match=f"^hand: .*{match}"):
+        cards_mask(value, "hand", Custom)
+    with pytest.raises(InvalidNotationError):
+        cards_mask(value)
 
 
 def test_cardset():
