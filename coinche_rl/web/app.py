@@ -20,6 +20,9 @@ HTTP (JSON in, JSON out; a refused request is a 400 whose ``error`` says why):
 ``show`` is ``"all"`` or a list of the seats whose hands to send. The searches
 (analysis, branch, deal pairs) run in worker threads, at most ``searches`` at once
 (:class:`anyio.CapacityLimiter`), each with its own :class:`~coinche_rl.web.analysis.Analyser`.
+The games' bots and record writes run in worker threads of their own (at most
+``searches`` at once too), so that a game never waits behind an analysis
+(``benchmarks/bench_web.py --load``).
 
 The socket ``/ws`` plays games (one per connection), JSON messages both ways:
 
@@ -155,10 +158,14 @@ def create_app(rules: Optional[RuleSet] = None, *, records: Optional[str] = None
         raise ValueError(f"searches must be at least 1, got {searches!r}")
     library = Library(records, results)
     limiter = anyio.CapacityLimiter(searches)
+    play_limiter = anyio.CapacityLimiter(searches)
     pool = AN.AnalyserPool(searches)
 
     async def search(fn, *args):
         return await anyio.to_thread.run_sync(fn, *args, limiter=limiter)
+
+    async def play(fn, *args):
+        return await anyio.to_thread.run_sync(fn, *args, limiter=play_limiter)
 
     def handle(endpoint):
         async def wrapped(request: Request) -> Response:
@@ -226,7 +233,7 @@ def create_app(rules: Optional[RuleSet] = None, *, records: Optional[str] = None
 
     async def play_socket(ws: WebSocket) -> None:
         await ws.accept()
-        game = _Game(ws, rules, library, search)
+        game = _Game(ws, rules, library, play)
         try:
             while True:
                 message = await ws.receive()
@@ -263,11 +270,11 @@ def create_app(rules: Optional[RuleSet] = None, *, records: Optional[str] = None
 class _Game:
     """One connection's game: reads a message, answers, plays the bots."""
 
-    def __init__(self, ws: WebSocket, rules: RuleSet, library: Library, search):
+    def __init__(self, ws: WebSocket, rules: RuleSet, library: Library, play):
         self.ws = ws
         self.rules = rules
         self.library = library
-        self.search = search
+        self.play = play                   # runs a bot step or a write in a worker thread
         self.session: Optional[PlaySession] = None
         self.pace = 0.0
         self.name: Optional[str] = None
@@ -317,7 +324,7 @@ class _Game:
         if isinstance(pace, bool) or not isinstance(pace, (int, float)) or not 0 <= pace <= MAX_PACE:
             raise ProtocolError(f"pace: expected seconds 0..{MAX_PACE:g}, got {pace!r}")
         settings = parse_settings(msg, self.rules)
-        session = await self.search(PlaySession, settings)
+        session = await self.play(PlaySession, settings)
         self.session, self.pace = session, float(pace)
         self.name, self.saved_deals = self.library.new_name(), 0
         await self.state()
@@ -330,7 +337,7 @@ class _Game:
         while s.waiting == "bots":
             if self.pace:
                 await asyncio.sleep(self.pace)
-            await self.search(s.bot_step)
+            await self.play(s.bot_step)
             await self.state()
         await self.save()
 
@@ -340,7 +347,7 @@ class _Game:
             return
         self.saved_deals = s.deals_played
         try:
-            self.library.save(self.name, s.record())
+            await self.play(self.library.save, self.name, s.record())
         except OSError as e:
             await self.error(f"the record could not be saved: {e}", "save")
 
