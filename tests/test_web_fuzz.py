@@ -3,8 +3,8 @@
 progress (not JSON, nested too deep, too large, binary, not an object, an unknown type,
 wrong types, out-of-range or illegal actions, an action out of turn, a bad new game)
 gets an error reply that says what was wrong (never an internal error), and the game is
-as it was: the same view, the same record of its finished deals, the same file in the
-records folder; and the connection plays on. The HTTP endpoints answer a bad body with
+as it was, and so is a game on another socket: the same view, the same record of its
+finished deals, the same file in the records folder; and the connection plays on. The HTTP endpoints answer a bad body with
 a 400 and its reason, never a server error."""
 
 from __future__ import annotations
@@ -60,9 +60,10 @@ class Game:
     """A game of two deals over one socket: the first deal played and saved, the
     second in its play with the person to choose among several cards."""
 
-    def __init__(self, ws, records):
+    def __init__(self, ws, records, first_seed=1):
         self.ws = ws
-        for seed in range(1, 40):
+        self.others = []                           # games on other sockets meanwhile
+        for seed in range(first_seed, first_seed + 40):
             ws.send_text(json.dumps({"type": "new", "seed": seed, "deals": 2, "seat": 0}))
             view = _until_person(ws)
             while view["waiting"] == "you":        # the first deal: the first legal action
@@ -94,27 +95,34 @@ class Game:
         self.ws.send_text(json.dumps({"type": "state"}))
         return _recv(self.ws)["record_name"]
 
+    def unchanged(self, records):
+        self.ws.send_text(json.dumps({"type": "state"}))
+        state = _recv(self.ws)
+        assert state["view"] == self.view and state["record_name"] == self.name
+        assert self.ask_record() == self.record
+        assert (records / self.name).read_bytes() == self.saved
+
     def check_refused(self, send, records):
-        """``send()`` sends one bad message: the reply is a specific error, and the game
-        is unchanged."""
+        """``send()`` sends one bad message: the reply is a specific error, and this
+        game and the others are unchanged."""
         send()
         m = _recv(self.ws)
         assert m["type"] == "error", m
         msg = m["message"]
         assert isinstance(msg, str) and msg and len(msg) <= MAX_ERROR
         assert not msg.startswith("internal error"), msg
-        self.ws.send_text(json.dumps({"type": "state"}))
-        state = _recv(self.ws)
-        assert state["view"] == self.view and state["record_name"] == self.name
-        assert self.ask_record() == self.record
-        assert (records / self.name).read_bytes() == self.saved
+        for g in [self] + self.others:
+            g.unchanged(records)
         return msg
 
 
 @pytest.fixture(scope="module")
 def game(client, records):
-    with client.websocket_connect("/ws") as ws:
-        yield Game(ws, records)
+    with client.websocket_connect("/ws") as ws, client.websocket_connect("/ws") as other:
+        g = Game(ws, records)
+        g.others.append(Game(other, records, first_seed=50))
+        assert g.others[0].name != g.name
+        yield g
 
 
 # ------------------------------------------------------------------ strategies
