@@ -18,6 +18,35 @@ from .layout import (DECL_NOBODY, S_DECLARED, S_DECL_KEY, S_DECL_LOW, S_DECL_PTS
                      S_DECL_WINNER, S_TEAM_DECL)
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def _combination(hand, strain, cr0, cr1, sub, share):
+    """``(points, key, cards)`` of the carrés ``sub`` of ``hand`` (bit ``k``: the carré
+    of rank ``cr0``, ``cr1``) with the runs of the rest of the hand, or of all of it when
+    ``share`` (a card may then serve in a carré and in a run)."""
+    pts = 0
+    key = 0
+    removed = 0
+    for k in range(2):
+        if (sub >> k) & 1:
+            r = cr0 if k == 0 else cr1
+            pts += CARRE_PTS[strain, r]
+            if CARRE_KEYS[strain, r] > key:
+                key = CARRE_KEYS[strain, r]
+            removed |= 0x01010101 << r
+    rest = hand if share else hand & ~removed
+    used = removed
+    for s in range(4):
+        m = (rest >> (8 * s)) & 0xFF
+        pts += SEQ_POINTS_SHARE[m] if share else SEQ_POINTS[m]
+        k2 = SEQ_KEY_SHARE[m] if share else SEQ_KEY[m]
+        if k2 > 0 and s == strain:
+            k2 += 1
+        if k2 > key:
+            key = k2
+        used |= (SEQ_USED_SHARE[m] if share else SEQ_USED[m]) << (8 * s)
+    return pts, key, used
+
+
 @kernel
 def hand_declarations(hand, strain, share):
     """Best combination of declarations of one hand (RULES.md §5).
@@ -43,51 +72,14 @@ def hand_declarations(hand, strain, share):
         else:
             cr1 = r
             nc = 2
+    if share:
+        pts, key, used = _combination(hand, strain, cr0, cr1, (1 << nc) - 1, share)
+        return pts, key, used, low
     best_pts = 0
     best_key = 0
     best_used = 0
-    if share:
-        pts = 0
-        key = 0
-        used = 0
-        for k in range(nc):
-            r = cr0 if k == 0 else cr1
-            pts += CARRE_PTS[strain, r]
-            if CARRE_KEYS[strain, r] > key:
-                key = CARRE_KEYS[strain, r]
-            used |= 0x01010101 << r
-        for s in range(4):
-            m = (hand >> (8 * s)) & 0xFF
-            pts += SEQ_POINTS_SHARE[m]
-            k2 = SEQ_KEY_SHARE[m]
-            if k2 > 0 and s == strain:
-                k2 += 1
-            if k2 > key:
-                key = k2
-            used |= SEQ_USED_SHARE[m] << (8 * s)
-        return pts, key, used, low
     for sub in range(1 << nc):
-        pts = 0
-        key = 0
-        removed = 0
-        for k in range(nc):
-            if (sub >> k) & 1:
-                r = cr0 if k == 0 else cr1
-                pts += CARRE_PTS[strain, r]
-                if CARRE_KEYS[strain, r] > key:
-                    key = CARRE_KEYS[strain, r]
-                removed |= 0x01010101 << r
-        rest = hand & ~removed
-        used = removed
-        for s in range(4):
-            m = (rest >> (8 * s)) & 0xFF
-            pts += SEQ_POINTS[m]
-            k2 = SEQ_KEY[m]
-            if k2 > 0 and s == strain:
-                k2 += 1
-            if k2 > key:
-                key = k2
-            used |= SEQ_USED[m] << (8 * s)
+        pts, key, used = _combination(hand, strain, cr0, cr1, sub, share)
         if pts > best_pts or (pts == best_pts and key > best_key):
             best_pts = pts
             best_key = key
