@@ -8,6 +8,7 @@ for the true hidden values, ``determinize_into(public_view_into(S, seat)) == S``
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from ..cards import BELOTE_PAIRS, N_CARDS
 from ..rules import (AT, BELOTE_POINTS, NT, N_SEATS, N_TRICKS, P_DECLARATIONS, P_DECL_SHARE,
@@ -26,20 +27,26 @@ from .layout import (AUCTION, DECL_UNRESOLVED, DONE, NO_CARD, STATE_SIZE, S_BELO
 NO_DECK = np.full(N_CARDS, NO_CARD, dtype=np.int64)
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def _nth_play(S, k):
+    """``(seat, card)`` of the ``k``-th card played in the deal (0 the first trick's
+    lead); the card is negative when it has not been played yet."""
+    leader = S[S_TRICK_LEADERS + k // N_SEATS]
+    if leader < 0:
+        return leader, np.int64(NO_CARD)
+    return seat_after(leader, k % N_SEATS), S[S_PLAYS + k]
+
+
 @kernel
 def played_by(S, seat):
     """Mask of the cards ``seat`` has played so far."""
     m = 0
-    for t in range(N_TRICKS):
-        leader = S[S_TRICK_LEADERS + t]
-        if leader < 0:
+    for k in range(N_TRICKS * N_SEATS):
+        player, c = _nth_play(S, k)
+        if c < 0:
             break
-        for i in range(N_SEATS):
-            c = S[S_PLAYS + N_SEATS * t + i]
-            if c < 0:
-                break
-            if seat_after(leader, i) == seat:
-                m |= np.int64(1) << c
+        if player == seat:
+            m |= np.int64(1) << c
     return m
 
 
@@ -62,22 +69,18 @@ def announced_belotes(S, strain):
         return seats, cards
     bel = S[S_BELOTE_CARDS]
     seen = 0                                  # suits whose first K / Q was played
-    for t in range(N_TRICKS):
-        leader = S[S_TRICK_LEADERS + t]
-        if leader < 0:
+    for k in range(N_TRICKS * N_SEATS):
+        player, c = _nth_play(S, k)
+        if c < 0:
             break
-        for i in range(N_SEATS):
-            c = S[S_PLAYS + N_SEATS * t + i]
-            if c < 0:
-                break
-            suit = c >> 3
-            r = c & 7
-            if (r == 5 or r == 6) and (strain == AT or strain == suit) and not (seen >> suit) & 1:
-                seen |= 1 << suit
-                kq = BELOTE_PAIRS[suit]
-                if bel & kq == kq:
-                    seats |= 1 << seat_after(leader, i)
-                    cards |= kq
+        suit = c >> 3
+        r = c & 7
+        if (r == 5 or r == 6) and (strain == AT or strain == suit) and not (seen >> suit) & 1:
+            seen |= 1 << suit
+            kq = BELOTE_PAIRS[suit]
+            if bel & kq == kq:
+                seats |= 1 << player
+                cards |= kq
     return seats, cards
 
 
