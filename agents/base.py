@@ -67,14 +67,22 @@ class AgentSpecError(ValueError):
     """A malformed spec, an unknown agent name, or a bad parameter."""
 
 
-class _FromSignature:
+class Marker:
+    """A value that stands for something other than a value (a default still to be
+    found, a parameter that must be given): compared by identity, shown by its name."""
+
+    __slots__ = ("_name",)
+
+    def __init__(self, name: str):
+        self._name = name
+
     def __repr__(self) -> str:
-        return "FROM_SIGNATURE"
+        return self._name
 
 
 #: a :class:`Param`'s default when none is given: the agent's constructor's default
 #: (filled in when the class is defined, so each default is written once)
-FROM_SIGNATURE = _FromSignature()
+FROM_SIGNATURE = Marker("FROM_SIGNATURE")
 
 
 @dataclass(frozen=True)

@@ -77,7 +77,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 from ..rules import FAMILY_PRESETS, RuleSet
-from .base import FROM_SIGNATURE, Agent, AgentSpecError, Param, family_error
+from .base import FROM_SIGNATURE, Agent, AgentSpecError, Marker, Param, family_error
 
 __all__ = ["AgentSpecError", "Param", "register_agent", "make_agent", "available_agents",
            "describe_agents", "roster_agents", "parse_spec", "spec_module",
@@ -93,14 +93,9 @@ _AT = "@"
 _FOUR_PLAYER = Agent.FAMILIES
 
 
-class _Required:
-    def __repr__(self) -> str:
-        return "required"
-
-
 #: the default of a parameter that must be given (an import-path agent's parameter
 #: without a Python default)
-REQUIRED = _Required()
+REQUIRED = Marker("required")
 
 
 @dataclass(frozen=True)

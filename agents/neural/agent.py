@@ -64,7 +64,7 @@ from .bid_actions import N_BID
 from .net import MLP, NeuralError, default_weights_path, load_weights, rules_hash, trained_for
 
 __all__ = ["NeuralAgent", "load_play_net", "load_bid_net", "warmup", "ActionValues",
-           "nn_values", "load_once", "not_shipped", "check_trained_for"]
+           "nn_values", "load_once", "load_checked", "not_shipped", "check_trained_for"]
 
 
 # -------------------------------------------------------------------- the agent
@@ -91,14 +91,28 @@ def load_play_net(path: str = "", rules: Optional[RuleSet] = None,
     """The card-play net at ``path`` (default: shipped for ``rules``, ``ffb`` if None),
     loaded once per process and checked (:func:`~.net.load_weights`)."""
     rules = rules or get_rules("ffb")
+    return load_checked(path, rules, "play", "card-play", "play",
+                        "Pass nn:weights=PATH or nn:any_rules=true", check_rules,
+                        preset=rules.name if check_rules else "ffb")
+
+
+def load_checked(path: str, rules: RuleSet, kind: str, what: str, verb: str, advice: str,
+                 check_rules: bool = True, preset: str = "",
+                 required: bool = True) -> Optional[MLP]:
+    """The ``kind`` weights at ``path`` (default: those shipped for ``preset``, else for
+    ``rules``; ``advice`` ends the error when none ship, or None is returned when not
+    ``required``), loaded once per process (:func:`load_once`) and, with
+    ``check_rules``, checked to be trained for ``rules`` (:func:`check_trained_for`:
+    ``what`` names the net, ``verb`` what it is refused for)."""
     if not path:
-        path = default_weights_path(rules.name if check_rules else "ffb")
+        path = default_weights_path(preset or rules.name, kind)
         if not os.path.isfile(path):
-            not_shipped(rules, path, "play", "card-play",
-                         "Pass nn:weights=PATH or nn:any_rules=true")
-    net = load_once(path, "play")
+            if not required:
+                return None
+            not_shipped(rules, path, kind, what, advice)
+    net = load_once(path, kind)
     if check_rules:
-        check_trained_for(net, path, rules, "card-play", "play")
+        check_trained_for(net, path, rules, what, verb)
     return net
 
 
@@ -134,24 +148,16 @@ def load_bid_net(path: str = "", rules: Optional[RuleSet] = None, player: str = 
     card player ``player``, loaded once per process and checked. With ``required``
     False a missing default file gives None (the heuristic bids)."""
     rules = rules or get_rules("ffb")
-    if not path:
-        # with check_rules off (nn:any_rules=true) a coinche preset borrows ffb's net; the
-        # classic prise has no shipped net (ffb's never saw it)
-        name = rules.name
-        if not check_rules and rules.family != "classic" and \
-                not os.path.isfile(default_weights_path(name, "bid")):
-            name = "ffb"
-        path = default_weights_path(name, "bid")
-        if not os.path.isfile(path):
-            if not required:
-                return None
-            not_shipped(rules, path, "bid", "bidding",
-                         "Pass nn:bid_weights=PATH, nn:bidding=heuristic, or "
-                         "nn:any_rules=true (a coinche preset then borrows ffb's)")
-    net = load_once(path, "bid")
-    if check_rules:
-        check_trained_for(net, path, rules, "bidding", "bid with")
-    return BidNet(net, player, margin)
+    # with check_rules off (nn:any_rules=true) a coinche preset borrows ffb's net; the
+    # classic prise has no shipped net (ffb's never saw it)
+    preset = rules.name
+    if not check_rules and rules.family != "classic" and \
+            not os.path.isfile(default_weights_path(preset, "bid")):
+        preset = "ffb"
+    net = load_checked(path, rules, "bid", "bidding", "bid with",
+                       "Pass nn:bid_weights=PATH, nn:bidding=heuristic, or nn:any_rules=true "
+                       "(a coinche preset then borrows ffb's)", check_rules, preset, required)
+    return None if net is None else BidNet(net, player, margin)
 
 
 BIDDERS = ("auto", "net", "heuristic")

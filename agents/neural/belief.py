@@ -36,7 +36,6 @@ True
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import Optional
 
@@ -57,9 +56,9 @@ from ..numba_bots import BOT_HEURISTIC, bot_action
 from ..registry import make_agent
 from ..sampler import WorldSampler
 from . import canonical as C
-from .agent import check_trained_for, load_bid_net, load_once, load_play_net, not_shipped
+from .agent import load_bid_net, load_checked, load_play_net
 from .batch_play import BID_NET, CARD_NET, NetInputs, advance, seed_streams
-from .net import MLP, N_BELIEF_OUT, NeuralError, default_weights_path
+from .net import MLP, N_BELIEF_OUT, NeuralError
 
 __all__ = ["BeliefNet", "Positions", "generate_positions", "position_labels",
            "load_belief_net", "belief_report", "N_BELIEF", "warmup", "PLAYER_NN", "PLAYER_HEURISTIC",
@@ -325,15 +324,8 @@ def load_belief_net(path: str = "", rules: Optional[RuleSet] = None,
     """The belief net at ``path`` (default: the weights shipped for ``rules``), checked
     against its manifest (:func:`~.net.load_weights`, ``kind="belief"``)."""
     rules = rules or get_rules("ffb")
-    if not path:
-        path = default_weights_path(rules.name, "belief")
-        if not os.path.isfile(path):
-            not_shipped(rules, path, "belief", "belief",
-                         "Pass belief_weights=PATH or worlds_from=uniform")
-    net = load_once(path, "belief")
-    if check_rules:
-        check_trained_for(net, path, rules, "belief", "use")
-    return BeliefNet(net)
+    return BeliefNet(load_checked(path, rules, "belief", "belief", "use",
+                                  "Pass belief_weights=PATH or worlds_from=uniform", check_rules))
 
 
 #: its place in ``coinche-rl warmup`` (:mod:`coinche_rl.cli.warmup`): the networks' chain
