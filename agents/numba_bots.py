@@ -182,6 +182,16 @@ PRISE_BONUS = 7.0
 HAND_SIGMA = np.array([35.2, 31.7, 37.0, 37.3, 33.2, 37.4], dtype=np.float64)
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def _aces_tens(m):
+    """Of a suit's rank mask ``m``: its length, and 0 / 1 for its ace, its ace with the
+    ten, and its ten guarded (not alone) without the ace."""
+    n = popcount(m)
+    a = (m >> 7) & 1
+    t = (m >> 3) & 1
+    return n, a, a & t, 1 if t and not a and n >= 2 else 0
+
+
 @kernel
 def _hand_features(h, strain):
     """The 12 features of hand ``h`` (card mask, 5 to 8 cards) for ``strain`` (0..5):
@@ -204,41 +214,32 @@ def _hand_features(h, strain):
         for s in range(N_SUITS):
             if s == strain:
                 continue
-            m = (h >> (8 * s)) & 0xFF
-            n = popcount(m)
+            n, a, at, tg = _aces_tens((h >> (8 * s)) & 0xFF)
             if n == 0:
                 f10 += 1
                 continue
             if n == 1:
                 f11 += 1
-            a = (m >> 7) & 1
-            t = (m >> 3) & 1
             f7 += a
-            if a and t:
-                f8 += 1
-            elif t and n >= 2:
-                f9 += 1
+            f8 += at
+            f9 += tg
         return f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11
     if strain == NT:
         for s in range(N_SUITS):
             m = (h >> (8 * s)) & 0xFF
-            n = popcount(m)
+            n, a, at, tg = _aces_tens(m)
             if n == 0:
                 f5 += 1
                 continue
-            a = (m >> 7) & 1
-            t = (m >> 3) & 1
             k = (m >> 6) & 1
             f0 += a
-            if a and t:
-                f1 += 1
-            elif t and n >= 2:
-                f2 += 1
+            f1 += at
+            f2 += tg
             if k and a:
                 f3 += 1
             elif k and n >= 3:
                 f6 += 1
-            if a and t and n > 3:
+            if at and n > 3:
                 f4 += n - 3
             f7 += (m >> 5) & 1
             f8 += (m >> 4) & 1
