@@ -336,3 +336,70 @@ def test_seeds_reproduce_games_and_state_is_a_copy():
     assert not np.array_equal(st, e.unwrapped.state())
     info = e.unwrapped.information_set("player_0")
     assert info.seat == 0 and info.hand == e.unwrapped.deal.hands[0]
+
+
+# ------------------------------------------------- the wrappers (issue 46, AEC speed)
+def _pettingzoo_wrapped(**kwargs):
+    """The raw env in PettingZoo's own wrappers, as ``env()`` wrapped it before."""
+    from pettingzoo.utils import wrappers
+    e = coinche_v0.raw_env(**kwargs)
+    if e.illegal_action == "penalty":
+        e = coinche_v0.SideTerminateIllegalWrapper(
+            e, illegal_reward=-e.illegal_penalty / e.reward_scale)
+    return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(e))
+
+
+def _trace(e, seed, illegal_at=None):
+    """Every ``last()`` of a seeded random game (illegal action number ``illegal_at``)."""
+    rng = np.random.default_rng(seed)
+    e.reset(seed=seed)
+    out = []
+    for k, agent in enumerate(e.agent_iter()):
+        obs, reward, term, trunc, info = e.last()
+        out.append((agent, obs["observation"].tobytes(), obs["action_mask"].tobytes(), reward,
+                    term, trunc, info["action_mask"].tobytes(), list(e.agents)))
+        if term or trunc:
+            action = None
+        elif k == illegal_at:
+            action = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+        else:
+            action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        e.step(action)
+    return out
+
+
+@pytest.mark.parametrize("kwargs", [{"rules": "ffb"}, {"rules": "belote_a_deux"},
+                                    {"rules": "ffb", "mode": "match"}])
+def test_the_wrapped_env_plays_as_in_pettingzoo_s_own_wrappers(kwargs):
+    from pettingzoo.utils import wrappers
+    e = coinche_v0.env(**kwargs)
+    assert isinstance(e, wrappers.OrderEnforcingWrapper)
+    assert isinstance(e.env, wrappers.AssertOutOfBoundsWrapper)
+    for seed in (3, 4):
+        assert _trace(e, seed) == _trace(_pettingzoo_wrapped(**kwargs), seed)
+
+
+def test_the_penalty_wrapper_plays_as_in_pettingzoo_s_own_wrappers():
+    kw = {"rules": "ffb", "illegal_action": "penalty"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours, theirs = _trace(coinche_v0.env(**kw), 5, 9), _trace(_pettingzoo_wrapped(**kw), 5, 9)
+    assert ours == theirs and ours[-1][4]                   # the game ended at the offence
+
+
+def test_the_wrappers_refuse_what_pettingzoo_s_refuse():
+    e = coinche_v0.env(rules="ffb")
+    for name in ("agents", "agent_selection", "rewards", "terminations", "infos"):
+        with pytest.raises(AttributeError, match=f"{name} cannot be accessed before reset"):
+            getattr(e, name)
+    with pytest.raises(AttributeError, match="agent_selection cannot be accessed before reset"):
+        e.last()
+    e.reset(seed=0)
+    for bad in (120, -1, 1.5, "3", np.int64(200)):
+        with pytest.raises(AssertionError, match="action is not in action space"):
+            e.step(bad)
+    legal = int(np.flatnonzero(e.last()[0]["action_mask"])[0])
+    e.step(np.int64(legal))                                 # a numpy integer is an action
+    assert len(e.unwrapped.deal.auction) == 1
+    e.agent_selection = "player_3"                          # written through to the env
+    assert e.unwrapped.agent_selection == "player_3"
