@@ -417,7 +417,7 @@ class BaseDeal:
         :raises IllegalBidError: for an auction (prise) action that is not legal now.
         :raises IllegalPlayError: for a card or choice that is not legal now.
         """
-        a = self._action_id(action)
+        a = action if type(action) is int else self._action_id(action)
         code = int(E.game_step(self._S, self._P, a))
         if code != E.REFUSE_NONE:
             raise self._illegal(a, code)

@@ -284,14 +284,14 @@ class raw_env(AECEnv, EzPickle):
         if self.agents and not (self.terminations.get(agent, True)
                                 or self.truncations.get(agent, False)):
             live = self._encoder.legal_mask(self._deal)
-            live.setflags(write=False)
+            live.flags.writeable = False
         self._live_mask = live
         infos = self.infos
         for a in self.agents:
-            mask = live if a == agent else NO_ACTIONS
             info = infos.get(a)
-            if info is None or info.get("action_mask") is not mask or len(info) != 1:
-                infos[a] = {"action_mask": mask}
+            if info is None or len(info) != 1 or info.get("action_mask") is not (
+                    live if a == agent else NO_ACTIONS):
+                infos[a] = {"action_mask": live if a == agent else NO_ACTIONS}
 
     # ------------------------------------------------------------------ reset
     def reset(self, seed: Optional[int] = None, options: Optional[dict] = None):
@@ -367,17 +367,19 @@ class raw_env(AECEnv, EzPickle):
             if len(m.deals) > n:
                 self._deal_rewards([m.scores[0] - before[0], m.scores[1] - before[1]])
             over = m.is_terminal
+            self._deal = m.deal             # the next deal's, when this one ended
+            to_act = None if over else m.current_player
         else:
             deal.apply(a)                   # raises IllegalActionError, state unchanged
-            if deal.is_terminal:
+            to_act = deal.current_player    # None: the deal is over
+            over = to_act is None
+            if over:
                 self._deal_rewards(deal.scores)
-            over = deal.is_terminal
         if over:
             self.terminations = dict.fromkeys(self.agents, True)
             self.agent_selection = AGENTS[(self._seat_of[agent] + 1) % self._n]
         else:
-            self.agent_selection = AGENTS[self.game.current_player]
-        self._deal = self.deal
+            self.agent_selection = AGENTS[to_act]
         self._accumulate_rewards()
         self._update_infos()
         if self.render_mode == "human":
