@@ -1,11 +1,14 @@
 """The load mode of ``benchmarks/bench_web.py`` runs (issue 44): a few websocket games
 against the bots and an analysis client at once, over a real socket on 127.0.0.1 (the
 page's server in a thread here), every game to its end, no error, and the figures
-reported. The load itself (32 games) is a benchmark, not a test."""
+reported; and people who leave in the middle of their games log no error. The load
+itself (32 games) is a benchmark, not a test."""
 
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
 import os
 import sys
 import threading
@@ -29,7 +32,7 @@ import bench_web  # noqa: E402
 def server(tmp_path):
     port = bench_web._free_port()
     srv = uvicorn.Server(uvicorn.Config(create_app(records=str(tmp_path), worlds=2), host="127.0.0.1",
-                                       port=port, log_level="warning"))
+                                       port=port, log_level="warning", log_config=None))
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()
     t0 = time.monotonic()
@@ -51,3 +54,25 @@ def test_the_load_mode_plays_every_game_to_its_end_without_an_error(server):
     assert rss and all(kb > 0 for kb in rss)
     assert len([n for n in os.listdir(records) if n.endswith(".json")]) == 3   # saved games
     assert bench_web.stats([1.0, 2.0, 3.0, 100.0])["p95"] == 100.0
+
+
+def test_people_who_leave_in_the_middle_log_no_error_and_the_others_play_on(server, caplog):
+    url, _ = server
+    import websockets
+
+    async def leave():
+        for k in range(3):
+            ws = await websockets.connect(url.replace("http://", "ws://") + "/ws")
+            await ws.send(json.dumps({"type": "new", "seed": k, "seat": 3, "pace": 0.1}))
+            await asyncio.sleep(0.05)                # the bots are playing, slowly
+            if k == 2:
+                ws.transport.abort()                 # no closing handshake
+            else:
+                await ws.close()
+        await asyncio.sleep(0.5)
+    with caplog.at_level(logging.WARNING):
+        asyncio.run(leave())
+        tally, _, _ = asyncio.run(bench_web.run_load(url, None, games=2, deals=1, analysts=0,
+                                                     timeout=60, records=[]))
+    assert tally.errors == [] and tally.completed == 2
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []

@@ -315,6 +315,8 @@ class _Game:
             await self.error(str(e), kind)
         except IllegalActionError as e:                # a bot's illegal action
             await self.error(f"a bot failed: {e}", kind)
+        except WebSocketDisconnect:                    # the person left: the game ends
+            raise
         except Exception as e:                         # a fault of ours: said, not fatal
             logger.exception("coinche-rl serve: %s message failed", kind)
             await self.error(f"internal error on {kind!r}: {type(e).__name__}: {e}", kind)
