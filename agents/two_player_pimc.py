@@ -203,15 +203,27 @@ class TwoPimcAgent(TwoBotAgent):
         legal = view.legal_actions
         if len(legal) == 1:
             return legal[0]
+        cards, sums = self.card_sums(view)
+        best = max(range(len(cards)), key=lambda k: (int(sums[k]), -cards[k]))
+        return int(cards[best])
+
+    def card_sums(self, view: TwoPlayerView):
+        """The search of :meth:`act` at a card of the play (any trick, whatever
+        ``solve_from``): ``(cards, sums)``, the legal card actions and, for each, the card
+        points the player wins in the whole deal summed over :attr:`worlds` worlds (the
+        next decision's stream: the same seed and decisions, the same worlds)."""
+        if view.phase != "play":
+            raise ValueError(f"PIMC values the cards of the play, not the {view.phase}")
         if self._tt is None:
             self._tt = np.full(1 << TT_BITS, _EMPTY, dtype=np.int64)
         hand_size = view.other_hand_size - popcount(view.known_other)
         self._decision += 1
-        pimc_card_sums(V, P, view.player, np.int64(view.unseen), np.int64(hand_size),
-                       np.int64(self.worlds), np.int64(seed_int64(self.seed)),
-                       np.int64(self._decision), self._tt, self._work, self._sums)
-        best = max(legal, key=lambda a: (int(self._sums[a - CARD_BASE]), -a))
-        return int(best)
+        pimc_card_sums(view.state, self.params_of(view), view.player, np.int64(view.unseen),
+                       np.int64(hand_size), np.int64(self.worlds),
+                       np.int64(seed_int64(self.seed)), np.int64(self._decision), self._tt,
+                       self._work, self._sums)
+        cards = view.legal_actions
+        return cards, [int(self._sums[a - CARD_BASE]) for a in cards]
 
 
 #: its place in ``coinche-rl warmup`` (:mod:`coinche_rl.cli.warmup`): after the solver and

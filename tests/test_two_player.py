@@ -218,8 +218,8 @@ _FOUR_PLAYER_APIS = {       # name: (module, callable, arguments before the rule
     "contract_levels": ("coinche_rl.agents.evaluation", "contract_levels", (), None),
     "deal_states": ("coinche_rl.agents.numba_bots", "deal_states", (), None),
     "hand_information_set": ("coinche_rl.agents.sampler", "hand_information_set", (), None),
-    "create_app": ("coinche_rl.web.app", "create_app", (), None),
 }
+# (the web page's create_app serves both families: tests/test_web_protocol.py)
 
 
 @pytest.mark.parametrize("api", sorted(_FOUR_PLAYER_APIS))
@@ -228,8 +228,6 @@ def test_four_player_apis_refuse_two_player_rules(api):
     them (it once ran the four-player engine on them and returned meaningless figures)."""
     import importlib
     module, name, before, keyword = _FOUR_PLAYER_APIS[api]
-    if api == "create_app":
-        pytest.importorskip("starlette")
     fn = getattr(importlib.import_module(module), name)
     rules = get_rules("belote_a_deux")
     after = {"hand_information_set": (0, "AS KS QS JS TS 9S 8S 7S"),

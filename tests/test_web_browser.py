@@ -345,11 +345,102 @@ def test_the_banner_clears_the_analysis_shows_and_a_pair_names_its_agents(server
         seats = title[title.index("(") + 1:title.rindex(")")].split(", ")
         specs = [x.split(": ", 1)[1] for x in seats]
         _wait(d, lambda d: _attr(d, "seat-0", "html") and specs[0] in
-              d.find_element(By.CSS_SELECTOR, "#seat-0 .name").text, what="the agents' names")
+              d.find_element(By.CSS_SELECTOR, "#replay-table #seat-0 .name").text, what="the agents' names")
         for s in range(4):
-            label = d.find_element(By.CSS_SELECTOR, f"#seat-{s} .name").text
+            label = d.find_element(By.CSS_SELECTOR, f"#replay-table #seat-{s} .name").text
             assert label.startswith(f"{specs[s]} (seat {s})"), label
         info = d.find_element(By.ID, "replay-info").text
         assert not any(w in info.split() for w in ("you", "partner", "right", "left")), info
     finally:
         d.set_window_size(1300, 1000)
+
+
+def test_belote_for_two_players_in_chromium(server, browser):
+    """Belote à deux end to end: the play form for two players, a whole deal played by
+    clicking (the prise's buttons, then the legal cards of the hand or of the table), its
+    record in the replay view with the covered cards drawn face down, an analysis at a
+    searched trick read against the library's two-player solver."""
+    d = browser
+    _open(d, server["url"])
+    rules = d.find_element(By.ID, "setup-rules")
+    rules.clear()
+    rules.send_keys("belote_a_deux")
+    _wait(d, lambda d: not d.find_element(By.ID, "setup-partner").is_displayed(),
+          what="the form for two players")
+    assert [o.text for o in Select(d.find_element(By.ID, "setup-seat")).options] == ["0", "1"]
+    assert d.find_element(By.ID, "setup-right-name").text == "opponent"
+    Select(d.find_element(By.ID, "setup-pace")).select_by_value("0")
+    d.find_element(By.ID, "setup-seed").clear()
+    d.find_element(By.ID, "setup-seed").send_keys("5")
+    before = set(server["records"].glob("game-*.json"))
+    d.find_element(By.ID, "start").click()
+    covered_seen = cards = 0
+    while True:
+        waiting = _wait(d, lambda d: _attr(d, "waiting", "data-waiting"), what="the game")
+        if waiting in ("next", "over"):
+            break
+        # the prise: the last button (take, name, an exchange choice); the play: the
+        # first legal card, in the hand or face up on the table
+        found = d.execute_script(
+            "const cards = document.querySelectorAll('#hand-bottom svg.legal, #stacks-bottom svg.legal');"
+            "const buttons = document.querySelectorAll('#play-actions button.action');"
+            "const t = cards.length ? cards[0] : buttons[buttons.length - 1];"
+            "if (!t || document.getElementById('waiting').dataset.waiting !== 'you') return null;"
+            "return [t.getAttribute('data-action'), cards.length > 0, "
+            "        document.querySelectorAll('.stack.covered svg.back').length];")
+        if not found:
+            time.sleep(0.05)
+            continue
+        action, is_card, covered = found
+        covered_seen = max(covered_seen, covered)
+        target = d.find_elements(By.CSS_SELECTOR, f"#hand-bottom svg.legal[data-action='{action}'], "
+                                                  f"#stacks-bottom svg.legal[data-action='{action}'], "
+                                                  f"#play-actions button[data-action='{action}']")
+        if not target:
+            continue
+        log_before = _attr(d, "play-log", "html")
+        try:
+            target[0].click()
+        except StaleElementReferenceException:
+            continue
+        cards += bool(is_card)
+        _wait(d, lambda d: _attr(d, "play-log", "html") != log_before, what="the click's answer")
+    assert cards >= 8 and covered_seen == 6          # 3 stacks each, covered, seen face down
+    assert "deal score" in d.find_element(By.ID, "result").text
+    saved = set(server["records"].glob("game-*.json")) - before
+    assert len(saved) == 1
+    record = json.loads(saved.pop().read_text())
+    deal = replay_deal(record)
+    assert deal.is_terminal and not deal.is_void and deal.rules.name == "belote_a_deux"
+    d.save_screenshot(str(ARTIFACTS / "web-two-play.png"))
+
+    # ---- the replay: the covered cards face down, named players, an analysis
+    d.find_element(By.ID, "open-replay").click()
+    _wait(d, lambda d: _attr(d, "step-label", "data-step") is not None, what="the replay")
+    from coinche_rl.web.analysis import SEARCH_TRICKS, play_start
+    start = _step(d)
+    assert start == play_start(deal)
+    assert len(d.find_elements(By.CSS_SELECTOR, "#replay-table .stack.covered svg.back")) == 6
+    assert d.find_element(By.CSS_SELECTOR, "#replay-table #seat-1 .name").text.startswith("player 1")
+    assert [o.get_attribute("value") for o in Select(d.find_element(By.ID, "replay-show")).options] \
+        == ["all", "actor", "0", "1"]
+    step = start + 2 * (16 - SEARCH_TRICKS)
+    d.execute_script("goto(arguments[0]);", step)
+    _wait(d, lambda d: _step(d) == step, what="the first searched trick")
+    d.find_element(By.ID, "analyse").click()
+    _wait(d, lambda d: d.find_elements(By.CSS_SELECTOR, "#analysis-table tr.row"), timeout=180,
+          what="the analysis")
+    position = deal_at(record, 0, step)
+    from coinche_rl.actions import parse_action
+    from coinche_rl.solver_two import TwoPlayerSolver
+    values = TwoPlayerSolver().card_values(position.state)
+    rows = d.find_elements(By.CSS_SELECTOR, "#analysis-table tr.row")
+    assert len(rows) == len(position.legal_actions())
+    card = rows[0].get_attribute("data-action")
+    assert rows[0].find_element(By.CSS_SELECTOR, "td.dd-points").text == \
+        str(values[parse_action(card) - 75])
+    assert rows[0].find_element(By.CSS_SELECTOR, "td.pimc").text != ""
+    assert not d.find_elements(By.CSS_SELECTOR, "#analysis-table td.nn")   # no network yet
+    d.save_screenshot(str(ARTIFACTS / "web-two-analysis.png"))
+    severe = [e for e in d.get_log("browser") if e["level"] == "SEVERE"]
+    assert not severe, severe

@@ -352,3 +352,236 @@ def test_serve_without_the_web_extra_says_how_to_install_it(monkeypatch, capsys)
     assert cli.main(["serve"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "pip install -e '.[web]'" in err and "starlette" in err
+
+
+# ------------------------------------------------------- belote for two players
+TWO = ("belote_a_deux", "belote_decouverte")
+
+
+def _two_record(preset="belote_a_deux", seed=5, specs=("heuristic", "heuristic")):
+    from coinche_rl.two_player import TwoPlayerDeal
+    for k in range(20):                        # the first deal of the seeds that is played
+        deal = TwoPlayerDeal(preset, seed=seed + k, dealer=0)
+        play_deal(deal, [make_agent(s, "two") for s in specs], seeds=[1, 2])
+        if not deal.is_void:
+            return deal, deal_to_record(deal)
+    raise AssertionError("no played deal")
+
+
+def _position(deal, k):
+    """``deal`` after its first ``k`` actions."""
+    from coinche_rl.two_player import TwoPlayerDeal
+    pos = TwoPlayerDeal(deal.rules, deck=deal.deck, dealer=deal.dealer)
+    for a in deal.history[:k]:
+        pos.apply(a)
+    return pos
+
+
+@pytest.mark.parametrize("preset", TWO)
+def test_a_two_player_game_over_the_socket_is_saved_and_replays(client, records, preset):
+    with client.websocket_connect("/ws") as ws:
+        ws.send_text(json.dumps({"type": "new", "rules": preset, "seat": 1,
+                                 "opponents": "random", "seed": 3, "deals": 2}))
+        view = _until_person(ws)
+        assert view["n_players"] == 2 and view["agents"] == ["random", None]
+        assert len(view["hand_sizes"]) == 2 and view["side_word"] == "player"
+        view = _play_out(ws, view)
+        assert view["waiting"] == "next" and view["result"]["scores"] == view["match"]["scores"]
+        ws.send_text(json.dumps({"type": "next"}))
+        view = _play_out(ws, _until_person(ws))
+        assert view["waiting"] == "over"
+        ws.send_text(json.dumps({"type": "record"}))
+        m = _recv(ws)
+    rec = m["record"]
+    assert rec["format"] == "coinche-rl/match" and rec["rules"]["preset"] == preset
+    replayed = replay(rec)
+    assert len(replayed["deals"]) == 2 and replayed["scores"] == view["match"]["scores"]
+    assert json.loads((records / m["name"]).read_text()) == rec
+    # the records folder lists it, and the replay opens it (it answered HTTP 500 before)
+    assert m["name"] in [r["name"] for r in client.get("/api/library").json()["records"]]
+    r = client.post("/api/replay", json={"record": client.get(f"/api/records/{m['name']}").json()})
+    assert r.status_code == 200 and r.json()["n_players"] == 2 and len(r.json()["deals"]) == 2
+
+
+@pytest.mark.parametrize("preset,seat,seed", [("belote_a_deux", 0, 3), ("belote_a_deux", 1, 8),
+                                              ("belote_decouverte", 0, 4)])
+def test_no_two_player_message_shows_a_covered_card_or_the_other_hand(client, preset, seat, seed):
+    """Every message sent while the deal is on names only what the player's view holds:
+    his hand, both players' face-up cards, the cards played, the retourne, the cards of
+    the other hand the rules make public; never a face-down card (unknown to both, his
+    own included), never the rest of the other hand."""
+    seen = []
+    with client.websocket_connect("/ws") as ws:
+        ws.send_text(json.dumps({"type": "new", "rules": preset, "seat": seat, "seed": seed}))
+        _play_out(ws, _until_person(ws, seen), seen, pick=1)
+        ws.send_text(json.dumps({"type": "record"}))
+        rec = _recv(ws)["record"]
+    deal = replay_deal(rec)
+    other = 1 - seat
+    checked = 0
+    for m in seen:
+        v = m["view"]
+        if v["result"] is not None:                # the deal is over: every card may show
+            continue
+        k = len(v["auction"]) + 2 * sum(v["tricks_won"]) + len(v["tricks"]["current"])
+        pos = _position(deal, k)
+        pv = pos.view(seat)
+        played = 0
+        for _, c in pos.plays:
+            played |= 1 << c
+        allowed = set(cards_of(pv.hand | pv.known_other | pv.table_up[0] | pv.table_up[1]
+                               | played | 1 << pv.retourne))
+        allowed = {format_card(c) for c in allowed}
+        hidden = {format_card(c) for c in cards_of(pos.table_down[0] | pos.table_down[1]
+                                                   | (pos.hands[other] & ~pv.known_other))}
+        tokens = _card_tokens(m, set())
+        assert not tokens & hidden, f"message {m} shows covered or hidden cards {tokens & hidden}"
+        assert tokens <= allowed, f"message {m} shows {tokens - allowed}"
+        assert "hands" not in json.dumps(v)
+        assert v["hand_sizes"] == [bin(h).count("1") for h in pos.hands]
+        assert [len(row) for row in v["table"]] == [len(row) for row in pos.stacks]
+        checked += 1
+    assert checked >= 16
+
+
+def test_bad_two_player_messages_get_an_error_and_change_nothing(client):
+    with client.websocket_connect("/ws") as ws:
+        for msg, words in (({"seat": 2}, "seat: expected 0..1, got 2"),
+                           ({"partner": "random"}, "has no partner"),
+                           ({"opponents": ["random", "random"]}, "has one opponent"),
+                           ({"opponents": "nn"}, "nn"),
+                           ({"rules": "belote_a_deux:target=-5"}, "rules:")):
+            ws.send_text(json.dumps(dict({"type": "new", "rules": "belote_a_deux"}, **msg)))
+            m = _recv(ws)
+            assert m["type"] == "error" and words in m["message"], (msg, m)
+        ws.send_text(json.dumps({"type": "new", "rules": "belote_a_deux", "seed": 2,
+                                 "opponents": "random"}))
+        view = _until_person(ws)
+        while view["phase"] != "play" and view["waiting"] == "you":   # to the first card
+            ws.send_text(json.dumps({"type": "act", "action": view["legal"][-1]["id"]}))
+            view = _until_person(ws)
+        assert view["phase"] == "play" and view["waiting"] == "you"
+        mine = set(view["hand"]) | {st["up"] for st in view["table"][view["seat"]] if st["up"]}
+        foreign = next(format_card(c) for c in range(32) if format_card(c) not in mine)
+        for text, words in ((json.dumps({"type": "act", "action": foreign}), "neither in your hand"),
+                            (json.dumps({"type": "act", "action": "take"}), "illegal"),
+                            (json.dumps({"type": "next"}), "no next deal")):
+            ws.send_text(text)
+            m = _recv(ws)
+            assert m["type"] == "error" and words in m["message"], (text, m)
+            ws.send_text(json.dumps({"type": "state"}))
+            assert _recv(ws)["view"] == view            # nothing changed
+        assert _play_out(ws, view)["result"] is not None
+
+
+@pytest.mark.parametrize("preset", TWO)
+def test_a_two_player_record_replays_as_the_game_shows_it(client, preset):
+    deal, rec = _two_record(preset)
+    r = client.post("/api/replay", json={"record": rec}).json()
+    assert r["n_players"] == 2 and len(r["deals"][0]["moves"]) == len(deal.history)
+    start = r["deals"][0]["play_starts"]
+    assert start == len(rec["prise"]) and r["deals"][0]["scores"] == list(deal.scores)
+    for step in (0, start, start + 3, len(deal.history)):
+        p = client.post("/api/position", json={"record": rec, "step": step}).json()
+        assert p == dict(table_view(deal_at(rec, 0, step)), step=step)
+        pos = _position(deal, step)
+        # the table as the game shows it: face-up cards; a covered card is never named
+        assert p["table"] == [[{"up": format_card(u) if u >= 0 else None, "down": d >= 0}
+                               for u, d in row] for row in pos.stacks]
+        down = {format_card(c) for c in cards_of(pos.table_down[0] | pos.table_down[1])}
+        assert not _card_tokens(p["table"], set()) & down
+    one = client.post("/api/position", json={"record": rec, "step": start, "show": [1]}).json()
+    assert one["hands"][0] is None and one["hands"][1] is not None
+    r = client.post("/api/position", json={"record": rec, "step": 1, "show": [2]})
+    assert r.status_code == 400 and "seats 0..1" in r.json()["error"]
+
+
+def test_the_two_player_analysis_rows_are_the_library_values(client):
+    from coinche_rl.agents.two_player_evaluation import evaluate_two_player_view
+    from coinche_rl.solver_two import TwoPlayerSolver
+    from coinche_rl.web.analysis import SEARCH_TRICKS, play_start
+    deal, rec = _two_record("belote_a_deux")
+    # the prise: the hand evaluation of each option (heuristic play), no network row
+    a = client.post("/api/analyse", json={"record": rec, "step": 0, "worlds": 8,
+                                          "seed": 2}).json()
+    ev = evaluate_two_player_view(deal_at(rec, 0, 0).view(a["seat"]), samples=8, seed=2)
+    rows = {r["action"]["id"]: r for r in a["rows"]}
+    for act, legal, e in zip(ev.actions, ev.legal, ev.expected_score):
+        if legal:
+            assert rows[act]["mc_ev"] == pytest.approx(e)
+    assert all(r["nn"] is None for r in a["rows"]) and "nn" not in a["choices"]
+    assert a["sorted_by"] == "mc_ev" and a["evaluation"]["method"] == "heuristic"
+    # the first tricks: no search, and the page is told from when
+    first = play_start(deal)
+    a = client.post("/api/analyse", json={"record": rec, "step": first}).json()
+    assert all(r["dd_points"] is None and r["pimc"] is None for r in a["rows"])
+    assert any(f"from trick {16 - SEARCH_TRICKS + 1}" in n for n in a["notes"])
+    assert "heuristic" in a["choices"]
+    # a searched trick: the solver's values (every card known) and PIMC's (his view)
+    step = next(k for k in range(first + 2 * (16 - SEARCH_TRICKS), len(deal.history))
+                if len(_position(deal, k).legal_actions()) > 1)
+    a = client.post("/api/analyse", json={"record": rec, "step": step, "worlds": 8,
+                                          "seed": 3}).json()
+    pos = deal_at(rec, 0, step)
+    seat = pos.current_player
+    dd = TwoPlayerSolver().card_values(pos.state)
+    pimc = make_agent("pimc:worlds=8,solve_from=0", "two")
+    pimc.reset(seat, pos.rules, 3)
+    cards, sums = pimc.card_sums(pos.view(seat))
+    rows = {r["action"]["id"]: r for r in a["rows"]}
+    assert sorted(rows) == sorted(pos.legal_actions()) and a["worlds"] == 8
+    for c, s in zip(cards, sums):
+        assert rows[c]["dd_points"] == dd[c - 75] and rows[c]["pimc"] == pytest.approx(s / 8)
+        assert rows[c]["dd"] is None and rows[c]["nn"] is None
+    assert a["pimc_unit"] == "card points" and a["sorted_by"] == "pimc"
+    heuristic = make_agent("heuristic", "two")
+    heuristic.reset(seat, pos.rules, 3)
+    from coinche_rl.actions import action_to_str
+    assert a["choices"]["heuristic"] == action_to_str(heuristic.act(pos.view(seat)))
+
+
+def test_a_two_player_branch_plays_another_card_to_the_end(client):
+    deal, rec = _two_record("belote_decouverte")
+    from coinche_rl.web.analysis import play_start
+    step = next(k for k in range(play_start(deal), len(deal.history))
+                if len(_position(deal, k).legal_actions()) > 1)
+    other = next(a for a in _position(deal, step).legal_actions() if a != deal.history[step])
+    body = {"record": rec, "step": step, "action": other, "agents": ["heuristic", "random"],
+            "seed": 1}
+    new = client.post("/api/branch", json=body).json()["record"]
+    branched = replay_deal(new)
+    assert branched.is_terminal and branched.history[:step] == deal.history[:step]
+    assert branched.history[step] == other
+    body["agents"] = ["heuristic"] * 4
+    r = client.post("/api/branch", json=body)
+    assert r.status_code == 400 and "a list of 2 agent specs" in r.json()["error"]
+
+
+def test_a_two_player_results_file_shows_its_pairs_named_by_seat(tmp_path):
+    from coinche_rl.arena import run_two_player_round_robin
+    out = tmp_path / "two.jsonl"
+    run_two_player_round_robin(["random", "heuristic"], 3, seed=2, out=str(out))
+    with TestClient(create_app("belote_a_deux", records=None, results=[str(out)])) as c:
+        t = c.get("/api/results/two.jsonl").json()
+        assert len(t["pairs"]) == 3
+        pair = t["pairs"][1]
+        p = c.get(f"/api/results/two.jsonl/{pair['run']}/{pair['i']}").json()
+        assert p["same"] and p["stored"] == pair["scores"]
+        x, y = pair["x"], pair["y"]
+        assert p["seatings"] == [[x, y], [y, x]]
+        assert all(replay_deal(r).is_terminal for r in p["records"])
+
+
+@pytest.mark.parametrize("preset", ["ffb", "classic", "belote_a_deux", "belote_decouverte"])
+def test_serve_serves_every_preset(preset, monkeypatch):
+    """``coinche-rl serve --rules PRESET`` starts for every preset (it refused the
+    two-player ones); the page starts with those rules and their agents."""
+    import uvicorn
+    served = {}
+    monkeypatch.setattr(web, "warm_up", lambda rules=None, say=print: 0.0)
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: served.update(app=app, **kw))
+    assert cli.main(["serve", "--rules", preset, "--records", ""]) == 0
+    with TestClient(served["app"]) as c:
+        m = c.get("/api/meta").json()
+    assert m["rules"] == preset and m["families"][preset]["n_players"] == (2 if "belote" in preset else 4)
+    assert ("nn" in m["agents"]) == (preset == "ffb" or "belote" not in preset)

@@ -2,19 +2,23 @@
 
 One page (plain JavaScript, cards drawn in SVG, no build step) served with the engine
 in the same process, by a Starlette application under uvicorn (the optional extra
-``web``: ``pip install -e '.[web]'`` in the clone). Three views:
+``web``: ``pip install -e '.[web]'`` in the clone), for every rule family: four players
+and belote for two players (``belote_a_deux``, ``belote_decouverte``), one code path read
+from the family's description (:mod:`coinche_rl.engine.family`,
+:mod:`coinche_rl.envs.family`). Three views:
 
-* **Play**: a person takes a seat against agent specs (partner, opponents), for a deal,
-  some deals or a match; only legal actions can be clicked; the auction, the trick, the
-  last trick, the points, the score and the running match score are shown; the record
-  of the finished deals is saved in the records folder and can be downloaded.
+* **Play**: a person takes a seat against agent specs (partner, opponents; with two
+  players one opponent), for a deal, some deals or a match; only legal actions can be
+  clicked; the auction (prise), the trick, the last trick, the table cards, the points,
+  the score and the running match score are shown; the record of the finished deals is
+  saved in the records folder and can be downloaded.
 * **Replay and analysis**: a record (uploaded, from the records folder, or a deal pair
   of a results file) stepped forward and back, hands shown or hidden; at any position
   a row per legal action, sorted by value, with the double-dummy value, the PIMC value
   over sampled worlds, the ``nn`` value (in the auction the bidding network's heads:
   expected score, P(made); and the Monte Carlo hand evaluation's of each bid) and each
-  agent's choice; branch off with another action and let the bots
-  play on. The address of a position holds the record itself (the URL fragment), so it
+  agent's choice (with two players: no network yet, the searches from trick 7);
+  branch off with another action and let the bots play on. The address of a position holds the record itself (the URL fragment), so it
   can be shared.
 * **Tournaments**: the results files of ``coinche-rl tournament --out``: the tables,
   the ratings, each deal pair opened in the replay view.
@@ -53,26 +57,36 @@ def missing_extra() -> Optional[str]:
 
 def warm_up(rules=None, say=print) -> float:
     """Compile (or load from the numba cache) every kernel the page uses, and load the
-    shipped networks: a deal between heuristic bots seen from a seat, and two analyses,
-    in its auction (hand evaluation, ``nn``) and at its first trick (solver, PIMC,
-    ``nn``). Returns the seconds it took."""
+    shipped networks, for each family the page serves (``rules``' family first, the
+    other's default preset then): a deal between heuristic bots seen from a seat, and
+    two analyses, in its bidding (hand evaluation, ``nn``) and at the first trick
+    searched (solver, PIMC, ``nn``). Returns the seconds it took."""
     from ..agents import make_agent, play_deal
-    from ..game import Deal
+    from ..envs.family import FAMILIES, env_family
     from ..records import deal_to_record
-    from ..rules import N_SEATS
-    from .analysis import Analyser, analyse
+    from ..rules import get_rules
+    from .analysis import Analyser, analyse, deal_at, play_start, searched
     from .views import seat_view, table_view
     t0 = time.perf_counter()
-    deal = Deal("ffb" if rules is None else rules, seed=0, dealer=3)
-    play_deal(deal, [make_agent("heuristic") for _ in range(N_SEATS)], seeds=[1, 2, 3, 4])
-    seat_view(deal, 0)
-    rec = deal_to_record(deal)
-    step = len(rec["auction"])
-    table_view(deal)
-    analyser = Analyser(tt_bits=12)
-    analyse(analyser, rec, 0, 0, worlds=2)          # the auction: the hand evaluation
-    if not deal.is_void:
-        analyse(analyser, rec, 0, step, worlds=2)
+    first = env_family(rules)
+    presets = [rules if rules is not None else first.default_rules] + \
+        [f.default_rules for f in FAMILIES.values() if f is not first]
+    for preset in presets:
+        fam = env_family(preset)
+        deal = fam.deal(get_rules(preset), seed=0, dealer=0)
+        n = fam.n_players
+        play_deal(deal, [make_agent("heuristic", deal.rules) for _ in range(n)],
+                  seeds=list(range(1, n + 1)))
+        seat_view(deal, 0)
+        table_view(deal)
+        rec = deal_to_record(deal)
+        analyser = Analyser(tt_bits=12)
+        analyse(analyser, rec, 0, 0, worlds=2)          # the bidding: the hand evaluation
+        if not deal.is_void:
+            step = play_start(deal)
+            while not searched(deal_at(rec, 0, step)):
+                step += n
+            analyse(analyser, rec, 0, step, worlds=2)
     return time.perf_counter() - t0
 
 

@@ -30,6 +30,15 @@ figures, for the team of the seat to act:
   the PIMC agent, the choice over the very worlds whose values are shown
   (:func:`coinche_rl.agents.pimc.choose_action`, its tie rule included).
 
+With two players (belote à deux, découverte) the same rows: ``dd_points`` is the
+two-player solver's card points of the player to act (:mod:`coinche_rl.solver_two`,
+every card known, the face-down ones included), ``pimc`` the mean card points over
+worlds drawn from his view (:meth:`coinche_rl.agents.two_player_pimc.TwoPimcAgent.card_sums`),
+both from the trick where at most :data:`SEARCH_TRICKS` tricks are left (a note says so
+before); in the prise ``mc_ev`` / ``mc_p_made`` of each option
+(:func:`coinche_rl.agents.two_player_evaluation.evaluate_two_player_view`, heuristic
+play); no ``nn`` row (no network plays two players yet).
+
 :func:`branch` plays a different action at a position and lets agents play the deal to
 its end: a new deal record.
 
@@ -61,29 +70,40 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 import numpy as np
 
 from .. import actions as A
-from ..agents import AgentSpecError, PlayerView, make_agent
+from ..agents import AgentSpecError, available_agents, make_agent
 from ..agents.base import PRIVATE_ACTIONS
 from ..agents.evaluation import EvaluationError, evaluate_hand
 from ..agents.pimc import PIMCAgent
-from ..game import Deal, IllegalActionError
+from ..engine.family import family_of
+from ..game import BaseDeal, IllegalActionError
 from ..records import (DEAL_FORMAT, MATCH_FORMAT, RecordError, deal_to_record, replay_deal,
                        replay_match)
 from ..agents.evaluation import CAPOT, TAKE_LEVEL
-from ..rules import N_SEATS, STRAIN_NAMES, RuleSet, team
+from ..agents.two_player_evaluation import evaluate_two_player_view
+from ..rules import STRAIN_NAMES, RuleSet
 from ..solver import Solver
-from .views import action_item
+from ..solver_two import TwoPlayerSolver
+from .views import action_item, agent_view, contract_label
 
 __all__ = ["RecordError", "AnalysisError", "checked_deals", "deal_at", "timeline", "analyse",
            "branch", "Analyser", "AnalyserPool", "DEFAULT_WORLDS", "MAX_WORLDS",
-           "DEFAULT_CHOOSERS", "EVAL_METHOD", "bid_contract", "sort_rows"]
+           "DEFAULT_CHOOSERS", "EVAL_METHOD", "SEARCH_TRICKS", "bid_contract", "sort_rows",
+           "searched", "play_start"]
 
 #: worlds of the PIMC column unless asked otherwise, and the most allowed
 DEFAULT_WORLDS = 16
 MAX_WORLDS = 256
 #: the agents whose choice is shown (the PIMC agent is added with the analysis' worlds)
 DEFAULT_CHOOSERS = ("heuristic", "nn")
-#: the hand evaluation's method in the auction's rows (double-dummy play of each world)
+#: the hand evaluation's method in the four-player auction's rows (double-dummy play of
+#: each world; belote for two players has the heuristic's only)
 EVAL_METHOD = "dd"
+#: the searches (double dummy, PIMC) run when at most this many tricks are left: every
+#: trick with four players, from trick 7 of belote for two players (measured on a loaded
+#: 2-core machine, a whole analysis with 16 worlds: at trick 1 a solve takes 4-21 s and
+#: PIMC 1.5-2.5 minutes; at trick 5, 0.5-18 s; at trick 6, 0.2-0.9 s; at trick 7,
+#: 0.1-0.3 s)
+SEARCH_TRICKS = 10
 
 
 class AnalysisError(ValueError):
@@ -91,7 +111,7 @@ class AnalysisError(ValueError):
 
 
 # ------------------------------------------------------------------- records
-def checked_deals(rec: Any) -> Tuple[RuleSet, List[Deal]]:
+def checked_deals(rec: Any) -> Tuple[RuleSet, List[BaseDeal]]:
     """``(rules, deals)`` of a deal or match record, replayed and checked by
     :mod:`coinche_rl.records`.
 
@@ -121,24 +141,25 @@ def _deal_record(rec: Dict[str, Any], index: int) -> Tuple[Dict[str, Any], Optio
     return rec, None
 
 
-def deal_at(rec: Dict[str, Any], index: int, step: int) -> Deal:
+def deal_at(rec: Dict[str, Any], index: int, step: int) -> BaseDeal:
     """Deal ``index`` of a record after its first ``step`` actions (auction actions, then
     the play's cards and choices), the record checked first.
 
     :raises RecordError: a bad record. :raises AnalysisError: a bad index or step.
     """
-    rules, deals = checked_deals(rec)
-    drec, _ = _deal_record(rec, index)
+    _, deals = checked_deals(rec)
+    _deal_record(rec, index)
     full = deals[index]
     n = len(full.history)
     if isinstance(step, bool) or not isinstance(step, int) or not 0 <= step <= n:
         raise AnalysisError(f"step: expected 0..{n} (the deal has {n} actions), got {step!r}")
-    n_auction = len(drec["auction"])
-    cut = dict(drec, auction=drec["auction"][:step], plays=drec["plays"][:max(0, step - n_auction)])
-    return replay_deal(cut, rules, check=False)
+    deal = _start_of(full)
+    for a in full.history[:step]:
+        deal.apply(int(a))
+    return deal
 
 
-def _moves(deal: Deal) -> List[Tuple[int, int]]:
+def _moves(deal: BaseDeal) -> List[Tuple[int, int]]:
     """``(seat, action)`` of every action of a deal, replayed from its start."""
     start = _start_of(deal)
     out = []
@@ -148,10 +169,18 @@ def _moves(deal: Deal) -> List[Tuple[int, int]]:
     return out
 
 
-def _start_of(deal: Deal) -> Deal:
-    """A deal as ``deal`` started: the same hands (deck), dealer and skipped auction."""
+def _start_of(deal: BaseDeal) -> BaseDeal:
+    """A deal as ``deal`` started: the same hands (deck), dealer and skipped auction (of
+    any family: its record's action lists emptied)."""
     rec = deal_to_record(deal)
-    return replay_deal(dict(rec, auction=[], plays=[]), deal.rules, check=False)
+    empty = {k: [] for k in ("auction", "prise", "plays") if k in rec}
+    return replay_deal(dict(rec, **empty), deal.rules, check=False)
+
+
+def play_start(deal: BaseDeal) -> int:
+    """The step where the card play starts: the actions before the first card."""
+    return next((i for i, a in enumerate(deal.history) if A.is_card(int(a))),
+                len(deal.history))
 
 
 def timeline(rec: Dict[str, Any]) -> List[Dict[str, Any]]:
@@ -164,16 +193,16 @@ def timeline(rec: Dict[str, Any]) -> List[Dict[str, Any]]:
     out = []
     for deal in deals:
         moves = _moves(deal)
-        out.append({"dealer": deal.dealer, "play_starts": len(deal.auction),
+        out.append({"dealer": deal.dealer, "play_starts": play_start(deal),
                     "moves": [{"seat": s, "action": A.action_to_str(a), "step": i + 1}
                               for i, (s, a) in enumerate(moves)],
                     "scores": list(deal.scores) if deal.is_terminal else None,
-                    "contract": None if deal.contract is None else str(deal.contract)})
+                    "contract": contract_label(deal)})
     return out
 
 
 # ------------------------------------------------------------------ analysis
-def bid_contract(a: int, deal: Deal) -> Optional[Tuple[int, int]]:
+def bid_contract(a: int, deal: BaseDeal) -> Optional[Tuple[int, int]]:
     """``(level, strain)`` of the contract a bidding action ``a`` would make in ``deal``
     (the levels of :func:`coinche_rl.agents.evaluation.contract_levels`: a bid's value,
     the capot's, 0 for the classic prise's take and name), or None (pass, coinche...)."""
@@ -198,91 +227,117 @@ def sort_rows(rows: List[Dict[str, Any]], keys: Sequence[str]) -> Optional[str]:
     return None
 
 
-def _told(agent, deal: Deal, moves: Sequence[Tuple[int, int]], seat: int) -> None:
+def _told(agent, deal: BaseDeal, moves: Sequence[Tuple[int, int]], seat: int) -> None:
     """Tell ``agent`` (reset at ``seat``) every event of ``moves`` it may see."""
     for s, a in moves:
         if a not in PRIVATE_ACTIONS or s == seat:
             agent.observe(s, a)
 
 
+def searched(deal: BaseDeal) -> bool:
+    """Whether the searches (double dummy, PIMC) run at this position of the play: when
+    at most :data:`SEARCH_TRICKS` tricks are left (every trick with four players; from
+    trick 7 of belote for two players, whose earlier searches take seconds to minutes)."""
+    return family_of(deal.rules).n_tricks - len(deal.trick_winners) <= SEARCH_TRICKS
+
+
+def _agent_names(rules: RuleSet) -> set:
+    return set(available_agents(rules))
+
+
 class Analyser:
-    """The searchers of one analysis at a time: a double-dummy solver, PIMC agents by
-    their worlds, an ``nn`` agent, and fresh agents for the choices."""
+    """The searchers of one analysis at a time: a double-dummy solver per family, PIMC
+    agents by their rules and worlds, an ``nn`` agent, and fresh agents for the
+    choices."""
 
     def __init__(self, tt_bits: int = 18):
-        self.solver = Solver(tt_bits=tt_bits)
-        self._pimc: Dict[int, PIMCAgent] = {}
+        self.tt_bits = tt_bits
+        self._solvers: Dict[int, Any] = {}
+        self._pimc: Dict[Tuple[str, int], Any] = {}
         self._nn = None
 
-    def pimc(self, worlds: int) -> PIMCAgent:
-        if worlds not in self._pimc:
-            self._pimc[worlds] = make_agent(f"pimc:worlds={worlds}")
-        return self._pimc[worlds]
+    @property
+    def solver(self) -> Solver:
+        """The four-player solver."""
+        return self._solver(4)
+
+    def _solver(self, n_players: int):
+        if n_players not in self._solvers:
+            self._solvers[n_players] = (Solver(tt_bits=self.tt_bits) if n_players == 4
+                                        else TwoPlayerSolver())
+        return self._solvers[n_players]
+
+    def pimc(self, worlds: int, rules: Optional[RuleSet] = None):
+        """The PIMC agent of ``worlds`` worlds for the family of ``rules`` (default four
+        players; with two players it searches every trick it is asked about)."""
+        family = "coinche" if rules is None else rules.family
+        key = (family, worlds)
+        if key not in self._pimc:
+            spec = f"pimc:worlds={worlds}" + (",solve_from=0" if family == "two" else "")
+            self._pimc[key] = make_agent(spec, rules)
+        return self._pimc[key]
 
     def nn(self):
         if self._nn is None:
             self._nn = make_agent("nn")
         return self._nn
 
-    def analyse(self, deal: Deal, moves: Sequence[Tuple[int, int]], *, worlds: int = DEFAULT_WORLDS,
-                seed: int = 0, choosers: Sequence[str] = DEFAULT_CHOOSERS) -> Dict[str, Any]:
+    def analyse(self, deal: BaseDeal, moves: Sequence[Tuple[int, int]], *,
+                worlds: int = DEFAULT_WORLDS, seed: int = 0,
+                choosers: Sequence[str] = DEFAULT_CHOOSERS) -> Dict[str, Any]:
         """The rows of :func:`analyse` for ``deal`` (``moves``: its ``(seat, action)``
         so far)."""
         if deal.is_terminal:
             raise AnalysisError("the deal is over at this step: nothing to analyse (step back)")
+        fam = family_of(deal.rules)
         seat = deal.current_player
         legal = [int(a) for a in deal.legal_actions()]
         rows = {a: {"action": action_item(a), "dd": None, "dd_points": None, "pimc": None,
                     "nn": None, "ev": None, "p_made": None, "mc_ev": None, "mc_p_made": None,
                     "chosen_by": []} for a in legal}
-        out: Dict[str, Any] = {"seat": seat, "team": team(seat), "phase": deal.phase,
+        out: Dict[str, Any] = {"seat": seat, "team": fam.side(seat), "phase": deal.phase,
                                "worlds": None, "nn_by": None, "notes": [], "seconds": {},
-                               "choices": {}, "evaluation": None}
-        view = PlayerView(deal, seat)
-        if deal.phase == "play":
-            t0 = time.perf_counter()
-            for key, objective in (("dd", "score"), ("dd_points", "points")):
-                acts, vals = self.solver.move_values(deal, objective)
-                for a, v in zip(acts, vals):
-                    rows[int(a)][key] = int(v)
-            out["seconds"]["dd"] = time.perf_counter() - t0
-            t0 = time.perf_counter()
-            pimc = self.pimc(worlds)
-            pimc.reset(seat, deal.rules, seed)
-            pick, acts, totals, n = pimc.card_choice(view)
-            for a, v in zip(acts, totals):
-                rows[int(a)]["pimc"] = float(v) / n
-            out["worlds"] = int(n)
-            out["choices"][pimc.spec] = A.action_to_str(pick)
-            out["seconds"]["pimc"] = time.perf_counter() - t0
-        bids = {a: bid_contract(a, deal) for a in legal} if deal.phase == "auction" else {}
+                               "choices": {}, "evaluation": None,
+                               "pimc_unit": "card points" if fam.n_players == 2 else None}
+        view = agent_view(deal, seat)
+        names = _agent_names(deal.rules)
+        if deal.phase == "play" and not searched(deal):
+            out["notes"].append(
+                f"double dummy and PIMC from trick {fam.n_tricks - SEARCH_TRICKS + 1} in "
+                f"these rules (a search of more tricks takes seconds to minutes)")
+        elif deal.phase == "play":
+            self._search(deal, view, rows, out, worlds, seed)
+        bids = {a: bid_contract(a, deal) for a in legal} if deal.phase == fam.phases[0] else {}
         if any(c is not None for c in bids.values()):
             t0 = time.perf_counter()
-            self._evaluate(deal, seat, bids, rows, out, worlds, seed)
+            self._evaluate(deal, seat, view, bids, rows, out, worlds, seed)
             out["seconds"]["evaluation"] = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        try:
-            nn = self.nn()
-            nn.reset(seat, deal.rules, seed)
-            values = nn.action_values(view)
-        except (ValueError, OSError) as e:           # rules the networks do not know
-            out["notes"].append(f"nn: {e}")
-        else:
-            out["nn_by"] = values.by
-            for a, v in values.values.items():
-                rows[a]["nn"] = v
-            for a, v in values.ev.items():
-                rows[a]["ev"] = v
-            for a, v in values.p_made.items():
-                rows[a]["p_made"] = v
-        out["seconds"]["nn"] = time.perf_counter() - t0
+        if "nn" in names:                    # the networks' values, where they play
+            t0 = time.perf_counter()
+            try:
+                nn = self.nn()
+                nn.reset(seat, deal.rules, seed)
+                values = nn.action_values(view)
+            except (ValueError, OSError) as e:           # rules the networks do not know
+                out["notes"].append(f"nn: {e}")
+            else:
+                out["nn_by"] = values.by
+                for a, v in values.values.items():
+                    rows[a]["nn"] = v
+                for a, v in values.ev.items():
+                    rows[a]["ev"] = v
+                for a, v in values.p_made.items():
+                    rows[a]["p_made"] = v
+            out["seconds"]["nn"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         for spec in choosers:
+            if spec in DEFAULT_CHOOSERS and spec not in names:
+                continue                     # not an agent of these rules' family
             try:
-                agent = make_agent(spec)
+                agent = make_agent(spec, deal.rules)
                 agent.reset(seat, deal.rules, seed)
                 _told(agent, deal, moves, seat)
-                a = int(agent.act(PlayerView(deal, seat)))
+                a = int(agent.act(agent_view(deal, seat)))
             except (AgentSpecError, ValueError, OSError) as e:
                 out["choices"][spec] = None
                 out["notes"].append(f"{spec}: {e}")
@@ -291,16 +346,58 @@ class Analyser:
         out["seconds"]["choices"] = time.perf_counter() - t0
         for spec, text in out["choices"].items():
             if text is not None:
-                rows[A.parse_action(text)]["chosen_by"].append(spec)
+                rows[A.parse_action(text, deal.rules)]["chosen_by"].append(spec)
         out["rows"] = [rows[a] for a in legal]
-        out["sorted_by"] = sort_rows(out["rows"], ("nn", "mc_ev") if deal.phase == "auction"
-                                     else ("pimc", "dd"))
+        out["sorted_by"] = sort_rows(out["rows"], ("nn", "mc_ev") if deal.phase == fam.phases[0]
+                                     else ("pimc", "dd", "dd_points"))
         return out
 
+    def _search(self, deal: BaseDeal, view, rows, out, worlds: int, seed: int) -> None:
+        """The double-dummy and PIMC columns of the play."""
+        seat = deal.current_player
+        t0 = time.perf_counter()
+        if family_of(deal.rules).n_players == 2:
+            values = self._solver(2).card_values(deal.state)
+            for a in rows:
+                rows[a]["dd_points"] = int(values[A.action_card(a)])
+        else:
+            for key, objective in (("dd", "score"), ("dd_points", "points")):
+                acts, vals = self.solver.move_values(deal, objective)
+                for a, v in zip(acts, vals):
+                    rows[int(a)][key] = int(v)
+        out["seconds"]["dd"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        pimc = self.pimc(worlds, deal.rules)
+        pimc.reset(seat, deal.rules, seed)
+        if family_of(deal.rules).n_players == 2:
+            acts, totals = pimc.card_sums(view)
+            n = worlds
+            pick = acts[max(range(len(acts)), key=lambda k: (totals[k], -acts[k]))]
+        else:
+            pick, acts, totals, n = pimc.card_choice(view)
+        for a, v in zip(acts, totals):
+            rows[int(a)]["pimc"] = float(v) / n
+        out["worlds"] = int(n)
+        out["choices"][pimc.spec] = A.action_to_str(int(pick))
+        out["seconds"]["pimc"] = time.perf_counter() - t0
+
     @staticmethod
-    def _evaluate(deal: Deal, seat: int, bids, rows, out, worlds: int, seed: int) -> None:
-        """The hand evaluation's columns of the bids (``mc_ev``, ``mc_p_made``)."""
+    def _evaluate(deal: BaseDeal, seat: int, view, bids, rows, out, worlds: int,
+                  seed: int) -> None:
+        """The hand evaluation's columns of the bids (``mc_ev``, ``mc_p_made``): the
+        four-player evaluation of each contract, or the two-player one of each option of
+        the prise (take, name, pass; heuristic play, as ``coinche-rl evaluate``)."""
         try:
+            if family_of(deal.rules).n_players == 2:
+                ev2 = evaluate_two_player_view(view, samples=worlds, seed=seed)
+                out["evaluation"] = {"samples": ev2.samples, "method": "heuristic",
+                                     "seed": ev2.seed}
+                for a, legal, e, pm in zip(ev2.actions, ev2.legal, ev2.expected_score,
+                                           ev2.p_make):
+                    if legal and a in rows:
+                        rows[a]["mc_ev"] = float(e)
+                        rows[a]["mc_p_made"] = None if pm != pm else float(pm)
+                return
             ev = evaluate_hand(deal.rules, seat, deal.hands[seat], deal.dealer, samples=worlds,
                                seed=seed, method=EVAL_METHOD, auction=deal.auction,
                                retourne=deal.retourne if deal.rules.family == "classic" else None)
@@ -394,8 +491,10 @@ def branch(rec: Dict[str, Any], index: int, step: int, action: Any,
     :raises RecordError: a bad record. :raises AnalysisError: a bad step, action or spec.
     """
     seed = _check_seed(seed)
-    specs = _check_specs(list(specs) if isinstance(specs, tuple) else specs, "agents", N_SEATS)
     deal = deal_at(rec, index, step)
+    n_players = family_of(deal.rules).n_players
+    specs = _check_specs(list(specs) if isinstance(specs, tuple) else specs, "agents",
+                         n_players)
     if deal.is_terminal:
         raise AnalysisError("the deal is over at this step: step back to branch off")
     try:
@@ -413,10 +512,10 @@ def branch(rec: Dict[str, Any], index: int, step: int, action: Any,
         raise AnalysisError(str(e)) from None
     moves.append((seat, a))
     agents = []
-    seeds = [int(x) for x in np.random.SeedSequence([seed, index, step]).generate_state(N_SEATS)]
-    for s in range(N_SEATS):
+    seeds = [int(x) for x in np.random.SeedSequence([seed, index, step]).generate_state(4)]
+    for s in range(n_players):
         try:
-            agent = make_agent(specs[s])
+            agent = make_agent(specs[s], deal.rules)
             agent.reset(s, deal.rules, seeds[s])
         except (AgentSpecError, ValueError, OSError) as e:
             raise AnalysisError(f"agents[{s}]: {e}") from None
@@ -424,12 +523,12 @@ def branch(rec: Dict[str, Any], index: int, step: int, action: Any,
         agents.append(agent)
     while not deal.is_terminal:
         s = deal.current_player
-        view = PlayerView(deal, s)
+        view = agent_view(deal, s)
         b = int(agents[s].act(view))
         if not (0 <= b < A.N_ACTIONS and view.legal[b]):
             raise AnalysisError(f"agent {specs[s]!r} at seat {s} chose the illegal action {b!r}")
         deal.apply(b)
-        for t in range(N_SEATS):
+        for t in range(n_players):
             if b not in PRIVATE_ACTIONS or t == s:
                 agents[t].observe(s, b)
     return deal_to_record(deal)

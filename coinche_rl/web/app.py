@@ -17,7 +17,10 @@ HTTP (JSON in, JSON out; a refused request is a 400 whose ``error`` says why):
 ``GET /api/results/NAME/RUN/I``             deal pair I played again (two deal records)
 ==========================================  =================================================
 
-``show`` is ``"all"`` or a list of the seats whose hands to send. The searches
+Every rule family is served by the same endpoints and messages: four players (coinche,
+the classic family) and belote for two players (``belote_a_deux``,
+``belote_decouverte``); a view says its ``n_players``. ``show`` is ``"all"`` or a list
+of the seats whose hands to send. The searches
 (analysis, branch, deal pairs) run in worker threads, at most ``searches`` at once
 (:class:`anyio.CapacityLimiter`), each with its own :class:`~coinche_rl.web.analysis.Analyser`.
 The games' bots and record writes run in worker threads of their own (at most
@@ -61,9 +64,10 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..agents import available_agents
+from ..engine.family import FAMILIES, family_of
 from ..game import IllegalActionError
 from ..records import RecordError
-from ..rules import N_SEATS, RuleSet, four_player_rules, rules_label
+from ..rules import RuleSet, get_rules, rules_label
 from . import analysis as AN
 from .library import Library, LibraryError
 from .play import PlaySession, ProtocolError, parse_settings
@@ -132,13 +136,14 @@ def _field(body: Dict[str, Any], key: str, default: Any = ...):
     return body[key]
 
 
-def _show(value: Any):
+def _show(value: Any, n_players: int):
     if value == "all":
-        return tuple(range(N_SEATS))
+        return tuple(range(n_players))
     if isinstance(value, list) and all(isinstance(s, int) and not isinstance(s, bool)
-                                       and 0 <= s < N_SEATS for s in value):
+                                       and 0 <= s < n_players for s in value):
         return tuple(value)
-    raise BadRequest(f"show: expected \"all\" or a list of seats 0..3, got {value!r}")
+    raise BadRequest(f"show: expected \"all\" or a list of seats 0..{n_players - 1}, got "
+                     f"{value!r}")
 
 
 def create_app(rules: Optional[RuleSet] = None, *, records: Optional[str] = None,
@@ -146,14 +151,15 @@ def create_app(rules: Optional[RuleSet] = None, *, records: Optional[str] = None
                worlds: int = AN.DEFAULT_WORLDS) -> Starlette:
     """The application (see the module docstring).
 
-    :param rules: the rules a new game and the page start with (default ``ffb``).
+    :param rules: the rules a new game and the page start with (default ``ffb``; a
+        preset of any family).
     :param records: the records folder (games are saved there; records and results files
         there are listed), or None.
     :param results: more results files (or folders of them) to list.
     :param searches: the most searches (analysis, branch, deal pair) running at once.
     :param worlds: the PIMC worlds of an analysis unless the page asks otherwise.
     """
-    rules = four_player_rules("ffb" if rules is None else rules)   # the page plays four
+    rules = get_rules("ffb" if rules is None else rules)
     if searches < 1:
         raise ValueError(f"searches must be at least 1, got {searches!r}")
     library = Library(records, results)
@@ -182,6 +188,8 @@ def create_app(rules: Optional[RuleSet] = None, *, records: Optional[str] = None
     async def api_meta(request: Request):
         out = meta()
         out.update({"agents": available_agents(rules), "rules": rules_label(rules),
+                    "agents_by_family": {f: available_agents(f)
+                                         for f in FAMILIES},
                     "worlds": worlds, "max_worlds": AN.MAX_WORLDS,
                     "choosers": list(AN.DEFAULT_CHOOSERS), "searches": searches,
                     "records": library.records})
@@ -198,12 +206,14 @@ def create_app(rules: Optional[RuleSet] = None, *, records: Optional[str] = None
         rec = _field(body, "record")
         rules_, deals = AN.checked_deals(rec)
         return {"kind": "match" if rec.get("format") == "coinche-rl/match" else "deal",
-                "rules": rules_label(rules_), "deals": AN.timeline(rec)}
+                "rules": rules_label(rules_), "n_players": family_of(rules_).n_players,
+                "deals": AN.timeline(rec)}
 
     async def api_position(request: Request):
         body = await _body(request)
         deal = AN.deal_at(_field(body, "record"), _field(body, "deal", 0), _field(body, "step"))
-        view = table_view(deal, _show(_field(body, "show", "all")))
+        view = table_view(deal, _show(_field(body, "show", "all"),
+                                      family_of(deal.rules).n_players))
         view["step"] = len(deal.history)
         return view
 

@@ -23,6 +23,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from ..arena import (ArenaError, DuplicateResult, replay_pair, results_from_file,
                      summary_tables)
+from ..arena.tasks import cfg_family, pair_play
 from ..records import (DEAL_FORMAT, MATCH_FORMAT, RecordError, deal_to_record, load_record,
                        save_record)
 
@@ -156,8 +157,9 @@ class Library:
 
     def pair(self, name: str, run: str, index: int) -> Dict[str, Any]:
         """Deal pair ``index`` of run ``run`` of results file ``name``, played again
-        through the agents (:func:`coinche_rl.arena.replay_pair`): ``{"records": [two
-        deal records, seating 1 then 2], "seatings": [[spec of seat 0..3], ...],
+        through the agents (:func:`coinche_rl.arena.replay_pair`, every family):
+        ``{"records": [two deal records, seating 1 then 2], "seatings": [[the spec at
+        each seat], ...],
         "stored": [[X, Y] per seating], "replayed": [...], "same": bool}``.
 
         :raises LibraryError: no such file, run or pair, or an agent that cannot play.
@@ -167,8 +169,9 @@ class Library:
             deals, row, cfg = replay_pair(path, index, run)
         except (ArenaError, RecordError, OSError) as e:
             raise LibraryError(str(e)) from None
-        x, y = cfg["x"], cfg["y"]
-        seatings = [[x[0], y[0], x[1], y[1]], [y[0], x[0], y[1], x[1]]]
+        seatings = [list(specs) for specs in
+                    pair_play(cfg_family(cfg)).seatings(cfg["x"], cfg["y"])]
+        # X holds seat 0 in the first seating, Y in the second
         replayed = [list(d.scores) if t == 0 else list(d.scores)[::-1] for t, d in enumerate(deals)]
         return {"records": [deal_to_record(d) for d in deals], "seatings": seatings,
                 "stored": row["scores"], "replayed": replayed,

@@ -1,13 +1,15 @@
 """A person against the bots, for the page (``coinche_rl.web.play``): no web framework
 here, the socket handler of :mod:`coinche_rl.web.app` drives a :class:`PlaySession`.
 
-The session is :class:`coinche_rl.terminal.TerminalGame` without the terminal: one
-person's seat, agents (any specs of :mod:`coinche_rl.agents`) at the other three, deals
-scored as a match (:class:`coinche_rl.game.Match`: one deal, ``deals`` deals, or a whole
+The session is :class:`coinche_rl.terminal.TerminalGame` without the terminal, for every
+rule family: one person's seat, agents (any specs of :mod:`coinche_rl.agents` of the
+family) at the other seats (three with four players, one in belote for two players),
+deals scored as a match (the family's match, :class:`coinche_rl.game.Match` or
+:class:`coinche_rl.two_player.TwoPlayerMatch`: one deal, ``deals`` deals, or a whole
 match to the target). The bots follow the tournament protocol (``reset`` before each
 deal with the seeds ``coinche-rl play`` gives them, ``observe`` for every public event,
-``act`` on a :class:`~coinche_rl.agents.PlayerView`), so the same seed deals the same
-cards and seeds the bots alike in both.
+``act`` on their family's view, :func:`coinche_rl.web.views.agent_view`), so the same
+seed deals the same cards and seeds the bots alike in both.
 
 The person is shown :func:`coinche_rl.web.views.seat_view` only: their own information
 set and the public figures. A finished deal stays on show (its result and the hands as
@@ -33,14 +35,16 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 
 from .. import actions as A
-from ..agents import AgentSpecError, PlayerView, make_agent
+from ..agents import AgentSpecError, make_agent
 from ..agents.base import PRIVATE_ACTIONS
 from ..cards import InvalidNotationError
-from ..game import Deal, IllegalActionError, Match
+from ..engine.family import family_of
+from ..envs.family import env_family
+from ..game import BaseDeal, IllegalActionError
 from ..records import deal_to_record, match_to_record
-from ..rules import (N_SEATS, InvalidRulesError, RuleSet, UnknownPresetError, four_player_rules,
-                     parse_rules, rules_label, seat_after)
-from .views import RELATIVE_NAMES, seat_view
+from ..rules import (N_SEATS, InvalidRulesError, RuleSet, UnknownPresetError, parse_rules,
+                     rules_label)
+from .views import agent_view, relative_name, seat_view
 
 __all__ = ["ProtocolError", "GameSettings", "parse_settings", "PlaySession", "parse_person_action"]
 
@@ -51,11 +55,11 @@ class ProtocolError(ValueError):
 
 @dataclass(frozen=True)
 class GameSettings:
-    """A game to play: the person's seat, the agent specs at the other seats (the seat
-    after the person first), the rule set, the seed, and how many deals."""
+    """A game to play: the person's seat, the agent specs at every seat (None at the
+    person's), the rule set, the seed, and how many deals."""
 
     seat: int
-    specs: Tuple[Optional[str], Optional[str], Optional[str], Optional[str]]
+    specs: Tuple[Optional[str], ...]
     rules: RuleSet
     seed: int
     deals: int
@@ -84,10 +88,12 @@ def _spec_field(msg: Dict[str, Any], key: str, default) -> List[str]:
 
 
 def parse_settings(msg: Dict[str, Any], default_rules: Optional[RuleSet] = None) -> GameSettings:
-    """The settings of a ``new`` message: ``seat`` (0..3, default 0), ``partner`` (a spec,
-    default ``heuristic``), ``opponents`` (one spec for both, or two: right then left),
-    ``rules`` (``ffb`` or ``ffb:target=500``-style overrides; default the server's),
-    ``seed`` (>= 0), ``deals`` (>= 1) or ``match`` (true: to the target), ``dealer``.
+    """The settings of a ``new`` message: ``rules`` (a preset of any family, ``ffb`` or
+    ``belote_a_deux``, with ``ffb:target=500``-style overrides; default the server's),
+    ``seat`` (0..3, or 0..1 with two players; default 0), ``partner`` (a spec, default
+    ``heuristic``; none with two players), ``opponents`` (four players: one spec for both,
+    or two: right then left; two players: the one opponent's spec), ``seed`` (>= 0),
+    ``deals`` (>= 1) or ``match`` (true: to the target), ``dealer``.
 
     :raises ProtocolError: naming the bad field and what it should be.
     """
@@ -98,35 +104,47 @@ def parse_settings(msg: Dict[str, Any], default_rules: Optional[RuleSet] = None)
     if extra:
         raise ProtocolError(f"unknown field(s) {', '.join(map(repr, extra))} in a new game; "
                             f"expected {', '.join(sorted(known - {'type'}))}")
-    seat = _int_field(msg, "seat", 0, 0, N_SEATS - 1)
-    partner = _spec_field(msg, "partner", "heuristic")
-    if len(partner) != 1:
-        raise ProtocolError(f"partner: expected one agent spec, got {partner!r}")
-    opponents = _spec_field(msg, "opponents", ["heuristic"])
-    if len(opponents) > 2:
-        raise ProtocolError(f"opponents: give one agent spec for both or two (right, then "
-                            f"left), not {len(opponents)}")
     rules_text = msg.get("rules")
     if rules_text is None:
         rules = default_rules if default_rules is not None else parse_rules("ffb")
     elif not isinstance(rules_text, str):
-        raise ProtocolError(f"rules: expected a preset such as 'ffb' (with overrides "
-                            f"'ffb:target=500'), got {rules_text!r}")
+        raise ProtocolError(f"rules: expected a preset such as 'ffb' or 'belote_a_deux' (with "
+                            f"overrides 'ffb:target=500'), got {rules_text!r}")
     else:
         try:
-            rules = four_player_rules(parse_rules(rules_text))
+            rules = parse_rules(rules_text)
         except (UnknownPresetError, InvalidRulesError) as e:
             raise ProtocolError(f"rules: {e}") from None
+    n = family_of(rules).n_players
+    seat = _int_field(msg, "seat", 0, 0, n - 1)
+    opponents = _spec_field(msg, "opponents", ["heuristic"])
+    if n == 2:
+        if msg.get("partner") is not None:
+            raise ProtocolError(f"partner: belote for two players (rules "
+                                f"{rules_label(rules)!r}) has no partner; opponents names "
+                                f"the bot")
+        if len(opponents) != 1:
+            raise ProtocolError(f"opponents: belote for two players has one opponent: give "
+                                f"one agent spec, not {len(opponents)}")
+        partner = []
+    else:
+        partner = _spec_field(msg, "partner", "heuristic")
+        if len(partner) != 1:
+            raise ProtocolError(f"partner: expected one agent spec, got {partner!r}")
+        if len(opponents) > 2:
+            raise ProtocolError(f"opponents: give one agent spec for both or two (right, then "
+                                f"left), not {len(opponents)}")
     seed = _int_field(msg, "seed", 0, 0)
     deals = _int_field(msg, "deals", 1, 1, 1000)
     match = msg.get("match", False)
     if not isinstance(match, bool):
         raise ProtocolError(f"match: expected true or false, got {match!r}")
-    dealer = _int_field(msg, "dealer", None, 0, N_SEATS - 1)
-    specs: List[Optional[str]] = [None] * N_SEATS
-    specs[seat_after(seat, 1)] = opponents[0]
-    specs[seat_after(seat, 2)] = partner[0]
-    specs[seat_after(seat, 3)] = opponents[-1]
+    dealer = _int_field(msg, "dealer", None, 0, n - 1)
+    specs: List[Optional[str]] = [None] * n
+    # the seats after the person, in turn: right, partner, left (or the one opponent)
+    around = [opponents[0], partner[0], opponents[-1]] if n == 4 else [opponents[0]]
+    for k, spec in enumerate(around, 1):
+        specs[(seat + k) % n] = spec
     return GameSettings(seat, tuple(specs), rules, seed, deals, match, dealer)
 
 
@@ -166,32 +184,38 @@ class PlaySession:
         self.settings = settings
         self.seat = settings.seat
         self.rules = settings.rules
-        self.agents: List[Any] = [None] * N_SEATS
+        self.n = family_of(self.rules).n_players
+        self.agents: List[Any] = [None] * self.n
         specs = list(settings.specs)
-        for s in range(N_SEATS):
+        for s in range(self.n):
             if s == self.seat:
                 continue
             try:
-                agent = make_agent(specs[s])
+                agent = make_agent(specs[s], self.rules)
                 agent.reset(s, self.rules, 0)      # e.g. nn outside the rules it knows
             except AgentSpecError as e:
-                raise ProtocolError(f"{RELATIVE_NAMES[seat_after(s, -self.seat)]} (seat {s}): {e}") from None
+                raise ProtocolError(f"{self.name(s)} (seat {s}): {e}") from None
             except Exception as e:
                 raise ProtocolError(f"agent {specs[s]!r} (seat {s}) cannot play rules "
                                     f"{rules_label(self.rules)!r}: {e}") from None
             self.agents[s] = agent
             specs[s] = agent.spec
         self.specs = specs
-        self.match = Match(self.rules, seed=settings.seed, dealer=settings.dealer)
+        self.match = env_family(self.rules).match(self.rules, seed=settings.seed,
+                                                  dealer=settings.dealer)
         self.single = settings.deals == 1 and not settings.match
         #: the deal on show (the finished one until next_deal)
-        self.deal: Deal = self.match.deal
+        self.deal: BaseDeal = self.match.deal
         self.deals_played = 0
         #: (seat, action) of the last action applied, for the page's log
         self.last_event: Optional[Tuple[int, int]] = None
         self._start_deal()
 
     # ------------------------------------------------------------------ state
+    def name(self, seat: int) -> str:
+        """``seat`` seen from the person: ``"right"``, ``"opponent"``..."""
+        return relative_name(seat, self.seat, self.n)
+
     @property
     def finished(self) -> bool:
         """No more deals: the match is decided or every deal asked for was played."""
@@ -229,14 +253,14 @@ class PlaySession:
     def _start_deal(self) -> None:
         k = len(self.match.deals)
         seeds = [int(x) for x in np.random.SeedSequence([self.settings.seed, k]).generate_state(N_SEATS)]
-        for s in range(N_SEATS):
+        for s in range(self.n):
             if s != self.seat:
                 self.agents[s].reset(s, self.rules, seeds[s])
 
     def _apply(self, seat: int, a: int) -> None:
         deal = self.deal
         self.match.apply(a)
-        for s in range(N_SEATS):
+        for s in range(self.n):
             if s != self.seat and (a not in PRIVATE_ACTIONS or s == seat):
                 self.agents[s].observe(seat, a)
         self.last_event = (seat, a)
@@ -252,7 +276,7 @@ class PlaySession:
         if self.waiting != "you":
             if self.waiting == "bots":
                 p = self.deal.current_player
-                whose = f"it is seat {p}'s turn ({RELATIVE_NAMES[seat_after(p, -self.seat)]})"
+                whose = f"it is seat {p}'s turn ({self.name(p)})"
             else:
                 whose = {"next": "the deal is over (send next for the next deal)",
                          "over": "the game is over"}[self.waiting]
@@ -281,7 +305,7 @@ class PlaySession:
         seat = deal.current_player
         info = {"scores": list(self.match.scores), "target": self.match.target,
                 "pot": self.match.pot}
-        view = PlayerView(deal, seat, info)
+        view = agent_view(deal, seat, info)
         a = int(self.agents[seat].act(view))
         if not (0 <= a < A.N_ACTIONS and view.legal[a]):
             legal = ", ".join(A.action_to_str(int(x)) for x in view.legal_actions)

@@ -13,7 +13,9 @@ const S = {
 
 const $ = (id) => document.getElementById(id);
 const SVGNS = "http://www.w3.org/2000/svg";
-const POSITIONS = ["bottom", "right", "top", "left"];   // seen from a chair: next seat on the right
+// where each seat sits seen from a chair, by the number of players: the next seat on the right
+const POSITIONS = {4: ["bottom", "right", "top", "left"], 2: ["bottom", "top"]};
+const range = (n) => Array.from({length: n}, (_, i) => i);
 
 function el(tag, attrs, ...children) {
   const e = document.createElement(tag);
@@ -89,24 +91,48 @@ async function api(path, body) {
   return data;
 }
 
-function seatName(seat, me) {
-  return `${S.meta.relative_names[(seat - me + 4) % 4]} (seat ${seat})`;
+// seat seen from seat me at a table of n: "partner", "opponent"...
+function relName(seat, me, n) { return S.meta.relative_names[n][(seat - me + n) % n]; }
+
+function seatName(seat, me, n) {
+  return `${relName(seat, me, n || 4)} (seat ${seat})`;
+}
+
+// the default names of a record's seats in the replay view
+function seatLabels(n) {
+  return range(n).map((s) => n === 2 ? `player ${s}` : `seat ${s} (team ${s % 2})`);
 }
 
 // how a seat is called: names[seat] when given (a replay: "seat 2 (team 0)", the agents
 // of a tournament pair), else its place seen from seat me ("partner (seat 2)")
-function namer(me, names) {
-  return names ? (s) => names[s] : (s) => seatName(s, me);
+function namer(me, names, n) {
+  return names ? (s) => names[s] : (s) => seatName(s, me, n);
+}
+
+// a table stack of belote for two players: its face-up card over a face-down one
+function stackSVG(st, legalCards, onCard) {
+  const box = el("div", {class: "stack" + (st.down ? " covered" : "")});
+  if (st.down) box.append(cardSVG(null));
+  if (st.up) {
+    const legal = onCard && legalCards[st.up] !== undefined;
+    const c = cardSVG(st.up, legal ? {actionId: legalCards[st.up], onClick: onCard} : {dim: !!onCard});
+    c.classList.add("up");
+    box.append(c);
+  }
+  return box;
 }
 
 // ------------------------------------------------------------------ the table
 // v: a view (seat_view or table_view); me: the seat at the bottom; hands[s]: cards or null
 function renderTable(box, v, me, hands, opts = {}) {
   box.replaceChildren();
+  const n = v.n_players;
+  box.classList.toggle("two", n === 2);
+  const name = namer(me, opts.names, n);
   const legalCards = {};
   for (const a of (opts.legal || [])) if (S.cards[a.text]) legalCards[a.text] = a.id;
-  for (let s = 0; s < 4; s++) {
-    const pos = POSITIONS[(s - me + 4) % 4];
+  for (let s = 0; s < n; s++) {
+    const pos = POSITIONS[n][(s - me + n) % n];
     const hand = el("div", {class: "hand", id: `hand-${pos}`});
     if (hands[s]) {
       for (const c of hands[s]) {
@@ -115,16 +141,24 @@ function renderTable(box, v, me, hands, opts = {}) {
                                      : {dim: !!opts.onCard && s === me && v.to_act === me}));
       }
     } else {
-      for (let k = 0; k < v.hand_sizes[s]; k++) hand.append(cardSVG(null));
+      const known = (v.known && v.known[s]) || [];       // the cards of that hand one knows
+      for (const c of known) hand.append(cardSVG(c, {dim: false}));
+      for (let k = known.length; k < v.hand_sizes[s]; k++) hand.append(cardSVG(null));
     }
-    const label = namer(me, opts.names)(s) + (v.dealer === s ? " · dealer" : "");
-    const name = el("div", {class: "name" + (v.to_act === s ? " to-act" : ""), text: label});
-    box.append(el("div", {class: `seat s-${pos}`, id: `seat-${s}`},
-                  pos === "bottom" ? hand : name, pos === "bottom" ? name : hand));
+    const parts = [hand];
+    if (v.table) {
+      const stacks = el("div", {class: "stacks", id: `stacks-${pos}`});
+      for (const st of v.table[s]) stacks.append(stackSVG(st, legalCards, s === me && opts.onCard ? opts.onCard : null));
+      parts.push(stacks);
+    }
+    const label = name(s) + (v.dealer === s ? " · dealer" : "");
+    const nameBox = el("div", {class: "name" + (v.to_act === s ? " to-act" : ""), text: label});
+    if (pos === "bottom") parts.reverse().push(nameBox); else parts.unshift(nameBox);
+    box.append(el("div", {class: `seat s-${pos}`, id: `seat-${s}`}, ...parts));
   }
   const trick = el("div", {class: "trick", id: "trick"});
   for (const p of v.tricks.current) {
-    const slot = el("div", {class: `slot p-${POSITIONS[(p.seat - me + 4) % 4]}` +
+    const slot = el("div", {class: `slot p-${POSITIONS[n][(p.seat - me + n) % n]}` +
                                    (v.tricks.winning === p.seat ? " winning" : "")});
     slot.append(cardSVG(p.card));
     trick.append(slot);
@@ -132,13 +166,13 @@ function renderTable(box, v, me, hands, opts = {}) {
   box.append(trick);
   if (v.tricks.last) {
     const last = el("div", {class: "last-trick", id: "last-trick"},
-                    el("div", {text: `last trick (${v.tricks.last.number}): ${namer(me, opts.names)(v.tricks.last.winner)}`}));
+                    el("div", {text: `last trick (${v.tricks.last.number}): ${name(v.tricks.last.winner)}`}));
     const row = el("div");
     for (const p of v.tricks.last.cards) row.append(cardSVG(p.card));
     last.append(row);
     box.append(last);
   }
-  const c = v.contract ? `contract ${v.contract.label}` :
+  const c = v.contract ? `${n === 2 ? "trump" : "contract"} ${v.contract.label}` :
     (v.highest_bid ? `bid ${v.highest_bid.text} by seat ${v.highest_bid.seat}` : (v.phase === "auction" ? "auction" : ""));
   box.append(el("div", {class: "contract-badge", id: "contract"}, c,
                 v.retourne ? el("div", {}, "retourne ", cardSVG(v.retourne)) : null));
@@ -147,39 +181,44 @@ function renderTable(box, v, me, hands, opts = {}) {
 function infoPanel(v, me, names) {
   const grid = el("div", {class: "info-grid"});
   const row = (k, val) => grid.append(el("span", {text: k}), el("span", {}, val));
-  const name = names ? (s) => names[s] : (s) => S.meta.relative_names[(s - me + 4) % 4];
+  const n = v.n_players;
+  const name = names ? (s) => names[s] : (s) => relName(s, me, n);
+  const side = (k) => names && n === 2 ? names[k] : `${v.side_word} ${k}`;
   row("rules", v.rules);
-  row("dealer", namer(me, names)(v.dealer));
+  row("dealer", namer(me, names, n)(v.dealer));
   const auction = v.auction.map((a) => `${name(a.seat)} ${a.action}`).join(", ");
-  row("auction", auction || "(nothing said yet)");
-  if (v.contract) row("contract", v.contract.label);
+  row(v.bidding_word, auction || "(nothing said yet)");
+  if (v.retourne && n === 2) row("retourne", v.retourne);
+  if (v.contract) row(n === 2 ? "trump" : "contract", v.contract.label);
   row("tricks", el("span", {id: "tricks-won"},
-                   el("span", {class: "team-0", text: `team 0: ${v.tricks_won[0]} (${v.points_won[0]} pts)`}), "  ",
-                   el("span", {class: "team-1", text: `team 1: ${v.tricks_won[1]} (${v.points_won[1]} pts)`})));
+                   el("span", {class: "team-0", text: `${side(0)}: ${v.tricks_won[0]} (${v.points_won[0]} pts)`}), "  ",
+                   el("span", {class: "team-1", text: `${side(1)}: ${v.tricks_won[1]} (${v.points_won[1]} pts)`})));
   if (v.belotes.length) row("belote", v.belotes.map((b) => `${name(b.seat)} (${b.suit})`).join(", "));
-  if (v.declarations) {
+  if (v.declarations && v.declarations.points) {
+    row("declarations", v.declarations.points.map((p, s) => `${name(s)} ${p}`).join(", ") +
+        (v.declarations.winner === null ? "" : `; scoring: ${name(v.declarations.winner)}`));
+  } else if (v.declarations) {
     const shown = v.declarations.shown.map((cs, s) => cs.length ? `${name(s)}: ${cs.join(" ")}` : null).filter((x) => x);
     row("declarations", (v.declarations.winner === null ? "nobody scores" : `team ${v.declarations.winner} scores`) +
         (shown.length ? ` (${shown.join("; ")})` : ""));
   }
   if (v.match) {
     const m = v.match;
-    row("score", el("span", {id: "match-score"}, `team 0: ${m.scores[0]}, team 1: ${m.scores[1]}` +
+    row("score", el("span", {id: "match-score"}, `${side(0)}: ${m.scores[0]}, ${side(1)}: ${m.scores[1]}` +
         (m.mode === "match" ? ` (to ${m.target})` : m.mode === "deals" ? ` after ${m.deals_played} of ${m.deals} deals` : "")));
   }
   return grid;
 }
 
-function resultTable(res) {
-  if (res.void) return el("div", {class: "result", id: "result", text: "void deal: all four passed, no points"});
+function resultTable(res, v) {
+  if (res.void) return el("div", {class: "result", id: "result", text: "void deal: nobody took, no points"});
   const t = el("table");
-  t.append(el("tr", {}, el("th", {text: ""}), el("th", {text: "team 0"}), el("th", {text: "team 1"})));
-  const rows = [["card points", "card_points"], ["belote", "belote"], ["declarations", "declarations"],
-                ["total", "total"], ["deal score", "score"]];
-  for (const [label, key] of rows)
+  t.append(el("tr", {}, el("th", {text: ""}), ...[0, 1].map((k) => el("th", {text: `${v.side_word} ${k}`}))));
+  for (const [label, key] of res.rows)
     t.append(el("tr", {}, el("th", {text: label}), el("td", {text: res.teams[0][key]}), el("td", {text: res.teams[1][key]})));
   return el("div", {class: "result", id: "result"},
-            el("div", {text: `${res.contract.label}: ${res.outcome}` + (res.multiplier > 1 ? ` (x${res.multiplier})` : "")}), t);
+            el("div", {text: `${res.contract.label}: ${res.outcome}` + (res.multiplier > 1 ? ` (x${res.multiplier})` : "") +
+                             (res.capot !== null && res.capot !== undefined ? `, capot by ${v.side_word} ${res.capot}` : "")}), t);
 }
 
 // ------------------------------------------------------------------ play
@@ -221,8 +260,9 @@ function onMessage(m) {
 function renderPlay() {
   const v = S.play;
   const me = v.seat;
-  const names = v.agents.map((spec, s) => s === me ? `you (seat ${s})` : `${S.meta.relative_names[(s - me + 4) % 4]}: ${spec}`);
-  const hands = [null, null, null, null];
+  const n = v.n_players;
+  const names = v.agents.map((spec, s) => s === me ? `you (seat ${s})` : `${relName(s, me, n)}: ${spec}`);
+  const hands = range(n).map(() => null);
   hands[me] = v.hand;
   const mine = v.waiting === "you";
   renderTable($("play-table"), v, me, hands, {legal: mine ? v.legal : [], names,
@@ -242,14 +282,14 @@ function renderPlay() {
   const end = $("play-end");
   end.replaceChildren();
   if (v.result) {
-    end.append(resultTable(v.result));
+    end.append(resultTable(v.result, v));
     if (v.waiting === "next") end.append(el("button", {id: "next-deal", onclick: () => send({type: "next"})}, "Next deal"));
     end.append(el("button", {id: "download", onclick: () => { S.pending = "download"; send({type: "record"}); }}, "Download record"),
                el("button", {id: "open-replay", onclick: () => { S.pending = "replay"; send({type: "record"}); }}, "Open in replay"));
   }
   if (v.last_event) {
     const log = $("play-log");
-    log.append(el("div", {text: `${seatName(v.last_event.seat, me)}: ${v.last_event.action}`}));
+    log.append(el("div", {text: `${seatName(v.last_event.seat, me, n)}: ${v.last_event.action}`}));
     log.scrollTop = log.scrollHeight;
   }
 }
@@ -260,9 +300,10 @@ async function startGame(ev) {
     await connect();
   } catch (e) { showError(e.message); return; }
   const mode = $("setup-mode").value;
-  const msg = {type: "new", seat: +$("setup-seat").value, partner: $("setup-partner").value,
-               opponents: [$("setup-right").value, $("setup-left").value],
-               rules: $("setup-rules").value, seed: +$("setup-seed").value, pace: +$("setup-pace").value};
+  const msg = {type: "new", seat: +$("setup-seat").value, rules: $("setup-rules").value,
+               seed: +$("setup-seed").value, pace: +$("setup-pace").value};
+  if (playersOf($("setup-rules").value) === 2) msg.opponents = [$("setup-right").value];
+  else Object.assign(msg, {partner: $("setup-partner").value, opponents: [$("setup-right").value, $("setup-left").value]});
   if (mode === "match") msg.match = true; else msg.deals = +mode;
   $("play-log").replaceChildren();
   send(msg);
@@ -274,7 +315,8 @@ async function loadRecord(record, opts = {}) {
     const r = await api("/api/replay", {record});
     S.replay = {record, deals: r.deals, kind: r.kind, deal: opts.deal || 0, step: 0, position: null,
                 title: opts.title || `${r.kind} record, rules ${r.rules}`,
-                names: opts.names || [0, 1, 2, 3].map((s) => `seat ${s} (team ${s % 2})`)};
+                n: r.n_players, names: opts.names || seatLabels(r.n_players)};
+    setReplaySeats(r.n_players);
     $("replay-title").textContent = S.replay.title;
     const sel = $("replay-deal");
     sel.replaceChildren(...r.deals.map((d, i) => el("option", {value: i, text: `${i + 1}: ${d.contract || "void"}`})));
@@ -297,10 +339,10 @@ async function goto(step) {
     R.step = step;
     R.position = p;
     const mode = $("replay-show").value;
-    const seats = mode === "all" ? [0, 1, 2, 3] : mode === "actor" ? [p.to_act !== null ? p.to_act : 0] : [+mode];
+    const seats = mode === "all" ? range(R.n) : mode === "actor" ? [p.to_act !== null ? p.to_act : 0] : [+mode];
     const hands = p.hands.map((h, s) => seats.includes(s) ? h : null);
     renderTable($("replay-table"), p, 0, hands, {names: R.names});
-    $("replay-info").replaceChildren(infoPanel(p, 0, R.names), p.result ? resultTable(p.result) : "");
+    $("replay-info").replaceChildren(infoPanel(p, 0, R.names), p.result ? resultTable(p.result, p) : "");
     $("step-label").textContent = `step ${step} / ${n}`;
     $("step-label").setAttribute("data-step", step);
     renderMoves();
@@ -317,15 +359,16 @@ function renderMoves() {
   const box = $("moves");
   box.replaceChildren();
   const start = el("span", {class: "mv" + (R.step === 0 ? " current" : ""), text: "start", onclick: () => goto(0)});
-  let row = el("div", {class: "trick-row"}, el("b", {text: "auction: "}), start);
+  const word = (R.position && R.position.bidding_word) || "auction";
+  let row = el("div", {class: "trick-row"}, el("b", {text: `${word}: `}), start);
   box.append(row);
   let cards = 0;
   d.moves.forEach((m, i) => {
     if (i === d.play_starts) { row = el("div", {class: "trick-row"}, el("b", {text: "trick 1: "})); box.append(row); }
     row.append(el("span", {class: "mv" + (R.step === m.step ? " current" : ""), "data-step": m.step,
                            title: `seat ${m.seat}`, text: `${m.seat}:${m.action}`, onclick: () => goto(m.step)}));
-    if (i >= d.play_starts && S.cards[m.action] && ++cards % 4 === 0 && cards < 32) {
-      row = el("div", {class: "trick-row"}, el("b", {text: `trick ${cards / 4 + 1}: `}));
+    if (i >= d.play_starts && S.cards[m.action] && ++cards % R.n === 0 && cards < 32) {
+      row = el("div", {class: "trick-row"}, el("b", {text: `trick ${cards / R.n + 1}: `}));
       box.append(row);
     }
   });
@@ -380,7 +423,7 @@ async function analyse() {
 
 async function branch(actionId) {
   const R = S.replay;
-  const agents = [0, 1, 2, 3].map((s) => $(`branch-${s}`).value);
+  const agents = range(R.n).map((s) => $(`branch-${s}`).value);
   try {
     status("the bots play on...");
     const r = await api("/api/branch", {record: R.record, deal: R.deal, step: R.step, action: actionId, agents});
@@ -481,6 +524,38 @@ async function openPair(name, p, k) {
 }
 
 // ------------------------------------------------------------------ set-up
+// the players of a rules text ("ffb:target=500", "belote_a_deux"): its preset's family's
+function playersOf(rules) {
+  const f = S.meta.families[rules.split(":")[0].trim()];
+  return f ? f.n_players : 4;
+}
+
+// the play form for the rules typed: seats, partner and the opponents' names, agents
+function setupForRules() {
+  const rules = $("setup-rules").value;
+  const n = playersOf(rules);
+  const seat = $("setup-seat");
+  const keep = Math.min(+seat.value || 0, n - 1);
+  seat.replaceChildren(...range(n).map((s) => el("option", {value: s, text: s})));
+  seat.value = keep;
+  for (const id of ["setup-partner-label", "setup-left-label"]) $(id).style.display = n === 2 ? "none" : "";
+  $("setup-right-name").textContent = n === 2 ? "opponent" : "right";
+  const f = S.meta.families[rules.split(":")[0].trim()];
+  const agents = S.meta.agents_by_family[f ? f.family : "coinche"] || S.meta.agents;
+  $("agent-specs").replaceChildren(...agents.concat([`pimc:worlds=${S.meta.worlds}`]).map((a) => el("option", {value: a})));
+}
+
+// the replay's seat choices (hands shown, branch bots) for a table of n
+function setReplaySeats(n) {
+  const show = $("replay-show");
+  const keep = show.value;
+  show.replaceChildren(el("option", {value: "all", text: "all shown"}), el("option", {value: "actor", text: "seat to act only"}),
+                       ...range(n).map((s) => el("option", {value: s, text: `${n === 2 ? "player" : "seat"} ${s} only`})));
+  show.value = [...show.options].some((o) => o.value === keep) ? keep : "all";
+  for (let s = 0; s < 4; s++) $(`branch-${s}`).style.display = s < n ? "" : "none";
+  $("branch-label").textContent = n === 2 ? "branch: bots for players 0-1" : "branch: bots for seats 0-3";
+}
+
 function selectTab(name) {
   for (const b of document.querySelectorAll("button.tab")) b.classList.toggle("active", b.dataset.tab === name);
   if (name !== "play" && S.meta) refreshLibrary().catch(() => {});
@@ -490,8 +565,10 @@ function selectTab(name) {
 async function init() {
   S.meta = await api("/api/meta");
   for (const c of S.meta.cards) S.cards[c.text] = c;
-  $("agent-specs").replaceChildren(...S.meta.agents.concat([`pimc:worlds=${S.meta.worlds}`]).map((a) => el("option", {value: a})));
   $("setup-rules").value = S.meta.rules;
+  $("presets").replaceChildren(...S.meta.presets.map((p) => el("option", {value: p})));
+  setupForRules();
+  $("setup-rules").addEventListener("input", setupForRules);
   $("worlds").value = S.meta.worlds;
   for (const b of document.querySelectorAll("button.tab")) b.addEventListener("click", () => selectTab(b.dataset.tab));
   $("setup").addEventListener("submit", startGame);
