@@ -359,7 +359,7 @@ def test_belote_for_two_players_in_chromium(server, browser):
     """Belote à deux end to end: the play form for two players, a whole deal played by
     clicking (the prise's buttons, then the legal cards of the hand or of the table), its
     record in the replay view with the covered cards drawn face down, an analysis at a
-    searched trick read against the library's two-player solver."""
+    searched trick read against the library's two-player solver, its shared address."""
     d = browser
     _open(d, server["url"])
     rules = d.find_element(By.ID, "setup-rules")
@@ -442,5 +442,16 @@ def test_belote_for_two_players_in_chromium(server, browser):
     assert rows[0].find_element(By.CSS_SELECTOR, "td.pimc").text != ""
     assert not d.find_elements(By.CSS_SELECTOR, "#analysis-table td.nn")   # no network yet
     d.save_screenshot(str(ARTIFACTS / "web-two-analysis.png"))
+
+    # ---- its address opens the same position, covered cards still face down
+    d.find_element(By.ID, "share").click()
+    _wait(d, lambda d: d.find_element(By.ID, "share-url").get_attribute("value"), what="the link")
+    link = d.find_element(By.ID, "share-url").get_attribute("value")
+    covered = len(d.find_elements(By.CSS_SELECTOR, "#replay-table .stack.covered svg.back"))
+    d.get("about:blank")
+    _open(d, link)
+    _wait(d, lambda d: _attr(d, "step-label", "data-step") == str(step), what="the shared position")
+    assert len(d.find_elements(By.CSS_SELECTOR, "#replay-table .stack.covered svg.back")) == covered
+    assert len(d.find_elements(By.CSS_SELECTOR, "#replay-table .seat")) == 2
     severe = [e for e in d.get_log("browser") if e["level"] == "SEVERE"]
     assert not severe, severe

@@ -403,6 +403,21 @@ def test_a_two_player_game_over_the_socket_is_saved_and_replays(client, records,
     assert r.status_code == 200 and r.json()["n_players"] == 2 and len(r.json()["deals"]) == 2
 
 
+def test_a_two_player_match_is_played_to_its_target(client):
+    with client.websocket_connect("/ws") as ws:
+        ws.send_text(json.dumps({"type": "new", "rules": "belote_decouverte:target=150",
+                                 "opponents": "heuristic", "seed": 6, "match": True}))
+        view = _play_out(ws, _until_person(ws))
+        while view["waiting"] == "next":
+            ws.send_text(json.dumps({"type": "next"}))
+            view = _play_out(ws, _until_person(ws))
+        assert view["waiting"] == "over" and view["match"]["mode"] == "match"
+        assert view["match"]["winner"] in (0, 1) and max(view["match"]["scores"]) >= 150
+        ws.send_text(json.dumps({"type": "record"}))
+        rec = _recv(ws)["record"]
+    assert replay(rec)["scores"] == view["match"]["scores"]
+
+
 @pytest.mark.parametrize("preset,seat,seed", [("belote_a_deux", 0, 3), ("belote_a_deux", 1, 8),
                                               ("belote_decouverte", 0, 4)])
 def test_no_two_player_message_shows_a_covered_card_or_the_other_hand(client, preset, seat, seed):
