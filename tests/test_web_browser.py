@@ -421,7 +421,9 @@ def test_belote_for_two_players_in_chromium(server, browser):
     start = _step(d)
     assert start == play_start(deal)
     assert len(d.find_elements(By.CSS_SELECTOR, "#replay-table .stack.covered svg.back")) == 6
-    assert d.find_element(By.CSS_SELECTOR, "#replay-table #seat-1 .name").text.startswith("player 1")
+    # your game's seats named as you played them: you, and the opponent's agent
+    assert d.find_element(By.CSS_SELECTOR, "#replay-table #seat-0 .name").text.startswith("you (seat 0)")
+    assert d.find_element(By.CSS_SELECTOR, "#replay-table #seat-1 .name").text.startswith("heuristic (seat 1)")
     assert [o.get_attribute("value") for o in Select(d.find_element(By.ID, "replay-show")).options] \
         == ["all", "actor", "0", "1"]
     step = start + 2 * (16 - SEARCH_TRICKS)

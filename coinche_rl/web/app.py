@@ -4,7 +4,8 @@ HTTP (JSON in, JSON out; a refused request is a 400 whose ``error`` says why):
 
 ==========================================  =================================================
 ``GET /``                                   the page (``static/index.html``)
-``GET /api/meta``                           cards, suits, strains, presets, agents, defaults
+``GET /api/meta``                           cards, suits, strains, presets (their families),
+                                            agents (by family), defaults
 ``GET /api/library``                        records of the records folder, results files
 ``GET /api/records/NAME``                   one record of the records folder
 ``POST /api/replay``                        ``{record}`` -> the record's deals and their moves

@@ -251,7 +251,9 @@ function onMessage(m) {
       document.body.append(a); a.click(); a.remove();
     } else if (S.pending === "replay") {
       selectTab("replay");
-      loadRecord(m.record, {title: `your game (${m.name})`});
+      const agents = S.play ? S.play.agents : null;
+      loadRecord(m.record, {title: `your game (${m.name})`,
+                            names: agents && agents.map((spec, s) => `${spec === null ? "you" : spec} (seat ${s})`)});
     }
     S.pending = null;
   }
