@@ -154,12 +154,13 @@ def _highest_bid(deal) -> Optional[Dict[str, Any]]:
     return {"text": text, "seat": hb[2], "coinche": int(E.py.coinche_level(deal.state))}
 
 
-def bidding(deal) -> List[Dict[str, Any]]:
+def bidding(deal, know=None) -> List[Dict[str, Any]]:
     """The public actions before the play, ``{"seat", "action"}`` in order: the
-    four-player auction, or the two-player prise and the exchange choice (who speaks
-    follows from the dealer: the non-dealer first, the exchange by the non-taker)."""
+    four-player auction (read from ``know``, a seat's information set, when given), or
+    the two-player prise and the exchange choice (who speaks follows from the dealer: the
+    non-dealer first, the exchange by the non-taker)."""
     if hasattr(deal, "auction"):
-        public = env_family(deal.rules).knowledge(deal, 0)
+        public = know if know is not None else env_family(deal.rules).knowledge(deal, 0)
         return [{"seat": int(s), "action": A.action_to_str(a)} for s, a in public.auction]
     n = family_of(deal.rules).n_players
     first = (deal.dealer + 1) % n
@@ -243,8 +244,9 @@ def _belotes(deal, belotes=None) -> List[Dict[str, Any]]:
     return [{"seat": int(s), "suit": SUITS[int(suit)]} for s, suit in belotes]
 
 
-def _public(deal) -> Dict[str, Any]:
-    """What every seat sees of ``deal`` (both views' common part)."""
+def _public(deal, know=None) -> Dict[str, Any]:
+    """What every seat sees of ``deal`` (both views' common part); ``know``: a seat's
+    knowledge, to read the auction from."""
     fam = family_of(deal.rules)
     side = [fam.side(s) for s in range(fam.n_players)]
     won = [sum(1 for w in deal.trick_winners if side[w] == k) for k in range(fam.n_sides)]
@@ -255,7 +257,7 @@ def _public(deal) -> Dict[str, Any]:
         "dealer": deal.dealer, "phase": deal.phase, "to_act": deal.current_player,
         "rules": rules_label(deal.rules),
         "hand_sizes": [bin(int(h)).count("1") for h in deal.hands],
-        "auction": bidding(deal), "highest_bid": _highest_bid(deal),
+        "auction": bidding(deal, know), "highest_bid": _highest_bid(deal),
         "contract": _contract(deal),
         "retourne": None if retourne is None else format_card(retourne),
         "tricks": _tricks(deal), "tricks_won": won,
@@ -285,7 +287,7 @@ def seat_view(deal, seat: int, match: Optional[Dict[str, Any]] = None) -> Dict[s
     through (``{"scores", "target", ...}``)."""
     know = env_family(deal.rules).knowledge(deal, seat)
     strain = _trump(deal)
-    view = _public(deal)
+    view = _public(deal, know)
     view.update({
         "seat": int(seat), "hand": sorted_cards(know.hand, strain),
         "legal": ([action_item(a) for a in deal.legal_actions()]
@@ -316,7 +318,8 @@ def table_view(deal, show: Optional[Sequence[int]] = None) -> Dict[str, Any]:
     strain = _trump(deal)
     n = family_of(deal.rules).n_players
     shown = set(range(n) if show is None else (int(s) for s in show))
-    view = _public(deal)
+    public = env_family(deal.rules).knowledge(deal, 0) if n == 4 else None
+    view = _public(deal, public)
     view["hands"] = [sorted_cards(h, strain) if s in shown else None
                      for s, h in enumerate(deal.hands)]
     to_act = deal.current_player
@@ -325,7 +328,7 @@ def table_view(deal, show: Optional[Sequence[int]] = None) -> Dict[str, Any]:
         view["belotes"] = _belotes(deal)
         view["declarations"] = _two_declarations(deal)
     else:
-        view["belotes"] = _belotes(deal, env_family(deal.rules).knowledge(deal, 0).belotes)
+        view["belotes"] = _belotes(deal, public.belotes)
         view["declarations"] = None
         if deal.phase != "auction" and not deal.is_void and deal.declarations_resolved:
             view["declarations"] = {
