@@ -41,12 +41,14 @@ def add_parser(sub) -> None:
                       "tournament results (needs the web extra)",
         description="Serve one web page (open the address it prints): play against agents, "
                     "replay and analyse records (double-dummy, PIMC and nn values of every "
-                    "legal action), browse tournament results files. Needs the web extra: "
-                    "pip install -e '.[web]' in the clone.")
+                    "legal action), browse tournament results files; four players and belote "
+                    "for two players (belote_a_deux, belote_decouverte) alike. Needs the web "
+                    "extra: pip install -e '.[web]' in the clone.")
     sv.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     sv.add_argument("--port", type=int_range(1, 65535), default=8000, help="port (default 8000)")
     sv.add_argument("--rules", "--preset", dest="rules", type=rules_arg, default=get_rules("ffb"),
-                    help=RULES_HELP.format(default="ffb") + "; the rules a new game starts with")
+                    help=RULES_HELP.format(default="ffb") + "; the rules a new game starts with "
+                         "(any family: the page plays belote_a_deux too)")
     sv.add_argument("--records", default="coinche-rl-records", metavar="DIR",
                     help="folder where every game's record is saved and whose records (.json) "
                          "and results files (.jsonl) the page lists (default "
