@@ -19,7 +19,7 @@ $(BIN)/python:
 # processes that would each compile the same modules.
 $(STAMP): $(BIN)/python pyproject.toml constraints.txt
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q --no-compile -c constraints.txt -e '.[dev,arena,ray,nn,web,sb3]'
+	$(BIN)/python -m pip install -q --no-compile -c constraints.txt -e '.[dev,arena,ray,nn,web,sb3,torchrl]'
 	touch $(STAMP) $(DEMO)
 
 # The demo's install says one line: pip's and setuptools' notices (dozens of lines) go to
