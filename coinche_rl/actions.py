@@ -135,44 +135,30 @@ def parse_strain(strain) -> int:
     return int(strain)
 
 
-def action_to_str(a: int) -> str:
-    """Text of an action id (inverse of :func:`parse_action`)."""
-    a = int(a)
-    if a == PASS:
-        return "pass"
-    if is_bid(a):
-        return f"{bid_value(a)}{STRAIN_NAMES[bid_strain(a)]}"
-    if is_capot(a):
-        return f"capot{STRAIN_NAMES[a - CAPOT_BASE]}"
-    if a == COINCHE:
-        return "coinche"
-    if a == SURCOINCHE:
-        return "surcoinche"
-    if is_card(a):
-        return format_card(a - CARD_BASE)
-    if a == TAKE:
-        return "take"
-    if NAME_BASE <= a < DECLARE:
-        return f"name{STRAIN_NAMES[a - NAME_BASE]}"
-    if a == DECLARE:
-        return "declare"
-    if a == NO_DECLARE:
-        return "no-declare"
-    if a == BELOTE:
-        return "belote"
-    if a == NO_BELOTE:
-        return "no-belote"
-    if a == EXCHANGE:
-        return "exchange"
-    if a == NO_EXCHANGE:
-        return "no-exchange"
-    raise ValueError(f"action id {a!r} out of range: expected 0..{N_ACTIONS - 1}")
-
-
+#: the actions written as one word: text -> id (``passe`` is read as ``pass``)
 _WORDS = {"pass": PASS, "passe": PASS, "coinche": COINCHE, "surcoinche": SURCOINCHE,
           "take": TAKE, "declare": DECLARE, "no-declare": NO_DECLARE,
           "belote": BELOTE, "no-belote": NO_BELOTE, "exchange": EXCHANGE,
           "no-exchange": NO_EXCHANGE}
+#: id -> the word :func:`action_to_str` writes
+_WORD_OF = {a: w for w, a in _WORDS.items() if w != "passe"}
+
+
+def action_to_str(a: int) -> str:
+    """Text of an action id (inverse of :func:`parse_action`)."""
+    a = int(a)
+    word = _WORD_OF.get(a)
+    if word is not None:
+        return word
+    if is_bid(a):
+        return f"{bid_value(a)}{STRAIN_NAMES[bid_strain(a)]}"
+    if is_capot(a):
+        return f"capot{STRAIN_NAMES[a - CAPOT_BASE]}"
+    if is_card(a):
+        return format_card(a - CARD_BASE)
+    if NAME_BASE <= a < DECLARE:
+        return f"name{STRAIN_NAMES[a - NAME_BASE]}"
+    raise ValueError(f"action id {a!r} out of range: expected 0..{N_ACTIONS - 1}")
 
 
 def bid_values_text(rules) -> str:
