@@ -324,7 +324,7 @@ def build_table(table, seat, sizes, known, possible, gone):
     table[T_N] = n
     table[T_H] = H
     table[T_NS] = ns
-    _fill_rows(table, table, T_W, None)
+    _fill_rows(table, table, np.int64(T_W), None)
     for s in range(N_SEATS):
         table[T_BASE + s] = known[s]
     table[T_BASE + STOCK] = 0
@@ -469,7 +469,7 @@ def weigh_table(table, probs, Wf, q):
                 q[MAX_HOLDERS * i + h] /= top
     if table[T_COUNT] <= 0:
         return 0.0
-    _fill_rows(table, Wf, 0, q)
+    _fill_rows(table, Wf, np.int64(0), q)
     return Wf[table[T_START]]
 
 
