@@ -68,6 +68,19 @@ def _play_out(ws, view, seen=None, pick=0):
     return view
 
 
+def test_a_deal_s_record_is_saved_before_the_view_that_shows_its_end(client, records):
+    before = set(records.iterdir())
+    with client.websocket_connect("/ws") as ws:
+        ws.send_text(json.dumps({"type": "new", "seat": 0, "partner": "random",
+                                 "opponents": ["random", "random"], "seed": 8, "deals": 1}))
+        view = _play_out(ws, _until_person(ws))
+        assert view["waiting"] == "over"
+        # checked before anything else is sent: a person who leaves now leaves the record
+        new = [p for p in set(records.iterdir()) - before if not p.name.startswith(".")]
+        assert len(new) == 1
+        assert replay_deal(json.loads(new[0].read_text())).is_terminal
+
+
 def _finished_record(seed=11, specs=("heuristic",) * 4):
     deal = Deal("ffb", seed=seed, dealer=3)
     play_deal(deal, [make_agent(s) for s in specs], seeds=[1, 2, 3, 4])

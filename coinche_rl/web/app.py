@@ -345,14 +345,15 @@ class _Game:
 
     async def bots(self) -> None:
         """The bots act until the person is to act or the deal is over, a view sent after
-        each action; the record saved when a deal ends."""
+        each action; the record saved when a deal ends, before the view that shows its
+        end (a person who leaves on seeing it leaves a saved record)."""
         s = self.session
         while s.waiting == "bots":
             if self.pace:
                 await asyncio.sleep(self.pace)
             await self.play(s.bot_step)
+            await self.save()
             await self.state()
-        await self.save()
 
     async def save(self) -> None:
         s = self.session
@@ -368,6 +369,7 @@ class _Game:
         if "action" not in msg:
             raise ProtocolError("act: missing field 'action' (an action id or its text)")
         self.session.person_act(msg["action"])
+        await self.save()
         await self.state()
         await self.bots()
 
