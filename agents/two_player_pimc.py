@@ -41,7 +41,7 @@ from ..engine.two import (HIDDEN_CARD, N_PLAYERS, N_STACKS, PLAY, TWO_STATE_SIZE
                           stack_face_down, stack_face_up, trick_card, trick_leader, trick_number,
                           trump_of)
 from ..rules import P_DECLARATIONS
-from ..solver_two import _EMPTY, N_SALTS, TT_BITS, W_SALT, W_SIZE, card_values_two
+from ..solver_two import card_values_two, new_generation, new_tables
 from ..two_player import TwoPlayerView
 from .base import Param
 from .two_player_bots import (HEURISTIC_WEIGHTS, TWO_HEURISTIC, TwoBotAgent, excluded_cards,
@@ -157,11 +157,8 @@ def pimc_card_sums(V, P, me, unseen, hand_size, n_worlds, seed, stream, tt, work
         sums[c] = -1
     for w in range(n_worlds):
         sample_world(V, P, me, unseen, hand_size, allowed, rng, T, scratch)
-        # a fresh salt per world keeps the worlds' table entries apart
-        work[W_SALT] = (work[W_SALT] + 1) % N_SALTS
-        if work[W_SALT] == 0:
-            for k in range(tt.shape[0]):
-                tt[k] = -1
+        # a new generation of the table per world keeps the worlds' entries apart
+        new_generation(tt, work)
         card_values_two(T, tt, work, vals)
         for c in range(32):
             if vals[c] >= 0:
@@ -186,7 +183,7 @@ class TwoPimcAgent(TwoBotAgent):
         self.worlds = int(worlds)
         self.solve_from = int(solve_from)
         self._tt = None
-        self._work = np.zeros(W_SIZE, dtype=np.int64)
+        self._work = None
         self._sums = np.zeros(32, dtype=np.int64)
         self._decision = 0
 
@@ -215,7 +212,7 @@ class TwoPimcAgent(TwoBotAgent):
         if view.phase != "play":
             raise ValueError(f"PIMC values the cards of the play, not the {view.phase}")
         if self._tt is None:
-            self._tt = np.full(1 << TT_BITS, _EMPTY, dtype=np.int64)
+            self._tt, self._work = new_tables()
         hand_size = view.other_hand_size - popcount(view.known_other)
         self._decision += 1
         pimc_card_sums(view.state, self.params_of(view), view.player, np.int64(view.unseen),

@@ -3,15 +3,44 @@ player wins from a position when every card is known, both playing perfectly.
 
 "Double dummy" here means every card's place is known, the face-down cards included;
 the covering constraint stays: a face-down card is playable only from the trick after
-the one that played the card covering it. The search is alpha-beta over whole tricks
-(the leader's card, then the follower's reply) with a transposition table keyed on the
-cards played and the leader, which determine the position (a face-down card is turned
-up exactly when its cover has been played). Values are card points (dix de der
-included; the capot's extra 90 is not counted) won by player 0 from the position on;
-player 0 maximises, player 1 minimises.
+the one that played the card covering it. Values are card points (dix de der included;
+the capot's extra 90 is not counted) won by player 0 from the position on; player 0
+maximises, player 1 minimises.
 
-Card-play legality is the engine's (:func:`coinche_rl.engine.play.card_play_rule`, no
-partner), card order and points the rules' tables.
+The search (each enhancement keeps the values exact; the tests compare them with an
+exhaustive minimax through the engine, and with every enhancement off):
+
+* cards are renumbered inside the solver as ``suit * 8 + strength`` under the trump, so
+  that "beats", "the cards above" and "the next lower card" are bit operations; the
+  legal-card rule is the engine's one copy (:func:`coinche_rl.engine.play.card_play_rule`,
+  no partner), given the cards above the winning one in these ids;
+* alpha-beta over whole tricks (the leader's card, then the follower's reply), fail-soft,
+  one node per trick;
+* a transposition table of exact intervals ``[lo, hi]`` keyed on the position's
+  **canonical form**: the cards each player still owns and the leader, where the cards
+  worth no points at the bottom of a suit (7 8 9 outside trump, 7 8 in trump) that
+  neither cover nor are covered by a face-down card are renumbered to the lowest such
+  ids in their order (which of them were played changes nothing, only how many);
+  buckets of two entries (the deeper one kept, the other always replaced), a generation
+  number in the key instead of clearing the table between solves;
+* **bounds from the remaining points**: 0 and the points still to win, tightened by the
+  top trumps one player holds (each wins the trick it falls in, so its points are his);
+* **equivalent cards searched once**: two cards of one player, of one suit, worth the
+  same points, with no card still in play between them and neither covering a
+  face-down card play alike;
+* **move ordering**: the table's best lead first, then the leads by the trick they make
+  when the follower replies by a static rule (win it taking the most points, else
+  throw the cheapest card); replies by the same rule;
+* an **enhanced transposition cut-off**: from five tricks left, a reply whose position
+  the table already bounds past the window refutes the lead before any search;
+* the root's value is found by **null-window tests with iterative widening**: the first
+  test at a guess (the previous card's value, or the middle), each test moves one bound
+  of the value's interval, the next test goes beyond it by a step that doubles while
+  the tests fail on the same side, then halfway once the value is bracketed (the
+  table's intervals carry what each test proved into the next). The fail-soft results
+  move a bound by a point or two at a time, so MTD(f) alone took up to 65 tests.
+
+Card-play legality is the engine's; card order and points the rules' tables.
 """
 
 from __future__ import annotations
@@ -20,369 +49,670 @@ import numpy as np
 from numba import njit
 
 from .engine import FlatLayout
-from .engine.bits import lowest_card
-from .engine.play import beats, card_play_rule
-from .engine.two import (DIX_DE_DER, N_PLAYERS, N_TRICKS_TWO, PLAY, card_points_won,
-                         cards_in_trick, cards_under, current_leader, face_down_cards, led_card,
-                         other, playable_cards, played_cards, py, trick_number,
-                         trump_of, writable_state)
-from .rules import ABOVE, ALL_CARD_POINTS, CARD_ORDER
+from .engine.bits import highest_card, lowest_card, popcount
+from .engine.play import card_play_rule
+from .engine.two import (DIX_DE_DER, N_TRICKS_TWO, PLAY, card_points_won, cards_in_trick,
+                         cards_under, current_leader, face_down_cards, led_card, other,
+                         playable_cards, py, trick_number, trump_of, writable_state)
+from .rules import ALL_CARD_POINTS, CARD_ORDER
 
-__all__ = ["TwoPlayerSolver", "solve_two", "card_values_two", "TT_BITS", "N_SALTS"]
+__all__ = ["TwoPlayerSolver", "solve_two", "card_values_two", "solve_two_state",
+           "new_generation", "new_tables", "TT_BITS", "OPT_DEFAULT"]
 
-_POINTS = ALL_CARD_POINTS[0]
-#: transposition table size: 2**TT_BITS entries of one int64 (64 MB)
-TT_BITS = 23
-_EMPTY = np.int64(-1)
-# workspace slots (int64): the node counter, and a salt (0..127) mixed into the
-# transposition keys so that searches of different worlds can share one table without
-# clearing it (PIMC: a new salt per world, a clear every 128)
+
+# ------------------------------------------------------------------ internal card ids
+def _build_perm():
+    perm = np.zeros((4, 32), dtype=np.int64)
+    inv = np.zeros((4, 32), dtype=np.int64)
+    pts = np.zeros((4, 32), dtype=np.int64)
+    for strain in range(4):
+        for c in range(32):
+            i = (c >> 3) * 8 + int(CARD_ORDER[strain, c])
+            perm[strain, c] = i
+            inv[strain, i] = c
+            pts[strain, i] = ALL_CARD_POINTS[0, strain, c]
+    return perm, inv, pts
+
+
+#: ``PERM[strain, card]``: the solver's id of an engine card (suit contracts), ``INV``
+#: the way back, ``IPTS[strain, id]`` the card points by solver id
+PERM, INV, IPTS = _build_perm()
+
+
+def _low_free_masks():
+    """``LOW[strain]``: the ids of the cards worth no points at the bottom of each suit
+    (7 8 9 outside trump, 7 8 in trump: the lowest strengths)."""
+    low = np.zeros(4, dtype=np.int64)
+    for strain in range(4):
+        m = 0
+        for s in range(4):
+            for r in range(8):
+                if IPTS[strain, 8 * s + r] != 0:
+                    break
+                m |= 1 << (8 * s + r)
+        low[strain] = m
+    return low
+
+
+LOW = _low_free_masks()
+assert [bin(int(x)).count("1") for x in LOW] == [11, 11, 11, 11]
+
+#: transposition table: 2**TT_BITS buckets of two entries of (key, data) (32 MB)
+TT_BITS = 20
+
+#: search options (bits; the values never depend on them, only the speed): the table,
+#: equivalent cards, the canonical form of the table's keys, the sure-trump bounds,
+#: static ordering, null-window tests at the root (off: one full-window search), the
+#: enhanced transposition cut-off (a reply whose position the table bounds past the
+#: window refutes a lead unsearched, from ETC_FROM tricks left); OPT_SHUFFLE orders the
+#: moves pseudo-randomly (for tests). Killer leads and a table of refuting replies were
+#: tried and searched more nodes than the static order (benchmarks/RESULTS.md).
+OPT_TT, OPT_EQUIV, OPT_CANON, OPT_SURE, OPT_ORDER, OPT_MTD, OPT_ETC, OPT_SHUFFLE = \
+    1, 2, 4, 8, 16, 32, 64, 128
+OPT_DEFAULT = OPT_TT | OPT_EQUIV | OPT_CANON | OPT_SURE | OPT_ORDER | OPT_MTD | OPT_ETC
+OPT_MAX = 255
+ETC_FROM = 5
+
+# the workspace (int64): counters and options, the table's mask, the cards that cover a
+# face-down card, the card under each card (solver ids), the ordered moves (32 per
+# tricks-left count: 16 leads, 16 replies)
 _W = FlatLayout()
-W_NODES = _W.block(1)
-W_SALT = _W.block(1)
+W_NODES, W_GEN, W_STRAIN, W_OPT, W_MASK, W_COVERS = _W.words(6)
 _W.spare(2)
+W_UNDER = _W.block(32)
+W_MV = _W.block(32 * (N_TRICKS_TWO + 1))
 W_SIZE = _W.size
-assert (W_NODES, W_SALT, W_SIZE) == (0, 1, 4)
-N_SALTS = 128
+assert (W_UNDER, W_MV, W_SIZE) == (8, 40, 584)
+
+ALL = np.int64(0xFFFFFFFF)
+_GEN_MAX = (1 << 31) - 1
+
+
+def new_tables(tt_bits: int = TT_BITS):
+    """``(tt, work)``: a transposition table of ``2 ** tt_bits`` buckets and a workspace
+    for :func:`card_values_two` / :func:`solve_two_state` (reuse them: each call is a new
+    generation of the table, :func:`new_generation`)."""
+    if not 10 <= tt_bits <= 26:
+        raise ValueError(f"tt_bits={tt_bits} must be in 10..26 (a table of 2**tt_bits buckets)")
+    tt = np.zeros(4 << tt_bits, dtype=np.int64)
+    work = np.zeros(W_SIZE, dtype=np.int64)
+    work[W_MASK] = (1 << tt_bits) - 1
+    work[W_OPT] = OPT_DEFAULT
+    return tt, work
+
+
+@njit(cache=True, _nrt=False)
+def new_generation(tt, work):
+    """Start a new generation of the table: the entries of earlier ones no longer match
+    (the table is cleared once every 2**31 generations)."""
+    work[W_GEN] += 1
+    if work[W_GEN] > _GEN_MAX:
+        for k in range(tt.shape[0]):
+            tt[k] = 0
+        work[W_GEN] = 1
+
+
+# ------------------------------------------------------------------ card play on solver ids
+@njit(cache=True, _nrt=False, inline="always")
+def _above(w):
+    """Cards of ``w``'s suit stronger than ``w``."""
+    return (np.int64(0xFF) << (8 * (w >> 3))) & ~((np.int64(2) << w) - 1) & ALL
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _legal_follow(avail, lead, strain):
-    """The follower's legal cards among ``avail`` after ``lead`` (RULES.md §12)."""
-    return card_play_rule(avail, lead >> 3, lead, ABOVE[strain, lead], False, strain, 0)[0]
+def _beats(c, w, strain):
+    """``c`` (the reply) beats ``w`` (the lead), solver ids."""
+    if (c >> 3) == (w >> 3):
+        return c > w
+    return (c >> 3) == strain
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _order_key(c, strain):
-    """Cards tried first: the strongest (trumps above plain cards)."""
-    k = CARD_ORDER[strain, c]
-    if (c >> 3) == strain:
-        k += 16
-    return k
-
-
-#: a transposition-table entry packs ``key << 22 | lo << 14 | hi << 6 | best card``
-#: (key: the 32 cards played, the leader and the salt, 40 bits; values 0..255: a deal
-#: has 162 card points; best card 63: none)
-_NO_BEST = 63
+def _follow(hand, lead, strain):
+    """The follower's legal cards among ``hand`` after ``lead`` (RULES.md §12)."""
+    return card_play_rule(hand, lead >> 3, lead, _above(lead), False, strain, 0)[0]
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _zero_point_twin(c, avail, strain, under):
-    """True when ``c`` is a card worth 0 points with another such card of its suit just
-    below it in ``avail`` (7-8, 8-9 outside trump; 7-8 in trump) and neither covers a
-    face-down card: the two play alike, only the lower one is searched."""
-    if _POINTS[strain, c] != 0 or under[c] >= 0 or (c & 7) == 0:
-        return False
-    lower = c - 1
-    return (avail >> lower) & 1 == 1 and _POINTS[strain, lower] == 0 and under[lower] < 0
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def _sorted_into(cards, keys, kb, buf, base):
-    """Write the cards of ``cards`` into ``buf[base:]`` by decreasing ``keys[kb + card]``
-    (insertion sort; at most 16 cards); returns how many."""
-    n = 0
-    m = cards
+def _candidates(W, S, present):
+    """The cards of ``S`` (one player's) to search: one of each run of equivalent cards
+    (same suit, same points, no card of ``present`` between them, neither covering a
+    face-down card), the lowest."""
+    if (W[W_OPT] & OPT_EQUIV) == 0:
+        return S
+    prow = 32 * W[W_STRAIN]
+    cand = np.int64(0)
+    m = S
     while m:
         c = lowest_card(m)
         m &= m - 1
-        k = keys[kb + c]
-        i = n
-        while i > 0 and keys[kb + buf[base + i - 1]] < k:
-            buf[base + i] = buf[base + i - 1]
-            i -= 1
-        buf[base + i] = c
-        n += 1
-    return n
+        if W[W_UNDER + c] < 0:
+            below = present & (np.int64(0xFF) << (8 * (c >> 3))) & ((np.int64(1) << c) - 1)
+            if below != 0:
+                d = highest_card(below)
+                if (S >> d) & 1 and W[W_UNDER + d] < 0 and \
+                        IPTS.flat[prow + d] == IPTS.flat[prow + c]:
+                    continue
+        cand |= np.int64(1) << c
+    return cand
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _reveal_covered(av0, av1, dn0, dn1, leader, lead, f, under):
-    """The playable and face-down cards once the trick ``lead`` (by ``leader``) / ``f``
-    is collected: each face-down card under one of them turns up (both cards already
-    out of the players' playable cards)."""
-    for pc in range(N_PLAYERS):
-        c = lead if pc == 0 else f
-        owner = leader if pc == 0 else other(leader)
-        d = under[c]
-        if d >= 0:
-            if owner == 0:
-                dn0 &= ~(np.int64(1) << d)
-                av0 |= np.int64(1) << d
-            else:
-                dn1 &= ~(np.int64(1) << d)
-                av1 |= np.int64(1) << d
-    return av0, av1, dn0, dn1
-
-
-# the fields of one search frame (one row of ``F`` per remaining-trick count)
-(F_AV0, F_AV1, F_DN0, F_DN1, F_PLAYED, F_LEADER, F_NLEFT, F_ALPHA, F_BETA, F_REM, F_KEY,
- F_SLOT, F_A0, F_B0, F_LO, F_HI, F_BEST, F_BESTC, F_A, F_B, F_NLEAD, F_LI, F_LEAD, F_NF,
- F_FI, F_INNER, F_IA, F_IB, F_GAIN, F_PTS) = range(30)
-N_FIELDS = 30
-_INF = 1 << 20
-
-
-@njit(cache=True, _nrt=False)
-def _set_position(f, av0, av1, dn0, dn1, played, leader, n_left, alpha, beta, rem):
-    """Frame ``f`` := the position :func:`_search` enters (its first ten fields, in the
-    order of its arguments: the root's, then each child's after a trick)."""
-    f[F_AV0], f[F_AV1], f[F_DN0], f[F_DN1], f[F_PLAYED] = av0, av1, dn0, dn1, played
-    f[F_LEADER], f[F_NLEFT], f[F_ALPHA], f[F_BETA], f[F_REM] = leader, n_left, alpha, beta, rem
-
-
-@njit(cache=True, _nrt=False)
-def _search(av0, av1, dn0, dn1, played, leader, n_left, alpha, beta, strain, under, tt, work,
-            rem, F, buf, keys):
-    """Card points player 0 wins in the ``n_left`` remaining tricks (exact when inside
-    ``(alpha, beta)``, else a bound on the right side; fail-soft). ``av*``: playable
-    cards, ``dn*``: face-down cards, ``leader``: who leads the next trick, ``rem``: the
-    card points still to win (dix de der included). Iterative (an explicit stack of
-    frames ``F``, one per trick; numba cannot cache a recursive function):
-    ``buf``/``keys`` hold each frame's ordered moves."""
-    sp = 0
-    _set_position(F[0], av0, av1, dn0, dn1, played, leader, n_left, alpha, beta, rem)
-    entering = True
-    ret = 0
+def _equiv_rep(W, c, S, present):
+    """The lowest card of ``S`` equivalent to ``c`` (:func:`_candidates`)."""
+    if (W[W_OPT] & OPT_EQUIV) == 0 or W[W_UNDER + c] >= 0:
+        return c
+    prow = 32 * W[W_STRAIN]
     while True:
-        fr = F[sp]
-        if entering:
-            work[W_NODES] += 1
-            if fr[F_NLEFT] == 0:
-                ret = 0
-                sp -= 1
-                if sp < 0:
-                    return ret
-                entering = False
-                continue
-            key = fr[F_PLAYED] | (fr[F_LEADER] << 32) | (work[W_SALT] << 33)
-            slot = ((key * np.int64(-7046029254386353131)) >> np.int64(64 - TT_BITS)) & ((1 << TT_BITS) - 1)
-            lo = 0
-            hi = fr[F_REM]
-            first = _NO_BEST
-            e = tt[slot]
-            if e >= 0 and (e >> 22) == key:
-                lo = (e >> 14) & 255
-                hi = (e >> 6) & 255
-                first = e & 63
-                if lo >= hi or lo >= fr[F_BETA] or hi <= fr[F_ALPHA]:
-                    ret = lo if (lo >= hi or lo >= fr[F_BETA]) else hi
-                    sp -= 1
-                    if sp < 0:
-                        return ret
-                    entering = False
-                    continue
-            fr[F_KEY] = key
-            fr[F_SLOT] = slot
-            fr[F_LO] = lo
-            fr[F_HI] = hi
-            a0 = fr[F_ALPHA] if fr[F_ALPHA] > lo else lo
-            b0 = fr[F_BETA] if fr[F_BETA] < hi else hi
-            fr[F_A0] = a0
-            fr[F_B0] = b0
-            fr[F_A] = a0
-            fr[F_B] = b0
-            fr[F_BEST] = -1 if fr[F_LEADER] == 0 else _INF
-            fr[F_BESTC] = _NO_BEST
-            lead_av = fr[F_AV0] if fr[F_LEADER] == 0 else fr[F_AV1]
-            kb = 32 * sp
-            mm = lead_av
-            while mm:
-                c = lowest_card(mm)
-                mm &= mm - 1
-                keys[kb + c] = _order_key(c, strain) + (100 if c == first else 0)
-            fr[F_NLEAD] = _sorted_into(lead_av, keys, kb, buf, 32 * sp)
-            fr[F_LI] = -1
-            fr[F_NF] = 0
-            fr[F_FI] = 0
+        below = present & (np.int64(0xFF) << (8 * (c >> 3))) & ((np.int64(1) << c) - 1)
+        if below == 0:
+            return c
+        d = highest_card(below)
+        if (S >> d) & 1 and W[W_UNDER + d] < 0 and IPTS.flat[prow + d] == IPTS.flat[prow + c]:
+            c = d
         else:
-            # a child returned ``ret``: the value of the current (lead, reply)
-            v = fr[F_GAIN] + ret
-            if fr[F_LEADER] == 0:          # the follower minimises
-                if v < fr[F_INNER]:
-                    fr[F_INNER] = v
-                if fr[F_INNER] < fr[F_IB]:
-                    fr[F_IB] = fr[F_INNER]
-                if fr[F_INNER] <= fr[F_IA]:
-                    fr[F_FI] = fr[F_NF]    # cut: no more replies
-            else:
-                if v > fr[F_INNER]:
-                    fr[F_INNER] = v
-                if fr[F_INNER] > fr[F_IA]:
-                    fr[F_IA] = fr[F_INNER]
-                if fr[F_INNER] >= fr[F_IB]:
-                    fr[F_FI] = fr[F_NF]
-        # advance: the next reply of the current lead, or the next lead, or return
-        leader = fr[F_LEADER]
-        maximize = leader == 0
-        lead_av = fr[F_AV0] if maximize else fr[F_AV1]
-        foll_av = fr[F_AV1] if maximize else fr[F_AV0]
-        pushed = False
-        done = False
-        while not pushed and not done:
-            if fr[F_LI] >= 0 and fr[F_FI] < fr[F_NF]:
-                f = buf[32 * sp + 16 + fr[F_FI]]
-                fr[F_FI] += 1
-                if _zero_point_twin(f, foll_av, strain, under):
-                    continue
-                lead = fr[F_LEAD]
-                winner = other(leader) if beats(f, lead, strain) else leader
-                pts = _POINTS[strain, lead] + _POINTS[strain, f]
-                if fr[F_NLEFT] == 1:
-                    pts += DIX_DE_DER
-                fr[F_GAIN] = pts if winner == 0 else 0
-                fr[F_PTS] = pts
-                nav0 = fr[F_AV0]
-                nav1 = fr[F_AV1]
-                ndn0 = fr[F_DN0]
-                ndn1 = fr[F_DN1]
-                lb = np.int64(1) << lead
-                fb = np.int64(1) << f
-                if maximize:
-                    nav0 &= ~lb
-                    nav1 &= ~fb
-                else:
-                    nav1 &= ~lb
-                    nav0 &= ~fb
-                nav0, nav1, ndn0, ndn1 = _reveal_covered(nav0, nav1, ndn0, ndn1, leader, lead,
-                                                         f, under)
-                _set_position(F[sp + 1], nav0, nav1, ndn0, ndn1, fr[F_PLAYED] | lb | fb, winner,
-                              fr[F_NLEFT] - 1, fr[F_IA] - fr[F_GAIN], fr[F_IB] - fr[F_GAIN],
-                              fr[F_REM] - pts)
-                pushed = True
-                break
-            # the current lead is finished (or none yet): account for it
-            if fr[F_LI] >= 0:
-                inner = fr[F_INNER]
-                if maximize:
-                    if inner > fr[F_BEST]:
-                        fr[F_BEST] = inner
-                        fr[F_BESTC] = fr[F_LEAD]
-                    if fr[F_BEST] > fr[F_A]:
-                        fr[F_A] = fr[F_BEST]
-                    if fr[F_BEST] >= fr[F_B]:
-                        done = True
-                        break
-                else:
-                    if inner < fr[F_BEST]:
-                        fr[F_BEST] = inner
-                        fr[F_BESTC] = fr[F_LEAD]
-                    if fr[F_BEST] < fr[F_B]:
-                        fr[F_B] = fr[F_BEST]
-                    if fr[F_BEST] <= fr[F_A]:
-                        done = True
-                        break
-            # the next lead
-            fr[F_LI] += 1
-            if fr[F_LI] >= fr[F_NLEAD]:
-                done = True
-                break
-            lead = buf[32 * sp + fr[F_LI]]
-            if _zero_point_twin(lead, lead_av, strain, under):
-                fr[F_NF] = 0
-                fr[F_FI] = 0
-                fr[F_INNER] = fr[F_BEST]          # no effect on best
-                continue
-            fr[F_LEAD] = lead
-            fl = _legal_follow(foll_av, lead, strain)
-            kb = 32 * sp
-            mm = fl
-            while mm:
-                c = lowest_card(mm)
-                mm &= mm - 1
-                if beats(c, lead, strain):
-                    keys[kb + c] = 1000 - CARD_ORDER[strain, c] - (16 if (c >> 3) == strain else 0)
-                else:
-                    keys[kb + c] = 100 - _POINTS[strain, c]
-            fr[F_NF] = _sorted_into(fl, keys, kb, buf, 32 * sp + 16)
-            fr[F_FI] = 0
-            fr[F_INNER] = _INF if maximize else -1
-            fr[F_IA] = fr[F_A]
-            fr[F_IB] = fr[F_B]
-        if pushed:
-            sp += 1
-            entering = True
+            return c
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _reveal(W, av, dn, c):
+    """``(av, dn)`` of the owner of ``c`` once the trick with ``c`` is collected: the
+    card under ``c`` (if any) turns face up."""
+    d = W[W_UNDER + c]
+    if d >= 0:
+        b = np.int64(1) << d
+        dn &= ~b
+        av |= b
+    return av, dn
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _reply_key(f, pf, lead, plead, strain):
+    """Static key of the reply ``f`` (worth ``pf``) to ``lead``: win the trick taking
+    the most points, else throw the cheapest card."""
+    if _beats(f, lead, strain):
+        return 300 + pf + plead
+    return 100 - pf
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _lead_key(W, c, foll_av, strain, prow):
+    """Static key of the lead ``c``: the trick played out with the follower's reply by
+    :func:`_reply_key`; won tricks first (by points), lost ones last (fewest points
+    first)."""
+    pc = IPTS.flat[prow + c]
+    m = _follow(foll_av, c, strain)
+    best = np.int64(-1)
+    x = np.int64(-1)
+    while m:
+        y = lowest_card(m)
+        m &= m - 1
+        k = _reply_key(y, IPTS.flat[prow + y], c, pc, strain)
+        if k > best:
+            best = k
+            x = y
+    pts = pc + IPTS.flat[prow + x]
+    if _beats(x, c, strain):
+        return 256 - pts
+    return 512 + pts + (8 if W[W_UNDER + c] >= 0 else 0)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _sure_bounds(W, own0, rest, rem, strain, prow):
+    """``(lo, hi)`` of player 0's points from a trick's start: the top trumps held by
+    one player win the tricks they fall in, so their points are his."""
+    lo = np.int64(0)
+    hi = rem
+    if (W[W_OPT] & OPT_SURE) == 0:
+        return lo, hi
+    tm = (rest >> (8 * strain)) & 0xFF
+    if tm == 0:
+        return lo, hi
+    top = highest_card(tm)
+    mine = (own0 >> (8 * strain + top)) & 1
+    sure = np.int64(0)
+    while tm:
+        b = highest_card(tm)
+        if (own0 >> (8 * strain + b)) & 1 != mine:
+            break
+        tm &= ~(np.int64(1) << b)
+        sure += IPTS.flat[prow + 8 * strain + b]
+    if mine == 1:
+        lo = sure
+    else:
+        hi = rem - sure
+    return lo, hi
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _canonical(W, own0, own1, dn, strain):
+    """``(own0, own1, flags)``: the cards each player owns, where in each suit whose
+    remaining cards worth nothing at the bottom (:data:`LOW`) are all free (face up,
+    nothing under them) those are renumbered to the lowest such ids in their order;
+    ``flags`` has bit ``s`` for such a suit (module docstring). Two positions of one
+    world with the same form play alike: the free cards' order, owners and points are
+    the same, and every card a covering involves is kept as it is."""
+    if (W[W_OPT] & OPT_CANON) == 0:
+        return own0, own1, np.int64(0)
+    lowrest = (own0 | own1) & LOW[strain]
+    # a suit is out when one of its remaining low cards is face down or covers one
+    bad = lowrest & (dn | W[W_COVERS])
+    flags = np.int64(0)
+    for s in range(4):
+        lane = (lowrest >> (8 * s)) & 0xFF
+        if lane == 0 or (bad >> (8 * s)) & 0xFF:
             continue
-        # return this frame's value; store the bound it proved
-        best = fr[F_BEST]
-        nlo = fr[F_LO]
-        nhi = fr[F_HI]
-        if best <= fr[F_A0]:
+        flags |= np.int64(1) << s
+        if (lane & (lane + 1)) == 0:
+            continue                          # already the lowest ids
+        n0 = np.int64(0)
+        k = 0
+        m = lane
+        while m:
+            r = lowest_card(m)
+            m &= m - 1
+            if (own0 >> (8 * s + r)) & 1:
+                n0 |= np.int64(1) << k
+            k += 1
+        n1 = ((np.int64(1) << k) - 1) & ~n0
+        clear = ~(lane << (8 * s))
+        own0 = (own0 & clear) | (n0 << (8 * s))
+        own1 = (own1 & clear) | (n1 << (8 * s))
+    return own0, own1, flags
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _tt_slot(W, k1, tag):
+    h = k1 * np.int64(-7046029254386353131) + tag * np.int64(0x42B2AE3D27D4EB4F)
+    h ^= h >> 29
+    h *= np.int64(0x3C6EF372FE94F82B)
+    h ^= h >> 32
+    return 2 * (h & W[W_MASK]) * 2
+
+
+#: a table entry is two words: the cards each player owns (canonical form, player 1's
+#: in the high half) and ``lo | hi << 8 | (best lead + 1) << 16 | depth << 22 | tag <<
+#: 27`` with ``tag = leader | canonical flags << 1 | generation << 5``
+_TAG_SHIFT = 27
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _tt_store(W, tt, b, k1, tag, depth, lo, hi, best):
+    """Store ``[lo, hi]`` (intersected with the entry already there for the key) and the
+    best lead in bucket ``b``: the first entry keeps the deeper position of this
+    generation, the second is always replaced."""
+    p = -1
+    for e in range(2):
+        q = b + 2 * e
+        d = tt[q + 1]
+        if tt[q] == k1 and (d >> _TAG_SHIFT) == tag:
+            p = q
+            olo = d & 0xFF
+            ohi = (d >> 8) & 0xFF
+            if olo > lo:
+                lo = olo
+            if ohi < hi:
+                hi = ohi
+            if best < 0:
+                best = ((d >> 16) & 63) - 1
+            break
+    if p < 0:
+        p = b + 2
+        gen = W[W_GEN]
+        d0 = tt[b + 1]
+        if (d0 >> (_TAG_SHIFT + 5)) != gen or ((d0 >> 22) & 31) <= depth:
+            if (d0 >> (_TAG_SHIFT + 5)) == gen:
+                tt[b + 2] = tt[b]
+                tt[b + 3] = d0
+            p = b
+    tt[p] = k1
+    tt[p + 1] = lo | (hi << 8) | ((best + 1) << 16) | (depth << 22) | (tag << _TAG_SHIFT)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _probe(W, tt, own0, own1, dn, leader, strain):
+    """``(found, lo, hi)``: the table's interval of the position at a trick's start."""
+    c0, c1, flags = _canonical(W, own0, own1, dn, strain)
+    k1 = c0 | (c1 << 32)
+    tag = leader | (flags << 1) | (W[W_GEN] << 5)
+    b = _tt_slot(W, k1, tag)
+    for e in range(2):
+        q = b + 2 * e
+        d = tt[q + 1]
+        if tt[q] == k1 and (d >> _TAG_SHIFT) == tag:
+            return True, d & 0xFF, (d >> 8) & 0xFF
+    return False, np.int64(0), np.int64(0)
+
+
+@njit(cache=True, _nrt=False)
+def _ab(W, tt, av0, av1, dn0, dn1, leader, rem, only, alpha, beta):
+    """Card points player 0 wins in the remaining tricks, ``leader`` to lead (exact when
+    inside ``(alpha, beta)``, else a bound on the right side; fail-soft). ``av*``:
+    playable cards, ``dn*``: face-down cards (solver ids), ``rem``: the card points still
+    to win (dix de der included); ``only``: the leads allowed (:data:`ALL`, or one card
+    at the root: no table then)."""
+    W[W_NODES] += 1
+    strain = W[W_STRAIN]
+    opt = W[W_OPT]
+    prow = 32 * strain
+    own0 = av0 | dn0
+    own1 = av1 | dn1
+    rest = own0 | own1
+    n = popcount(own0)
+    maximize = leader == 0
+    if n <= 1:
+        if n == 0:
+            return np.int64(0)
+        # the last trick: one card each, both face up
+        lead = lowest_card(av0 if maximize else av1)
+        f = lowest_card(av1 if maximize else av0)
+        win = other(leader) if _beats(f, lead, strain) else leader
+        return rem if win == 0 else np.int64(0)
+    lo, hi = _sure_bounds(W, own0, rest, rem, strain, prow)
+    if hi <= alpha:
+        return hi
+    if lo >= beta:
+        return lo
+    use_tt = (opt & OPT_TT) != 0 and only == ALL
+    k1 = np.int64(0)
+    tag = np.int64(0)
+    b = np.int64(0)
+    tt_best = np.int64(-1)
+    if use_tt:
+        c0, c1, flags = _canonical(W, own0, own1, dn0 | dn1, strain)
+        k1 = c0 | (c1 << 32)
+        tag = leader | (flags << 1) | (W[W_GEN] << 5)
+        b = _tt_slot(W, k1, tag)
+        for e in range(2):
+            q = b + 2 * e
+            d = tt[q + 1]
+            if tt[q] == k1 and (d >> _TAG_SHIFT) == tag:
+                tlo = d & 0xFF
+                thi = (d >> 8) & 0xFF
+                tt_best = ((d >> 16) & 63) - 1
+                if tlo >= beta:
+                    return tlo
+                if thi <= alpha:
+                    return thi
+                if tlo == thi:
+                    return tlo
+                if tlo > lo:
+                    lo = tlo
+                if thi < hi:
+                    hi = thi
+                break
+    a0 = alpha if alpha > lo else lo
+    b0 = beta if beta < hi else hi
+    a = a0
+    bb = b0
+    best = np.int64(-1) if maximize else np.int64(1 << 20)
+    best_c = np.int64(-1)
+    lead_av = av0 if maximize else av1
+    foll_av = av1 if maximize else av0
+    leads = _candidates(W, lead_av & only, rest)
+    mv = W_MV + 32 * n
+    nmv = -1
+    done = False
+    while leads and not done:
+        if tt_best >= 0 and (leads >> tt_best) & 1:
+            lead = tt_best
+        elif (leads & (leads - 1)) == 0:
+            lead = lowest_card(leads)
+        else:
+            if nmv < 0:
+                nmv = 0
+                m = leads
+                while m:
+                    x = lowest_card(m)
+                    m &= m - 1
+                    k = np.int64(0)
+                    if opt & OPT_ORDER:
+                        k = _lead_key(W, x, foll_av, strain, prow)
+                    if opt & OPT_SHUFFLE:
+                        k = (((x + 1) * 0x2545F491 * (W[W_NODES] | 1)) >> 7) & 0xFFFF
+                    W[mv + nmv] = (k << 5) | x
+                    nmv += 1
+            bk = np.int64(-1)
+            bi = 0
+            for i in range(nmv):
+                if W[mv + i] > bk:
+                    bk = W[mv + i]
+                    bi = i
+            lead = bk & 31
+            W[mv + bi] = -1
+            if (leads >> lead) & 1 == 0:
+                continue
+        leads &= ~(np.int64(1) << lead)
+        lb = np.int64(1) << lead
+        plead = IPTS.flat[prow + lead]
+        # the replies
+        fl = _follow(foll_av, lead, strain)
+        replies = _candidates(W, fl, rest)
+        mf = mv + 16
+        nf = 0
+        m = replies
+        while m:
+            x = lowest_card(m)
+            m &= m - 1
+            k = np.int64(0)
+            if opt & OPT_ORDER:
+                k = _reply_key(x, IPTS.flat[prow + x], lead, plead, strain)
+            if opt & OPT_SHUFFLE:
+                k = (((x + 1) * 0x2545F491 * (W[W_NODES] | 1)) >> 7) & 0xFFFF
+            # insertion by decreasing key
+            e = (k << 5) | x
+            i = nf
+            while i > 0 and W[mf + i - 1] < e:
+                W[mf + i] = W[mf + i - 1]
+                i -= 1
+            W[mf + i] = e
+            nf += 1
+        inner = np.int64(1 << 20) if maximize else np.int64(-1)
+        ia = a
+        ib = bb
+        if (opt & OPT_ETC) and n >= ETC_FROM and nf > 1 and (opt & OPT_TT):
+            # a reply whose position the table already bounds past the window: the lead
+            # is refuted without a search (enhanced transposition cut-off)
+            for j in range(nf):
+                f = W[mf + j] & 31
+                fb = np.int64(1) << f
+                pts = plead + IPTS.flat[prow + f]
+                win = other(leader) if _beats(f, lead, strain) else leader
+                gain = pts if win == 0 else np.int64(0)
+                if maximize:
+                    nav0, ndn0 = _reveal(W, av0 & ~lb, dn0, lead)
+                    nav1, ndn1 = _reveal(W, av1 & ~fb, dn1, f)
+                else:
+                    nav1, ndn1 = _reveal(W, av1 & ~lb, dn1, lead)
+                    nav0, ndn0 = _reveal(W, av0 & ~fb, dn0, f)
+                found, tlo, thi = _probe(W, tt, nav0 | ndn0, nav1 | ndn1, ndn0 | ndn1, win, strain)
+                if found:
+                    if maximize and gain + thi <= ia:
+                        inner = gain + thi
+                        nf = 0
+                        break
+                    if not maximize and gain + tlo >= ib:
+                        inner = gain + tlo
+                        nf = 0
+                        break
+        for j in range(nf):
+            f = W[mf + j] & 31
+            fb = np.int64(1) << f
+            pts = plead + IPTS.flat[prow + f]
+            win = other(leader) if _beats(f, lead, strain) else leader
+            gain = pts if win == 0 else np.int64(0)
+            if maximize:
+                nav0, ndn0 = _reveal(W, av0 & ~lb, dn0, lead)
+                nav1, ndn1 = _reveal(W, av1 & ~fb, dn1, f)
+            else:
+                nav1, ndn1 = _reveal(W, av1 & ~lb, dn1, lead)
+                nav0, ndn0 = _reveal(W, av0 & ~fb, dn0, f)
+            if n == 2:
+                # the last trick follows: one card each, face up
+                l2 = lowest_card(nav0 if win == 0 else nav1)
+                f2 = lowest_card(nav1 if win == 0 else nav0)
+                w2 = other(win) if _beats(f2, l2, strain) else win
+                v = gain + (rem - pts if w2 == 0 else np.int64(0))
+            else:
+                v = gain + _ab(W, tt, nav0, nav1, ndn0, ndn1, win, rem - pts, ALL,
+                               ia - gain, ib - gain)
+            if maximize:                  # the follower minimises
+                if v < inner:
+                    inner = v
+                    if inner < ib:
+                        ib = inner
+                    if inner <= ia:
+                        break
+            else:
+                if v > inner:
+                    inner = v
+                    if inner > ia:
+                        ia = inner
+                    if inner >= ib:
+                        break
+        if maximize:
+            if inner > best:
+                best = inner
+                best_c = lead
+                if best > a:
+                    a = best
+                if best >= bb:
+                    done = True
+        else:
+            if inner < best:
+                best = inner
+                best_c = lead
+                if best < bb:
+                    bb = best
+                if best <= a:
+                    done = True
+    if use_tt:
+        nlo = lo
+        nhi = hi
+        if best <= a0:
             nhi = best if best < nhi else nhi
-        elif best >= fr[F_B0]:
+        elif best >= b0:
             nlo = best if best > nlo else nlo
         else:
             nlo = best
             nhi = best
-        tt[fr[F_SLOT]] = (fr[F_KEY] << 22) | (nlo << 14) | (nhi << 6) | fr[F_BESTC]
-        ret = best
-        sp -= 1
-        if sp < 0:
-            return ret
-        entering = False
+        _tt_store(W, tt, b, k1, tag, n, nlo, nhi, best_c)
+    return best
 
 
-@njit(cache=True)
-def _position(T):
-    """``(av0, av1, dn0, dn1, played, rem)`` of the engine state ``T`` (play phase):
-    ``rem`` the card points not yet won (the current trick's card and the dix de der
-    included)."""
-    av0 = playable_cards(T, 0)
-    av1 = playable_cards(T, 1)
-    strain = trump_of(T)
-    rem = DIX_DE_DER
-    m = av0 | av1 | face_down_cards(T, 0) | face_down_cards(T, 1)
+# ------------------------------------------------------------------ the root
+@njit(cache=True, _nrt=False)
+def _to_ids(m, strain):
+    """The mask ``m`` of engine cards in solver ids."""
+    out = np.int64(0)
     while m:
         c = lowest_card(m)
         m &= m - 1
-        rem += _POINTS[strain, c]
+        out |= np.int64(1) << PERM[strain, c]
+    return out
+
+
+@njit(cache=True)
+def _setup(W, T):
+    """Write the strain and the cards under each card (solver ids) into ``W``; returns
+    ``(av0, av1, dn0, dn1, rem, leader, lead)`` of the state ``T`` in solver ids:
+    ``rem`` the card points not yet won (the current trick's card and the dix de der
+    included), ``lead`` the card led to the current trick (solver id; -1 at a trick's
+    start)."""
+    strain = trump_of(T)
+    W[W_STRAIN] = strain
+    W[W_NODES] = 0
+    under = cards_under(T)
+    for i in range(32):
+        W[W_UNDER + i] = -1
+    covers = np.int64(0)
+    for c in range(32):
+        if under[c] >= 0:
+            W[W_UNDER + PERM[strain, c]] = PERM[strain, under[c]]
+            covers |= np.int64(1) << PERM[strain, c]
+    W[W_COVERS] = covers
+    av0 = _to_ids(playable_cards(T, 0), strain)
+    av1 = _to_ids(playable_cards(T, 1), strain)
+    dn0 = _to_ids(face_down_cards(T, 0), strain)
+    dn1 = _to_ids(face_down_cards(T, 1), strain)
+    rem = np.int64(DIX_DE_DER)
+    m = av0 | av1 | dn0 | dn1
+    while m:
+        c = lowest_card(m)
+        m &= m - 1
+        rem += IPTS[strain, c]
+    lead = np.int64(-1)
     if cards_in_trick(T) == 1:
-        rem += _POINTS[strain, led_card(T)]
-    return av0, av1, face_down_cards(T, 0), face_down_cards(T, 1), played_cards(T), rem
+        lead = PERM[strain, led_card(T)]
+        rem += IPTS[strain, lead]
+    return av0, av1, dn0, dn1, rem, current_leader(T), lead
 
 
-@njit(cache=True)
-def _after_follow(av0, av1, dn0, dn1, played, leader, lead, f, n_left, strain, under,
-                  tt, work, rem, F, buf, keys):
-    """Player 0's points from the current trick on when ``leader`` led ``lead`` (already
-    out of his cards, ``played`` without it) and the follower plays ``f``."""
-    follower = other(leader)
-    winner = follower if beats(f, lead, strain) else leader
-    pts = _POINTS[strain, lead] + _POINTS[strain, f]
-    if n_left == 1:
+@njit(cache=True, _nrt=False)
+def _root_value(W, tt, av0, av1, dn0, dn1, leader, rem, lead, card, alpha, beta):
+    """Player 0's points from the position on (window ``(alpha, beta)``, fail-soft):
+    the whole position at a trick's start (``lead``, ``card`` both -1); ``leader``
+    leading ``card`` (``lead`` -1); or, ``lead`` led (out of the leader's cards), the
+    follower replying ``card``."""
+    if lead < 0:
+        only = ALL if card < 0 else np.int64(1) << card
+        return _ab(W, tt, av0, av1, dn0, dn1, leader, rem, only, alpha, beta)
+    strain = W[W_STRAIN]
+    prow = 32 * strain
+    pts = IPTS.flat[prow + lead] + IPTS.flat[prow + card]
+    if popcount(av0 | av1 | dn0 | dn1) == 1:
         pts += DIX_DE_DER
-    gain = pts if winner == 0 else 0
-    fb = np.int64(1) << f
-    lb = np.int64(1) << lead
-    if follower == 0:
-        av0 &= ~fb
+    win = other(leader) if _beats(card, lead, strain) else leader
+    gain = pts if win == 0 else np.int64(0)
+    fb = np.int64(1) << card
+    if leader == 0:
+        nav0, ndn0 = _reveal(W, av0, dn0, lead)
+        nav1, ndn1 = _reveal(W, av1 & ~fb, dn1, card)
     else:
-        av1 &= ~fb
-    av0, av1, dn0, dn1 = _reveal_covered(av0, av1, dn0, dn1, leader, lead, f, under)
-    return gain + _search(av0, av1, dn0, dn1, played | lb | fb, winner, n_left - 1, -1, 1 << 20,
-                          strain, under, tt, work, rem - pts, F, buf, keys)
+        nav1, ndn1 = _reveal(W, av1, dn1, lead)
+        nav0, ndn0 = _reveal(W, av0 & ~fb, dn0, card)
+    return gain + _ab(W, tt, nav0, nav1, ndn0, ndn1, win, rem - pts, ALL, alpha - gain,
+                      beta - gain)
 
 
-@njit(cache=True)
-def _after_lead(av0, av1, dn0, dn1, played, leader, lead, n_left, strain, under, tt, work,
-                rem, F, buf, keys):
-    """Player 0's points from the current trick on when ``leader`` leads ``lead`` (out
-    of his cards) and the follower replies at best."""
-    foll_av = av1 if leader == 0 else av0
-    fl = _legal_follow(foll_av, lead, strain)
-    best = 1 << 20 if leader == 0 else -1
-    while fl:
-        f = lowest_card(fl)
-        fl &= fl - 1
-        v = _after_follow(av0, av1, dn0, dn1, played & ~(np.int64(1) << lead), leader, lead, f,
-                          n_left, strain, under, tt, work, rem, F, buf, keys)
-        if leader == 0:
-            if v < best:
-                best = v
-        elif v > best:
-            best = v
-    return best
+@njit(cache=True, _nrt=False)
+def _exact(W, tt, av0, av1, dn0, dn1, leader, rem, lead, card, guess):
+    """The exact value of :func:`_root_value`'s position by null-window tests (``OPT_MTD``;
+    off: one search with the whole window). The first test is at ``guess``; each test
+    moves one bound of the value's interval (to the fail-soft result), and the next test
+    is placed beyond it by a step that doubles while the tests keep failing on the same
+    side (iterative widening), then halfway once both sides have failed (bisection);
+    the table carries what each test proved into the next."""
+    if (W[W_OPT] & OPT_MTD) == 0:
+        return _root_value(W, tt, av0, av1, dn0, dn1, leader, rem, lead, card,
+                           np.int64(-1), rem + 1)
+    lower = np.int64(0)
+    upper = rem
+    g = guess
+    step = np.int64(1)
+    last = 0                      # the side the previous test failed on (1 high, -1 low)
+    bracketed = False
+    while lower < upper:
+        beta = g
+        if beta < lower + 1:
+            beta = lower + 1
+        if beta > upper:
+            beta = upper
+        v = _root_value(W, tt, av0, av1, dn0, dn1, leader, rem, lead, card, beta - 1, beta)
+        side = 1 if v >= beta else -1
+        if side > 0:
+            lower = v
+        else:
+            upper = v
+        if last != 0 and side != last:
+            bracketed = True
+        if bracketed:
+            g = (lower + upper + 1) // 2
+        else:
+            step = step * 2 if side == last else np.int64(1)
+            g = v + side * step if side > 0 else v + 1 - step
+        last = side
+    return lower
 
 
 @njit(cache=True)
@@ -390,60 +720,66 @@ def card_values_two(T, tt, work, out):
     """For each legal card of the player to act in ``T`` (a full state, every card
     known; play phase): ``out[card]`` := the card points **the player to act** wins in
     the whole deal (points already won included) when he plays it and both play
-    perfectly after; -1 for the other cards. Returns the number of legal cards."""
+    perfectly after; -1 for the other cards. Returns the number of legal cards. Call
+    :func:`new_generation` first when ``T`` is not the previous call's world."""
     for c in range(32):
         out[c] = -1
-    strain = trump_of(T)
-    under = cards_under(T)
-    buf = np.empty(32 * (N_TRICKS_TWO + 1), dtype=np.int64)
-    keys = np.empty(32 * (N_TRICKS_TWO + 1), dtype=np.int64)
-    F = np.zeros((N_TRICKS_TWO + 2, N_FIELDS), dtype=np.int64)
-    av0, av1, dn0, dn1, played, rem = _position(T)
-    me = current_leader(T) if cards_in_trick(T) == 0 else other(current_leader(T))
-    n_left = N_TRICKS_TWO - trick_number(T)
+    av0, av1, dn0, dn1, rem, leader, lead = _setup(work, T)
+    strain = work[W_STRAIN]
+    me = leader if lead < 0 else other(leader)
     won = card_points_won(T, me)
     mine = av0 if me == 0 else av1
-    legal = mine if cards_in_trick(T) == 0 else _legal_follow(mine, led_card(T), strain)
-    n = 0
+    present = av0 | av1 | dn0 | dn1
+    if lead >= 0:
+        legal = _follow(mine, lead, strain)
+        present |= np.int64(1) << lead
+    else:
+        legal = mine
+    nl = popcount(legal)
+    vals = np.full(32, -1, dtype=np.int64)
+    guess = (rem + 1) // 2
     m = legal
     while m:
         c = lowest_card(m)
         m &= m - 1
-        n += 1
-        cb = np.int64(1) << c
-        if cards_in_trick(T) == 0:
-            v0 = _after_lead(av0 & ~cb if me == 0 else av0, av1 & ~cb if me == 1 else av1,
-                             dn0, dn1, played | cb, me, c, n_left, strain, under, tt, work,
-                             rem, F, buf, keys)
+        r = _equiv_rep(work, c, legal, present)
+        if vals[r] < 0:
+            v0 = _exact(work, tt, av0, av1, dn0, dn1, leader, rem, lead, c, guess)
+            vals[c] = v0
+            guess = v0
         else:
-            v0 = _after_follow(av0, av1, dn0, dn1, played, other(me), led_card(T), c, n_left,
-                               strain, under, tt, work, rem, F, buf, keys)
-        out[c] = won + (v0 if me == 0 else rem - v0)
-    return n
+            vals[c] = vals[r]
+        out[INV[strain, c]] = won + (vals[c] if me == 0 else rem - vals[c])
+    return nl
 
 
 @njit(cache=True)
 def solve_two_state(T, tt, work):
     """Card points player 0 wins in the whole deal of the full state ``T`` (play phase,
-    at a trick's start or after its first card), both playing perfectly."""
-    strain = trump_of(T)
-    under = cards_under(T)
-    buf = np.empty(32 * (N_TRICKS_TWO + 1), dtype=np.int64)
-    keys = np.empty(32 * (N_TRICKS_TWO + 1), dtype=np.int64)
-    F = np.zeros((N_TRICKS_TWO + 2, N_FIELDS), dtype=np.int64)
-    av0, av1, dn0, dn1, played, rem = _position(T)
-    n_left = N_TRICKS_TWO - trick_number(T)
-    if cards_in_trick(T) == 0:
-        v = _search(av0, av1, dn0, dn1, played, current_leader(T), n_left, -1, 1 << 20,
-                    strain, under, tt, work, rem, F, buf, keys)
-    else:
-        v = _after_lead(av0, av1, dn0, dn1, played, current_leader(T), led_card(T), n_left,
-                        strain, under, tt, work, rem, F, buf, keys)
-    return card_points_won(T, 0) + v
+    at a trick's start or after its first card), both playing perfectly. Call
+    :func:`new_generation` first when ``T`` is not the previous call's world."""
+    av0, av1, dn0, dn1, rem, leader, lead = _setup(work, T)
+    if lead < 0:
+        lo, hi = np.int64(0), rem
+        v = _exact(work, tt, av0, av1, dn0, dn1, leader, rem, np.int64(-1), np.int64(-1),
+                   (lo + hi + 1) // 2)
+        return card_points_won(T, 0) + v
+    out = np.empty(32, dtype=np.int64)
+    card_values_two(T, tt, work, out)
+    me = other(leader)
+    best = np.int64(-1)
+    for c in range(32):
+        if out[c] >= 0 and out[c] > best:
+            best = out[c]
+    # ``out`` is the follower's points in the whole deal
+    if me == 0:
+        return best
+    return card_points_won(T, 0) + card_points_won(T, 1) + rem - best
 
 
 class TwoPlayerSolver:
-    """A reusable double-dummy solver (its transposition table is cleared per call).
+    """A reusable double-dummy solver (its transposition table is kept between calls,
+    a new generation each call).
 
     >>> from coinche_rl.two_player import TwoPlayerDeal
     >>> deal = TwoPlayerDeal("belote_decouverte", seed=2, dealer=0)
@@ -454,34 +790,35 @@ class TwoPlayerSolver:
     True
     """
 
-    def __init__(self):
-        self.tt = np.full(1 << TT_BITS, _EMPTY, dtype=np.int64)
-        self.work = np.zeros(W_SIZE, dtype=np.int64)
-
-    def _clear(self):
-        self.tt.fill(_EMPTY)
-        self.work[:] = 0
+    def __init__(self, tt_bits: int = TT_BITS, *, options: int = OPT_DEFAULT):
+        if not 0 <= int(options) <= OPT_MAX:
+            raise ValueError(f"options={options} must be in 0..{OPT_MAX} (OPT_* bits)")
+        self.tt, self.work = new_tables(tt_bits)
+        self.work[W_OPT] = int(options)
 
     @property
     def nodes(self) -> int:
         """Positions searched by the last call."""
         return int(self.work[W_NODES])
 
-    def solve(self, state: np.ndarray) -> int:
-        """Card points player 0 wins in the whole deal of the full state (play phase)."""
+    @staticmethod
+    def _state(state: np.ndarray) -> np.ndarray:
         T = writable_state(state)
         if py.phase_of(T) != PLAY:
             raise ValueError("the solver needs a deal in its play phase")
-        self._clear()
+        return T
+
+    def solve(self, state: np.ndarray) -> int:
+        """Card points player 0 wins in the whole deal of the full state (play phase)."""
+        T = self._state(state)
+        new_generation(self.tt, self.work)
         return int(solve_two_state(T, self.tt, self.work))
 
     def card_values(self, state: np.ndarray) -> np.ndarray:
         """int64[32]: for each legal card of the player to act, the card points he wins
         in the whole deal when he plays it (-1 for other cards)."""
-        T = writable_state(state)
-        if py.phase_of(T) != PLAY:
-            raise ValueError("the solver needs a deal in its play phase")
-        self._clear()
+        T = self._state(state)
+        new_generation(self.tt, self.work)
         out = np.empty(32, dtype=np.int64)
         card_values_two(T, self.tt, self.work, out)
         return out

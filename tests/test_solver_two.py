@@ -1,5 +1,7 @@
 """The two-player double-dummy solver (coinche_rl.solver_two) against exhaustive minimax
-through the engine on endgames, and its loading from the numba cache."""
+through the engine on endgames, every search option against the plain alpha-beta on
+middle games, whole deals against their own card values, and its loading from the
+numba cache."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import numpy as np
 import pytest
 
 from coinche_rl import actions as A
+from coinche_rl import solver_two as S2
 from coinche_rl.solver_two import TwoPlayerSolver
 from coinche_rl.two_player import TwoPlayerDeal
 
@@ -62,15 +65,76 @@ def test_solver_matches_minimax_on_endgames(preset):
     assert checked >= 20
 
 
+#: option sets that must give the same values: the default, the plain alpha-beta (no
+#: table, no null-window tests, no ordering: every enhancement off), the default with
+#: moves in a pseudo-random order, and each enhancement alone off
+OPTION_SETS = [S2.OPT_DEFAULT, 0, S2.OPT_DEFAULT | S2.OPT_SHUFFLE] + [
+    S2.OPT_DEFAULT & ~bit for bit in (S2.OPT_TT, S2.OPT_EQUIV, S2.OPT_CANON, S2.OPT_SURE,
+                                      S2.OPT_ORDER, S2.OPT_MTD, S2.OPT_ETC)]
+
+
+@pytest.mark.parametrize("preset", ["belote_a_deux", "belote_decouverte"])
+def test_every_option_set_gives_the_same_values(preset):
+    """Six or seven tricks left (the plain alpha-beta stays affordable there), at a
+    trick's start and after its lead: the whole position's value and every card's."""
+    solvers = [TwoPlayerSolver(options=o) for o in OPTION_SETS]
+    for seed in range(6):
+        d = endgame(preset, 100 + seed, 18 + seed % 3)
+        if d.is_terminal:
+            continue
+        solves = [s.solve(d.state) for s in solvers]
+        assert len(set(solves)) == 1, (seed, solves)
+        values = [s.card_values(d.state) for s in solvers]
+        for v in values[1:]:
+            assert (v == values[0]).all(), seed
+
+
+def test_a_position_the_previous_solver_got_wrong():
+    """Eleven tricks left in belote découverte: player 0 wins 90 card points in the deal
+    (the solver before the canonical-form table answered 88 from the whole position
+    while its card values said 90)."""
+    d = TwoPlayerDeal("belote_decouverte", seed=905)
+    for a in [0, 107, 85, 86, 79, 75, 103, 102, 81, 77, 82, 104]:
+        d.apply(a)
+    assert d.current_player == 1 and d.card_points_won == (46, 14)
+    assert TwoPlayerSolver().solve(d.state) == 90
+    assert TwoPlayerSolver(options=S2.OPT_TT | S2.OPT_ORDER).solve(d.state) == 90
+    assert TwoPlayerSolver().card_values(d.state).max() == 162 - 90
+
+
+@pytest.mark.parametrize("preset, seed", [("belote_a_deux", 4), ("belote_decouverte", 0)])
+def test_whole_deals_agree_with_their_card_values(preset, seed):
+    """A whole deal from its first card (deals that solve in about 0.1 s): the value of
+    the position is the best card's, and playing that card leaves the same value."""
+    solver = TwoPlayerSolver()
+    d = endgame(preset, seed, 0)
+    assert d.phase == "play" and not d.plays
+    value = solver.solve(d.state)
+    vals = solver.card_values(d.state)
+    me = d.current_player
+    best = int(vals.max())
+    assert value == (best if me == 0 else 162 - best)
+    d.apply(int(np.argmax(vals)) + A.CARD_BASE)
+    assert solver.solve(d.state) == value
+
+
+def test_bad_tables_and_options_are_refused():
+    with pytest.raises(ValueError, match="tt_bits"):
+        TwoPlayerSolver(tt_bits=40)
+    with pytest.raises(ValueError, match="options"):
+        TwoPlayerSolver(options=S2.OPT_MAX + 1)
+
+
 def test_the_solver_refuses_a_deal_before_its_play():
     with pytest.raises(ValueError, match="play phase"):
         TwoPlayerSolver().solve(TwoPlayerDeal(seed=1).state)
 
 
 def test_the_solver_loads_from_the_numba_cache():
-    """numba cannot cache a recursive function (numba issues 6061, 6713: a segfault in
-    the process that loads it): the search is iterative. Two processes on the suite's
-    cache: the first compiles what the tests above have not cached, the second loads it."""
+    """numba's cache once failed on recursive kernels (numba issues 6061, 6713: a
+    segfault in the process that loads it); the search is one self-recursive kernel, as
+    the four-player solver's. Two processes on the suite's cache: the first compiles
+    what the tests above have not cached, the second loads it."""
     code = ("from coinche_rl.two_player import TwoPlayerDeal\n"
             "from coinche_rl.solver_two import TwoPlayerSolver\n"
             "d = TwoPlayerDeal('belote_decouverte', seed=2, dealer=0)\n"
