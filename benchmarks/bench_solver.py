@@ -30,8 +30,14 @@ Adding figures: write a function ``f(args) -> dict`` and register it with
 ``@measure("name")``; every registered measurement runs in order and its keys join the
 final JSON object (PIMC and sampler figures can live here too).
 
-``two_*``: belote for two players (``coinche_rl.solver_two``): whole solves with 8 and 12
-tricks left and a PIMC-32 decision at trick 4, each preset.
+``two_*``: belote for two players (``coinche_rl.solver_two``), each preset, CPU time:
+``two_<preset>_solve_whole_ms_median`` (and ``_p90``, ``_nodes_median``) a whole deal
+solved from its first card (the heuristic's prise); the same with 12 and 8 tricks left
+(``_solve_12_left_``, ``_solve_8_left_``); ``two_<preset>_pimc32_first_trick_decision_ms_median``
+a PIMC-32 decision at the first trick (``solve_from=0``; 3 positions with ``--quick``, 8
+without) and ``_trick4_`` one at trick 4 (0-based, ``solve_from=4``, the default).
+``two_player_run`` takes the solver and PIMC classes, so that an older copy can be timed
+in the same run.
 
 Usage: ``python benchmarks/bench_solver.py [--quick] [--deals N] [--only NAME ...]``. The
 last line of output is one JSON object.
@@ -207,53 +213,80 @@ def pimc_figures(args) -> dict:
     return out
 
 
-@measure("two_player")
-def two_player_figures(args) -> dict:
-    """Belote for two players (``coinche_rl.solver_two``): a whole solve of a played-out
-    position with 8 and 12 tricks left, and a PIMC-32 decision at trick 4 (the default
-    ``solve_from``), medians over seeded positions of both presets."""
+def two_player_positions(preset: str, n: int, seed: int, cards_played: int = 0,
+                         trick: int = 0):
+    """``n`` seeded deals of ``preset`` played by the heuristic (prise included) until
+    ``cards_played`` cards are down, or until the first decision with a choice from
+    ``trick`` (0-based) on when ``trick`` > 0; void deals are skipped."""
     from coinche_rl.agents import make_agent
-    from coinche_rl.solver_two import TwoPlayerSolver, warmup as two_warmup
     from coinche_rl.two_player import TwoPlayerDeal
-    two_warmup()
-    n = 6 if args.quick else 20
-    solver = TwoPlayerSolver()
+    heur = [make_agent("heuristic", "two"), make_agent("heuristic", "two")]
+    out, i = [], 0
+    while len(out) < n:
+        d = TwoPlayerDeal(preset, seed=seed + i)
+        for p in (0, 1):
+            heur[p].reset(p, d.rules, i + p)
+        i += 1
+        while not d.is_terminal and (d.phase != "play" or len(d.plays) < cards_played
+                                     or d.trick_number < trick
+                                     or (trick > 0 and len(d.legal_actions()) < 2)):
+            d.apply(heur[d.current_player].act(d.view(d.current_player)))
+        if not d.is_terminal:
+            out.append(d)
+    return out
+
+
+def two_player_run(n: int, n_first: int, solver_cls, make_pimc) -> dict:
+    """The two-player figures with the solver class ``solver_cls`` and the PIMC-32 agents
+    ``make_pimc(solve_from)`` (the current ones, or an older copy to compare with in the
+    same run): CPU-time medians over seeded positions of both presets (``n_first`` 0:
+    no PIMC decision at the first trick)."""
+    solver = solver_cls()
     out = {}
     for preset in ("belote_a_deux", "belote_decouverte"):
-        heur = [make_agent("heuristic", "two"), make_agent("heuristic", "two")]
         key = preset.split("_")[-1]
-        for left in (8, 12):
+        # a whole deal from its first card (after the heuristic's prise), then the last
+        # 12 and 8 tricks of played-out deals
+        for left, seed in ((16, 800), (12, 900), (8, 900)):
             ms, nodes = [], []
-            for i in range(n):
-                d = TwoPlayerDeal(preset, seed=900 + i)
-                for p in (0, 1):
-                    heur[p].reset(p, d.rules, i + p)
-                while not d.is_terminal and len(d.plays) < 2 * (16 - left):
-                    d.apply(heur[d.current_player].act(d.view(d.current_player)))
-                if d.is_terminal:
-                    continue
-                t = time.perf_counter()
-                solver.solve(d.state)
-                ms.append(1000 * (time.perf_counter() - t))
+            for d in two_player_positions(preset, n, seed, cards_played=2 * (16 - left)):
+                ms.append(cpu_ms(lambda: solver.solve(d.state)))
                 nodes.append(solver.nodes)
-            out[f"two_{key}_solve_{left}_left_ms_median"] = round(float(np.median(ms)), 2)
-            out[f"two_{key}_solve_{left}_left_nodes_median"] = int(np.median(nodes))
-        pimc = make_agent("pimc", "two")
-        ms = []
-        for i in range(n):
-            d = TwoPlayerDeal(preset, seed=950 + i)
-            for p in (0, 1):
-                heur[p].reset(p, d.rules, i + p)
-            while not d.is_terminal and (d.phase != "play" or d.trick_number < 4
-                                         or len(d.legal_actions()) < 2):
-                d.apply(heur[d.current_player].act(d.view(d.current_player)))
-            if d.is_terminal:
+            name = "whole" if left == 16 else f"{left}_left"
+            out[f"two_{key}_solve_{name}_ms_median"] = round(float(np.median(ms)), 2)
+            out[f"two_{key}_solve_{name}_nodes_median"] = int(np.median(nodes))
+            if left == 16:
+                out[f"two_{key}_solve_whole_ms_p90"] = round(float(np.percentile(ms, 90)), 2)
+        # a PIMC-32 decision at the first trick (searched: solve_from=0) and the first
+        # one with a choice from trick 4 on (0-based, solve_from=4)
+        for trick, count in ((0, n_first), (4, n)):
+            if count == 0:
                 continue
-            pimc.reset(d.current_player, d.rules, i)
-            t = time.perf_counter()
-            pimc.act(d.view(d.current_player))
-            ms.append(1000 * (time.perf_counter() - t))
-        out[f"two_{key}_pimc32_trick4_decision_ms_median"] = round(float(np.median(ms)), 2)
+            pimc = make_pimc(trick)
+            ms = []
+            for i, d in enumerate(two_player_positions(preset, count, 950, trick=trick)):
+                if trick == 0:
+                    while len(d.legal_actions()) < 2:
+                        d.apply(d.legal_actions()[0])
+                pimc.reset(d.current_player, d.rules, i)
+                ms.append(cpu_ms(lambda: pimc.act(d.view(d.current_player))))
+            name = "first_trick" if trick == 0 else f"trick{trick}"
+            out[f"two_{key}_pimc32_{name}_decision_ms_median"] = round(float(np.median(ms)), 2)
+    return out
+
+
+@measure("two_player")
+def two_player_figures(args) -> dict:
+    """Belote for two players (``coinche_rl.solver_two``): a whole solve from the first
+    card, and of played-out positions with 12 and 8 tricks left (ms, nodes), a PIMC-32
+    decision at the first trick (searched) and at trick 4 (0-based, ``solve_from`` 4),
+    both presets."""
+    from coinche_rl.agents import make_agent
+    from coinche_rl.solver_two import TwoPlayerSolver, warmup as two_warmup
+    two_warmup()
+    n = 6 if args.quick else 20
+    out = two_player_run(n, 3 if args.quick else 8, TwoPlayerSolver,
+                         lambda k: make_agent(f"pimc:solve_from={k}", "two"))
     print("two players: " + ", ".join(f"{k} {v}" for k, v in out.items()))
     return out
 
