@@ -245,6 +245,57 @@ def _end_bonus(W, nf, w):
 
 
 @njit(cache=True, _nrt=False)
+def _deal_end(W, nf, w):
+    """What ``E`` gains at the end of the deal beyond the last trick's cards: dix de der
+    when ``w`` (its winner) is of team ``X``, and the end bonuses of flag ``nf``."""
+    return (DIX_DE_DER if team(w) == W[C_X] else 0) + _end_bonus(W, nf, w)
+
+
+@njit(cache=True, _nrt=False)
+def _in_hands(W):
+    """The cards still in the four hands."""
+    return W[W_H] | W[W_H + 1] | W[W_H + 2] | W[W_H + 3]
+
+
+@njit(cache=True, _nrt=False)
+def _hand_keys(W):
+    """The first two words of a table key (the TT's, the two-trick cache's): the hands."""
+    return W[W_H] | (W[W_H + 1] << 32), W[W_H + 2] | (W[W_H + 3] << 32)
+
+
+@njit(cache=True, _nrt=False)
+def _child(W, leader, n, led, win, wseat, tpts, flag, cur, c, pc):
+    """The position after seat ``cur`` plays ``c`` (worth ``pc``) as the ``n``-th card of
+    the trick: ``(vt, flag, leader, n, led, win, wseat, tpts)``, the next card of this
+    trick or, once the trick is complete, the lead of the next one (``vt``: the trick's
+    points when team ``X`` wins it, which the child's ``E`` does not hold)."""
+    Z0 = np.int64(0)
+    M1 = np.int64(-1)
+    nled, nwin, nws = _trick_after(c, cur, n, led, win, wseat, W[C_STRAIN])
+    ntp = tpts + pc
+    if n == N_SEATS - 1:
+        vt = ntp if team(nws) == W[C_X] else Z0
+        return vt, _new_flag(flag, leader, nws), nws, Z0, Z0, M1, M1, Z0
+    return Z0, flag, leader, n + 1, nled, nwin, nws, ntp
+
+
+@njit(cache=True, _nrt=False)
+def _better(mx, v, best, a, b):
+    """A child's value ``v`` at a max node (``mx``) or a min node: the new best value and
+    window (:func:`_ply_update` snaps the window to the levels as well)."""
+    if mx:
+        if v > best:
+            best = v
+            if v > a:
+                a = v
+    elif v < best:
+        best = v
+        if v < b:
+            b = v
+    return best, a, b
+
+
+@njit(cache=True, _nrt=False)
 def _top(W, e):
     """Largest ``E`` in the level of ``e`` (active map)."""
     if e < -1 or e > W[C_EMAX]:
@@ -375,61 +426,18 @@ def _two_tricks(W, leader, flag, rem, alpha, beta):
                     if team(wl) == X:
                         v += tot - p3
                     v += _end_bonus(W, _new_flag(_new_flag(flag, leader, ws3), ws3, wl), wl)
-                    if max0:
-                        if v < best3:
-                            best3 = v
-                            if v < b3:
-                                b3 = v
-                                if a3 >= b3:
-                                    break
-                    elif v > best3:
-                        best3 = v
-                        if v > a3:
-                            a3 = v
-                            if a3 >= b3:
-                                break
-                v = best3
-                if max0:
-                    if v > best2:
-                        best2 = v
-                        if v > a2:
-                            a2 = v
-                            if a2 >= b2:
-                                break
-                elif v < best2:
-                    best2 = v
-                    if v < b2:
-                        b2 = v
-                        if a2 >= b2:
-                            break
-            v = best2
-            if max0:
-                if v < best1:
-                    best1 = v
-                    if v < b1:
-                        b1 = v
-                        if a1 >= b1:
-                            break
-            elif v > best1:
-                best1 = v
-                if v > a1:
-                    a1 = v
-                    if a1 >= b1:
+                    best3, a3, b3 = _better(not max0, v, best3, a3, b3)
+                    if a3 >= b3:
                         break
-        v = best1
-        if max0:
-            if v > best0:
-                best0 = v
-                if v > a0:
-                    a0 = v
-                    if a0 >= b0:
-                        break
-        elif v < best0:
-            best0 = v
-            if v < b0:
-                b0 = v
-                if a0 >= b0:
+                best2, a2, b2 = _better(max0, best3, best2, a2, b2)
+                if a2 >= b2:
                     break
+            best1, a1, b1 = _better(not max0, best2, best1, a1, b1)
+            if a1 >= b1:
+                break
+        best0, a0, b0 = _better(max0, best1, best0, a0, b0)
+        if a0 >= b0:
+            break
     return best0
 
 
@@ -442,8 +450,7 @@ def _two_cached(W, leader, flag, rem, alpha, beta):
     start a new generation when they change."""
     if (W[C_OPT] & OPT_CACHE2) == 0:
         return _two_tricks(W, leader, flag, rem, alpha, beta)
-    k1 = W[W_H] | (W[W_H + 1] << 32)
-    k2 = W[W_H + 2] | (W[W_H + 3] << 32)
+    k1, k2 = _hand_keys(W)
     k3 = leader | (flag << 2) | (W[C_GEN] << 8)
     p = W_C2 + 4 * (_mix(k1, k2, k3) & ((1 << C2_BITS) - 1))
     if W[p] == k1 and W[p + 1] == k2 and W[p + 2] == k3:
@@ -615,26 +622,48 @@ def _tt_bucket(W, k1, k2, k3):
 
 
 @njit(cache=True, _nrt=False)
+def _tt_find(W, b, k1, k2, k3):
+    """The entry of bucket ``b`` that holds the key ``(k1, k2, k3)``, or -1."""
+    for e in range(2):
+        q = b + 4 * e
+        if W[q] == k1 and W[q + 1] == k2 and W[q + 2] == k3:
+            return q
+    return -1
+
+
+@njit(cache=True, _nrt=False)
+def _tt_unpack(d):
+    """``(lo, hi, best card)`` of an entry's data word (best card -1: none)."""
+    return (d & 0xFFFF) - OFF, ((d >> 16) & 0xFFFF) - OFF, ((d >> 32) & 0xFF) - 1
+
+
+@njit(cache=True, _nrt=False)
+def _tt_save(W, k1, k2, k3, depth, best, alpha, beta, lo, hi, best_c):
+    """Store the result ``best`` of a search with the window ``(alpha, beta)`` (fail-soft)
+    whose exact value, inside the window, lies in ``[lo, hi]``: an upper bound when it
+    failed low, a lower bound when it failed high."""
+    if best <= alpha:
+        lo = np.int64(-INF)
+    elif best >= beta:
+        hi = np.int64(INF)
+    _tt_store(W, k1, k2, k3, depth, lo, hi, best_c)
+
+
+@njit(cache=True, _nrt=False)
 def _tt_store(W, k1, k2, k3, depth, lo, hi, best_c):
     """Store the interval ``[lo, hi]`` of a position (intersected with what the entry
     already holds for the same key)."""
     b = _tt_bucket(W, k1, k2, k3)
-    p = -1
-    for e in range(2):
-        q = b + 4 * e
-        if W[q] == k1 and W[q + 1] == k2 and W[q + 2] == k3:
-            p = q
-            d = W[q + 3]
-            olo = (d & 0xFFFF) - OFF
-            ohi = ((d >> 16) & 0xFFFF) - OFF
-            if olo > lo:
-                lo = olo
-            if ohi < hi:
-                hi = ohi
-            if best_c < 0:
-                best_c = ((d >> 32) & 0xFF) - 1
-            break
-    if p < 0:
+    p = _tt_find(W, b, k1, k2, k3)
+    if p >= 0:
+        olo, ohi, obest = _tt_unpack(W[p + 3])
+        if olo > lo:
+            lo = olo
+        if ohi < hi:
+            hi = ohi
+        if best_c < 0:
+            best_c = obest
+    else:
         # first slot keeps the deeper of the two positions, the second is always replaced
         p = b + 4
         g = W[C_GEN]
@@ -702,7 +731,7 @@ def _sure_bounds(W, strain, X, rem, lo, hi):
     """Tighter bounds at a trick boundary of a suit contract: the top trumps held by one
     team win the tricks they fall in, so their points are that team's for sure (and
     the other team cannot take every trick)."""
-    inhand = W[W_H] | W[W_H + 1] | W[W_H + 2] | W[W_H + 3]
+    inhand = _in_hands(W)
     tm = (inhand >> (8 * strain)) & 0xFF
     if tm == 0:
         return lo, hi
@@ -778,48 +807,33 @@ def _ab(W, leader, n, led, win, wseat, tpts, flag, rem, past, alpha, beta):
             return lo
         if (opt & OPT_TT) and ncards >= 3:
             tt_on = True
-            k1 = W[W_H] | (W[W_H + 1] << 32)
-            k2 = W[W_H + 2] | (W[W_H + 3] << 32)
+            k1, k2 = _hand_keys(W)
             k3 = _tt_key3(W, leader, flag)
-            b = _tt_bucket(W, k1, k2, k3)
-            for e in range(2):
-                p = b + 4 * e
-                if W[p] == k1 and W[p + 1] == k2 and W[p + 2] == k3:
-                    d = W[p + 3]
-                    tlo = (d & 0xFFFF) - OFF
-                    thi = ((d >> 16) & 0xFFFF) - OFF
-                    tt_best = ((d >> 32) & 0xFF) - 1
-                    if tlo >= beta:
-                        return tlo
-                    if thi <= alpha:
-                        return thi
-                    if tlo == thi or _top(W, past + tlo) >= past + thi:
-                        return tlo
-                    break
+            p = _tt_find(W, _tt_bucket(W, k1, k2, k3), k1, k2, k3)
+            if p >= 0:
+                tlo, thi, tt_best = _tt_unpack(W[p + 3])
+                if tlo >= beta:
+                    return tlo
+                if thi <= alpha:
+                    return thi
+                if tlo == thi or _top(W, past + tlo) >= past + thi:
+                    return tlo
     if ncards == 3 and (opt & OPT_THREE):
         # the table entry above missed or did not cut: the three-trick loops
         best = _three_tricks(W, leader, flag, rem, past, alpha, beta)
         if tt_on:
-            if best <= alpha:
-                _tt_store(W, k1, k2, k3, ncards, -INF, _top(W, past + best) - past, M1)
-            elif best >= beta:
-                _tt_store(W, k1, k2, k3, ncards, _bot(W, past + best) - past, np.int64(INF), M1)
-            else:
-                _tt_store(W, k1, k2, k3, ncards, _bot(W, past + best) - past,
-                          _top(W, past + best) - past, M1)
+            _tt_save(W, k1, k2, k3, ncards, best, alpha, beta, _bot(W, past + best) - past,
+                     _top(W, past + best) - past, M1)
         return best
     h = W[W_H + cur]
-    if n == 0:
-        legal = h
-    else:
-        legal = _legal(h, n, led, win, wseat == partner(cur), strain, W[C_PLAY_RULES])
-        if (legal & (legal - 1)) == 0:
-            # a forced card (about 40 % of the nodes inside a trick): its child's value,
-            # searched with this node's window, is this node's, as the loop below would
-            # find; no ordering, no bookkeeping
-            return _play_child(W, leader, n, led, win, wseat, tpts, flag, rem, past,
-                               lowest_card(legal), alpha, beta)
-    inhand = W[W_H] | W[W_H + 1] | W[W_H + 2] | W[W_H + 3]
+    legal = _legal(h, n, led, win, wseat == partner(cur), strain, W[C_PLAY_RULES])
+    if n > 0 and (legal & (legal - 1)) == 0:
+        # a forced card (about 40 % of the nodes inside a trick): its child's value,
+        # searched with this node's window, is this node's, as the loop below would
+        # find; no ordering, no bookkeeping
+        return _play_child(W, leader, n, led, win, wseat, tpts, flag, rem, past,
+                           lowest_card(legal), alpha, beta)
+    inhand = _in_hands(W)
     prow = (W[C_AT] * 6 + strain) * N_CARDS
     cand = legal
     if (opt & OPT_EQUIV) and (legal & (legal - 1)) != 0:
@@ -855,8 +869,7 @@ def _ab(W, leader, n, led, win, wseat, tpts, flag, rem, past, alpha, beta):
     if n == N_SEATS - 1 and (opt & OPT_TT) and (cand & (cand - 1)) != 0 and popcount(h) >= 4:
         # every card ends the trick: prefetch the children's table buckets now, so that
         # their probes (cache misses otherwise) overlap
-        q1 = W[W_H] | (W[W_H + 1] << 32)
-        q2 = W[W_H + 2] | (W[W_H + 3] << 32)
+        q1, q2 = _hand_keys(W)
         sh = 32 * team(cur)
         m = cand
         while m:
@@ -914,9 +927,9 @@ def _ab(W, leader, n, led, win, wseat, tpts, flag, rem, past, alpha, beta):
         bit = 1 << c
         W[W_H + cur] = h & ~bit
         pc = IPTS.flat[prow + c]
-        nled, nwin, nws = _trick_after(c, cur, n, led, win, wseat, strain)
-        ntp = tpts + pc
-        nrem = rem - pc
+        # the child: the next card of this trick, or the first of the next trick
+        vt, nf, cl, cn, nled, nwin, nws, ntp = _child(W, leader, n, led, win, wseat, tpts, flag,
+                                                      cur, c, pc)
         if first or not pvs:
             ca = alpha
             cb = beta
@@ -926,27 +939,12 @@ def _ab(W, leader, n, led, win, wseat, tpts, flag, rem, past, alpha, beta):
         else:
             ca = beta - 1
             cb = beta
-        # the child: the next card of this trick, or the first of the next trick
-        vt = Z0
-        if n == N_SEATS - 1:
-            if team(nws) == X:
-                vt = ntp
-            nf = _new_flag(flag, leader, nws)
-            cl = nws
-            cn = Z0
-            nled = Z0
-            nwin = M1
-            nws = M1
-            ntp = Z0
-        else:
-            nf = flag
-            cl = leader
-            cn = n + 1
         if n == N_SEATS - 1 and (inhand & ~bit) == 0:
-            v = vt + (DIX_DE_DER if team(cl) == X else 0) + _end_bonus(W, nf, cl)
+            v = vt + _deal_end(W, nf, cl)
         else:
             while True:
-                v = vt + _ab(W, cl, cn, nled, nwin, nws, ntp, nf, nrem, past + vt, ca - vt, cb - vt)
+                v = vt + _ab(W, cl, cn, nled, nwin, nws, ntp, nf, rem - pc, past + vt, ca - vt,
+                             cb - vt)
                 if (ca != alpha or cb != beta) and v > alpha and v < beta:
                     ca = alpha      # a null-window test failed inside the window: search it
                     cb = beta
@@ -975,13 +973,8 @@ def _ab(W, leader, n, led, win, wseat, tpts, flag, rem, past, alpha, beta):
             W[kslot + 1] = W[kslot]
             W[kslot] = best_c
     if tt_on:
-        if best <= a0:
-            _tt_store(W, k1, k2, k3, ncards, -INF, _top(W, past + best) - past, best_c)
-        elif best >= b0:
-            _tt_store(W, k1, k2, k3, ncards, _bot(W, past + best) - past, np.int64(INF), best_c)
-        else:
-            _tt_store(W, k1, k2, k3, ncards, _bot(W, past + best) - past,
-                      _top(W, past + best) - past, best_c)
+        _tt_save(W, k1, k2, k3, ncards, best, a0, b0, _bot(W, past + best) - past,
+                 _top(W, past + best) - past, best_c)
     return best
 
 
@@ -991,39 +984,21 @@ def _ab(W, leader, n, led, win, wseat, tpts, flag, rem, past, alpha, beta):
 def _play_child(W, leader, n, led, win, wseat, tpts, flag, rem, past, c, alpha, beta):
     """Value (``E`` minus ``past``) of the position after the seat to act plays ``c``
     (solver id), searched with the window ``(alpha, beta)``."""
-    Z0 = np.int64(0)
-    M1 = np.int64(-1)
-    strain = W[C_STRAIN]
-    X = W[C_X]
     cur = seat_after(leader, n)
     h = W[W_H + cur]
     bit = 1 << c
-    inhand = W[W_H] | W[W_H + 1] | W[W_H + 2] | W[W_H + 3]
+    last = n == N_SEATS - 1 and (_in_hands(W) & ~bit) == 0
     W[W_H + cur] = h & ~bit
-    pc = IPTS.flat[(W[C_AT] * 6 + strain) * N_CARDS + c]
-    nled, nwin, nws = _trick_after(c, cur, n, led, win, wseat, strain)
-    ntp = tpts + pc
-    nrem = rem - pc
-    # the child, as in _ab's loop: the next card of this trick, or the first of the next
-    # trick; one call of _ab (numba types _ab again for each of its recursive calls)
-    vt = Z0
-    nf = flag
-    cl = leader
-    cn = n + 1
-    if n == N_SEATS - 1:
-        if team(nws) == X:
-            vt = ntp
-        nf = _new_flag(flag, leader, nws)
-        cl = nws
-        cn = Z0
-        nled = Z0
-        nwin = M1
-        nws = M1
-        ntp = Z0
-    if n == N_SEATS - 1 and (inhand & ~bit) == 0:
-        v = vt + (DIX_DE_DER if team(cl) == X else 0) + _end_bonus(W, nf, cl)
+    pc = IPTS.flat[(W[C_AT] * 6 + W[C_STRAIN]) * N_CARDS + c]
+    # the child, as in _ab's loop; one call of _ab (numba types _ab again for each of its
+    # recursive calls)
+    vt, nf, cl, cn, nled, nwin, nws, ntp = _child(W, leader, n, led, win, wseat, tpts, flag,
+                                                  cur, c, pc)
+    if last:
+        v = vt + _deal_end(W, nf, cl)
     else:
-        v = vt + _ab(W, cl, cn, nled, nwin, nws, ntp, nf, nrem, past + vt, alpha - vt, beta - vt)
+        v = vt + _ab(W, cl, cn, nled, nwin, nws, ntp, nf, rem - pc, past + vt, alpha - vt,
+                     beta - vt)
     W[W_H + cur] = h
     return v
 
@@ -1053,12 +1028,8 @@ def _root_values(W, leader, n, led, win, wseat, tpts, flag, rem, past, out_c, ou
     one search."""
     strain = W[C_STRAIN]
     cur = seat_after(leader, n)
-    h = W[W_H + cur]
-    if n == 0:
-        legal = h
-    else:
-        legal = _legal(h, n, led, win, wseat == partner(cur), strain, W[C_PLAY_RULES])
-    present = W[W_H] | W[W_H + 1] | W[W_H + 2] | W[W_H + 3]
+    legal = _legal(W[W_H + cur], n, led, win, wseat == partner(cur), strain, W[C_PLAY_RULES])
+    present = _in_hands(W)
     if n > 0:
         present |= 1 << win
     prow = (W[C_AT] * 6 + strain) * N_CARDS
@@ -1240,29 +1211,16 @@ def _ds(W, leader, n, led, win, wseat, tpts, flag, rem, past, vec, alpha, beta):
         ncards = popcount(W[W_H + leader])
         if ncards >= 3:
             tt_on = True
-            k1 = W[W_H] | (W[W_H + 1] << 32)
-            k2 = W[W_H + 2] | (W[W_H + 3] << 32)
+            k1, k2 = _hand_keys(W)
             k3 = leader | (flag << 2) | 16 | ((past + 1) << 5) | (vec << 14) | (W[C_GEN] << 24)
-            b = _tt_bucket(W, k1, k2, k3)
-            for e in range(2):
-                p = b + 4 * e
-                if W[p] == k1 and W[p + 1] == k2 and W[p + 2] == k3:
-                    d = W[p + 3]
-                    tlo = (d & 0xFFFF) - OFF
-                    thi = ((d >> 16) & 0xFFFF) - OFF
-                    tt_best = ((d >> 32) & 0xFF) - 1
-                    if tlo >= beta or tlo == thi:
-                        return tlo
-                    if thi <= alpha:
-                        return thi
-                    break
-    h = W[W_H + cur]
-    if n == 0:
-        legal = h
-    else:
-        legal = _legal(h, n, led, win, wseat == partner(cur), strain, W[C_PLAY_RULES])
-    inhand = W[W_H] | W[W_H + 1] | W[W_H + 2] | W[W_H + 3]
-    prow = (W[C_AT] * 6 + strain) * N_CARDS
+            p = _tt_find(W, _tt_bucket(W, k1, k2, k3), k1, k2, k3)
+            if p >= 0:
+                tlo, thi, tt_best = _tt_unpack(W[p + 3])
+                if tlo >= beta or tlo == thi:
+                    return tlo
+                if thi <= alpha:
+                    return thi
+    legal = _legal(W[W_H + cur], n, led, win, wseat == partner(cur), strain, W[C_PLAY_RULES])
     maxnode = team(cur) == X
     a0 = alpha
     b0 = beta
@@ -1275,30 +1233,7 @@ def _ds(W, leader, n, led, win, wseat, tpts, flag, rem, past, vec, alpha, beta):
         else:
             c = lowest_card(cand)
         cand &= ~(1 << c)
-        bit = 1 << c
-        W[W_H + cur] = h & ~bit
-        pc = IPTS.flat[prow + c]
-        nled, nwin, nws = _trick_after(c, cur, n, led, win, wseat, strain)
-        if n == N_SEATS - 1:
-            vt = tpts + pc if team(nws) == X else Z0
-            nf = _new_flag(flag, leader, nws)
-            cl = nws
-            cn = Z0
-            nled = Z0
-            nwin = M1
-            nws = M1
-            ntp = Z0
-        else:
-            vt = Z0
-            nf = flag
-            cl = leader
-            cn = n + 1
-            ntp = tpts + pc
-        if n == N_SEATS - 1 and (inhand & ~bit) == 0:
-            v = _fval(W, vec, past + vt + (DIX_DE_DER if team(cl) == X else 0) + _end_bonus(W, nf, cl))
-        else:
-            v = _ds(W, cl, cn, nled, nwin, nws, ntp, nf, rem - pc, past + vt, vec, alpha, beta)
-        W[W_H + cur] = h
+        v = _ds_child(W, leader, n, led, win, wseat, tpts, flag, rem, past, vec, c, alpha, beta)
         if maxnode:
             if v > best:
                 best = v
@@ -1316,13 +1251,30 @@ def _ds(W, leader, n, led, win, wseat, tpts, flag, rem, past, vec, alpha, beta):
                     if alpha >= beta:
                         break
     if tt_on:
-        if best <= a0:
-            _tt_store(W, k1, k2, k3, ncards, -INF, best, best_c)
-        elif best >= b0:
-            _tt_store(W, k1, k2, k3, ncards, best, np.int64(INF), best_c)
-        else:
-            _tt_store(W, k1, k2, k3, ncards, best, best, best_c)
+        _tt_save(W, k1, k2, k3, ncards, best, a0, b0, best, best, best_c)
     return best
+
+
+# inlined, as _play_child is for _ab: _ds calls it for each card, and numba's cache cannot
+# load mutually recursive kernels
+@njit(cache=True, _nrt=False, inline='always')
+def _ds_child(W, leader, n, led, win, wseat, tpts, flag, rem, past, vec, c, alpha, beta):
+    """Objective value (direct search of combination ``vec``, window ``(alpha, beta)``)
+    after the seat to act plays ``c``."""
+    cur = seat_after(leader, n)
+    h = W[W_H + cur]
+    bit = 1 << c
+    last = n == N_SEATS - 1 and (_in_hands(W) & ~bit) == 0
+    W[W_H + cur] = h & ~bit
+    pc = IPTS.flat[(W[C_AT] * 6 + W[C_STRAIN]) * N_CARDS + c]
+    vt, nf, cl, cn, nled, nwin, nws, ntp = _child(W, leader, n, led, win, wseat, tpts, flag,
+                                                  cur, c, pc)
+    if last:
+        v = _fval(W, vec, past + vt + _deal_end(W, nf, cl))
+    else:
+        v = _ds(W, cl, cn, nled, nwin, nws, ntp, nf, rem - pc, past + vt, vec, alpha, beta)
+    W[W_H + cur] = h
+    return v
 
 
 # ------------------------------------------------------------------ first trick with choices
@@ -1356,8 +1308,6 @@ def _outer(W, leader, n, led, win, wseat, tpts, rem, vec, j, alpha, beta):
     choice = j < W[C_NPAIRS] and W[W_PAIR + 2 * j] == cur
     if choice:
         m = np.int64(3)          # two moves: "yes" then "no"
-    elif n == 0:
-        m = h
     else:
         m = _legal(h, n, led, win, wseat == partner(cur), strain, W[C_PLAY_RULES])
     prow = (W[C_AT] * 6 + strain) * N_CARDS
@@ -1387,15 +1337,7 @@ def _outer(W, leader, n, led, win, wseat, tpts, rem, vec, j, alpha, beta):
         else:
             v = _outer(W, leader, cn, nled, nwin, nws, ntp, nrem, nvec, nj, alpha, beta)
         W[W_H + cur] = h
-        if maxnode:
-            if v > best:
-                best = v
-                if v > alpha:
-                    alpha = v
-        elif v < best:
-            best = v
-            if v < beta:
-                beta = v
+        best, alpha, beta = _better(maxnode, v, best, alpha, beta)
         if alpha >= beta:
             break
     return best
@@ -1609,10 +1551,7 @@ def move_values_into(W, S, P, objective, team, out_a, out_v):
         return 2
     cur = seat_after(leader, n)
     h = W[W_H + cur]
-    if n == 0:
-        legal = h
-    else:
-        legal = _legal(h, n, led, win, wseat == partner(cur), strain, W[C_PLAY_RULES])
+    legal = _legal(h, n, led, win, wseat == partner(cur), strain, W[C_PLAY_RULES])
     k = 0
     if W[C_NPAIRS] > 0:
         prow = (W[C_AT] * 6 + strain) * N_CARDS
@@ -1643,7 +1582,8 @@ def move_values_into(W, S, P, objective, team, out_a, out_v):
             c = lowest_card(m)
             m &= m - 1
             out_a[k] = c
-            out_v[k] = _ds_child(W, leader, n, led, win, wseat, tpts, flag, rem, past, c)
+            out_v[k] = _ds_child(W, leader, n, led, win, wseat, tpts, flag, rem, past, Z0, c, lo,
+                                 hi)
             k += 1
     # solver ids to action ids, increasing
     for i in range(k):
@@ -1660,36 +1600,6 @@ def move_values_into(W, S, P, objective, team, out_a, out_v):
         out_a[j + 1] = a
         out_v[j + 1] = v
     return k
-
-
-@njit(cache=True, _nrt=False)
-def _ds_child(W, leader, n, led, win, wseat, tpts, flag, rem, past, c):
-    """Objective value (direct search, combination 0) after the seat to act plays
-    ``c``."""
-    Z0 = np.int64(0)
-    M1 = np.int64(-1)
-    strain = W[C_STRAIN]
-    X = W[C_X]
-    cur = seat_after(leader, n)
-    h = W[W_H + cur]
-    bit = 1 << c
-    inhand = W[W_H] | W[W_H + 1] | W[W_H + 2] | W[W_H + 3]
-    W[W_H + cur] = h & ~bit
-    pc = IPTS.flat[(W[C_AT] * 6 + strain) * N_CARDS + c]
-    nled, nwin, nws = _trick_after(c, cur, n, led, win, wseat, strain)
-    lo = np.int64(-INF)
-    hi = np.int64(INF)
-    if n == N_SEATS - 1:
-        vt = tpts + pc if team(nws) == X else Z0
-        nf = _new_flag(flag, leader, nws)
-        if (inhand & ~bit) == 0:
-            v = _fval(W, Z0, past + vt + (DIX_DE_DER if team(nws) == X else 0) + _end_bonus(W, nf, nws))
-        else:
-            v = _ds(W, nws, Z0, Z0, M1, M1, Z0, nf, rem - pc, past + vt, Z0, lo, hi)
-    else:
-        v = _ds(W, leader, n + 1, nled, nwin, nws, tpts + pc, flag, rem - pc, past, Z0, lo, hi)
-    W[W_H + cur] = h
-    return v
 
 
 # ------------------------------------------------------------------ Python API
