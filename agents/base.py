@@ -229,8 +229,8 @@ class Agent:
     nothing.
 
     ``numba_bot`` is the id of an equivalent numba kernel of the family's bots
-    (``coinche_rl.agents.numba_bots``, ``coinche_rl.agents.two_player_bots`` with its
-    weights ``bot_weights``) or None: tournaments between numba bots only run entirely
+    (``coinche_rl.agents.numba_bots``, its parameters inside the id) or None:
+    tournaments between numba bots only run entirely
     in numba, with the same choices as through :meth:`act`; so do those with
     :class:`BatchedAgent` seats.
     """
@@ -254,8 +254,6 @@ class Agent:
     spec: str = "agent"
     #: id of the equivalent numba bot, or None
     numba_bot: Optional[int] = None
-    #: the numba bot's weights (a float64 vector), for bots that take them (two family)
-    bot_weights: Optional[np.ndarray] = None
     #: rough seconds this agent thinks per deal at one seat on one core (for the
     #: tournament's time estimate); None when negligible (numba kernels)
     seconds_per_deal: Optional[float] = None

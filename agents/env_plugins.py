@@ -24,7 +24,6 @@ from ..rules import RuleSet, get_rules
 from .base import PRIVATE_ACTIONS, Agent, BatchedAgent, PlayerView
 from .numba_bots import BOT_RANDOM, batch_bot_actions, bot_kind
 from .registry import make_agent
-from .two_player_bots import TWO_RANDOM, batch_two_bot_actions
 
 __all__ = ["env_opponent", "vector_opponent"]
 
@@ -87,11 +86,10 @@ def vector_opponent(spec: str, rules: RuleSet):
     agent = make_agent(spec, rules)
     if isinstance(agent, BatchedAgent):
         return agent.batch_policy(rules)
+    agent.check_rules(rules)
     bot = agent.numba_bot
-    if rules.family == "two":
-        return _two_vector_opponent(agent, bot, rules)
     if bot is not None and bot_kind(bot) != BOT_RANDOM:
-        bot = int(bot)
+        bot = np.int64(bot)
 
         def policy(states, params, seats):
             out = np.empty(len(states), dtype=np.int64)
@@ -104,32 +102,12 @@ def vector_opponent(spec: str, rules: RuleSet):
     if bot is not None:
         raise ValueError(f"agent {agent.spec!r} draws random numbers: use the vector env's "
                          f"own opponents='random' (inside numba, one stream per game)")
-    raise ValueError(f"agent {agent.spec!r} has no batched form for the vector env; "
-                     f"opponents there: 'random', 'heuristic[:params]', 'nn[:params]' or a "
-                     f"callable f(public_states, params, seats) -> actions (play "
-                     f"{agent.spec!r} in CoincheSingleAgentEnv(opponents={agent.spec!r}))")
-
-
-def _two_vector_opponent(agent: Agent, bot: Optional[int], rules: RuleSet):
-    """A two-player agent as a batched policy ``f(public_views, params, players)``: its
-    deterministic numba bot (``heuristic``) through :func:`batch_two_bot_actions`, checked
-    against ``rules`` (:meth:`~coinche_rl.agents.Agent.check_rules`)."""
-    if bot is None:
+    if rules.family == "two":
         raise ValueError(f"agent {agent.spec!r} has no batched form for the vector env of "
                          f"belote for two players; opponents there: 'random', "
                          f"'heuristic[:params]' or a callable f(public_states, params, "
                          f"players) -> actions")
-    agent.check_rules(rules)
-    if int(bot) == TWO_RANDOM:
-        raise ValueError(f"agent {agent.spec!r} draws random numbers: use the vector env's "
-                         f"own opponent='random' (inside numba, one stream per game)")
-    bot, W = np.int64(bot), np.ascontiguousarray(agent.bot_weights, dtype=np.float64)
-
-    def policy(states, params, players):
-        out = np.empty(len(states), dtype=np.int64)
-        batch_two_bot_actions(bot, W, np.ascontiguousarray(states, dtype=np.int64),
-                              np.ascontiguousarray(params, dtype=np.int64),
-                              np.ascontiguousarray(players, dtype=np.int64), out)
-        return out
-    policy.__name__ = policy.__qualname__ = f"vector_opponent({agent.spec!r})"
-    return policy
+    raise ValueError(f"agent {agent.spec!r} has no batched form for the vector env; "
+                     f"opponents there: 'random', 'heuristic[:params]', 'nn[:params]' or a "
+                     f"callable f(public_states, params, seats) -> actions (play "
+                     f"{agent.spec!r} in CoincheSingleAgentEnv(opponents={agent.spec!r}))")

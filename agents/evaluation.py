@@ -58,7 +58,7 @@ from ..solver import POINTS, SCORE, Solver, solve_keeping
 from .neural.agent import load_bid_net
 from .neural.bid_actions import bid_inputs
 from .neural.net import NeuralError
-from .numba_bots import BOT_HEURISTIC, play_deals
+from .numba_bots import BOT_HEURISTIC, play_deals_four
 from .sampler import NoConsistentWorld, SamplerError, WorldSampler
 
 __all__ = ["EvaluationError", "HandEvaluation", "evaluate_hand", "contract_levels", "suggest_bid",
@@ -193,13 +193,16 @@ def _heur_chunk(P, hands, decks, classic, seat, dealer, strains, levels, coinche
     states = np.empty((n, STATE_SIZE), dtype=np.int64)
     bots = np.full(N_SEATS, BOT_HEURISTIC, dtype=np.int64)
     seeds = np.zeros((n, N_SEATS), dtype=np.int64)
+    rngs = np.zeros((N_SEATS, 1), dtype=np.uint64)         # the play loop's scratch
+    buf = np.zeros(A.N_ACTIONS, dtype=np.uint8)
+    V = np.zeros(STATE_SIZE, dtype=np.int64)
     T = R.team(seat)
     for j in range(strains.shape[0]):
         for lv in range(levels.shape[0]):
             for k in range(n):
                 _start(states[k], P, hands[first + k], decks[first + k], classic, dealer,
                        levels[lv], strains[j], coinche, seat)
-            r = play_deals(P, states, bots, seeds)
+            r = play_deals_four(P, states, bots, seeds, rngs, buf, V)
             if r != 0:
                 return first + r
             for k in range(n):

@@ -1,5 +1,9 @@
 """Numba bots (``coinche_rl.agents.numba_bots``): ``random``, the rule-based ``heuristic``,
-and :func:`play_deals`, which plays whole deals with a numba bot at every seat.
+and :func:`play_deals`, which plays whole deals with a numba bot at every seat, in every
+rule family: :func:`game_bot_action` is the bots' one entry point (the four-player
+game's :func:`bot_action`, belote for two players' heuristic in
+:mod:`~coinche_rl.agents.heuristic_two`), and the play loop, the batched actions and
+the agents are written once over it and the engine's entry points (``game_*``).
 
 A numba bot is a pure function of what its seat may know: :func:`bot_action` reads the
 seat's own hand (and its own declare / belote status) and the public slots of the
@@ -20,7 +24,13 @@ player: its knowledge, card play, bidding and how its constants were tuned are i
 
 The heuristic's parameters travel inside the bot id (:func:`heuristic_bot`): bits 0-7
 are the bot kind, bits 8-15 a signed bidding offset in points, bit 16 switches coinche
-and surcoinche off. The default heuristic is plainly :data:`BOT_HEURISTIC`.
+and surcoinche off; with two players (:func:`heuristic_two_bot`) bits 24-39 and 40-55
+move its prise margins (belote à deux, découverte) in signed hundredths. The default
+heuristic is plainly :data:`BOT_HEURISTIC` in every family.
+
+With two players a bot reads the player's public view
+(:func:`coinche_rl.engine.two.two_public_view_into`), which :func:`play_deals` builds
+for each decision (the agents get it as ``view.state``).
 
 >>> from coinche_rl.game import Deal
 >>> from coinche_rl.agents import make_agent, play_deal
@@ -47,10 +57,12 @@ from numba import njit
 
 from ..actions import (BELOTE, BID_BASE, CAPOT_BASE, CARD_BASE, COINCHE, DECLARE, NO_DECLARE,
                        N_ACTIONS, PASS, SURCOINCHE, TAKE)
+from ..engine import game_new_deal, game_phase, game_to_act, family_of
+from ..engine.two import two_apply, two_is_legal, two_public_view_into, two_random_action
 from ..engine import (pending_choice, random_action, strain_allowed, apply_legal_action,
                       auction_action, auction_length, beats, belote_pairs, cards_in_trick,
                       coinche_level, contract_is_capot, contract_of, contract_strain,
-                      current_seat, current_seats, deal_into, dealer_of, hand_declarations, hand_of,
+                      current_seat, deal_into, dealer_of, hand_declarations, hand_of,
                       is_legal, kernel, legal_play_mask, low_carre_seats, lowest_card,
                       open_bid_values, phase_of, played_cards, popcount, prise_options,
                       retourne_of, rng_below, rng_seed, seat_declaration_points,
@@ -62,17 +74,19 @@ from ..rules import (ABOVE, ALL_CARD_POINTS, AT, BELOTE_POINTS, CAPOT_POINTS, CA
                      CARD_ORDER, DEAL_POINTS, MIN_BID_VALUE, NT, P_AT_TABLE, P_BID_ONLY,
                      P_CARRE_LOW_CANCELS, P_COUNT_BELOTE, P_COUNT_DECLARATIONS, P_DECLARATIONS,
                      P_DECL_SHARE, P_FAIL_BASE, P_FAMILY, TRUMP_SUIT_MASK, RuleSet, four_player_rules,
-                     params_vector)
+                     params_vector, FAMILY_TWO, P_HAND_CARDS, get_rules)
 from ..rules import CARDS_PER_HAND, N_SEATS, N_TRICKS, seat_after
 from ..rules import partner as partner_of
 from ..rules import team as team_of
 from ..cards import N_CARDS, N_RANKS, N_SUITS
 from ..inference import inferred_voids_ceilings
 from .base import Agent, Param, PlayerView
-from .chance import p_miss
+from .chance import is_master as _is_master, keep_master_trump, p_miss
+from . import heuristic_two
 
-__all__ = ["BOT_RANDOM", "BOT_HEURISTIC", "BOT_NAMES", "bot_action", "play_deals",
-           "heuristic_bot", "bot_kind", "bot_name", "NumbaBotAgent", "HeuristicAgent",
+__all__ = ["BOT_RANDOM", "BOT_HEURISTIC", "BOT_NAMES", "bot_action", "game_bot_action",
+           "play_deals", "heuristic_bot", "heuristic_two_bot", "bot_kind", "bot_name",
+           "NumbaBotAgent", "HeuristicAgent", "TwoHeuristicAgent",
            "deal_states", "fit_hand_values", "HAND_COEF", "HAND_SIGMA",
            "warmup", "batch_bot_actions"]
 
@@ -82,6 +96,11 @@ BOT_NAMES = ("random", "heuristic")
 
 _KIND_MASK = 0xFF
 _NO_COINCHE_BIT = 1 << 16
+#: where the two-player heuristic's prise margins (signed hundredths) sit in its id
+_PRISE_SHIFTS = (24, 40)
+_PRISE_NAMES = ("prise", "prise_decouverte")
+#: their defaults (``heuristic_two.HEURISTIC_WEIGHTS``)
+_PRISE_DEFAULTS = tuple(h / 100 for h in heuristic_two._PRISE_HUNDREDTHS)
 _FULL = 0xFFFFFFFF
 
 
@@ -130,7 +149,39 @@ def bot_name(bot: int) -> str:
         parts.append(f"aggression={agg}")
     if int(bot) & _NO_COINCHE_BIT:
         parts.append("coinche=false")
+    for key, shift in zip(_PRISE_NAMES, _PRISE_SHIFTS):
+        off = _signed16(int(bot) >> shift)
+        if off:
+            default = heuristic_two._PRISE_HUNDREDTHS[_PRISE_SHIFTS.index(shift)]
+            parts.append(f"{key}={(default + off) / 100:g}")
     return name + (":" + ",".join(parts) if parts else "")
+
+
+def _signed16(x: int) -> int:
+    x &= 0xFFFF
+    return x - 0x10000 if x >= 0x8000 else x
+
+
+def heuristic_two_bot(prise: float = None, prise_decouverte: float = None) -> int:
+    """The bot id of belote for two players' heuristic (:mod:`.heuristic_two`) with these
+    prise margins (None: the default, ``HEURISTIC_WEIGHTS``), each read to the hundredth
+    (``heuristic_two_bot() == BOT_HEURISTIC``).
+
+    :raises ValueError: a margin outside -20..30 or with more than two decimals.
+
+    >>> bot_name(heuristic_two_bot(prise=3.5))
+    'heuristic:prise=3.5'
+    """
+    bot = BOT_HEURISTIC
+    for i, (key, v) in enumerate(((_PRISE_NAMES[0], prise), (_PRISE_NAMES[1], prise_decouverte))):
+        if v is None:
+            continue
+        h = round(float(v) * 100)
+        if not -20.0 <= float(v) <= 30.0 or abs(float(v) * 100 - h) > 1e-6:
+            raise ValueError(f"{key} must be a number in -20..30 given to the hundredth, "
+                             f"not {v!r}")
+        bot |= ((h - heuristic_two._PRISE_HUNDREDTHS[i]) & 0xFFFF) << _PRISE_SHIFTS[i]
+    return bot
 
 
 @njit(cache=True, inline="always")
@@ -563,12 +614,6 @@ def _p_beat(poss, h, w, led, strain):
 
 
 @kernel
-def _is_master(c, unk, strain):
-    """No card outside the hand beats ``c`` in its own suit."""
-    return (unk & ABOVE[strain, c]) == 0
-
-
-@kernel
 def _keep_value(c, hand, unk, strain):
     """What card ``c`` is worth kept in hand (points-like units)."""
     s = c >> 3
@@ -698,14 +743,9 @@ def _lead(S, seat, hand, unk, strain, pts, tm, we_take, poss_p, poss_1, poss_3, 
     pbid = _partner_suits(S, seat)
     # two cards left: keep a sure winner for the last trick (dix de der)
     if popcount(hand) == 2 and (opp_poss & tm) == 0:
-        c0 = lowest_card(hand)
-        c1 = lowest_card(hand & (hand - 1))
-        s0 = _master_trump(c0, unk, strain)
-        s1 = _master_trump(c1, unk, strain)
-        if s0 and not s1:
-            return c1
-        if s1 and not s0:
-            return c0
+        keep = keep_master_trump(hand, unk, strain)
+        if keep >= 0:
+            return keep
     # the taker's side draws trumps while the defenders may hold some
     if strain < 4 and we_take and my_tr != 0 and (opp_poss & tm) != 0:
         top = _top(my_tr, strain)
@@ -742,13 +782,6 @@ def _lead(S, seat, hand, unk, strain, pts, tm, we_take, poss_p, poss_1, poss_3, 
             best_ev = ev
             best = c
     return best
-
-
-@kernel
-def _master_trump(c, unk, strain):
-    """Card ``c`` is the best trump left (suit contract): it wins any trick, whoever
-    leads."""
-    return strain < 4 and (c >> 3) == strain and _is_master(c, unk, strain)
 
 
 @kernel
@@ -798,57 +831,161 @@ def bot_action(bot, S, P, seat, rng, buf):
     return random_action(S, P, rng, buf, -1.0)
 
 
-@njit(cache=True)
-def play_deals(P, states, bots, seeds):
-    """Play ``states`` (int64[N, STATE_SIZE], engine states in the auction or the play)
-    to their end **in place**, numba bot ``bots[seat]`` (int64[4]) at each seat. At the
-    start of deal ``i`` each seat's stream is seeded ``rng_seed(rng, seeds[i, seat], 0)``
-    (``seeds``: int64[N, 4]), as :meth:`NumbaBotAgent.reset` does. Returns 0, or
-    ``i + 1`` when a bot chose an illegal action in deal ``i`` (which is then left
-    unfinished and the rest unplayed; never expected)."""
-    rngs = np.empty((N_SEATS, 1), dtype=np.uint64)
-    buf = np.zeros(N_ACTIONS, dtype=np.uint8)
+@kernel
+def _prise_hundredths(bot, P):
+    """The two-player heuristic's prise margin offset in bot id ``bot`` for the rules ``P``."""
+    off = (bot >> (_PRISE_SHIFTS[0] if P[P_HAND_CARDS] else _PRISE_SHIFTS[1])) & 0xFFFF
+    return off - 0x10000 if off >= 0x8000 else off
+
+
+@kernel
+def _bot_action_two(bot, V, P, me, rng, buf):
+    """Numba bot ``bot`` of belote for two players: its heuristic
+    (:func:`.heuristic_two.heuristic_action`) or a random legal action, for player ``me``
+    (to act) from his public view ``V``."""
+    if bot & _KIND_MASK == BOT_HEURISTIC:
+        return heuristic_two.heuristic_action(
+            V, P, me, heuristic_two.prise_threshold(P, _prise_hundredths(bot, P)))
+    return two_random_action(V, P, rng)
+
+
+# The play loop and the batched actions are written once, over the family's bots and rules
+# passed as arguments (``_act_*``, ``_play_*``): their bodies are inlined into one cached
+# kernel per family, whose signatures hold arrays only (a dispatcher in a cached signature
+# breaks numba's cache index: see :mod:`coinche_rl.envs.kernels`), so that a family
+# compiles its own bots and rules only (the other family's cost a first run seconds). The
+# bodies allocate nothing (the callers pass the scratch): inlined into a kernel that
+# allocates, their arrays were reference counted, 8% slower.
+_specialised = njit(_nrt=False, inline="always")
+
+
+@_specialised
+def _act_four(bot, S, P, seat, rng, buf, V):
+    return bot_action(bot, S, P, seat, rng, buf)
+
+
+@_specialised
+def _bot_action_two_view(bot, V, P, seat, rng, buf, _):
+    return _bot_action_two(bot, V, P, seat, rng, buf)
+
+
+@_specialised
+def _act_two(bot, S, P, seat, rng, buf, V):
+    two_public_view_into(S, P, seat, V)
+    return _bot_action_two(bot, V, P, seat, rng, buf)
+
+
+@_specialised
+def _play_four(S, P, a):
+    if not is_legal(S, P, a):
+        return False
+    apply_legal_action(S, P, a)
+    return True
+
+
+@_specialised
+def _play_two(S, P, a):
+    if a < 0 or not two_is_legal(S, P, a):
+        return False
+    two_apply(S, P, a)
+    return True
+
+
+@_specialised
+def _play_deals_with(act, play, P, states, bots, seeds, rngs, buf, V):
+    """The body of :func:`play_deals`, with the family's bots ``act(bot, S, P, seat, rng,
+    buf, V)`` and ``play(S, P, a)`` (apply ``a`` if legal: whether it was); ``rngs``
+    (uint64[players, 1]), ``buf`` (uint8[N_ACTIONS]), ``V`` (a state: the public view of
+    the bots that read one) are scratch."""
     for i in range(states.shape[0]):
         S = states[i]
-        for s in range(N_SEATS):
+        for s in range(bots.shape[0]):
             rng_seed(rngs[s], seeds[i, s], np.int64(0))
-        while phase_of(S) != DONE:
-            cur = current_seat(S)
-            a = bot_action(bots[cur], S, P, cur, rngs[cur], buf)
-            if not is_legal(S, P, a):
+        while game_phase(S, P) != DONE:
+            cur = game_to_act(S, P)
+            if not play(S, P, act(bots[cur], S, P, cur, rngs[cur], buf, V)):
                 return i + 1
-            apply_legal_action(S, P, a)
     return 0
+
+
+@kernel
+def play_deals_four(P, states, bots, seeds, rngs, buf, V):
+    """:func:`play_deals` of the four-player game, callable from numba (with the
+    scratch of :func:`_play_deals_with`)."""
+    return _play_deals_with(_act_four, _play_four, P, states, bots, seeds, rngs, buf, V)
+
+
+@kernel
+def play_deals_two(P, states, bots, seeds, rngs, buf, V):
+    """:func:`play_deals` of belote for two players, callable from numba (with the
+    scratch of :func:`_play_deals_with`)."""
+    return _play_deals_with(_act_two, _play_two, P, states, bots, seeds, rngs, buf, V)
+
+
+def play_deals(P, states, bots, seeds) -> int:
+    """Play ``states`` (int64[N, state size], engine states of the rules ``P``'s family,
+    not over) to their end **in place**, numba bot ``bots[seat]`` at each seat (or
+    player). At the start of deal ``i`` each seat's stream is seeded ``rng_seed(rng,
+    seeds[i, seat], 0)`` (``seeds``: int64[N, players]), as :meth:`NumbaBotAgent.reset`
+    does; with two players each decision reads the player's public view. Returns 0, or
+    ``i + 1`` when a bot chose an illegal action in deal ``i`` (which is then left
+    unfinished and the rest unplayed; never expected). The family's kernel
+    (:func:`play_deals_four`, :func:`play_deals_two`) does it."""
+    kernel_ = play_deals_two if P[P_FAMILY] == FAMILY_TWO else play_deals_four
+    return int(kernel_(P, states, bots, seeds, *_scratch(states.shape[1])))
+
+
+def _scratch(state_size: int):
+    """``(rngs, buf, V)``: the scratch of the play loop and the batched actions."""
+    return (np.zeros((N_SEATS, 1), dtype=np.uint64), np.zeros(N_ACTIONS, dtype=np.uint8),
+            np.zeros(state_size, dtype=np.int64))
+
+
+#: each family's bot kernel ``f(bot, S, P, seat, rng, buf)`` (``S``: the seat's public
+#: state; the four-player game's also takes the raw state), by ``P[P_FAMILY] == FAMILY_TWO``
+BOT_ACTIONS = (bot_action, _bot_action_two)
+
+
+def game_bot_action(bot, S, P, seat, rng, buf) -> int:
+    """The action of numba bot ``bot`` for ``seat`` (to act) in every family: the
+    four-player game's :func:`bot_action` (``S`` the raw state or the seat's public
+    state), belote for two players' (``S`` the player's public view; its heuristic is
+    :func:`.heuristic_two.heuristic_action`). ``rng``: uint64[1], the seat's stream;
+    ``buf``: uint8[N_ACTIONS] scratch."""
+    return int(BOT_ACTIONS[int(P[P_FAMILY] == FAMILY_TWO)](bot, S, P, seat, rng, buf))
 
 
 # ====================================================================== deals
 @njit(cache=True)
 def _deal_states(P, n, seed, dealer, out):
-    """Fill ``out`` (int64[n, STATE_SIZE]) with fresh deals: deal ``i`` from sub-stream
+    """Fill ``out`` (int64[n, state size]) with fresh deals: deal ``i`` from sub-stream
     ``i`` of ``seed``, dealt by ``dealer`` (random when < 0)."""
     hands = np.empty(N_SEATS, dtype=np.int64)
     deck = np.empty(N_CARDS, dtype=np.int64)
     rng = np.empty(1, dtype=np.uint64)
     for i in range(n):
         rng_seed(rng, seed, i)
-        deal_into(out[i], P, rng, dealer, hands, deck)
+        game_new_deal(out[i], P, rng, dealer, hands, deck)
 
 
 def deal_states(rules: Union[str, RuleSet] = "ffb", n: int = 1, seed: int = 0,
                 dealer: int = -1) -> np.ndarray:
-    """``n`` fresh engine states (int64[n, STATE_SIZE]) for :func:`play_deals`: uniformly
-    random deals (sub-stream ``i`` of ``seed`` for deal ``i``), dealt by ``dealer`` or a
-    random seat when ``dealer`` is -1.
+    """``n`` fresh engine states (int64[n, state size], the rules' family) for
+    :func:`play_deals`: uniformly random deals (sub-stream ``i`` of ``seed`` for deal
+    ``i``), dealt by ``dealer`` or a random seat (player) when ``dealer`` is -1.
 
-    >>> deal_states("classic", 2, seed=1).shape
-    (2, 215)
+    >>> deal_states("classic", 2, seed=1).shape, deal_states("belote_a_deux").shape
+    ((2, 215), (1, 206))
     """
     if not isinstance(n, (int, np.integer)) or n < 0:
         raise ValueError(f"n must be a non-negative number of deals, not {n!r}")
-    if dealer not in (-1, *range(N_SEATS)):
-        raise ValueError(f"dealer must be a seat 0..3 or -1 (random), not {dealer!r}")
-    P = params_vector(four_player_rules(rules))
-    out = np.empty((int(n), STATE_SIZE), dtype=np.int64)
+    rules = get_rules(rules)
+    fam = family_of(rules)
+    if dealer not in (-1, *range(fam.n_players)):
+        raise ValueError(f"dealer must be a seat 0..{fam.n_players - 1} or -1 (random), "
+                         f"not {dealer!r}")
+    P = params_vector(rules)
+    out = np.empty((int(n), fam.state_size), dtype=np.int64)
     _deal_states(P, int(n), int(seed), int(dealer), out)
     return out
 
@@ -925,10 +1062,10 @@ def fit_hand_values(kind: int, n: int = 60000, seed: int = 0):
 
 # ================================================================ Python agents
 class NumbaBotAgent(Agent):
-    """An agent that plays numba bot :attr:`numba_bot` through :func:`bot_action` on the
-    seat's public state. :meth:`reset` seeds ``self.rng`` (uint64[1], a splitmix64
-    stream, not a numpy Generator) with ``rng_seed(rng, seed, 0)``, as
-    :func:`play_deals` seeds each seat."""
+    """An agent that plays numba bot :attr:`numba_bot` through :func:`game_bot_action`
+    on the seat's public state (``view.public_state``; with two players his public view).
+    :meth:`reset` seeds ``self.rng`` (uint64[1], a splitmix64 stream, not a numpy
+    Generator) with ``rng_seed(rng, seed, 0)``, as :func:`play_deals` seeds each seat."""
 
     numba_bot = BOT_RANDOM
 
@@ -942,8 +1079,7 @@ class NumbaBotAgent(Agent):
         rng_seed(self.rng, 0, 0)
 
     def reset(self, seat: int, rules: RuleSet, seed: int) -> None:
-        if rules.family not in self.FAMILIES:
-            self.check_rules(rules)             # says which families it plays
+        self.check_rules(rules)                 # the families it plays, its own conditions
         self.seat = int(seat)
         self.rules = rules
         self.seed = int(seed)
@@ -951,8 +1087,8 @@ class NumbaBotAgent(Agent):
         rng_seed(self.rng, _int64(seed), 0)
 
     def act(self, view: PlayerView) -> int:
-        return int(bot_action(self.numba_bot, view.public_state, view.params, view.seat,
-                              self.rng, self._buf))
+        return game_bot_action(self.numba_bot, view.public_state, view.params, view.seat,
+                               self.rng, self._buf)
 
 
 class HeuristicAgent(NumbaBotAgent):
@@ -975,30 +1111,85 @@ class HeuristicAgent(NumbaBotAgent):
         self.coinche = bool(coinche)
 
 
+class TwoHeuristicAgent(NumbaBotAgent):
+    """Belote for two players' heuristic (:mod:`.heuristic_two`): the ``heuristic`` of
+    the ``two`` family; ``prise`` and ``prise_decouverte`` as in :func:`heuristic_two_bot`."""
+
+    FAMILIES = ("two",)
+    DESCRIPTION = ("rule-based player in numba: prise on trump strength against the visible "
+                   "cards, exchange of the 7, masters, trump drawing, cheap wins, low "
+                   "discards, uncovering face-down cards")
+    PARAMS = {
+        "prise": Param(float, doc="belote à deux: the strength margin to take or name "
+                       "(lower: takes more readily)", min=-20.0, max=30.0),
+        "prise_decouverte": Param(float, doc="belote découverte: the same",
+                                  min=-20.0, max=30.0),
+    }
+
+    def __init__(self, prise: float = _PRISE_DEFAULTS[0],
+                 prise_decouverte: float = _PRISE_DEFAULTS[1]):
+        super().__init__(heuristic_two_bot(prise, prise_decouverte))
+        self.prise = float(prise)
+        self.prise_decouverte = float(prise_decouverte)
+
+    def check_rules(self, rules: RuleSet) -> None:
+        """A prise margin changed from its default for the other preset (``prise`` is
+        read with a hand, ``prise_decouverte`` without) would change nothing: refused."""
+        super().check_rules(rules)
+        unread, read, game = (("prise_decouverte", "prise", "découverte") if rules.hand_cards
+                              else ("prise", "prise_decouverte", "à deux"))
+        if getattr(self, unread) != _PRISE_DEFAULTS[_PRISE_NAMES.index(unread)]:
+            raise ValueError(f"heuristic: {unread} is not read under the rules {rules.name!r} "
+                             f"(it is the belote {game} prise margin); set {read} instead")
+
+
 # ================================================ batched heuristic (env opponents)
-@njit(cache=True)
-def batch_bot_actions(bot, states, P, seats, out):
-    """``out[j]`` = the action of numba bot ``bot`` for seat ``seats[j]`` (to act) in
-    ``states[j]`` (public states); the bot must draw no random numbers (the heuristic)."""
-    rng = np.zeros(1, dtype=np.uint64)
-    buf = np.zeros(N_ACTIONS, dtype=np.uint8)
+@_specialised
+def _batch_with(act, bot, states, P, seats, out, rngs, buf, V):
     for j in range(states.shape[0]):
-        out[j] = bot_action(bot, states[j], P, seats[j], rng, buf)
+        out[j] = act(bot, states[j], P, seats[j], rngs[0], buf, V)
 
 
-def warmup() -> None:
+@kernel
+def _batch_four(bot, states, P, seats, out, rngs, buf, V):
+    _batch_with(_act_four, bot, states, P, seats, out, rngs, buf, V)
+
+
+@kernel
+def _batch_two(bot, states, P, seats, out, rngs, buf, V):
+    _batch_with(_bot_action_two_view, bot, states, P, seats, out, rngs, buf, V)
+
+
+def batch_bot_actions(bot, states, P, seats, out) -> None:
+    """``out[j]`` = the action of numba bot ``bot`` for seat ``seats[j]`` (to act) in
+    ``states[j]`` (public states, of the rules ``P``'s family); the bot must draw no
+    random numbers (the heuristic): the vector envs' opponents."""
+    kernel_ = _batch_two if P[P_FAMILY] == FAMILY_TWO else _batch_four
+    kernel_(bot, states, P, seats, out, *_scratch(states.shape[1]))
+
+
+def warmup(rules_names=("ffb", "classic")) -> None:
     """Compile (or load from the cache) :func:`bot_action`, :func:`play_deals`,
     :func:`deal_states` and :func:`batch_bot_actions` (the vector env's ``heuristic``
-    opponents)."""
-    for rules in ("ffb", "classic"):
-        P = params_vector(four_player_rules(rules))
+    opponents) for the families of ``rules_names`` (the four-player game's by default;
+    :func:`warmup_two`: belote for two players')."""
+    for rules in rules_names:
+        P = params_vector(get_rules(rules))
         states = deal_states(rules, 2, seed=0)
-        seats = current_seats(states, np.arange(len(states)))
-        batch_bot_actions(int(BOT_HEURISTIC), states, P, seats,
-                          np.empty(len(states), dtype=np.int64))
-        bots = np.array([BOT_HEURISTIC, BOT_RANDOM, BOT_HEURISTIC, BOT_RANDOM], dtype=np.int64)
-        play_deals(P, states, bots, np.zeros((2, N_SEATS), dtype=np.int64))
-        S = deal_states(rules, 1, seed=1)[0]
-        rng = np.zeros(1, dtype=np.uint64)
-        buf = np.zeros(N_ACTIONS, dtype=np.uint8)
-        bot_action(BOT_HEURISTIC, S, P, int(current_seat(S)), rng, buf)
+        n = family_of(rules).n_players
+        seats = np.array([game_to_act(S, P) for S in states], dtype=np.int64)
+        if n == N_SEATS:     # two players: on first use by a vector env's opponents
+            batch_bot_actions(int(BOT_HEURISTIC), states, P, seats,
+                              np.empty(len(states), dtype=np.int64))
+        bots = np.array([BOT_HEURISTIC, BOT_RANDOM, BOT_HEURISTIC, BOT_RANDOM][:n], dtype=np.int64)
+        play_deals(P, states, bots, np.zeros((2, n), dtype=np.int64))
+        if n == N_SEATS:
+            S = deal_states(rules, 1, seed=1)[0]
+            rng = np.zeros(1, dtype=np.uint64)
+            buf = np.zeros(N_ACTIONS, dtype=np.uint8)
+            bot_action(BOT_HEURISTIC, S, P, int(current_seat(S)), rng, buf)
+
+
+def warmup_two() -> None:
+    """:func:`warmup` for belote for two players (its bots only)."""
+    warmup(("belote_a_deux",))

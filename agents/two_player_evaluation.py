@@ -15,7 +15,7 @@ The prise so far is replayed; then each **option** is applied in every world:
   second round his naming now;
 * ``pass``: he passes now and the deal goes on.
 
-and the deal is played out by the heuristic at both players (``agents.two_player_bots``,
+and the deal is played out by the heuristic at both players (``agents.heuristic_two``,
 each deciding from his own view only: the prise after a pass, the exchange, the cards),
 scored by the engine. The same worlds and the same bot seeds serve every option, so
 their differences carry little noise. Per option: the mean score difference (his score
@@ -39,7 +39,7 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 from numba import njit
 
-from ..actions import NAME_BASE, PASS, TAKE, action_to_str
+from ..actions import N_ACTIONS, NAME_BASE, PASS, TAKE, action_to_str
 from ..cards import N_CARDS, SUIT_NAMES, format_card, parse_card
 from ..engine.bits import rng_below, rng_seed, seed_int64, shuffle
 from ..engine.two import (MADE_MADE, N_PLAYERS, N_STACKS, TWO_STATE_SIZE, current_player,
@@ -49,7 +49,7 @@ from ..engine.two_layout import other as other_player
 from ..rules import RuleSet, params_vector
 from ..two_player import TwoPlayerDeal, TwoPlayerView, two_player_rules
 from .evaluation import EvaluationError
-from .two_player_bots import HEURISTIC_WEIGHTS, TWO_HEURISTIC, two_play_deals
+from .numba_bots import BOT_HEURISTIC, play_deals_two
 
 __all__ = ["TwoPlayerHandEvaluation", "evaluate_two_player_view", "evaluate_two_player_hand",
            "deck_places", "world_deck", "PASS_OPTION", "warmup"]
@@ -98,19 +98,21 @@ def world_deck(template, unknown, rng, cards, deck):
 
 @njit(cache=True)
 def _evaluate_worlds(P, template, unknown, dealer, prise, player, options, first, n, seed,
-                     W, out_diff, out_made, out_taker):
+                     bots, out_diff, out_made, out_taker):
     """Worlds ``first .. first + n - 1`` of the stream ``seed``: ``template`` (int64[32],
     -1 where unknown) completed by the cards ``unknown`` (int64[k]) in a uniform order,
     dealt by ``dealer``, the prise ``prise`` replayed, each option applied and the deal
-    played out by the heuristic at both players. ``out_*[i, j]``: world ``first + i``,
+    played out by the bots ``bots`` (the heuristic) at both players. ``out_*[i, j]``: world ``first + i``,
     option ``options[j]``: ``player``'s score minus the other's, ``deal_made``, the taker."""
     n_opt = options.shape[0]
     deck = np.empty(N_CARDS, dtype=np.int64)
     cards = np.empty(unknown.shape[0], dtype=np.int64)
     states = np.empty((n_opt, TWO_STATE_SIZE), dtype=np.int64)
     seeds = np.empty((n_opt, 2), dtype=np.int64)
-    bots = np.full(2, TWO_HEURISTIC, dtype=np.int64)
     rng = np.zeros(1, dtype=np.uint64)
+    rngs = np.zeros((N_PLAYERS, 1), dtype=np.uint64)        # the play loop's scratch
+    buf = np.zeros(N_ACTIONS, dtype=np.uint8)
+    V = np.zeros(TWO_STATE_SIZE, dtype=np.int64)
     for i in range(n):
         rng_seed(rng, seed, first + i)
         s0, s1 = world_deck(template, unknown, rng, cards, deck)
@@ -122,7 +124,7 @@ def _evaluate_worlds(P, template, unknown, dealer, prise, player, options, first
             _apply_option(T, P, player, options[j])
             seeds[j, 0] = s0                 # the same bot seeds for every option
             seeds[j, 1] = s1
-        bad = two_play_deals(P, states, bots, W, seeds)
+        bad = play_deals_two(P, states, bots, seeds, rngs, buf, V)
         if bad:
             raise ValueError("the heuristic chose an illegal action")
         for j in range(n_opt):
@@ -243,12 +245,13 @@ class TwoPlayerHandEvaluation:
 
 # ------------------------------------------------------------------------------- API
 def evaluate_two_player_view(view: TwoPlayerView, samples: int = 500, seed: int = 0,
-                             weights: Optional[np.ndarray] = None) -> TwoPlayerHandEvaluation:
+                             bot: Optional[int] = None) -> TwoPlayerHandEvaluation:
     """Evaluate every option of ``view.player`` at his turn in the prise (module
     docstring), from his view only.
 
     :param samples: worlds (the same for every option).
-    :param weights: the heuristic's weights (default ``HEURISTIC_WEIGHTS``).
+    :param bot: the heuristic's bot id (:func:`~.numba_bots.heuristic_two_bot`; default
+        the heuristic's).
     :raises EvaluationError: not the prise, or not his turn, or ``samples`` < 1.
     """
     if not isinstance(view, TwoPlayerView):
@@ -276,8 +279,7 @@ def evaluate_two_player_view(view: TwoPlayerView, samples: int = 500, seed: int 
     template, unknown = _template(view)
     prise = np.array(view.prise, dtype=np.int64)
     P = params_vector(view.rules)
-    Wt = np.asarray(HEURISTIC_WEIGHTS if weights is None else weights, dtype=np.float64)
-    W = np.stack([Wt, Wt])
+    bots = np.full(2, BOT_HEURISTIC if bot is None else bot, dtype=np.int64)
     n = int(samples)
     diff = np.zeros((n, len(options)), dtype=np.int64)
     made = np.zeros_like(diff)
@@ -287,7 +289,7 @@ def evaluate_two_player_view(view: TwoPlayerView, samples: int = 500, seed: int 
     for first in range(0, n, _CHUNK):
         k = min(_CHUNK, n - first)
         _evaluate_worlds(P, template, unknown, int(view.dealer), prise, int(view.player), opts,
-                         first, k, seed_int64(seed), W, diff[first:first + k],
+                         first, k, seed_int64(seed), bots, diff[first:first + k],
                          made[first:first + k], taker[first:first + k])
     seconds = time.perf_counter() - t0
     mean = diff.mean(axis=0)

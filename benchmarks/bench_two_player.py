@@ -1,5 +1,5 @@
 """Belote for two players: engine and agent throughput, and the heuristic's strength
-(``coinche_rl.engine.two``, ``coinche_rl.agents.two_player_bots``, ``coinche_rl.arena``).
+(``coinche_rl.engine.two``, ``coinche_rl.agents.numba_bots``, ``coinche_rl.arena``).
 
 Figures (one core; best of ``--repeats`` timed runs after a warm-up), for each preset
 (``belote_a_deux``, ``belote_decouverte``):
@@ -8,7 +8,7 @@ Figures (one core; best of ``--repeats`` timed runs after a warm-up), for each p
   uniformly random legal actions (``engine.two.two_simulate``: the deal, the prise,
   the exchange, 16 tricks, scoring).
 * ``<preset>_heuristic_deals_per_s``: deals played by the heuristic at both players in
-  numba (``agents.two_player_bots.two_play_deals``: a public view built for every
+  numba (``agents.numba_bots.play_deals``: a public view built for every
   decision), from the deal set's initial states.
 * ``<preset>_duplicate_deals_per_s``: a duplicate ``heuristic`` against ``random``
   end to end (``run_two_player_duplicate``, serial): deal set, both seatings, result;
@@ -32,7 +32,7 @@ import time
 
 import numpy as np
 
-from coinche_rl.agents.two_player_bots import HEURISTIC_WEIGHTS, TWO_HEURISTIC, two_play_deals
+from coinche_rl.agents.numba_bots import BOT_HEURISTIC, play_deals
 from coinche_rl.arena import TwoDealSet, run_two_player_duplicate, warmup
 from coinche_rl.engine.two import two_simulate
 from coinche_rl.engine.two import warmup as engine_warmup
@@ -64,8 +64,7 @@ def main(argv=None) -> dict:
     run_two_player_duplicate("heuristic", "random", 4, fast=False)      # the Python path
     out = {"bench": "two_player", "quick": args.quick, "machine": machine(),
            "warmup_s": round(time.perf_counter() - t0, 2)}
-    W = np.stack([HEURISTIC_WEIGHTS, HEURISTIC_WEIGHTS])
-    bots = np.array([TWO_HEURISTIC, TWO_HEURISTIC], dtype=np.int64)
+    bots = np.array([BOT_HEURISTIC, BOT_HEURISTIC], dtype=np.int64)
     for preset in PRESETS:
         P = params_vector(get_rules(preset))
         scores = np.zeros((n_engine, 2), np.int64)
@@ -75,7 +74,7 @@ def main(argv=None) -> dict:
                                                           void))
         out[f"{preset}_engine_random_deals_per_s"] = round(n_engine / secs)
         states, seeds = TwoDealSet(preset, 1).states(np.arange(n_bot))
-        secs = best_seconds(repeats, lambda: two_play_deals(P, states.copy(), bots, W, seeds))
+        secs = best_seconds(repeats, lambda: play_deals(P, states.copy(), bots, seeds))
         out[f"{preset}_heuristic_deals_per_s"] = round(n_bot / secs)
         t1 = time.perf_counter()
         r = run_two_player_duplicate("heuristic", "random", n_pairs, preset, seed=1)

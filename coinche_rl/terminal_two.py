@@ -361,10 +361,10 @@ class TwoPlayerTerminalGame(TerminalGame):
                      f"{SUIT_NAMES[deal.retourne >> 3]} as trump; it stays on the table)")
 
     def _kernels(self):
-        from .agents.two_player_bots import two_bot_action
+        from .agents.numba_bots import BOT_ACTIONS
         from . import engine as E
         return ("the game and its agent",
-                (E.game_step, E.game_legal_mask, E.game_public_view_into, two_bot_action),
+                (E.game_step, E.game_legal_mask, E.game_public_view_into, BOT_ACTIONS[1]),
                 "about 10-30 s")
 
     def _play_aside(self) -> None:

@@ -144,10 +144,22 @@ class TwoPlayerView:
     declaration_winner: Optional[int]
     legal: np.ndarray
     state: np.ndarray
+    #: the rule vector (``params_vector(rules)``)
+    params: np.ndarray = None
 
     @property
     def legal_actions(self) -> List[int]:
         return [int(a) for a in np.flatnonzero(self.legal)]
+
+    @property
+    def seat(self) -> int:
+        """:attr:`player`, under the name of every family's views (``PlayerView.seat``)."""
+        return self.player
+
+    @property
+    def public_state(self) -> np.ndarray:
+        """:attr:`state`, under the name of every family's views."""
+        return self.state
 
 
 class TwoPlayerDeal(BaseDeal):
@@ -318,7 +330,7 @@ class TwoPlayerDeal(BaseDeal):
             trick_winners=tuple(self.trick_winners),
             card_points_won=(int(_py2.card_points_won(V, 0)), int(_py2.card_points_won(V, 1))),
             declarations=(int(_py2.declaration_points(V, 0)), int(_py2.declaration_points(V, 1))),
-            declaration_winner=None if w < 0 else w, legal=legal, state=V)
+            declaration_winner=None if w < 0 else w, legal=legal, state=V, params=self._P)
 
     # ---------------------------------------------------------------- actions
     def legal_cards(self) -> int:

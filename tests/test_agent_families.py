@@ -14,7 +14,8 @@ from coinche_rl import cli
 from coinche_rl.agents import (Agent, AgentSpecError, Param, agent_families, available_agents,
                                describe_agents, make_agent, registry)
 from coinche_rl.agents.numba_bots import HeuristicAgent
-from coinche_rl.agents.two_player_bots import TwoHeuristicAgent, TwoRandomAgent
+from coinche_rl.agents.numba_bots import TwoHeuristicAgent
+from coinche_rl.agents.random_agent import RandomAgent
 from coinche_rl.agents.two_player_pimc import TwoPimcAgent
 from coinche_rl.rules import FAMILY_PRESETS, get_rules, parse_rules
 from coinche_rl.values import parse_value
@@ -34,7 +35,7 @@ def test_a_spec_name_builds_the_class_of_its_family():
     assert type(make_agent("heuristic")) is HeuristicAgent
     assert type(make_agent("heuristic", "classic")) is HeuristicAgent
     assert type(make_agent("heuristic", "two")) is TwoHeuristicAgent
-    assert type(make_agent("random", get_rules("belote_a_deux"))) is TwoRandomAgent
+    assert type(make_agent("random", get_rules("belote_a_deux"))) is RandomAgent   # every family
     pimc = make_agent("pimc:worlds=3", "two")
     assert type(pimc) is TwoPimcAgent and pimc.spec == "pimc:worlds=3" and pimc.worlds == 3
     for cls in (HeuristicAgent, TwoHeuristicAgent, TwoPimcAgent):
@@ -182,20 +183,19 @@ def test_an_installed_package_qualifies_a_name_by_its_family(monkeypatch):
     ``name@family`` for the one of its name (a factory of no declared family included);
     an object that does not play the family of its name is named."""
     import importlib.metadata
-    from coinche_rl.agents.random_agent import RandomAgent
     EP = importlib.metadata.EntryPoint
     group = registry.ENTRY_POINT_GROUP
-    eps = [EP("ep-fam", "coinche_rl.agents.random_agent:RandomAgent", group),
-           EP("ep-fam@two", "coinche_rl.agents.two_player_bots:TwoRandomAgent", group),
-           EP("ep-bad@two", "coinche_rl.agents.random_agent:RandomAgent", group)]
+    eps = [EP("ep-fam", "coinche_rl.agents.numba_bots:HeuristicAgent", group),
+           EP("ep-fam@two", "coinche_rl.agents.numba_bots:TwoHeuristicAgent", group),
+           EP("ep-bad@two", "coinche_rl.agents.numba_bots:HeuristicAgent", group)]
     monkeypatch.setattr(importlib.metadata, "entry_points", lambda group=None, **kw: list(eps))
     monkeypatch.setattr(registry, "_ENTRY_POINTS", None)
     monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
     assert {"ep-fam", "ep-bad"} <= set(available_agents())
     assert "ep-fam@two" not in available_agents()
-    assert type(make_agent("ep-fam")) is RandomAgent
+    assert type(make_agent("ep-fam")) is HeuristicAgent
     a = make_agent("ep-fam", "two")
-    assert type(a) is TwoRandomAgent and a.spec == "ep-fam"
+    assert type(a) is TwoHeuristicAgent and a.spec == "ep-fam"
     assert "ep-fam" in available_agents("two") and "ep-bad" not in available_agents("two")
     with pytest.raises(AgentSpecError, match=r"entry point ep-bad@two = .* plays the families "
                                              r"coinche, classic, not the one of its name"):

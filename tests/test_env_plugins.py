@@ -260,9 +260,10 @@ def test_vector_named_heuristic_equals_the_explicit_batched_policy(rules):
 
 
 def explicit_two_heuristic(views, params, players):
-    from coinche_rl.agents.two_player_bots import HEURISTIC_WEIGHTS, TWO_HEURISTIC, two_bot_action
+    from coinche_rl.agents.numba_bots import BOT_HEURISTIC, game_bot_action
     rng = np.zeros(1, dtype=np.uint64)
-    return np.array([two_bot_action(TWO_HEURISTIC, V_, params, int(p), rng, HEURISTIC_WEIGHTS)
+    buf = np.zeros(120, dtype=np.uint8)
+    return np.array([game_bot_action(BOT_HEURISTIC, V_, params, int(p), rng, buf)
                      for V_, p in zip(views, players)], dtype=np.int64)
 
 

@@ -10,8 +10,9 @@ import pytest
 
 from coinche_rl import arena, cli
 from coinche_rl.agents import Agent, AgentSpecError, make_agent, play_deal
-from coinche_rl.agents.two_player_bots import (TWO_HEURISTIC, TWO_RANDOM, TwoHeuristicAgent,
-                                               TwoRandomAgent, two_play_deals)
+from coinche_rl.agents.numba_bots import (BOT_HEURISTIC, BOT_RANDOM, TwoHeuristicAgent,
+                                          play_deals)
+from coinche_rl.agents.random_agent import RandomAgent
 from coinche_rl.engine import two as E2
 from coinche_rl.game import IllegalActionError
 from coinche_rl.rules import get_rules
@@ -37,11 +38,10 @@ def test_agents_play_only_legal_actions_through_the_views(preset, specs):
 def test_numba_bots_play_only_legal_actions_over_many_deals(preset):
     ds = arena.TwoDealSet(preset, seed=3)
     states, seeds = ds.states(np.arange(3000))
-    W = np.stack([TwoHeuristicAgent().bot_weights] * 2)
-    for bots in ([TWO_HEURISTIC, TWO_RANDOM], [TWO_RANDOM, TWO_HEURISTIC],
-                 [TWO_HEURISTIC, TWO_HEURISTIC]):
+    for bots in ([BOT_HEURISTIC, BOT_RANDOM], [BOT_RANDOM, BOT_HEURISTIC],
+                 [BOT_HEURISTIC, BOT_HEURISTIC]):
         st = states.copy()
-        assert two_play_deals(ds.params, st, np.array(bots), W, seeds) == 0
+        assert play_deals(ds.params, st, np.array(bots), seeds) == 0
         assert (st[:, E2.T_PHASE] == E2.DONE).all()
 
 
@@ -50,11 +50,13 @@ def test_the_python_agents_and_the_numba_loop_make_the_same_choices():
         ds = arena.TwoDealSet(preset, seed=5)
         states, seeds = ds.states(np.arange(25))
         st = states.copy()
-        W = np.stack([TwoHeuristicAgent().bot_weights, TwoRandomAgent().bot_weights])
-        two_play_deals(ds.params, st, np.array([TWO_HEURISTIC, TWO_RANDOM]), W, seeds)
+        # a prise margin off its default (it travels in the bot id)
+        margin = {"prise": 4.5} if preset == "belote_a_deux" else {"prise_decouverte": 3.25}
+        bots = [TwoHeuristicAgent(**margin).numba_bot, RandomAgent().numba_bot]
+        play_deals(ds.params, st, np.array(bots), seeds)
         for i in range(25):
             deal = ds.deal(i)
-            play_deal(deal, [TwoHeuristicAgent(), TwoRandomAgent()], list(seeds[i]))
+            play_deal(deal, [TwoHeuristicAgent(**margin), RandomAgent()], list(seeds[i]))
             assert (deal.state == st[i]).all()
 
 
@@ -108,7 +110,7 @@ def test_the_heuristic_reads_only_the_view(prise):
         agent = TwoHeuristicAgent()
         agent.reset(p, d.rules, 0)
         # follow the first world's play while p's views agree; p's choices must agree
-        other_agent = TwoRandomAgent()
+        other_agent = RandomAgent()
         other_agent.reset(o, d.rules, trial)
         while not d.is_terminal:
             q = d.current_player
@@ -148,8 +150,8 @@ def test_agents_are_reproducible_from_their_seed():
             results.append(deal.history)
         assert results[0] == results[1]
     a, b = TwoPlayerDeal("belote_decouverte", seed=1), TwoPlayerDeal("belote_decouverte", seed=1)
-    play_deal(a, [TwoRandomAgent(), TwoRandomAgent()], [1, 2])
-    play_deal(b, [TwoRandomAgent(), TwoRandomAgent()], [3, 4])
+    play_deal(a, [RandomAgent(), RandomAgent()], [1, 2])
+    play_deal(b, [RandomAgent(), RandomAgent()], [3, 4])
     assert a.history != b.history
 
 
@@ -162,8 +164,7 @@ def test_specs_and_the_family_checks():
                                              "heuristic, pimc, random"):
         make_agent("nn", "two")
     assert make_agent("pimc:worlds=8", "two").worlds == 8
-    with pytest.raises(AgentSpecError, match="plays the families coinche, classic, not"):
-        make_agent("coinche_rl.agents.random_agent:RandomAgent", "two")
+    assert type(make_agent("coinche_rl.agents.random_agent:RandomAgent", "two")) is RandomAgent
     with pytest.raises(AgentSpecError, match="plays the family two, not the family 'coinche'"):
         make_agent("coinche_rl.agents.two_player_bots:TwoHeuristicAgent")
     with pytest.raises(AgentSpecError, match="no parameter 'depth'"):
@@ -209,8 +210,8 @@ def test_duplicate_pairs_are_mirrors():
     states, seeds = ds.states(r.index)
     for k in range(5):
         i = int(r.index[k])
-        for t, agents in enumerate(([TwoHeuristicAgent(), TwoRandomAgent()],
-                                    [TwoRandomAgent(), TwoHeuristicAgent()])):
+        for t, agents in enumerate(([TwoHeuristicAgent(), RandomAgent()],
+                                    [RandomAgent(), TwoHeuristicAgent()])):
             deal = TwoPlayerDeal("belote_a_deux", deck=list(decks[k]), dealer=int(dealers[k]))
             assert deal.deck == [int(c) for c in decks[k]]       # the same cards, both seatings
             play_deal(deal, agents, list(seeds[k]))

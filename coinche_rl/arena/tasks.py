@@ -20,9 +20,7 @@ from .. import engine as E
 from ..actions import action_to_str
 from ..agents import BatchedAgent, make_agent, numba_bots, play_deal
 from ..agents.neural.batch_play import play_states
-from ..agents import two_player_bots
 from ..agents.numba_bots import play_deals
-from ..agents.two_player_bots import two_play_deals
 from ..engine.two import py as two_py
 from ..engine.two_layout import other as other_player
 from ..game import Deal, IllegalActionError, score_into_match
@@ -308,8 +306,7 @@ class _TwoPlayerPairs(PairPlay):
         agents = _seat_agents(specs, self.family)
         if fast and all(a.numba_bot is not None for a in agents) and len(states):
             bots = np.array([a.numba_bot for a in agents], dtype=np.int64)
-            W = np.stack([a.bot_weights for a in agents])
-            bad = two_play_deals(P, states, bots, W, seeds)
+            bad = play_deals(P, states, bots, seeds)
             if bad:
                 p = int(two_py.current_player(states[bad - 1]))
                 raise ArenaError(f"agent {specs[p]!r} (a numba bot) as player {p} played an "
@@ -322,7 +319,7 @@ class _TwoPlayerPairs(PairPlay):
 
     def warmup(self) -> None:
         """Compile (or load from the numba cache) the deal sets and the two-player bots."""
-        two_player_bots.warmup()
+        numba_bots.warmup_two()
         for name in ("belote_a_deux", "belote_decouverte"):
             DealSet(name, 0).states([0])
 

@@ -47,8 +47,8 @@ def _warm_agents(arena, agents, family: Optional[str] = None) -> None:
     t0 = time.perf_counter()
     play = arena.tasks.pair_play(family)
     # what the family's tournament warm-up (arena.warmup) compiles itself
-    own = ("coinche_rl.arena.dealsets", "coinche_rl.agents.two_player_bots") if family == "two" \
-        else ("coinche_rl.arena", "coinche_rl.agents.numba_bots")
+    own = ("coinche_rl.arena.dealsets" if family == "two" else "coinche_rl.arena",
+           "coinche_rl.agents.numba_bots")
     modules: dict = {}                       # module -> the agents it defines
     for spec in dict.fromkeys(agents):
         modules.setdefault(type(play.agent(spec)).__module__, []).append(spec)
