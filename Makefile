@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 DEMO   := $(VENV)/.installed-demo
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test venv bench soak clean
+.PHONY: demo test venv bench soak clean rllib-venv rllib-test rllib-selfplay
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -66,5 +66,38 @@ bench: $(STAMP)
 soak: $(STAMP)
 	@$(FRESH_CACHE) COINCHE_SOAK=1000000 $(BIN)/python -m pytest -q -m soak tests
 
+# RLlib in a venv of its own, .venv-rllib (RLlib pins its own gymnasium, 1.2.2, and more
+# that the project's venv does not take): torch (CPU), ray[rllib] and the package, at
+# the versions of constraints-rllib.txt.
+RLLIB_VENV  := .venv-rllib
+RLLIB_STAMP := $(RLLIB_VENV)/.installed
+# the short run of make rllib-test (CI): two iterations of a tiny batch on a local
+# cluster of two nodes with two env runners, four deal pairs per evaluation
+RLLIB_SHORT := --iterations 2 --train-batch 200 --minibatch 64 --epochs 1 --hidden 64 \
+	--league 2 --snapshot-every 1 --eval-every 1 --eval-deals 4
+
+$(RLLIB_VENV)/bin/python:
+	$(PYTHON) -m venv $(RLLIB_VENV)
+
+$(RLLIB_STAMP): $(RLLIB_VENV)/bin/python pyproject.toml constraints-rllib.txt
+	$(RLLIB_VENV)/bin/python -m pip install -q --upgrade pip
+	$(RLLIB_VENV)/bin/python -m pip install -q --no-compile -c constraints-rllib.txt \
+		torch 'ray[rllib]' pytest hypothesis -e .
+	touch $(RLLIB_STAMP)
+
+rllib-venv: $(RLLIB_STAMP)
+
+# The adapter's tests with RLlib, then the short self-play run (its curve in a
+# temporary folder, removed with the numba cache).
+rllib-test: $(RLLIB_STAMP)
+	@$(FRESH_CACHE) $(RLLIB_VENV)/bin/python -m pytest -q -p no:cacheprovider tests/test_rllib_env.py && \
+	NUMBA_CACHE_DIR="$$cache" $(RLLIB_VENV)/bin/python -m coinche_rl.train.rllib_selfplay \
+		$(RLLIB_SHORT) --out "$$cache/rllib_selfplay"
+
+# Self-play with RLlib on a local Ray cluster (coinche_rl/train/rllib_selfplay.py);
+# its settings: make rllib-selfplay ARGS="--iterations 40 --out runs/x"
+rllib-selfplay: $(RLLIB_STAMP)
+	$(RLLIB_VENV)/bin/python -m coinche_rl.train.rllib_selfplay $(ARGS)
+
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) $(RLLIB_VENV) build *.egg-info

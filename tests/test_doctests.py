@@ -21,5 +21,7 @@ def test_every_module_is_found():
 def test_module_doctests(name):
     if name == "coinche_rl.web.app":
         pytest.importorskip("starlette", reason="the web extra is not installed")
+    if name == "coinche_rl.train.rllib":
+        pytest.importorskip("ray.rllib", reason="RLlib is not installed (make rllib-venv)")
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
     assert result.failed == 0, f"{result.failed} of {result.attempted} examples of {name} failed"
