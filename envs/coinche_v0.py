@@ -297,7 +297,9 @@ class raw_env(AECEnv, EzPickle):
     def reset(self, seed: Optional[int] = None, options: Optional[dict] = None):
         """Start an episode. ``options``: ``{"deal": ..., "dealer": seat}`` replays a
         given deal (read by the family's ``_deal_kwargs``; in match mode, as the first
-        deal); other keys are ignored."""
+        deal); in match mode ``"match_seed"`` seeds the match (``Match(rules, dealer=...,
+        seed=...)``: a vector env's match, from its ``match_seeds``); other keys are
+        ignored."""
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         options = options or {}
@@ -308,8 +310,9 @@ class raw_env(AECEnv, EzPickle):
         fam = self.family
         kw = {} if given is None else fam.deal_kwargs(given)
         if self.mode == "match":
+            seed = int(self._rng.integers(2 ** 62))
             self.game = fam.match(self.rules, dealer=int(dealer),
-                                  seed=int(self._rng.integers(2 ** 62)))
+                                  seed=int(options.get("match_seed", seed)))
             if kw:
                 self.game.deal = fam.deal(self.rules, dealer=int(dealer), **kw)
         else:
