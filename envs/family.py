@@ -61,7 +61,7 @@ class EnvFamily:
     observation: ModuleType
     #: the observation encoder class: ``encoder(rules)`` has ``params``, ``observe(deal,
     #: seat, match)``, ``legal_mask(deal)``, ``encode(state, seat, match, out)`` and the
-    #: tables of the vector kernels (:mod:`.kernels`: ``cpt``, ``rules_vec``, ``no_match``)
+    #: tables of the vector kernels (:mod:`.kernels`: ``cpt``, ``rules_vec``)
     encoder: type
     #: what a seat knows, ``(deal, seat) -> InformationSet or TwoPlayerView``
     knowledge: Callable[[Any, int], Any]

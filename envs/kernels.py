@@ -39,8 +39,9 @@ from ..engine import (auction_action, auction_length, coinche_level, contract_is
                       trick_card, trick_leader, trick_winner)
 from ..actions import BID_BASE, CAPOT_BASE, COINCHE, N_ACTIONS, SURCOINCHE
 from ..cards import N_CARDS, N_SUITS
-from ..rules import (DEAL_POINTS, DIX_DE_DER, FAMILY_TWO, MIN_BID_VALUE, N_SEATS, N_STRAINS,
-                     N_TRICKS, P_FAMILY, RuleSet, card_points_table, partner, seat_after)
+from ..rules import (DEAL_POINTS, DIX_DE_DER, FAMILY_CLASSIC, FAMILY_TWO, MIN_BID_VALUE,
+                     N_SEATS, N_STRAINS, N_TRICKS, P_FAMILY, P_SHUFFLE, P_TARGET, RuleSet,
+                     card_points_table, partner, seat_after)
 from ..rules import team as team_of
 from . import observation as O
 from .observation import (O_BELOTE, O_BIDS, O_CEILINGS, O_COINCHE, O_CONTRACT, O_CURRENT_TRICK,
@@ -51,7 +52,11 @@ from .observation import (O_BELOTE, O_BIDS, O_CEILINGS, O_COINCHE, O_CONTRACT, O
 from ..inference import NO_CEILING, voids_ceilings_into
 from ..engine import (game_apply, game_is_legal, game_legal_mask, game_new_deal, game_next_dealer,
                       game_phase, game_public_view_into, game_random_action, game_reward,
-                      game_score, game_to_act)
+                      game_score, game_side, game_to_act)
+from ..engine import (MADE_LITIGE, MADE_MADE, deck_card, deal_made, hands_from_deck_into,
+                      initial_hand, litige_points, match_winner, reset_classic, reset_state,
+                      rng_below, rng_next, rng_seed, team_tricks_won)
+from ..engine import two as E2
 from .two_player_kernels import encode_into as two_encode_into
 
 __all__ = ["encode_into",
@@ -270,6 +275,175 @@ def first_illegal(states, P, actions):
     return -1
 
 
+# ------------------------------------------------------------------ match mode
+# A game's match, one int64 row ``M`` of ``[N, M_SIZE]`` per game: the sides' totals, the
+# litige pot, the void deals in a row (for ``reshuffle_after_voids``), the match's seed
+# and first dealer (``Match(rules, dealer=..., seed=...)`` replays it), the last deal's
+# gains (the rewards), the winner (-1 while it goes on) and the deals played. Its deals
+# come from the match's own stream (``mrng``: ``game.deal_stream(seed)``), drawn as
+# ``coinche_rl.game.Match`` draws them; ``conf`` int64[M_CONF_SIZE] is (match mode on,
+# belote_cannot_win, reshuffle_after_voids, min_cut). The match vector of the
+# observation (``observation.match_vector``) is kept beside it, float64[N, 5].
+M_SCORE, M_POT, M_VOIDS, M_SEED, M_FIRST_DEALER, M_DELTA, M_WINNER, M_DEALS = 0, 2, 3, 4, 5, 6, 8, 9
+M_SIZE = 10
+C_ON, C_BELOTE_CANNOT_WIN, C_RESHUFFLE, C_MIN_CUT = 0, 1, 2, 3
+M_CONF_SIZE = 4
+
+
+@kernel
+def _match_vector_into(M, P, v):
+    """``v`` := ``(1, score 0, score 1, target, pot)`` of the match ``M``."""
+    v[0] = 1.0
+    v[1] = M[M_SCORE]
+    v[2] = M[M_SCORE + 1]
+    v[3] = P[P_TARGET]
+    v[4] = M[M_POT]
+
+
+@kernel
+def match_start(S, P, M, v, rng, mrng, dealer, hands, deck):
+    """A new match into ``S``/``M``/``v``: its seed drawn from the game's stream ``rng``
+    (63 bits), its first dealer ``dealer`` (or, when < 0, drawn from ``rng`` after the
+    seed), the match's stream ``mrng`` seeded as ``game.deal_stream(seed)`` and its first
+    deal dealt from it, as ``Match(rules, dealer=d, seed=seed)`` deals it."""
+    seed = np.int64(rng_next(rng) >> np.uint64(1))
+    n = 2 if P[P_FAMILY] == FAMILY_TWO else N_SEATS
+    d = dealer if dealer >= 0 else rng_below(rng, np.int64(n))
+    rng_seed(mrng, seed, np.int64(0))
+    for k in range(M.shape[0]):
+        M[k] = 0
+    M[M_SEED] = seed
+    M[M_FIRST_DEALER] = d
+    M[M_WINNER] = -1
+    game_new_deal(S, P, mrng, d, hands, deck)
+    _match_vector_into(M, P, v)
+
+
+@kernel
+def matches_start(states, P, M, V, rngs, mrngs, dealers, hands, deck):
+    """:func:`match_start` in every game ``i`` (first dealer ``dealers[i]``, -1 drawn)."""
+    for i in range(states.shape[0]):
+        match_start(states[i], P, M[i], V[i], rngs[i:i + 1], mrngs[i:i + 1], dealers[i],
+                    hands, deck)
+
+
+@kernel
+def match_score_deal(S, P, M, v, conf):
+    """Add the finished deal ``S`` to its match ``M`` (and its vector ``v``), as
+    ``game.score_into_match`` (four players) and ``two_player.score_into_two_match``
+    do: the deal's scores, a litige's points into the pot, the pot to the winner of the
+    next deal neither void nor a litige (the takers if made, else the other side), then
+    the winner by RULES.md §9 (``engine.match_winner``; with two players the same test
+    without the FFB clause, ``match_winner_two``). The gains go to ``M[M_DELTA:+2]``.
+    Returns the winner, -1 to play on."""
+    two = P[P_FAMILY] == FAMILY_TWO
+    g0 = game_score(S, P, 0)
+    g1 = game_score(S, P, 1)
+    if two:
+        void = E2.deal_void(S) != 0
+        made = E2.deal_made(S)
+        side = E2.taker_of(S)
+        lit = E2.litige_points(S)
+    else:
+        void = deal_void(S) != 0
+        made = deal_made(S)
+        side = team_of(contract_of(S)[2]) if not void else 0
+        lit = litige_points(S)
+    if not void:
+        if made == MADE_LITIGE:
+            M[M_POT] += lit
+        elif M[M_POT] != 0:
+            if (side if made == MADE_MADE else 1 - side) == 0:
+                g0 += M[M_POT]
+            else:
+                g1 += M[M_POT]
+            M[M_POT] = 0
+    M[M_DELTA] = g0
+    M[M_DELTA + 1] = g1
+    M[M_SCORE] += g0
+    M[M_SCORE + 1] += g1
+    M[M_VOIDS] = M[M_VOIDS] + 1 if void else 0
+    M[M_DEALS] += 1
+    w = -1
+    if not void:
+        code = 2 if made == MADE_LITIGE else (1 if made == MADE_MADE else 0)
+        if two:
+            w = match_winner(M[M_SCORE:M_SCORE + 2], P[P_TARGET], side, code, np.int64(1),
+                             np.int64(1), np.int64(0))
+        else:
+            w = match_winner(M[M_SCORE:M_SCORE + 2], P[P_TARGET], side, code,
+                             team_tricks_won(S, 0), team_tricks_won(S, 1),
+                             conf[C_BELOTE_CANNOT_WIN])
+    M[M_WINNER] = w
+    _match_vector_into(M, P, v)
+    return w
+
+
+@kernel
+def match_reward(M, P, seat, raw):
+    """``seat``'s reward for the deal just scored into ``M``: its side's gain minus the
+    other side's (``raw``: its side's gain), as the AEC env's match mode gives it."""
+    s = game_side(P, seat)
+    if raw:
+        return float(M[M_DELTA + s])
+    return float(M[M_DELTA + s] - M[M_DELTA + 1 - s])
+
+
+@kernel
+def _reverse(a, lo, hi):
+    hi -= 1
+    while lo < hi:
+        a[lo], a[hi] = a[hi], a[lo]
+        lo += 1
+        hi -= 1
+
+
+@kernel
+def match_next_deal(S, P, M, mrng, conf, hands, deck):
+    """The match's next deal into ``S`` (after the finished deal ``S``, scored), dealt by
+    the next seat in turn, as ``Match._next_deck`` deals it: a fresh shuffle from the
+    match's stream ``mrng``, or (``shuffle_between_deals=False``, four players, unless
+    ``reshuffle_after_voids`` void deals in a row ask for a shuffle) the cards gathered
+    (``game.gather_and_cut``: the tricks in the order played; a void deal's dealing
+    order, or its hands seat by seat) and cut (each part at least ``min_cut`` cards)."""
+    dealer = game_next_dealer(S, P, np.int64(-2))
+    nv = M[M_VOIDS]
+    every = conf[C_RESHUFFLE]
+    if (P[P_FAMILY] == FAMILY_TWO or P[P_SHUFFLE] != 0
+            or (every > 0 and nv > 0 and nv % every == 0)):
+        game_new_deal(S, P, mrng, dealer, hands, deck)
+        return
+    if deal_void(S) != 0 or trick_card(S, 0, 0) < 0:
+        if deck_card(S, 0) >= 0:
+            for k in range(N_CARDS):
+                deck[k] = deck_card(S, k)
+        else:
+            k = 0
+            for s in range(N_SEATS):
+                h = initial_hand(S, s)
+                for c in range(N_CARDS):
+                    if (h >> c) & 1:
+                        deck[k] = c
+                        k += 1
+    else:
+        k = 0
+        for t in range(N_TRICKS):
+            for j in range(N_SEATS):
+                deck[k] = trick_card(S, t, j)
+                k += 1
+    low = conf[C_MIN_CUT]
+    cut = low + rng_below(mrng, np.int64(N_CARDS + 1 - 2 * low))
+    # pack[cut:] + pack[:cut], in place
+    _reverse(deck, 0, cut)
+    _reverse(deck, cut, N_CARDS)
+    _reverse(deck, 0, N_CARDS)
+    if P[P_FAMILY] == FAMILY_CLASSIC:
+        reset_classic(S, deck, dealer)
+    else:
+        hands_from_deck_into(deck, dealer, hands)
+        reset_state(S, hands, dealer)
+
+
 # The bodies take the family's encoder, a numba dispatcher, as an argument. A cached
 # kernel whose signature holds a dispatcher breaks numba's cache index when two processes
 # compile into one cache ("underlying object has vanished"), and a cached kernel calling
@@ -280,66 +454,93 @@ _specialised = njit(_nrt=False, inline="always")
 
 
 @_specialised
-def _vector_observe_with(encode, states, P, cpt, rules_vec, match, obs, masks, cur, voids,
+def _vector_observe_with(encode, states, P, cpt, rules_vec, matches, obs, masks, cur, voids,
                          ceil, V):
     for i in range(states.shape[0]):
         S = states[i]
         seat = game_to_act(S, P) if game_phase(S, P) != DONE else 0
         cur[i] = seat
-        encode(S, P, seat, cpt, rules_vec, match, obs[i], voids, ceil, V)
+        encode(S, P, seat, cpt, rules_vec, matches[i], obs[i], voids, ceil, V)
         game_legal_mask(S, P, masks[i])
 
 
 @kernel
-def vector_observe(states, P, cpt, rules_vec, match, obs, masks, cur, voids, ceil, V):
-    """Observation (of the seat to act), mask and seat to act of every game."""
+def vector_observe(states, P, cpt, rules_vec, matches, obs, masks, cur, voids, ceil, V):
+    """Observation (of the seat to act), mask and seat to act of every game (``matches``
+    float64[N, 5]: each game's match vector, zeros in deal mode)."""
     if P[P_FAMILY] == FAMILY_TWO:
-        _vector_observe_with(encode_two, states, P, cpt, rules_vec, match, obs, masks, cur,
+        _vector_observe_with(encode_two, states, P, cpt, rules_vec, matches, obs, masks, cur,
                              voids, ceil, V)
     else:
-        _vector_observe_with(encode_four, states, P, cpt, rules_vec, match, obs, masks, cur,
+        _vector_observe_with(encode_four, states, P, cpt, rules_vec, matches, obs, masks, cur,
                              voids, ceil, V)
 
 
 @_specialised
-def _vector_step_with(encode, states, P, actions, rngs, dealer, raw, cpt, rules_vec, match,
-                      obs, masks, cur, rewards, terminated, final_scores, hands, deck, voids,
-                      ceil, V):
+def _vector_step_with(encode, states, P, actions, rngs, dealer, raw, cpt, rules_vec, matches,
+                      M, mrngs, conf, obs, masks, cur, rewards, terminated, final_scores,
+                      winners, hands, deck, voids, ceil, V):
     n_players = rewards.shape[1]
+    in_match = conf[C_ON] != 0
     for i in range(states.shape[0]):
         S = states[i]
         game_apply(S, P, actions[i])
         for s in range(n_players):
             rewards[i, s] = 0.0
         terminated[i] = 0
+        winners[i] = -1
         if game_phase(S, P) == DONE:
-            terminated[i] = 1
-            final_scores[i, 0] = game_score(S, P, 0)
-            final_scores[i, 1] = game_score(S, P, 1)
-            for s in range(n_players):
-                rewards[i, s] = game_reward(S, P, s, raw)
-            game_new_deal(S, P, rngs[i:i + 1], game_next_dealer(S, P, dealer), hands, deck)
+            if in_match:
+                w = match_score_deal(S, P, M[i], matches[i], conf)
+                for s in range(n_players):
+                    rewards[i, s] = match_reward(M[i], P, s, raw)
+                if w >= 0:
+                    terminated[i] = 1
+                    winners[i] = w
+                    final_scores[i, 0] = M[i, M_SCORE]
+                    final_scores[i, 1] = M[i, M_SCORE + 1]
+                    match_start(S, P, M[i], matches[i], rngs[i:i + 1], mrngs[i:i + 1],
+                                dealer, hands, deck)
+                else:
+                    match_next_deal(S, P, M[i], mrngs[i:i + 1], conf, hands, deck)
+            else:
+                terminated[i] = 1
+                final_scores[i, 0] = game_score(S, P, 0)
+                final_scores[i, 1] = game_score(S, P, 1)
+                for s in range(n_players):
+                    rewards[i, s] = game_reward(S, P, s, raw)
+                game_new_deal(S, P, rngs[i:i + 1], game_next_dealer(S, P, dealer), hands,
+                              deck)
         seat = game_to_act(S, P)
         cur[i] = seat
-        encode(S, P, seat, cpt, rules_vec, match, obs[i], voids, ceil, V)
+        encode(S, P, seat, cpt, rules_vec, matches[i], obs[i], voids, ceil, V)
         game_legal_mask(S, P, masks[i])
 
 
 @kernel
-def vector_step(states, P, actions, rngs, dealer, raw, cpt, rules_vec, match, obs, masks,
-                cur, rewards, terminated, final_scores, hands, deck, voids, ceil, V):
+def vector_step(states, P, actions, rngs, dealer, raw, cpt, rules_vec, matches, M, mrngs,
+                conf, obs, masks, cur, rewards, terminated, final_scores, winners, hands,
+                deck, voids, ceil, V):
     """One action in every game (legal: checked by :func:`first_illegal`), then the
-    observation of the seat to act. A finished deal gives ``rewards[i, seat]`` to every
+    observation of the seat to act.
+
+    Deal mode (``conf[C_ON] == 0``): a finished deal gives ``rewards[i, seat]`` to every
     seat, ``terminated[i] = 1``, its ``final_scores[i]`` (per side), and is replaced at
-    once by a new deal from the game's stream ``rngs[i:i + 1]`` (same-step autoreset)."""
+    once by a new deal from the game's stream ``rngs[i:i + 1]`` (same-step autoreset).
+
+    Match mode: a finished deal is scored into the game's match ``M[i]`` (its vector
+    ``matches[i]``) and gives each seat its side's gain (:func:`match_reward`); the
+    match's next deal follows, or, when the match is won, ``terminated[i] = 1``, the
+    match's totals in ``final_scores[i]``, the winner in ``winners[i]`` (else -1), and a
+    new match begins (:func:`match_start`, first dealer ``dealer``, -1 drawn)."""
     if P[P_FAMILY] == FAMILY_TWO:
         _vector_step_with(encode_two, states, P, actions, rngs, dealer, raw, cpt, rules_vec,
-                          match, obs, masks, cur, rewards, terminated, final_scores, hands,
-                          deck, voids, ceil, V)
+                          matches, M, mrngs, conf, obs, masks, cur, rewards, terminated,
+                          final_scores, winners, hands, deck, voids, ceil, V)
     else:
         _vector_step_with(encode_four, states, P, actions, rngs, dealer, raw, cpt, rules_vec,
-                          match, obs, masks, cur, rewards, terminated, final_scores, hands,
-                          deck, voids, ceil, V)
+                          matches, M, mrngs, conf, obs, masks, cur, rewards, terminated,
+                          final_scores, winners, hands, deck, voids, ceil, V)
 
 
 @kernel
@@ -351,48 +552,68 @@ def _opponents_random(S, P, seat, rng, buf, pass_prob):
 
 @_specialised
 def _learner_settle_with(encode, states, P, seat, rngs, dealer, raw, use_random, pass_prob,
-                         cpt, rules_vec, match, obs, final_obs, masks, rewards, terminated,
-                         hands, deck, voids, ceil, V, buf):
+                         cpt, rules_vec, matches, M, mrngs, conf, obs, final_obs, masks,
+                         rewards, terminated, final_scores, winners, hands, deck, voids, ceil,
+                         V, buf):
     waiting = 0
+    in_match = conf[C_ON] != 0
     for i in range(states.shape[0]):
         S = states[i]
         rng = rngs[i:i + 1]
         if use_random:
             _opponents_random(S, P, seat, rng, buf, pass_prob)
         while game_phase(S, P) == DONE:
-            rewards[i] += game_reward(S, P, seat, raw)
-            terminated[i] = 1
-            encode(S, P, seat, cpt, rules_vec, match, final_obs[i], voids, ceil, V)
-            game_new_deal(S, P, rng, game_next_dealer(S, P, dealer), hands, deck)
+            if in_match:
+                w = match_score_deal(S, P, M[i], matches[i], conf)
+                rewards[i] += match_reward(M[i], P, seat, raw)
+                if w >= 0:
+                    terminated[i] = 1
+                    winners[i] = w
+                    final_scores[i, 0] = M[i, M_SCORE]
+                    final_scores[i, 1] = M[i, M_SCORE + 1]
+                    encode(S, P, seat, cpt, rules_vec, matches[i], final_obs[i], voids, ceil,
+                           V)
+                    match_start(S, P, M[i], matches[i], rng, mrngs[i:i + 1], dealer, hands,
+                                deck)
+                else:
+                    match_next_deal(S, P, M[i], mrngs[i:i + 1], conf, hands, deck)
+            else:
+                rewards[i] += game_reward(S, P, seat, raw)
+                terminated[i] = 1
+                encode(S, P, seat, cpt, rules_vec, matches[i], final_obs[i], voids, ceil, V)
+                game_new_deal(S, P, rng, game_next_dealer(S, P, dealer), hands, deck)
             if use_random:
                 _opponents_random(S, P, seat, rng, buf, pass_prob)
         if game_to_act(S, P) != seat:
             waiting += 1
         else:
-            encode(S, P, seat, cpt, rules_vec, match, obs[i], voids, ceil, V)
+            encode(S, P, seat, cpt, rules_vec, matches[i], obs[i], voids, ceil, V)
             game_legal_mask(S, P, masks[i])
     return waiting
 
 
 @kernel
 def learner_settle(states, P, seat, rngs, dealer, raw, use_random, pass_prob, cpt,
-                   rules_vec, match, obs, final_obs, masks, rewards, terminated, hands,
-                   deck, voids, ceil, V, buf):
+                   rules_vec, matches, M, mrngs, conf, obs, final_obs, masks, rewards,
+                   terminated, final_scores, winners, hands, deck, voids, ceil, V, buf):
     """After the learner's actions (and, without ``use_random``, the other seats'
     actions played by the caller until none is pending): with ``use_random`` the other
-    seats play random actions; a finished deal adds the learner's reward, sets
-    ``terminated``, writes the learner's ``final_obs`` and is replaced by a new deal.
-    Returns the number of games whose new deal waits for another seat (the caller
-    plays them, then settles again); with ``use_random`` always 0 and every game ends
-    with the learner to act, whose observation and mask are written."""
+    seats play random actions; a finished deal adds the learner's reward (deal mode: and
+    sets ``terminated``, writes the learner's ``final_obs``, and is replaced by a new
+    deal; match mode, as :func:`vector_step`: the match's next deal, or, once the match
+    is won, ``terminated``, ``final_obs``, ``final_scores``, ``winners`` and a new
+    match). Returns the number of games whose new deal waits for another seat (the
+    caller plays them, then settles again); with ``use_random`` always 0 and every game
+    ends with the learner to act, whose observation and mask are written."""
     if P[P_FAMILY] == FAMILY_TWO:
         return _learner_settle_with(encode_two, states, P, seat, rngs, dealer, raw,
-                                    use_random, pass_prob, cpt, rules_vec, match, obs,
-                                    final_obs, masks, rewards, terminated, hands, deck,
-                                    voids, ceil, V, buf)
+                                    use_random, pass_prob, cpt, rules_vec, matches, M, mrngs,
+                                    conf, obs, final_obs, masks, rewards, terminated,
+                                    final_scores, winners, hands, deck, voids, ceil, V, buf)
     return _learner_settle_with(encode_four, states, P, seat, rngs, dealer, raw, use_random,
-                                pass_prob, cpt, rules_vec, match, obs, final_obs, masks,
-                                rewards, terminated, hands, deck, voids, ceil, V, buf)
+                                pass_prob, cpt, rules_vec, matches, M, mrngs, conf, obs,
+                                final_obs, masks, rewards, terminated, final_scores, winners,
+                                hands, deck, voids, ceil, V, buf)
 
 
 @kernel

@@ -35,12 +35,23 @@ played by ``opponent``/``opponents`` (``"random"``, an agent spec of the family 
 as ``"heuristic"``, or a batched policy ``f(public_views, params, players)``), ``dealer="alternate"`` passes the deal on, and a void deal (both
 passed twice) ends too, with zero rewards.
 
-Deal mode only (one deal per episode, like ``coinche_v0``'s default); rewards are the
-side's score difference of the deal (``reward="difference"``, zero-sum) or its raw
-score (``"raw"``), divided by ``coinche_v0.REWARD_SCALE`` (162, the card points of a
-deal) with ``normalize_reward=True``, as in the AEC env. An illegal action raises
-:class:`coinche_rl.game.IllegalActionError` naming the game, the action and the legal
-ones, before any game is changed.
+Deal mode (``mode="deal"``, the default: one deal per episode, like ``coinche_v0``'s
+default): rewards are the side's score difference of the deal (``reward="difference"``,
+zero-sum) or its raw score (``"raw"``), divided by ``coinche_v0.REWARD_SCALE`` (162, the
+card points of a deal) with ``normalize_reward=True``, as in the AEC env.
+
+Match mode (``mode="match"``): an episode is a match to the rule set's target, as
+``coinche_v0``'s match mode plays it (docs/envs.md): each deal's end gives the rewards
+of the change of the match scores (litige pot included), ``terminated`` comes when the
+match is won (``final_scores``: its totals, ``winners``: its winner), then a new match
+begins at once; each game's match (``match_scores``, ``match_pots``, ``match_seeds``,
+``match_dealers``) is in its observations as in the AEC env's. Its bookkeeping is numba
+(:func:`.kernels.match_score_deal`, ...), following ``game.Match`` draw for draw: game
+``i``'s match deals as ``Match(rules, dealer=match_dealers[i], seed=match_seeds[i])``.
+Both envs declare their same-step autoreset in ``metadata["autoreset_mode"]``.
+
+An illegal action raises :class:`coinche_rl.game.IllegalActionError` naming the game,
+the action and the legal ones, before any game is changed.
 
 The arrays returned by ``step`` are buffers reused by the next call (no allocation in
 the loop); copy what you keep.
@@ -100,10 +111,15 @@ class VectorStep:
     current_player: np.ndarray
     #: float64 [N, players]: reward of each seat (nonzero when a deal ended on this step)
     rewards: np.ndarray
-    #: bool [N]: a deal ended on this step (and a new one began)
+    #: bool [N]: an episode ended on this step and a new one began (deal mode: a deal;
+    #: match mode: a match)
     terminated: np.ndarray
-    #: int64 [N, 2]: the scores of the two sides in the deal that ended (where ``terminated``)
+    #: int64 [N, 2]: the scores of the two sides in the deal that ended (where
+    #: ``terminated``; match mode: the match's totals)
     final_scores: np.ndarray
+    #: int64 [N]: match mode, the side that won the match that ended (where
+    #: ``terminated``), else -1
+    winners: Optional[np.ndarray] = None
 
 
 #: the two-player name of :class:`VectorStep`
@@ -117,9 +133,12 @@ class Batch:
     of a batch of actions."""
 
     def __init__(self, num_envs: int, rules, dealer, reward: str, seed: Optional[int],
-                 normalize_reward: bool = False, family: Union[None, str, EnvFamily] = None):
+                 normalize_reward: bool = False, family: Union[None, str, EnvFamily] = None,
+                 mode: str = "deal"):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, not {num_envs!r}")
+        if mode not in ("deal", "match"):
+            raise ValueError(f"mode must be 'deal' or 'match', not {mode!r}")
         if reward not in ("difference", "raw"):
             raise ValueError(f"reward must be 'difference' or 'raw', not {reward!r}")
         if not isinstance(normalize_reward, (bool, np.bool_)):
@@ -151,6 +170,19 @@ class Batch:
         self._ceil = np.zeros((N_SEATS, 4), dtype=np.int64)
         self._V = np.zeros(TWO_STATE_SIZE, dtype=np.int64)
         self._buf = np.zeros(N_ACTIONS, dtype=np.uint8)
+        #: ``"deal"`` or ``"match"``
+        self.mode = mode
+        r = self.rules
+        # match mode (zeros in deal mode, which the kernels read as such): each game's
+        # match (kernels.M_*), its observation vector (zeros: deal mode's), its deals'
+        # stream, the match options (kernels.C_*), the winners of the matches just ended
+        self.M = np.zeros((n, K.M_SIZE), dtype=np.int64)
+        self.matches = np.zeros((n, 5), dtype=np.float64)
+        self.mrngs = np.zeros(n, dtype=np.uint64)
+        self.conf = np.array((mode == "match", r.belote_cannot_win and fam.key == "four",
+                              r.reshuffle_after_voids, r.min_cut), dtype=np.int64)
+        self.winners = np.full(n, -1, dtype=np.int64)
+        self.final_scores = np.zeros((n, 2), dtype=np.int64)
 
     def _dealer_code(self, dealer) -> int:
         """``dealer`` as the kernels' code: a seat, -1 random (None), -2 the next seat
@@ -185,20 +217,65 @@ class Batch:
         if dealers is not None and len(dealers) != self.num_envs:
             raise ValueError(f"options['dealers'] needs {self.num_envs} {self.family.who}s, "
                              f"got {len(dealers)}")
+        if deals is not None and len(deals) != self.num_envs:
+            raise ValueError(f"options['deals'] needs {self.num_envs} deals, got {len(deals)}")
+        self.winners[:] = -1
+        if self.mode == "match":
+            # a match in every game, its first dealer given (options) or the env's (a
+            # seat, or drawn); given deals replace the first deals (as coinche_v0 does)
+            first = np.array([self._dealer_code(int(d)) for d in dealers] if dealers is not None
+                             else [max(self.dealer, -1)] * self.num_envs, dtype=np.int64)
+            K.matches_start(self.states, self.params, self.M, self.matches, self.rngs,
+                            self.mrngs, first, self._hands, self._deck)
         if deals is not None:
-            if len(deals) != self.num_envs:
-                raise ValueError(f"options['deals'] needs {self.num_envs} deals, got {len(deals)}")
             fam = self.family
             for i, given in enumerate(deals):
-                dealer = 0 if dealers is None else int(dealers[i])
+                if self.mode == "match":
+                    dealer = int(self.M[i, K.M_FIRST_DEALER])
+                else:
+                    dealer = 0 if dealers is None else int(dealers[i])
                 self.states[i] = fam.deal(self.rules, dealer=dealer,
                                           **fam.deal_kwargs(given)).state
+            return
+        if self.mode == "match":
             return
         for i in range(self.num_envs):
             # the first deal's dealer: the given or fixed seat, else drawn (rotate too)
             d = self.dealer if dealers is None else self._dealer_code(int(dealers[i]))
             game_new_deal(self.states[i], self.params, self.rngs[i:i + 1], max(d, -1),
                           self._hands, self._deck)
+
+    # ------------------------------------------------------------------ match mode
+    @property
+    def match_scores(self) -> np.ndarray:
+        """Match mode: each game's match totals, int64 [N, 2] per side (a live view)."""
+        return self.M[:, K.M_SCORE:K.M_SCORE + 2]
+
+    @property
+    def match_pots(self) -> np.ndarray:
+        """Match mode: each game's litige pot, int64 [N] (a live view)."""
+        return self.M[:, K.M_POT]
+
+    @property
+    def match_seeds(self) -> np.ndarray:
+        """Match mode: the seed of each game's match (int64 [N], a live view):
+        ``Match(rules, dealer=match_dealers[i], seed=match_seeds[i])`` (the family's match
+        class; ``coinche_v0`` with ``options={"match_seed": ..., "dealer": ...}``) deals
+        the same deals."""
+        return self.M[:, K.M_SEED]
+
+    @property
+    def match_dealers(self) -> np.ndarray:
+        """Match mode: the first dealer of each game's match (int64 [N], a live view)."""
+        return self.M[:, K.M_FIRST_DEALER]
+
+    def match_info(self, i: int) -> Optional[dict]:
+        """Game ``i``'s match as the AEC env's match mode describes it (``{"scores",
+        "target", "pot"}``), None in deal mode."""
+        if self.mode != "match":
+            return None
+        return {"scores": (int(self.M[i, K.M_SCORE]), int(self.M[i, K.M_SCORE + 1])),
+                "target": self.rules.target, "pot": int(self.M[i, K.M_POT])}
 
     def check(self, actions) -> np.ndarray:
         """``actions`` as int64 [N]; raises ``IllegalActionError`` (no game changed) on
@@ -234,29 +311,37 @@ class VectorCoinche(Batch):
     :param normalize_reward: divide the rewards by ``coinche_v0.REWARD_SCALE`` (162).
     :param family: ``"four"`` or ``"two"`` to require rules of that family (None: the
         family of ``rules``).
+    :param mode: ``"deal"`` (default: an episode is a deal) or ``"match"`` (an episode is
+        a match to the rule set's target, as ``coinche_v0``'s match mode; see the module
+        docstring).
     """
+
+    #: a finished episode is replaced in the same step, declared as Gymnasium 1.x vector
+    #: envs declare it
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
 
     def __init__(self, num_envs: int, rules: Union[None, str, RuleSet] = None, dealer=None,
                  reward: str = "difference", seed: Optional[int] = None,
-                 normalize_reward: bool = False, family: Union[None, str, EnvFamily] = None):
-        super().__init__(num_envs, rules, dealer, reward, seed, normalize_reward, family)
+                 normalize_reward: bool = False, family: Union[None, str, EnvFamily] = None,
+                 mode: str = "deal"):
+        super().__init__(num_envs, rules, dealer, reward, seed, normalize_reward, family, mode)
         n = self.num_envs
         self._ts = VectorStep(self.obs, self.masks, self.cur,
                               np.zeros((n, self.family.n_players), dtype=np.float64),
-                              np.zeros(n, dtype=np.bool_), np.zeros((n, 2), dtype=np.int64))
+                              np.zeros(n, dtype=np.bool_), self.final_scores, self.winners)
         self._term8 = np.zeros(n, dtype=np.uint8)
 
     def _observe_all(self) -> None:
         e = self.enc
-        K.vector_observe(self.states, self.params, e.cpt, e.rules_vec, e.no_match, self.obs,
+        K.vector_observe(self.states, self.params, e.cpt, e.rules_vec, self.matches, self.obs,
                          self.masks8, self.cur, self._voids, self._ceil, self._V)
 
     def _step_all(self, a: np.ndarray, ts: VectorStep) -> None:
         e = self.enc
         K.vector_step(self.states, self.params, a, self.rngs, self.dealer, self.raw, e.cpt,
-                      e.rules_vec, e.no_match, self.obs, self.masks8, self.cur, ts.rewards,
-                      self._term8, ts.final_scores, self._hands, self._deck, self._voids,
-                      self._ceil, self._V)
+                      e.rules_vec, self.matches, self.M, self.mrngs, self.conf, self.obs,
+                      self.masks8, self.cur, ts.rewards, self._term8, ts.final_scores,
+                      ts.winners, self._hands, self._deck, self._voids, self._ceil, self._V)
 
     def deal(self, i: int):
         """Game ``i`` as the family's deal (a :class:`~coinche_rl.game.Deal` or
@@ -288,7 +373,7 @@ class VectorCoinche(Batch):
         seats not to act."""
         out = np.empty((self.num_envs, self.family.observation_size), dtype=np.float32)
         for i in range(self.num_envs):
-            self.enc.encode(self.states[i], seat, out=out[i])
+            self.enc.encode(self.states[i], seat, self.match_info(i), out=out[i])
         return out
 
 
@@ -321,6 +406,10 @@ class CoincheVectorEnv(VectorEnv):
     :param normalize_reward: divide the rewards by ``coinche_v0.REWARD_SCALE`` (162).
     :param family: ``"four"`` or ``"two"`` to require rules of that family (None: the
         family of ``rules``).
+    :param mode: ``"deal"`` (default) or ``"match"``: an episode is a match to the rule
+        set's target (rewards at each deal's end, ``terminations`` when the match is won,
+        the match's scores, target and pot in the observations; ``infos["match_scores"]``
+        and ``infos["match_winner"]`` where a match ended).
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
@@ -331,7 +420,7 @@ class CoincheVectorEnv(VectorEnv):
                  seed: Optional[int] = None, copy: bool = True,
                  normalize_reward: bool = False,
                  opponent: Union[None, str, BatchPolicy] = None,
-                 family: Union[None, str, EnvFamily] = None):
+                 family: Union[None, str, EnvFamily] = None, mode: str = "deal"):
         fam = env_family(rules, family)
         if isinstance(seat, bool) or seat not in range(fam.n_players):
             raise ValueError(f"seat must be {fam.seats}, not {seat!r}")
@@ -351,7 +440,8 @@ class CoincheVectorEnv(VectorEnv):
                              f"seats) -> actions, not {opponents!r}")
         if pass_prob is not None and not 0.0 <= float(pass_prob) <= 1.0:
             raise ValueError(f"pass_prob must be in [0, 1] or None, not {pass_prob!r}")
-        self._b = b = Batch(num_envs, rules, dealer, reward, seed, normalize_reward, fam)
+        self._b = b = Batch(num_envs, rules, dealer, reward, seed, normalize_reward, fam, mode)
+        self.mode = mode
         self.seat = int(seat)
         self.copy = bool(copy)
         #: the batched policy of the other seats (None: random inside numba)
@@ -390,6 +480,26 @@ class CoincheVectorEnv(VectorEnv):
         return self._b.rules
 
     @property
+    def match_scores(self) -> np.ndarray:
+        """Match mode: each game's match totals per side, int64 [N, 2] (live)."""
+        return self._b.match_scores
+
+    @property
+    def match_pots(self) -> np.ndarray:
+        """Match mode: each game's litige pot, int64 [N] (live)."""
+        return self._b.match_pots
+
+    @property
+    def match_seeds(self) -> np.ndarray:
+        """Match mode: each game's match seed (:attr:`VectorCoinche.match_seeds`)."""
+        return self._b.match_seeds
+
+    @property
+    def match_dealers(self) -> np.ndarray:
+        """Match mode: the first dealer of each game's match."""
+        return self._b.match_dealers
+
+    @property
     def opponent(self):
         """The two-player name of :attr:`opponents`."""
         return self.opponents
@@ -401,8 +511,9 @@ class CoincheVectorEnv(VectorEnv):
         e = b.enc
         return K.learner_settle(
             b.states, b.params, self.seat, b.rngs, b.dealer, b.raw, use_random,
-            self.pass_prob, e.cpt, e.rules_vec, e.no_match, b.obs, self._final_obs, b.masks8,
-            self._rewards, self._term8, b._hands, b._deck, b._voids, b._ceil, b._V, b._buf)
+            self.pass_prob, e.cpt, e.rules_vec, b.matches, b.M, b.mrngs, b.conf, b.obs,
+            self._final_obs, b.masks8, self._rewards, self._term8, b.final_scores, b.winners,
+            b._hands, b._deck, b._voids, b._ceil, b._V, b._buf)
 
     def _settle(self) -> None:
         b = self._b
@@ -438,6 +549,12 @@ class CoincheVectorEnv(VectorEnv):
             if done.any():
                 infos["final_obs"] = self._c(self._final_obs)
                 infos["_final_obs"] = done
+                if self.mode == "match":
+                    b = self._b
+                    infos["match_scores"] = np.where(done[:, None], b.final_scores, 0)
+                    infos["_match_scores"] = done
+                    infos["match_winner"] = np.where(done, b.winners, -1)
+                    infos["_match_winner"] = done
         return infos
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
@@ -455,6 +572,7 @@ class CoincheVectorEnv(VectorEnv):
         K.apply_at(b.states, b.params, self._all, self.num_envs, a)
         self._rewards[:] = 0.0
         self._term8[:] = 0
+        b.winners[:] = -1
         self._settle()
         if b.reward_scale != 1.0:
             self._rewards /= b.reward_scale
@@ -476,23 +594,24 @@ def _deal_from_state(rules: RuleSet, S: np.ndarray):
 
 def VectorTwoPlayer(num_envs: int, rules: Union[str, RuleSet] = "belote_a_deux", dealer=None,
                     reward: str = "difference", seed: Optional[int] = None,
-                    normalize_reward: bool = False) -> VectorCoinche:
+                    normalize_reward: bool = False, mode: str = "deal") -> VectorCoinche:
     """:class:`VectorCoinche` of belote for two players (its two-player name; rules of
     the ``two`` family only; ``dealer="alternate"`` passes the deal on)."""
-    return VectorCoinche(num_envs, rules, dealer, reward, seed, normalize_reward, family="two")
+    return VectorCoinche(num_envs, rules, dealer, reward, seed, normalize_reward, family="two",
+                         mode=mode)
 
 
 def TwoPlayerVectorEnv(num_envs: int, seat: int = 0, rules: Union[str, RuleSet] = "belote_a_deux",
                        opponent: Union[str, BatchPolicy] = "random", dealer=None,
                        reward: str = "difference", seed: Optional[int] = None, copy: bool = True,
-                       normalize_reward: bool = False) -> CoincheVectorEnv:
+                       normalize_reward: bool = False, mode: str = "deal") -> CoincheVectorEnv:
     """:class:`CoincheVectorEnv` of belote for two players (its two-player name; rules of
     the ``two`` family only): the learner is player ``seat``, ``opponent`` (``"random"``,
     an agent spec of the family such as ``"heuristic"``, or a batched policy
     ``f(public_states, params, players) -> actions``) the other."""
     return CoincheVectorEnv(num_envs, seat, rules, dealer=dealer, reward=reward, seed=seed,
                             copy=copy, normalize_reward=normalize_reward, opponent=opponent,
-                            family="two")
+                            family="two", mode=mode)
 
 
 def first_legal_policy(legal_into=game_legal_mask) -> BatchPolicy:
