@@ -25,6 +25,9 @@ random legal actions everywhere):
 * ``vector_learner_steps_per_s``: ``CoincheVectorEnv(4096, copy=False)``, a learning
   seat against random opponents played inside numba: learner steps per second (each
   also steps about three opponent actions).
+* ``vector_match_steps_per_s``, ``vector_match_learner_steps_per_s``: the same two in
+  match mode (``mode="match"``: whole matches to the target, the match bookkeeping in
+  numba at each deal's end).
 * ``aec_vs_connect_four`` / ``aec_vs_colver_py`` / ``vector_vs_colver_py``: ratios of
   the figures (null when a side is missing).
 
@@ -82,16 +85,18 @@ def colver_py(deals: int):
     return run, None
 
 
-def vector_rates(batch: int, steps: int):
+def vector_rates(batch: int, steps: int, mode: str = "deal"):
     """(env-only agent-steps/s, agent-steps/s with the picker) of ``VectorCoinche``."""
     from coinche_rl.envs.vector import VectorCoinche
-    return caller_vector_rates(lambda: VectorCoinche(batch, rules="ffb", seed=1), steps)
+    return caller_vector_rates(lambda: VectorCoinche(batch, rules="ffb", seed=1, mode=mode),
+                               steps)
 
 
-def learner_rate(batch: int, steps: int) -> float:
+def learner_rate(batch: int, steps: int, mode: str = "deal") -> float:
     """Learner steps/s of ``CoincheVectorEnv`` against random opponents (env time only)."""
     from coinche_rl.envs.vector import CoincheVectorEnv
-    return learner_vector_rate(lambda: CoincheVectorEnv(batch, seat=0, seed=1, copy=False),
+    return learner_vector_rate(lambda: CoincheVectorEnv(batch, seat=0, seed=1, copy=False,
+                                                        mode=mode),
                                steps)
 
 
@@ -140,6 +145,11 @@ def main(argv=None) -> dict:
     print(f"vector env, batch {batch}, agent-steps/s (env only)     {vec:12,.0f}")
     print(f"vector env, batch {batch}, agent-steps/s with the picker {vec_pick:12,.0f}")
     print(f"vector learner env, batch {batch}, learner steps/s      {lrn:12,.0f}")
+    m_vec, _, m_lrn = vector_figures(lambda b, s: vector_rates(b, s, "match"),
+                                     lambda b, s: learner_rate(b, s, "match"), batch, v_steps,
+                                     args.repeats)
+    print(f"vector env, match mode, agent-steps/s (env only)      {m_vec:12,.0f}")
+    print(f"vector learner env, match mode, learner steps/s       {m_lrn:12,.0f}")
 
     r_c4, r_cv = ratio(aec, c4), ratio(aec, cv)
     r_vec = ratio(vec, cv)
@@ -159,6 +169,8 @@ def main(argv=None) -> dict:
         "vector_steps_per_s": round(vec),
         "vector_steps_per_s_with_picker": round(vec_pick),
         "vector_learner_steps_per_s": round(lrn),
+        "vector_match_steps_per_s": round(m_vec),
+        "vector_match_learner_steps_per_s": round(m_lrn),
         "aec_vs_connect_four": r_c4,
         "aec_vs_colver_py": r_cv,
         "vector_vs_colver_py": r_vec,
