@@ -6,8 +6,9 @@ the PettingZoo AEC env ``coinche_v0``, the single-agent Gymnasium adapter
 ``single_agent``, the numba vector envs ``vector`` (kernels in ``kernels``, written once
 over the engine's entry points). Belote for two players keeps its names: ``two_player_v0``,
 ``two_player_single_agent``, ``two_player_vector`` (the shared classes with the two
-family's rules); its observation is ``two_player_observation`` with its numba encoder in
-``two_player_kernels``.
+family's rules); its observation is ``observation_two`` with its numba encoder in
+``encoder_two`` (formerly ``two_player_observation`` and ``two_player_kernels``, names
+kept working).
 
 Importing this package is light: it loads its submodules (``coinche_v0``, ``family``,
 ``observation``, ``single_agent``, ``vector``, ``kernels``, ``infoset``, and the
@@ -62,7 +63,7 @@ from importlib import metadata
 from typing import Any, List
 
 __all__ = ["coinche_v0", "family", "observation", "single_agent", "vector", "ENV_ID",
-           "two_player_v0", "two_player_observation", "two_player_single_agent",
+           "two_player_v0", "observation_two", "two_player_single_agent",
            "two_player_vector", "TWO_PLAYER_ENV_ID", "register_gymnasium_envs", "load_plugins", "resolve_plugin",
            "ENV_OPPONENTS_GROUP", "VECTOR_OPPONENTS_GROUP"]
 
@@ -77,8 +78,9 @@ ENV_OPPONENTS_GROUP = "coinche_rl.env_opponents"
 VECTOR_OPPONENTS_GROUP = "coinche_rl.vector_opponents"
 
 _SUBMODULES = ("coinche_v0", "family", "observation", "single_agent", "vector", "kernels", "infoset",
-               "two_player_v0", "two_player_observation", "two_player_single_agent",
-               "two_player_vector", "two_player_kernels")
+               "two_player_v0", "observation_two", "two_player_single_agent",
+               "two_player_vector", "encoder_two", "two_player_observation",
+               "two_player_kernels")
 
 
 def register_gymnasium_envs() -> None:

@@ -44,7 +44,7 @@ from ..actions import N_ACTIONS
 from ..engine import legal_actions_into
 from ..engine.two import two_apply
 from ..rules import RuleSet
-from . import kernels, two_player_kernels
+from . import kernels, encoder_two
 from .family import AGENT_NAMES, REWARD_SCALE, EnvFamily, env_family
 
 __all__ = ["env", "raw_env", "parallel_env", "REWARD_SCALE", "NO_ACTIONS",
@@ -60,7 +60,7 @@ AGENTS = AGENT_NAMES
 
 #: each family's kernels that compile on a first run, for the compile notice
 _KERNELS = {"four": (kernels._encode, legal_actions_into),
-            "two": (two_player_kernels.encode_view, two_apply)}
+            "two": (encoder_two.encode_view, two_apply)}
 
 
 class SideTerminateIllegalWrapper(wrappers.TerminateIllegalWrapper):

@@ -9,8 +9,8 @@ read from an :class:`EnvFamily`, chosen from the rule set (:func:`env_family`):
   the ``coinche`` and ``classic`` families), observation :mod:`.observation`, encoder
   :class:`.kernels.ObservationEncoder`, the PettingZoo name ``coinche_v0``;
 * ``TWO``: belote for two players (rules of the ``two`` family, RULES.md §12),
-  observation :mod:`.two_player_observation`, encoder
-  :class:`.two_player_kernels.TwoPlayerEncoder`, the PettingZoo name ``two_player_v0``.
+  observation :mod:`.observation_two`, encoder
+  :class:`.encoder_two.TwoPlayerEncoder`, the PettingZoo name ``two_player_v0``.
 
 The vector kernels (:mod:`.kernels`) are written once over the engine's family-neutral
 entry points and branch on the rule vector's family where the observation differs.
@@ -29,10 +29,10 @@ from ..engine import FAMILIES as ENGINE_FAMILIES, Family
 from ..game import Deal, Match
 from ..rules import N_SEATS, RuleSet, four_player_rules, get_rules
 from ..two_player import TwoPlayerDeal, TwoPlayerMatch, two_player_rules
-from . import observation, two_player_observation
+from . import observation, observation_two
 from .infoset import information_set
 from .kernels import ObservationEncoder
-from .two_player_kernels import TwoPlayerEncoder
+from .encoder_two import TwoPlayerEncoder
 
 __all__ = ["EnvFamily", "FOUR", "TWO", "FAMILIES", "env_family", "REWARD_SCALE"]
 
@@ -137,7 +137,7 @@ FOUR = EnvFamily(
 TWO = EnvFamily(
     key="two", env_name="two_player_v0", default_rules="belote_a_deux",
     rules_of=two_player_rules, deal=TwoPlayerDeal, match=TwoPlayerMatch,
-    observation=two_player_observation, encoder=TwoPlayerEncoder,
+    observation=observation_two, encoder=TwoPlayerEncoder,
     knowledge=lambda deal, player: deal.view(player), deal_kwargs=_two_deal_kwargs,
     who="player", seats="0 or 1", next_dealer="alternate", own_random=True,
     title="the two-player", engine=ENGINE_FAMILIES["two"])

@@ -20,7 +20,7 @@ The voids and ceilings inferred from the play (RULES.md §6) are the engine laye
 The vector envs' kernels (:mod:`coinche_rl.envs.vector`: ``vector_step``,
 ``learner_settle``, ...) are here too, written once for every family over the engine's
 entry points (``game_apply``, ``game_legal_mask``, ...); the two-player observation
-comes from :mod:`.two_player_kernels`.
+comes from :mod:`.encoder_two`.
 
 Kernels of one call graph live in this module (numba caches per module).
 """
@@ -57,7 +57,7 @@ from ..engine import (MADE_LITIGE, MADE_MADE, deck_card, deal_made, hands_from_d
                       initial_hand, litige_points, match_winner, reset_classic, reset_state,
                       rng_below, rng_next, rng_seed, team_tricks_won)
 from ..engine import two as E2
-from .two_player_kernels import encode_into as two_encode_into
+from .encoder_two import encode_into as two_encode_into
 
 __all__ = ["encode_into",
            "ObservationEncoder", "warmup"]
@@ -260,7 +260,7 @@ def encode_four(S, P, seat, cpt, rules_vec, match, out, voids, ceil, V):
 
 @kernel
 def encode_two(S, P, seat, cpt, rules_vec, match, out, voids, ceil, V):
-    """:func:`~coinche_rl.envs.two_player_kernels.encode_into` (belote for two players,
+    """:func:`~coinche_rl.envs.encoder_two.encode_into` (belote for two players,
     scratch ``V`` int64[TWO_STATE_SIZE]) in the vector kernels' encoder signature
     (``cpt``, ``rules_vec``, ``voids``, ``ceil`` unused)."""
     two_encode_into(S, P, seat, match, V, out)

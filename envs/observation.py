@@ -161,7 +161,7 @@ def match_vector(match: Optional[dict], no_match: np.ndarray) -> np.ndarray:
 
 class EncoderBase:
     """What the observation encoders of both families share
-    (:class:`.kernels.ObservationEncoder`, :class:`.two_player_kernels.TwoPlayerEncoder`):
+    (:class:`.kernels.ObservationEncoder`, :class:`.encoder_two.TwoPlayerEncoder`):
     the rules, their rule vector ``params`` and the match vector of deal mode. Each
     family writes its ``encode(state, seat, match=None, out=None)`` (the AEC env's hot
     path: one call into its numba encoder), ``observe(deal, seat, match)`` and

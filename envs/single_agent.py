@@ -32,7 +32,7 @@ action)`` and ``act(deal, seat, match) -> action``; coinche-rl declares
 spec raises a ``ValueError`` naming the available agents.
 
 * ``observation_space``: ``Box(0, observation.HIGH, (OBSERVATION_SIZE,), float32)``, the
-  learner's observation vector (620 values; 502 of ``two_player_observation`` with two
+  learner's observation vector (620 values; 502 of ``observation_two`` with two
   players); ``action_space``: ``Discrete(N_ACTIONS)``.
 * ``reset(seed, options)`` resets the AEC env (``options`` passed through: ``"deal"``,
   ``"dealer"``), then lets the other seats act until the learner must act. If the episode

@@ -28,7 +28,7 @@ __all__ = ["VectorTwoPlayer", "TwoPlayerStep", "TwoPlayerVectorEnv", "warmup"]
 
 #: its place in ``coinche-rl warmup`` (:mod:`coinche_rl.cli.warmup`): after the
 #: environment's kernels, which its kernels call (in their chain)
-WARMUP_AFTER = ("coinche_rl.envs.two_player_kernels",)
+WARMUP_AFTER = ("coinche_rl.envs.encoder_two",)
 
 
 def warmup() -> None:

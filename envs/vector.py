@@ -383,7 +383,7 @@ class CoincheVectorEnv(VectorEnv):
     numba or by a batched policy.
 
     * ``single_observation_space``: ``Box(0, observation.HIGH, (620,), float32)`` (502
-      values of ``two_player_observation`` with two players); ``single_action_space``:
+      values of ``observation_two`` with two players); ``single_action_space``:
       ``Discrete(120)``; batched spaces over ``num_envs``.
     * ``reset`` / ``step`` return ``infos["action_mask"]`` (int8 [N, 120]); autoreset
       mode ``SAME_STEP``: when a deal ends, ``terminations[i]`` is True, the reward is

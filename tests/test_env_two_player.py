@@ -522,3 +522,9 @@ def test_gym_vector_env_with_a_batched_policy_sees_only_public_states():
     assert TwoPlayerVectorEnv(2, opponent="heuristic").opponent_policy is not None
     with pytest.raises(ValueError, match="agent 'nn' plays the families"):
         TwoPlayerVectorEnv(2, opponent="nn")
+
+
+def test_the_former_module_names_are_the_modules():
+    from coinche_rl.envs import encoder_two, observation_two, two_player_kernels, \
+        two_player_observation
+    assert two_player_kernels is encoder_two and two_player_observation is observation_two

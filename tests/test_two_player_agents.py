@@ -348,3 +348,23 @@ def test_a_prise_margin_the_rules_never_read_is_refused(spec, preset, says, caps
     # its own preset reads it
     other = "belote_a_deux" if preset == "belote_decouverte" else "belote_decouverte"
     agent.reset(0, get_rules(other), 1)
+
+
+def test_the_former_names_of_the_bots_play_the_same():
+    """agents.two_player_bots keeps its names: weights (prise margins only) become bot ids."""
+    from coinche_rl.agents import two_player_bots as T
+    ds = arena.TwoDealSet("belote_a_deux", seed=5)
+    states, seeds = ds.states(np.arange(20))
+    W = T.HEURISTIC_WEIGHTS.copy()
+    W[T.W_PRISE] = 4.5
+    a, b = states.copy(), states.copy()
+    assert T.two_play_deals(ds.params, a, np.array([T.TWO_HEURISTIC] * 2), np.stack([W, W]),
+                            seeds) == 0
+    play_deals(ds.params, b, np.array([TwoHeuristicAgent(prise=4.5).numba_bot] * 2), seeds)
+    assert (a == b).all()
+    W[T.N_WEIGHTS - 1] += 1.0
+    with pytest.raises(ValueError, match="only the prise margins"):
+        T.two_play_deals(ds.params, a, np.array([T.TWO_HEURISTIC] * 2), np.stack([W, W]), seeds)
+    with pytest.raises(ValueError, match="prise must be a number in -20..30 given to the "
+                                         "hundredth"):
+        TwoHeuristicAgent(prise=3.333)
