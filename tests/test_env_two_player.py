@@ -1,6 +1,6 @@
 """The environments of belote for two players: the PettingZoo AEC env
 (``coinche_rl.envs.two_player_v0``), its observation encoding
-(``two_player_observation`` and the numba kernel of ``two_player_kernels``), the
+(``observation_two`` and the numba kernel of ``encoder_two``), the
 single-agent Gymnasium adapter (``two_player_single_agent``) and the numba vector envs
 (``two_player_vector``).
 
@@ -25,8 +25,8 @@ from coinche_rl import actions as A
 from coinche_rl.cards import format_card, popcount
 from coinche_rl.engine import two as E2
 from coinche_rl.envs import TWO_PLAYER_ENV_ID, two_player_v0
-from coinche_rl.envs import two_player_kernels as K
-from coinche_rl.envs import two_player_observation as O
+from coinche_rl.envs import encoder_two as K
+from coinche_rl.envs import observation_two as O
 from coinche_rl.envs.two_player_single_agent import TwoPlayerSingleAgentEnv
 from coinche_rl.envs.two_player_vector import TwoPlayerVectorEnv, VectorTwoPlayer, _deal_from_state
 from coinche_rl.game import IllegalActionError
