@@ -452,6 +452,18 @@ class BaseDeal:
         """The deal's score per side, team or player (0, 0 until it is over)."""
         return (int(E.game_score(self._S, self._P, 0)), int(E.game_score(self._S, self._P, 1)))
 
+    def _render_play(self, lines: List[str], who: str) -> str:
+        """The text of ``render``: ``lines`` (the family's table), then each trick's cards
+        with who played them and the winner (``who``: ``"seat"`` or ``"player"``), and
+        the result once the deal is over."""
+        for i, trick in enumerate(self.tricks):
+            w = self.trick_winners[i] if i < len(self.trick_winners) else None
+            lines.append(f"  trick {i + 1}: " + " ".join(f"{s}:{format_card(c)}" for s, c in trick)
+                         + (f"  -> {who} {w}" if w is not None else ""))
+        if self.is_terminal:
+            lines.append(self.result.table())
+        return "\n".join(lines)
+
 
 class Deal(BaseDeal):
     """One deal: auction, declarations, card play and scoring.
@@ -717,13 +729,7 @@ class Deal(BaseDeal):
                 f"{seat_after(self.dealer, 1 + i)}:{A.action_to_str(a)}" for i, a in enumerate(self.auction)))
         if self.contract:
             lines.append(f"  contract: {self.contract}")
-        for i, trick in enumerate(self.tricks):
-            w = self.trick_winners[i] if i < len(self.trick_winners) else None
-            lines.append(f"  trick {i + 1}: " + " ".join(f"{s}:{format_card(c)}" for s, c in trick)
-                         + (f"  -> seat {w}" if w is not None else ""))
-        if self.is_terminal:
-            lines.append(self.result.table())
-        return "\n".join(lines)
+        return self._render_play(lines, "seat")
 
 
 class Match:

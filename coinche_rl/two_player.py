@@ -427,13 +427,7 @@ class TwoPlayerDeal(BaseDeal):
                                                             if d >= 0 else "") + "]"
                 for u, d in self.stacks[p])
             lines.append(f"  player {p}: hand {h}; table {stacks or '-'}")
-        for i, trick in enumerate(self.tricks):
-            w = self.trick_winners[i] if i < len(self.trick_winners) else None
-            lines.append(f"  trick {i + 1}: " + " ".join(f"{p}:{format_card(c)}" for p, c in trick)
-                         + (f"  -> player {w}" if w is not None else ""))
-        if self.is_terminal:
-            lines.append(self.result.table())
-        return "\n".join(lines)
+        return self._render_play(lines, "player")
 
 
 class TwoPlayerMatch(Match):

@@ -216,10 +216,10 @@ _FOUR_PLAYER_APIS = {       # name: (module, callable, arguments before the rule
     "random_play_phase": ("coinche_rl.simulate", "random_play_phase", (2,), "rules"),
     "Deal": ("coinche_rl.game", "Deal", (), None),
     "contract_levels": ("coinche_rl.agents.evaluation", "contract_levels", (), None),
-    "deal_states": ("coinche_rl.agents.numba_bots", "deal_states", (), None),
     "hand_information_set": ("coinche_rl.agents.sampler", "hand_information_set", (), None),
 }
-# (the web page's create_app serves both families: tests/test_web_protocol.py)
+# (the web page's create_app serves both families: tests/test_web_protocol.py; so does
+# agents.numba_bots.deal_states)
 
 
 @pytest.mark.parametrize("api", sorted(_FOUR_PLAYER_APIS))
@@ -230,8 +230,7 @@ def test_four_player_apis_refuse_two_player_rules(api):
     module, name, before, keyword = _FOUR_PLAYER_APIS[api]
     fn = getattr(importlib.import_module(module), name)
     rules = get_rules("belote_a_deux")
-    after = {"hand_information_set": (0, "AS KS QS JS TS 9S 8S 7S"),
-             "deal_states": (2,)}.get(api, ())
+    after = {"hand_information_set": (0, "AS KS QS JS TS 9S 8S 7S")}.get(api, ())
     with pytest.raises(InvalidRulesError, match="belote for two players.*TwoPlayerDeal"):
         if keyword:
             fn(*before, **{keyword: rules})
