@@ -349,8 +349,9 @@ class VectorCoinche(Batch):
         return _deal_from_state(self.rules, self.states[i])
 
     def reset(self, seed: Optional[int] = None, options: Optional[dict] = None):
-        """New deals in every game (``options``: ``"deals"``, ``"dealers"``, one per
-        game); returns the first step's arrays (zero rewards)."""
+        """New deals in every game (match mode: new matches; ``options``: ``"deals"``,
+        ``"dealers"``, one per game: the first deals and their dealers); returns the
+        first step's arrays (zero rewards)."""
         self.reset_states(seed, options)
         self._ts.rewards[:] = 0.0
         self._ts.terminated[:] = False

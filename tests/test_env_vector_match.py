@@ -22,6 +22,7 @@ from coinche_rl import engine as E
 from coinche_rl.actions import N_ACTIONS, PASS
 from coinche_rl.envs import coinche_v0, vector as V
 from coinche_rl.envs.family import env_family
+from coinche_rl.rules import get_rules
 
 
 def aec_match_for(venv, i, **kw):
@@ -49,7 +50,14 @@ def biased_actions(masks, rng, pass_prob):
     ("classic", 400, "raw", 2, [0.0] * 4),                     # a litige at step 134
     ("ludiclub_coinche", 500, "difference", 7, [0.0, 0.3, 0.8, 0.97]),
     ("belote_a_deux", 700, "difference", 7, [0.0, 0.3, 0.8, 0.97]),
-    ("vip_classic", 300, "difference", 7, [0.0, 0.3, 0.8, 0.97])])
+    ("vip_classic", 300, "difference", 7, [0.0, 0.3, 0.8, 0.97]),
+    # the classic family gathering and cutting (its dealing order kept in the state)
+    pytest.param(get_rules("classic", name="classic_gathered", shuffle_between_deals=False,
+                           reshuffle_after_voids=2, target=501), 300, "difference", 7,
+                 [0.0, 0.5, 0.9, 0.97], id="classic_gathered"),
+    # belote for two with its litige option
+    pytest.param(get_rules("belote_a_deux", name="two_litige", litige=True, target=501), 300,
+                 "raw", 2, [0.0] * 4, id="two_litige")])                # a litige at step 103
 def test_vector_match_mode_equals_the_aec_match_mode(preset, steps, reward, seed, pass_prob):
     rng = np.random.default_rng(seed)
     n = 4
@@ -88,7 +96,7 @@ def test_vector_match_mode_equals_the_aec_match_mode(preset, steps, reward, seed
             else:
                 assert ts.winners[i] == -1
     assert ended >= 1 and deals >= 20, (ended, deals)
-    if preset == "classic":
+    if preset == "classic" or getattr(preset, "name", "") == "two_litige":
         assert pots > 0                 # a litige's pot carried into a next deal
 
 
@@ -127,6 +135,10 @@ def test_match_mode_options_errors_and_observe():
         V.VectorCoinche(2, mode="matches")
     with pytest.raises(ValueError, match="mode must be 'deal' or 'match'"):
         V.CoincheVectorEnv(2, mode="episode")
+    rot = V.CoincheVectorEnv(8, rules="ffb", seed=4, mode="match", dealer="rotate")
+    rot.reset(options={"deals": [list(range(32))] * 8})
+    assert set(rot.match_dealers) <= {0, 1, 2, 3} and len(set(rot.match_dealers)) > 1
+    assert (rot.states[:, E.S_DEALER] == rot.match_dealers).all()
     assert V.VectorCoinche(2).match_info(0) is None
     assert V.VectorCoinche(2).metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
 
