@@ -110,3 +110,33 @@ def test_the_agent_refuses_a_missing_weights_file(tmp_path):
         ppo.agent()
     with pytest.raises(ValueError, match="no weights file"):
         ppo.agent(weights=str(tmp_path / "none.npz"))
+
+
+def test_each_evaluation_plays_the_weights_it_exported(tmp_path, monkeypatch):
+    # the arena reuses an agent built for the same spec in a process: evaluations that
+    # rewrite one weights file must still each load their own weights
+    import hashlib
+    played = []
+    real = ppo.load_policy
+
+    def spy(weights, *a, **k):
+        with open(weights, "rb") as f:
+            digest = hashlib.sha256(f.read()).hexdigest()
+        policy = real(weights, *a, **k)
+
+        def playing(observation, action_mask):
+            played.append(digest)
+            return policy(observation, action_mask)
+        return playing
+    monkeypatch.setattr(ppo, "load_policy", spy)
+    args = ppo.Args(out=str(tmp_path), eval_pairs=1)
+    csv = ppo._CsvLog(str(tmp_path / "eval.csv"))
+    rules = ppo.four_player_rules("ffb")
+    for update in (1, 2):
+        torch.manual_seed(update)
+        model = ppo.make_model(620, 120, [8], np.ones(620, dtype=np.float32))
+        played.clear()
+        ppo._evaluate(model, args, rules, str(tmp_path / "weights.npz"), 0.0, update, 0, csv,
+                      None)
+        with open(tmp_path / "weights.npz", "rb") as f:
+            assert set(played) == {hashlib.sha256(f.read()).hexdigest()}

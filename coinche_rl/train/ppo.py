@@ -464,7 +464,9 @@ def _evaluate(model, args, rules, weights_path, now, updates, decisions, eval_cs
     from ..arena import run_duplicate
     export_weights(model, weights_path, rules, {"updates": updates, "decisions": decisions,
                                                 "minutes": round(now / 60, 2)})
-    spec = f"{__name__}:agent:weights={os.path.abspath(weights_path)}"
+    # the arena keeps one agent per spec in a process: the update in the spec makes each
+    # evaluation load the weights it exported
+    spec = f"{__name__}:agent:weights={os.path.abspath(weights_path)},update={updates}"
     rows = []
     for other in ("random", "heuristic"):
         t = time.perf_counter()
@@ -571,9 +573,11 @@ def load_policy(weights: str, greedy: bool = True, seed: int = 0):
     return policy
 
 
-def agent(weights: str = "", greedy: bool = True) -> PolicyAgent:
+def agent(weights: str = "", greedy: bool = True, update: int = 0) -> PolicyAgent:
     """The agent of an exported run, for the tournaments (no torch):
-    ``coinche_rl.train.ppo:agent:weights=runs/ppo/weights.npz``."""
+    ``coinche_rl.train.ppo:agent:weights=runs/ppo/weights.npz``. ``update`` only names
+    the export: a tournament builds one agent per spec in a process, so a run's
+    evaluations, which rewrite one file, give their update to get a new agent."""
     if not weights:
         raise ValueError("coinche_rl.train.ppo:agent needs weights=PATH (a run's weights.npz)")
     if not os.path.isfile(weights):
