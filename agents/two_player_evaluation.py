@@ -195,11 +195,10 @@ class TwoPlayerHandEvaluation:
     ``p_make``: share of worlds where his contract is made (NaN for pass); ``p_taken``:
     for pass, the shares ``(he takes later, the other takes, nobody)``.
     """
+    # the position, its options and their values, then how they were computed
     rules: RuleSet
     player: int
     dealer: int
-    samples: int
-    seed: int
     options: Tuple[str, ...]
     actions: Tuple[int, ...]
     legal: Tuple[bool, ...]
@@ -207,6 +206,8 @@ class TwoPlayerHandEvaluation:
     ci95: np.ndarray
     p_make: np.ndarray
     p_taken: Tuple[float, float, float]
+    samples: int
+    seed: int
     seconds: float
 
     @property
@@ -301,9 +302,10 @@ def evaluate_two_player_view(view: TwoPlayerView, samples: int = 500, seed: int 
     after = taker[:, jp]
     p_taken = (float((after == view.player).mean()),
                float((after == other_player(view.player)).mean()), float((after < 0).mean()))
-    return TwoPlayerHandEvaluation(view.rules, int(view.player), int(view.dealer), n, int(seed),
-                                   tuple(names), tuple(acts), tuple(legal), mean, ci, p_make,
-                                   p_taken, seconds)
+    return TwoPlayerHandEvaluation(
+        rules=view.rules, player=int(view.player), dealer=int(view.dealer), options=tuple(names),
+        actions=tuple(acts), legal=tuple(legal), expected_score=mean, ci95=ci, p_make=p_make,
+        p_taken=p_taken, samples=n, seed=int(seed), seconds=seconds)
 
 
 def _cards(text, what: str) -> List[int]:
