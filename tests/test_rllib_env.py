@@ -204,3 +204,23 @@ def test_league_mapping_keeps_teams_together():
         assert rllib.MAIN in m
         seen.update(m)
     assert seen == {"main", "heuristic", "league_0", "league_1", "league_2"}
+
+
+def test_evaluation_plays_the_weights_it_is_given_each_time():
+    """The arena keeps the agents it built by spec: a second evaluation must still play
+    the second weights (it played the first ones again before)."""
+    rllib = _rllib()
+    import torch
+    env = rllib.CoincheMultiAgentEnv({"rules": "ffb"})
+    space, aspace = env.observation_spaces["player_0"], env.action_spaces["player_0"]
+    torch.manual_seed(0)
+    a = rllib.MaskedActorCritic(observation_space=space, action_space=aspace,
+                                model_config={"hidden": [16]}).get_state()
+    b = {k: -v for k, v in a.items()}
+    ev = rllib.Evaluation(space, aspace, {"hidden": [16]}, opponents=("random",), deals=3,
+                          name="rllib_eval_test")
+    first, second = ev(a)["random"], ev(b)["random"]
+    fresh = rllib.Evaluation(space, aspace, {"hidden": [16]}, opponents=("random",), deals=3,
+                             name="rllib_eval_test_fresh")(b)["random"]
+    assert (second.mean, second.sd) == (fresh.mean, fresh.sd)
+    assert (first.mean, first.sd) != (second.mean, second.sd)

@@ -26,7 +26,9 @@ self-play on a local Ray cluster with them.
   each episode, ``main`` plays one team (drawn), the other team is the heuristic or
   one of the frozen snapshots ``league_0 ..``, both seats of a team by the same module.
 * :func:`policy_agent`: a ``MaskedActorCritic``'s weights as a
-  :class:`~coinche_rl.agents.PolicyAgent` (greedy), which the tournaments play.
+  :class:`~coinche_rl.agents.PolicyAgent` (greedy), which the tournaments play;
+  :class:`Evaluation` plays them in paired duplicates against ``random`` and the
+  heuristic.
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ from ..rules import get_rules, params_vector
 from .turn_based import PublicStateView, TurnBasedEnv
 
 __all__ = ["CoincheMultiAgentEnv", "MaskedActorCritic", "AgentModule", "league_mapping",
-           "masked_logits", "policy_agent", "MAIN", "league_slots"]
+           "masked_logits", "policy_agent", "Evaluation", "MAIN", "league_slots"]
 
 #: the learning module's id
 MAIN = "main"
@@ -197,6 +199,36 @@ def league_mapping(n_slots: int, p_heuristic: float, heuristic: str = "heuristic
             return heuristic
         return f"league_{(h >> 11) % n_slots}"
     return mapping
+
+
+class Evaluation:
+    """A :class:`MaskedActorCritic`'s greedy play in paired duplicates
+    (:func:`coinche_rl.arena.run_duplicate`, ``deals`` deal pairs of seed ``seed``, the
+    same every time) against each of ``opponents``: ``evaluation(state)`` sets the
+    weights ``state`` and returns ``{opponent: Estimate}`` (the margin per deal with its
+    95% interval). One agent over one module, registered as ``name``: the arena keeps
+    the agents it built, by spec, for the life of the process, so the weights are set in
+    that module, never in a new agent."""
+
+    def __init__(self, observation_space: gym.Space, action_space: gym.Space,
+                 model_config: Optional[dict] = None, rules: str = "ffb",
+                 opponents=("random", "heuristic"), deals: int = 50, seed: int = 1,
+                 name: str = "rllib_main"):
+        from ..agents import register_agent
+        self.module = MaskedActorCritic(observation_space=observation_space,
+                                        action_space=action_space,
+                                        model_config=model_config or {})
+        self.module.eval()
+        self.agent = PolicyAgent(self.module.greedy, name=name)
+        self.name, self.rules, self.opponents = name, rules, tuple(opponents)
+        self.deals, self.seed = int(deals), int(seed)
+        register_agent(name, lambda: self.agent)
+
+    def __call__(self, state: dict) -> dict:
+        from ..arena import run_duplicate
+        self.module.set_state(state)
+        return {opp: run_duplicate(self.name, opp, self.deals, preset=self.rules,
+                                   seed=self.seed).estimate for opp in self.opponents}
 
 
 def policy_agent(state: dict, observation_space: gym.Space, action_space: gym.Space,

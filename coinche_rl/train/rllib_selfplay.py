@@ -21,8 +21,8 @@ What it does, in one command:
    pairs each, the same deals every time) and appends the margins per deal with their
    95% intervals to ``<out>/curve.csv``; ``<out>/summary.json`` holds the settings,
    the cluster (nodes, the node of each env runner), the timings and the last margins,
-   ``<out>/main.pt`` the last weights of ``main`` (:func:`~coinche_rl.train.rllib.policy_agent`
-   plays them);
+   ``<out>/main.pt`` the last weights of ``main``
+   (``policy_agent(torch.load(path), ...)`` of :mod:`coinche_rl.train.rllib` plays them);
 4. stops the cluster it started, whatever happens (``finally``): each node's process
    group is ended by its id (never ``ray stop``, which ends every Ray process of the
    machine, other users' clusters included).
@@ -55,7 +55,7 @@ class Settings:
     """The run's settings (each a ``--flag`` of the command line)."""
 
     #: training iterations (one PPO update each)
-    iterations: int = 30
+    iterations: int = 120
     #: rule preset (four-player: the heuristic acts from the public state)
     rules: str = "ffb"
     #: Ray nodes started on this machine (a head and nodes - 1 more), CPUs each
@@ -81,7 +81,7 @@ class Settings:
     p_heuristic: float = 0.3
     #: evaluation: every eval_every iterations (and after the last), deal pairs per
     #: opponent
-    eval_every: int = 5
+    eval_every: int = 20
     eval_deals: int = 100
     #: the output folder (curve.csv, summary.json, main.pt)
     out: str = "runs/rllib_selfplay"
@@ -251,13 +251,13 @@ def train(s: Settings, log=print) -> dict:
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-    from ..agents import register_agent
-    from ..arena import run_duplicate
-    from .rllib import (MAIN, AgentModule, CoincheMultiAgentEnv, MaskedActorCritic,
-                        league_mapping, league_slots, policy_agent)
+    from .rllib import (MAIN, AgentModule, CoincheMultiAgentEnv, Evaluation,
+                        MaskedActorCritic, league_mapping, league_slots)
 
     out = Path(s.out)
     out.mkdir(parents=True, exist_ok=True)
+    # the learner and the evaluations share this process's core with the env runners
+    torch.set_num_threads(1)
     hidden = [int(h) for h in s.hidden.split(",") if h.strip()]
     env_config = {"rules": s.rules, "public_state": True, "normalize_reward": True}
     probe = CoincheMultiAgentEnv(env_config)
@@ -318,17 +318,14 @@ def train(s: Settings, log=print) -> dict:
             f"({time.monotonic() - t0:.0f} s)")
 
         eval_s = [0.0]                      # the time spent evaluating, out of the rate
+        evaluation = Evaluation(obs_space, act_space, {"hidden": hidden}, rules=s.rules,
+                                deals=s.eval_deals, seed=s.seed + 1)
 
         def evaluate(it: int, row: dict) -> None:
             t = time.monotonic()
-            state = _main_state(algo)
-            register_agent("rllib_main", lambda: policy_agent(state, obs_space, act_space,
-                                                              {"hidden": hidden}))
             ev = {"iteration": it}
-            for opp in ("random", "heuristic"):
-                r = run_duplicate("rllib_main", opp, s.eval_deals, preset=s.rules,
-                                  seed=s.seed + 1)
-                ev[f"vs_{opp}"] = _estimate(r.estimate)
+            for opp, est in evaluation(_main_state(algo)).items():
+                ev[f"vs_{opp}"] = _estimate(est)
                 row[f"vs_{opp}"] = ev[f"vs_{opp}"]["mean"]
                 row[f"vs_{opp}_ci"] = ev[f"vs_{opp}"]["half_width"]
             summary["evaluations"].append(ev)
