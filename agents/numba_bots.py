@@ -1121,7 +1121,7 @@ class TwoHeuristicAgent(NumbaBotAgent):
                    "discards, uncovering face-down cards")
     PARAMS = {
         "prise": Param(float, doc="belote à deux: the strength margin to take or name "
-                       "(lower: takes more readily)", min=-20.0, max=30.0),
+                       "(lower: takes more readily; to the hundredth)", min=-20.0, max=30.0),
         "prise_decouverte": Param(float, doc="belote découverte: the same",
                                   min=-20.0, max=30.0),
     }
