@@ -17,12 +17,14 @@ exhaustive minimax through the engine, and with every enhancement off):
 * alpha-beta over whole tricks (the leader's card, then the follower's reply), fail-soft,
   one node per trick;
 * a transposition table of exact intervals ``[lo, hi]`` keyed on the position's
-  **canonical form**: the cards each player still owns and the leader, where the cards
-  worth no points at the bottom of a suit (7 8 9 outside trump, 7 8 in trump) that
-  neither cover nor are covered by a face-down card are renumbered to the lowest such
-  ids in their order (which of them were played changes nothing, only how many);
-  buckets of two entries (the deeper one kept, the other always replaced), a generation
-  number in the key instead of clearing the table between solves;
+  **canonical form**: the cards each player still owns and the leader, whatever order
+  the tricks were played in (the covering is the deal's, so the face-down cards follow);
+  with ``OPT_CANON`` also the cards worth no points at the bottom of a suit (7 8 9
+  outside trump, 7 8 in trump) that neither cover nor are covered by a face-down card
+  renumbered to the lowest such ids in their order (which of them were played changes
+  nothing, only how many: 4-7 % fewer nodes, but 10-15 % more time, so it is off by
+  default); buckets of two entries (the deeper one kept, the other always replaced), a
+  generation number in the key instead of clearing the table between solves;
 * **bounds from the remaining points**: 0 and the points still to win, tightened by the
   top trumps one player holds (each wins the trick it falls in, so its points are his);
 * **equivalent cards searched once**: two cards of one player, of one suit, worth the
@@ -96,12 +98,34 @@ def _low_free_masks():
 
 LOW = _low_free_masks()
 assert [bin(int(x)).count("1") for x in LOW] == [11, 11, 11, 11]
+assert all((int(x) >> (8 * s)) & 0xF8 == 0 for x in LOW for s in range(4))
+
+
+def _compact_table():
+    """``COMPACT[lane | mine << 3]``: the bits of ``mine`` (a subset of the 3-bit
+    ``lane``) moved to the lowest ``popcount(lane)`` places, in their order."""
+    t = np.zeros(64, dtype=np.int64)
+    for lane in range(8):
+        for mine in range(8):
+            k = 0
+            out = 0
+            for r in range(3):
+                if lane >> r & 1:
+                    if mine >> r & 1:
+                        out |= 1 << k
+                    k += 1
+            t[lane | mine << 3] = out
+    return t
+
+
+COMPACT = _compact_table()
 
 #: transposition table: 2**TT_BITS buckets of two entries of (key, data) (32 MB)
 TT_BITS = 20
 
 #: search options (bits; the values never depend on them, only the speed): the table,
-#: equivalent cards, the canonical form of the table's keys, the sure-trump bounds,
+#: equivalent cards, the low cards renumbered in the table's keys (off by default:
+#: slower, module docstring), the sure-trump bounds,
 #: static ordering, null-window tests at the root (off: one full-window search), the
 #: enhanced transposition cut-off (a reply whose position the table bounds past the
 #: window refutes a lead unsearched, from ETC_FROM tricks left); OPT_SHUFFLE orders the
@@ -109,7 +133,7 @@ TT_BITS = 20
 #: tried and searched more nodes than the static order (benchmarks/RESULTS.md).
 OPT_TT, OPT_EQUIV, OPT_CANON, OPT_SURE, OPT_ORDER, OPT_MTD, OPT_ETC, OPT_SHUFFLE = \
     1, 2, 4, 8, 16, 32, 64, 128
-OPT_DEFAULT = OPT_TT | OPT_EQUIV | OPT_CANON | OPT_SURE | OPT_ORDER | OPT_MTD | OPT_ETC
+OPT_DEFAULT = OPT_TT | OPT_EQUIV | OPT_SURE | OPT_ORDER | OPT_MTD | OPT_ETC
 OPT_MAX = 255
 ETC_FROM = 5
 
@@ -299,25 +323,17 @@ def _canonical(W, own0, own1, dn, strain):
     bad = lowrest & (dn | W[W_COVERS])
     flags = np.int64(0)
     for s in range(4):
-        lane = (lowrest >> (8 * s)) & 0xFF
-        if lane == 0 or (bad >> (8 * s)) & 0xFF:
+        sh = 8 * s
+        lane = (lowrest >> sh) & 7
+        if lane == 0 or (bad >> sh) & 7:
             continue
         flags |= np.int64(1) << s
         if (lane & (lane + 1)) == 0:
             continue                          # already the lowest ids
-        n0 = np.int64(0)
-        k = 0
-        m = lane
-        while m:
-            r = lowest_card(m)
-            m &= m - 1
-            if (own0 >> (8 * s + r)) & 1:
-                n0 |= np.int64(1) << k
-            k += 1
-        n1 = ((np.int64(1) << k) - 1) & ~n0
-        clear = ~(lane << (8 * s))
-        own0 = (own0 & clear) | (n0 << (8 * s))
-        own1 = (own1 & clear) | (n1 << (8 * s))
+        n0 = COMPACT[lane | (((own0 >> sh) & 7) << 3)]
+        n1 = COMPACT[lane | (lane << 3)] & ~n0
+        own0 = (own0 & ~(lane << sh)) | (n0 << sh)
+        own1 = (own1 & ~(lane << sh)) | (n1 << sh)
     return own0, own1, flags
 
 
