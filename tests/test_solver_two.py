@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -149,3 +150,14 @@ def test_the_solver_loads_from_the_numba_cache():
                            timeout=300) for _ in range(2)]
     assert [o.returncode for o in outs] == [0, 0], outs[1].stderr[-500:]
     assert outs[0].stdout == outs[1].stdout and int(outs[0].stdout) >= 0
+
+
+def test_the_benchmark_positions():
+    """bench_solver's two-player positions: a deal at its first card, or the first
+    decision with a choice from the asked trick on."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    from bench_solver import two_player_positions
+    for d in two_player_positions("belote_a_deux", 2, 800):
+        assert d.phase == "play" and not d.plays
+    for d in two_player_positions("belote_decouverte", 2, 950, trick=4):
+        assert d.trick_number >= 4 and len(d.legal_actions()) >= 2
