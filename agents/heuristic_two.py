@@ -337,11 +337,11 @@ def _play_card(V, P, me):
             if keep >= 0:
                 return keep
     my_tr = mine & tm
-    best = -1
-    best_ev = -1e18
-    for c in range(32):                        # every legal card, the lowest first
-        if not (legal >> c) & 1:
-            continue
+    best, best_ev = -1, -1e18
+    m = legal
+    while m:                                   # every legal card, the lowest first
+        c = lowest_card(m)
+        m &= m - 1
         ev = -_keep_value(c, mine, outside, trump)
         if lead >= 0:
             V_pts = _PTS[trump, lead] + _PTS[trump, c] + last_bonus

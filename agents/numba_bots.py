@@ -753,8 +753,7 @@ def _lead(S, seat, hand, unk, strain, pts, tm, we_take, poss_p, poss_1, poss_3, 
             return top
         if popcount(my_tr) >= 2:
             return _bottom(my_tr, strain, pts)
-    best = -1
-    best_ev = -1e18
+    best, best_ev = -1, -1e18
     m = hand
     while m:
         c = lowest_card(m)
