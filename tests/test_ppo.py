@@ -140,3 +140,12 @@ def test_each_evaluation_plays_the_weights_it_exported(tmp_path, monkeypatch):
                       None)
         with open(tmp_path / "weights.npz", "rb") as f:
             assert set(played) == {hashlib.sha256(f.read()).hexdigest()}
+
+
+def test_the_shipped_weights_of_the_60_minute_run_load_and_play():
+    from pathlib import Path
+    shipped = Path(__file__).resolve().parents[1] / "benchmarks" / "ppo" / "weights.npz"
+    policy = ppo.load_policy(str(shipped))
+    ts = VectorCoinche(4, rules="ffb", seed=1).reset()
+    for i in range(4):
+        assert ts.action_mask[i, policy(ts.obs[i], ts.action_mask[i])] == 1
