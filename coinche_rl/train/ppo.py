@@ -39,6 +39,7 @@ from __future__ import annotations
 import copy
 import csv
 import hashlib
+import io
 import json
 import os
 import sys
@@ -49,6 +50,7 @@ from typing import List, Optional
 import numpy as np
 
 from ..agents.policy import PolicyAgent
+from ..files import atomic_write, atomic_write_text
 from ..envs import kernels as K
 from ..envs.family import REWARD_SCALE, env_family
 from ..envs.vector import VectorCoinche
@@ -489,9 +491,7 @@ def _save(path, model, optimizer, league, args, updates, decisions, deals, elaps
              "league": league, "args": json.dumps(asdict(args)), "updates": updates,
              "decisions": decisions, "deals": deals, "elapsed": elapsed,
              "evals": json.dumps(evals)}
-    tmp = path + ".tmp"
-    torch.save(state, tmp)
-    os.replace(tmp, path)
+    atomic_write(path, lambda f: torch.save(state, f))
 
 
 class _CsvLog:
@@ -507,12 +507,11 @@ class _CsvLog:
     def write(self, row: dict) -> None:
         self.rows.append(row)
         cols = list(dict.fromkeys(k for r in self.rows for k in r))
-        tmp = self.path + ".tmp"
-        with open(tmp, "w", newline="", encoding="utf-8") as f:
-            w = csv.DictWriter(f, cols)
-            w.writeheader()
-            w.writerows(self.rows)
-        os.replace(tmp, self.path)
+        text = io.StringIO(newline="")
+        w = csv.DictWriter(text, cols)
+        w.writeheader()
+        w.writerows(self.rows)
+        atomic_write_text(self.path, text.getvalue())
 
 
 def _tensorboard(out: str):
@@ -542,9 +541,7 @@ def export_weights(model, path: str, rules, training: dict) -> str:
     arrays["obs_scale"] = model.obs_scale.numpy().astype(np.float32)
     arrays["meta"] = np.array(json.dumps({"kind": "coinche_rl.train.ppo", "rules": rules.name,
                                           "layers": len(linears), "training": training}))
-    tmp = path + ".tmp.npz"
-    np.savez_compressed(tmp, **arrays)
-    os.replace(tmp, path)
+    atomic_write(path, lambda f: np.savez_compressed(f, **arrays))
     return path
 
 

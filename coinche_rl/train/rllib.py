@@ -46,7 +46,7 @@ from ray.rllib.core.rl_module.torch import TorchRLModule
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from ..agents import PolicyAgent, make_agent
-from ..rules import get_rules, params_vector
+from ..rules import N_TEAMS, get_rules, params_vector, team
 from .turn_based import PublicStateView, TurnBasedEnv
 
 __all__ = ["CoincheMultiAgentEnv", "MaskedActorCritic", "AgentModule", "league_mapping",
@@ -193,8 +193,8 @@ def league_mapping(n_slots: int, p_heuristic: float, heuristic: str = "heuristic
     def mapping(agent_id, episode, **kwargs):
         h = zlib.crc32(str(episode.id_).encode())
         seat = int(str(agent_id).rsplit("_", 1)[1])
-        if seat & 1 == h & 1:
-            return MAIN
+        if team(seat) == h % N_TEAMS:          # main's side this episode (a player of two
+            return MAIN                         # is his own side: team(p) == p)
         if (h >> 1) % 1000 < p_heuristic * 1000:
             return heuristic
         return f"league_{(h >> 11) % n_slots}"

@@ -47,6 +47,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional
 
+from ..files import atomic_write, atomic_write_text
+
 __all__ = ["Settings", "LocalCluster", "train", "main"]
 
 
@@ -365,7 +367,8 @@ def train(s: Settings, log=print) -> dict:
                     + (f", vs random {row['vs_random']} ± {row['vs_random_ci']}, "
                        f"vs heuristic {row['vs_heuristic']} ± {row['vs_heuristic_ci']}"
                        if "vs_random" in row else "") + row_note)
-        torch.save(_main_state(algo), out / "main.pt")
+        main_state = _main_state(algo)
+        atomic_write(out / "main.pt", lambda f: torch.save(main_state, f))
         wall = time.monotonic() - t_train
         summary.update(iterations=s.iterations, env_steps=steps, train_wall_s=round(wall, 1),
                        eval_wall_s=round(eval_s[0], 1),
@@ -378,7 +381,7 @@ def train(s: Settings, log=print) -> dict:
             cluster.stop()
         else:
             ray.shutdown()
-    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    atomic_write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
     log(f"wrote {curve_path}, {out / 'summary.json'}, {out / 'main.pt'}")
     return summary
 

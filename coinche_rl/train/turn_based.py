@@ -42,7 +42,7 @@ import numpy as np
 from gymnasium import spaces
 
 from ..engine import STATE_SIZE, public_view
-from ..engine.layout import S_CUR
+from ..engine import py as engine_py
 from ..envs import coinche_v0
 from ..rules import RuleSet
 
@@ -165,7 +165,7 @@ class PublicStateView:
                  params: np.ndarray):
         self.rules = rules
         self.public_state = np.ascontiguousarray(public_state, dtype=np.int64)
-        self.seat = int(self.public_state[S_CUR])
+        self.seat = int(engine_py.current_seat(self.public_state))
         self.legal = np.asarray(action_mask).astype(bool)
         self.params = params
         self.match = None
