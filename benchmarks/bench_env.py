@@ -28,8 +28,9 @@ random legal actions everywhere):
 * ``vector_match_steps_per_s``, ``vector_match_learner_steps_per_s``: the same two in
   match mode (``mode="match"``: whole matches to the target, the match bookkeeping in
   numba at each deal's end).
-* ``aec_vs_connect_four`` / ``aec_vs_colver_py`` / ``vector_vs_colver_py``: ratios of
-  the figures (null when a side is missing).
+* ``aec_vs_connect_four`` / ``aec_vs_colver_py`` / ``vector_vs_colver_py`` /
+  ``vector_vs_connect_four``: ratios of the figures (null when a side is missing:
+  ``pip install pygame`` for connect four, ``pip install colver`` for colver).
 
 Usage: ``python benchmarks/bench_env.py [--quick] [--repeats K]``. The last line of
 output is one JSON object.
@@ -152,10 +153,11 @@ def main(argv=None) -> dict:
     print(f"vector learner env, match mode, learner steps/s       {m_lrn:12,.0f}")
 
     r_c4, r_cv = ratio(aec, c4), ratio(aec, cv)
-    r_vec = ratio(vec, cv)
+    r_vec, r_vec_c4 = ratio(vec, cv), ratio(vec, c4)
     print(f"AEC vs connect_four: {'n/a' if r_c4 is None else f'{r_c4:.3f}x'}   "
           f"AEC vs colver Python loop: {'n/a' if r_cv is None else f'{r_cv:.3f}x'}   "
-          f"vector vs colver Python loop: {'n/a' if r_vec is None else f'{r_vec:.1f}x'}")
+          f"vector vs colver Python loop: {'n/a' if r_vec is None else f'{r_vec:.1f}x'}   "
+          f"vector vs connect_four: {'n/a' if r_vec_c4 is None else f'{r_vec_c4:.1f}x'}")
 
     result = {
         "machine": machine(),
@@ -174,6 +176,7 @@ def main(argv=None) -> dict:
         "aec_vs_connect_four": r_c4,
         "aec_vs_colver_py": r_cv,
         "vector_vs_colver_py": r_vec,
+        "vector_vs_connect_four": r_vec_c4,
     }
     print(json.dumps(result))
     return result
