@@ -17,7 +17,7 @@ from the family's description (:mod:`coinche_rl.engine.family`,
   a row per legal action, sorted by value, with the double-dummy value, the PIMC value
   over sampled worlds, the ``nn`` value (in the auction the bidding network's heads:
   expected score, P(made); and the Monte Carlo hand evaluation's of each bid) and each
-  agent's choice (with two players: no network yet, the searches from trick 7);
+  agent's choice (with two players: no network yet, the searches from trick 5);
   branch off with another action and let the bots play on. The address of a position holds the record itself (the URL fragment), so it
   can be shared.
 * **Tournaments**: the results files of ``coinche-rl tournament --out``: the tables,

@@ -99,11 +99,12 @@ DEFAULT_CHOOSERS = ("heuristic", "nn")
 #: each world; belote for two players has the heuristic's only)
 EVAL_METHOD = "dd"
 #: the searches (double dummy, PIMC) run when at most this many tricks are left: every
-#: trick with four players, from trick 7 of belote for two players (measured on a loaded
-#: 2-core machine, a whole analysis with 16 worlds: at trick 1 a solve takes 4-21 s and
-#: PIMC 1.5-2.5 minutes; at trick 5, 0.5-18 s; at trick 6, 0.2-0.9 s; at trick 7,
-#: 0.1-0.3 s)
-SEARCH_TRICKS = 10
+#: trick with four players, from trick 5 of belote for two players (a whole analysis
+#: with 16 worlds on a 2-core machine, positions of heuristic play, the new two-player
+#: solver: at trick 3 a median 0.98 s (à deux) / 0.55 s (découverte); at trick 4,
+#: 0.37 / 0.19 s; at trick 5, 0.17 / 0.07 s, at most 0.64 s; the old solver needed
+#: trick 7 for 0.1-0.3 s)
+SEARCH_TRICKS = 12
 
 
 class AnalysisError(ValueError):
@@ -237,7 +238,7 @@ def _told(agent, deal: BaseDeal, moves: Sequence[Tuple[int, int]], seat: int) ->
 def searched(deal: BaseDeal) -> bool:
     """Whether the searches (double dummy, PIMC) run at this position of the play: when
     at most :data:`SEARCH_TRICKS` tricks are left (every trick with four players; from
-    trick 7 of belote for two players, whose earlier searches take seconds to minutes)."""
+    trick 5 of belote for two players, whose earlier searches take a second or more)."""
     return family_of(deal.rules).n_tricks - len(deal.trick_winners) <= SEARCH_TRICKS
 
 
