@@ -42,7 +42,10 @@ __all__ = ["setting", "shared", "RunSettings", "WorkerSettings", "SharedSettings
 
 
 def setting(default, help: str):
-    """A setting: its default and its ``--help`` text."""
+    """A setting: its default and its ``--help`` text (a list default is copied for each
+    instance)."""
+    if isinstance(default, list):
+        return field(default_factory=lambda: list(default), metadata={"help": help})
     return field(default=default, metadata={"help": help})
 
 

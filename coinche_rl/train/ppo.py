@@ -44,7 +44,7 @@ import json
 import os
 import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import List, Optional
 
 import numpy as np
@@ -55,6 +55,7 @@ from ..envs import kernels as K
 from ..envs.family import REWARD_SCALE, env_family
 from ..envs.vector import VectorCoinche
 from ..rules import four_player_rules
+from .common import setting
 
 __all__ = ["Args", "train", "agent", "load_policy", "compute_advantages", "parse_args", "main",
            "OPPONENT_KINDS"]
@@ -64,48 +65,44 @@ OPPONENT_KINDS = ("self", "past", "heuristic", "random")
 
 
 # ----------------------------------------------------------------------------- settings
-def _s(default, help: str):
-    if isinstance(default, list):
-        return field(default_factory=lambda: list(default), metadata={"help": help})
-    return field(default=default, metadata={"help": help})
-
-
 @dataclass
 class Args:
     """Every setting of a run (``python -m coinche_rl.train.ppo --help``)."""
-    rules: str = _s("ffb", "the four-player preset to train for")
-    seed: int = _s(0, "the one seed of the run (deals, sampling, initialisation)")
-    minutes: float = _s(60.0, "wall-time budget, evaluations included (cumulative over resumes)")
-    out: str = _s("runs/ppo", "the run folder")
-    resume: bool = _s(False, "continue the run in --out (new deals; the rest as saved)")
-    max_updates: Optional[int] = _s(None, "stop after this many updates (tests)")
+    rules: str = setting("ffb", "the four-player preset to train for")
+    seed: int = setting(0, "the one seed of the run (deals, sampling, initialisation)")
+    minutes: float = setting(60.0, "wall-time budget, evaluations included (cumulative over "
+                                   "resumes)")
+    out: str = setting("runs/ppo", "the run folder")
+    resume: bool = setting(False, "continue the run in --out (new deals; the rest as saved)")
+    max_updates: Optional[int] = setting(None, "stop after this many updates (tests)")
     # the environment and the opponents
-    num_envs: int = _s(128, "games played at once")
-    num_steps: int = _s(64, "vector steps per rollout (the learner acts in about half)")
-    opponents: str = _s("self=0.35,past=0.15,heuristic=0.35,random=0.15",
+    num_envs: int = setting(128, "games played at once")
+    num_steps: int = setting(64, "vector steps per rollout (the learner acts in about half)")
+    opponents: str = setting("self=0.35,past=0.15,heuristic=0.35,random=0.15",
                         "shares of the games whose other team is played by KIND, for KIND in "
                         "self, past, heuristic, random")
-    snapshot_minutes: float = _s(3.0, "add the learner to the league this often")
-    league_size: int = _s(20, "past selves kept (the oldest leave)")
+    snapshot_minutes: float = setting(3.0, "add the learner to the league this often")
+    league_size: int = setting(20, "past selves kept (the oldest leave)")
     # the network and PPO
-    hidden: List[int] = _s([256, 256], "hidden layer widths (shared by the policy and value heads)")
-    lr: float = _s(3e-4, "Adam learning rate, annealed linearly to a tenth over --minutes")
-    gamma: float = _s(1.0, "discount per learner decision (1: the deal's score, undiscounted)")
-    gae_lambda: float = _s(0.95, "GAE lambda")
-    update_epochs: int = _s(3, "passes over each rollout")
-    minibatch_size: int = _s(1024, "decisions per gradient step")
-    clip_coef: float = _s(0.2, "PPO ratio clip")
-    ent_coef: float = _s(0.05, "entropy bonus (lower, the auction soon collapses to passing)")
-    vf_coef: float = _s(0.5, "value loss weight")
-    max_grad_norm: float = _s(0.5, "gradient norm clip")
-    target_kl: Optional[float] = _s(None, "stop a rollout's epochs past this approximate KL")
+    hidden: List[int] = setting([256, 256],
+                                "hidden layer widths (shared by the policy and value heads)")
+    lr: float = setting(3e-4, "Adam learning rate, annealed linearly to a tenth over --minutes")
+    gamma: float = setting(1.0, "discount per learner decision (1: the deal's score, undiscounted)")
+    gae_lambda: float = setting(0.95, "GAE lambda")
+    update_epochs: int = setting(3, "passes over each rollout")
+    minibatch_size: int = setting(1024, "decisions per gradient step")
+    clip_coef: float = setting(0.2, "PPO ratio clip")
+    ent_coef: float = setting(0.05, "entropy bonus (lower, the auction soon collapses to passing)")
+    vf_coef: float = setting(0.5, "value loss weight")
+    max_grad_norm: float = setting(0.5, "gradient norm clip")
+    target_kl: Optional[float] = setting(None, "stop a rollout's epochs past this approximate KL")
     # logs, evaluation, checkpoints
-    log_seconds: float = _s(30.0, "progress.csv interval")
-    eval_minutes: float = _s(5.0, "evaluation interval (0: only at the end)")
-    eval_pairs: int = _s(300, "deal pairs of each evaluation, against random and heuristic")
-    eval_seed: int = _s(20261207, "the evaluation deal set")
-    checkpoint_minutes: float = _s(5.0, "checkpoint interval")
-    torch_threads: int = _s(1, "torch threads")
+    log_seconds: float = setting(30.0, "progress.csv interval")
+    eval_minutes: float = setting(5.0, "evaluation interval (0: only at the end)")
+    eval_pairs: int = setting(300, "deal pairs of each evaluation, against random and heuristic")
+    eval_seed: int = setting(20261207, "the evaluation deal set")
+    checkpoint_minutes: float = setting(5.0, "checkpoint interval")
+    torch_threads: int = setting(1, "torch threads")
 
 
 def parse_args(argv=None) -> Args:
