@@ -19,33 +19,18 @@ pytest.importorskip("httpx2", reason="the dev extra's httpx2 drives Starlette's 
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
-from starlette.testclient import TestClient  # noqa: E402
 
 from coinche_rl import actions as A  # noqa: E402
 from coinche_rl.agents import make_agent, play_deal  # noqa: E402
 from coinche_rl.game import Deal  # noqa: E402
 from coinche_rl.records import deal_to_record  # noqa: E402
 from coinche_rl.rules import parse_rules  # noqa: E402
-from coinche_rl.web.app import MAX_ERROR, MAX_MESSAGE, create_app  # noqa: E402
+from coinche_rl.web.app import MAX_ERROR, MAX_MESSAGE  # noqa: E402
 from coinche_rl.web.play import ProtocolError, parse_person_action, parse_settings  # noqa: E402
+from web_client import client, records, recv as _recv  # noqa: E402,F401
 
 FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 FFB = parse_rules("ffb")
-
-
-@pytest.fixture(scope="module")
-def records(tmp_path_factory):
-    return tmp_path_factory.mktemp("records")
-
-
-@pytest.fixture(scope="module")
-def client(records):
-    with TestClient(create_app(records=str(records), searches=1)) as c:
-        yield c
-
-
-def _recv(ws):
-    return json.loads(ws.receive_text())
 
 
 def _until_person(ws):

@@ -6,10 +6,8 @@ files, and the command without the web extra."""
 from __future__ import annotations
 
 import json
-import os
 import re
 
-import numpy as np
 import pytest
 
 pytest.importorskip("starlette", reason="the web extra is not installed: pip install -e '.[web]'")
@@ -22,30 +20,16 @@ from coinche_rl import web  # noqa: E402
 from coinche_rl.agents import PlayerView, make_agent, play_deal  # noqa: E402
 from coinche_rl.agents.neural.agent import nn_values  # noqa: E402
 from coinche_rl.arena import run_round_robin, summary_tables  # noqa: E402
-from coinche_rl.cards import parse_hand, cards_of, format_card  # noqa: E402
+from coinche_rl.cards import cards_of, format_card  # noqa: E402
 from coinche_rl.game import Deal  # noqa: E402
 from coinche_rl.records import deal_to_record, replay, replay_deal  # noqa: E402
 from coinche_rl.solver import Solver  # noqa: E402
 from coinche_rl.web.analysis import deal_at  # noqa: E402
 from coinche_rl.web.app import create_app  # noqa: E402
 from coinche_rl.web.views import table_view  # noqa: E402
+from web_client import client, records, recv as _recv  # noqa: E402,F401
 
 CARD = re.compile(r"^[789TJQKA][SHDC]$")
-
-
-@pytest.fixture(scope="module")
-def records(tmp_path_factory):
-    return tmp_path_factory.mktemp("records")
-
-
-@pytest.fixture(scope="module")
-def client(records):
-    with TestClient(create_app(records=str(records), searches=1)) as c:
-        yield c
-
-
-def _recv(ws):
-    return json.loads(ws.receive_text())
 
 
 def _until_person(ws, seen=None):
