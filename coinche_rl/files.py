@@ -51,13 +51,13 @@ def atomic_write(path: PathLike, write: Callable[[BinaryIO], None]) -> None:
             os.fsync(f.fileno())
         try:
             os.chmod(tmp, stat.S_IMODE(os.stat(path).st_mode))   # keep the old file's mode
-        except FileNotFoundError:
+        except FileNotFoundError:          # a new file: the default mode stays
             pass
         os.replace(tmp, path)
     except BaseException:
         try:
             os.unlink(tmp)
-        except OSError:
+        except OSError:                    # already gone: nothing to clean
             pass
         raise
     _sync_folder(folder)
@@ -77,7 +77,7 @@ def _sync_folder(folder: str) -> None:
         return
     try:
         os.fsync(fd)
-    except OSError:
+    except OSError:                        # a file system that cannot sync a folder
         pass
     finally:
         os.close(fd)

@@ -266,7 +266,8 @@ class BaseDeal:
     @staticmethod
     def _check_rules(rules, **overrides) -> RuleSet:
         """The rule set, refused unless of the class's families."""
-        raise NotImplementedError
+        raise NotImplementedError("BaseDeal._check_rules: each family's deal class (Deal, "
+                                  "TwoPlayerDeal) checks its own rules")
 
     @classmethod
     def from_state(cls, rules: Union[str, RuleSet], state: np.ndarray,
@@ -433,7 +434,8 @@ class BaseDeal:
 
     def _refused(self, a: int, code: int, text: str, legal: str) -> IllegalActionError:
         """The family's words for a refusal (the deal is not over)."""
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__}: each family's deal class (Deal, "
+                                  f"TwoPlayerDeal) words its own refusals")
 
     # ---------------------------------------------------------------- views, scores
     def public_state(self, seat: int) -> np.ndarray:

@@ -308,7 +308,7 @@ def test_round_robin_ratings():
 
 
 def test_format_summary_returns_the_tables_inside_a_notebook(monkeypatch):
-    rich_console = pytest.importorskip("rich.console")
+    rich_console = pytest.importorskip("rich.console", reason="the arena extra (rich) is not installed")
     monkeypatch.setattr(rich_console, "_is_jupyter", lambda: True)   # as in Jupyter
     r = run_duplicate("heuristic", "random", 4, seed=1)
     text = format_summary(r)

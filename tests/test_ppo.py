@@ -16,7 +16,7 @@ import json
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch")
+torch = pytest.importorskip("torch", reason="the nn extra (torch) is not installed")
 
 from coinche_rl.envs.vector import VectorCoinche              # noqa: E402
 from coinche_rl.train import ppo                               # noqa: E402

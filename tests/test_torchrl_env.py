@@ -6,7 +6,7 @@ tournament through PolicyAgent."""
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch")
+torch = pytest.importorskip("torch", reason="the nn extra (torch) is not installed")
 pytest.importorskip("torchrl", reason="optional: pip install -e '.[torchrl]'")
 
 from torchrl.envs.utils import check_env_specs  # noqa: E402

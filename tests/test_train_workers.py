@@ -3,11 +3,9 @@ pool worker per core, each with a BLAS thread per core, oversubscribes the cores
 
 from types import SimpleNamespace
 
-import pytest
+import threadpoolctl  # a dependency of the package
 
-threadpoolctl = pytest.importorskip("threadpoolctl")
-
-from coinche_rl.train.common import LabelSource, run_with_one_blas_thread  # noqa: E402
+from coinche_rl.train.common import LabelSource, run_with_one_blas_thread
 
 
 def _blas_threads(info):
