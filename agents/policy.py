@@ -1,6 +1,6 @@
 """A policy trained on the environments, as an agent (``coinche_rl.agents.policy``).
 
-A policy trained on ``coinche_v0`` (or ``two_player_v0``, or the single-agent Gymnasium
+A policy trained on ``coinche_v0`` (of either family, or the single-agent Gymnasium
 envs) reads the env's observation ``{"observation": float32[...], "action_mask":
 int8[120]}``. :class:`PolicyAgent` wraps such a policy, a callable
 ``policy(observation, action_mask) -> action``, into an :class:`~coinche_rl.agents.Agent`

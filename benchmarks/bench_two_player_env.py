@@ -1,10 +1,10 @@
 """Throughput of the environments of belote for two players on one core
-(``coinche_rl.envs.two_player_v0``, ``two_player_single_agent``, ``two_player_vector``).
+(``coinche_rl.envs.coinche_v0``, ``single_agent`` and ``vector`` with its rules).
 
 Figures (best of ``--repeats`` timed runs after a warm-up; single thread; uniformly
 random legal actions everywhere; preset ``belote_a_deux``):
 
-* ``aec_steps_per_s``: ``two_player_v0.env()`` with its default wrappers, the usual
+* ``aec_steps_per_s``: ``coinche_v0.env(rules="belote_a_deux")`` with its default wrappers, the usual
   ``agent_iter`` / ``last`` / ``step`` loop, one deal per episode, counting ``env.step``
   calls (including the final ``None`` steps of finished agents).
 * ``single_agent_steps_per_s``: ``gymnasium.make("coinche_rl/TwoPlayer-v0")``, player 0
@@ -37,24 +37,24 @@ RULES = "belote_a_deux"
 
 
 def two_player_aec(episodes: int):
-    from coinche_rl.envs import two_player_v0
-    return lambda: aec_loop(lambda: two_player_v0.env(rules=RULES), episodes)
+    from coinche_rl.envs import coinche_v0
+    return lambda: aec_loop(lambda: coinche_v0.env(rules=RULES), episodes)
 
 
 def single_agent(episodes: int):
-    return single_agent_loop("coinche_rl.envs.two_player_single_agent",
+    return single_agent_loop("coinche_rl.envs.single_agent",
                              "coinche_rl/TwoPlayer-v0", episodes, rules=RULES, seat=0)
 
 
 def vector_rates(batch: int, steps: int):
     """(env-only agent-steps/s, agent-steps/s with the picker) of ``VectorTwoPlayer``."""
-    from coinche_rl.envs.two_player_vector import VectorTwoPlayer
+    from coinche_rl.envs.vector import VectorTwoPlayer
     return caller_vector_rates(lambda: VectorTwoPlayer(batch, rules=RULES, seed=1), steps)
 
 
 def learner_rate(batch: int, steps: int) -> float:
     """Learner steps/s of ``TwoPlayerVectorEnv`` against a random opponent (env time only)."""
-    from coinche_rl.envs.two_player_vector import TwoPlayerVectorEnv
+    from coinche_rl.envs.vector import TwoPlayerVectorEnv
     return learner_vector_rate(
         lambda: TwoPlayerVectorEnv(batch, seat=0, rules=RULES, seed=1, copy=False), steps)
 
@@ -67,7 +67,7 @@ def main(argv=None) -> dict:
 
     print(f"machine: {machine()}")
     aec = warm_best_rate(two_player_aec(n_deals), args.repeats)
-    print(f"AEC two_player_v0.env (default wrappers), env.step calls/s  {aec:12,.0f}")
+    print(f"AEC coinche_v0.env two-player (default wrappers), env.step calls/s  {aec:12,.0f}")
 
     sa = warm_best_rate(single_agent(n_deals), args.repeats)
     print(f"single-agent Gymnasium adapter, learner steps/s             {sa:12,.0f}")

@@ -4,16 +4,14 @@ One class of each kind plays every family, which comes from the rules (or ``fami
 and whose parts are described in ``family`` (:class:`~coinche_rl.envs.family.EnvFamily`):
 the PettingZoo AEC env ``coinche_v0``, the single-agent Gymnasium adapter
 ``single_agent``, the numba vector envs ``vector`` (kernels in ``kernels``, written once
-over the engine's entry points). Belote for two players keeps its names: ``two_player_v0``,
-``two_player_single_agent``, ``two_player_vector`` (the shared classes with the two
-family's rules); its observation is ``observation_two`` with its numba encoder in
-``encoder_two`` (formerly ``two_player_observation`` and ``two_player_kernels``, names
-kept working).
+over the engine's entry points). Belote for two players is these classes with the two
+family's rules (``coinche_v0.env(rules="belote_a_deux")``, or ``family="two"``); its own
+parts are its observation, ``observation_two``, and that observation's numba encoder,
+``encoder_two``.
 
 Importing this package is light: it loads its submodules (``coinche_v0``, ``family``,
-``observation``, ``single_agent``, ``vector``, ``kernels``, ``infoset``, and the
-two-player names above) on first
-use, and registers the Gymnasium ids ``coinche_rl/Coinche-v0`` and
+``observation``, ``single_agent``, ``vector``, ``kernels``, ``infoset``,
+``observation_two``, ``encoder_two``) on first use, and registers the Gymnasium ids ``coinche_rl/Coinche-v0`` and
 ``coinche_rl/TwoPlayer-v0`` (:func:`register_gymnasium_envs`, string entry points)
 without importing gymnasium itself: at once when gymnasium is already imported, else
 through a one-shot import hook the moment gymnasium is imported, so the import order
@@ -63,8 +61,7 @@ from importlib import metadata
 from typing import Any, List
 
 __all__ = ["coinche_v0", "family", "observation", "single_agent", "vector", "ENV_ID",
-           "two_player_v0", "observation_two", "two_player_single_agent",
-           "two_player_vector", "TWO_PLAYER_ENV_ID", "register_gymnasium_envs", "load_plugins", "resolve_plugin",
+           "observation_two", "TWO_PLAYER_ENV_ID", "register_gymnasium_envs", "load_plugins", "resolve_plugin",
            "ENV_OPPONENTS_GROUP", "VECTOR_OPPONENTS_GROUP"]
 
 #: the Gymnasium id of :class:`coinche_rl.envs.single_agent.CoincheSingleAgentEnv`
@@ -78,9 +75,7 @@ ENV_OPPONENTS_GROUP = "coinche_rl.env_opponents"
 VECTOR_OPPONENTS_GROUP = "coinche_rl.vector_opponents"
 
 _SUBMODULES = ("coinche_v0", "family", "observation", "single_agent", "vector", "kernels", "infoset",
-               "two_player_v0", "observation_two", "two_player_single_agent",
-               "two_player_vector", "encoder_two", "two_player_observation",
-               "two_player_kernels")
+               "observation_two", "encoder_two")
 
 
 def register_gymnasium_envs() -> None:

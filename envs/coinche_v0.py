@@ -10,7 +10,7 @@ information set only; rewards when a deal ends. The arguments, spaces, rewards a
 version history: docs/envs.md.
 
 Belote for two players is the same class with the two family's rules
-(``raw_env(rules="belote_a_deux")``, or ``family="two"``; :mod:`.two_player_v0` names it
+(``raw_env(rules="belote_a_deux")``, or ``family="two"``; its metadata name is
 ``two_player_v0``): agents ``player_0``, ``player_1``, observations of 502 built from the
 player's public view only (docs/two_player.md). What differs is read from the family's
 description (:class:`~coinche_rl.envs.family.EnvFamily`: its deal and match classes,
@@ -48,7 +48,7 @@ from . import kernels, encoder_two
 from .family import AGENT_NAMES, REWARD_SCALE, EnvFamily, env_family
 
 __all__ = ["env", "raw_env", "parallel_env", "REWARD_SCALE", "NO_ACTIONS",
-           "SideTerminateIllegalWrapper", "family_functions"]
+           "SideTerminateIllegalWrapper"]
 
 #: the mask of an agent not to act (read-only, shared)
 NO_ACTIONS = np.zeros(N_ACTIONS, dtype=np.int8)
@@ -418,26 +418,6 @@ def parallel_env(**kwargs):
     """The parallel API over :func:`env` (turn-based: only the agent to act acts; the
     others' actions are ignored)."""
     return turn_based_aec_to_parallel(env(**kwargs))
-
-
-def family_functions(family: str):
-    """``raw_env``, ``env`` and ``parallel_env`` of one family (its default preset when
-    no ``rules`` is given; other families' rules refused): the two-player env's names
-    (:mod:`.two_player_v0`)."""
-    def raw(**kwargs):
-        return raw_env(**{"rules": None, "family": family, **kwargs})
-
-    def wrapped(**kwargs):
-        return wrap(raw(**kwargs))
-
-    def parallel(**kwargs):
-        return turn_based_aec_to_parallel(wrapped(**kwargs))
-
-    for f, name, doc in ((raw, "raw_env", raw_env.__doc__), (wrapped, "env", env.__doc__),
-                         (parallel, "parallel_env", parallel_env.__doc__)):
-        f.__name__ = f.__qualname__ = name
-        f.__doc__ = f"{doc}\n\n(family {family!r})"
-    return raw, wrapped, parallel
 
 
 #: ``TerminateIllegalWrapper`` whose penalty goes to the offender's whole team

@@ -1,5 +1,4 @@
-"""The numba encoder of belote for two players' observation (``coinche_rl.envs.encoder_two``;
-formerly ``two_player_kernels``).
+"""The numba encoder of belote for two players' observation (``coinche_rl.envs.encoder_two``).
 
 * :func:`encode_view`: the observation vector of
   :mod:`coinche_rl.envs.observation_two`, written from the engine's **public

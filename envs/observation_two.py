@@ -1,5 +1,4 @@
-"""Observation encoding of belote for two players (``coinche_rl.envs.observation_two``;
-formerly ``two_player_observation``),
+"""Observation encoding of belote for two players (``coinche_rl.envs.observation_two``),
 version 1.
 
 :func:`encode` turns a :class:`~coinche_rl.two_player.TwoPlayerView` (what one player

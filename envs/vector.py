@@ -649,5 +649,6 @@ WARMUP_AFTER = ("coinche_rl.envs.kernels",)
 
 def warmup() -> None:
     """Compile the vector kernels (cached on disk): a few steps of both envs (the same
-    kernels serve both families)."""
+    kernels serve both families, with each family's encoder)."""
     exercise("ffb")
+    exercise("belote_a_deux", "two")

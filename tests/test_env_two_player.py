@@ -1,8 +1,8 @@
-"""The environments of belote for two players: the PettingZoo AEC env
-(``coinche_rl.envs.two_player_v0``), its observation encoding
+"""The environments with the rules of belote for two players: the PettingZoo AEC env
+(``coinche_v0`` with ``family="two"``), its observation encoding
 (``observation_two`` and the numba kernel of ``encoder_two``), the
-single-agent Gymnasium adapter (``two_player_single_agent``) and the numba vector envs
-(``two_player_vector``).
+single-agent Gymnasium adapter (``single_agent``) and the numba vector envs
+(``vector``).
 
 1. PettingZoo's own conformance tests (api, parallel api, seeds, render) per preset.
 2. Observation correctness: at every step of random games, ``decode(observation)``
@@ -24,11 +24,12 @@ from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test
 from coinche_rl import actions as A
 from coinche_rl.cards import format_card, popcount
 from coinche_rl.engine import two as E2
-from coinche_rl.envs import TWO_PLAYER_ENV_ID, two_player_v0
+from coinche_rl.envs import TWO_PLAYER_ENV_ID, coinche_v0
 from coinche_rl.envs import encoder_two as K
 from coinche_rl.envs import observation_two as O
-from coinche_rl.envs.two_player_single_agent import TwoPlayerSingleAgentEnv
-from coinche_rl.envs.two_player_vector import TwoPlayerVectorEnv, VectorTwoPlayer, _deal_from_state
+from coinche_rl.envs.family import TWO
+from coinche_rl.envs.single_agent import TwoPlayerSingleAgentEnv
+from coinche_rl.envs.vector import TwoPlayerVectorEnv, VectorTwoPlayer, _deal_from_state
 from coinche_rl.game import IllegalActionError
 from coinche_rl.rules import InvalidRulesError
 from coinche_rl.two_player import TwoPlayerDeal
@@ -42,37 +43,37 @@ PRESETS = ["belote_a_deux", "belote_decouverte"]
 # ------------------------------------------------------ 1. PettingZoo conformance
 @pytest.mark.parametrize("preset", PRESETS)
 def test_api_parallel_api_and_seeds(preset):
-    api_test(two_player_v0.env(rules=preset), num_cycles=300)
-    parallel_api_test(two_player_v0.parallel_env(rules=preset), num_cycles=300)
-    seed_test(lambda: two_player_v0.env(rules=preset), num_cycles=300)
+    api_test(coinche_v0.env(family="two", rules=preset), num_cycles=300)
+    parallel_api_test(coinche_v0.parallel_env(family="two", rules=preset), num_cycles=300)
+    seed_test(lambda: coinche_v0.env(family="two", rules=preset), num_cycles=300)
 
 
 def test_api_match_and_penalty_modes():
-    api_test(two_player_v0.env(mode="match"), num_cycles=300)
-    api_test(two_player_v0.env(rules="belote_decouverte", illegal_action="penalty"), num_cycles=100)
+    api_test(coinche_v0.env(family="two", mode="match"), num_cycles=300)
+    api_test(coinche_v0.env(family="two", rules="belote_decouverte", illegal_action="penalty"), num_cycles=100)
 
 
 def test_render(capsys):
-    render_test(lambda render_mode=None: two_player_v0.env(render_mode=render_mode))
-    e = two_player_v0.env(render_mode="ansi")
+    render_test(lambda render_mode=None: coinche_v0.env(family="two", render_mode=render_mode))
+    e = coinche_v0.env(family="two", render_mode="ansi")
     e.reset(seed=3)
     text = e.render()
     assert text == e.unwrapped.deal.render() and "rules belote_a_deux" in text
     assert "cards" in e.unwrapped.render_for("player_0")         # the other hand as a count
-    e = two_player_v0.env(render_mode="human", mode="match")
+    e = coinche_v0.env(family="two", render_mode="human", mode="match")
     e.reset(seed=3)
     assert "match scores 0 - 0 (target 1000)" in capsys.readouterr().out
     with pytest.raises(ValueError, match="valid modes.*human.*ansi"):
-        two_player_v0.raw_env(render_mode="rgb_array")
+        coinche_v0.raw_env(family="two", render_mode="rgb_array")
 
 
 def test_bad_arguments_and_four_player_rules_are_refused():
     with pytest.raises(InvalidRulesError, match="four-player"):
-        two_player_v0.raw_env(rules="ffb")
+        coinche_v0.raw_env(family="two", rules="ffb")
     for kw in ({"mode": "tournament"}, {"reward": "sum"}, {"illegal_action": "ignore"},
                {"dealer": 2}, {"normalize_reward": "yes"}):
         with pytest.raises(ValueError):
-            two_player_v0.raw_env(**kw)
+            coinche_v0.raw_env(family="two", **kw)
 
 
 # --------------------------------------------------- 2. observation correctness
@@ -80,7 +81,7 @@ def ground_truth_check(e, agent, obs):
     raw = e.unwrapped
     deal = raw.deal
     match = raw._match_info()
-    for a in two_player_v0.AGENTS:
+    for a in TWO.agents:
         p = int(a[-1])
         o = 1 - p
         ob = obs if a == agent else raw.observe(a)
@@ -126,13 +127,13 @@ def ground_truth_check(e, agent, obs):
 @pytest.mark.parametrize("preset", PRESETS)
 def test_decoded_observation_matches_the_game(preset):
     rng = np.random.default_rng(sum(map(ord, preset)))
-    played = tricks_played(two_player_v0.env(rules=preset), rng, 8, ground_truth_check)
+    played = tricks_played(coinche_v0.env(family="two", rules=preset), rng, 8, ground_truth_check)
     assert played > 16
 
 
 def test_decoded_observation_matches_the_game_in_match_mode():
     rng = np.random.default_rng(5)
-    e = two_player_v0.env(mode="match", rules="belote_a_deux")
+    e = coinche_v0.env(family="two", mode="match", rules="belote_a_deux")
     e.reset(seed=5)
     play_random(e, rng, ground_truth_check, max_steps=600)
 
@@ -198,10 +199,10 @@ def test_no_leak_between_worlds_that_differ_only_in_hidden_cards(preset):
             deck2, hidden = _other_world(deal, p, k, rng)
             assert hidden & (deal.view(p).hand | deal.view(p).known_other) == 0
             moved = deck2 != deal.deck
-            ea, eb = two_player_v0.raw_env(rules=preset), two_player_v0.raw_env(rules=preset)
+            ea, eb = coinche_v0.raw_env(family="two", rules=preset), coinche_v0.raw_env(family="two", rules=preset)
             ea.reset(options={"deal": deal.deck, "dealer": deal.dealer})
             eb.reset(options={"deal": deck2, "dealer": deal.dealer})
-            agent = two_player_v0.AGENTS[p]
+            agent = TWO.agents[p]
             for i in range(k + 1):
                 oa, ob = ea.observe(agent), eb.observe(agent)
                 assert np.array_equal(oa["observation"], ob["observation"]), (trial, p, i)
@@ -235,7 +236,7 @@ def test_the_observation_reads_only_the_public_view():
 
 # ------------------------------------------- 4. spaces, illegal actions, rewards
 def test_spaces_are_cached_and_shared():
-    e = two_player_v0.env()
+    e = coinche_v0.env(family="two")
     assert len({id(e.observation_space(a)) for a in e.possible_agents}) == 1
     box = e.observation_space("player_0")["observation"]
     assert box.shape == (O.OBSERVATION_SIZE,) and box.dtype == np.float32
@@ -244,7 +245,7 @@ def test_spaces_are_cached_and_shared():
 
 
 def test_illegal_action_raises_by_default_and_leaves_the_state():
-    e = two_player_v0.env()
+    e = coinche_v0.env(family="two")
     e.reset(seed=1)
     before = e.unwrapped.state()
     with pytest.raises(IllegalActionError, match="legal: pass, take"):
@@ -254,8 +255,8 @@ def test_illegal_action_raises_by_default_and_leaves_the_state():
 
 @pytest.mark.parametrize("wrapped", [True, False])
 def test_penalty_mode_ends_the_game_with_the_offenders_penalty(wrapped):
-    make = two_player_v0.env if wrapped else two_player_v0.raw_env
-    e = make(illegal_action="penalty", illegal_penalty=500.0, normalize_reward=True)
+    make = coinche_v0.env if wrapped else coinche_v0.raw_env
+    e = make(family="two", illegal_action="penalty", illegal_penalty=500.0, normalize_reward=True)
     e.reset(seed=2)
     offender = e.agent_selection
     e.step(A.CARD_BASE)
@@ -274,7 +275,7 @@ def test_penalty_mode_ends_the_game_with_the_offenders_penalty(wrapped):
 @pytest.mark.parametrize("reward", ["difference", "raw"])
 def test_rewards_at_the_end_of_a_deal(reward):
     rng = np.random.default_rng(3)
-    e = two_player_v0.raw_env(reward=reward)
+    e = coinche_v0.raw_env(family="two", reward=reward)
     for g in range(6):
         e.reset(seed=100 + g)
         totals = random_totals(e, rng, lambda: e.deal.is_terminal)
@@ -286,7 +287,7 @@ def test_rewards_at_the_end_of_a_deal(reward):
 
 def test_match_mode_rewards_sum_to_the_final_score_difference():
     rng = np.random.default_rng(4)
-    e = two_player_v0.raw_env(rules="belote_decouverte", mode="match")
+    e = coinche_v0.raw_env(family="two", rules="belote_decouverte", mode="match")
     e.reset(seed=4)
     totals = random_totals(e, rng, lambda: e.game.is_terminal)
     s = e.game.scores
@@ -298,25 +299,25 @@ def test_match_mode_rewards_sum_to_the_final_score_difference():
 def test_reset_options_replay_a_given_deal():
     ref = TwoPlayerDeal("belote_a_deux", seed=8, dealer=1)
     for mode in ("deal", "match"):
-        e = two_player_v0.env(mode=mode)
+        e = coinche_v0.env(family="two", mode=mode)
         e.reset(seed=9, options={"deal": ref.deck, "dealer": 1})
         assert np.array_equal(e.unwrapped.state(), ref.state)
         assert e.agent_selection == "player_0"
-    e = two_player_v0.env()
+    e = coinche_v0.env(family="two")
     e.reset(options={"deal": [format_card(c) for c in ref.deck], "dealer": 1})
     assert e.unwrapped.deal.deck == ref.deck
 
 
 def test_seeds_reproduce_games_and_state_is_a_copy():
     def run(seed):
-        return seeded_run(two_player_v0.env(rules="belote_decouverte"), seed)
+        return seeded_run(coinche_v0.env(family="two", rules="belote_decouverte"), seed)
 
     h1, o1 = run(11)
     h2, o2 = run(11)
     h3, _ = run(12)
     assert h1 == h2 and all(np.array_equal(x, y) for x, y in zip(o1, o2))
     assert h1 != h3
-    e = two_player_v0.env()
+    e = coinche_v0.env(family="two")
     e.reset(seed=1)
     st = e.unwrapped.state()
     st[:] = -7
@@ -412,7 +413,7 @@ def test_vector_env_equals_the_python_encoding_and_the_aec_env(preset):
     rng = np.random.default_rng(7)
     aecs = []
     for i in range(n):
-        e = two_player_v0.raw_env(rules=preset)
+        e = coinche_v0.raw_env(family="two", rules=preset)
         d = venv.deal(i)
         e.reset(options={"deal": d.deck, "dealer": d.dealer})
         aecs.append(e)
@@ -425,7 +426,7 @@ def test_vector_env_equals_the_python_encoding_and_the_aec_env(preset):
             assert np.array_equal(ts.obs[i], O.encode(d.view(p)))
             assert np.array_equal(ts.action_mask[i].astype(bool), d.legal_action_mask())
             e = aecs[i]
-            ob = e.observe(two_player_v0.AGENTS[p])
+            ob = e.observe(TWO.agents[p])
             assert np.array_equal(ts.obs[i], ob["observation"])
             assert np.array_equal(ts.action_mask[i], ob["action_mask"])
             legal = np.flatnonzero(ts.action_mask[i])
@@ -523,8 +524,3 @@ def test_gym_vector_env_with_a_batched_policy_sees_only_public_states():
     with pytest.raises(ValueError, match="agent 'nn' plays the families"):
         TwoPlayerVectorEnv(2, opponent="nn")
 
-
-def test_the_former_module_names_are_the_modules():
-    from coinche_rl.envs import encoder_two, observation_two, two_player_kernels, \
-        two_player_observation
-    assert two_player_kernels is encoder_two and two_player_observation is observation_two

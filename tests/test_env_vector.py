@@ -237,8 +237,8 @@ def test_one_env_class_of_each_kind_plays_both_families():
     """Issue 43: one AEC env class, one single-agent adapter and one pair of vector envs
     play both families, each family's parts read from its description (``EnvFamily``);
     the two-player names build the same classes."""
-    from coinche_rl.envs import family as F, single_agent, two_player_v0
-    from coinche_rl.envs.two_player_vector import TwoPlayerVectorEnv, VectorTwoPlayer
+    from coinche_rl.envs import family as F, single_agent
+    from coinche_rl.envs.vector import TwoPlayerVectorEnv, VectorTwoPlayer
     from coinche_rl.rules import InvalidRulesError
     for rules, fam in (("ffb", F.FOUR), ("classic", F.FOUR), ("belote_a_deux", F.TWO)):
         e = coinche_v0.raw_env(rules=rules)
@@ -248,7 +248,7 @@ def test_one_env_class_of_each_kind_plays_both_families():
         venv = V.VectorCoinche(2, rules=rules, seed=0)
         assert venv.family is fam and venv.states.shape == (2, fam.state_size)
         assert venv.reset().rewards.shape == (2, fam.n_players)
-    assert type(two_player_v0.raw_env()) is coinche_v0.raw_env
+    assert coinche_v0.raw_env(family="two").rules.name == "belote_a_deux"
     assert type(single_agent.TwoPlayerSingleAgentEnv()) is single_agent.CoincheSingleAgentEnv
     assert type(VectorTwoPlayer(2)) is V.VectorCoinche
     assert type(TwoPlayerVectorEnv(2)) is V.CoincheVectorEnv
