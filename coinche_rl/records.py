@@ -64,12 +64,28 @@ from .two_player import TwoPlayerDeal, TwoPlayerMatch
 from .rules import (N_SEATS, PRESETS, STRAIN_NAMES, InvalidRulesError, RuleSet, UnknownPresetError,
                     get_rules)
 
-__all__ = ["RecordError", "deal_to_record", "match_to_record", "replay_deal", "replay_match",
-           "replay", "save_record", "load_record", "DEAL_FORMAT", "MATCH_FORMAT", "VERSION"]
+__all__ = ["RecordError", "game_classes", "deal_to_record", "match_to_record", "replay_deal",
+           "replay_match", "replay", "save_record", "load_record", "DEAL_FORMAT", "MATCH_FORMAT", "VERSION"]
 
 DEAL_FORMAT = "coinche-rl/deal"
 MATCH_FORMAT = "coinche-rl/match"
 VERSION = 1
+
+
+#: each family's game API: ``(deal class, match class)`` (:func:`game_classes`)
+_GAME_CLASSES = {"coinche": (Deal, Match), "classic": (Deal, Match),
+                 "two": (TwoPlayerDeal, TwoPlayerMatch)}
+
+
+def game_classes(rules) -> tuple:
+    """``(deal class, match class)`` of the game API for ``rules``' family (a rule set, a
+    preset name or a rule vector): the one place the layers above choose them; the
+    match class's ``_score_into`` and ``SIDE`` are its bookkeeping.
+
+    >>> [c.__name__ for c in game_classes("belote_a_deux")], game_classes("ffb")[1].SIDE
+    (['TwoPlayerDeal', 'TwoPlayerMatch'], 'team')
+    """
+    return _GAME_CLASSES[family_of(rules).name]
 
 
 class RecordError(ValueError):
@@ -411,7 +427,7 @@ def replay_match(rec: Dict[str, Any], *, check: bool = True) -> Dict[str, Any]:
         raise RecordError(f"version: expected {VERSION}, got {rec.get('version')!r}")
     rules = _rules_from(rec, "")
     # the family's match: its deals' rotation and its scoring (Match._score_into)
-    match = TwoPlayerMatch if rules.family == "two" else Match
+    match = game_classes(rules)[1]
     n_dealers = family_of(rules).n_players
     score_into, side = match._score_into, match.SIDE
     rotation = "alternating" if n_dealers == 2 else "rotation"

@@ -359,6 +359,60 @@ def test_knockout_structure():
     assert "Knockout" in format_summary(eight)
 
 
+@pytest.mark.parametrize("preset", ["belote_a_deux", "belote_decouverte"])
+def test_two_player_matches_are_the_formats_matches(preset):
+    """Belote for two players plays match pairs to a target through the one match task:
+    the numba bots and the Python agents agree, each match ends past the target with
+    the winner the higher total (RULES.md §12), and the dealer alternates from the
+    first (deal streams of the four-player game's kind, dealt by the family's kernel)."""
+    kw = dict(preset=preset, seed=6, match=True, target=300)
+    fast = run_duplicate("heuristic", "random", 4, **kw)
+    slow = run_duplicate("heuristic", "random", 4, fast=False, **kw)
+    assert (fast.scores == slow.scores).all() and (fast.deals == slow.deals).all()
+    assert (fast.won == slow.won).all() and fast.rules.target == 300
+    for k in range(fast.n):
+        for t in range(2):
+            x, y = fast.scores[k, t]
+            assert max(x, y) >= 300 and x != y and fast.deals[k, t] >= 1
+            assert fast.won[k, t] == (x > y)
+    assert set(fast.dealer.tolist()) <= {0, 1}
+    assert "match pairs" in format_summary(fast, use_rich=False)
+
+
+def test_two_player_knockout_plays_heads_up_tables():
+    """The knockout of belote for two players: tables of two, the winner goes through;
+    champions and finalists are single players, and the titles share one place."""
+    players = ["heuristic", "random"] * 4
+    k = run_knockout(players, 3, "belote_a_deux", seed=5, target=300)
+    assert k.rules.family == "two" and k.rules.target == 300
+    for row in k.rows:
+        assert [len(r) for r in row["rounds"]] == [4, 2, 1]
+        alive = set(range(8))
+        for games in row["rounds"]:
+            assert sorted(p for g in games for p in g["seats"]) == sorted(alive)
+            assert all(len(g["seats"]) == 2 for g in games)
+            alive = {g["seats"][g["winner"]] for g in games}
+        assert row["champions"] == list(alive) and len(row["finalists"]) == 1
+    assert sum(k.title_share(s) for s in k.specs) == pytest.approx(1.0)
+    assert k.titles("heuristic") + k.titles("random") == 3
+    assert "Knockout" in format_summary(k, use_rich=False)
+    with pytest.raises(ArenaError, match=r"a knockout needs 2 \* 2\*\*k players"):
+        run_knockout(["heuristic"] * 6, 1, "belote_a_deux")
+
+
+def test_what_a_game_lacks_is_refused_alike():
+    """The formats take every family; what the game has not is refused in one line
+    before anything plays: partners (rotating, a team of two specs), an auction to skip."""
+    with pytest.raises(ArenaError, match="need partners"):
+        run_rotating(["heuristic", "random"] * 2, 2, "belote_decouverte")
+    with pytest.raises(ArenaError, match="no partners"):
+        run_duplicate(("heuristic", "random"), "random", 2, "belote_decouverte")
+    with pytest.raises(ArenaError, match="has a prise, not an auction to skip"):
+        run_round_robin(["heuristic", "random"], 2, "belote_a_deux", frozen_contract="uniform")
+    with pytest.raises(ArenaError, match="target"):
+        run_duplicate("heuristic", "random", 2, "belote_a_deux", match=True, target=-5)
+
+
 def test_knockout_rejects_bad_max_deals():
     with pytest.raises(ArenaError, match="max_deals"):
         run_knockout(["random"] * 8, 1, max_deals=0)

@@ -78,3 +78,42 @@ def test_every_command_refuses_an_unknown_agent_alike(preset, capsys):
     err = capsys.readouterr().err
     assert err.startswith("coinche-rl: error: unknown agent 'nosuchagent'; available: ")
     assert "heuristic" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("preset", ["ffb", "belote_a_deux", "belote_decouverte"])
+def test_tournament_formats_take_every_family(preset, tmp_path, capsys):
+    """The options that were four-player only: match pairs to a --target, and the
+    knockout (tables of the family's players), with the same tables and results file."""
+    results = tmp_path / "matches.jsonl"
+    assert main(["tournament", "--rules", preset, "--agents", "heuristic", "random", "--match",
+                 "--target", "300", "--deals", "3", "--out", str(results),
+                 "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "match pairs" in out and "matches to 300" in out
+    rows = [json.loads(line) for line in results.read_text().splitlines()]
+    assert sum(r.get("type") == "match" for r in rows) == 3
+    assert main(["tournament", "--rules", preset, "--agents", "heuristic", "random",
+                 "--format", "knockout", "--tournaments", "2", "--players", "8",
+                 "--target", "300", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "Knockout: 2 tournament(s) of 8 players" in out and f"rules {preset}" in out
+    assert "games to 300" in out
+
+
+@pytest.mark.parametrize("options, says", [
+    (["--format", "rotating"], "rotating partners (--format rotating) need partners: rules "
+                               "'belote_a_deux' are a game of 2 players without partners"),
+    (["--frozen-contract"], "belote for two players (rules 'belote_a_deux') has a prise, "
+                            "not an auction to skip"),
+])
+def test_what_the_game_lacks_is_one_line(options, says, capsys):
+    """What belote for two players has not (partners, an auction to skip) is refused in
+    one line with exit status 2, as a bad option of any family."""
+    try:
+        status = main(["tournament", "--rules", "belote_a_deux", "--agents", "heuristic",
+                       "random", "--deals", "2", "--no-progress", *options])
+    except SystemExit as e:
+        status = e.code
+    assert status == 2
+    err = capsys.readouterr().err
+    assert err.startswith("coinche-rl: error: ") and says in err and err.count("\n") == 1

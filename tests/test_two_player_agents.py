@@ -246,16 +246,15 @@ def test_duplicate_errors():
         arena.run_two_player_duplicate("heuristic", "random", 10, "ffb")
     with pytest.raises(AgentSpecError, match="'nn' plays the families coinche, classic"):
         arena.run_two_player_duplicate("nn", "random", 10)
-    # the arena's one path: the four-player options are refused, each in one line
-    for kw, says in ((dict(match=True), r"match=True \(--match\)"),
-                     (dict(frozen_contract=True), "frozen"), (dict(target=500), "target")):
-        with pytest.raises(arena.ArenaError, match=f"{says}.*four-player tournament option"):
-            arena.run_duplicate("heuristic", "random", 10, "belote_a_deux", **kw)
+    # the arena's one path: what the game lacks (partners, an auction to skip) is refused
+    # in one line; matches, targets and the knockout are the formats of every family
+    # (tests/test_arena.py)
+    with pytest.raises(arena.ArenaError, match="frozen_contract.*has a prise"):
+        arena.run_duplicate("heuristic", "random", 10, "belote_a_deux", frozen_contract=True)
     with pytest.raises(arena.ArenaError, match="no partners"):
         arena.run_duplicate(("heuristic", "random"), "random", 10, "belote_a_deux")
-    for run in (arena.run_rotating, arena.run_knockout):
-        with pytest.raises(arena.ArenaError, match="is a four-player format"):
-            run(["heuristic"] * 8, 2, "belote_a_deux")
+    with pytest.raises(arena.ArenaError, match="need partners"):
+        arena.run_rotating(["heuristic"] * 8, 2, "belote_a_deux")
     with pytest.raises(arena.ArenaError, match="frozen_contract"):
         arena.DealSet("belote_a_deux", 0, frozen_contract=True)
 
@@ -265,17 +264,14 @@ def test_cli_tournament_with_two_player_rules(capsys):
     assert cli.main(["tournament", "--rules", "belote_decouverte", "--agents", "heuristic",
                      "random", "--deals", "300", "--no-progress"]) == 0
     out = capsys.readouterr().out
-    assert "duplicate for two players" in out and "rules belote_decouverte" in out
+    assert "tournament: duplicate, rules 'belote_decouverte'" in out
     assert "X - Y per deal" in out and "heuristic" in out and "95% CI" in out
 
 
 @pytest.mark.parametrize("options, says", [
-    (["--match"], "(--match) is a four-player tournament option"),
-    (["--format", "rotating"], "(--format rotating) is a four-player format"),
-    (["--format", "knockout"], "(--format knockout) is a four-player format"),
+    (["--format", "rotating"], "(--format rotating) need partners"),
     (["--out", "/nonexistent/x.jsonl"], "--out /nonexistent/x.jsonl"),
-    (["--frozen-contract"], "(--frozen-contract) is a four-player"),
-    (["--target", "500"], "(--target) is a four-player"),
+    (["--frozen-contract"], "has a prise, not an auction to skip"),
     (["--agents", "nn", "random"], "agent 'nn' plays the families coinche, classic, not the "
                                    "family 'two'"),
 ])

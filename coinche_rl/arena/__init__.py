@@ -57,13 +57,16 @@ dropped. :func:`format_summary` prints the tables (with rich when installed) and
 bars (matplotlib; ``pip install -e ".[arena]"`` in the clone).
 
 **Belote for two players** (family ``two``: ``belote_a_deux``, ``belote_decouverte``) goes
-through the same duplicate formats, deal sets, executors, results files, progress,
-estimates, tables and replay: agents A and B play every deal as player 0 then as player
-1 (``x = (A, A)``, ``y = (B, B)``), the margin in points per deal; the family's own part
-is how a chunk of deal pairs is played (:class:`~.tasks.PairPlay`: its registry, its
-numba bots, the outcomes). It has no partners, matches, frozen contracts, rotating or
-knockout formats. :func:`run_two_player_duplicate` and :func:`run_two_player_round_robin`
-are :func:`run_duplicate` and :func:`run_round_robin` with its rules by default.
+through the same formats, deal sets, tasks, executors, results files, progress,
+estimates, tables and replay, read from the family description
+(:class:`~coinche_rl.engine.family.Family`): agents A and B play every deal as player 0
+then as player 1 (``x = (A, A)``, ``y = (B, B)``), the margin in points per deal;
+``match=True`` plays pairs of matches to the target (RULES.md §12) and the knockout seats
+tables of two, the winner going through. What the game has not is refused in one line:
+partners (rotating partners, a team of two specs) and an auction to skip
+(``frozen_contract``). :func:`run_two_player_duplicate` and
+:func:`run_two_player_round_robin` are :func:`run_duplicate` and :func:`run_round_robin`
+with its rules by default.
 
 >>> r = run_duplicate("heuristic", "random", 200, "belote_decouverte", seed=1)
 >>> r.mean > 40 and r.mean - r.ci95 > 0
@@ -81,8 +84,8 @@ from __future__ import annotations
 #   errors     ArenaError, ResultsFileError
 #   dealsets   DealSet, the deal / match / knockout streams, frozen contracts
 #   store      results files: ResultsFile, rows, run ids, code fingerprints, locking
-#   tasks      the per-chunk tasks every executor ships, the seated agents, warmup,
-#              each family's PairPlay (how a chunk of deal pairs is played)
+#   tasks      the per-chunk tasks every executor ships (one code for every family),
+#              the seated agents, warmup, each family's PairPlay (registry, seatings)
 #   executors  serial / pool / Ray, the workers' set-up
 #   results    DuplicateResult, TournamentResult, KnockoutResult
 #   formats    run_duplicate, run_round_robin, run_rotating, run_knockout, ...

@@ -16,8 +16,9 @@ from .. import engine as E
 from ..cards import N_CARDS
 from ..engine import two as E2
 from ..engine.bits import rng_next, rng_seed, seed_int64
+from ..engine.family import family_of
 from ..game import Deal
-from ..rules import N_SEATS, P_FAMILY, RuleSet, check_int, get_rules, params_vector
+from ..rules import FAMILY_CLASSIC, FAMILY_TWO, N_SEATS, P_FAMILY, RuleSet, check_int, get_rules, params_vector
 from ..two_player import TwoPlayerDeal
 from .errors import ArenaError
 
@@ -61,21 +62,28 @@ def _deal_streams(P, seed, salt, streams, dealers, frozen, value, strains, state
     (``engine.random_deck``), the dealer (``dealers[k]``, or the one drawn when -1), four agent
     seeds, then (``frozen``) the taker and, uniform mode, the strain among ``strains``;
     dealt by ``engine.hands_from_deck_into`` (3-2-3) and ``engine.reset_state``, or
-    ``engine.reset_classic`` and, frozen, given its contract by ``engine.set_contract``."""
+    ``engine.reset_classic`` and, frozen, given its contract by ``engine.set_contract``;
+    belote for two players: the dealer drawn between its two players, the deck dealt by
+    ``engine.two.two_reset`` (the first two agent seeds are its players'; no frozen
+    contract)."""
     rng = np.empty(1, dtype=np.uint64)
     hands = np.empty(N_SEATS, dtype=np.int64)
-    classic = P[P_FAMILY] != 0
+    two = P[P_FAMILY] == FAMILY_TWO
+    classic = P[P_FAMILY] == FAMILY_CLASSIC
+    n_players = np.int64(E2.N_PLAYERS) if two else np.int64(N_SEATS)
     base = _substream(rng, _substream(rng, seed, np.uint64(0)), np.uint64(salt))
     for k in range(len(streams)):
         rng[0] = _substream(rng, base, streams[k])
         E.rng_next(rng)                         # as rng_seed: one step before the draws
         E.random_deck(rng, decks[k])
-        drawn[k] = E.rng_below(rng, np.int64(N_SEATS))
+        drawn[k] = E.rng_below(rng, n_players)
         dealer = drawn[k] if dealers[k] < 0 else dealers[k]
         for s in range(_N_SEEDS):
             seeds[k, s] = np.int64(E.rng_next(rng) >> np.uint64(1))
         S = states[k]
-        if classic:
+        if two:
+            E2.two_reset(S, P, decks[k], dealer)
+        elif classic:
             E.reset_classic(S, decks[k], dealer)
         else:
             E.hands_from_deck_into(decks[k], dealer, hands)
@@ -111,7 +119,7 @@ def _deals(rules: RuleSet, P: np.ndarray, seed: int, salt: int, streams, dealers
     n = len(streams)
     given = np.full(n, -1, dtype=np.int64) if dealers is None else \
         np.ascontiguousarray(np.broadcast_to(np.asarray(dealers, dtype=np.int64), (n,)))
-    states = np.empty((n, E.STATE_SIZE), dtype=np.int64)
+    states = np.empty((n, family_of(rules).state_size), dtype=np.int64)
     seeds = np.empty((n, _N_SEEDS), dtype=np.int64)
     drawn = np.empty(n, dtype=np.int64)
     decks = np.empty((n, N_CARDS), dtype=np.int64)

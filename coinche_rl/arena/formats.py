@@ -2,11 +2,10 @@
 :func:`run_round_robin`, :func:`run_rotating`, :func:`run_knockout`, their checks, the
 resume from a results file, :func:`estimate_seconds` and :func:`default_roster`.
 
-The duplicate formats take the rule sets of every family: belote for two players
-(``"belote_a_deux"``, ``"belote_decouverte"``) plays its deal pairs through its own
-:class:`~.tasks.PairPlay` and shares the rest (results files, progress, estimates,
-executors, errors); :func:`run_two_player_duplicate` and
-:func:`run_two_player_round_robin` are the same functions with its rules by default."""
+Every format takes the rule sets of every family (:func:`check_format` refuses what a
+game has not: partners, an auction to skip); :func:`run_two_player_duplicate` and
+:func:`run_two_player_round_robin` are the same functions with the rules of belote for
+two players by default."""
 
 from __future__ import annotations
 
@@ -22,8 +21,9 @@ from ..agents import available_agents, roster_agents
 from ..progress import Progress
 from ..ratings import Ratings, fit_bradley_terry, team_design
 from ..records import rules_record
-from ..rules import N_SEATS, RuleSet, four_player_rules, get_rules
-from .dealsets import _check_seed, _frozen_mode
+from ..engine.family import FAMILIES, family_of
+from ..rules import N_SEATS, RuleSet, get_rules
+from .dealsets import DealSet, _check_seed, _frozen_mode
 from .errors import ArenaError
 from .executors import BACKENDS, _chunks, _execute
 from .results import DuplicateResult, KnockoutResult, TournamentResult
@@ -52,15 +52,20 @@ def _team(agent, family: Optional[str] = None) -> Tuple[str, str]:
         s = _canonical_spec(agent, family)
         return (s, s)
     if isinstance(agent, (tuple, list)) and len(agent) == 2:
-        if family == "two" and agent[0] != agent[1]:
-            raise ArenaError(f"belote for two players has no partners: a team is one agent "
-                             f"spec, not {agent!r}")
+        if _players(family) < N_SEATS and agent[0] != agent[1]:
+            raise ArenaError(f"a game of {_players(family)} players has no partners: a team "
+                             f"is one agent spec, not {agent!r}")
         return (_canonical_spec(agent[0], family), _canonical_spec(agent[1], family))
     if isinstance(agent, (tuple, list)):
         raise ArenaError(f"a team is an agent spec or a pair of specs (partners), not {agent!r}")
     raise ArenaError(f"an agent is given by its spec string (e.g. 'heuristic'), so that every "
                      f"worker can build it, not {type(agent).__name__}; register a custom agent "
                      f"with coinche_rl.agents.register_agent")
+
+
+def _players(family: Optional[str]) -> int:
+    """The players at the table of rule family ``family`` (None: four)."""
+    return FAMILIES[family or "coinche"].n_players
 
 
 def _is_fast(specs: Sequence[str], family: Optional[str] = None) -> bool:
@@ -108,50 +113,42 @@ FORMATS = {"duplicate": "duplicate matchups", "rotating": "rotating partners",
 def check_format(format: str, preset, *, match: bool = False, frozen_contract=False,
                  target: Optional[int] = None) -> RuleSet:
     """The rule set of tournament format ``format`` (``"duplicate"``, ``"rotating"``,
-    ``"knockout"``) under ``preset``, of any family; what the family does not have is
-    refused in one line (belote for two players: duplicate deal pairs only, without
-    matches, frozen contracts or target), before anything is prepared.
+    ``"knockout"``) under ``preset``, of any family (``target`` overrides its target);
+    what the game does not have is refused in one line, before anything is prepared:
+    rotating partners need partners (four players), a frozen contract an auction to skip.
 
-    >>> check_format("duplicate", "belote_a_deux").family
-    'two'
+    >>> check_format("duplicate", "belote_a_deux", match=True, target=500).target
+    500
     >>> check_format("rotating", "belote_a_deux")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    coinche_rl.arena.errors.ArenaError: rotating partners (--format rotating) is a four-player format: ...
+    coinche_rl.arena.errors.ArenaError: rotating partners (--format rotating) need partners: ...
 
-    :raises ArenaError: an unknown preset or format, or an option the family lacks.
+    :raises ArenaError: an unknown preset or format, or an option the game lacks.
     """
     if format not in FORMATS:
         raise ArenaError(f"unknown tournament format {format!r}: expected one of "
                          f"{', '.join(FORMATS)}")
     rules = _rules_of(preset)
-    if rules.family != "two":
-        return rules
-    what = (f"belote for two players (rules {rules.name!r}) plays duplicate deal pairs "
-            f"(run_duplicate, run_round_robin)")
-    if format != "duplicate":
-        raise ArenaError(f"{FORMATS[format]} (--format {format}) is a four-player format: "
-                         f"{what}")
-    for given, option in ((match, "match=True (--match)"),
-                          (_frozen_mode(frozen_contract), "frozen_contract (--frozen-contract)"),
-                          (target is not None, "target (--target)")):
-        if given:
-            raise ArenaError(f"{option} is a four-player tournament option: {what}")
-    return rules
-
-
-def _rules_for(preset, target) -> RuleSet:
-    rules = four_player_rules(preset)
+    family = family_of(rules)
+    if format == "rotating" and family.n_players < N_SEATS:
+        raise ArenaError(f"{FORMATS[format]} (--format {format}) need partners: rules "
+                         f"{rules.name!r} are a game of {family.n_players} players without "
+                         f"partners (--format duplicate or knockout)")
+    # the deal set refuses a frozen contract the game cannot take, in its words
+    DealSet(rules, 0, frozen_contract)
     if target is not None:
-        rules = rules.replace(target=int(target))
+        try:
+            rules = rules.replace(target=int(target))
+        except ValueError as e:                 # InvalidRulesError
+            raise ArenaError(str(e)) from None
     return rules
 
 
 def _duplicate_rules(preset, target, match: bool, frozen: str) -> RuleSet:
     """The rule set of a duplicate format, of any family (:func:`check_format`)."""
-    rules = check_format("duplicate", preset, match=match, frozen_contract=frozen,
-                         target=target)
-    return rules if rules.family == "two" else _rules_for(rules, target)
+    return check_format("duplicate", preset, match=match, frozen_contract=frozen,
+                        target=target)
 
 
 def _run_matchups(pairs: Sequence[Tuple[Tuple[str, str], Tuple[str, str]]], ns: Sequence[int],
@@ -387,8 +384,8 @@ def run_rotating(players: Sequence[str], n_deals: int = 1000,
     members), which separates a player's strength from its partners'.
     """
     _check_common(n_deals, backend, workers)
-    rules = _rules_for(check_format("rotating", preset), None)
-    specs = [_canonical_spec(p) for p in players]
+    rules = check_format("rotating", preset, frozen_contract=frozen_contract)
+    specs = [_canonical_spec(p, rules.family) for p in players]
     if len(specs) < N_SEATS:
         raise ArenaError(f"rotating partners need at least 4 players, got {len(specs)}")
     names = _unique_names(specs)
@@ -418,19 +415,20 @@ def run_knockout(players: Sequence[str], n_tournaments: int = 100,
     per agent spec over every game.
     """
     _check_common(n_tournaments, backend, workers)
-    check_format("knockout", preset)
-    specs = [_canonical_spec(p) for p in players]
+    rules = check_format("knockout", preset, target=target)
+    n = family_of(rules).n_players
+    specs = [_canonical_spec(p, rules.family) for p in players]
     k = len(specs)
-    if k < N_SEATS or k & (k - 1) or k % N_SEATS:
-        raise ArenaError(f"a knockout needs 4 * 2**k players (8 or 16 in the vipbelote format), "
-                         f"got {k}")
+    if k < n or k & (k - 1) or k % n:
+        raise ArenaError(f"a knockout needs {n} * 2**k players (tables of {n}; "
+                         f"{'8 or 16 in the vipbelote format' if n == N_SEATS else 'e.g. 4 or 8'}),"
+                         f" got {k}")
     if isinstance(max_deals, bool) or not isinstance(max_deals, int) or max_deals < 1:
         raise ArenaError(f"max_deals must be a positive integer, not {max_deals!r}")
-    rules = _rules_for(preset, target)
     seed = _check_seed(seed)
     cfg = {"version": _FORMAT_VERSION, "format": "knockout", "players": specs,
            "rules": rules_record(rules), "seed": seed, "max_deals": max_deals,
-           "code": _code_key(specs)}
+           "code": _code_key(specs, rules.family)}
     with _exclusive(out):
         return _play_knockout(cfg, specs, rules, seed, max_deals, n_tournaments, backend,
                               workers, address, out, progress, fast, append)
@@ -469,12 +467,13 @@ def _play_knockout(cfg, specs, rules, seed, max_deals, n_tournaments, backend, w
     ordered = [rows[i] for i in sorted(rows)]
     uniq = list(dict.fromkeys(specs))
     t1, t2, wins = [], [], []
+    family = family_of(rules)
     for r in ordered:
         for games in r["rounds"]:
             for g in games:
                 s = [uniq.index(specs[p]) for p in g["seats"]]
-                t1.append((s[0], s[2]))
-                t2.append((s[1], s[3]))
+                t1.append(tuple(x for i, x in enumerate(s) if family.side(i) == 0))
+                t2.append(tuple(x for i, x in enumerate(s) if family.side(i) == 1))
                 wins.append(1.0 if g["winner"] == 0 else 0.0)
     if len(uniq) >= 2 and t1:
         X = team_design(t1, t2, len(uniq))

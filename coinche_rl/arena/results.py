@@ -9,6 +9,7 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ..engine.family import family_of
 from ..ratings import (Estimate, HeadToHead, Ratings, Standings, fit_bradley_terry, fit_points,
                        mean_ci, standings, team_design, wilson_interval)
 from ..records import rules_from_record
@@ -360,8 +361,10 @@ class KnockoutResult:
         return self.players.count(spec)
 
     def titles(self, spec: str) -> float:
-        """Champion places won by entrants of ``spec`` (two per tournament), / 2."""
-        return sum(self.players[c] == spec for r in self.rows for c in r["champions"]) / 2.0
+        """Champion places won by entrants of ``spec`` over the places of a tournament
+        (two with four players, one with two)."""
+        return sum(sum(self.players[c] == spec for c in r["champions"]) / len(r["champions"])
+                   for r in self.rows)
 
     def title_share(self, spec: str) -> float:
         """Share of the champion places held by ``spec`` (``entrants / players`` when
@@ -370,12 +373,13 @@ class KnockoutResult:
 
     def mean_rounds_won(self, spec: str) -> float:
         """Rounds won per entrant of ``spec`` and tournament."""
+        family = family_of(self.rules)
         won = 0
         for r in self.rows:
             for games in r["rounds"]:
                 for g in games:
-                    w = g["winner"]
-                    won += sum(self.players[g["seats"][s]] == spec for s in (w, w + 2))
+                    won += sum(self.players[p] == spec for s, p in enumerate(g["seats"])
+                               if family.side(s) == g["winner"])
         return won / (self.entrants(spec) * len(self.rows)) if self.rows else math.nan
 
     def warnings(self) -> List[str]:

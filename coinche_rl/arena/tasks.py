@@ -3,10 +3,12 @@ that every executor ships (deal pairs, match pairs, knockout tournaments), the a
 seated in this process, and :func:`warmup`. Everything here is a function of the task
 alone, so any worker gives the same result.
 
-**Families.** What differs between the four-player game and belote for two players is
-how a chunk of deal pairs is played, and nothing else: a :class:`PairPlay` per family
-(:func:`pair_play`) seats the agents (its seatings, its registry), plays the deals (in
-numba when it can), reads the outcomes, replays one pair and warms up its kernels. The
+**Families.** Every task is written once for every family: what differs between the
+four-player game and belote for two players is read from the family description
+(:class:`~coinche_rl.engine.family.Family`: players, sides), the game API of the family
+(:func:`~coinche_rl.records.game_classes`: its deal class and its match's bookkeeping)
+and the engine's entry points (the score of a side, the seat to act). A
+:class:`PairPlay` per family (:func:`pair_play`) holds its registry and its seatings. The
 formats, executors, results files, progress and reports are the same for both."""
 
 from __future__ import annotations
@@ -21,14 +23,13 @@ from ..actions import action_to_str
 from ..agents import BatchedAgent, make_agent, numba_bots, play_deal
 from ..agents.neural.batch_play import play_states
 from ..agents.numba_bots import play_deals
-from ..engine.two import py as two_py
-from ..engine.two_layout import other as other_player
-from ..game import Deal, IllegalActionError, score_into_match
-from ..records import rules_from_record
-from ..rules import N_SEATS, SEAT_MASK, RuleSet, params_vector, partner, seat_after
-from ..two_player import TwoPlayerDeal
-from .dealsets import (_MATCH_STRIDE, _MAX_MATCH_DEALS, _SALT_DEALS, _SALT_KNOCKOUT, _SALT_MATCH,
-                       DealSet, _deals)
+from ..engine import two as E2
+from ..engine.family import FAMILIES, family_of
+from ..game import IllegalActionError
+from ..records import game_classes, rules_from_record
+from ..rules import FAMILY_TWO, N_SEATS, P_FAMILY, RuleSet, params_vector
+from .dealsets import (FROZEN_MODES, _MATCH_STRIDE, _MAX_MATCH_DEALS, _SALT_KNOCKOUT, _SALT_MATCH, DealSet,
+                       _deals)
 from .errors import ArenaError
 
 __all__ = ["warmup", "PairPlay", "pair_play"]
@@ -97,32 +98,36 @@ def _deal_where(rules: RuleSet, seed: int, frozen: str, index: int, seating: int
 
 
 def _play_states(rules: RuleSet, P: np.ndarray, states: np.ndarray, seeds: np.ndarray,
-                 specs4: Sequence[str], fast: bool = True, matches=None,
+                 specs: Sequence[str], fast: bool = True, matches=None,
                  where: Optional[Callable[[int], str]] = None) -> None:
-    """Play every state of ``states`` (in place) to its end, ``specs4[seat]`` at each seat,
-    seat ``s`` of row ``i`` seeded with ``seeds[i, s]``: in numba when every agent has a
-    numba kernel (and ``fast``), else through :func:`coinche_rl.agents.play_deal`.
+    """Play every state of ``states`` (in place) to its end, ``specs[seat]`` at each seat
+    (player), seat ``s`` of row ``i`` seeded with ``seeds[i, s]``: in numba when every
+    agent has a numba kernel (and ``fast``), else through
+    :func:`coinche_rl.agents.play_deal`; every family (its deal class wraps the states).
 
     :raises ArenaError: an agent played an illegal action: the agent, its seat, the
         action and ``where(i)`` (the deal, so that it can be replayed).
     """
-    agents = _seat_agents(specs4)
+    family = family_of(rules)
+    unit = _unit(family)
+    seeds = np.ascontiguousarray(seeds[:, :family.n_players])
+    agents = _seat_agents(specs, family.name)
     where = where or (lambda i: f"row {i} of the chunk")
     bots = _numba_bots(agents) if fast else None
     if bots is not None and len(states):
         bad = play_deals(P, states, bots, seeds)
         if bad:
-            S = states[bad - 1]
-            seat = int(E.py.current_seat(S))
-            raise ArenaError(f"agent {specs4[seat]!r} (a numba bot) at seat {seat} played an "
-                             f"illegal action in {where(bad - 1)}")
+            seat = int(E.game_to_act(states[bad - 1], P))
+            raise ArenaError(f"agent {specs[seat]!r} (a numba bot) at {unit} {seat} played "
+                             f"an illegal action in {where(bad - 1)}")
         return
     batched = _batched_seats(agents, rules) if fast and matches is None else None
     if batched is not None and len(states):
         play_states(rules, states, seeds, *batched)
         return
+    deal_class = game_classes(rules)[0]
     for i in range(len(states)):
-        deal = Deal.from_state(rules, states[i])
+        deal = deal_class.from_state(rules, states[i])
         if deal.is_terminal:
             continue
         try:
@@ -132,17 +137,30 @@ def _play_states(rules: RuleSet, P: np.ndarray, states: np.ndarray, seeds: np.nd
             seat = getattr(e, "seat", None)
             if seat is None:
                 raise
-            raise _illegal(specs4[seat], seat, e.action, e.legal, where(i)) from None
+            raise _illegal(specs[seat], seat, e.action, e.legal, where(i), unit) from None
         states[i] = deal.state
 
 
+def _unit(family) -> str:
+    """What sits at a place of ``family``'s table, in the errors: a seat, or a player
+    (two players, no partners)."""
+    return "player" if family.n_players == 2 else "seat"
+
+
 @E.kernel
-def _contracts_into(states, out):
+def _contracts_into(states, P, out):
     """``out[i]``: value, strain, taker, coinche, made of finished state ``states[i]``
-    (void: 0, 0, -1, 0, -1)."""
+    (void: 0, 0, -1, 0, -1); belote for two players: 0, trump, taker, 0, made."""
+    two = P[P_FAMILY] == FAMILY_TWO
     for i in range(states.shape[0]):
         S = states[i]
-        if E.deal_void(S) == 1:
+        if two:
+            if E2.deal_void(S) == 1:
+                out[i, 0], out[i, 1], out[i, 2], out[i, 3], out[i, 4] = 0, 0, -1, 0, -1
+            else:
+                out[i, 0], out[i, 1], out[i, 2] = 0, E2.trump_of(S), E2.taker_of(S)
+                out[i, 3], out[i, 4] = 0, E2.deal_made(S)
+        elif E.deal_void(S) == 1:
             out[i, 0], out[i, 1], out[i, 2], out[i, 3], out[i, 4] = 0, 0, -1, 0, -1
         else:
             out[i, 0], out[i, 1], out[i, 2] = E.contract_of(S)
@@ -151,45 +169,47 @@ def _contracts_into(states, out):
 
 
 @E.kernel
-def _scores_into(states, first, out):
-    """``out[i]``: the deal scores of team ``first`` then of the other team in state
-    ``states[i]``."""
+def _scores_into(states, P, first, out):
+    """``out[i]``: the deal scores of side ``first`` then of the other side in state
+    ``states[i]`` (``engine.game_score``, every family)."""
     for i in range(states.shape[0]):
-        out[i, 0] = E.team_score(states[i], first)
-        out[i, 1] = E.team_score(states[i], 1 - first)
+        out[i, 0] = E.game_score(states[i], P, first)
+        out[i, 1] = E.game_score(states[i], P, 1 - first)
 
 
-def _contracts(states: np.ndarray) -> np.ndarray:
+def _contracts(states: np.ndarray, P: np.ndarray) -> np.ndarray:
     """``(n, 5)``: value, strain, taker, coinche, made of finished states (void: taker -1)."""
     out = np.empty((len(states), 5), dtype=np.int64)
-    _contracts_into(states, out)
+    _contracts_into(states, P, out)
     return out
 
 
-def _seatings(x, y):
-    """Seat specs of the two seatings: X at 0/2 then at 1/3."""
-    return (x[0], y[0], x[1], y[1]), (y[0], x[0], y[1], x[1])
-
-
 class PairPlay:
-    """How one rule family plays a chunk of deal pairs: the hooks the arena's one
-    tournament path calls (:func:`pair_play` gives a family's).
+    """How the rule family ``family`` (:class:`~coinche_rl.engine.family.Family`) plays a
+    chunk of deal pairs: its seatings, its registry, the deals (in numba when it can),
+    their outcomes, the replay of one pair and its kernels' warm-up; the same code for
+    every family, which it reads from the family description (:func:`pair_play` gives a
+    family's).
 
-    ``family`` (the registry's, for :func:`~coinche_rl.agents.make_agent`), ``unit`` (what
-    sits at a place: ``"seat"``, ``"player"``), ``numba_chunk`` (deal pairs per task when
-    every agent plays in numba)."""
+    ``unit`` (what sits at a place: ``"seat"``, ``"player"``), ``numba_chunk`` (deal pairs
+    per task when every agent plays in numba: a deal of two players is cheaper)."""
 
-    family: Optional[str] = None
-    unit = "seat"
-    numba_chunk = 2048
+    def __init__(self, family: str = "coinche"):
+        self.spec = FAMILIES[family]
+        #: the registry's family name (:func:`~coinche_rl.agents.make_agent`)
+        self.family = family
+        self.unit = _unit(self.spec)
+        self.numba_chunk = 2048 * N_SEATS // self.spec.n_players
 
     def agent(self, spec: str):
         """A fresh agent of ``spec`` (this family's registry)."""
         return make_agent(spec, self.family)
 
     def seatings(self, x, y) -> Tuple[Tuple[str, ...], Tuple[str, ...]]:
-        """The specs at each place in the two seatings of teams ``x`` and ``y``."""
-        return _seatings(x, y)
+        """The specs at each place in the two seatings of teams ``x`` and ``y``: X at the
+        places of side 0 then of side 1 (four players: X at 0/2 then at 1/3; two: A as
+        player 0 then as player 1)."""
+        return _seatings(x, y, self.spec)
 
     def fast(self, agent) -> bool:
         """Does ``agent`` play in numba (its deals need no Python agent)?"""
@@ -200,22 +220,22 @@ class PairPlay:
         ``scores`` ``(n, 2, 2)`` (X's and Y's score in each seating) and ``contracts``
         ``(n, 2, 5)``."""
         rules = rules_from_record(cfg["rules"])
-        P = params_vector(rules)
-        states, seeds, dealers, _ = _deals(rules, P, cfg["seed"], _SALT_DEALS, indices, None,
-                                           cfg["frozen"])
+        ds = DealSet(rules, cfg["seed"], cfg["frozen"])
+        idx = np.asarray(indices, dtype=np.int64)
+        states, seeds, dealers, _ = ds._deal(idx, ds.frozen)
         other = states.copy()
         fast = cfg.get("fast", True)
-        for t, (st, specs4) in enumerate(zip((states, other), self.seatings(cfg["x"], cfg["y"]))):
-            _play_states(rules, P, st, seeds, specs4, fast,
+        for t, (st, specs) in enumerate(zip((states, other), self.seatings(cfg["x"], cfg["y"]))):
+            _play_states(rules, ds.params, st, seeds, specs, fast,
                          where=lambda i, t=t: _deal_where(rules, cfg["seed"], cfg["frozen"],
-                                                          int(indices[i]), t))
-        n = len(indices)
+                                                          int(idx[i]), t))
+        n = len(idx)
         scores = np.empty((n, 2, 2), dtype=np.int64)
-        _scores_into(states, 0, scores[:, 0])
-        _scores_into(other, 1, scores[:, 1])
-        return {"index": np.asarray(indices, dtype=np.int64), "dealer": dealers,
-                "scores": scores,
-                "contracts": np.stack([_contracts(states), _contracts(other)], axis=1)}
+        _scores_into(states, ds.params, 0, scores[:, 0])
+        _scores_into(other, ds.params, 1, scores[:, 1])
+        return {"index": idx, "dealer": dealers, "scores": scores,
+                "contracts": np.stack([_contracts(states, ds.params),
+                                       _contracts(other, ds.params)], axis=1)}
 
     def replay(self, cfg: dict, index: int) -> list:
         """Deal pair ``index`` played again through the Python agents
@@ -248,83 +268,43 @@ class PairPlay:
             raise _illegal(specs[seat], seat, e.action, e.legal, where(), self.unit) from None
 
     def warmup(self) -> None:
-        """Compile (or load from the numba cache) the kernels a tournament uses: the
-        numba bots' (whole deals in numba), the deal states of :mod:`.dealsets`, the
-        Python path of agents without kernels (a deal through
-        :func:`~coinche_rl.agents.play_deal`) and the match's bookkeeping; not the random
+        """Compile (or load from the numba cache) the kernels a tournament of the family
+        uses: the numba bots' (whole deals in numba), the deal states of :mod:`.dealsets`
+        (every preset of the family, frozen contracts where it has an auction), the Python
+        path of agents without kernels (a deal through
+        :func:`~coinche_rl.agents.play_deal`), the outcomes' kernels; not the random
         simulator's, which no tournament plays."""
-        numba_bots.warmup()
-        for preset, frozen in (("ffb", "longest"), ("classic", "uniform")):
-            DealSet(preset, 0, frozen).states([0])
-        for preset in ("ffb", "classic"):
-            play_deal(Deal(preset, seed=0), [make_agent("random") for _ in range(N_SEATS)],
-                      seeds=[0, 1, 2, 3])
-        E.match_winner(np.zeros(2, dtype=np.int64), 1000, 0, 1, 4, 4, 1)
+        if self.spec.n_players == 2:
+            numba_bots.warmup_two()
+        else:
+            numba_bots.warmup()
+        # the first preset of every family of as many players (the four-player families
+        # share their kernels): a frozen contract where the game has an auction to skip
+        presets = [f.presets[0] for f in FAMILIES.values() if f.n_players == self.spec.n_players]
+        four = self.spec.n_players == N_SEATS
+        for preset, frozen in zip(presets, FROZEN_MODES if four else ("",) * len(presets)):
+            ds = DealSet(preset, 0, frozen)
+            states, _ = ds.states([0])
+            _contracts(states, ds.params)
+            deal = game_classes(preset)[0](preset, seed=0)
+            play_deal(deal, [make_agent("random", self.family) for _ in range(self.spec.n_players)],
+                      seeds=list(range(self.spec.n_players)))
+        if four:
+            E.match_winner(np.zeros(2, dtype=np.int64), 1000, 0, 1, 4, 4, 1)
 
 
-class _TwoPlayerPairs(PairPlay):
-    """Belote for two players: agents A and B play every deal as player 0 then as player
-    1 (``x = (A, A)``, ``y = (B, B)``); in numba (``engine``-level bots over the public
-    view) when both agents have a bot, else through the agents' ``act``. ``contracts``
-    hold ``(0, trump, taker, 0, made)``, the taker a player, -1 on a void deal."""
-
-    family = "two"
-    unit = "player"
-    numba_chunk = 4096
-
-    def seatings(self, x, y):
-        return (x[0], y[0]), (y[0], x[0])
-
-    def play(self, cfg: dict, indices: np.ndarray) -> dict:
-        rules = rules_from_record(cfg["rules"])
-        ds = DealSet(rules, cfg["seed"])
-        idx = np.asarray(indices, dtype=np.int64)
-        states, seeds, dealers, decks = ds._deal(idx)
-        other = states.copy()
-        fast = cfg.get("fast", True)
-        for t, (st, specs) in enumerate(zip((states, other), self.seatings(cfg["x"], cfg["y"]))):
-            self._play(rules, ds.params, st, decks, dealers, seeds, specs, fast,
-                       lambda i, t=t: _deal_where(rules, cfg["seed"], "", int(idx[i]), t))
-
-        def outcomes(st, a_player):
-            scores = np.stack([two_py.deal_scores(st, a_player),
-                               two_py.deal_scores(st, other_player(a_player))], axis=1)
-            void = two_py.void_deals(st) == 1
-            contracts = np.zeros((len(st), 5), dtype=np.int64)
-            contracts[:, 1] = np.where(void, 0, two_py.trumps(st))
-            contracts[:, 2] = np.where(void, -1, two_py.takers(st))
-            contracts[:, 4] = np.where(void, -1, two_py.deals_made(st))
-            return scores, contracts
-
-        s0, c0 = outcomes(states, 0)
-        s1, c1 = outcomes(other, 1)
-        return {"index": idx, "dealer": dealers, "scores": np.stack([s0, s1], axis=1),
-                "contracts": np.stack([c0, c1], axis=1)}
-
-    def _play(self, rules, P, states, decks, dealers, seeds, specs, fast: bool, where) -> None:
-        """Play every deal of ``states`` (in place) with ``specs[p]`` as player ``p``."""
-        agents = _seat_agents(specs, self.family)
-        if fast and all(a.numba_bot is not None for a in agents) and len(states):
-            bots = np.array([a.numba_bot for a in agents], dtype=np.int64)
-            bad = play_deals(P, states, bots, seeds)
-            if bad:
-                p = int(two_py.current_player(states[bad - 1]))
-                raise ArenaError(f"agent {specs[p]!r} (a numba bot) as player {p} played an "
-                                 f"illegal action in {where(bad - 1)}")
-            return
-        for i in range(len(states)):
-            deal = TwoPlayerDeal(rules, deck=[int(c) for c in decks[i]], dealer=int(dealers[i]))
-            self._play_deal(deal, agents, specs, [int(s) for s in seeds[i]], lambda: where(i))
-            states[i] = deal.state
-
-    def warmup(self) -> None:
-        """Compile (or load from the numba cache) the deal sets and the two-player bots."""
-        numba_bots.warmup_two()
-        for name in ("belote_a_deux", "belote_decouverte"):
-            DealSet(name, 0).states([0])
+def _seatings(x, y, family):
+    """Seat specs of the two seatings: X at the places of side 0 (four players: 0/2),
+    Y at side 1's, then the other way round."""
+    places = [family.side(p) for p in range(family.n_players)]
+    first = tuple((x, y)[side][p // 2] for p, side in enumerate(places))
+    second = tuple((y, x)[side][p // 2] for p, side in enumerate(places))
+    return first, second
 
 
-_FOUR, _TWO = PairPlay(), _TwoPlayerPairs()
+#: each family's PairPlay, by its name (``RuleSet.family``); the four-player families'
+#: registry is one (``make_agent(spec, None)``)
+_PLAYS = {name: PairPlay(name) for name in FAMILIES}
 
 
 def cfg_family(cfg: dict) -> str:
@@ -335,7 +315,7 @@ def cfg_family(cfg: dict) -> str:
 def pair_play(family: Optional[str]) -> PairPlay:
     """The :class:`PairPlay` of rule family ``family`` (``RuleSet.family``; None: the
     four-player game's)."""
-    return _TWO if family == "two" else _FOUR
+    return _PLAYS[family or "coinche"]
 
 
 def _task_pairs(cfg: dict, indices: np.ndarray) -> dict:
@@ -346,18 +326,21 @@ def _task_pairs(cfg: dict, indices: np.ndarray) -> dict:
 
 def _match_deals(cfg, rules, P, j: np.ndarray, k: int, first_dealers):
     streams = j.astype(np.uint64) * np.uint64(_MATCH_STRIDE) + np.uint64(k)
-    dealers = None if first_dealers is None else (first_dealers + k) & SEAT_MASK
+    n = family_of(rules).n_players
+    dealers = None if first_dealers is None else (first_dealers + k) % n
     return _deals(rules, P, cfg["seed"], _SALT_MATCH, streams, dealers, cfg["frozen"])
 
 
 def _task_matches(cfg: dict, indices: np.ndarray) -> dict:
-    """Match pairs ``indices``: both seatings play deal ``k`` of match ``j`` alike."""
+    """Match pairs ``indices``: both seatings play deal ``k`` of match ``j`` alike (every
+    family: its match's bookkeeping, ``Match._score_into``)."""
     rules = rules_from_record(cfg["rules"])
     P = params_vector(rules)
+    deal_class, match_class = game_classes(rules)
     fast = cfg.get("fast", True)
     idx = np.asarray(indices, dtype=np.int64)
     n = len(idx)
-    seatings = _seatings(cfg["x"], cfg["y"])
+    seatings = _seatings(cfg["x"], cfg["y"], family_of(rules))
     scores = [[[0, 0] for _ in range(2)] for _ in range(n)]
     pots = [[0, 0] for _ in range(n)]
     winner = np.full((n, 2), -1, dtype=np.int64)
@@ -385,8 +368,8 @@ def _task_matches(cfg: dict, indices: np.ndarray) -> dict:
                              f"{rules.name}, seed {cfg['seed']}), seating {t + 1}"))
             for r, s in zip(rows, st):
                 m = live[r]
-                deal = Deal.from_state(rules, s)
-                sc, pot, w = score_into_match(scores[m][t], pots[m][t], deal)
+                deal = deal_class.from_state(rules, s)
+                sc, pot, w = match_class._score_into(scores[m][t], pots[m][t], deal)
                 scores[m][t], pots[m][t] = sc, pot
                 n_deals[m, t] += 1
                 if w is not None:
@@ -403,9 +386,11 @@ def _task_matches(cfg: dict, indices: np.ndarray) -> dict:
             "scores": out, "won": won, "deals": n_deals}
 
 
-def _play_game(rules, P, cfg, specs4, t: int, rnd: int, table: int) -> dict:
+def _play_game(rules, P, cfg, specs, t: int, rnd: int, table: int) -> dict:
     """One knockout game: deals to the target, at most ``max_deals`` (then the higher
     score wins; a tie plays on)."""
+    deal_class, match_class = game_classes(rules)
+    n_players = family_of(rules).n_players
     scores, pot, w = [0, 0], 0, None
     base = ((t * 8 + rnd) * 16 + table) * _MATCH_STRIDE
     fast = cfg.get("fast", True)
@@ -415,15 +400,16 @@ def _play_game(rules, P, cfg, specs4, t: int, rnd: int, table: int) -> dict:
         if k >= _MAX_MATCH_DEALS:
             raise ArenaError(f"a knockout game was not decided after {_MAX_MATCH_DEALS} deals")
         states, seeds, dealers, _ = _deals(rules, P, cfg["seed"], _SALT_KNOCKOUT, [base + k],
-                                           None if first is None else [seat_after(first, k)])
+                                           None if first is None else [(first + k) % n_players])
         if first is None:
             first = int(dealers[0])
-        _play_states(rules, P, states, seeds, specs4, fast,
+        _play_states(rules, P, states, seeds, specs, fast,
                      [{"scores": list(scores), "target": rules.target, "pot": pot}],
                      where=lambda i: (f"deal {k} of the game at table {table}, round {rnd}, "
                                       f"of knockout tournament {t} (rules {rules.name}, seed "
                                       f"{cfg['seed']})"))
-        scores, pot, w = score_into_match(scores, pot, Deal.from_state(rules, states[0]))
+        scores, pot, w = match_class._score_into(scores, pot,
+                                                 deal_class.from_state(rules, states[0]))
         k += 1
         if w is None and k >= cfg["max_deals"] and scores[0] != scores[1]:
             w = 0 if scores[0] > scores[1] else 1
@@ -432,9 +418,12 @@ def _play_game(rules, P, cfg, specs4, t: int, rnd: int, table: int) -> dict:
 
 
 def _task_knockout(cfg: dict, indices: np.ndarray) -> dict:
-    """Knockout tournaments ``indices`` (rows as dicts)."""
+    """Knockout tournaments ``indices`` (rows as dicts): tables of the family's players,
+    the winning side of each table going through."""
     rules = rules_from_record(cfg["rules"])
     P = params_vector(rules)
+    family = family_of(rules)
+    n = family.n_players
     players = cfg["players"]
     rows = []
     for t in (int(i) for i in indices):
@@ -445,23 +434,28 @@ def _task_knockout(cfg: dict, indices: np.ndarray) -> dict:
         while True:
             order = [alive[i] for i in rng.permutation(len(alive))]
             games, next_alive = [], []
-            for table in range(len(order) // N_SEATS):
-                seats = order[N_SEATS * table:N_SEATS * table + N_SEATS]
+            for table in range(len(order) // n):
+                seats = order[n * table:n * table + n]
                 g = _play_game(rules, P, cfg, [players[p] for p in seats], t, rnd, table)
                 g["seats"] = [int(p) for p in seats]
                 games.append(g)
-                next_alive += [seats[g["winner"]], seats[partner(g["winner"])]]
+                next_alive += _side_of(seats, g["winner"], family)
             rounds.append(games)
-            if len(order) == N_SEATS:
+            if len(order) == n:
                 g = games[0]
-                champions = [g["seats"][g["winner"]], g["seats"][partner(g["winner"])]]
-                finalists = [g["seats"][1 - g["winner"]], g["seats"][partner(1 - g["winner"])]]
+                champions = _side_of(g["seats"], g["winner"], family)
+                finalists = _side_of(g["seats"], 1 - g["winner"], family)
                 break
             alive = next_alive
             rnd += 1
         rows.append({"i": t, "rounds": rounds, "champions": [int(c) for c in champions],
                      "finalists": [int(f) for f in finalists]})
     return {"index": np.asarray(indices, dtype=np.int64), "rows": rows}
+
+
+def _side_of(seats, side: int, family) -> list:
+    """The players at ``seats`` (in seat order) who play for ``side``."""
+    return [p for s, p in enumerate(seats) if family.side(s) == side]
 
 
 _TASKS = {"pair": _task_pairs, "match": _task_matches, "knockout": _task_knockout}

@@ -51,7 +51,7 @@ One module of this package per subcommand (:mod:`.demo`, :mod:`.replay`,
 :mod:`.serve`, :mod:`.agents`, :mod:`.warmup`, :mod:`.train`, :mod:`.bench`), each with its
 ``add_parser(sub)`` and its ``cmd_*``; :mod:`.common` holds the option types they share.
 A subcommand whose work differs by rule family chooses in one line, in one place (the
-game API's classes: :func:`.common.game_classes`; the hand evaluation); the terminal
+game API's classes: :func:`coinche_rl.records.game_classes`; the hand evaluation); the terminal
 game and the tournament take every family. ``coinche-rl warmup`` finds the
 kernel modules by scanning the package's sources (:mod:`.warmup`).
 

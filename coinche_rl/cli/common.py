@@ -85,16 +85,6 @@ def output_problem(path, option: str):
     return None
 
 
-def game_classes(rules):
-    """``(deal class, match class)`` of the game API for ``rules``' family: the one place
-    the command line chooses them."""
-    if rules.family == "two":
-        from ..two_player import TwoPlayerDeal, TwoPlayerMatch
-        return TwoPlayerDeal, TwoPlayerMatch
-    from ..game import Deal, Match
-    return Deal, Match
-
-
 def engine_notice(command: str) -> None:
     """Say when the engine kernels of a light command (demo, replay, random-deal,
     random-match) are about to compile (called once its input is checked): on a fresh

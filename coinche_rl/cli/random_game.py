@@ -8,9 +8,9 @@ import sys
 import numpy as np
 
 from ..files import atomic_write_text
-from ..records import deal_to_record, match_to_record
+from ..records import deal_to_record, game_classes, match_to_record
 from ..rules import get_rules
-from .common import RULES_HELP, engine_notice, game_classes, nonnegative_int, rules_arg
+from .common import RULES_HELP, engine_notice, nonnegative_int, rules_arg
 
 
 def random_game(args, match: bool):

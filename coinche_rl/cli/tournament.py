@@ -180,8 +180,7 @@ def cmd_tournament(args) -> int:
 
     def play():
         arena.formats.check_format(args.format, rules, match=args.match,
-                                   frozen_contract=args.frozen_contract,
-                                   target=args.target if args.format != "knockout" else None)
+                                   frozen_contract=args.frozen_contract, target=args.target)
         if args.agents:
             agents = list(args.agents)
             for spec in agents:                     # a bad spec fails before the kernels load
@@ -190,8 +189,7 @@ def cmd_tournament(args) -> int:
             agents, skipped = arena.default_roster(rules)
             if skipped:
                 print(_roster_note(skipped), file=sys.stderr)
-        what = args.format + (" for two players" if family == "two" else "")
-        print(f"coinche-rl tournament: {what}, rules {rules_label(rules)!r}, seed {args.seed}, "
+        print(f"coinche-rl tournament: {args.format}, rules {rules_label(rules)!r}, seed {args.seed}, "
               f"backend {args.backend}" + (f" x{args.workers}" if args.workers else "")
               + f", agents: {', '.join(agents)}", flush=True)
         _warm_agents(arena, agents, family)
@@ -263,8 +261,9 @@ def add_parser(sub) -> None:
                         "coinche-rl agents)")
     t.add_argument("--format", choices=("duplicate", "rotating", "knockout"), default="duplicate",
                    help="duplicate: a round robin of duplicate matchups (default); rotating: "
-                        "every split of every four players into partnerships; knockout: the "
-                        "vipbelote individual knockout (seed 004)")
+                        "every split of every four players into partnerships (four-player "
+                        "games); knockout: the vipbelote individual knockout (seed 004; "
+                        "tables of two in belote for two players)")
     t.add_argument("--deals", type=positive_int, default=None,
                    help=f"deals of the deal set per matchup, each played in both seatings "
                         f"(match pairs with --match; default {TOURNAMENT_DEALS}); given, it is "
