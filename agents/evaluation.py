@@ -12,6 +12,13 @@ worlds where the contract is made (``p_make``), the mean deal score difference
 contracts the seat may still bid). ``docs/hand_evaluation.md`` describes each method,
 the classic family's prise, the auction's constraints and the speed in full.
 
+One evaluation, every family: with the rules of belote for two players,
+:func:`evaluate_hand` (and :func:`evaluate_view`, from a player's own view) values the
+options of the prise (take or name each suit, at the one level ``take``, and pass) by
+heuristic play at both players; its worlds and options are the family's
+(:mod:`.evaluation_two`), the result is the same :class:`HandEvaluation` with the pass's
+values (``pass_scores``).
+
 >>> ev = evaluate_hand("ffb", 0, "JH 9H AH TH 7S 8D KC QC", dealer=3, samples=4,
 ...                    strains="H", method="heuristic")
 >>> ev.levels.tolist()
@@ -52,16 +59,18 @@ from ..rules import (ALL_CARD_POINTS, AT, AT_TABLE_NAMES, CAPOT_POINTS, CAPOT_VA
                      CLASSIC_FIRST_HAND, CLASSIC_PACKETS, CLASSIC_RETOURNE_AT, CLASSIC_STOCK,
                      CARDS_PER_HAND, DIX_DE_DER, N_SEATS, seat_after, P_AT_TABLE, P_DECLARATIONS,
                      P_GENERALE_BONUS, P_OPTIONAL_BELOTE, P_OPTIONAL_DECLARE, STRAIN_NAMES,
-                     RuleSet, check_int, four_player_rules, params_vector)
+                     RuleSet, check_int, four_player_rules, get_rules, params_vector)
 from ..progress import TaskProgress
 from ..solver import POINTS, SCORE, Solver, solve_keeping
 from .neural.agent import load_bid_net
 from .neural.bid_actions import bid_inputs
 from .neural.net import NeuralError
+from .evaluation_two import play_prise, prise_view
 from .numba_bots import BOT_HEURISTIC, play_deals_four
 from .sampler import NoConsistentWorld, SamplerError, WorldSampler
 
-__all__ = ["EvaluationError", "HandEvaluation", "evaluate_hand", "contract_levels", "suggest_bid",
+__all__ = ["EvaluationError", "HandEvaluation", "evaluate_hand", "evaluate_view",
+           "contract_levels", "suggest_bid",
            "score_outcome",
            "warmup", "METHODS", "CAPOT", "TAKE_LEVEL"]
 
@@ -301,7 +310,8 @@ def _bid_name(value: int, strain: int) -> str:
     return f"{value}{STRAIN_NAMES[strain]}"
 
 
-def _frozen(a):
+def frozen(a):
+    """``a`` as a read-only array (None stays None)."""
     if a is None:
         return None
     a = np.asarray(a)
@@ -332,10 +342,14 @@ class HandEvaluation:
     :ivar p_make_dd, expected_score_dd, p_make_heur, expected_score_heur: float64[S, L]
     :ivar p_make, expected_score: float64[S, L] by the primary method (:attr:`primary`)
     :ivar suggested_bid: ``(value, strain)``: the legal contract with the best expected
-        score when that is positive (the ``pimc`` agent's rule), or None
+        score when that is positive (the ``pimc`` agent's rule), or None (pass); with
+        ``pass_scores``, the best that beats passing's expected score
     :ivar p_make_nn, expected_score_nn: float64[S, L] from the bidding network
         (``method="nn"``), for its card player ``nn_player``
     :ivar seconds: wall time of each method, e.g. ``{"dd": 12.3, "heuristic": 0.2}``
+    :ivar pass_scores, pass_takers: int64[N], belote for two players: the score
+        difference of passing in each world, and who took then (-1: nobody); None in the
+        four-player families, whose evaluation values the contracts only
     """
 
     rules: RuleSet
@@ -370,6 +384,8 @@ class HandEvaluation:
     p_make_nn: Optional[np.ndarray] = None
     expected_score_nn: Optional[np.ndarray] = None
     nn_player: Optional[str] = None
+    pass_scores: Optional[np.ndarray] = None
+    pass_takers: Optional[np.ndarray] = None
 
     @property
     def primary(self) -> str:
@@ -384,11 +400,56 @@ class HandEvaluation:
         (at that level, the best strain), or None (the literal "bid as high as still
         pays" rule; :attr:`suggested_bid` is the best contract instead)."""
         return suggest_bid(self.levels, self.strains, self.expected_score, self.legal,
-                           rule="highest")
+                           rule="highest", baseline=self.pass_expected or 0.0)
 
     @property
     def team(self) -> int:
+        """The seat's side: its team (belote for two players: the player himself)."""
         return R.team(self.seat)
+
+    @property
+    def ci95(self) -> Optional[np.ndarray]:
+        """float64[S, L]: the half-width of the 95% interval of :attr:`expected_score`
+        (None for the network's estimate)."""
+        sc = self.dd_scores if self.dd_scores is not None else self.heur_scores
+        if sc is None:
+            return None
+        n = sc.shape[2]
+        return 1.96 * (sc.std(axis=2, ddof=1) if n > 1 else np.zeros(sc.shape[:2])) / np.sqrt(n)
+
+    @property
+    def pass_expected(self) -> Optional[float]:
+        """The expected score difference of passing (belote for two players), else None."""
+        return None if self.pass_scores is None else float(self.pass_scores.mean())
+
+    @property
+    def p_taken(self) -> Optional[Tuple[float, float, float]]:
+        """After a pass (belote for two players): the shares of worlds where he takes
+        later, the other player takes, nobody takes; else None."""
+        if self.pass_takers is None:
+            return None
+        t = self.pass_takers
+        return (float((t == self.seat).mean()), float(((t >= 0) & (t != self.seat)).mean()),
+                float((t < 0).mean()))
+
+    def action_values(self) -> Dict[int, Tuple[float, float]]:
+        """``{action id: (expected score, P(make))}`` of each contract the seat may bid now
+        (and of the pass when it was played out; its P(make) is NaN)."""
+        two = self.pass_scores is not None
+        out: Dict[int, Tuple[float, float]] = {}
+        for j, s in enumerate(self.strains):
+            for k, v in enumerate(self.levels):
+                if not self.legal[j, k]:
+                    continue
+                if v != TAKE_LEVEL:
+                    a = A.capot_action(s) if v == CAPOT else A.bid_action(int(v), s)
+                else:   # the prise: take the retourne's suit (first round), name another
+                    a = A.TAKE if self.retourne is not None and s == self.retourne >> 3 \
+                        else A.NAME_BASE + s
+                out[int(a)] = (float(self.expected_score[j, k]), float(self.p_make[j, k]))
+        if two:
+            out[A.PASS] = (self.pass_expected, float("nan"))
+        return out
 
     @property
     def best_bid(self) -> Optional[Tuple[int, int]]:
@@ -420,11 +481,15 @@ class HandEvaluation:
         names = [STRAIN_NAMES[s] for s in self.strains]
         lv = [_level_name(v) for v in self.levels]
         auction = " ".join(A.action_to_str(a) for a in self.auction) or "none"
-        out = [f"seat {self.seat} (team {self.team}) holding {format_hand(self.hand)}, "
-               f"dealer {self.dealer}, rules {self.rules.name!r}, auction: {auction}",
+        two = self.pass_scores is not None        # belote for two: a player, a prise
+        who, side = ("player", "player") if two else ("seat", "team")
+        out = [f"{who} {self.seat}" + ("" if two else f" (team {self.team})")
+               + f" holding {format_hand(self.hand)}, dealer {self.dealer}, rules "
+               f"{self.rules.name!r}, {'prise' if two else 'auction'}: {auction}",
                (f"{self.samples} worlds (seed {self.seed})" if self.method != "nn" else
                 f"no worlds: the bidding network, card player {self.nn_player}")
-               + ", the seat's team taking"
+               + (", the player taking, heuristic play at both players" if two
+                  else ", the seat's team taking")
                + (f", coinche level {self.coinche}" if self.coinche else "")
                + (f", retourne {format_hand(1 << self.retourne)}" if self.retourne is not None
                   else "")]
@@ -435,7 +500,7 @@ class HandEvaluation:
         if self.heur_points is not None:
             cols.append(("heuristic", self.heur_points))
         if cols:
-            out.append("card points of the team (mean over the worlds)")
+            out.append(f"card points of the {side} (mean over the worlds)")
             out.append("strain" + "".join(f"{c:>11s}" for c, _ in cols))
             for j, n in enumerate(names):
                 out.append(f"{n:6s}" + "".join(f"{a[j].mean():11.1f}" for _, a in cols))
@@ -450,22 +515,33 @@ class HandEvaluation:
         width = max(6, max(len(x) for x in lv) + 1)
         for label, pm, es in blocks:
             out.append("")
-            out.append(f"P(make), {label}" + ("  (* : not biddable after the auction)"
-                                              if not self.legal.all() else ""))
+            out.append(f"P(make), {label}" + (
+                ("  (* : a suit named if the prise comes back to him)" if two
+                 else "  (* : not biddable after the auction)") if not self.legal.all() else ""))
             out.append("strain" + "".join(f"{x:>{width}s}" for x in lv))
             for j, n in enumerate(names):
                 out.append(f"{n:6s}" + "".join(
                     f"{pm[j, k]:>{width - 1}.2f}{' ' if self.legal[j, k] else '*'}"
                     for k in range(len(lv))))
-            out.append(f"expected deal score (team - opponents), {label}")
+            out.append(f"expected deal score ({side} - {'the other' if two else 'opponents'}), "
+                       f"{label}")
             out.append("strain" + "".join(f"{x:>{width}s}" for x in lv))
             for j, n in enumerate(names):
                 out.append(f"{n:6s}" + "".join(f"{es[j, k]:>{width}.0f}" for k in range(len(lv))))
         out.append("")
         how = {"dd": "double-dummy", "heuristic": "heuristic play",
                "nn": "bidding network"}[self.primary]
+        if two:
+            me, other, nobody = self.p_taken
+            ci = 1.96 * self.pass_scores.std(ddof=1) / np.sqrt(self.samples) \
+                if self.samples > 1 else 0.0
+            out.append(f"pass: expected deal score {self.pass_expected:+.1f} (+/- {ci:.1f}); "
+                       f"then he takes later {me:.3f}, the other takes {other:.3f}, nobody "
+                       f"{nobody:.3f}")
         if self.suggested_bid is None:
-            out.append(f"suggested bid: pass (no contract has a positive expected score, {how})")
+            out.append("suggested bid: pass (" + (
+                f"no contract beats passing, {how}" if two
+                else f"no contract has a positive expected score, {how}") + ")")
         else:
             v, s = self.suggested_bid
             j, k = self.strains.index(s), int(np.flatnonzero(self.levels == v)[0])
@@ -502,7 +578,9 @@ class HandEvaluation:
             "suggested_bid": _bid_dict(self.suggested_bid),
             "highest_positive_bid": _bid_dict(self.highest_positive_bid),
             "dd_points": lst(self.dd_points), "heur_points": lst(self.heur_points),
-            "seconds": dict(self.seconds),
+            "seconds": dict(self.seconds), "ci95": lst(self.ci95),
+            "pass": None if self.pass_scores is None else {
+                "expected_score": self.pass_expected, "p_taken": list(self.p_taken)},
         }
 
 
@@ -513,12 +591,13 @@ def _bid_dict(bid):
 
 
 def suggest_bid(levels: np.ndarray, strains: Sequence[int], expected: np.ndarray,
-                legal: np.ndarray, rule: str = "best") -> Optional[Tuple[int, int]]:
-    """The contract to bid by an evaluation; None when no legal contract has a positive
-    expected score. ``rule="best"``: the legal contract with the best expected score
+                legal: np.ndarray, rule: str = "best",
+                baseline: float = 0.0) -> Optional[Tuple[int, int]]:
+    """The contract to bid by an evaluation; None when no legal contract has an expected
+    score above ``baseline`` (0; belote for two players: passing's). ``rule="best"``: the legal contract with the best expected score
     (the lower level on a tie, then the first strain); ``"highest"``: the highest legal
     level with a positive expected score, at that level the best strain."""
-    ok = legal & (expected > 0)
+    ok = legal & (expected > baseline)
     if not ok.any():
         return None
     if rule == "best":
@@ -654,14 +733,14 @@ def _nn_evaluation(rules, seat, dealer, hand_m, auction_t, ret, strains_t, level
     empty = np.zeros((0, N_SEATS), dtype=np.int64)
     return HandEvaluation(
         rules=rules, seat=seat, dealer=dealer, hand=hand_m, samples=0, seed=0, method="nn",
-        auction=auction_t, coinche=0, retourne=ret, strains=strains_t, levels=_frozen(levels),
-        legal=_frozen(legal), hands=_frozen(empty), decks=None, dd_points=None,
+        auction=auction_t, coinche=0, retourne=ret, strains=strains_t, levels=frozen(levels),
+        legal=frozen(legal), hands=frozen(empty), decks=None, dd_points=None,
         heur_points=None, dd_scores=None, heur_scores=None, dd_made=None, heur_made=None,
         p_make_dd=None, expected_score_dd=None, p_make_heur=None, expected_score_heur=None,
-        p_make=_frozen(pm), expected_score=_frozen(ev),
+        p_make=frozen(pm), expected_score=frozen(ev),
         suggested_bid=suggest_bid(levels, strains_t, ev, legal),
-        seconds={"nn": time.perf_counter() - t0}, p_make_nn=_frozen(pm.copy()),
-        expected_score_nn=_frozen(ev.copy()), nn_player=nn_player)
+        seconds={"nn": time.perf_counter() - t0}, p_make_nn=frozen(pm.copy()),
+        expected_score_nn=frozen(ev.copy()), nn_player=nn_player)
 
 
 # ====================================================================== workspaces
@@ -735,9 +814,13 @@ def evaluate_hand(rules: Union[str, RuleSet], seat: int, hand, dealer: int, samp
                   seed: int = 0, strains=None, method: str = "both", holds=None, lacks=None,
                   auction: Sequence = (), progress: Union[bool, Callable] = False, *,
                   coinche: int = 0, retourne=None, min_suit_length: int = 0,
-                  threads: int = 1, bid_weights: str = "", nn_player: str = "nn") -> HandEvaluation:
+                  threads: int = 1, bid_weights: str = "", nn_player: str = "nn",
+                  other_up=None) -> HandEvaluation:
     """Monte Carlo evaluation of ``hand`` held by ``seat`` as the contract of its team
-    (see the module docstring).
+    (see the module docstring). With the rules of belote for two players, the options of
+    player ``seat`` at his turn in the prise (:func:`.evaluation_two.prise_view`: ``hand``
+    his 6 cards in hand with ``retourne``, or in belote découverte his 8 face-up cards in
+    stack order with ``other_up``; ``auction`` the prise so far), by heuristic play.
 
     :param rules: a preset name or a :class:`~coinche_rl.rules.RuleSet`.
     :param seat: the seat holding ``hand`` (0..3), the taker of every contract.
@@ -766,15 +849,33 @@ def evaluate_hand(rules: Union[str, RuleSet], seat: int, hand, dealer: int, samp
         shipped for the preset).
     :param nn_player: ``method="nn"``: the card player of the network's heads
         (``"nn"`` or ``"heuristic"``).
+    :param other_up: belote découverte: the other player's 8 face-up cards.
     :raises EvaluationError: for a bad argument, impossible ``holds`` / ``lacks`` or an
         illegal or finished auction (the message says what is wrong and what would be
         right).
     :raises UnknownPresetError: for an unknown preset name (lists the valid ones).
     """
     try:
-        rules = four_player_rules(rules)
+        rules = get_rules(rules)
     except TypeError as e:
         raise EvaluationError(str(e)) from None
+    if rules.family == "two":
+        unused = [name for name, v in (("strains", strains), ("holds", holds), ("lacks", lacks),
+                                       ("coinche", coinche), ("min_suit_length", min_suit_length),
+                                       ("bid_weights", bid_weights)) if v]
+        if method not in ("both", "heuristic"):
+            unused.append(f"method {method!r}")
+        if unused:
+            raise EvaluationError(f"{', '.join(unused)}: not for belote for two players (its "
+                                  f"evaluation plays the prise's options out heuristically)")
+        samples = _check_int(samples, "samples", 1)
+        try:
+            view = prise_view(rules, seat, hand, dealer, retourne, other_up, _auction_ids(auction))
+        except ValueError as e:
+            raise EvaluationError(str(e)) from None
+        return _prise_evaluation(view, samples, _check_int(seed, "seed", 0, 2 ** 63 - 1))
+    if other_up is not None:
+        raise EvaluationError("other_up is for belote_decouverte (the other player's table cards)")
     seat = _seat(seat, "seat")
     dealer = _seat(dealer, "dealer")
     samples = _check_int(samples, "samples", 1)
@@ -950,13 +1051,74 @@ def evaluate_hand(rules: Union[str, RuleSet], seat: int, hand, dealer: int, samp
     return HandEvaluation(
         rules=rules, seat=seat, dealer=dealer, hand=hand_m, samples=samples, seed=seed,
         method=method, auction=auction_t, coinche=coinche, retourne=ret, strains=strains_t,
-        levels=_frozen(levels), legal=_frozen(legal), hands=_frozen(hands),
-        decks=_frozen(decks) if classic else None,
-        dd_points=_frozen(dpts), heur_points=_frozen(hpts), dd_scores=_frozen(dsc),
-        heur_scores=_frozen(hsc), dd_made=_frozen(dmk), heur_made=_frozen(hmk),
-        p_make_dd=_frozen(dp), expected_score_dd=_frozen(de), p_make_heur=_frozen(hp),
-        expected_score_heur=_frozen(he), p_make=p_make, expected_score=exp,
+        levels=frozen(levels), legal=frozen(legal), hands=frozen(hands),
+        decks=frozen(decks) if classic else None,
+        dd_points=frozen(dpts), heur_points=frozen(hpts), dd_scores=frozen(dsc),
+        heur_scores=frozen(hsc), dd_made=frozen(dmk), heur_made=frozen(hmk),
+        p_make_dd=frozen(dp), expected_score_dd=frozen(de), p_make_heur=frozen(hp),
+        expected_score_heur=frozen(he), p_make=p_make, expected_score=exp,
         suggested_bid=suggest_bid(levels, strains_t, exp, legal), seconds=seconds)
+
+
+def evaluate_view(view, samples: int = 500, seed: int = 0, method: Optional[str] = None,
+                  **options) -> HandEvaluation:
+    """The evaluation of the decision in front of the player whose view this is, from what
+    he knows, in every family: a four-player :class:`~coinche_rl.agents.PlayerView` in the
+    auction (his hand, the auction so far, the classic prise's retourne:
+    :func:`evaluate_hand` with ``method`` and ``options``), or a two-player view at his
+    turn in the prise (its options, heuristic play; ``options``: ``bot``, a heuristic bot
+    id).
+
+    :raises EvaluationError: another object, or not his turn in the auction (prise).
+    """
+    from ..two_player import TwoPlayerView
+    from .base import PlayerView
+    if isinstance(view, TwoPlayerView):
+        if method not in (None, "both", "heuristic") or set(options) - {"bot"}:
+            raise EvaluationError("belote for two players: the prise's evaluation is heuristic "
+                                  "play only (options: samples, seed, bot)")
+        return _prise_evaluation(view, _check_int(samples, "samples", 1),
+                                 _check_int(seed, "seed", 0, 2 ** 63 - 1), options.get("bot"))
+    if not isinstance(view, PlayerView):
+        raise EvaluationError(f"expected a player's view (PlayerView or TwoPlayerView), not "
+                              f"{type(view).__name__}")
+    info = view.information_set
+    if info.phase != "auction" or info.current_player != view.seat:
+        raise EvaluationError(f"the evaluation is for a seat at its turn in the auction; this "
+                              f"view is seat {view.seat}'s in the {info.phase}")
+    return evaluate_hand(view.rules, view.seat, info.hand, info.dealer, samples, seed,
+                         method=method or "both", auction=[a for _, a in info.auction],
+                         retourne=info.retourne if info.retourne is not None and
+                         bin(info.hand).count("1") == CLASSIC_FIRST_HAND else None, **options)
+
+
+def _prise_evaluation(view, samples: int, seed: int, bot=None) -> HandEvaluation:
+    """Belote for two players: the options of ``view.player`` at his turn in the prise
+    (:func:`.evaluation_two.play_prise`) as a :class:`HandEvaluation`: one strain row per
+    suit he may take or name, the one level ``take``, and the pass (``pass_scores``)."""
+    try:
+        strains, legal, diff, made, taker, pts, decks, hands, seconds = play_prise(
+            view, samples, seed, bot)
+    except ValueError as e:
+        raise EvaluationError(str(e)) from None
+    scores = diff[:, :-1].T[:, None, :].copy()          # [S, 1, N], as every evaluation
+    mk = made[:, :-1].T[:, None, :].copy()
+    p_make, expected = (mk == 1).mean(axis=2), scores.mean(axis=2)
+    legal = np.array(legal, dtype=bool)[:, None]
+    levels = np.array([TAKE_LEVEL], dtype=np.int64)
+    passing = diff[:, -1].copy()
+    return HandEvaluation(
+        rules=view.rules, seat=int(view.player), dealer=int(view.dealer),
+        hand=int(view.hand | view.table_up[view.player]), samples=samples, seed=seed,
+        method="heuristic", auction=tuple(view.prise), coinche=0, retourne=int(view.retourne),
+        strains=tuple(strains), levels=frozen(levels), legal=frozen(legal), hands=frozen(hands),
+        decks=frozen(decks), dd_points=None, heur_points=frozen(pts[:, :-1].T.astype(np.float64)),
+        dd_scores=None, heur_scores=frozen(scores), dd_made=None, heur_made=frozen(mk),
+        p_make_dd=None, expected_score_dd=None, p_make_heur=frozen(p_make),
+        expected_score_heur=frozen(expected), p_make=p_make, expected_score=expected,
+        suggested_bid=suggest_bid(levels, strains, expected, legal, baseline=float(passing.mean())),
+        seconds={"heuristic": seconds}, pass_scores=frozen(passing),
+        pass_takers=frozen(taker[:, -1].copy()))
 
 
 def _say_if_compiling(method: str) -> None:

@@ -110,20 +110,20 @@ def test_as_a_subprocess():
 def test_two_player_prise(capsys):
     """`--rules belote_a_deux`: the prise options of one player, the same numbers as the
     Python API; the four-player options are refused in one line."""
-    from coinche_rl.agents.two_player_evaluation import evaluate_two_player_hand
+    from coinche_rl.agents.evaluation import evaluate_hand
     args = ["evaluate", "JH 9H AH 7S 8D KC", "--rules", "belote_a_deux", "--retourne", "TH",
             "--seat", "1", "--dealer", "0", "--samples", "30", "--seed", "3"]
     assert main(args) == 0
     out = capsys.readouterr().out
-    for text in ("belote for two players", "take hearts", "name spades", "pass", "suggested:",
+    for text in ("belote for two players", "strain  take", "pass: expected", "suggested bid:",
                  "worlds/s"):
         assert text in out
     assert main(args + ["--json"]) == 0
     d = json.loads(capsys.readouterr().out)
-    ev = evaluate_two_player_hand("belote_a_deux", 1, "JH 9H AH 7S 8D KC", 0, retourne="TH",
-                                  samples=30, seed=3)
-    assert [o["expected_score"] for o in d["options"]] == \
-        [round(float(x), 3) for x in ev.expected_score]
+    ev = evaluate_hand("belote_a_deux", 1, "JH 9H AH 7S 8D KC", 0, retourne="TH",
+                       samples=30, seed=3)
+    assert d["expected_score"] == ev.expected_score.tolist()
+    assert d["pass"]["expected_score"] == ev.pass_expected
     assert main(["evaluate", "JH 9H AH 7S 8D KC", "--rules", "belote_decouverte"]) == 2
     assert "8 face-up cards" in capsys.readouterr().err
     assert main(args + ["--auction", "pass", "--method", "dd"]) == 2

@@ -509,18 +509,18 @@ def test_a_two_player_record_replays_as_the_game_shows_it(client, preset):
 
 
 def test_the_two_player_analysis_rows_are_the_library_values(client):
-    from coinche_rl.agents.two_player_evaluation import evaluate_two_player_view
+    from coinche_rl.agents.evaluation import evaluate_view
     from coinche_rl.solver_two import TwoPlayerSolver
     from coinche_rl.web.analysis import SEARCH_TRICKS, play_start
     deal, rec = _two_record("belote_a_deux")
     # the prise: the hand evaluation of each option (heuristic play), no network row
     a = client.post("/api/analyse", json={"record": rec, "step": 0, "worlds": 8,
                                           "seed": 2}).json()
-    ev = evaluate_two_player_view(deal_at(rec, 0, 0).view(a["seat"]), samples=8, seed=2)
+    ev = evaluate_view(deal_at(rec, 0, 0).view(a["seat"]), samples=8, seed=2)
     rows = {r["action"]["id"]: r for r in a["rows"]}
-    for act, legal, e in zip(ev.actions, ev.legal, ev.expected_score):
-        if legal:
-            assert rows[act]["mc_ev"] == pytest.approx(e)
+    assert 0 in ev.action_values()                      # the pass (action 0)
+    for act, (e, _) in ev.action_values().items():
+        assert rows[act]["mc_ev"] == pytest.approx(e)
     assert all(r["nn"] is None for r in a["rows"]) and "nn" not in a["choices"]
     assert a["sorted_by"] == "mc_ev" and a["evaluation"]["method"] == "heuristic"
     # the first tricks: no search, and the page is told from when

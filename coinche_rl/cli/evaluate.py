@@ -88,9 +88,9 @@ def _evaluation(run, as_json: bool):
 
 def _evaluate_two_player(args) -> int:
     """``coinche-rl evaluate --rules belote_a_deux``: the prise options of one player
-    (coinche_rl.agents.two_player_evaluation); the four-player options are refused in
-    one line."""
-    from ..agents import two_player_evaluation
+    (coinche_rl.agents.evaluation with the family's rules); the four-player options are
+    refused in one line."""
+    from ..agents import evaluation, evaluation_two
     four = [opt for opt, given in (("--holds", args.holds), ("--lacks", args.lacks),
                                    ("--auction", args.auction), ("--strains", args.strains),
                                    ("--bid-weights", args.bid_weights),
@@ -105,19 +105,20 @@ def _evaluate_two_player(args) -> int:
               f"--samples, --seed; heuristic play only)", file=sys.stderr)
         return 2
     dealer = 1 - args.seat if args.dealer == 3 else args.dealer    # default: he speaks first
-    compile_notice("the two-player hand evaluation", (two_player_evaluation._evaluate_worlds,),
+    compile_notice("the two-player hand evaluation", (evaluation_two._evaluate_worlds,),
                    "about 10-30 s")
-    ev = _evaluation(lambda: two_player_evaluation.evaluate_two_player_hand(
+    ev = _evaluation(lambda: evaluation.evaluate_hand(
         args.preset, args.seat, args.hand, dealer, retourne=args.retourne,
-        other_up=args.other_up, prise=(args.prise or "").replace(",", " ").split(),
-        samples=args.samples, seed=args.seed), args.json)
+        other_up=args.other_up, auction=(args.prise or "").replace(",", " ").split(),
+        samples=args.samples, seed=args.seed, method="heuristic"), args.json)
     if isinstance(ev, int):
         return ev
     print("coinche-rl evaluate: belote for two players, Monte Carlo evaluation of the prise "
           "(heuristic play at both players)")
     print(ev.table())
-    print(f"{ev.samples} worlds x {len(ev.options)} options in {ev.seconds:.2f} s "
-          f"({ev.samples / max(ev.seconds, 1e-9):,.1f} worlds/s)")
+    sec = ev.seconds["heuristic"]
+    print(f"{ev.samples} worlds x {len(ev.strains) + 1} options in {sec:.2f} s "
+          f"({ev.samples / max(sec, 1e-9):,.1f} worlds/s)")
     return 0
 
 

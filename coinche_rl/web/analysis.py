@@ -36,7 +36,7 @@ every card known, the face-down ones included), ``pimc`` the mean card points ov
 worlds drawn from his view (:meth:`coinche_rl.agents.two_player_pimc.TwoPimcAgent.card_sums`),
 both from the trick where at most :data:`SEARCH_TRICKS` tricks are left (a note says so
 before); in the prise ``mc_ev`` / ``mc_p_made`` of each option
-(:func:`coinche_rl.agents.two_player_evaluation.evaluate_two_player_view`, heuristic
+(:func:`coinche_rl.agents.evaluation.evaluate_view`, heuristic
 play); no ``nn`` row (no network plays two players yet).
 
 :func:`branch` plays a different action at a position and lets agents play the deal to
@@ -72,14 +72,13 @@ import numpy as np
 from .. import actions as A
 from ..agents import AgentSpecError, available_agents, make_agent
 from ..agents.base import PRIVATE_ACTIONS
-from ..agents.evaluation import EvaluationError, evaluate_hand
+from ..agents.evaluation import EvaluationError, evaluate_hand, evaluate_view
 from ..agents.pimc import PIMCAgent
 from ..engine.family import family_of
 from ..game import BaseDeal, IllegalActionError
 from ..records import (DEAL_FORMAT, MATCH_FORMAT, RecordError, deal_to_record, replay_deal,
                        replay_match)
 from ..agents.evaluation import CAPOT, TAKE_LEVEL
-from ..agents.two_player_evaluation import evaluate_two_player_view
 from ..rules import STRAIN_NAMES, RuleSet
 from ..solver import Solver
 from ..solver_two import TwoPlayerSolver
@@ -390,14 +389,13 @@ class Analyser:
         the prise (take, name, pass; heuristic play, as ``coinche-rl evaluate``)."""
         try:
             if family_of(deal.rules).n_players == 2:
-                ev2 = evaluate_two_player_view(view, samples=worlds, seed=seed)
+                ev2 = evaluate_view(view, samples=worlds, seed=seed)
                 out["evaluation"] = {"samples": ev2.samples, "method": "heuristic",
                                      "seed": ev2.seed}
-                for a, legal, e, pm in zip(ev2.actions, ev2.legal, ev2.expected_score,
-                                           ev2.p_make):
-                    if legal and a in rows:
-                        rows[a]["mc_ev"] = float(e)
-                        rows[a]["mc_p_made"] = None if pm != pm else float(pm)
+                for a, (e, pm) in ev2.action_values().items():
+                    if a in rows:
+                        rows[a]["mc_ev"] = e
+                        rows[a]["mc_p_made"] = None if pm != pm else pm
                 return
             ev = evaluate_hand(deal.rules, seat, deal.hands[seat], deal.dealer, samples=worlds,
                                seed=seed, method=EVAL_METHOD, auction=deal.auction,

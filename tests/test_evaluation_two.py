@@ -1,4 +1,6 @@
-"""The hand evaluation of belote for two players (coinche_rl.agents.two_player_evaluation)."""
+"""The hand evaluation with the rules of belote for two players: its worlds and options
+(coinche_rl.agents.evaluation_two) in the one evaluation of every family
+(coinche_rl.agents.evaluation: evaluate_hand, evaluate_view, HandEvaluation)."""
 
 from __future__ import annotations
 
@@ -8,12 +10,10 @@ import numpy as np
 import pytest
 
 from coinche_rl import actions as A
-from coinche_rl.agents.evaluation import EvaluationError
 from coinche_rl.agents import play_deal
-from coinche_rl.agents.two_player_bots import TwoHeuristicAgent
-from coinche_rl.agents.two_player_evaluation import (PASS_OPTION, _template, deck_places,
-                                                      evaluate_two_player_hand,
-                                                      evaluate_two_player_view, world_deck)
+from coinche_rl.agents.evaluation import EvaluationError, evaluate_hand, evaluate_view
+from coinche_rl.agents.evaluation_two import PASS_OPTION, _template, deck_places, world_deck
+from coinche_rl.agents.numba_bots import TwoHeuristicAgent
 from coinche_rl.cards import parse_card
 from coinche_rl.engine.bits import rng_seed, seed_int64
 from coinche_rl.rules import get_rules
@@ -63,67 +63,69 @@ def test_scores_equal_the_python_play_of_the_same_worlds(preset):
     p = d.current_player
     view = d.view(p)
     n, seed = 6, 99
-    ev = evaluate_two_player_view(view, samples=n, seed=seed)
+    ev = evaluate_view(view, samples=n, seed=seed)
     template, unknown = _template(view)
     rng = np.zeros(1, np.uint64)
     cards = np.empty(len(unknown), np.int64)
     deck = np.empty(32, np.int64)
-    totals = np.zeros(len(ev.options))
-    made = np.zeros(len(ev.options))
+    options = list(ev.strains) + [PASS_OPTION]
+    totals = np.zeros(len(options))
+    made = np.zeros(len(options))
     for w in range(n):
         rng_seed(rng, seed_int64(seed), w)
         s0, s1 = world_deck(template, unknown, rng, cards, deck)
-        for j, name in enumerate(ev.options):
+        assert list(ev.decks[w]) == list(deck)
+        for j, option in enumerate(options):
             g = TwoPlayerDeal(preset, deck=[int(c) for c in deck], dealer=d.dealer)
             for a in d.history:
                 g.apply(a)
-            if name == "pass":
+            if option == PASS_OPTION:
                 g.apply("pass")
-            elif name.startswith("take"):
+            elif option == d.retourne >> 3:
                 g.apply("take")
             else:
-                suit = A.NAME_BASE + "shdc".index(name.split()[1][0])
                 while g.prise_round == 1 or g.current_player != p:
                     g.apply("pass")
-                g.apply(suit)
+                g.apply(A.NAME_BASE + option)
             r = play_deal(g, [TwoHeuristicAgent(), TwoHeuristicAgent()], [int(s0), int(s1)])
             totals[j] += r.scores[p] - r.scores[1 - p]
             made[j] += r.taker == p and r.made
-    assert np.allclose(ev.expected_score, totals / n)
-    takes = [j for j, o in enumerate(ev.options) if o != "pass"]
-    assert np.allclose(ev.p_make[takes], made[takes] / n)
-    assert np.isnan(ev.p_make[ev.options.index("pass")])
+    assert np.allclose(ev.expected_score[:, 0], totals[:-1] / n)
+    assert np.allclose(ev.p_make[:, 0], made[:-1] / n)
+    assert ev.pass_expected == pytest.approx(totals[-1] / n)
 
 
 def test_options_by_round():
     d = TwoPlayerDeal("belote_a_deux", seed=4)
-    ev = evaluate_two_player_view(d.view(d.current_player), samples=20)
-    rs = "shdc"[d.retourne >> 3]
-    assert ev.options[0].startswith("take") and ev.options[-1] == "pass" and len(ev.options) == 5
-    assert ev.legal == (True, False, False, False, True)       # names wait for round 2
-    assert ev.actions[0] == A.TAKE and ev.actions[-1] == A.PASS
+    ev = evaluate_view(d.view(d.current_player), samples=20)
+    rs = d.retourne >> 3
+    assert ev.strains[0] == rs and len(ev.strains) == 4 and ev.levels.tolist() == [0]
+    assert ev.legal[:, 0].tolist() == [True, False, False, False]    # names wait for round 2
+    assert list(ev.action_values()) == [A.TAKE, A.PASS]
     d.apply("pass")
     d.apply("pass")                                            # round 2
-    ev2 = evaluate_two_player_view(d.view(d.current_player), samples=20)
-    assert len(ev2.options) == 4 and all(ev2.legal)
-    assert not any(o.startswith(("take", f"name {rs}")) for o in ev2.options)
-    assert PASS_OPTION == 4
+    ev2 = evaluate_view(d.view(d.current_player), samples=20)
+    assert len(ev2.strains) == 3 and ev2.legal.all() and rs not in ev2.strains
+    assert sorted(ev2.action_values()) == sorted([A.PASS] + [A.NAME_BASE + s for s in ev2.strains])
 
 
 def test_strong_hand_takes_and_weak_hand_passes():
-    strong = evaluate_two_player_hand("belote_a_deux", 0, "JH 9H AH 7S 8D KC", 1,
-                                      retourne="TH", samples=400)
-    assert strong.suggested == "take hearts"
-    assert strong.p_make[0] > 0.8 and strong.expected_score[0] > strong.expected_score[-1]
-    weak = evaluate_two_player_hand("belote_a_deux", 0, "7S 8S 9D 8D KC 7C", 1,
-                                    retourne="TH", samples=400)
-    assert weak.suggested == "pass" and weak.p_make[0] < 0.4
+    strong = evaluate_hand("belote_a_deux", 0, "JH 9H AH 7S 8D KC", 1, retourne="TH",
+                           samples=400)
+    assert strong.suggested_bid == (0, 1)                      # take hearts
+    assert strong.p_make[0, 0] > 0.8 and strong.expected_score[0, 0] > strong.pass_expected
+    assert "suggested bid: take H" in strong.table()
+    weak = evaluate_hand("belote_a_deux", 0, "7S 8S 9D 8D KC 7C", 1, retourne="TH",
+                         samples=400)
+    assert weak.suggested_bid is None and weak.p_make[0, 0] < 0.4
     # reproducible, and the table and JSON say the same
-    again = evaluate_two_player_hand("belote_a_deux", 0, "7S 8S 9D 8D KC 7C", 1,
-                                     retourne="TH", samples=400)
+    again = evaluate_hand("belote_a_deux", 0, "7S 8S 9D 8D KC 7C", 1, retourne="TH",
+                          samples=400)
     assert np.array_equal(again.expected_score, weak.expected_score)
-    assert "suggested: pass" in weak.table()
-    assert json.loads(json.dumps(weak.to_dict()))["suggested"] == "pass"
+    assert "suggested bid: pass (no contract beats passing" in weak.table()
+    d = json.loads(json.dumps(weak.to_dict()))
+    assert d["suggested_bid"] is None and d["pass"]["expected_score"] == weak.pass_expected
+    assert sum(d["pass"]["p_taken"]) == pytest.approx(1.0)
 
 
 @pytest.mark.parametrize("call, message", [
@@ -133,9 +135,10 @@ def test_strong_hand_takes_and_weak_hand_passes():
     (dict(cards="JH 9H AH 7S 8D KX", retourne="TH"), "cards:"),
     (dict(cards="JH 9H AH 7S 8D KC", retourne="TH", other_up="7H"), "belote_decouverte"),
     (dict(cards="JH 9H AH 7S 8D KC", retourne="TH", player=2), "player must be 0 or 1"),
-    (dict(cards="JH 9H AH 7S 8D KC", retourne="TH", prise=["take"]), "not player 0's turn"),
-    (dict(cards="JH 9H AH 7S 8D KC", retourne="TH", prise=["80H"]), "prise:"),
-    (dict(rules="ffb", cards="JH 9H AH 7S 8D KC", retourne="TH"), "four-player"),
+    (dict(cards="JH 9H AH 7S 8D KC", retourne="TH", method="dd"), "method 'dd': not for belote"),
+    (dict(cards="JH 9H AH 7S 8D KC", retourne="TH", auction=["take"]), "not player 0's turn"),
+    (dict(cards="JH 9H AH 7S 8D KC", retourne="TH", auction=["80H"]), "prise:"),
+    (dict(rules="ffb", cards="JH 9H AH 7S 8D KC QC", other_up="7H"), "belote_decouverte"),
     (dict(rules="belote_decouverte", cards="JH 9H AH 7S 8D KC QC 7C",
           other_up="8H 7H KH 8S 9D AC 8C"), "8 face-up"),
     (dict(rules="belote_decouverte", cards="JH 9H AH 7S 8D KC QC 7C",
@@ -145,24 +148,44 @@ def test_bad_input_is_refused(call, message):
     kw = dict(rules="belote_a_deux", player=0, dealer=1)
     kw.update(call)
     with pytest.raises(EvaluationError, match=message):
-        evaluate_two_player_hand(kw.pop("rules"), kw.pop("player"), kw.pop("cards"),
-                                 kw.pop("dealer"), samples=2, **kw)
+        evaluate_hand(kw.pop("rules"), kw.pop("player"), kw.pop("cards"), kw.pop("dealer"),
+                      samples=2, **kw)
 
 
 def test_view_outside_the_players_prise_turn_is_refused():
     d = TwoPlayerDeal("belote_a_deux", seed=4)
     p = d.current_player
     with pytest.raises(EvaluationError, match="at his turn in the prise"):
-        evaluate_two_player_view(d.view(1 - p), samples=2)
+        evaluate_view(d.view(1 - p), samples=2)
     d.apply("take")
     with pytest.raises(EvaluationError, match="at his turn in the prise"):
-        evaluate_two_player_view(d.view(d.current_player), samples=2)
+        evaluate_view(d.view(d.current_player), samples=2)
     with pytest.raises(EvaluationError, match="samples"):
-        evaluate_two_player_view(TwoPlayerDeal("belote_a_deux", seed=4).view(p), samples=0)
+        evaluate_view(TwoPlayerDeal("belote_a_deux", seed=4).view(p), samples=0)
+    with pytest.raises(EvaluationError, match="heuristic play only"):
+        evaluate_view(TwoPlayerDeal("belote_a_deux", seed=4).view(p), method="dd")
+    with pytest.raises(EvaluationError, match="expected a player's view"):
+        evaluate_view(d)
 
 
 def test_decouverte_retourne_is_the_dealers_last_card():
-    ev = evaluate_two_player_hand("belote_decouverte", 1, "JH 9H AH 7S 8D KC QC 7C", 0,
-                                  other_up="8H 7H KH 8S 9D AC 8C TH", samples=10)
-    assert ev.options[0] == "take hearts"                      # TH, the dealer's 8th
-    assert parse_card("TH") >> 3 == 1
+    ev = evaluate_hand("belote_decouverte", 1, "JH 9H AH 7S 8D KC QC 7C", 0,
+                       other_up="8H 7H KH 8S 9D AC 8C TH", samples=10)
+    assert ev.strains[0] == 1 and ev.retourne == parse_card("TH")   # the dealer's 8th
+
+
+def test_a_four_player_view_is_evaluated_as_its_hand():
+    """evaluate_view takes a view of either family: a four-player seat at its turn in the
+    auction is evaluate_hand of its hand and the auction so far."""
+    from coinche_rl.agents import PlayerView
+    from coinche_rl.game import Deal
+    d = Deal("ffb", seed=3, dealer=0)
+    d.apply("pass")
+    view = PlayerView(d, d.current_player)
+    ev = evaluate_view(view, samples=2, strains="H", method="heuristic")
+    same = evaluate_hand("ffb", view.seat, d.hands[view.seat], 0, samples=2, strains="H",
+                         method="heuristic", auction=["pass"])
+    assert np.array_equal(ev.expected_score, same.expected_score) and ev.pass_scores is None
+    assert ev.ci95.shape == ev.expected_score.shape
+    with pytest.raises(EvaluationError, match="at its turn in the auction"):
+        evaluate_view(PlayerView(d, 0), samples=2)
