@@ -432,6 +432,13 @@ class BaseDeal:
             return IllegalActionError(f"illegal action {text!r}: the deal is over")
         return self._refused(a, code, text, legal)
 
+    def _match_terms(self) -> Tuple[int, int, int, int]:
+        """What the match's winner rule reads of a finished deal that was not void
+        (:func:`score_into_match`): the taker's side, each side's tricks and whether the
+        FFB clause "the belote alone cannot win" applies."""
+        raise NotImplementedError(f"{type(self).__name__}: each family's deal class (Deal, "
+                                  f"TwoPlayerDeal) says its match terms")
+
     def _refused(self, a: int, code: int, text: str, legal: str) -> IllegalActionError:
         """The family's words for a refusal (the deal is not over)."""
         raise NotImplementedError(f"{type(self).__name__}: each family's deal class (Deal, "
@@ -635,6 +642,10 @@ class Deal(BaseDeal):
         return int(E.py.team_belote_points(self._S, 0)), int(E.py.team_belote_points(self._S, 1))
 
     # ---------------------------------------------------------------- actions
+    def _match_terms(self) -> Tuple[int, int, int, int]:
+        t = self.tricks_won
+        return self.contract.taker_team, t[0], t[1], int(self.rules.belote_cannot_win)
+
     def legal_cards(self) -> int:
         """Mask of the cards the seat to act may play (0 outside the play phase)."""
         return int(E.legal_play_mask(self._S, self._P))
@@ -841,28 +852,31 @@ class Match:
         return m
 
 
-def score_into_match(scores: Sequence[int], pot: int, deal: "Deal"):
-    """Add a finished deal to the match: returns ``(scores, pot, winner)``.
+def score_into_match(scores: Sequence[int], pot: int, deal: BaseDeal):
+    """Add a finished deal of any family to the match: returns ``(scores, pot, winner)``
+    (the one copy of the match's bookkeeping: :class:`Match`, the replay of match
+    records, the arena; the vector env's kernel is ``envs.kernels.match_score_deal``).
 
-    Classic family: a litige puts the takers' points in the pot; the next deal that is
-    not a litige nor void gives the pot to its winner (the takers if made, else the
-    defenders). Then RULES.md §9 (:func:`coinche_rl.engine.match_winner`) decides.
+    A litige (classic family, belote for two players with ``litige``) puts the takers'
+    points in the pot; the next deal that is not a litige nor void gives the pot to its
+    winner (the takers if made, else the other side). Then RULES.md §9
+    (:func:`coinche_rl.engine.match_winner`, with the deal's :meth:`~BaseDeal._match_terms`)
+    decides.
     """
     s = deal.scores
     scores = [scores[0] + s[0], scores[1] + s[1]]
     if deal.is_void:
         return scores, pot, None
     res = deal.result
-    taker_team = deal.contract.taker_team
+    side, tricks0, tricks1, belote_cannot_win = deal._match_terms()
     if res.litige:
         pot += res.litige_points
     elif pot:
-        scores[taker_team if res.made else 1 - taker_team] += pot
+        scores[side if res.made else 1 - side] += pot
         pot = 0
-    t = deal.tricks_won
     made = 2 if res.litige else int(res.made)
-    w = int(E.match_winner(np.array(scores, dtype=np.int64), deal.rules.target,
-                           taker_team, made, t[0], t[1], int(deal.rules.belote_cannot_win)))
+    w = int(E.match_winner(np.array(scores, dtype=np.int64), deal.rules.target, side, made,
+                           tricks0, tricks1, belote_cannot_win))
     return scores, pot, (w if w >= 0 else None)
 
 

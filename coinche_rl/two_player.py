@@ -39,7 +39,7 @@ from .game import (BaseDeal, IllegalActionError, IllegalBidError, IllegalPlayErr
 from .rules import STRAIN_LONG_NAMES, InvalidRulesError, RuleSet, get_rules, params_vector
 
 __all__ = ["TwoPlayerDeal", "TwoPlayerMatch", "TwoPlayerResult", "TwoPlayerView", "two_player_rules",
-           "score_into_two_match", "match_winner_two",
+           "match_winner_two",
            "IllegalActionError", "IllegalBidError", "IllegalPlayError"]
 
 ActionLike = Union[int, str]
@@ -162,6 +162,27 @@ class TwoPlayerView:
         return self.state
 
 
+def _stack_rows(T: np.ndarray) -> List[List[Tuple[int, int]]]:
+    """Per player, per stack of the state (or public view) ``T``: ``(face-up card,
+    face-down card)``, -1 where there is none, the face-down card ``HIDDEN_CARD`` in a
+    public view; a revealed card shows as the stack's face-up card."""
+    out = []
+    for p in range(E2.N_PLAYERS):
+        up, down = int(_py2.face_up_cards(T, p)), int(_py2.face_down_cards(T, p))
+        row = []
+        for k in range(E2.N_STACKS):
+            u, d = int(_py2.stack_face_up(T, p, k)), int(_py2.stack_face_down(T, p, k))
+            if u < 0:
+                continue
+            if d >= 0 and up >> d & 1:
+                row.append((d, -1))
+            else:
+                row.append((u if up >> u & 1 else -1,
+                            d if d == E2.HIDDEN_CARD or d >= 0 and down >> d & 1 else -1))
+        out.append(row)
+    return out
+
+
 class TwoPlayerDeal(BaseDeal):
     """One deal of belote for two players: prise, exchange, 16 tricks, scoring.
 
@@ -224,22 +245,7 @@ class TwoPlayerDeal(BaseDeal):
         """Per player, per stack: ``(face-up card, face-down card)``, -1 where there is
         none (played, revealed, or the bergère's empty place). A revealed card shows as
         the stack's face-up card."""
-        out = []
-        T = self._S
-        for p in range(E2.N_PLAYERS):
-            up, down = int(_py2.face_up_cards(T, p)), int(_py2.face_down_cards(T, p))
-            row = []
-            for k in range(E2.N_STACKS):
-                u = int(_py2.stack_face_up(T, p, k))
-                d = int(_py2.stack_face_down(T, p, k))
-                if u < 0:
-                    continue
-                if d >= 0 and up >> d & 1:
-                    row.append((d, -1))
-                else:
-                    row.append((u if up >> u & 1 else -1, d if d >= 0 and down >> d & 1 else -1))
-            out.append(row)
-        return out
+        return _stack_rows(self._S)
 
     @property
     def retourne(self) -> int:
@@ -298,20 +304,7 @@ class TwoPlayerDeal(BaseDeal):
         """What ``player`` knows now (:class:`TwoPlayerView`)."""
         V = self.public_state(player)
         o = other(player)
-        stacks = []
-        for p in range(E2.N_PLAYERS):
-            row = []
-            for k in range(E2.N_STACKS):
-                u = int(_py2.stack_face_up(V, p, k))
-                d = int(_py2.stack_face_down(V, p, k))
-                if u < 0:
-                    continue
-                up = int(_py2.face_up_cards(V, p))
-                if d >= 0 and up >> d & 1:
-                    row.append((d, False))
-                else:
-                    row.append((u if up >> u & 1 else -1, d == E2.HIDDEN_CARD))
-            stacks.append(tuple(row))
+        stacks = [tuple((u, d != -1) for u, d in row) for row in _stack_rows(V)]
         face_down = tuple(sum(1 for _, down in stacks[p] if down) for p in range(E2.N_PLAYERS))
         hand, known = int(_py2.hand_of(V, player)), int(_py2.hand_of(V, o))
         up = (int(_py2.face_up_cards(V, 0)), int(_py2.face_up_cards(V, 1)))
@@ -333,6 +326,9 @@ class TwoPlayerDeal(BaseDeal):
             declaration_winner=None if w < 0 else w, legal=legal, state=V, params=self._P)
 
     # ---------------------------------------------------------------- actions
+    def _match_terms(self) -> Tuple[int, int, int, int]:
+        return self.taker, 1, 1, 0          # the taker's side is himself; no FFB clause
+
     def legal_cards(self) -> int:
         """Mask of the cards the player to act may play (0 outside the play)."""
         return int(E2.two_legal_cards(self._S))
@@ -435,7 +431,8 @@ class TwoPlayerMatch(Match):
     alternates (void deals included), each deal from a fresh shuffle; the first player at
     or past the target wins; both past on the same deal: the higher total; equal: another
     deal. Litige points (option ``litige``) go to the next deal's winner. The play
-    (``apply``, ``legal_actions``, ``clone``, ...) is :class:`~coinche_rl.game.Match`'s.
+    (``apply``, ``legal_actions``, ``clone``, ...) and the bookkeeping
+    (:func:`~coinche_rl.game.score_into_match`) are :class:`~coinche_rl.game.Match`'s.
 
     :param rules: a two-family preset or rule set; ``target`` overrides its target.
     :param dealer: the first dealer (random from ``seed`` if omitted).
@@ -451,32 +448,8 @@ class TwoPlayerMatch(Match):
                  dealer: Optional[int] = None, seed: Optional[int] = None, max_deals: int = 1000):
         super().__init__(rules, target=target, dealer=dealer, seed=seed, max_deals=max_deals)
 
-    @staticmethod
-    def _score_into(scores: Sequence[int], pot: int, deal):
-        return score_into_two_match(scores, pot, deal)
-
     def _next_deck(self, previous: TwoPlayerDeal) -> List[int]:
         return deal_deck(self._rng)
-
-
-def score_into_two_match(scores: Sequence[int], pot: int, deal: TwoPlayerDeal):
-    """``(scores, pot, winner)`` of a match after the finished ``deal``: its scores
-    added, a litige's points put in the pot, the pot given to the winner of the next
-    deal that is neither void nor a litige (the taker if made, else the other player),
-    and the match's winner (:func:`match_winner_two`, None to go on). The one copy of the
-    match's bookkeeping (:class:`TwoPlayerMatch`, the replay of match records)."""
-    res = deal.result
-    scores = [int(x) for x in scores]
-    if res.void:
-        return scores, pot, None
-    s = list(res.scores)
-    if res.litige:
-        pot += res.litige_points
-    elif pot:
-        s[deal.taker if res.made else other(deal.taker)] += pot
-        pot = 0
-    scores = [scores[p] + s[p] for p in range(E2.N_PLAYERS)]
-    return scores, pot, match_winner_two(scores, deal.rules.target)
 
 
 def match_winner_two(totals: Sequence[int], target: int) -> Optional[int]:
@@ -485,9 +458,5 @@ def match_winner_two(totals: Sequence[int], target: int) -> Optional[int]:
     >>> match_winner_two([1010, 700], 1000), match_winner_two([1010, 1020], 1000), match_winner_two([1010, 1010], 1000)
     (0, 1, None)
     """
-    a, b = int(totals[0]), int(totals[1])
-    if a < target and b < target:
-        return None
-    if a == b:
-        return None
-    return 0 if a > b else 1
+    w = int(E.match_winner(np.array(totals, dtype=np.int64), target, -1, 0, 1, 1, 0))
+    return None if w < 0 else w

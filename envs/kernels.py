@@ -330,9 +330,9 @@ def matches_start(states, P, M, V, rngs, mrngs, dealers, hands, deck):
 @kernel
 def match_score_deal(S, P, M, v, conf):
     """Add the finished deal ``S`` to its match ``M`` (and its vector ``v``), as
-    ``game.score_into_match`` (four players) and ``two_player.score_into_two_match``
-    do: the deal's scores, a litige's points into the pot, the pot to the winner of the
-    next deal neither void nor a litige (the takers if made, else the other side), then
+    ``game.score_into_match`` does for every family: the deal's scores, a litige's points
+    into the pot, the pot to the winner of the next deal neither void nor a litige (the
+    takers if made, else the other side), then
     the winner by RULES.md §9 (``engine.match_winner``; with two players the same test
     without the FFB clause, ``match_winner_two``). The gains go to ``M[M_DELTA:+2]``.
     Returns the winner, -1 to play on."""
