@@ -79,6 +79,10 @@ HELP_WORDS = frozenset(("?", "help", "h", "list"))
 #: a wrong answer is followed by the choices again when there are at most this many
 #: (two rows: every play); a longer list (an auction's) is shown on request only
 SHORT_LIST = 12
+#: the words of the actions that are one word, for the forms of an answer (``_forms``)
+_WORDS = {A.PASS: "pass", A.TAKE: "take", A.COINCHE: "coinche", A.SURCOINCHE: "surcoinche",
+          A.DECLARE: "declare", A.NO_DECLARE: "no-declare", A.BELOTE: "belote",
+          A.NO_BELOTE: "no-belote", A.EXCHANGE: "exchange", A.NO_EXCHANGE: "no-exchange"}
 
 
 #: the game of each family that has its own hooks, by name (``module:class``, a subclass
@@ -144,7 +148,10 @@ class TerminalGame:
     :meth:`_deal_start`, :meth:`_deal_end`, :meth:`_intro`, :meth:`_match_over`, and
     :meth:`_kernels` and :meth:`_play_aside` (the kernels compiled before the first
     question); and the class attributes ``PLAYERS``, ``UNIT``, ``DEFAULT_RULES``,
-    ``RULES_OF``, ``MATCH``, ``SHORT_LIST``, ``SEAT_RULE``, ``DEALER_RULE``.
+    ``RULES_OF``, ``MATCH``, ``SHORT_LIST``, ``SEAT_RULE``, ``DEALER_RULE``, ``CARD_FORM``.
+    Shared by every family: the loop of a deal and of the match, the questions, the
+    saving, the deal played aside on a fresh cache (:meth:`_play_aside`, from the
+    family's deal class, views and snapshots), the trick counts (:meth:`_tricks_text`).
 
     :param seat: the person's seat, 0..3 (belote for two players: the person's player,
         0 or 1).
@@ -179,6 +186,8 @@ class TerminalGame:
     #: the words of the errors on a seat or a dealer out of ``0..PLAYERS - 1``
     SEAT_RULE = "the seat must be 0..3"
     DEALER_RULE = "the dealer must be a seat 0..3"
+    #: what a card to play is, in the forms of an answer
+    CARD_FORM = "a card of your hand"
 
     def __new__(cls, *args, **kwargs):
         """``TerminalGame(...)`` with the rules of another family is that family's game
@@ -365,16 +374,12 @@ class TerminalGame:
         return lines
 
     def _trick_lines(self, deal: Deal, info) -> List[str]:
-        won = deal.tricks_won
-        pts = deal.card_points_won
-        mine = team(self.seat)
         # the contract: announced when the auction ended, during the first trick (a few
         # lines above); a reminder from the second trick on
         lines = [] if deal.trick_number == 0 else [
             f"Contract: {self._contract_text(info.contract)}; "
             f"{self._strain_text(info.contract.strain)}"]
-        lines.append(f"Tricks won: us {won[mine]} ({pts[mine]} points), "
-                     f"them {won[1 - mine]} ({pts[1 - mine]} points)")
+        lines.append(f"Tricks won: {self._tricks_text(deal.tricks_won, deal.card_points_won)}")
         trick = deal.current_trick
         number = deal.trick_number + 1
         if not trick:
@@ -442,7 +447,7 @@ class TerminalGame:
     def _forms(self, deal: Deal, legal: Sequence[int]) -> str:
         """Family hook: what an answer may be now, in words: the forms of this phase
         under these rules only (no take or belote in a coinche auction, no bids in the
-        play)."""
+        play; the exchange's words in belote for two players)."""
         rules = self.rules
         kinds = []
         if deal.phase == "auction" and rules.family == "coinche":
@@ -450,17 +455,15 @@ class TerminalGame:
             kinds = ["pass", f"a bid such as {rules.min_bid}H ({A.bid_values_text(rules)}; "
                              f"strains {strains})", "capotH", "coinche", "surcoinche"]
         else:
-            words = {A.PASS: "pass", A.TAKE: "take", A.COINCHE: "coinche",
-                     A.SURCOINCHE: "surcoinche", A.DECLARE: "declare",
-                     A.NO_DECLARE: "no-declare", A.BELOTE: "belote", A.NO_BELOTE: "no-belote"}
             for a in legal:
-                if a in words:
-                    kinds.append(words[a])
-                elif A.NAME_BASE <= a < A.DECLARE and "a trump to name such as nameH" not in kinds:
+                if a in _WORDS:
+                    kinds.append(_WORDS[a])
+                elif A.NAME_BASE <= a < A.NAME_BASE + N_SUITS \
+                        and "a trump to name such as nameH" not in kinds:
                     kinds.append("a trump to name such as nameH")
                 elif A.is_card(a) and not any(k.startswith("a card") for k in kinds):
-                    kinds.append("a card of your hand such as "
-                                 + A.action_to_str(a) + " (10 or T for a ten)")
+                    kinds.append(f"{self.CARD_FORM} such as {A.action_to_str(a)} (10 or T for "
+                                 f"a ten)")
         return ", ".join(kinds[:-1]) + " or " + kinds[-1] if len(kinds) > 1 else kinds[0]
 
     def _refusal(self, deal: Deal, view, a: int, legal: Sequence[int]) -> str:
@@ -547,11 +550,17 @@ class TerminalGame:
             w = deal.trick_winners[-1]
             side = team(w)
             gained = deal.card_points_won[side] - before["points"][side]
-            won, pts = deal.tricks_won, deal.card_points_won
-            mine = team(self.seat)
-            self.say(f"  -> trick {len(deal.trick_winners)} to {self.name(w)} ({gained} points); "
-                     f"tricks: us {won[mine]} ({pts[mine]} points), them {won[1 - mine]} "
-                     f"({pts[1 - mine]} points)")
+            self._say_trick(len(deal.trick_winners), w, gained, deal.tricks_won,
+                            deal.card_points_won)
+
+    def _tricks_text(self, won, points) -> str:
+        """``us 3 (40 points), them 2 (25 points)``: tricks and card points by side."""
+        return self._sides([f"{w} ({p} points)" for w, p in zip(won, points)])
+
+    def _say_trick(self, n: int, winner: int, gained: int, won, points) -> None:
+        """The line of trick ``n`` collected: who won it, its points, the counts."""
+        self.say(f"  -> trick {n} to {self.name(winner)} ({gained} points); tricks: "
+                 f"{self._tricks_text(won, points)}")
 
     def _report_declarations(self, deal: Deal, info) -> None:
         w = info.declaration_winner
@@ -636,10 +645,7 @@ class TerminalGame:
                         f"action {a!r}; legal: {legal}")
             before = self._snapshot(deal, a)
             self.match.apply(a)
-            for s, agent in bots:
-                observe = getattr(agent, "observe", None)
-                if observe is not None and (a not in PRIVATE_ACTIONS or s == seat):
-                    observe(seat, a)
+            _tell(bots, seat, a)
             self._report(deal, seat, a, before)
         self._deal_end(deal, k)
 
@@ -706,8 +712,23 @@ class TerminalGame:
 
     def _play_aside(self) -> None:
         """Family hook: a deal played aside, nothing of it shown or kept, that compiles
-        the kernels the game uses."""
-        _prepare(self)
+        the kernels the game uses: fresh agents of the game's specs, the person's seat
+        taking the first legal action, the person's snapshot at every step (every
+        family's: its deal class, :meth:`_view`, :meth:`_snapshot`)."""
+        me = self.seat
+        deal = self.MATCH.DEAL(self.rules, seed=self.seed, dealer=0)
+        bots = [(s, make_agent(self.specs[s], self.rules.family))
+                for s in range(self.PLAYERS) if s != me]
+        for s, agent in bots:
+            agent.reset(s, self.rules, 0)
+        agents = dict(bots)
+        while not deal.is_terminal:
+            seat = deal.current_player
+            view = self._view(deal, seat)
+            a = self._choices(view)[0] if seat == me else int(agents[seat].act(view))
+            self._snapshot(deal, a)
+            deal.apply(a)
+            _tell(bots, seat, a)
 
     def _length_text(self, who: str) -> str:
         """How much is played (``who`` may reach the target)."""
@@ -804,26 +825,13 @@ class TerminalGame:
                           status=status)
 
 
-def _prepare(game: "TerminalGame") -> None:
-    """A deal played aside by fresh agents of ``game``'s specs (the person's seat takes the
-    first legal action), with the person's information set at every step: it compiles the
-    kernels the game uses."""
-    me = game.seat
-    deal = Deal(game.rules, seed=game.seed, dealer=0)
-    agents = {s: make_agent(game.specs[s]) for s in range(N_SEATS) if s != me}
-    for s, agent in agents.items():
-        agent.reset(s, game.rules, 0)
-    info = {"scores": [0, 0], "target": game.rules.target, "pot": 0}
-    while not deal.is_terminal:
-        seat = deal.current_player
-        view = PlayerView(deal, seat, info)
-        a = int(view.legal_actions[0]) if seat == me else int(agents[seat].act(view))
-        _information_set(deal, me)
-        deal.apply(a)
-        for s, agent in agents.items():
-            if a not in PRIVATE_ACTIONS or s == seat:
-                agent.observe(seat, a)
-    _information_set(deal, me)
+def _tell(bots, seat: int, a: int) -> None:
+    """Tell each bot ``(seat, agent)`` that has ``observe`` the action ``a`` of ``seat``
+    (another seat's private declare / belote choice is not told)."""
+    for s, agent in bots:
+        observe = getattr(agent, "observe", None)
+        if observe is not None and (a not in PRIVATE_ACTIONS or s == seat):
+            observe(seat, a)
 
 
 def play_in_terminal(**kwargs) -> PlayResult:

@@ -43,7 +43,6 @@ from __future__ import annotations
 from typing import List, Optional, Sequence
 
 from . import actions as A
-from .agents import make_agent
 from .cards import SUIT_NAMES, format_card, format_hand, popcount
 from .engine.two_layout import N_PLAYERS, other
 from .game import IllegalActionError
@@ -52,10 +51,6 @@ from .terminal import PlayResult, PlaySetupError, TerminalGame
 from .two_player import TwoPlayerDeal, TwoPlayerMatch, TwoPlayerView, two_player_rules
 
 __all__ = ["TwoPlayerTerminalGame", "play_two_in_terminal"]
-
-#: the words of the prise and exchange actions, for the messages
-_WORDS = {A.PASS: "pass", A.TAKE: "take", A.EXCHANGE: "exchange", A.NO_EXCHANGE: "no-exchange"}
-
 
 class TwoPlayerTerminalGame(TerminalGame):
     """One person against a bot in belote for two players (see the module docstring):
@@ -74,6 +69,7 @@ class TwoPlayerTerminalGame(TerminalGame):
     SHORT_LIST = 32                 # a prise's or a play's choices: always few
     SEAT_RULE = "belote for two players has players 0 and 1: your player (--seat) must be 0 or 1"
     DEALER_RULE = "belote for two players has players 0 and 1: the dealer must be 0 or 1"
+    CARD_FORM = "a card"            # from his hand or his face-up table cards
 
     def _place(self, partner: Optional[str], opponents) -> List[Optional[str]]:
         what = f"belote for two players (rules {rules_label(self.rules)!r})"
@@ -87,10 +83,6 @@ class TwoPlayerTerminalGame(TerminalGame):
         specs: List[Optional[str]] = [None] * N_PLAYERS
         specs[other(self.seat)] = opponents[0]
         return specs
-
-    @property
-    def opponent_spec(self) -> str:
-        return self.specs[other(self.seat)]
 
     # --------------------------------------------------------------- names
     def name(self, p: int) -> str:
@@ -151,10 +143,8 @@ class TwoPlayerTerminalGame(TerminalGame):
 
     def _play_lines(self, view: TwoPlayerView) -> List[str]:
         won = [view.trick_winners.count(p) for p in range(N_PLAYERS)]
-        pts = view.card_points_won
         lines = [self._trump_text(view),
-                 f"Tricks won: you {won[self.me]} ({pts[self.me]} points), "
-                 f"opponent {won[other(self.me)]} ({pts[other(self.me)]} points)"]
+                 f"Tricks won: {self._tricks_text(won, view.card_points_won)}"]
         n = len(view.trick_winners) + 1
         if len(view.plays) % 2 == 0:
             lines.append(f"Trick {n} of 16: you lead")
@@ -195,17 +185,6 @@ class TwoPlayerTerminalGame(TerminalGame):
     def _choices(self, view: TwoPlayerView) -> List[int]:
         """Prise actions by id, cards by suit, strongest first (trump as the strain)."""
         return self.ordered_choices(view.legal_actions, view.trump)
-
-    def _forms(self, deal: TwoPlayerDeal, legal: Sequence[int]) -> str:
-        kinds = []
-        for a in legal:
-            if a in _WORDS:
-                kinds.append(_WORDS[a])
-            elif A.NAME_BASE <= a < A.NAME_BASE + 4 and "a suit to name such as nameH" not in kinds:
-                kinds.append("a suit to name such as nameH")
-            elif A.is_card(a) and not any(k.startswith("a card") for k in kinds):
-                kinds.append(f"a card such as {A.action_to_str(a)} (T or 10 for a ten)")
-        return ", ".join(kinds[:-1]) + " or " + kinds[-1] if len(kinds) > 1 else kinds[0]
 
     def _refusal(self, deal: TwoPlayerDeal, view: TwoPlayerView, a: int,
                  legal: Sequence[int]) -> str:
@@ -285,10 +264,7 @@ class TwoPlayerTerminalGame(TerminalGame):
             w = after.trick_winners[-1]
             gained = after.card_points_won[w] - before.card_points_won[w]
             won = [after.trick_winners.count(q) for q in range(N_PLAYERS)]
-            pts = after.card_points_won
-            self.say(f"  -> trick {len(after.trick_winners)} to {self.name(w)} ({gained} points); "
-                     f"tricks: you {won[me]} ({pts[me]} points), opponent {won[other(me)]} "
-                     f"({pts[other(me)]} points)")
+            self._say_trick(len(after.trick_winners), w, gained, won, after.card_points_won)
             for q in (me, other(me)):
                 turned = after.table_up[q] & ~before.table_up[q]
                 if turned:
@@ -367,23 +343,12 @@ class TwoPlayerTerminalGame(TerminalGame):
                 (E.game_step, E.game_legal_mask, E.game_public_view_into, BOT_ACTIONS[1]),
                 "about 10-30 s")
 
-    def _play_aside(self) -> None:
-        """A deal played aside by a fresh bot of the opponent's spec (the person's player
-        takes the first legal action): it compiles the kernels the game uses."""
-        deal = TwoPlayerDeal(self.rules, seed=self.seed, dealer=0)
-        bot = make_agent(self.opponent_spec, self.rules.family)
-        bot.reset(other(self.me), self.rules, 0)
-        while not deal.is_terminal:
-            p = deal.current_player
-            view = deal.view(p)
-            deal.apply(view.legal_actions[0] if p == self.me else int(bot.act(view)))
-
     def _intro(self) -> None:
         what = self._length_text("a player")
         self.say(f"coinche-rl play: belote for two players, rules {rules_label(self.rules)!r}, "
                  f"seed {self.seed}, {what}")
         self.say(f"You are player {self.me}; the opponent (player {other(self.me)}) is "
-                 f"{self.opponent_spec}.")
+                 f"{self.specs[other(self.me)]}.")
         self._say_how_to_answer("take, pass, nameH, exchange, no-exchange, JH"
                                 if self.rules.hand_cards else "take, pass, nameH, JH")
 

@@ -291,8 +291,8 @@ def test_play_compiles_before_the_first_question_and_plays_the_same(monkeypatch,
     answers = "1\n" * 40
     plain, plain_result = _play(answers)
     prepared = []
-    real = terminal._prepare
-    monkeypatch.setattr(terminal, "_prepare", lambda game: prepared.append(
+    real = terminal.TerminalGame._play_aside
+    monkeypatch.setattr(terminal.TerminalGame, "_play_aside", lambda game: prepared.append(
         game.stdout.getvalue().count("\n")) or real(game))
     monkeypatch.setattr(nc, "_NOTICED", set())
     monkeypatch.setattr(nc, "_must_compile", lambda d: True)
