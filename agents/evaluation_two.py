@@ -306,14 +306,17 @@ def prise_view(rules: RuleSet, player: int, cards, dealer: int, retourne=None, o
     return d.view(player)
 
 
-#: its place in ``coinche-rl warmup`` (:mod:`coinche_rl.cli.warmup`): after the bots,
-#: whose kernels its kernels call (in their chain)
-WARMUP_AFTER = ("coinche_rl.agents.two_player_bots",)
+#: its place in ``coinche-rl warmup`` (:mod:`coinche_rl.cli.warmup`): after the family's
+#: engine, in its chain
+WARMUP_AFTER = ("coinche_rl.engine.two",)
 
 
 def warmup() -> None:
-    """Compile the evaluation's kernels (two worlds of each preset)."""
+    """Compile the family's bots (:func:`~.numba_bots.warmup_two`: their play loop,
+    batched actions and deals), then the evaluation's kernels (two worlds of each preset)."""
     from ..rules import get_rules
+    from .numba_bots import warmup_two
+    warmup_two()
     play_prise(prise_view(get_rules("belote_a_deux"), 1, "JH 9H AH 7S 8D KC", 0, "TH"), 2, 0)
     play_prise(prise_view(get_rules("belote_decouverte"), 1, "JH 9H AH 7S 8D KC QC 7C", 0,
                           other_up="8H 7H KH 8S 9D AC 8C TH"), 2, 0)

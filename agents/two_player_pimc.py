@@ -46,8 +46,8 @@ from ..rules import P_DECLARATIONS
 from ..solver_two import card_values_two, new_generation, new_tables
 from ..two_player import TwoPlayerView
 from .base import Param
-from .two_player_bots import (HEURISTIC_WEIGHTS, TWO_HEURISTIC, TwoBotAgent, excluded_cards,
-                              two_bot_action)
+from .heuristic_two import excluded_cards
+from .numba_bots import BOT_HEURISTIC, NumbaBotAgent, game_bot_action
 
 __all__ = ["TwoPimcAgent", "hand_constraints", "sample_world", "pimc_card_sums", "MAX_REDRAWS"]
 
@@ -59,7 +59,7 @@ MAX_REDRAWS = 1000
 def hand_constraints(V, me):
     """The cards the other player's hand may still hold (a mask), from the plays in the
     public view ``V`` of player ``me`` (module docstring; the heuristic's
-    :func:`~coinche_rl.agents.two_player_bots.excluded_cards`)."""
+    :func:`~coinche_rl.agents.heuristic_two.excluded_cards`)."""
     return np.int64(0xFFFFFFFF) & ~excluded_cards(V, other(me), trump_of(V))
 
 
@@ -167,10 +167,11 @@ def pimc_card_sums(V, P, me, unseen, hand_size, n_worlds, seed, stream, tt, work
                 sums[c] = vals[c] if sums[c] < 0 else sums[c] + vals[c]
 
 
-class TwoPimcAgent(TwoBotAgent):
+class TwoPimcAgent(NumbaBotAgent):
     """PIMC over the worlds consistent with the player's view, each solved double dummy
     (module docstring); the heuristic before trick ``solve_from`` and in the prise."""
 
+    FAMILIES = ("two",)
     DESCRIPTION = ("PIMC: worlds consistent with the view (voids, trump ceilings, the "
                    "announced declaration), each solved double dummy; the heuristic earlier")
     PARAMS: Dict[str, Param] = {
@@ -180,7 +181,7 @@ class TwoPimcAgent(TwoBotAgent):
     }
 
     def __init__(self, worlds: int = 32, solve_from: int = 4):
-        super().__init__(TWO_HEURISTIC, HEURISTIC_WEIGHTS)
+        super().__init__(BOT_HEURISTIC)
         self.numba_bot = None                # not a numba bot: tournaments call act()
         self.worlds = int(worlds)
         self.solve_from = int(solve_from)
@@ -195,10 +196,9 @@ class TwoPimcAgent(TwoBotAgent):
 
     def act(self, view: TwoPlayerView) -> int:
         V = view.state
-        P = self.params_of(view)
         if view.phase != "play" or int(py.trick_number(V)) < self.solve_from:
-            return int(two_bot_action(TWO_HEURISTIC, V, P, view.player, self.rng,
-                                      self.bot_weights))
+            return game_bot_action(BOT_HEURISTIC, V, view.params, view.player, self.rng,
+                                   self._buf)
         legal = view.legal_actions
         if len(legal) == 1:
             return legal[0]
@@ -217,7 +217,7 @@ class TwoPimcAgent(TwoBotAgent):
             self._tt, self._work = new_tables()
         hand_size = view.other_hand_size - popcount(view.known_other)
         self._decision += 1
-        pimc_card_sums(view.state, self.params_of(view), view.player, np.int64(view.unseen),
+        pimc_card_sums(view.state, view.params, view.player, np.int64(view.unseen),
                        np.int64(hand_size), np.int64(self.worlds),
                        np.int64(seed_int64(self.seed)), np.int64(self._decision), self._tt,
                        self._work, self._sums)
@@ -226,8 +226,8 @@ class TwoPimcAgent(TwoBotAgent):
 
 
 #: its place in ``coinche-rl warmup`` (:mod:`coinche_rl.cli.warmup`): after the solver and
-#: the bots, whose kernels its kernels call (in their chain)
-WARMUP_AFTER = ("coinche_rl.solver_two", "coinche_rl.agents.two_player_bots")
+#: the bots (warmed with the hand evaluation's play-outs), whose kernels its kernels call
+WARMUP_AFTER = ("coinche_rl.solver_two", "coinche_rl.agents.evaluation_two")
 
 
 def warmup() -> None:

@@ -240,7 +240,7 @@ def test_no_module_deals_but_the_engine():
     play-phase benchmark only; the other kernels deal with ``deal_into``."""
     rels = [*KERNEL_MODULES, "coinche_rl/game.py", "coinche_rl/two_player.py",
             "coinche_rl/arena/dealsets.py",
-            "agents/neural", "envs/encoder_two.py", "agents/two_player_bots.py"]
+            "agents/neural", "envs/encoder_two.py", "agents/heuristic_two.py"]
     assert _calls(rels, "random_deck") == {
         "coinche_rl/engine": {"random_deal", "deal_into", "two_random_deal"},
         "coinche_rl/arena/dealsets.py": {"_deal_streams"},

@@ -166,7 +166,7 @@ def test_specs_and_the_family_checks():
     assert make_agent("pimc:worlds=8", "two").worlds == 8
     assert type(make_agent("coinche_rl.agents.random_agent:RandomAgent", "two")) is RandomAgent
     with pytest.raises(AgentSpecError, match="plays the family two, not the family 'coinche'"):
-        make_agent("coinche_rl.agents.two_player_bots:TwoHeuristicAgent")
+        make_agent("coinche_rl.agents.numba_bots:TwoHeuristicAgent")
     with pytest.raises(AgentSpecError, match="no parameter 'depth'"):
         make_agent("heuristic:depth=2", "two")
     with pytest.raises(ValueError, match="plays the family two, not the rules 'ffb' "
@@ -346,21 +346,7 @@ def test_a_prise_margin_the_rules_never_read_is_refused(spec, preset, says, caps
     agent.reset(0, get_rules(other), 1)
 
 
-def test_the_former_names_of_the_bots_play_the_same():
-    """agents.two_player_bots keeps its names: weights (prise margins only) become bot ids."""
-    from coinche_rl.agents import two_player_bots as T
-    ds = arena.TwoDealSet("belote_a_deux", seed=5)
-    states, seeds = ds.states(np.arange(20))
-    W = T.HEURISTIC_WEIGHTS.copy()
-    W[T.W_PRISE] = 4.5
-    a, b = states.copy(), states.copy()
-    assert T.two_play_deals(ds.params, a, np.array([T.TWO_HEURISTIC] * 2), np.stack([W, W]),
-                            seeds) == 0
-    play_deals(ds.params, b, np.array([TwoHeuristicAgent(prise=4.5).numba_bot] * 2), seeds)
-    assert (a == b).all()
-    W[T.N_WEIGHTS - 1] += 1.0
-    with pytest.raises(ValueError, match="only the prise margins"):
-        T.two_play_deals(ds.params, a, np.array([T.TWO_HEURISTIC] * 2), np.stack([W, W]), seeds)
+def test_a_prise_margin_is_read_to_the_hundredth():
     with pytest.raises(ValueError, match="prise must be a number in -20..30 given to the "
                                          "hundredth"):
         TwoHeuristicAgent(prise=3.333)

@@ -71,7 +71,7 @@ def test_no_module_outside_the_engine_uses_a_two_player_slot():
 def test_the_scan_covers_the_two_player_modules():
     modules = dict(package_modules())
     for m in ("coinche_rl.two_player", "coinche_rl.solver_two", "coinche_rl.arena.dealsets",
-              "coinche_rl.agents.two_player_bots", "coinche_rl.envs.encoder_two"):
+              "coinche_rl.agents.heuristic_two", "coinche_rl.envs.encoder_two"):
         assert m in modules, m
     assert not any(m.startswith("coinche_rl.engine") for m in modules)
 
