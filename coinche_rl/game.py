@@ -284,6 +284,23 @@ class BaseDeal:
         d._history = list(history)
         return d
 
+    def _start(self, rules, deck, dealer, seed, shuffle: bool = True):
+        """The start of every family's constructor: the rules (checked by the class), the
+        deck (given, else shuffled from ``seed``; ``shuffle=False``: none, the hands are
+        given), the dealer (given, else drawn from the same stream), an empty state and
+        history. Returns ``(deck, dealer)`` for the family's reset."""
+        self.rules = self._check_rules(rules)
+        self._P = params_vector(self.rules)
+        rng = deal_stream(seed)
+        if shuffle:
+            deck = deck_from(deck) if deck is not None else deal_deck(rng)
+        if dealer is None:
+            dealer = draw_below(rng, self.family.n_players)
+        dealer = self._check_dealer(dealer, self.family)
+        self._S = np.empty(self.family.state_size, dtype=np.int64)
+        self._history: List[int] = []
+        return deck, dealer
+
     @staticmethod
     def _check_dealer(dealer, family) -> int:
         """``dealer`` as an int, or ValueError naming the seats."""
@@ -492,27 +509,18 @@ class Deal(BaseDeal):
 
     def __init__(self, rules: Union[str, RuleSet] = "ffb", *, hands: Optional[Sequence] = None,
                  deck=None, dealer: Optional[int] = None, seed: Optional[int] = None):
-        self.rules = four_player_rules(rules)
-        self._P = params_vector(self.rules)
-        classic = self.rules.family == "classic"
         if hands is not None and deck is not None:
             raise ValueError("give either hands or deck, not both")
+        deck, dealer = self._start(rules, deck, dealer, seed, shuffle=hands is None)
+        classic = self.rules.family == "classic"
         if hands is not None and classic:
             raise ValueError("a classic-family deal starts from a deck (deck=32 cards in dealing "
                              "order): its hands depend on who takes the retourne")
-        rng = deal_stream(seed)
-        if hands is None:
-            deck = deck_from(deck) if deck is not None else deal_deck(rng)
-        if dealer is None:
-            dealer = draw_below(rng, N_SEATS)
-        dealer = self._check_dealer(dealer, self.family)
-        self._S = np.empty(E.STATE_SIZE, dtype=np.int64)
         if classic:
             E.reset_classic(self._S, np.array(deck, dtype=np.int64), int(dealer))
         else:
-            masks = _check_hands(hands) if hands is not None else hands_from_deck(deck, int(dealer))
-            E.reset_state(self._S, np.array(masks, dtype=np.int64), int(dealer))
-        self._history: List[int] = []
+            masks = _check_hands(hands) if hands is not None else hands_from_deck(deck, dealer)
+            E.reset_state(self._S, np.array(masks, dtype=np.int64), dealer)
 
     def with_contract(self, value: int, strain: Union[int, str], *, taker: int,
                       coinche: int = 0) -> "Deal":

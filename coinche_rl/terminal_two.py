@@ -47,10 +47,10 @@ from .cards import SUIT_NAMES, format_card, format_hand, popcount
 from .engine.two_layout import N_PLAYERS, other
 from .game import IllegalActionError
 from .rules import rules_label
-from .terminal import PlayResult, PlaySetupError, TerminalGame
+from .terminal import PlaySetupError, TerminalGame
 from .two_player import TwoPlayerDeal, TwoPlayerMatch, TwoPlayerView, two_player_rules
 
-__all__ = ["TwoPlayerTerminalGame", "play_two_in_terminal"]
+__all__ = ["TwoPlayerTerminalGame"]
 
 class TwoPlayerTerminalGame(TerminalGame):
     """One person against a bot in belote for two players (see the module docstring):
@@ -354,8 +354,3 @@ class TwoPlayerTerminalGame(TerminalGame):
 
     def _match_over(self, k: int) -> None:
         self._say_match_over(k, "you win" if self.match.winner == self.me else "the opponent wins")
-
-
-def play_two_in_terminal(**kwargs) -> PlayResult:
-    """``TwoPlayerTerminalGame(**kwargs).run()``."""
-    return TwoPlayerTerminalGame(**kwargs).run()

@@ -34,9 +34,9 @@ from .cards import SUIT_NAMES, format_card, format_hand, popcount
 from .engine import two as E2
 from .engine.two import py as _py2    # the state's accessors, plain Python
 from .engine.two_layout import other
-from .game import (BaseDeal, IllegalActionError, IllegalBidError, IllegalPlayError, Match, deal_deck,
-                   deal_stream, deck_from, draw_below)
-from .rules import STRAIN_LONG_NAMES, InvalidRulesError, RuleSet, get_rules, params_vector
+from .game import (BaseDeal, IllegalActionError, IllegalBidError, IllegalPlayError, Match,
+                   deal_deck)
+from .rules import STRAIN_LONG_NAMES, InvalidRulesError, RuleSet, get_rules
 
 __all__ = ["TwoPlayerDeal", "TwoPlayerMatch", "TwoPlayerResult", "TwoPlayerView", "two_player_rules",
            "match_winner_two",
@@ -162,6 +162,12 @@ class TwoPlayerView:
         return self.state
 
 
+def _known(v) -> Optional[int]:
+    """The engine's value ``v`` as an int, None where it is -1 (not yet, or none)."""
+    v = int(v)
+    return None if v < 0 else v
+
+
 def _stack_rows(T: np.ndarray) -> List[List[Tuple[int, int]]]:
     """Per player, per stack of the state (or public view) ``T``: ``(face-up card,
     face-down card)``, -1 where there is none, the face-down card ``HIDDEN_CARD`` in a
@@ -202,16 +208,8 @@ class TwoPlayerDeal(BaseDeal):
 
     def __init__(self, rules: Union[str, RuleSet] = "belote_a_deux", *, deck=None,
                  dealer: Optional[int] = None, seed: Optional[int] = None):
-        self.rules = two_player_rules(rules)
-        self._P = params_vector(self.rules)
-        rng = deal_stream(seed)
-        deck = deck_from(deck) if deck is not None else deal_deck(rng)
-        if dealer is None:
-            dealer = draw_below(rng, E2.N_PLAYERS)
-        dealer = self._check_dealer(dealer, self.family)
-        self._S = np.empty(E2.TWO_STATE_SIZE, dtype=np.int64)
-        E2.two_reset(self._S, self._P, np.array(deck, dtype=np.int64), int(dealer))
-        self._history: List[int] = []
+        deck, dealer = self._start(rules, deck, dealer, seed)
+        E2.two_reset(self._S, self._P, np.array(deck, dtype=np.int64), dealer)
 
     # ------------------------------------------------------------------ state
     @property
@@ -264,13 +262,11 @@ class TwoPlayerDeal(BaseDeal):
     @property
     def trump(self) -> Optional[int]:
         """The trump suit (None before the prise ends, or on a void deal)."""
-        t = int(_py2.trump_of(self._S))
-        return None if t < 0 else t
+        return _known(_py2.trump_of(self._S))
 
     @property
     def taker(self) -> Optional[int]:
-        t = int(_py2.taker_of(self._S))
-        return None if t < 0 else t
+        return _known(_py2.taker_of(self._S))
 
     @property
     def exchanged(self) -> Optional[bool]:
@@ -291,8 +287,7 @@ class TwoPlayerDeal(BaseDeal):
 
     @property
     def declaration_winner(self) -> Optional[int]:
-        w = int(_py2.declaration_winner(self._S))
-        return None if w < 0 else w
+        return _known(_py2.declaration_winner(self._S))
 
     @property
     def belote_points(self) -> List[int]:
@@ -311,7 +306,6 @@ class TwoPlayerDeal(BaseDeal):
         played = int(_py2.played_cards(V))
         unseen = 0xFFFFFFFF & ~(hand | known | up[0] | up[1] | played)
         legal = self.legal_action_mask() if self.current_player == player else np.zeros(A.N_ACTIONS, bool)
-        w = int(_py2.declaration_winner(V))
         ex = int(_py2.exchange_choice(V))
         return TwoPlayerView(
             player=player, rules=self.rules, phase=self.phase, current_player=self.current_player,
@@ -323,7 +317,7 @@ class TwoPlayerDeal(BaseDeal):
             trick_winners=tuple(self.trick_winners),
             card_points_won=(int(_py2.card_points_won(V, 0)), int(_py2.card_points_won(V, 1))),
             declarations=(int(_py2.declaration_points(V, 0)), int(_py2.declaration_points(V, 1))),
-            declaration_winner=None if w < 0 else w, legal=legal, state=V, params=self._P)
+            declaration_winner=_known(_py2.declaration_winner(V)), legal=legal, state=V, params=self._P)
 
     # ---------------------------------------------------------------- actions
     def _match_terms(self) -> Tuple[int, int, int, int]:
@@ -389,11 +383,10 @@ class TwoPlayerDeal(BaseDeal):
                                    False, 0, (0, 0))
         T = self._S
         made = int(_py2.deal_made(T))
-        capot = int(_py2.capot_player(T))
         return TwoPlayerResult(
             void=False, taker=self.taker, trump=self.trump,
             card_points=(int(_py2.final_card_points(T, 0)), int(_py2.final_card_points(T, 1))),
-            capot=None if capot < 0 else capot,
+            capot=_known(_py2.capot_player(T)),
             declarations=(int(_py2.declaration_points(T, 0)), int(_py2.declaration_points(T, 1))),
             declaration_winner=self.declaration_winner,
             belote=(int(_py2.belote_points(T, 0)), int(_py2.belote_points(T, 1))),
