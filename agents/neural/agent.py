@@ -53,14 +53,15 @@ from typing import Dict, Optional, Union
 import numpy as np
 
 from ... import actions as A
-from ...engine import AUCTION, current_seats, phase_of, rng_seed
+from ...engine import current_seats, rng_seed
 from ...rules import N_SEATS, RuleSet, get_rules, params_vector
 from ..base import BatchedAgent, Param, PlayerView
-from ..numba_bots import BOT_HEURISTIC, bot_action, deal_states
+from ..numba_bots import BOT_HEURISTIC, deal_states, game_bot_action
 from ..registry import make_agent
 from .batch_play import (BID_NET, CARD_NET, DEFAULT_MARGIN, NET_BID, NET_CARD, NOT_A_CARD,
-                         BatchPolicy, BidNet, NetInputs, net_choice, play_states)
+                         BatchPolicy, BidNet, NetInputs, play_states)
 from .bid_actions import N_BID
+from .family import check_inputs, net_family
 from .net import MLP, NeuralError, default_weights_path, load_weights, rules_hash, trained_for
 
 __all__ = ["NeuralAgent", "load_play_net", "load_bid_net", "warmup", "ActionValues",
@@ -88,12 +89,16 @@ def load_once(path: str, kind: str) -> MLP:
 
 def load_play_net(path: str = "", rules: Optional[RuleSet] = None,
                   check_rules: bool = True) -> MLP:
-    """The card-play net at ``path`` (default: shipped for ``rules``, ``ffb`` if None),
-    loaded once per process and checked (:func:`~.net.load_weights`)."""
+    """The card-play net at ``path`` (default: shipped for ``rules``, ``ffb`` if None;
+    with ``check_rules`` off, the family's default preset's: ``ffb``, ``belote_a_deux``),
+    loaded once per process and checked (:func:`~.net.load_weights`), to read the input
+    of the family of ``rules`` too."""
     rules = rules or get_rules("ffb")
-    return load_checked(path, rules, "play", "card-play", "play",
-                        "Pass nn:weights=PATH or nn:any_rules=true", check_rules,
-                        preset=rules.name if check_rules else "ffb")
+    net = load_checked(path, rules, "play", "card-play", "play",
+                       "Pass nn:weights=PATH or nn:any_rules=true", check_rules,
+                       preset=rules.name if check_rules else net_family(rules).default_preset)
+    check_inputs(net, rules, path)
+    return net
 
 
 def load_checked(path: str, rules: RuleSet, kind: str, what: str, verb: str, advice: str,
@@ -151,7 +156,7 @@ def load_bid_net(path: str = "", rules: Optional[RuleSet] = None, player: str = 
     # with check_rules off (nn:any_rules=true) a coinche preset borrows ffb's net; the
     # classic prise has no shipped net (ffb's never saw it)
     preset = rules.name
-    if not check_rules and rules.family != "classic" and \
+    if not check_rules and rules.family == "coinche" and \
             not os.path.isfile(default_weights_path(preset, "bid")):
         preset = "ffb"
     net = load_checked(path, rules, "bid", "bidding", "bid with",
@@ -169,7 +174,9 @@ class NeuralAgent(BatchedAgent):
 
     #: what ``coinche-rl agents`` says of it
     DESCRIPTION = ("neural bidding and card play (networks trained by coinche-rl train bid / "
-                   "play; numpy, no torch)")
+                   "play; numpy, no torch; belote for two players: the card play, the prise "
+                   "and the exchange by the heuristic)")
+    FAMILIES = ("coinche", "classic", "two")
     PARAMS = {
         "weights": Param(str, doc="card-play weights file (.npz with manifest); default: the "
                               "weights shipped in the package for the preset (ffb)"),
@@ -238,29 +245,31 @@ class NeuralAgent(BatchedAgent):
                             margin=self.bid_margin)
 
     def batch_policy(self, rules: RuleSet) -> BatchPolicy:
-        """This agent as a batched policy for ``rules`` (see :class:`BatchPolicy`), e.g.
+        """This agent as a batched policy for ``rules`` (see :class:`BatchPolicy`; for
+        belote for two players :class:`~.family.TwoBatchPolicy`), e.g.
         ``CoincheVectorEnv(256, opponents=make_agent("nn").batch_policy(get_rules("ffb")))``."""
-        return BatchPolicy(self.play_net(rules), rules, self.other_bot, self.bid_net(rules))
+        return net_family(rules).batch_policy(self.play_net(rules), rules, self.other_bot,
+                                              self.bid_net(rules))
 
     def reset(self, seat: int, rules: RuleSet, seed: int) -> None:
         super().reset(seat, rules, seed)
         self.net = self.play_net(rules)
         self.bidder = self.bid_net(rules)
         if self._inputs is None or self._inputs.rules != rules:
-            self._inputs = NetInputs(rules, 1)
+            self._inputs = net_family(rules).inputs_class(rules, 1)
         rng_seed(self._rng1, self.seed, 0)
 
     def act(self, view: PlayerView) -> int:
         S = view.public_state
         P = view.params
         flag = (CARD_NET if self.net is not None else 0) | (BID_NET if self.bidder is not None else 0)
-        a = net_choice(S, P, flag)
+        a = self._inputs.choice(S, P, flag)
         if a == NET_BID:
             return int(self.bidder.actions(self._inputs, S[None, :], self._idx)[0])
         if a == NET_CARD:
             return int(self._inputs.net_actions(self.net, S[None, :], self._idx)[0])
         if a == NOT_A_CARD:
-            a = bot_action(self.other_bot, S, P, self.seat, self._rng1, self._buf)
+            a = game_bot_action(self.other_bot, S, P, self.seat, self._rng1, self._buf)
         return int(a)
 
     def action_values(self, view: PlayerView) -> "ActionValues":
@@ -273,8 +282,8 @@ class NeuralAgent(BatchedAgent):
         S = view.public_state
         P = view.params
         flag = (CARD_NET if self.net is not None else 0) | (BID_NET if self.bidder is not None else 0)
-        a = net_choice(S, P, flag)
-        phase = "auction" if phase_of(S) == AUCTION else "play"
+        a = self._inputs.choice(S, P, flag)
+        phase = self._inputs.phase(S)
         if a == NET_BID:
             acts, q, ev, pm, choice = self.bidder.action_values(self._inputs, S)
             contract = [A.is_bid(int(x)) or A.is_capot(int(x)) or A.TAKE <= int(x) < A.DECLARE
@@ -289,7 +298,7 @@ class NeuralAgent(BatchedAgent):
                                 best if a == NET_CARD else int(a), _as_dict(acts, q))
         if a == NOT_A_CARD:
             rng = self._rng1.copy()                  # act()'s stream stays where it is
-            a = bot_action(self.other_bot, S, P, self.seat, rng, self._buf)
+            a = game_bot_action(self.other_bot, S, P, self.seat, rng, self._buf)
         return ActionValues(view.seat, phase, "heuristic", int(a), {})
 
 

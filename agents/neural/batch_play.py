@@ -212,6 +212,17 @@ class NetInputs:
                    self.rules_vec, m, self.feats[:n], self.bid_legal[:n], self.perms[:n])
         return self.feats[:n], self.bid_legal[:n].astype(bool), self.perms[:n]
 
+    @staticmethod
+    def choice(S, P, flag) -> int:
+        """:func:`net_choice` (what the ``nn`` agent's decision at ``S`` is: a network's,
+        a forced card, the numba bot's)."""
+        return int(net_choice(S, P, flag))
+
+    @staticmethod
+    def phase(S) -> str:
+        """``"auction"`` or ``"play"`` (:class:`~.agent.ActionValues`' phase) at ``S``."""
+        return "auction" if phase_of(S) == AUCTION else "play"
+
     def net_actions(self, net: MLP, states: np.ndarray, idx: np.ndarray) -> np.ndarray:
         """The physical card actions ``net`` plays at the :data:`NET_CARD` decisions
         ``states[idx]``: one forward pass, the best legal canonical card mapped back."""

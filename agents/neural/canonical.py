@@ -67,7 +67,8 @@ from ...envs.kernels import _encode
 from ...envs.observation import (O_BIDS, O_CONTRACT, O_CURRENT_TRICK, O_HAND, O_LEADER, O_PHASE,
                                  O_PLAYED_BY)
 
-__all__ = ["CANON_VERSION", "PERMS", "OBS_DST", "ACT_DST", "ACT_SRC", "FEATURE_SIZE",
+__all__ = ["CANON_VERSION", "PERMS", "OBS_DST", "ACT_DST", "ACT_SRC", "FEATURE_SIZE", "order_code",
+           "card_obs_dst",
            "FEATURE_LAYOUT", "feature_layout_hash", "suit_order", "canonicalize_into",
            "features_into", "play_inputs", "play_inputs_one", "card_mask", "to_physical", "canonicalize"]
 
@@ -124,6 +125,32 @@ def _obs_dst(slot_of) -> np.ndarray:
         for r in range(N_SEATS):
             for s in range(N_SUITS):
                 dst[a + N_SUITS * r + s] = a + N_SUITS * r + int(slot_of[s])
+    return dst
+
+
+def card_obs_dst(n_obs: int, slot_of, card_blocks=(), card_major=(), suit_cols=()) -> np.ndarray:
+    """Where each entry of an observation of ``n_obs`` entries goes under the renaming
+    ``slot_of``, from the description of its suit-dependent slices (a family's
+    observation says them; every other entry stays): ``card_blocks`` ``(start, blocks)``:
+    that many consecutive blocks of the 32 cards; ``card_major`` ``(start, inner)``: for
+    each card, ``inner`` consecutive entries; ``suit_cols`` ``(start, rows, stride)``:
+    ``rows`` rows of the 4 suits, ``stride`` apart."""
+    dst = np.arange(n_obs, dtype=np.int64)
+
+    def card(c):
+        return int(slot_of[c >> 3]) * 8 + (c & 7)
+    for a, blocks in card_blocks:
+        for b in range(blocks):
+            for c in range(N_CARDS):
+                dst[a + N_CARDS * b + c] = a + N_CARDS * b + card(c)
+    for a, inner in card_major:
+        for c in range(N_CARDS):
+            for r in range(inner):
+                dst[a + inner * c + r] = a + inner * card(c) + r
+    for a, rows, stride in suit_cols:
+        for row in range(rows):
+            for s in range(N_SUITS):
+                dst[a + stride * row + s] = a + stride * row + int(slot_of[s])
     return dst
 
 
@@ -277,10 +304,19 @@ def suit_order(obs):
 @kernel
 def _suit_order(obs, keys, order):
     strain = _contract_strain(obs)
-    fixed = 0 <= strain < 4
     order_strain = AT if strain == AT else NT
     for s in range(N_SUITS):
         _key_into(obs, s, order_strain, keys[s])
+    return order_code(keys, order, strain)
+
+
+@kernel
+def order_code(keys, order, strain):
+    """The renaming index ``p`` that puts the trump ``strain`` (0..3; another value: no
+    trump) in slot 0 and the other suits after it by their order keys ``keys[suit]``
+    (larger first, ties kept in suit order): every family's suit order, from its keys.
+    ``order``: int64[4] scratch."""
+    fixed = 0 <= strain < 4
     n = 0
     for s in range(N_SUITS):
         if fixed and s == strain:

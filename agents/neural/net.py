@@ -8,7 +8,9 @@ what the numbers mean:
 ``format``           ``"coinche-rl-weights"`` and ``format_version`` (1)
 ``kind``             ``"play"`` (card play), ``"bid"`` (bidding) or ``"belief"`` (card
                      inference, :mod:`.belief`)
-``observation``      version and ``feature_hash`` of the network input: the observation
+``observation``      ``family`` (the input's family, :data:`INPUTS`: ``four``, or ``two``
+                     for belote for two players; absent: ``four``), version and
+                     ``feature_hash`` of the network input: the observation
                      layout, the canonical order and the derived features
                      (:func:`coinche_rl.agents.neural.canonical.feature_layout_hash`)
 ``canonical``        the canonical order's version
@@ -45,10 +47,13 @@ import numpy as np
 
 from ... import __version__
 from ...files import atomic_write
+from ...envs.family import env_family
 from . import canonical as C
+from . import canonical_two as C2
 from .bid_actions import N_BID, PLAYERS
 
 __all__ = ["WeightsError", "NeuralError", "MLP", "make_manifest", "save_weights", "load_weights",
+           "INPUTS", "input_module", "input_key",
            "rules_hash", "trained_for", "FORMAT", "FORMAT_VERSION", "ACTION_MAP", "default_weights_path"]
 
 FORMAT = "coinche-rl-weights"
@@ -62,6 +67,25 @@ BID_HEADS = ("q", "ev", "made")
 #: the belief net's outputs: 32 canonical cards x the 3 other seats (left, partner, right)
 BELIEF_ACTION_MAP = "canonical-cards-32x3-seats"
 N_BELIEF_OUT = 96
+
+
+#: the networks' input of each family of the environments (:func:`coinche_rl.envs.family.
+#: env_family`): the module of its canonical order and features, with ``FEATURE_SIZE``,
+#: ``feature_layout_hash()``, ``CANON_VERSION``, ``N_OBS`` and ``O`` (the observation
+#: module, its ``VERSION``); a weights manifest names its key (``observation.family``;
+#: none: ``four``, the files written before belote for two players had networks)
+INPUTS = {"four": C, "two": C2}
+
+
+def input_key(rules) -> str:
+    """The key in :data:`INPUTS` of the networks' input under ``rules`` (a RuleSet or a
+    preset name)."""
+    return env_family(rules).key
+
+
+def input_module(rules):
+    """The module of the networks' input under ``rules`` (:data:`INPUTS`)."""
+    return INPUTS[input_key(rules)]
 
 
 class NeuralError(ValueError):
@@ -185,14 +209,15 @@ def make_manifest(net: MLP, rules, training: dict, evaluation: Optional[dict] = 
     """The manifest of ``net`` trained for ``rules`` (a RuleSet) by ``training``
     (``kind="bid"``: a bidding net, with the card ``players`` of its heads)."""
     extra = {}
+    M = input_module(rules)
     action_map = {"bid": BID_ACTION_MAP, "belief": BELIEF_ACTION_MAP}.get(kind, ACTION_MAP)
     if kind == "bid":
         extra["bid"] = {"players": list(players), "heads": list(BID_HEADS)}
     return {**extra,
         "format": FORMAT, "format_version": FORMAT_VERSION, "kind": kind,
-        "observation": {"version": C.O.VERSION, "size": C.N_OBS,
-                        "features": C.FEATURE_SIZE, "feature_hash": C.feature_layout_hash()},
-        "canonical": {"version": C.CANON_VERSION},
+        "observation": {"family": input_key(rules), "version": M.O.VERSION, "size": M.N_OBS,
+                        "features": M.FEATURE_SIZE, "feature_hash": M.feature_layout_hash()},
+        "canonical": {"version": M.CANON_VERSION},
         "action_map": action_map,
         "architecture": net.architecture(),
         "rules": {"name": rules.name, "hash": rules_hash(rules)},
@@ -250,17 +275,24 @@ def load_weights(path, rules=None, kind: str = "play") -> MLP:
     _expect("format_version", m.get("format_version"), FORMAT_VERSION, path)
     _expect("kind", m.get("kind"), kind, path)
     obs = m.get("observation") or {}
-    _expect("observation.version", obs.get("version"), C.O.VERSION, path)
-    _expect("observation.size", obs.get("size"), C.N_OBS, path)
-    _expect("observation.features", obs.get("features"), C.FEATURE_SIZE, path)
-    _expect("observation.feature_hash", obs.get("feature_hash"), C.feature_layout_hash(), path)
-    _expect("canonical.version", (m.get("canonical") or {}).get("version"), C.CANON_VERSION, path)
+    key = obs.get("family", "four")
+    if key not in INPUTS:
+        raise WeightsError(f"{path}: manifest field observation.family is {key!r}, this code "
+                           f"expects one of {sorted(INPUTS)}")
+    if rules is not None:
+        _expect("observation.family", key, input_key(rules), path)
+    M = INPUTS[key]
+    _expect("observation.version", obs.get("version"), M.O.VERSION, path)
+    _expect("observation.size", obs.get("size"), M.N_OBS, path)
+    _expect("observation.features", obs.get("features"), M.FEATURE_SIZE, path)
+    _expect("observation.feature_hash", obs.get("feature_hash"), M.feature_layout_hash(), path)
+    _expect("canonical.version", (m.get("canonical") or {}).get("version"), M.CANON_VERSION, path)
     action_map, n_out = _outputs(kind, m, path)
     _expect("action_map", m.get("action_map"), action_map, path)
     arch = m.get("architecture") or {}
     _expect("architecture.type", arch.get("type"), "mlp", path)
     _expect("architecture.activation", arch.get("activation"), "relu", path)
-    _expect("architecture.inputs", arch.get("inputs"), C.FEATURE_SIZE, path)
+    _expect("architecture.inputs", arch.get("inputs"), M.FEATURE_SIZE, path)
     _expect("architecture.outputs", arch.get("outputs"), n_out, path)
     hidden = arch.get("hidden")
     if not isinstance(hidden, list):
@@ -268,7 +300,7 @@ def load_weights(path, rules=None, kind: str = "play") -> MLP:
                            f"expected a list of layer widths")
     n_layers = len(hidden) + 1
     layers = []
-    sizes = [C.FEATURE_SIZE, *hidden, n_out]
+    sizes = [M.FEATURE_SIZE, *hidden, n_out]
     for i in range(n_layers):
         if f"w{i}" not in files or f"b{i}" not in files:
             raise WeightsError(f"{path}: the manifest's architecture has {n_layers} layers "

@@ -50,15 +50,14 @@ from typing import List, Optional
 
 import numpy as np
 
-from ..agents.neural import canonical as C
 from ..agents.neural.agent import load_bid_net
-from ..agents.neural.labels import label_chunk
+from ..agents.neural.family import net_family
 from ..agents.neural.labels import warmup as warm_labels
 from ..agents.neural.net import load_weights
 from ..agents.neural.selfplay import SelfPlayTable, parse_opponents, selfplay_chunk
 from ..agents.neural.selfplay import warmup as warm_selfplay
 from ..arena import run_duplicate
-from ..rules import four_player_rules, get_rules
+from ..rules import get_rules
 from .common import (LabelSource, WorkerSettings, bad_setting, check_common, export_checkpoint,
                      export_weights, init_from_weights, main_of, new_training, play_loss,
                      setting, shared, train_on_labels)
@@ -80,9 +79,13 @@ class Args(WorkerSettings):
     hidden: List[int] = shared("hidden")
     # labels
     chunk_deals: int = shared("chunk_deals")
-    frozen: float = setting(0.5, "share of deals with the arena's frozen contract")
+    frozen: float = setting(0.5, "share of deals with the arena's frozen contract (four "
+                            "players; belote for two players has none: every deal has its "
+                            "prise)")
     epsilon: float = setting(0.1, 'random card share in the labelled trajectories')
-    solver_cards: int = setting(28, 'solver targets when this many cards are left')
+    solver_cards: Optional[int] = setting(None, 'solver targets when this many cards are left '
+                                          'or fewer (default: 28 with four players, 24 in '
+                                          'belote for two players)')
     labels: str = setting("heuristic", "the label source: 'heuristic' (heuristic play-outs, the "
                                    "solver from --solver-cards) or 'selfplay' (policy "
                                    "iteration: every legal card played out by the current "
@@ -121,7 +124,9 @@ def parse_args(argv=None) -> Args:
 
 def check_args(args: Args) -> None:
     """Refuse bad settings before anything is written, naming the setting."""
-    four_player_rules(args.rules)                        # UnknownPresetError names the presets
+    fam = net_family(get_rules(args.rules))              # UnknownPresetError names the presets
+    if args.solver_cards is None:
+        args.solver_cards = fam.solver_cards
     check_common(args, unit=("frozen", "epsilon"))
     if not 0 <= args.solver_cards <= 32:
         bad_setting(args, "solver_cards", "must be in 0..32 (cards left in the hands)")
@@ -129,6 +134,9 @@ def check_args(args: Args) -> None:
         bad_setting(args, "labels", f"expected one of {', '.join(LABEL_SOURCES)}")
     if args.generation_chunks < 1:
         bad_setting(args, "generation_chunks", "must be at least 1")
+    if args.labels == "selfplay" and not fam.selfplay:
+        bad_setting(args, "labels", f"self-play labels are not written for rules "
+                                    f"{args.rules!r} yet: use --labels heuristic")
     if args.labels == "selfplay":
         try:
             parse_opponents(args.opponents)
@@ -150,8 +158,9 @@ def generation_path(out: str, g: int) -> str:
 
 # ------------------------------------------------------------------ label source
 def _chunk_job(rules_name, seed, c, chunk_deals, frozen, epsilon, solver_cards):
-    ch = label_chunk(get_rules(rules_name), seed, c * chunk_deals, chunk_deals, 1, frozen,
-                     epsilon, solver_cards)
+    rules = get_rules(rules_name)
+    ch = net_family(rules).label_chunk(rules, seed, c * chunk_deals, chunk_deals, frozen,
+                                       epsilon, solver_cards)
     return (ch.feats, ch.cards, ch.targets, ch.kinds, ch.tricks, ch.deals, ch.seconds)
 
 
@@ -196,6 +205,8 @@ class PlayLabelSource(LabelSource):
         self.selfplay = args.labels == "selfplay"
         if self.selfplay:
             self.job, self.warm = _selfplay_job, _warm_selfplay
+        else:
+            self.warm = net_family(get_rules(args.rules)).warm_labels
         super().__init__(args, start)
 
     def job_args(self, c) -> tuple:
@@ -275,7 +286,9 @@ RESUME_KEYS = ("rules", "seed", "hidden", "chunk_deals", "frozen", "epsilon", "s
 def evaluate_weights(path: str, rules_name: str, pairs: int, seed: int, opponent: str = "heuristic",
                      frozen: bool = True) -> dict:
     """Frozen-auction duplicate of ``nn:weights=path`` against ``opponent`` on a fixed
-    deal set: margin per deal and its 95% interval."""
+    deal set: margin per deal and its 95% interval (whole deals where the family has no
+    frozen contract: belote for two players)."""
+    frozen = bool(frozen) and net_family(get_rules(rules_name)).frozen
     r = run_duplicate(f"nn:weights={path}", opponent, pairs, preset=rules_name, seed=seed,
                       frozen_contract=frozen)
     return {"margin": float(r.mean), "ci95": float(r.ci95), "pairs": int(r.n),
@@ -293,8 +306,9 @@ def train(args: Args) -> dict:
     check_args(args)
     torch.set_num_threads(args.torch_threads)
     # ---- seeding: one seed for everything
-    model, optim, rng = new_training(args, lambda: PlayNet(args.hidden))
-    replay = Replay(args.buffer_size, C.FEATURE_SIZE)
+    n_in = net_family(get_rules(args.rules)).feature_size
+    model, optim, rng = new_training(args, lambda: PlayNet(args.hidden, inputs=n_in))
+    replay = Replay(args.buffer_size, n_in)
     scale = 1.0 / args.target_scale
 
     def batch_loss(idx):
@@ -330,7 +344,8 @@ def export_run(run: str, path: str, float32: bool = False) -> str:
     """Write the torch-free card-play weights of the checkpoint in the run folder ``run``
     to ``path`` (:func:`export_checkpoint`)."""
     from ..agents.neural.torch_net import PlayNet       # torch: the nn extra
-    return export_checkpoint(run, path, lambda args: PlayNet(args["hidden"]), float32)
+    return export_checkpoint(run, path, lambda args: PlayNet(
+        args["hidden"], inputs=net_family(get_rules(args["rules"])).feature_size), float32)
 
 
 def main(argv=None) -> int:
