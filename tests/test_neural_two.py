@@ -258,3 +258,23 @@ def test_the_batched_policy_plays_as_the_agent(tmp_path):
             deal.apply(expected[-1])
     got = policy(np.stack(views), params_vector(rules), np.array(players))
     assert got.tolist() == expected
+
+
+def test_the_arenas_batched_play_is_the_agents_play(tmp_path):
+    from coinche_rl.arena import DealSet
+    from coinche_rl.agents.neural.batch_play import play_states
+    from coinche_rl.agents.numba_bots import BOT_HEURISTIC, BOT_RANDOM
+    preset = "belote_decouverte"
+    rules = get_rules(preset)
+    spec = f"nn:weights={_weights(tmp_path, preset)}"
+    net = make_agent(spec, "two").play_net(rules)
+    ds = DealSet(preset, 3)
+    states, seeds = ds.states(list(range(12)))
+    for table, bots, nets in (((spec, "heuristic"), (BOT_HEURISTIC, BOT_HEURISTIC), (net, None)),
+                              (("random", spec), (BOT_RANDOM, BOT_HEURISTIC), (None, net))):
+        batched = states.copy()
+        play_states(rules, batched, seeds, bots, nets)
+        for i in range(len(states)):
+            deal = ds.deal(i)
+            play_deal(deal, [make_agent(s, "two") for s in table], [int(x) for x in seeds[i][:2]])
+            assert np.array_equal(deal.state, batched[i])

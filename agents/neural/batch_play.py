@@ -4,7 +4,10 @@ loop, and every card (auction) decision waiting for a network at that moment sco
 one forward pass of it (:func:`play_states`, the tournaments' and the bidding labels'
 path); the same as a batched policy for the vector env (:class:`BatchPolicy`); the
 network inputs (:class:`NetInputs`) and the bidding network read with the heads of one
-card player (:class:`BidNet`)."""
+card player (:class:`BidNet`). Belote for two players has its own (the end of the
+module): the inputs from the players' public views (:class:`TwoNetInputs`), the batched
+policy (:class:`TwoBatchPolicy`) and play (:func:`play_states_two`, which
+:func:`play_states` hands the family's deals to)."""
 
 from __future__ import annotations
 
@@ -23,17 +26,21 @@ from ...engine import (AUCTION, DONE, PLAY, STATE_SIZE, pending_choice, apply_le
 from ...cards import N_SUITS
 from ...rules import CAPOT_VALUE, N_SEATS, RuleSet, card_points_table, params_vector
 from ...engine import public_view_into
+from ...engine.two import EXCHANGE_PHASE, PRISE, two_legal_cards
+from ...engine.two import PLAY as TWO_PLAY
+from ...engine.two import py as two_py
 from ...envs.kernels import apply_at, rules_vector
-from ..numba_bots import BOT_HEURISTIC, bot_action
+from ..numba_bots import BOT_HEURISTIC, batch_bot_actions, bot_action
 from . import canonical as C
+from . import canonical_two as C2
 from .bid_actions import BID_ACTIONS, BID_INDEX, N_BID, bid_inputs
-from .net import MLP, NeuralError
+from .net import MLP, NeuralError, input_key
 
 __all__ = ["NET_CARD", "NOT_A_CARD", "NET_BID", "CARD_NET", "BID_NET", "DEFAULT_MARGIN",
            "card_choice", "net_choice", "advance", "advance_until", "canonical_auction_state",
            "anchor_actions",
            "seed_streams", "NetInputs", "BidNet", "play_states", "policy_actions",
-           "BatchPolicy"]
+           "BatchPolicy", "TwoNetInputs", "TwoBatchPolicy", "play_states_two"]
 
 #: :func:`net_choice`: the card network chooses / the decision is not for a network /
 #: the bidding network chooses
@@ -355,7 +362,11 @@ def play_states(rules: RuleSet, states: np.ndarray, seeds: np.ndarray,
     and does everything else with numba bot ``bots[s]`` (seeded per deal and seat from
     ``seeds[i, s]``, as :func:`~coinche_rl.agents.numba_bots.play_deals`), in lockstep
     batches: one forward pass per network for every game waiting for it. ``until``
-    ``PLAY``: only to the end of each auction."""
+    ``PLAY``: only to the end of each auction. The rules' family's batched play does it
+    (belote for two players': :func:`play_states_two`)."""
+    other = _PLAY_STATES.get(input_key(rules))
+    if other is not None:
+        return other(rules, states, seeds, bots, nets, bid_nets, until)
     if until not in (PLAY, DONE):
         raise ValueError(f"until must be PLAY ({PLAY}) or DONE ({DONE}), not {until!r}")
     P = params_vector(rules)
@@ -450,3 +461,144 @@ class BatchPolicy:
             if (~bidding).any():
                 out[rows[~bidding]] = self.inputs.net_actions(self.net, states, rows[~bidding])
         return out
+
+
+# ======================================================= belote for two players
+class TwoNetInputs:
+    """Reusable buffers for the card-play network's inputs of belote for two players
+    (:mod:`.canonical_two`), with the interface of :class:`NetInputs` the
+    ``nn`` agent reads: the states are **public views** (``view.public_state``)."""
+
+    def __init__(self, rules: RuleSet, capacity: int = 0):
+        self.rules = rules
+        self.params = params_vector(rules)
+        self.match = np.zeros(5, dtype=np.float64)
+        self._grow(max(1, capacity))
+
+    def _grow(self, n: int) -> None:
+        self.feats = np.zeros((n, C2.FEATURE_SIZE), dtype=np.float32)
+        self.cards = np.zeros((n, 32), dtype=np.uint8)
+        self.perms = np.zeros(n, dtype=np.int64)
+
+    def compute(self, views: np.ndarray, idx: np.ndarray, match=None):
+        """``(feats, legal, perms)`` of the players to act in the public views
+        ``views[idx]`` (each the view of the player to act)."""
+        n = len(idx)
+        if n > len(self.perms):
+            self._grow(max(n, 2 * len(self.perms)))
+        V = np.ascontiguousarray(views[idx])
+        players = np.array([two_py.current_player(v) for v in V], dtype=np.int64)
+        C2.views_inputs(V, self.params, players, self.match if match is None else match,
+                        self.feats[:n], self.cards[:n], self.perms[:n])
+        return self.feats[:n], self.cards[:n].astype(bool), self.perms[:n]
+
+    def net_actions(self, net: MLP, views: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        """The physical card actions ``net`` plays in ``views[idx]``."""
+        feats, legal, perms = self.compute(views, idx)
+        return C.ACT_SRC[perms, A.CARD_BASE + net.best(feats, legal)]
+
+    def card_values(self, net: MLP, view: np.ndarray):
+        """``(actions, values, best)`` as :meth:`NetInputs.card_values`."""
+        feats, legal, perms = self.compute(np.ascontiguousarray(view[None, :]),
+                                           np.zeros(1, dtype=np.int64))
+        q = net.forward(feats)[0]
+        js = np.flatnonzero(legal[0])
+        acts = C.ACT_SRC[int(perms[0]), A.CARD_BASE + js]
+        best = int(acts[int(np.argmax(q[js]))])
+        return acts, q[js] * _target_scale(net), best
+
+    @staticmethod
+    def phase(V) -> str:
+        """``"auction"`` in the prise and the exchange, else ``"play"``."""
+        return "auction" if int(two_py.phase_of(V)) in (PRISE, EXCHANGE_PHASE) else "play"
+
+    @staticmethod
+    def choice(V, P, flag) -> int:
+        """:data:`NET_CARD` for a card with a choice (a card-net player), the
+        card when it is forced, else :data:`NOT_A_CARD` (the prise, the
+        exchange: the numba bot's)."""
+        if not flag & CARD_NET or int(two_py.phase_of(V)) != TWO_PLAY:
+            return NOT_A_CARD
+        m = int(two_legal_cards(V))
+        if m & (m - 1):
+            return NET_CARD
+        return A.CARD_BASE + (m & -m).bit_length() - 1
+
+
+class TwoBatchPolicy:
+    """The ``nn`` agent of belote for two players as a batched policy
+    ``f(public_views, params, players) -> actions`` (the opponents of the vector env of
+    belote for two players): the numba bot for every decision, then one forward pass for
+    the card decisions with a choice (``net`` None: the bot plays them too)."""
+
+    def __init__(self, net, rules: RuleSet, other_bot: int, bid_net=None):
+        if bid_net is not None:
+            raise NeuralError("belote for two players has no prise network yet")
+        self.net = net
+        self.rules = rules
+        self.other_bot = np.int64(other_bot)
+        self.inputs = TwoNetInputs(rules)
+
+    def __call__(self, views: np.ndarray, params: np.ndarray, players: np.ndarray) -> np.ndarray:
+        views = np.ascontiguousarray(views, dtype=np.int64)
+        params = np.ascontiguousarray(params, dtype=np.int64)
+        out = np.empty(len(views), dtype=np.int64)
+        batch_bot_actions(self.other_bot, views, params,
+                          np.ascontiguousarray(players, dtype=np.int64), out)
+        if self.net is not None:
+            need = np.array([i for i, V in enumerate(views)
+                             if self.inputs.choice(V, params, CARD_NET) == NET_CARD],
+                            dtype=np.int64)
+            if len(need):
+                out[need] = self.inputs.net_actions(self.net, views, need)
+        return out
+
+
+def play_states_two(rules: RuleSet, states: np.ndarray, seeds: np.ndarray, bots, nets,
+                    bid_nets=None, until=None) -> None:
+    """:func:`play_states` of belote for two players: play ``states``
+    (full states) to their end **in place**, player ``p`` playing his cards with
+    ``nets[p]`` when given (in lockstep: one forward pass per network for every deal
+    waiting for it) and everything else with numba bot ``bots[p]`` (seeded from
+    ``seeds[i, p]``)."""
+    if any(b is not None for b in (bid_nets or ())):
+        raise NeuralError("belote for two players has no prise network yet")
+    if until is not None and until != DONE:            # the four-player DONE: the end
+        raise ValueError("belote for two players' batched play goes to the end of the deal")
+    n = len(states)
+    if n == 0:
+        return
+    P = params_vector(rules)
+    bots = np.asarray(bots, dtype=np.int64)[:2]
+    flags = np.array([nets[p] is not None for p in range(2)], dtype=np.int64)
+    seeds4 = np.zeros((n, 4), dtype=np.int64)
+    seeds4[:, :2] = np.asarray(seeds, dtype=np.int64)[:, :2]
+    rngs = np.zeros((n, 4), dtype=np.uint64)
+    seed_streams(seeds4, rngs)
+    inputs = TwoNetInputs(rules, n)
+    waiting = np.zeros(n, dtype=np.int64)
+    views = np.zeros_like(states)
+    while True:
+        k = C2.advance(states, P, bots, flags, rngs, waiting)
+        if k < 0:
+            raise RuntimeError(f"a numba bot chose an illegal action in deal {-k - 1}")
+        if k == 0:
+            return
+        idx = waiting[:k].copy()
+        C2.public_views(states, P, idx, views[:k])
+        players = np.array([two_py.current_player(states[i]) for i in idx], dtype=np.int64)
+        for p in range(2):
+            if nets[p] is None:
+                continue
+            mine = np.flatnonzero(players == p)
+            if nets[1 - p] is nets[p]:
+                mine = np.arange(k)
+            if len(mine):
+                acts = inputs.net_actions(nets[p], views[:k], mine)
+                C2.apply_actions(states, P, idx[mine], np.ascontiguousarray(acts, dtype=np.int64))
+            if nets[1 - p] is nets[p]:
+                break
+
+
+#: each family's batched play (:func:`play_states`), by :func:`.net.input_key`
+_PLAY_STATES = {"two": play_states_two}
