@@ -127,14 +127,22 @@ class DealResult:
         outcome = "litige" if self.litige else ("made" if self.made else "failed")
         out = [f"contract: {self.contract}   {outcome}"
                f"   multiplier x{self.multiplier}"
-               + (f"   générale by seat {self.generale}" if self.generale is not None else ""),
-               f"{'':26s}{'team 0':>8s}{'team 1':>8s}"]
-        for label, attr in rows:
-            out.append(f"{label:26s}{getattr(self.teams[0], attr):8d}{getattr(self.teams[1], attr):8d}")
+               + (f"   générale by seat {self.generale}" if self.generale is not None else "")]
+        out += side_table([(label, [getattr(t, attr) for t in self.teams]) for label, attr in rows],
+                          ("team 0", "team 1"))
         if self.litige:
             out.append(f"litige: {self.litige_points} points of the takers held aside for the "
                        f"winner of the next deal")
         return "\n".join(out)
+
+
+def side_table(rows, sides: Sequence[str]) -> List[str]:
+    """The lines of a scoring table, one column per side (``sides``: their names), one row
+    per ``(label, values)``: every family's result table (:meth:`DealResult.table`, the
+    two-player result's)."""
+    w = max(8, 2 + max(len(s) for s in sides))
+    return [" " * 26 + "".join(f"{s:>{w}s}" for s in sides)] + [
+        f"{label:26s}" + "".join(f"{v:{w}d}" for v in values) for label, values in rows]
 
 
 def deal_stream(seed: Optional[int] = None) -> np.ndarray:

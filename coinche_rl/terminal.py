@@ -145,7 +145,7 @@ class TerminalGame:
     the order shown), :meth:`_status` (the state shown before a question),
     :meth:`_forms` and :meth:`_refusal` (the words of a refused answer),
     :meth:`_snapshot` and :meth:`_report` (what an action made public),
-    :meth:`_deal_start`, :meth:`_deal_end`, :meth:`_intro`, :meth:`_match_over`, and
+    :meth:`_deal_start`, :meth:`_say_result`, :meth:`_intro`, :meth:`_match_over`, and
     :meth:`_kernels` and :meth:`_play_aside` (the kernels compiled before the first
     question); and the class attributes ``PLAYERS``, ``UNIT``, ``DEFAULT_RULES``,
     ``RULES_OF``, ``MATCH``, ``SHORT_LIST``, ``SEAT_RULE``, ``DEALER_RULE``, ``CARD_FORM``.
@@ -572,12 +572,18 @@ class TerminalGame:
         self.say(f"  Declarations: {self._team_word(w)} (team {w}) score "
                  f"{deal.team_declarations[w]}: " + "; ".join(shown))
 
-    def _deal_end(self, deal: Deal, k: int) -> None:
-        """Family hook: the end of deal ``k``: its scoring, what it revealed."""
-        res = deal.result
-        mine = team(self.seat)
+    def _deal_end(self, deal, k: int) -> None:
+        """The end of deal ``k``: its header, the family's scoring and what the deal
+        revealed (:meth:`_say_result`), the deal's score."""
         self.say("")
         self.say(f"=== Deal {k + 1} is over ===")
+        self._say_result(deal)
+        self.say(f"Deal score: {self._sides(deal.scores)}")
+
+    def _say_result(self, deal: Deal) -> None:
+        """Family hook: the scoring of a finished deal, what it revealed."""
+        res = deal.result
+        mine = team(self.seat)
         if res.void:
             self.say("Void deal: all four passed, no points.")
         else:
@@ -603,7 +609,6 @@ class TerminalGame:
         self.say("Hands as dealt:")
         for s in range(N_SEATS):
             self.say(f"  {self.name(s) + ':':18s} {format_hand(deal.initial_hands[s])}")
-        self.say(f"Deal score: {self._sides(deal.scores)}")
 
     def _score_line(self) -> str:
         m = self.match

@@ -295,34 +295,8 @@ class TwoPlayerTerminalGame(TerminalGame):
             self.say(f"  Declarations ({said}): {self.name(w)} score{'' if w == self.me else 's'} "
                      f"{d[w]} ({format_hand(cards)})")
 
-    def _deal_end(self, deal: TwoPlayerDeal, k: int) -> None:
-        res = deal.result
-        me, o = self.me, other(self.me)
-        self.say("")
-        self.say(f"=== Deal {k + 1} is over ===")
-        if res.void:
-            self.say("Void deal: both passed twice, no points.")
-        else:
-            outcome = "litige" if res.litige else ("made" if res.made else "failed")
-            line = (f"{self.name(res.taker)[0].upper() + self.name(res.taker)[1:]} took "
-                    f"{SUIT_NAMES[res.trump]}: {outcome} (the taker needs 82 card points)")
-            if res.capot is not None:
-                line += f"; capot by {self.name(res.capot)} (all 16 tricks: 252)"
-            self.say(line)
-            decl_col, belote_col = self.rules.declarations, self.rules.belote
-            self.say(f"  {'':10s} {'card points':>11s}" + (f" {'declaration':>11s}" if decl_col else "")
-                     + (f" {'belote':>6s}" if belote_col else "") + f" {'score':>5s}")
-            for p in (me, o):
-                decl = f"{res.declarations[p]}" + ("*" if res.declaration_winner == p else "")
-                self.say(f"  {self.name(p):10s} {res.card_points[p]:11d}"
-                         + (f" {decl:>11s}" if decl_col else "")
-                         + (f" {res.belote[p]:6d}" if belote_col else "") + f" {res.scores[p]:5d}")
-            if any(res.declarations):
-                self.say("  (* the declaration that scores" + (
-                    "" if res.declaration_winner is not None else ": none, they were equal") + ")")
-            if res.litige:
-                self.say(f"  litige: {res.litige_points} points held aside for the next deal's winner")
-        self.say(f"Deal score: {self._sides(deal.scores)}")
+    def _say_result(self, deal: TwoPlayerDeal) -> None:
+        self.say(deal.result.table([self.name(p) for p in range(N_PLAYERS)]))
 
     # ----------------------------------------------------------------- play
     def _deal_start(self, deal: TwoPlayerDeal, k: int) -> None:

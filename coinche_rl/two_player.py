@@ -35,7 +35,7 @@ from .engine import two as E2
 from .engine.two import py as _py2    # the state's accessors, plain Python
 from .engine.two_layout import other
 from .game import (BaseDeal, IllegalActionError, IllegalBidError, IllegalPlayError, Match,
-                   deal_deck)
+                   deal_deck, side_table)
 from .rules import STRAIN_LONG_NAMES, InvalidRulesError, RuleSet, get_rules
 
 __all__ = ["TwoPlayerDeal", "TwoPlayerMatch", "TwoPlayerResult", "TwoPlayerView", "two_player_rules",
@@ -88,19 +88,24 @@ class TwoPlayerResult:
     litige_points: int
     scores: Tuple[int, int]
 
-    def table(self) -> str:
-        """The result as a short text table."""
+    def table(self, sides: Optional[Sequence[str]] = None) -> str:
+        """The result as a text table (:func:`~coinche_rl.game.side_table`), one column per
+        player (``sides``: their names; default ``player 0``, ``player 1``)."""
         if self.void:
             return "void deal: both players passed twice, no score"
+        sides = tuple(sides or (f"player {p}" for p in range(E2.N_PLAYERS)))
         outcome = "litige" if self.litige else ("made" if self.made else "failed")
-        lines = [f"player {self.taker} took {STRAIN_LONG_NAMES[self.trump]}: {outcome}"
-                 + (f", capot by player {self.capot}" if self.capot is not None else "")]
-        for p in range(E2.N_PLAYERS):
-            lines.append(f"  player {p}: card points {self.card_points[p]:3d}  declaration "
-                         f"{self.declarations[p]:3d}{' (scores)' if self.declaration_winner == p else ''}"
-                         f"  belote {self.belote[p]:2d}  score {self.scores[p]:3d}")
+        lines = [f"{sides[self.taker]} took {STRAIN_LONG_NAMES[self.trump]}: {outcome} (the "
+                 f"taker needs 82 card points)" + (f"; capot by {sides[self.capot]} (all 16 "
+                                                   f"tricks: 252)" if self.capot is not None else "")]
+        lines += side_table([("card points", self.card_points), ("declaration", self.declarations),
+                             ("belote", self.belote), ("deal score", self.scores)], sides)
+        if any(self.declarations):
+            w = self.declaration_winner
+            lines.append("declarations equal: neither scores" if w is None
+                         else f"the declaration scores for {sides[w]}")
         if self.litige:
-            lines.append(f"  litige: {self.litige_points} points held aside for the next deal's winner")
+            lines.append(f"litige: {self.litige_points} points held aside for the next deal's winner")
         return "\n".join(lines)
 
 

@@ -90,10 +90,12 @@ def test_a_whole_deal_through_the_cli(preset, typed, capsys, tmp_path):
     if True:
         assert ("made" if res.made else "failed") in out
         me = game.me
-        score_row = next(x for x in out.splitlines() if x.startswith("  you ") and
-                         x.split()[-1].isdigit())
-        assert int(score_row.split()[-1]) == res.scores[me]
-        assert int(score_row.split()[1]) == res.card_points[me]
+        lines = out.splitlines()        # the result's table: a column per player, named
+        head = next(i for i, x in enumerate(lines) if sorted(x.split()) == ["opponent", "you"])
+        col = lines[head].split().index("you")
+        points, score = (int(next(x for x in lines[head:] if x.startswith(label)).split()[-2:][col])
+                         for label in ("card points", "deal score"))
+        assert score == res.scores[me] and points == res.card_points[me]
     # the record replays
     rec = load_record(str(path))
     assert replay_deal(rec).scores == deal.scores
@@ -322,7 +324,7 @@ def test_no_face_down_card_nor_the_bots_hand_is_ever_shown(preset):
 
 #: the family hooks TerminalGame declares (its docstring names them)
 HOOKS = {"_place", "name", "_sides", "_view", "_choices", "_status", "_forms", "_refusal",
-         "_snapshot", "_report", "_deal_start", "_deal_end", "_intro", "_match_over",
+         "_snapshot", "_report", "_deal_start", "_say_result", "_intro", "_match_over",
          "_kernels", "_play_aside"}
 
 
