@@ -252,9 +252,11 @@ _REFUSALS = {
     E.REFUSE_OWN_TEAM: "only the opponents of the bidder may coinche",
     E.REFUSE_NOT_COINCHED: "surcoinche comes only after a coinche",
     E.REFUSE_NOT_COINCHED_TEAM: "only the coinched team may surcoinche",
-    E.REFUSE_TAKE_ROUND: "take is only possible in the first round of the prise",
+    E.REFUSE_TAKE_ROUND: "take is only possible in the first round of the prise (second round: "
+                         "name a suit or pass)",
     E.REFUSE_NAME_ROUND: "naming a trump is only possible in the second round (first round: take or pass)",
-    E.REFUSE_RETOURNE_SUIT: "the retourne's suit was refused in the first round: name another",
+    E.REFUSE_NO_SEVEN: "you do not hold the 7 of trump",
+    E.REFUSE_EXCHANGE_PENDING: "first choose to exchange the 7 of trump for the retourne or not",
 }
 
 
@@ -463,6 +465,16 @@ class BaseDeal:
         FFB clause "the belote alone cannot win" applies."""
         raise NotImplementedError(f"{type(self).__name__}: each family's deal class (Deal, "
                                   f"TwoPlayerDeal) says its match terms")
+
+    def _refusal_words(self, a: int, code: int) -> str:
+        """The words of the engine's refusal ``code`` of action ``a``, the same in every
+        family (the prise's rounds, the exchange, the auction's clauses)."""
+        if code == E.REFUSE_RETOURNE_SUIT:
+            return (f"{SUIT_NAMES[a - A.NAME_BASE]} was the retourne's suit, refused in the "
+                    f"first round: name another")
+        if code == E.REFUSE_PLAY_ACTION:
+            return f"the {self.phase} is not over"
+        return _REFUSALS.get(code, "not legal now")
 
     def _refused(self, a: int, code: int, text: str, legal: str) -> IllegalActionError:
         """The family's words for a refusal (the deal is not over)."""
@@ -690,7 +702,7 @@ class Deal(BaseDeal):
             return f"a bid must be higher than the current {self.highest_bid[0]}"
         if code in (E.REFUSE_OFF_LADDER, E.REFUSE_NOT_PRISE):
             return A.bid_values_text(self.rules)
-        return _REFUSALS.get(code, "not legal now")
+        return self._refusal_words(a, code)
 
     def _card_reason(self, c: int) -> str:
         """Why card ``c`` is illegal: the rule that the engine's legality kernel

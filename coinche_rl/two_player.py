@@ -167,6 +167,11 @@ class TwoPlayerView:
         return self.state
 
 
+#: the refusals of the prise worded as in every family (``BaseDeal._refusal_words``)
+_PRISE_CODES = (E.REFUSE_PLAY_ACTION, E.REFUSE_TAKE_ROUND, E.REFUSE_NAME_ROUND,
+                E.REFUSE_RETOURNE_SUIT)
+
+
 def _known(v) -> Optional[int]:
     """The engine's value ``v`` as an int, None where it is -1 (not yet, or none)."""
     v = int(v)
@@ -336,24 +341,15 @@ class TwoPlayerDeal(BaseDeal):
         """The words for the engine's refusal ``code`` (``engine.game_refusal``)."""
         p = self.current_player
         if code in (E.REFUSE_NO_SEVEN, E.REFUSE_EXCHANGE_PENDING):
-            why = "you do not hold the 7 of trump" if code == E.REFUSE_NO_SEVEN else \
-                "first choose to exchange the 7 of trump for the retourne or not"
-            return IllegalPlayError(f"illegal action {text!r} for player {p}: {why}; legal: {legal}")
+            return IllegalPlayError(f"illegal action {text!r} for player {p}: "
+                                    f"{self._refusal_words(a, code)}; legal: {legal}")
         if a in (A.EXCHANGE, A.NO_EXCHANGE):
             return IllegalPlayError(
                 f"illegal action {text!r} for player {p}: the exchange choice belongs to the "
                 f"non-taker, right after a first-round take (belote_a_deux); legal: {legal}")
         if self.phase == "prise":
-            if code == E.REFUSE_PLAY_ACTION and A.is_card(a):
-                reason = "the prise is not over"
-            elif code == E.REFUSE_TAKE_ROUND:
-                reason = "take is only possible in the first round (second round: name a suit or pass)"
-            elif code == E.REFUSE_NAME_ROUND:
-                reason = "naming a trump is only possible in the second round (first round: take or pass)"
-            elif code == E.REFUSE_RETOURNE_SUIT:
-                reason = f"{SUIT_NAMES[a - A.NAME_BASE]} was the retourne's suit, refused in the first round: name another"
-            else:
-                reason = "belote for two players has a prise, no bids: take, name a suit, or pass"
+            reason = self._refusal_words(a, code) if code in _PRISE_CODES else \
+                "belote for two players has a prise, no bids: take, name a suit, or pass"
             return IllegalBidError(f"illegal prise action {text!r} for player {p}: {reason}; legal: {legal}")
         if code != E.REFUSE_CARD:
             return IllegalPlayError(f"illegal action {text!r} for player {p} in the play; legal: {legal}")

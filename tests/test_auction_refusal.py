@@ -11,6 +11,7 @@ import pytest
 
 from coinche_rl import actions as A
 from coinche_rl import engine as E
+from coinche_rl.cards import SUIT_NAMES
 from coinche_rl.engine import auction
 from coinche_rl.game import Deal, IllegalBidError
 from coinche_rl.rules import AT, FOUR_PLAYER_PRESETS, NT, get_rules
@@ -137,9 +138,10 @@ def test_classic_prise_refusals():
     rs = deal.retourne >> 3
     other = (rs + 1) % 4
     assert refusal(deal, A.NAME_BASE + other) == E.REFUSE_NONE
-    assert_refused(deal, A.TAKE, E.REFUSE_TAKE_ROUND, "take is only possible in the first round of the prise")
+    assert_refused(deal, A.TAKE, E.REFUSE_TAKE_ROUND, "take is only possible in the first round "
+                   "of the prise (second round: name a suit or pass)")
     assert_refused(deal, A.NAME_BASE + rs, E.REFUSE_RETOURNE_SUIT,
-                   "the retourne's suit was refused in the first round: name another")
+                   f"{SUIT_NAMES[rs]} was the retourne's suit, refused in the first round: name another")
     assert_refused(deal, A.NAME_BASE + NT, E.REFUSE_STRAIN, "no trump is not allowed by rules 'classic'")
     deal.apply(A.NAME_BASE + other)
     assert refusal(deal, A.PASS) == E.REFUSE_NOT_AUCTION
