@@ -17,6 +17,10 @@ Worlds are drawn uniformly among those: the other hand's unknown cards uniformly
 the cards allowed there, the rest uniformly over the face-down places. In each world
 the solver gives, for each legal card, the card points the player wins in the whole
 deal; PIMC plays the card with the best sum over the worlds (ties: the lowest card).
+:meth:`TwoPimcAgent.card_sums` computes every sum exactly (the web page's analysis
+shows them); :meth:`~TwoPimcAgent.act` finds the same card with less search
+(:func:`coinche_rl.solver_two.best_card_two`: exact values only where the sums could
+change the choice).
 
 The search is exact but its cost grows quickly with the tricks left (measured in
 ``benchmarks/RESULTS.md``: a PIMC-32 decision takes a median 0.2-0.3 s at trick 4, 9 s
@@ -43,13 +47,14 @@ from ..engine.two import (HIDDEN_CARD, N_PLAYERS, N_STACKS, PLAY, TWO_STATE_SIZE
                           stack_face_down, stack_face_up, trick_card, trick_leader, trick_number,
                           trump_of)
 from ..rules import P_DECLARATIONS
-from ..solver_two import card_values_two, new_generation, new_tables
+from ..solver_two import best_card_two, card_values_two, new_generation, new_tables
 from ..two_player import TwoPlayerView
 from .base import Param
 from .heuristic_two import excluded_cards
 from .numba_bots import BOT_HEURISTIC, NumbaBotAgent, game_bot_action
 
-__all__ = ["TwoPimcAgent", "hand_constraints", "sample_world", "pimc_card_sums", "MAX_REDRAWS"]
+__all__ = ["TwoPimcAgent", "hand_constraints", "sample_world", "pimc_card_sums", "pimc_best_card",
+           "MAX_REDRAWS"]
 
 #: redraws of a world whose other hand contradicts his announced declaration
 MAX_REDRAWS = 1000
@@ -167,6 +172,22 @@ def pimc_card_sums(V, P, me, unseen, hand_size, n_worlds, seed, stream, tt, work
                 sums[c] = vals[c] if sums[c] < 0 else sums[c] + vals[c]
 
 
+@njit(cache=True)
+def pimc_best_card(V, P, me, unseen, hand_size, n_worlds, seed, stream, tt, work, lo, hi):
+    """The card (engine id) with the best sum of :func:`pimc_card_sums` (the same
+    worlds; ties: the lowest card), by :func:`coinche_rl.solver_two.best_card_two`:
+    only the searches the choice needs. ``lo``, ``hi``: int64[n_worlds, 32], each
+    world's bounds on each legal card's points."""
+    rng = np.zeros(1, dtype=np.uint64)
+    rng_seed(rng, seed, stream)
+    Ts = np.empty((n_worlds, TWO_STATE_SIZE), dtype=np.int64)
+    scratch = np.empty(32, dtype=np.int64)
+    allowed = hand_constraints(V, me)
+    for w in range(n_worlds):
+        sample_world(V, P, me, unseen, hand_size, allowed, rng, Ts[w], scratch)
+    return best_card_two(Ts, n_worlds, tt, work, lo, hi)
+
+
 class TwoPimcAgent(NumbaBotAgent):
     """PIMC over the worlds consistent with the player's view, each solved double dummy
     (module docstring); the heuristic before trick ``solve_from`` and in the prise."""
@@ -202,25 +223,33 @@ class TwoPimcAgent(NumbaBotAgent):
         legal = view.legal_actions
         if len(legal) == 1:
             return legal[0]
-        cards, sums = self.card_sums(view)
-        best = max(range(len(cards)), key=lambda k: (int(sums[k]), -cards[k]))
-        return int(cards[best])
+        return CARD_BASE + int(self.best_card(view))
 
-    def card_sums(self, view: TwoPlayerView):
-        """The search of :meth:`act` at a card of the play (any trick, whatever
-        ``solve_from``): ``(cards, sums)``, the legal card actions and, for each, the card
-        points the player wins in the whole deal summed over :attr:`worlds` worlds (the
-        next decision's stream: the same seed and decisions, the same worlds)."""
+    def _search_args(self, view: TwoPlayerView):
         if view.phase != "play":
             raise ValueError(f"PIMC values the cards of the play, not the {view.phase}")
         if self._tt is None:
             self._tt, self._work = new_tables()
         hand_size = view.other_hand_size - popcount(view.known_other)
         self._decision += 1
-        pimc_card_sums(view.state, view.params, view.player, np.int64(view.unseen),
-                       np.int64(hand_size), np.int64(self.worlds),
-                       np.int64(seed_int64(self.seed)), np.int64(self._decision), self._tt,
-                       self._work, self._sums)
+        return (view.state, view.params, view.player, np.int64(view.unseen),
+                np.int64(hand_size), np.int64(self.worlds), np.int64(seed_int64(self.seed)),
+                np.int64(self._decision), self._tt, self._work)
+
+    def best_card(self, view: TwoPlayerView) -> int:
+        """The card (engine id) :meth:`act` plays at a card of the play: the best sum of
+        :meth:`card_sums` over the same worlds (ties: the lowest card), with only the
+        searches that choice needs (:func:`pimc_best_card`)."""
+        args = self._search_args(view)
+        bounds = np.empty((2, self.worlds, 32), dtype=np.int64)
+        return int(pimc_best_card(*args, bounds[0], bounds[1]))
+
+    def card_sums(self, view: TwoPlayerView):
+        """The search of :meth:`act` at a card of the play (any trick, whatever
+        ``solve_from``): ``(cards, sums)``, the legal card actions and, for each, the card
+        points the player wins in the whole deal summed over :attr:`worlds` worlds (the
+        next decision's stream: the same seed and decisions, the same worlds)."""
+        pimc_card_sums(*self._search_args(view), self._sums)
         cards = view.legal_actions
         return cards, [int(self._sums[a - CARD_BASE]) for a in cards]
 

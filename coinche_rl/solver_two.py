@@ -24,9 +24,15 @@ exhaustive minimax through the engine, and with every enhancement off):
   renumbered to the lowest such ids in their order (which of them were played changes
   nothing, only how many: 4-7 % fewer nodes, but 10-15 % more time, so it is off by
   default); buckets of two entries (the deeper one kept, the other always replaced), a
-  generation number in the key instead of clearing the table between solves;
+  generation number in the key instead of clearing the table between solves, except
+  for the positions with no face-down card left: their value is the same in every
+  world, so their entries are shared by all generations (PIMC's worlds, its later
+  decisions);
 * **bounds from the remaining points**: 0 and the points still to win, tightened by the
-  top trumps one player holds (each wins the trick it falls in, so its points are his);
+  top trumps one player holds (each wins the trick it falls in, so its points are his)
+  and by the leader's **quick tricks** (his playable trumps above the other's, then,
+  once those have drawn every trump of the other, his playable cards above the other's
+  in their plain suits: each wins and keeps the lead);
 * **equivalent cards searched once**: two cards of one player, of one suit, worth the
   same points, with no card still in play between them and neither covering a
   face-down card play alike;
@@ -41,6 +47,11 @@ exhaustive minimax through the engine, and with every enhancement off):
   the tests fail on the same side, then halfway once the value is bracketed (the
   table's intervals carry what each test proved into the next). The fail-soft results
   move a bound by a point or two at a time, so MTD(f) alone took up to 65 tests.
+
+PIMC's choice (:func:`best_card_two`) searches the worlds of one decision together and
+only as far as the choice needs: in each world the best card so far exactly and the
+others by one null-window test against it, then exact values only where the sums
+could still change the choice.
 
 Card-play legality is the engine's; card order and points the rules' tables.
 """
@@ -58,7 +69,7 @@ from .engine.two import (DIX_DE_DER, N_TRICKS_TWO, PLAY, card_points_won, cards_
                          playable_cards, py, trick_number, trump_of, writable_state)
 from .rules import ALL_CARD_POINTS, CARD_ORDER
 
-__all__ = ["TwoPlayerSolver", "solve_two", "card_values_two", "solve_two_state",
+__all__ = ["TwoPlayerSolver", "solve_two", "card_values_two", "solve_two_state", "best_card_two",
            "new_generation", "new_tables", "TT_BITS", "OPT_DEFAULT"]
 
 
@@ -131,10 +142,10 @@ TT_BITS = 20
 #: window refutes a lead unsearched, from ETC_FROM tricks left); OPT_SHUFFLE orders the
 #: moves pseudo-randomly (for tests). Killer leads and a table of refuting replies were
 #: tried and searched more nodes than the static order (benchmarks/RESULTS.md).
-OPT_TT, OPT_EQUIV, OPT_CANON, OPT_SURE, OPT_ORDER, OPT_MTD, OPT_ETC, OPT_SHUFFLE = \
-    1, 2, 4, 8, 16, 32, 64, 128
-OPT_DEFAULT = OPT_TT | OPT_EQUIV | OPT_SURE | OPT_ORDER | OPT_MTD | OPT_ETC
-OPT_MAX = 255
+OPT_TT, OPT_EQUIV, OPT_CANON, OPT_SURE, OPT_ORDER, OPT_MTD, OPT_ETC, OPT_SHUFFLE, \
+    OPT_QUICK = 1, 2, 4, 8, 16, 32, 64, 128, 256
+OPT_DEFAULT = OPT_TT | OPT_EQUIV | OPT_SURE | OPT_ORDER | OPT_MTD | OPT_ETC | OPT_QUICK
+OPT_MAX = 511
 ETC_FROM = 5
 
 # the workspace (int64): counters and options, the table's mask, the cards that cover a
@@ -149,7 +160,11 @@ W_SIZE = _W.size
 assert (W_UNDER, W_MV, W_SIZE) == (8, 40, 584)
 
 ALL = np.int64(0xFFFFFFFF)
-_GEN_MAX = (1 << 31) - 1
+_GEN_MAX = (1 << 30) - 1
+#: the generation field of the entries of positions with no face-down card left (with
+#: the trump: ``_SHARED | strain``): their value is the same in every world, so they are
+#: shared by all the generations
+_SHARED = 1 << 30
 
 
 def new_tables(tt_bits: int = TT_BITS):
@@ -168,7 +183,8 @@ def new_tables(tt_bits: int = TT_BITS):
 @njit(cache=True, _nrt=False)
 def new_generation(tt, work):
     """Start a new generation of the table: the entries of earlier ones no longer match
-    (the table is cleared once every 2**31 generations)."""
+    (the table is cleared once every 2**30 generations). Positions with no face-down
+    card left keep their entries: their value does not depend on the world."""
     work[W_GEN] += 1
     if work[W_GEN] > _GEN_MAX:
         for k in range(tt.shape[0]):
@@ -309,6 +325,55 @@ def _sure_bounds(W, own0, rest, rem, strain, prow):
 
 
 @njit(cache=True, _nrt=False, inline="always")
+def _quick_tricks(avL, ownO, avO, strain, prow, n, rem):
+    """Card points the player to lead surely wins from a trick's start by cashing his
+    quick tricks, whatever the other does: first his playable trumps above every trump
+    the other owns (each wins, and the other must play a playable trump to it); then,
+    once the other owns no trump (all of them playable and forced out by those leads),
+    his playable cards above every card the other owns in their plain suit (the other
+    follows lower or discards). Each lead wins and keeps the lead; the other's cards
+    falling in them count only where forced (his trumps), and all the tricks won: all
+    the points still to win (``rem``). ``avL``: the leader's playable cards, ``ownO`` /
+    ``avO``: the other's cards and playable ones (solver ids)."""
+    tsh = 8 * strain
+    to = (ownO >> tsh) & 0xFF
+    sure = (avL >> tsh) & 0xFF
+    if to:
+        sure &= ~((np.int64(2) << highest_card(to)) - 1)
+    k = popcount(sure)
+    pts = np.int64(0)
+    m = sure
+    while m:
+        b = lowest_card(m)
+        m &= m - 1
+        pts += IPTS.flat[prow + tsh + b]
+    if to:
+        if popcount(to) > k or (to & ~((avO >> tsh) & 0xFF)) != 0:
+            return pts
+        m = to
+        while m:
+            b = lowest_card(m)
+            m &= m - 1
+            pts += IPTS.flat[prow + tsh + b]
+    for s in range(4):
+        if s == strain:
+            continue
+        sh = 8 * s
+        mo = (ownO >> sh) & 0xFF
+        ml = (avL >> sh) & 0xFF
+        if mo:
+            ml &= ~((np.int64(2) << highest_card(mo)) - 1)
+        k += popcount(ml)
+        while ml:
+            b = lowest_card(ml)
+            ml &= ml - 1
+            pts += IPTS.flat[prow + sh + b]
+    if k >= n:
+        return rem
+    return pts
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def _canonical(W, own0, own1, dn, strain):
     """``(own0, own1, flags)``: the cards each player owns, where in each suit whose
     remaining cards worth nothing at the bottom (:data:`LOW`) are all free (face up,
@@ -348,8 +413,20 @@ def _tt_slot(W, k1, tag):
 
 #: a table entry is two words: the cards each player owns (canonical form, player 1's
 #: in the high half) and ``lo | hi << 8 | (best lead + 1) << 16 | depth << 22 | tag <<
-#: 27`` with ``tag = leader | canonical flags << 1 | generation << 5``
+#: 27`` with ``tag = leader | canonical flags << 1 | generation << 5`` (the generation
+#: field :func:`_gen_field`)
 _TAG_SHIFT = 27
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _gen_field(W, dn, strain):
+    """The generation field of a position's key: the current generation while a
+    face-down card ``dn`` remains (where it lies, and so the value, is the world's),
+    else ``_SHARED | strain``, the same in every world and every call (the cards each
+    player owns and the leader then fix the value)."""
+    if dn != 0:
+        return W[W_GEN]
+    return _SHARED | strain
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -376,8 +453,10 @@ def _tt_store(W, tt, b, k1, tag, depth, lo, hi, best):
         p = b + 2
         gen = W[W_GEN]
         d0 = tt[b + 1]
-        if (d0 >> (_TAG_SHIFT + 5)) != gen or ((d0 >> 22) & 31) <= depth:
-            if (d0 >> (_TAG_SHIFT + 5)) == gen:
+        og = d0 >> (_TAG_SHIFT + 5)
+        live = og == gen or og >= _SHARED          # an entry still of use
+        if not live or ((d0 >> 22) & 31) <= depth:
+            if live:
                 tt[b + 2] = tt[b]
                 tt[b + 3] = d0
             p = b
@@ -390,7 +469,7 @@ def _probe(W, tt, own0, own1, dn, leader, strain):
     """``(found, lo, hi)``: the table's interval of the position at a trick's start."""
     c0, c1, flags = _canonical(W, own0, own1, dn, strain)
     k1 = c0 | (c1 << 32)
-    tag = leader | (flags << 1) | (W[W_GEN] << 5)
+    tag = leader | (flags << 1) | (_gen_field(W, dn, strain) << 5)
     b = _tt_slot(W, k1, tag)
     for e in range(2):
         q = b + 2 * e
@@ -425,6 +504,15 @@ def _ab(W, tt, av0, av1, dn0, dn1, leader, rem, only, alpha, beta):
         win = other(leader) if _beats(f, lead, strain) else leader
         return rem if win == 0 else np.int64(0)
     lo, hi = _sure_bounds(W, own0, rest, rem, strain, prow)
+    if opt & OPT_QUICK:
+        if maximize:
+            q = _quick_tricks(av0, own1, av1, strain, prow, n, rem)
+            if q > lo:
+                lo = q
+        else:
+            q = rem - _quick_tricks(av1, own0, av0, strain, prow, n, rem)
+            if q < hi:
+                hi = q
     if hi <= alpha:
         return hi
     if lo >= beta:
@@ -437,7 +525,7 @@ def _ab(W, tt, av0, av1, dn0, dn1, leader, rem, only, alpha, beta):
     if use_tt:
         c0, c1, flags = _canonical(W, own0, own1, dn0 | dn1, strain)
         k1 = c0 | (c1 << 32)
-        tag = leader | (flags << 1) | (W[W_GEN] << 5)
+        tag = leader | (flags << 1) | (_gen_field(W, dn0 | dn1, strain) << 5)
         b = _tt_slot(W, k1, tag)
         for e in range(2):
             q = b + 2 * e
@@ -692,9 +780,10 @@ def _root_value(W, tt, av0, av1, dn0, dn1, leader, rem, lead, card, alpha, beta)
 
 
 @njit(cache=True, _nrt=False)
-def _exact(W, tt, av0, av1, dn0, dn1, leader, rem, lead, card, guess):
-    """The exact value of :func:`_root_value`'s position by null-window tests (``OPT_MTD``;
-    off: one search with the whole window). The first test is at ``guess``; each test
+def _exact(W, tt, av0, av1, dn0, dn1, leader, rem, lead, card, guess, lower, upper):
+    """The exact value of :func:`_root_value`'s position, known to lie in ``[lower,
+    upper]``, by null-window tests (``OPT_MTD``; off: one search with the whole window).
+    The first test is at ``guess``; each test
     moves one bound of the value's interval (to the fail-soft result), and the next test
     is placed beyond it by a step that doubles while the tests keep failing on the same
     side (iterative widening), then halfway once both sides have failed (bisection);
@@ -702,8 +791,6 @@ def _exact(W, tt, av0, av1, dn0, dn1, leader, rem, lead, card, guess):
     if (W[W_OPT] & OPT_MTD) == 0:
         return _root_value(W, tt, av0, av1, dn0, dn1, leader, rem, lead, card,
                            np.int64(-1), rem + 1)
-    lower = np.int64(0)
-    upper = rem
     g = guess
     step = np.int64(1)
     last = 0                      # the side the previous test failed on (1 high, -1 low)
@@ -760,7 +847,8 @@ def card_values_two(T, tt, work, out):
         m &= m - 1
         r = _equiv_rep(work, c, legal, present)
         if vals[r] < 0:
-            v0 = _exact(work, tt, av0, av1, dn0, dn1, leader, rem, lead, c, guess)
+            v0 = _exact(work, tt, av0, av1, dn0, dn1, leader, rem, lead, c, guess,
+                        np.int64(0), rem)
             vals[c] = v0
             guess = v0
         else:
@@ -778,7 +866,7 @@ def solve_two_state(T, tt, work):
     if lead < 0:
         lo, hi = np.int64(0), rem
         v = _exact(work, tt, av0, av1, dn0, dn1, leader, rem, np.int64(-1), np.int64(-1),
-                   (lo + hi + 1) // 2)
+                   (lo + hi + 1) // 2, lo, hi)
         return card_points_won(T, 0) + v
     out = np.empty(32, dtype=np.int64)
     card_values_two(T, tt, work, out)
@@ -791,6 +879,184 @@ def solve_two_state(T, tt, work):
     if me == 0:
         return best
     return card_points_won(T, 0) + card_points_won(T, 1) + rem - best
+
+
+@njit(cache=True, _nrt=False)
+def _test_me(W, tt, av0, av1, dn0, dn1, leader, rem, lead, card, me, won, beta):
+    """A null-window test of ``card``'s value for the player to act ``me`` (his points
+    in the whole deal, ``won`` already won): the fail-soft result ``r``, with the value
+    ``>= r`` when ``r >= beta``, else ``<= r``."""
+    if me == 0:
+        b0 = beta - won
+        return won + _root_value(W, tt, av0, av1, dn0, dn1, leader, rem, lead, card,
+                                 b0 - 1, b0)
+    b0 = won + rem - beta + 1           # his value >= beta: player 0's < b0
+    return won + rem - _root_value(W, tt, av0, av1, dn0, dn1, leader, rem, lead, card,
+                                   b0 - 1, b0)
+
+
+@njit(cache=True, _nrt=False)
+def _exact_me(W, tt, av0, av1, dn0, dn1, leader, rem, lead, card, me, won, guess, lower,
+              upper):
+    """:func:`_exact` for the player to act ``me``: ``card``'s value in his points in the
+    whole deal, known to lie in ``[lower, upper]``."""
+    if me == 0:
+        return won + _exact(W, tt, av0, av1, dn0, dn1, leader, rem, lead, card, guess - won,
+                            lower - won, upper - won)
+    top = won + rem
+    return top - _exact(W, tt, av0, av1, dn0, dn1, leader, rem, lead, card,
+                        top - guess + 1, top - upper, top - lower)
+
+
+@njit(cache=True)
+def best_card_two(Ts, n_worlds, tt, work, lo, hi):
+    """PIMC's choice over the worlds ``Ts[:n_worlds]`` (full states of one decision of
+    the play, the same cards legal in each): the legal card (engine id) with the highest
+    sum over the worlds of the card points the player to act wins in the whole deal,
+    the lowest card among equal sums -- the card :func:`card_values_two`'s exact sums
+    choose, found with less search. Each world is searched as a root with every legal
+    card (one of each run of equivalent cards): the best card so far exactly, each other
+    by one null-window test against its value (a card that fails high is solved and
+    becomes the best); then, while a card's upper sum still reaches the leader's lower
+    sum, the widest open interval of the cards in contention is solved exactly, in its
+    world (each world keeps its own generation of the table). ``lo``, ``hi``:
+    int64[n_worlds, 32], the bounds found (engine ids; -1 for the cards not legal or
+    not searched). The table gets ``n_worlds`` new generations; ``work[W_NODES]`` ends
+    with the positions searched in all."""
+    if work[W_GEN] + n_worlds + 1 > _GEN_MAX:
+        for k in range(tt.shape[0]):
+            tt[k] = 0
+        work[W_GEN] = 0
+    gen0 = work[W_GEN] + 1
+    work[W_GEN] += n_worlds
+    av0, av1, dn0, dn1, rem, leader, lead = _setup(work, Ts[0])
+    strain = work[W_STRAIN]
+    me = leader if lead < 0 else other(leader)
+    won = card_points_won(Ts[0], me)
+    mine = av0 if me == 0 else av1
+    present = av0 | av1 | dn0 | dn1
+    if lead >= 0:
+        legal = _follow(mine, lead, strain)
+        present |= np.int64(1) << lead
+    else:
+        legal = mine
+    # the cards searched (solver ids) and, for each, the lowest engine id it stands for
+    reps = np.empty(16, dtype=np.int64)
+    key = np.empty(16, dtype=np.int64)
+    nk = 0
+    m = legal
+    while m:
+        c = lowest_card(m)
+        m &= m - 1
+        if _equiv_rep(work, c, legal, present) == c:
+            reps[nk] = c
+            key[nk] = 99
+            nk += 1
+    m = legal
+    while m:
+        c = lowest_card(m)
+        m &= m - 1
+        r = _equiv_rep(work, c, legal, present)
+        for k in range(nk):
+            if reps[k] == r and INV[strain, c] < key[k]:
+                key[k] = INV[strain, c]
+    L = np.empty((n_worlds, 16), dtype=np.int64)
+    H = np.empty((n_worlds, 16), dtype=np.int64)
+    slo = np.zeros(16, dtype=np.int64)
+    last = np.full(16, -1, dtype=np.int64)
+    nodes = np.int64(0)
+    top = won + rem
+    order = np.empty(16, dtype=np.int64)
+    for w in range(n_worlds):
+        work[W_GEN] = gen0 + w
+        av0, av1, dn0, dn1, rem, leader, lead = _setup(work, Ts[w])
+        # the best cards of the earlier worlds first
+        for k in range(nk):
+            order[k] = k
+        for i in range(1, nk):
+            j = i
+            while j > 0 and slo[order[j - 1]] < slo[order[j]]:
+                t = order[j - 1]
+                order[j - 1] = order[j]
+                order[j] = t
+                j -= 1
+        vbest = np.int64(-1)
+        for i in range(nk):
+            k = order[i]
+            c = reps[k]
+            if vbest < 0:
+                g = last[k] if last[k] >= 0 else won + (rem + 1) // 2
+                v = _exact_me(work, tt, av0, av1, dn0, dn1, leader, rem, lead, c, me, won,
+                              g, won, top)
+                L[w, k] = v
+                H[w, k] = v
+                vbest = v
+            else:
+                r = _test_me(work, tt, av0, av1, dn0, dn1, leader, rem, lead, c, me, won,
+                             vbest)
+                if r >= vbest:
+                    v = _exact_me(work, tt, av0, av1, dn0, dn1, leader, rem, lead, c, me,
+                                  won, r + 1, r, top)
+                    L[w, k] = v
+                    H[w, k] = v
+                    vbest = v
+                else:
+                    L[w, k] = won
+                    H[w, k] = r
+            nodes += work[W_NODES]
+        for k in range(nk):
+            slo[k] += L[w, k]
+            if L[w, k] == H[w, k]:
+                last[k] = L[w, k]
+    # settle the sums
+    shi = np.zeros(16, dtype=np.int64)
+    while True:
+        for k in range(nk):
+            slo[k] = 0
+            shi[k] = 0
+            for w in range(n_worlds):
+                slo[k] += L[w, k]
+                shi[k] += H[w, k]
+        b = 0
+        for k in range(1, nk):
+            if slo[k] > slo[b] or (slo[k] == slo[b] and key[k] < key[b]):
+                b = k
+        bw = np.int64(-1)
+        bk = np.int64(-1)
+        width = np.int64(-1)
+        for k in range(nk):
+            if k != b and (shi[k] > slo[b] or (shi[k] == slo[b] and key[k] < key[b])):
+                for kk in (k, b):
+                    for w in range(n_worlds):
+                        if H[w, kk] - L[w, kk] > width:
+                            width = H[w, kk] - L[w, kk]
+                            bw = w
+                            bk = kk
+        if bk < 0:
+            break
+        work[W_GEN] = gen0 + bw
+        av0, av1, dn0, dn1, rem, leader, lead = _setup(work, Ts[bw])
+        v = _exact_me(work, tt, av0, av1, dn0, dn1, leader, rem, lead, reps[bk], me, won,
+                      H[bw, bk], L[bw, bk], H[bw, bk])
+        nodes += work[W_NODES]
+        L[bw, bk] = v
+        H[bw, bk] = v
+    for w in range(n_worlds):
+        for c in range(32):
+            lo[w, c] = -1
+            hi[w, c] = -1
+        m = legal
+        while m:
+            c = lowest_card(m)
+            m &= m - 1
+            r = _equiv_rep(work, c, legal, present)
+            for k in range(nk):
+                if reps[k] == r:
+                    lo[w, INV[strain, c]] = L[w, k]
+                    hi[w, INV[strain, c]] = H[w, k]
+    work[W_GEN] = gen0 + n_worlds - 1
+    work[W_NODES] = nodes
+    return key[b]
 
 
 class TwoPlayerSolver:

@@ -73,7 +73,7 @@ def test_solver_matches_minimax_on_endgames(preset):
 OPTION_SETS = [S2.OPT_DEFAULT, 0, S2.OPT_DEFAULT | S2.OPT_SHUFFLE,
                S2.OPT_DEFAULT | S2.OPT_CANON, S2.OPT_DEFAULT | S2.OPT_CANON | S2.OPT_SHUFFLE] + [
     S2.OPT_DEFAULT & ~bit for bit in (S2.OPT_TT, S2.OPT_EQUIV, S2.OPT_SURE, S2.OPT_ORDER,
-                                      S2.OPT_MTD, S2.OPT_ETC)]
+                                      S2.OPT_MTD, S2.OPT_ETC, S2.OPT_QUICK)]
 
 
 @pytest.mark.parametrize("preset", ["belote_a_deux", "belote_decouverte"])
@@ -119,6 +119,64 @@ def test_whole_deals_agree_with_their_card_values(preset, seed):
     assert value == (best if me == 0 else 162 - best)
     d.apply(int(np.argmax(vals)) + A.CARD_BASE)
     assert solver.solve(d.state) == value
+
+
+@pytest.mark.parametrize("preset", ["belote_a_deux", "belote_decouverte"])
+def test_the_quick_tricks_bound_never_exceeds_the_leaders_points(preset):
+    """At a trick's start with 2 to 4 tricks left, the points the leader surely wins by
+    cashing his quick tricks are at most what he wins with both playing perfectly
+    (exhaustive minimax), and the bound is reached in some positions."""
+    tight = checked = 0
+    work = S2.new_tables(10)[1]
+    for seed in range(60):
+        d = endgame(preset, 400 + seed, 24 + 2 * (seed % 3))
+        if d.is_terminal or len(d.plays) % 2:
+            continue
+        av0, av1, dn0, dn1, rem, leader, lead = S2._setup(work, d.state)
+        strain = int(work[S2.W_STRAIN])
+        own = (av0 | dn0, av1 | dn1)
+        av = (av0, av1)
+        q = S2._quick_tricks(av[leader], own[1 - leader], av[1 - leader], strain, 32 * strain,
+                             bin(own[0]).count("1"), rem)
+        v0 = brute(d)
+        mine = (v0 if leader == 0 else 162 - v0) - d.card_points_won[leader]
+        assert 0 <= q <= mine, (seed, q, mine)
+        tight += q == mine and q > 0
+        checked += 1
+    assert checked >= 30 and tight >= 1
+
+
+def test_positions_with_nothing_face_down_are_shared_by_the_worlds():
+    """One solver on several worlds of one decision (a new generation each: the entries
+    of positions with no face-down card left are kept and shared) gives each world's
+    values of a fresh solver."""
+    from coinche_rl.agents import make_agent
+    from coinche_rl.agents.two_player_pimc import hand_constraints, sample_world
+    from coinche_rl.engine.bits import rng_seed
+    from coinche_rl.rules import params_vector
+    for preset in ("belote_a_deux", "belote_decouverte"):
+        for seed in range(40):                     # the first deal taken
+            d = TwoPlayerDeal(preset, seed=seed)
+            heur = [make_agent("heuristic", "two") for _ in range(2)]
+            for p in (0, 1):
+                heur[p].reset(p, d.rules, seed + p)
+            while not d.is_terminal and (d.phase != "play" or len(d.plays) < 16):
+                d.apply(heur[d.current_player].act(d.view(d.current_player)))
+            if not d.is_terminal:
+                break
+        assert not d.is_terminal
+        me = d.current_player
+        v = d.view(me)
+        rng = np.zeros(1, np.uint64)
+        rng_seed(rng, seed, 0)
+        T = np.empty_like(v.state)
+        shared = TwoPlayerSolver()
+        for _ in range(4):
+            sample_world(v.state, params_vector(d.rules), me, np.int64(v.unseen),
+                         np.int64(v.other_hand_size - bin(v.known_other).count("1")),
+                         hand_constraints(v.state, me), rng, T, np.empty(32, np.int64))
+            assert (shared.card_values(T) == TwoPlayerSolver().card_values(T)).all()
+            assert shared.solve(T) == TwoPlayerSolver().solve(T)
 
 
 def test_bad_tables_and_options_are_refused():
