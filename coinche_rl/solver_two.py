@@ -25,9 +25,9 @@ exhaustive minimax through the engine, and with every enhancement off):
   nothing, only how many: 4-7 % fewer nodes, but 10-15 % more time, so it is off by
   default); buckets of two entries (the deeper one kept, the other always replaced), a
   generation number in the key instead of clearing the table between solves, except
-  for the positions with no face-down card left: their value is the same in every
-  world, so their entries are shared by all generations (PIMC's worlds, its later
-  decisions);
+  for the positions with at most five face-down cards left: their key names the card
+  under each remaining cover instead, the same in every world where it holds, so
+  their entries are shared by all generations (PIMC's worlds, its later decisions);
 * **bounds from the remaining points**: 0 and the points still to win, tightened by the
   top trumps one player holds (each wins the trick it falls in, so its points are his)
   and by the leader's **quick tricks** (his playable trumps above the other's, then,
@@ -161,10 +161,10 @@ assert (W_UNDER, W_MV, W_SIZE) == (8, 40, 584)
 
 ALL = np.int64(0xFFFFFFFF)
 _GEN_MAX = (1 << 30) - 1
-#: the generation field of the entries of positions with no face-down card left (with
-#: the trump: ``_SHARED | strain``): their value is the same in every world, so they are
-#: shared by all the generations
+#: the generation field's mark of a world-free key (:func:`_gen_field`), and the most
+#: face-down cards such a key describes (5 bits each)
 _SHARED = 1 << 30
+_MAP_MAX = 5
 
 
 def new_tables(tt_bits: int = TT_BITS):
@@ -183,8 +183,9 @@ def new_tables(tt_bits: int = TT_BITS):
 @njit(cache=True, _nrt=False)
 def new_generation(tt, work):
     """Start a new generation of the table: the entries of earlier ones no longer match
-    (the table is cleared once every 2**30 generations). Positions with no face-down
-    card left keep their entries: their value does not depend on the world."""
+    (the table is cleared once every 2**30 generations). The positions with few
+    face-down cards left keep their entries (:func:`_gen_field`: their key is the same
+    in every world)."""
     work[W_GEN] += 1
     if work[W_GEN] > _GEN_MAX:
         for k in range(tt.shape[0]):
@@ -419,14 +420,26 @@ _TAG_SHIFT = 27
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _gen_field(W, dn, strain):
-    """The generation field of a position's key: the current generation while a
-    face-down card ``dn`` remains (where it lies, and so the value, is the world's),
-    else ``_SHARED | strain``, the same in every world and every call (the cards each
-    player owns and the leader then fix the value)."""
-    if dn != 0:
+def _gen_field(W, rest, strain):
+    """The generation field of the key of a position at a trick's start whose cards
+    left are ``rest``: with at most :data:`_MAP_MAX` face-down cards left, a world-free
+    form, ``_SHARED | strain << 28 |`` the card under each card left that covers one (5
+    bits each, the covers in their order): with the cards each player owns and the
+    leader it fixes the value in every world and every call, so PIMC's worlds and its
+    later decisions share these entries; else the current generation (the world's)."""
+    cov = rest & W[W_COVERS]
+    if cov == 0:
+        return _SHARED | (strain << 28)
+    if popcount(cov) > _MAP_MAX:
         return W[W_GEN]
-    return _SHARED | strain
+    f = _SHARED | (strain << 28)
+    sh = 0
+    while cov:
+        c = lowest_card(cov)
+        cov &= cov - 1
+        f |= W[W_UNDER + c] << sh
+        sh += 5
+    return f
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -469,7 +482,7 @@ def _probe(W, tt, own0, own1, dn, leader, strain):
     """``(found, lo, hi)``: the table's interval of the position at a trick's start."""
     c0, c1, flags = _canonical(W, own0, own1, dn, strain)
     k1 = c0 | (c1 << 32)
-    tag = leader | (flags << 1) | (_gen_field(W, dn, strain) << 5)
+    tag = leader | (flags << 1) | (_gen_field(W, own0 | own1, strain) << 5)
     b = _tt_slot(W, k1, tag)
     for e in range(2):
         q = b + 2 * e
@@ -525,7 +538,7 @@ def _ab(W, tt, av0, av1, dn0, dn1, leader, rem, only, alpha, beta):
     if use_tt:
         c0, c1, flags = _canonical(W, own0, own1, dn0 | dn1, strain)
         k1 = c0 | (c1 << 32)
-        tag = leader | (flags << 1) | (_gen_field(W, dn0 | dn1, strain) << 5)
+        tag = leader | (flags << 1) | (_gen_field(W, rest, strain) << 5)
         b = _tt_slot(W, k1, tag)
         for e in range(2):
             q = b + 2 * e

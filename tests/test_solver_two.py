@@ -146,10 +146,10 @@ def test_the_quick_tricks_bound_never_exceeds_the_leaders_points(preset):
     assert checked >= 30 and tight >= 1
 
 
-def test_positions_with_nothing_face_down_are_shared_by_the_worlds():
+def test_positions_with_few_face_down_cards_are_shared_by_the_worlds():
     """One solver on several worlds of one decision (a new generation each: the entries
-    of positions with no face-down card left are kept and shared) gives each world's
-    values of a fresh solver."""
+    of positions with at most five face-down cards left, keyed by the card under each
+    cover, are kept and shared) gives each world's values of a fresh solver."""
     from coinche_rl.agents import make_agent
     from coinche_rl.agents.two_player_pimc import hand_constraints, sample_world
     from coinche_rl.engine.bits import rng_seed
