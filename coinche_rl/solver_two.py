@@ -152,8 +152,7 @@ ETC_FROM = 5
 # face-down card, the card under each card (solver ids), the ordered moves (32 per
 # tricks-left count: 16 leads, 16 replies)
 _W = FlatLayout()
-W_NODES, W_GEN, W_STRAIN, W_OPT, W_MASK, W_COVERS = _W.words(6)
-_W.spare(2)
+W_NODES, W_GEN, W_STRAIN, W_OPT, W_MASK, W_COVERS, W_MAPMAX, W_LASTCOV = _W.words(8)
 W_UNDER = _W.block(32)
 W_MV = _W.block(32 * (N_TRICKS_TWO + 1))
 W_SIZE = _W.size
@@ -165,6 +164,8 @@ _GEN_MAX = (1 << 30) - 1
 #: face-down cards such a key describes (5 bits each)
 _SHARED = 1 << 30
 _MAP_MAX = 5
+#: the most covers a deal may have for those keys (belote a deux has 6, decouverte 16)
+_MAP_DEAL_MAX = 8
 
 
 def new_tables(tt_bits: int = TT_BITS):
@@ -422,17 +423,20 @@ _TAG_SHIFT = 27
 @njit(cache=True, _nrt=False, inline="always")
 def _gen_field(W, rest, strain):
     """The generation field of the key of a position at a trick's start whose cards
-    left are ``rest``: with at most :data:`_MAP_MAX` face-down cards left, a world-free
-    form, ``_SHARED | strain << 28 |`` the card under each card left that covers one (5
-    bits each, the covers in their order): with the cards each player owns and the
-    leader it fixes the value in every world and every call, so PIMC's worlds and its
-    later decisions share these entries; else the current generation (the world's)."""
+    left are ``rest``: with at most ``W[W_MAPMAX]`` face-down cards left (:data:`_MAP_MAX`,
+    or 0 in a deal of more than :data:`_MAP_DEAL_MAX` covers), a world-free
+    form, ``_SHARED | strain << 28`` and, with face-down cards left, ``1 << 25 |`` the
+    card under each card left that covers one (5 bits each, the covers in their order):
+    with the cards each player owns, the leader and the deal's covers it fixes the value
+    in every world and every call, so PIMC's worlds and its later decisions share these
+    entries (:func:`_deal_check` clears the table when the covers change); else the
+    current generation (the world's)."""
     cov = rest & W[W_COVERS]
     if cov == 0:
         return _SHARED | (strain << 28)
-    if popcount(cov) > _MAP_MAX:
+    if popcount(cov) > W[W_MAPMAX]:
         return W[W_GEN]
-    f = _SHARED | (strain << 28)
+    f = _SHARED | (strain << 28) | (1 << 25)
     sh = 0
     while cov:
         c = lowest_card(cov)
@@ -478,11 +482,12 @@ def _tt_store(W, tt, b, k1, tag, depth, lo, hi, best):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _probe(W, tt, own0, own1, dn, leader, strain):
-    """``(found, lo, hi)``: the table's interval of the position at a trick's start."""
+def _probe(W, tt, own0, own1, dn, leader, strain, gf):
+    """``(found, lo, hi)``: the table's interval of the position at a trick's start
+    (``gf``: its :func:`_gen_field`)."""
     c0, c1, flags = _canonical(W, own0, own1, dn, strain)
     k1 = c0 | (c1 << 32)
-    tag = leader | (flags << 1) | (_gen_field(W, own0 | own1, strain) << 5)
+    tag = leader | (flags << 1) | (gf << 5)
     b = _tt_slot(W, k1, tag)
     for e in range(2):
         q = b + 2 * e
@@ -493,12 +498,13 @@ def _probe(W, tt, own0, own1, dn, leader, strain):
 
 
 @njit(cache=True, _nrt=False)
-def _ab(W, tt, av0, av1, dn0, dn1, leader, rem, only, alpha, beta):
+def _ab(W, tt, av0, av1, dn0, dn1, leader, rem, only, alpha, beta, gf):
     """Card points player 0 wins in the remaining tricks, ``leader`` to lead (exact when
     inside ``(alpha, beta)``, else a bound on the right side; fail-soft). ``av*``:
     playable cards, ``dn*``: face-down cards (solver ids), ``rem``: the card points still
     to win (dix de der included); ``only``: the leads allowed (:data:`ALL`, or one card
-    at the root: no table then)."""
+    at the root: no table then); ``gf``: the position's :func:`_gen_field` (-1: not
+    known; the parent's when its trick played no cover)."""
     W[W_NODES] += 1
     strain = W[W_STRAIN]
     opt = W[W_OPT]
@@ -538,7 +544,9 @@ def _ab(W, tt, av0, av1, dn0, dn1, leader, rem, only, alpha, beta):
     if use_tt:
         c0, c1, flags = _canonical(W, own0, own1, dn0 | dn1, strain)
         k1 = c0 | (c1 << 32)
-        tag = leader | (flags << 1) | (_gen_field(W, rest, strain) << 5)
+        if gf < 0:
+            gf = _gen_field(W, rest, strain)
+        tag = leader | (flags << 1) | (gf << 5)
         b = _tt_slot(W, k1, tag)
         for e in range(2):
             q = b + 2 * e
@@ -630,6 +638,8 @@ def _ab(W, tt, av0, av1, dn0, dn1, leader, rem, only, alpha, beta):
         if (opt & OPT_ETC) and n >= ETC_FROM and nf > 1 and (opt & OPT_TT):
             # a reply whose position the table already bounds past the window: the lead
             # is refuted without a search (enhanced transposition cut-off)
+            if gf < 0:
+                gf = _gen_field(W, rest, strain)
             for j in range(nf):
                 f = W[mf + j] & 31
                 fb = np.int64(1) << f
@@ -642,7 +652,12 @@ def _ab(W, tt, av0, av1, dn0, dn1, leader, rem, only, alpha, beta):
                 else:
                     nav1, ndn1 = _reveal(W, av1 & ~lb, dn1, lead)
                     nav0, ndn0 = _reveal(W, av0 & ~fb, dn0, f)
-                found, tlo, thi = _probe(W, tt, nav0 | ndn0, nav1 | ndn1, ndn0 | ndn1, win, strain)
+                # the child's key field is this one's unless a cover was played
+                cgf = gf
+                if ((lb | fb) & W[W_COVERS]) != 0:
+                    cgf = _gen_field(W, rest & ~(lb | fb), strain)
+                found, tlo, thi = _probe(W, tt, nav0 | ndn0, nav1 | ndn1, ndn0 | ndn1, win,
+                                         strain, cgf)
                 if found:
                     if maximize and gain + thi <= ia:
                         inner = gain + thi
@@ -672,7 +687,8 @@ def _ab(W, tt, av0, av1, dn0, dn1, leader, rem, only, alpha, beta):
                 v = gain + (rem - pts if w2 == 0 else np.int64(0))
             else:
                 v = gain + _ab(W, tt, nav0, nav1, ndn0, ndn1, win, rem - pts, ALL,
-                               ia - gain, ib - gain)
+                               ia - gain, ib - gain,
+                               gf if ((lb | fb) & W[W_COVERS]) == 0 else np.int64(-1))
             if maximize:                  # the follower minimises
                 if v < inner:
                     inner = v
@@ -719,6 +735,19 @@ def _ab(W, tt, av0, av1, dn0, dn1, leader, rem, only, alpha, beta):
 
 # ------------------------------------------------------------------ the root
 @njit(cache=True, _nrt=False)
+def _deal_check(W, tt):
+    """After :func:`_setup`: clear the table when the deal's covers (the cards that
+    cover a face-down card: the same in every world of a deal) differ from the previous
+    call's and that call could store world-free keys naming them (:func:`_gen_field`):
+    those keys hold only with the same covers."""
+    last = W[W_LASTCOV]
+    if (last & ALL) != W[W_COVERS] and (last >> 40) & 1:
+        for k in range(tt.shape[0]):
+            tt[k] = 0
+    W[W_LASTCOV] = W[W_COVERS] | ((np.int64(1) << 40) if W[W_MAPMAX] > 0 else np.int64(0))
+
+
+@njit(cache=True, _nrt=False)
 def _to_ids(m, strain):
     """The mask ``m`` of engine cards in solver ids."""
     out = np.int64(0)
@@ -748,6 +777,10 @@ def _setup(W, T):
             W[W_UNDER + PERM[strain, c]] = PERM[strain, under[c]]
             covers |= np.int64(1) << PERM[strain, c]
     W[W_COVERS] = covers
+    # the world-free keys of a few face-down cards pay where the deal has few (belote a
+    # deux: 6); with 16 (decouverte) they seldom occur before the last tricks and cost
+    # more than they share (benchmarks/RESULTS.md)
+    W[W_MAPMAX] = _MAP_MAX if popcount(covers) <= _MAP_DEAL_MAX else 0
     av0 = _to_ids(playable_cards(T, 0), strain)
     av1 = _to_ids(playable_cards(T, 1), strain)
     dn0 = _to_ids(face_down_cards(T, 0), strain)
@@ -773,7 +806,7 @@ def _root_value(W, tt, av0, av1, dn0, dn1, leader, rem, lead, card, alpha, beta)
     follower replying ``card``."""
     if lead < 0:
         only = ALL if card < 0 else np.int64(1) << card
-        return _ab(W, tt, av0, av1, dn0, dn1, leader, rem, only, alpha, beta)
+        return _ab(W, tt, av0, av1, dn0, dn1, leader, rem, only, alpha, beta, np.int64(-1))
     strain = W[W_STRAIN]
     prow = 32 * strain
     pts = IPTS.flat[prow + lead] + IPTS.flat[prow + card]
@@ -789,7 +822,7 @@ def _root_value(W, tt, av0, av1, dn0, dn1, leader, rem, lead, card, alpha, beta)
         nav1, ndn1 = _reveal(W, av1, dn1, lead)
         nav0, ndn0 = _reveal(W, av0 & ~fb, dn0, card)
     return gain + _ab(W, tt, nav0, nav1, ndn0, ndn1, win, rem - pts, ALL, alpha - gain,
-                      beta - gain)
+                      beta - gain, np.int64(-1))
 
 
 @njit(cache=True, _nrt=False)
@@ -841,6 +874,7 @@ def card_values_two(T, tt, work, out):
     for c in range(32):
         out[c] = -1
     av0, av1, dn0, dn1, rem, leader, lead = _setup(work, T)
+    _deal_check(work, tt)
     strain = work[W_STRAIN]
     me = leader if lead < 0 else other(leader)
     won = card_points_won(T, me)
@@ -876,6 +910,7 @@ def solve_two_state(T, tt, work):
     at a trick's start or after its first card), both playing perfectly. Call
     :func:`new_generation` first when ``T`` is not the previous call's world."""
     av0, av1, dn0, dn1, rem, leader, lead = _setup(work, T)
+    _deal_check(work, tt)
     if lead < 0:
         lo, hi = np.int64(0), rem
         v = _exact(work, tt, av0, av1, dn0, dn1, leader, rem, np.int64(-1), np.int64(-1),
@@ -943,6 +978,7 @@ def best_card_two(Ts, n_worlds, tt, work, lo, hi):
     gen0 = work[W_GEN] + 1
     work[W_GEN] += n_worlds
     av0, av1, dn0, dn1, rem, leader, lead = _setup(work, Ts[0])
+    _deal_check(work, tt)
     strain = work[W_STRAIN]
     me = leader if lead < 0 else other(leader)
     won = card_points_won(Ts[0], me)

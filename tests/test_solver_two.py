@@ -179,6 +179,22 @@ def test_positions_with_few_face_down_cards_are_shared_by_the_worlds():
             assert shared.solve(T) == TwoPlayerSolver().solve(T)
 
 
+def test_one_solver_on_positions_of_several_deals():
+    """The world-free keys name the deal's covers: one solver on late positions of
+    several deals in turn, back and forth, gives a fresh solver's values."""
+    positions = []
+    for preset in ("belote_a_deux", "belote_decouverte", "belote_a_deux"):
+        for seed in range(3):
+            d = endgame(preset, 500 + seed, 14 + 2 * seed)
+            if not d.is_terminal:
+                positions.append(d)
+    assert len(positions) >= 6
+    shared = TwoPlayerSolver()
+    for d in positions + positions[::-1]:
+        assert shared.solve(d.state) == TwoPlayerSolver().solve(d.state)
+        assert (shared.card_values(d.state) == TwoPlayerSolver().card_values(d.state)).all()
+
+
 def test_bad_tables_and_options_are_refused():
     with pytest.raises(ValueError, match="tt_bits"):
         TwoPlayerSolver(tt_bits=40)
