@@ -260,7 +260,7 @@ WARMUP_AFTER = ("coinche_rl.solver_two", "coinche_rl.agents.evaluation_two")
 
 
 def warmup() -> None:
-    """Compile the PIMC kernels (a decision late in a deal)."""
+    """Compile the PIMC kernels (a decision late in a deal, and its exact sums)."""
     from ..two_player import TwoPlayerDeal
     from .registry import make_agent
     d = TwoPlayerDeal("belote_decouverte", seed=0, dealer=0)
@@ -269,4 +269,5 @@ def warmup() -> None:
         d.apply(d.legal_actions()[0])
     agent = make_agent("pimc:worlds=2,solve_from=0", "two")
     agent.reset(d.current_player, d.rules, 0)
-    agent.act(d.view(d.current_player))
+    agent.act(d.view(d.current_player))          # best_card
+    agent.card_sums(d.view(d.current_player))

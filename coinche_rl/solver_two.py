@@ -25,9 +25,11 @@ exhaustive minimax through the engine, and with every enhancement off):
   nothing, only how many: 4-7 % fewer nodes, but 10-15 % more time, so it is off by
   default); buckets of two entries (the deeper one kept, the other always replaced), a
   generation number in the key instead of clearing the table between solves, except
-  for the positions with at most five face-down cards left: their key names the card
-  under each remaining cover instead, the same in every world where it holds, so
-  their entries are shared by all generations (PIMC's worlds, its later decisions);
+  for the positions with no face-down card left, and with ``OPT_SHARE`` (PIMC's tables)
+  those with at most five left in a deal of few covers (belote a deux): their key
+  names the card under each remaining cover instead, the same in every world where it
+  holds, so their entries are shared by all generations (PIMC's worlds, its later
+  decisions of the deal);
 * **bounds from the remaining points**: 0 and the points still to win, tightened by the
   top trumps one player holds (each wins the trick it falls in, so its points are his)
   and by the leader's **quick tricks** (his playable trumps above the other's, then,
@@ -140,12 +142,16 @@ TT_BITS = 20
 #: static ordering, null-window tests at the root (off: one full-window search), the
 #: enhanced transposition cut-off (a reply whose position the table bounds past the
 #: window refutes a lead unsearched, from ETC_FROM tricks left); OPT_SHUFFLE orders the
-#: moves pseudo-randomly (for tests). Killer leads and a table of refuting replies were
-#: tried and searched more nodes than the static order (benchmarks/RESULTS.md).
+#: moves pseudo-randomly (for tests); the leader's quick tricks as a bound; OPT_SHARE:
+#: world-free keys for the positions with few face-down cards left (:func:`_gen_field`;
+#: PIMC's tables, :func:`new_tables`: they pay across the worlds and decisions of one
+#: deal, and the table is cleared when the deal changes, a cost where each call is
+#: another deal). Killer leads and a table of refuting replies were tried and searched
+#: more nodes than the static order (benchmarks/RESULTS.md).
 OPT_TT, OPT_EQUIV, OPT_CANON, OPT_SURE, OPT_ORDER, OPT_MTD, OPT_ETC, OPT_SHUFFLE, \
-    OPT_QUICK = 1, 2, 4, 8, 16, 32, 64, 128, 256
+    OPT_QUICK, OPT_SHARE = 1, 2, 4, 8, 16, 32, 64, 128, 256, 512
 OPT_DEFAULT = OPT_TT | OPT_EQUIV | OPT_SURE | OPT_ORDER | OPT_MTD | OPT_ETC | OPT_QUICK
-OPT_MAX = 511
+OPT_MAX = 1023
 ETC_FROM = 5
 
 # the workspace (int64): counters and options, the table's mask, the cards that cover a
@@ -168,16 +174,17 @@ _MAP_MAX = 5
 _MAP_DEAL_MAX = 8
 
 
-def new_tables(tt_bits: int = TT_BITS):
+def new_tables(tt_bits: int = TT_BITS, options: int = OPT_DEFAULT | OPT_SHARE):
     """``(tt, work)``: a transposition table of ``2 ** tt_bits`` buckets and a workspace
-    for :func:`card_values_two` / :func:`solve_two_state` (reuse them: each call is a new
-    generation of the table, :func:`new_generation`)."""
+    for :func:`card_values_two` / :func:`solve_two_state` / :func:`best_card_two` (reuse
+    them: each call is a new generation of the table, :func:`new_generation`), searching
+    with ``options`` (by default those of PIMC's many worlds of one deal)."""
     if not 10 <= tt_bits <= 26:
         raise ValueError(f"tt_bits={tt_bits} must be in 10..26 (a table of 2**tt_bits buckets)")
     tt = np.zeros(4 << tt_bits, dtype=np.int64)
     work = np.zeros(W_SIZE, dtype=np.int64)
     work[W_MASK] = (1 << tt_bits) - 1
-    work[W_OPT] = OPT_DEFAULT
+    work[W_OPT] = options
     return tt, work
 
 
@@ -780,7 +787,8 @@ def _setup(W, T):
     # the world-free keys of a few face-down cards pay where the deal has few (belote a
     # deux: 6); with 16 (decouverte) they seldom occur before the last tricks and cost
     # more than they share (benchmarks/RESULTS.md)
-    W[W_MAPMAX] = _MAP_MAX if popcount(covers) <= _MAP_DEAL_MAX else 0
+    W[W_MAPMAX] = _MAP_MAX if (W[W_OPT] & OPT_SHARE) != 0 and \
+        popcount(covers) <= _MAP_DEAL_MAX else 0
     av0 = _to_ids(playable_cards(T, 0), strain)
     av1 = _to_ids(playable_cards(T, 1), strain)
     dn0 = _to_ids(face_down_cards(T, 0), strain)

@@ -71,7 +71,8 @@ def test_solver_matches_minimax_on_endgames(preset):
 #: moves in a pseudo-random order, with the low cards renumbered in the table's keys
 #: (in both orders), and each enhancement alone off
 OPTION_SETS = [S2.OPT_DEFAULT, 0, S2.OPT_DEFAULT | S2.OPT_SHUFFLE,
-               S2.OPT_DEFAULT | S2.OPT_CANON, S2.OPT_DEFAULT | S2.OPT_CANON | S2.OPT_SHUFFLE] + [
+               S2.OPT_DEFAULT | S2.OPT_CANON, S2.OPT_DEFAULT | S2.OPT_CANON | S2.OPT_SHUFFLE,
+               S2.OPT_DEFAULT | S2.OPT_SHARE] + [
     S2.OPT_DEFAULT & ~bit for bit in (S2.OPT_TT, S2.OPT_EQUIV, S2.OPT_SURE, S2.OPT_ORDER,
                                       S2.OPT_MTD, S2.OPT_ETC, S2.OPT_QUICK)]
 
@@ -170,8 +171,8 @@ def test_positions_with_few_face_down_cards_are_shared_by_the_worlds():
         rng = np.zeros(1, np.uint64)
         rng_seed(rng, seed, 0)
         T = np.empty_like(v.state)
-        shared = TwoPlayerSolver()
-        for _ in range(4):
+        shared = TwoPlayerSolver(options=S2.OPT_DEFAULT | S2.OPT_SHARE)
+        for _ in range(8):
             sample_world(v.state, params_vector(d.rules), me, np.int64(v.unseen),
                          np.int64(v.other_hand_size - bin(v.known_other).count("1")),
                          hand_constraints(v.state, me), rng, T, np.empty(32, np.int64))
@@ -189,7 +190,7 @@ def test_one_solver_on_positions_of_several_deals():
             if not d.is_terminal:
                 positions.append(d)
     assert len(positions) >= 6
-    shared = TwoPlayerSolver()
+    shared = TwoPlayerSolver(options=S2.OPT_DEFAULT | S2.OPT_SHARE)
     for d in positions + positions[::-1]:
         assert shared.solve(d.state) == TwoPlayerSolver().solve(d.state)
         assert (shared.card_values(d.state) == TwoPlayerSolver().card_values(d.state)).all()
