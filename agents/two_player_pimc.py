@@ -47,7 +47,8 @@ from ..engine.two import (HIDDEN_CARD, N_PLAYERS, N_STACKS, PLAY, TWO_STATE_SIZE
                           stack_face_down, stack_face_up, trick_card, trick_leader, trick_number,
                           trump_of)
 from ..rules import P_DECLARATIONS
-from ..solver_two import best_card_two, card_values_two, new_generation, new_tables
+from ..solver_two import (OPT_DEFAULT, OPT_SHARE, best_card_two, card_values_two,
+                          new_generation, new_tables)
 from ..two_player import TwoPlayerView
 from .base import Param
 from .heuristic_two import excluded_cards
@@ -229,7 +230,9 @@ class TwoPimcAgent(NumbaBotAgent):
         if view.phase != "play":
             raise ValueError(f"PIMC values the cards of the play, not the {view.phase}")
         if self._tt is None:
-            self._tt, self._work = new_tables()
+            # the worlds and decisions of a deal share the positions with few
+            # face-down cards left (OPT_SHARE)
+            self._tt, self._work = new_tables(options=OPT_DEFAULT | OPT_SHARE)
         hand_size = view.other_hand_size - popcount(view.known_other)
         self._decision += 1
         return (view.state, view.params, view.player, np.int64(view.unseen),

@@ -72,7 +72,7 @@ from .engine.two import (DIX_DE_DER, N_TRICKS_TWO, PLAY, card_points_won, cards_
 from .rules import ALL_CARD_POINTS, CARD_ORDER
 
 __all__ = ["TwoPlayerSolver", "solve_two", "card_values_two", "solve_two_state", "best_card_two",
-           "new_generation", "new_tables", "TT_BITS", "OPT_DEFAULT"]
+           "new_generation", "new_tables", "TT_BITS", "OPT_DEFAULT", "OPT_SHARE"]
 
 
 # ------------------------------------------------------------------ internal card ids
@@ -144,9 +144,8 @@ TT_BITS = 20
 #: window refutes a lead unsearched, from ETC_FROM tricks left); OPT_SHUFFLE orders the
 #: moves pseudo-randomly (for tests); the leader's quick tricks as a bound; OPT_SHARE:
 #: world-free keys for the positions with few face-down cards left (:func:`_gen_field`;
-#: PIMC's tables, :func:`new_tables`: they pay across the worlds and decisions of one
-#: deal, and the table is cleared when the deal changes, a cost where each call is
-#: another deal). Killer leads and a table of refuting replies were tried and searched
+#: PIMC's tables: they pay across the worlds and decisions of one deal, and the table is
+#: cleared when the deal changes, 1.5 ms, a cost where each call is another deal). Killer leads and a table of refuting replies were tried and searched
 #: more nodes than the static order (benchmarks/RESULTS.md).
 OPT_TT, OPT_EQUIV, OPT_CANON, OPT_SURE, OPT_ORDER, OPT_MTD, OPT_ETC, OPT_SHUFFLE, \
     OPT_QUICK, OPT_SHARE = 1, 2, 4, 8, 16, 32, 64, 128, 256, 512
@@ -174,11 +173,11 @@ _MAP_MAX = 5
 _MAP_DEAL_MAX = 8
 
 
-def new_tables(tt_bits: int = TT_BITS, options: int = OPT_DEFAULT | OPT_SHARE):
+def new_tables(tt_bits: int = TT_BITS, options: int = OPT_DEFAULT):
     """``(tt, work)``: a transposition table of ``2 ** tt_bits`` buckets and a workspace
     for :func:`card_values_two` / :func:`solve_two_state` / :func:`best_card_two` (reuse
     them: each call is a new generation of the table, :func:`new_generation`), searching
-    with ``options`` (by default those of PIMC's many worlds of one deal)."""
+    with ``options`` (PIMC adds ``OPT_SHARE`` for its many worlds of one deal)."""
     if not 10 <= tt_bits <= 26:
         raise ValueError(f"tt_bits={tt_bits} must be in 10..26 (a table of 2**tt_bits buckets)")
     tt = np.zeros(4 << tt_bits, dtype=np.int64)

@@ -129,6 +129,7 @@ def test_the_choice_is_the_best_sum_of_the_exact_card_sums(preset):
     decision reuses the table (the entries of positions with no face-down card left are
     shared by every world)."""
     from coinche_rl.agents.two_player_pimc import pimc_best_card, pimc_card_sums
+    from coinche_rl import solver_two as S2
     from coinche_rl.solver_two import new_tables
     checked = 0
     for seed in range(30):
@@ -140,14 +141,15 @@ def test_the_choice_is_the_best_sum_of_the_exact_card_sums(preset):
         args = (v.state, params_vector(d.rules), me, np.int64(v.unseen),
                 np.int64(v.other_hand_size - popcount(v.known_other)), np.int64(6),
                 np.int64(seed), np.int64(1))
-        tt, work = new_tables(16)
+        tt, work = new_tables(16, S2.OPT_DEFAULT | S2.OPT_SHARE)   # as PIMC's
         sums = np.empty(32, np.int64)
         pimc_card_sums(*args, tt, work, sums)
         cards = [a - CARD_BASE for a in d.legal_actions()]
         expected = max(cards, key=lambda c: (int(sums[c]), -c))
         lo = np.empty((6, 32), np.int64)
         hi = np.empty((6, 32), np.int64)
-        for tables in ((tt, work), new_tables(16)):
+        share = S2.OPT_DEFAULT | S2.OPT_SHARE
+        for tables in ((tt, work), new_tables(16, share), new_tables(16)):
             assert pimc_best_card(*args, *tables, lo, hi) == expected
             assert (lo <= hi).all() and (lo[:, cards] >= 0).all()
             assert (lo.sum(axis=0)[cards] <= sums[cards]).all()
