@@ -9,12 +9,12 @@ random legal actions everywhere; preset ``belote_a_deux``):
   calls (including the final ``None`` steps of finished agents).
 * ``single_agent_steps_per_s``: ``gymnasium.make("coinche_rl/TwoPlayer-v0")``, player 0
   against random legal play, counting the learner's ``step`` calls.
-* ``vector_steps_per_s``: ``VectorTwoPlayer(4096)`` (both players driven by the caller):
+* ``vector_steps_per_s``: ``VectorCoinche(4096, rules="belote_a_deux")`` (both players driven by the caller):
   agent-steps per second of ``step`` (apply one action in each game, autoreset, the
   observation and legal mask of the next player to act), timed alone; the random legal
   actions are drawn by a small numba kernel between steps (``bench_lib.pick_random_legal``),
   whose time is excluded and reported with it as ``vector_steps_per_s_with_picker``.
-* ``vector_learner_steps_per_s``: ``TwoPlayerVectorEnv(4096, copy=False)``, a learning
+* ``vector_learner_steps_per_s``: ``CoincheVectorEnv(4096, rules="belote_a_deux", copy=False)``, a learning
   player against a random opponent played inside numba: learner steps per second (each
   also steps about one opponent action).
 
@@ -47,16 +47,16 @@ def single_agent(episodes: int):
 
 
 def vector_rates(batch: int, steps: int):
-    """(env-only agent-steps/s, agent-steps/s with the picker) of ``VectorTwoPlayer``."""
-    from coinche_rl.envs.vector import VectorTwoPlayer
-    return caller_vector_rates(lambda: VectorTwoPlayer(batch, rules=RULES, seed=1), steps)
+    """(env-only agent-steps/s, agent-steps/s with the picker) of ``VectorCoinche``."""
+    from coinche_rl.envs.vector import VectorCoinche
+    return caller_vector_rates(lambda: VectorCoinche(batch, rules=RULES, seed=1), steps)
 
 
 def learner_rate(batch: int, steps: int) -> float:
-    """Learner steps/s of ``TwoPlayerVectorEnv`` against a random opponent (env time only)."""
-    from coinche_rl.envs.vector import TwoPlayerVectorEnv
+    """Learner steps/s of ``CoincheVectorEnv`` against a random opponent (env time only)."""
+    from coinche_rl.envs.vector import CoincheVectorEnv
     return learner_vector_rate(
-        lambda: TwoPlayerVectorEnv(batch, seat=0, rules=RULES, seed=1, copy=False), steps)
+        lambda: CoincheVectorEnv(batch, seat=0, rules=RULES, seed=1, copy=False), steps)
 
 
 def main(argv=None) -> dict:

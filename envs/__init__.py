@@ -67,7 +67,7 @@ __all__ = ["coinche_v0", "family", "observation", "single_agent", "vector", "ENV
 #: the Gymnasium id of :class:`coinche_rl.envs.single_agent.CoincheSingleAgentEnv`
 ENV_ID = "coinche_rl/Coinche-v0"
 #: the Gymnasium id of :class:`coinche_rl.envs.single_agent.CoincheSingleAgentEnv` with the
-#: rules of belote for two players (``TwoPlayerSingleAgentEnv``)
+#: rules of belote for two players (``family="two"``)
 TWO_PLAYER_ENV_ID = "coinche_rl/TwoPlayer-v0"
 #: entry point group of the single-agent env's opponents (see the module docstring)
 ENV_OPPONENTS_GROUP = "coinche_rl.env_opponents"

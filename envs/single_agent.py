@@ -60,7 +60,7 @@ spec raises a ``ValueError`` naming the available agents.
 ``family``.
 
 Registered as ``gymnasium.make("coinche_rl/Coinche-v0", **kwargs)`` (and
-``"coinche_rl/TwoPlayer-v0"``: :class:`TwoPlayerSingleAgentEnv`) by importing
+``"coinche_rl/TwoPlayer-v0"``: the same class with ``family="two"``) by importing
 ``coinche_rl.envs``, or through the ``gymnasium.envs`` entry point where gymnasium
 still loads plugins (< 1.0); ``gymnasium.make("coinche_rl.envs:coinche_rl/Coinche-v0")``
 works in a fresh interpreter with any version.
@@ -87,7 +87,7 @@ from . import (ENV_ID, ENV_OPPONENTS_GROUP, TWO_PLAYER_ENV_ID, coinche_v0,
                register_gymnasium_envs, resolve_plugin)
 from .family import env_family
 
-__all__ = ["CoincheSingleAgentEnv", "TwoPlayerSingleAgentEnv", "ENV_ID", "TWO_PLAYER_ENV_ID"]
+__all__ = ["CoincheSingleAgentEnv", "ENV_ID", "TWO_PLAYER_ENV_ID"]
 
 Policy = Callable[[dict, str], int]
 #: an agent spec string (``"heuristic"``) or a ``policy(observation, agent)`` callable
@@ -303,17 +303,6 @@ class CoincheSingleAgentEnv(gymnasium.Env):
 
     def close(self):
         self.aec.close()
-
-
-def TwoPlayerSingleAgentEnv(seat: int = 0, opponent: Union[None, str, Policy] = None,
-                            **env_kwargs) -> CoincheSingleAgentEnv:
-    """:class:`CoincheSingleAgentEnv` of belote for two players (``rules`` default
-    ``belote_a_deux``; ``coinche_rl/TwoPlayer-v0``): the learner is player ``seat`` (0 or
-    1), ``opponent`` plays the other (None or ``"random"``: uniformly random legal
-    actions from ``np_random``; or a ``policy(observation, agent) -> action``)."""
-    env_kwargs.setdefault("rules", "belote_a_deux")
-    env_kwargs.setdefault("family", "two")
-    return CoincheSingleAgentEnv(seat, opponent=opponent, **env_kwargs)
 
 
 register_gymnasium_envs()

@@ -2,8 +2,8 @@
 
 Two views of ``N`` games held as one ``int64[N, state size]`` array of engine states
 (state-first, as in pgx: the array *is* the environment; copy it to save or branch). The
-family comes from the rules (``rules="belote_a_deux"``: belote for two players, whose
-names :func:`VectorTwoPlayer` and :func:`TwoPlayerVectorEnv` are kept) and the kernels
+family comes from the rules (``rules="belote_a_deux"``, or ``family="two"``: belote for
+two players) and the kernels
 (:mod:`.kernels`) are written once over the engine's family-neutral entry points:
 
 * :class:`VectorCoinche`: every seat is driven by the caller. ``step(actions)`` applies
@@ -92,8 +92,8 @@ from . import VECTOR_OPPONENTS_GROUP, resolve_plugin
 from . import kernels as K
 from .family import REWARD_SCALE, EnvFamily, env_family
 
-__all__ = ["VectorCoinche", "VectorStep", "CoincheVectorEnv", "BatchPolicy", "VectorTwoPlayer",
-           "TwoPlayerVectorEnv", "TwoPlayerStep", "first_legal_policy", "warmup"]
+__all__ = ["VectorCoinche", "VectorStep", "CoincheVectorEnv", "BatchPolicy", "first_legal_policy",
+           "warmup"]
 
 #: ``policy(public_states int64[k, state size], params, seats int64[k]) -> int64[k]``
 BatchPolicy = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
@@ -120,10 +120,6 @@ class VectorStep:
     #: int64 [N]: match mode, the side that won the match that ended (where
     #: ``terminated``), else -1
     winners: Optional[np.ndarray] = None
-
-
-#: the two-player name of :class:`VectorStep`
-TwoPlayerStep = VectorStep
 
 
 class Batch:
@@ -591,28 +587,6 @@ class CoincheVectorEnv(VectorEnv):
 def _deal_from_state(rules: RuleSet, S: np.ndarray):
     """The family's deal of ``rules`` in the state ``S`` (a copy; no history)."""
     return env_family(rules).deal.from_state(rules, S.copy())
-
-
-def VectorTwoPlayer(num_envs: int, rules: Union[str, RuleSet] = "belote_a_deux", dealer=None,
-                    reward: str = "difference", seed: Optional[int] = None,
-                    normalize_reward: bool = False, mode: str = "deal") -> VectorCoinche:
-    """:class:`VectorCoinche` of belote for two players (its two-player name; rules of
-    the ``two`` family only; ``dealer="alternate"`` passes the deal on)."""
-    return VectorCoinche(num_envs, rules, dealer, reward, seed, normalize_reward, family="two",
-                         mode=mode)
-
-
-def TwoPlayerVectorEnv(num_envs: int, seat: int = 0, rules: Union[str, RuleSet] = "belote_a_deux",
-                       opponent: Union[str, BatchPolicy] = "random", dealer=None,
-                       reward: str = "difference", seed: Optional[int] = None, copy: bool = True,
-                       normalize_reward: bool = False, mode: str = "deal") -> CoincheVectorEnv:
-    """:class:`CoincheVectorEnv` of belote for two players (its two-player name; rules of
-    the ``two`` family only): the learner is player ``seat``, ``opponent`` (``"random"``,
-    an agent spec of the family such as ``"heuristic"``, or a batched policy
-    ``f(public_states, params, players) -> actions``) the other."""
-    return CoincheVectorEnv(num_envs, seat, rules, dealer=dealer, reward=reward, seed=seed,
-                            copy=copy, normalize_reward=normalize_reward, opponent=opponent,
-                            family="two", mode=mode)
 
 
 def first_legal_policy(legal_into=game_legal_mask) -> BatchPolicy:

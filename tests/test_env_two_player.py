@@ -28,8 +28,8 @@ from coinche_rl.envs import TWO_PLAYER_ENV_ID, coinche_v0
 from coinche_rl.envs import encoder_two as K
 from coinche_rl.envs import observation_two as O
 from coinche_rl.envs.family import TWO
-from coinche_rl.envs.single_agent import TwoPlayerSingleAgentEnv
-from coinche_rl.envs.vector import TwoPlayerVectorEnv, VectorTwoPlayer, _deal_from_state
+from coinche_rl.envs.single_agent import CoincheSingleAgentEnv
+from coinche_rl.envs.vector import CoincheVectorEnv, VectorCoinche, _deal_from_state
 from coinche_rl.game import IllegalActionError
 from coinche_rl.rules import InvalidRulesError
 from coinche_rl.two_player import TwoPlayerDeal
@@ -327,9 +327,9 @@ def test_seeds_reproduce_games_and_state_is_a_copy():
 
 # ----------------------------------------------------------- single-agent adapter
 def test_single_agent_check_env_and_make():
-    for env in (TwoPlayerSingleAgentEnv(illegal_action="penalty"),
-                TwoPlayerSingleAgentEnv(seat=1, rules="belote_decouverte", illegal_action="penalty"),
-                TwoPlayerSingleAgentEnv(mode="match", illegal_action="penalty")):
+    for env in (CoincheSingleAgentEnv(family="two", illegal_action="penalty"),
+                CoincheSingleAgentEnv(family="two", seat=1, rules="belote_decouverte", illegal_action="penalty"),
+                CoincheSingleAgentEnv(family="two", mode="match", illegal_action="penalty")):
         check_env(env.unwrapped, skip_render_check=True)
     env = gymnasium.make(TWO_PLAYER_ENV_ID, seat=1, rules="belote_decouverte")
     assert env.observation_space.shape == (O.OBSERVATION_SIZE,)
@@ -341,7 +341,7 @@ def test_single_agent_check_env_and_make():
 @pytest.mark.parametrize("seat", [0, 1])
 def test_single_agent_episodes_reward_the_score_difference(seat):
     rng = np.random.default_rng(seat)
-    env = TwoPlayerSingleAgentEnv(seat=seat, rules="belote_a_deux")
+    env = CoincheSingleAgentEnv(family="two", seat=seat, rules="belote_a_deux")
     for ep in range(6):
         obs, info = env.reset(seed=ep)
         total, done = 0.0, False
@@ -361,7 +361,7 @@ def test_single_agent_episodes_reward_the_score_difference(seat):
 
 def test_single_agent_same_seed_same_trajectory_and_opponent_policy():
     def run(opponent=None):
-        env = TwoPlayerSingleAgentEnv(opponent=opponent)
+        env = CoincheSingleAgentEnv(family="two", opponent=opponent)
         rng = np.random.default_rng(0)
         obs, info = env.reset(seed=42)
         traj = [obs.copy()]
@@ -386,19 +386,19 @@ def test_single_agent_same_seed_same_trajectory_and_opponent_policy():
     # an agent spec is built for belote for two players; one that does not play it is refused
     assert run("heuristic")[0] != h1
     with pytest.raises(ValueError, match="agent 'nnsearch' plays the families"):
-        TwoPlayerSingleAgentEnv(opponent="nnsearch")
+        CoincheSingleAgentEnv(family="two", opponent="nnsearch")
     with pytest.raises(ValueError, match="seat"):
-        TwoPlayerSingleAgentEnv(seat=2)
+        CoincheSingleAgentEnv(family="two", seat=2)
 
 
 def test_single_agent_illegal_action_raises_and_state_unchanged():
-    env = TwoPlayerSingleAgentEnv()
+    env = CoincheSingleAgentEnv(family="two")
     env.reset(seed=0)
     before = env.unwrapped.aec.state()
     with pytest.raises(IllegalActionError, match="illegal_action=\"penalty\""):
         env.step(A.CARD_BASE)
     assert np.array_equal(before, env.unwrapped.aec.state())
-    env = TwoPlayerSingleAgentEnv(illegal_action="penalty", illegal_penalty=300)
+    env = CoincheSingleAgentEnv(family="two", illegal_action="penalty", illegal_penalty=300)
     obs, info = env.reset(seed=0)
     obs, r, term, trunc, info = env.step(int(np.flatnonzero(info["action_mask"] == 0)[0]))
     assert term and r == -300.0 and not info["action_mask"].any()
@@ -408,7 +408,7 @@ def test_single_agent_illegal_action_raises_and_state_unchanged():
 @pytest.mark.parametrize("preset", PRESETS)
 def test_vector_env_equals_the_python_encoding_and_the_aec_env(preset):
     n = 6
-    venv = VectorTwoPlayer(n, rules=preset, seed=3, dealer="alternate")
+    venv = VectorCoinche(n, family="two", rules=preset, seed=3, dealer="alternate")
     ts = venv.reset()
     rng = np.random.default_rng(7)
     aecs = []
@@ -452,10 +452,10 @@ def _T(name):
 
 
 def test_vector_seeds_given_deals_and_bad_input():
-    a, b = VectorTwoPlayer(4, seed=5), VectorTwoPlayer(4, seed=5)
+    a, b = VectorCoinche(4, family="two", seed=5), VectorCoinche(4, family="two", seed=5)
     assert np.array_equal(a.reset().obs, b.reset().obs)
     assert np.array_equal(a.states, b.states)
-    c = VectorTwoPlayer(4, seed=6)
+    c = VectorCoinche(4, family="two", seed=6)
     c.reset()
     assert not np.array_equal(a.states, c.states)
     decks = [TwoPlayerDeal(seed=s).deck for s in range(4)]
@@ -469,13 +469,13 @@ def test_vector_seeds_given_deals_and_bad_input():
     with pytest.raises(ValueError, match="unknown reset option"):
         a.reset(options={"deal": decks})
     with pytest.raises(InvalidRulesError):
-        VectorTwoPlayer(2, rules="ffb")
+        VectorCoinche(2, family="two", rules="ffb")
     with pytest.raises(ValueError, match="dealer"):
-        VectorTwoPlayer(2, dealer="rotate")
+        VectorCoinche(2, family="two", dealer="rotate")
 
 
 def test_gym_vector_env_with_random_opponent():
-    env = TwoPlayerVectorEnv(8, seat=1, rules="belote_decouverte", seed=0, normalize_reward=True)
+    env = CoincheVectorEnv(8, family="two", seat=1, rules="belote_decouverte", seed=0, normalize_reward=True)
     obs, infos = env.reset()
     assert obs.shape == (8, O.OBSERVATION_SIZE) and env.observation_space.contains(obs)
     rng = np.random.default_rng(0)
@@ -515,12 +515,12 @@ def test_gym_vector_env_with_a_batched_policy_sees_only_public_states():
             out[j] = int(np.flatnonzero(mask)[-1])
         return out
 
-    env = TwoPlayerVectorEnv(4, seat=0, seed=1, opponent=policy)
+    env = CoincheVectorEnv(4, family="two", seat=0, seed=1, opponent=policy)
     obs, infos = env.reset()
     for _ in range(60):
         obs, rew, term, trunc, infos = env.step(env.action_masks().argmax(axis=1))
     assert calls and set(calls) == {1}
-    assert TwoPlayerVectorEnv(2, opponent="heuristic").opponent_policy is not None
+    assert CoincheVectorEnv(2, family="two", opponent="heuristic").opponent_policy is not None
     with pytest.raises(ValueError, match="agent 'nnsearch' plays the families"):
-        TwoPlayerVectorEnv(2, opponent="nnsearch")
+        CoincheVectorEnv(2, family="two", opponent="nnsearch")
 

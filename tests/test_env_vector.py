@@ -236,9 +236,8 @@ def test_warmup_runs():
 def test_one_env_class_of_each_kind_plays_both_families():
     """Issue 43: one AEC env class, one single-agent adapter and one pair of vector envs
     play both families, each family's parts read from its description (``EnvFamily``);
-    the two-player names build the same classes."""
-    from coinche_rl.envs import family as F, single_agent
-    from coinche_rl.envs.vector import TwoPlayerVectorEnv, VectorTwoPlayer
+    ``family="two"`` builds them with the two family's default preset."""
+    from coinche_rl.envs import family as F
     from coinche_rl.rules import InvalidRulesError
     for rules, fam in (("ffb", F.FOUR), ("classic", F.FOUR), ("belote_a_deux", F.TWO)):
         e = coinche_v0.raw_env(rules=rules)
@@ -249,9 +248,8 @@ def test_one_env_class_of_each_kind_plays_both_families():
         assert venv.family is fam and venv.states.shape == (2, fam.state_size)
         assert venv.reset().rewards.shape == (2, fam.n_players)
     assert coinche_v0.raw_env(family="two").rules.name == "belote_a_deux"
-    assert type(single_agent.TwoPlayerSingleAgentEnv()) is single_agent.CoincheSingleAgentEnv
-    assert type(VectorTwoPlayer(2)) is V.VectorCoinche
-    assert type(TwoPlayerVectorEnv(2)) is V.CoincheVectorEnv
+    assert V.VectorCoinche(2, family="two").rules.name == "belote_a_deux"
+    assert V.CoincheVectorEnv(2, family="two").rules.name == "belote_a_deux"
     with pytest.raises(ValueError, match="family must be one of"):
         coinche_v0.raw_env(family="three")
     with pytest.raises(InvalidRulesError, match="four-player"):
