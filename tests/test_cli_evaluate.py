@@ -108,15 +108,16 @@ def test_as_a_subprocess():
 
 
 def test_two_player_prise(capsys):
-    """`--rules belote_a_deux`: the prise options of one player, the same numbers as the
-    Python API; the four-player options are refused in one line."""
-    from coinche_rl.agents.evaluation import evaluate_hand
+    """`--rules belote_a_deux`: the prise options of one player through the one path (the
+    same numbers as the Python API, `evaluate_hand` as for four players); the options the
+    prise has not are refused in one line, as a bad option of any family."""
     args = ["evaluate", "JH 9H AH 7S 8D KC", "--rules", "belote_a_deux", "--retourne", "TH",
             "--seat", "1", "--dealer", "0", "--samples", "30", "--seed", "3"]
     assert main(args) == 0
     out = capsys.readouterr().out
-    for text in ("belote for two players", "strain  take", "pass: expected", "suggested bid:",
-                 "worlds/s"):
+    for text in ("Monte Carlo evaluation, method both", "strain  take", "pass: expected",
+                 "suggested bid:", "heuristic play: 30 worlds x 4 strains x 1 level",
+                 "worlds/s, 1 thread)"):
         assert text in out
     assert main(args + ["--json"]) == 0
     d = json.loads(capsys.readouterr().out)
@@ -124,8 +125,19 @@ def test_two_player_prise(capsys):
                        samples=30, seed=3)
     assert d["expected_score"] == ev.expected_score.tolist()
     assert d["pass"]["expected_score"] == ev.pass_expected
+    # the default dealer: the player before --seat, who then speaks first; --prise is
+    # --auction, the prise so far
+    assert main(args[:-6] + ["--samples", "30", "--seed", "3", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["expected_score"] == d["expected_score"]
+    assert main(["evaluate", "JH 9H AH 7S 8D KC", "--rules", "belote_a_deux", "--retourne",
+                 "TH", "--seat", "0", "--dealer", "0", "--prise", "pass", "--samples", "4",
+                 "--json"]) == 0
+    capsys.readouterr()
     assert main(["evaluate", "JH 9H AH 7S 8D KC", "--rules", "belote_decouverte"]) == 2
     assert "8 face-up cards" in capsys.readouterr().err
-    assert main(args + ["--auction", "pass", "--method", "dd"]) == 2
+    assert main(args + ["--strains", "H", "--method", "dd"]) == 2
     err = capsys.readouterr().err
-    assert "--auction, --method dd: not for belote for two players" in err and "\n" == err[-1]
+    assert err.startswith("coinche-rl: error: strains, method 'dd': not for belote for two "
+                          "players") and err.count("\n") == 1
+    assert main(["evaluate", HAND, "--other-up", "8H 7H KH 8S 9D AC 8C TH", "--samples", "2"]) == 2
+    assert "other_up is for belote_decouverte" in capsys.readouterr().err

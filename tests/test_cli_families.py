@@ -19,6 +19,9 @@ FAMILIES = {
     "belote_a_deux": {"hand": ["JH 9H AH 7S 8D KC", "--retourne", "TH", "--seat", "1",
                                 "--dealer", "0"],
                       "players": 2},
+    "belote_decouverte": {"hand": ["JH 9H AH 7S 8D KC QC 7C", "--other-up",
+                                   "8H 7H KH 8S 9D AC 8C TH", "--seat", "1", "--dealer", "0"],
+                          "players": 2},
 }
 
 

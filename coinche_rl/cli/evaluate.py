@@ -1,5 +1,6 @@
 """``coinche-rl evaluate``: the Monte Carlo hand evaluation of
-:mod:`coinche_rl.agents.evaluation` (and of the prise for two players)."""
+:mod:`coinche_rl.agents.evaluation`, one path for every family (belote for two players:
+the prise's options)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import sys
 
 from .. import _numba_cache as nc
 from .._numba_cache import compile_notice
+from ..engine.family import family_of
 from ..rules import get_rules
 from .common import RULES_HELP, int_range, nonnegative_int, positive_int, rules_arg, seat_int
 
@@ -23,9 +25,10 @@ def _seat_cards(text: str, option: str):
 
 
 def cmd_evaluate(args) -> int:
+    """One path for every family: :func:`coinche_rl.agents.evaluation.evaluate_hand` takes
+    the rules of each (belote for two players: its prise's options, ``--auction`` the prise
+    so far) and refuses in one line an option the game has not."""
     from ..agents.evaluation import evaluate_hand   # lazy: see the top
-    if args.preset.family == "two":
-        return _evaluate_two_player(args)
     try:
         holds, lacks = {}, {}
         for option, items, out in (("--holds", args.holds, holds), ("--lacks", args.lacks, lacks)):
@@ -37,14 +40,18 @@ def cmd_evaluate(args) -> int:
         return 2
     threads = args.threads or max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
                                   else (os.cpu_count() or 1))
-    _compile_evaluation(args.method)
+    n_players = family_of(args.preset).n_players
+    # default: the seat before --seat deals, so that --seat speaks first
+    dealer = (args.seat - 1) % n_players if args.dealer is None else args.dealer
+    _compile_evaluation(args.method, args.preset)
     progress = not args.no_progress and sys.stderr.isatty()
     ev = _evaluation(lambda: evaluate_hand(
-        args.preset, args.seat, args.hand, args.dealer, samples=args.samples, seed=args.seed,
+        args.preset, args.seat, args.hand, dealer, samples=args.samples, seed=args.seed,
         strains=args.strains, method=args.method, holds=holds or None, lacks=lacks or None,
         auction=args.auction or (), progress=progress, coinche=args.coinche,
         retourne=args.retourne, min_suit_length=args.min_suit_length, threads=threads,
-        bid_weights=args.bid_weights or "", nn_player=args.nn_player), args.json)
+        bid_weights=args.bid_weights or "", nn_player=args.nn_player,
+        other_up=args.other_up), args.json)
     if isinstance(ev, int):
         return ev
     if args.method == "nn":
@@ -53,18 +60,19 @@ def cmd_evaluate(args) -> int:
     else:
         print(f"coinche-rl evaluate: Monte Carlo evaluation, method {args.method}")
     print(ev.table())
+    ns, nl = len(ev.strains), len(ev.levels)
+    n_contracts = ns * nl
     if "nn" in ev.seconds:
-        print(f"bidding network: {len(ev.strains) * len(ev.levels)} contracts in "
-              f"{ev.seconds['nn'] * 1e3:.2f} ms")
-    n_contracts = len(ev.strains) * len(ev.levels)
+        print(f"bidding network: {n_contracts} contracts in {ev.seconds['nn'] * 1e3:.2f} ms")
+    # the prise of belote for two players plays its worlds on one thread
+    used = threads if n_players > 2 else 1
     for m, label in (("dd", "double-dummy"), ("heuristic", "heuristic play")):
         if m in ev.seconds:
             sec = ev.seconds[m]
-            ns, nl = len(ev.strains), len(ev.levels)
             print(f"{label}: {ev.samples} worlds x {ns} strain{'s' if ns > 1 else ''} x {nl} "
-                  f"level{'s' if nl > 1 else ''} ({ev.samples * n_contracts} contracts) in {sec:.2f} s "
-                  f"({ev.samples / max(sec, 1e-9):,.1f} worlds/s, {threads} thread"
-                  f"{'s' if threads > 1 else ''})")
+                  f"level{'s' if nl > 1 else ''} ({ev.samples * n_contracts} contracts) in "
+                  f"{sec:.2f} s ({ev.samples / max(sec, 1e-9):,.1f} worlds/s, {used} thread"
+                  f"{'s' if used > 1 else ''})")
     return 0
 
 
@@ -86,46 +94,15 @@ def _evaluation(run, as_json: bool):
     return ev
 
 
-def _evaluate_two_player(args) -> int:
-    """``coinche-rl evaluate --rules belote_a_deux``: the prise options of one player
-    (coinche_rl.agents.evaluation with the family's rules); the four-player options are
-    refused in one line."""
+def _compile_evaluation(method: str, rules) -> None:
+    """On a fresh numba cache, say that the evaluation's kernels compile; those of
+    ``--method both`` (double-dummy and heuristic play, four players) compile in two
+    processes at once."""
     from ..agents import evaluation, evaluation_two
-    four = [opt for opt, given in (("--holds", args.holds), ("--lacks", args.lacks),
-                                   ("--auction", args.auction), ("--strains", args.strains),
-                                   ("--bid-weights", args.bid_weights),
-                                   ("--min-suit-length", args.min_suit_length),
-                                   ("--coinche", args.coinche), ("--threads", args.threads))
-            if given]
-    if args.method not in ("both", "heuristic"):
-        four.append(f"--method {args.method}")
-    if four:
-        print(f"coinche-rl: error: {', '.join(four)}: not for belote for two players (its "
-              f"evaluation: --seat 0|1, --dealer 0|1, --retourne, --other-up, --prise, "
-              f"--samples, --seed; heuristic play only)", file=sys.stderr)
-        return 2
-    dealer = 1 - args.seat if args.dealer == 3 else args.dealer    # default: he speaks first
-    compile_notice("the two-player hand evaluation", (evaluation_two._evaluate_worlds,),
-                   "about 10-30 s")
-    ev = _evaluation(lambda: evaluation.evaluate_hand(
-        args.preset, args.seat, args.hand, dealer, retourne=args.retourne,
-        other_up=args.other_up, auction=(args.prise or "").replace(",", " ").split(),
-        samples=args.samples, seed=args.seed, method="heuristic"), args.json)
-    if isinstance(ev, int):
-        return ev
-    print("coinche-rl evaluate: belote for two players, Monte Carlo evaluation of the prise "
-          "(heuristic play at both players)")
-    print(ev.table())
-    sec = ev.seconds["heuristic"]
-    print(f"{ev.samples} worlds x {len(ev.strains) + 1} options in {sec:.2f} s "
-          f"({ev.samples / max(sec, 1e-9):,.1f} worlds/s)")
-    return 0
-
-
-def _compile_evaluation(method: str) -> None:
-    """On a fresh numba cache, compile the kernels of ``--method both`` (double-dummy
-    and heuristic play) in two processes at once, saying so."""
-    from ..agents import evaluation
+    if family_of(rules).n_players == 2:
+        compile_notice("the hand evaluation", (evaluation_two._evaluate_worlds,),
+                       "about 10-30 s")
+        return
     if method != "both" or nc.usable_cores() < 2 or not nc.needs_compiling(evaluation.__name__):
         return
     compile_notice("the hand evaluation", (evaluation._dd_chunk, evaluation._heur_chunk),
@@ -146,10 +123,12 @@ def add_parser(sub) -> None:
                                 "family: 5 cards with --retourne during the prise, or 8; "
                                 "belote_a_deux: the 6 cards in hand with --retourne; "
                                 "belote_decouverte: the 8 face-up cards with --other-up)")
-    e.add_argument("--seat", type=seat_int, default=0, help="the seat holding the hand, 0..3 "
-                                                       "(default 0)")
-    e.add_argument("--dealer", type=seat_int, default=3,
-                   help="the dealer, 0..3 (default 3: seat 0 leads the first trick)")
+    e.add_argument("--seat", type=seat_int, default=0,
+                   help="the seat holding the hand, 0..3; a player 0 or 1 of belote for two "
+                        "(default 0)")
+    e.add_argument("--dealer", type=seat_int, default=None,
+                   help="the dealer, 0..3 (0 or 1 for two players; default: the seat before "
+                        "--seat, which speaks first: 3 for seat 0)")
     e.add_argument("--samples", type=positive_int, default=500,
                    help="random deals of the other hands (default 500)")
     e.add_argument("--preset", "--rules", dest="preset", type=rules_arg, default=get_rules("ffb"),
@@ -168,8 +147,9 @@ def add_parser(sub) -> None:
                    help="cards a seat is known to hold, e.g. 2:AS (repeatable)")
     e.add_argument("--lacks", action="append", metavar="SEAT:CARDS",
                    help="cards a seat is known not to hold, e.g. '1:JS 9S' (repeatable)")
-    e.add_argument("--auction", help="the auction so far, from the seat after the dealer, "
-                                     "e.g. '80H pass'")
+    e.add_argument("--auction", "--prise", dest="auction",
+                   help="the auction so far, from the seat after the dealer, e.g. '80H pass' "
+                        "(belote for two players: the prise so far, e.g. 'pass')")
     e.add_argument("--min-suit-length", type=int_range(0, 8), default=0,
                    help="every other seat that bid a suit in --auction holds at least this "
                         "many cards of it (default 0: no inference)")
@@ -180,7 +160,6 @@ def add_parser(sub) -> None:
                                       "e.g. 8H")
     e.add_argument("--other-up", help="belote_decouverte: the other player's 8 face-up cards "
                                       "(the hand argument: the player's own 8)")
-    e.add_argument("--prise", help="belote for two players: the prise so far, e.g. 'pass'")
     e.add_argument("--threads", type=positive_int, help="threads (default: every core)")
     e.add_argument("--json", action="store_true", help="print the results as JSON")
     e.add_argument("--no-progress", action="store_true", help="no progress bar")
