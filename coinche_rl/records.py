@@ -24,8 +24,14 @@ Deal record (``"format": "coinche-rl/deal"``, version 1)::
 Match record (``"format": "coinche-rl/match"``): ``rules``, ``first_dealer``, ``deals``
 (deal records without their own ``rules``), ``scores`` (match totals) and ``winner``.
 
-Belote for two players (rules of family ``two``) uses the same formats; a deal record
-holds the deck instead of hands, the prise (with the exchange choice) and the plays::
+One format for every family, written and replayed by one path: every deal record holds
+``format``, ``version``, ``rules``, ``dealer``, the list of bidding actions named after
+the family's bidding phase (:class:`~coinche_rl.engine.family.Family` ``phases[0]``:
+``auction``, or ``prise`` for belote for two players, its exchange choice included) and
+``plays``, then the figures replay checks (``contract``, ``declarations``, ``belote``,
+``result``) in the game's own terms; the cards are the game's: the hands as dealt (and
+the deck in the classic family), or the deck alone in belote for two players, whose
+hands, stacks and retourne follow from it::
 
     {
       "format": "coinche-rl/deal", "version": 1,
@@ -53,7 +59,7 @@ record whose plays were cut short but which still carries its result).
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, Optional, Union
+from typing import Any, Callable, Dict, NamedTuple, Optional, Union
 
 from . import actions as A
 from .cards import InvalidNotationError, format_card, format_hand, parse_hand
@@ -155,30 +161,54 @@ def _derived(deal: Deal) -> Dict[str, Any]:
     return out
 
 
+def _is_bidding(a: int) -> bool:
+    """An action of the bidding phase of every family: the auction's (pass, bids, coinche,
+    surcoinche; the classic prise's take and name) and the two-player prise's and
+    exchange's; never a card, a declaration or a belote choice."""
+    return a < A.CARD_BASE or A.TAKE <= a < A.DECLARE or a >= A.EXCHANGE
+
+
+def _bidding(rules: RuleSet) -> str:
+    """The name of a record's list of bidding actions: the family's bidding phase
+    (``auction``; ``prise`` with two players, whose exchange choice it holds too)."""
+    return family_of(rules).phases[0]
+
+
 def deal_to_record(deal: Union[Deal, TwoPlayerDeal], *, include_rules: bool = True) -> Dict[str, Any]:
-    """The JSON-ready record of a deal (finished or not), four or two players."""
-    if isinstance(deal, TwoPlayerDeal):
-        return _two_deal_record(deal, include_rules)
-    n_auction = len(deal.auction)
-    given = None
-    if deal.phase != "auction" and n_auction == 0 and not deal.is_void:
-        c = deal.contract
-        given = {"value": c.value, "strain": STRAIN_NAMES[c.strain], "coinche": c.coinche, "taker": c.taker}
+    """The JSON-ready record of a deal (finished or not), of every family."""
+    game = _GAMES[family_of(deal.rules).name]
     hist = deal.history
+    n_bidding = next((i for i, a in enumerate(hist) if not _is_bidding(a)), len(hist))
     rec: Dict[str, Any] = {"format": DEAL_FORMAT, "version": VERSION}
     if include_rules:
         rec["rules"] = rules_record(deal.rules)
-    if deal.deck is not None:
-        rec["deck"] = " ".join(format_card(c) for c in deal.deck)
-    rec.update({
-        "dealer": deal.dealer,
-        "hands": [format_hand(h) for h in deal.initial_hands],
-        "contract_given": given,
-        "auction": [A.action_to_str(a) for a in hist[:n_auction]],
-        "plays": [A.action_to_str(a) for a in hist[n_auction:]],
-    })
-    rec.update(_derived(deal))
+    rec.update(game.cards(deal))
+    rec[_bidding(deal.rules)] = [A.action_to_str(a) for a in hist[:n_bidding]]
+    rec["plays"] = [A.action_to_str(a) for a in hist[n_bidding:]]
+    rec.update(game.derived(deal))
     return rec
+
+
+def _four_cards(deal: Deal) -> Dict[str, Any]:
+    """The four-player game's cards: the deck (classic family), the dealer, the hands as
+    dealt, and the contract given when the auction was skipped."""
+    given = None
+    if deal.phase != "auction" and not deal.auction and not deal.is_void:
+        c = deal.contract
+        given = {"value": c.value, "strain": STRAIN_NAMES[c.strain], "coinche": c.coinche,
+                 "taker": c.taker}
+    out: Dict[str, Any] = {}
+    if deal.deck is not None:
+        out["deck"] = " ".join(format_card(c) for c in deal.deck)
+    out.update({"dealer": deal.dealer, "hands": [format_hand(h) for h in deal.initial_hands],
+                "contract_given": given})
+    return out
+
+
+def _two_cards(deal: TwoPlayerDeal) -> Dict[str, Any]:
+    """Belote for two players' cards: the dealer and the deck in dealing order (the
+    hands, the stacks and the retourne follow from it)."""
+    return {"dealer": deal.dealer, "deck": " ".join(format_card(c) for c in deal.deck)}
 
 
 def _two_derived(deal: TwoPlayerDeal) -> Dict[str, Any]:
@@ -199,19 +229,6 @@ def _two_derived(deal: TwoPlayerDeal) -> Dict[str, Any]:
                          "card_points": list(res.card_points), "litige": res.litige,
                          "litige_points": res.litige_points, "scores": list(res.scores)}
     return out
-
-
-def _two_deal_record(deal: TwoPlayerDeal, include_rules: bool) -> Dict[str, Any]:
-    hist = deal.history
-    n_prise = len(deal.prise) + (0 if deal.exchanged is None else 1)
-    rec: Dict[str, Any] = {"format": DEAL_FORMAT, "version": VERSION}
-    if include_rules:
-        rec["rules"] = rules_record(deal.rules)
-    rec.update({"dealer": deal.dealer, "deck": " ".join(format_card(c) for c in deal.deck),
-                "prise": [A.action_to_str(a) for a in hist[:n_prise]],
-                "plays": [A.action_to_str(a) for a in hist[n_prise:]]})
-    rec.update(_two_derived(deal))
-    return rec
 
 
 def match_to_record(match: Union[Match, TwoPlayerMatch]) -> Dict[str, Any]:
@@ -294,8 +311,9 @@ def _compare(stored: Any, computed: Any, where: str) -> None:
 
 
 def replay_deal(rec: Dict[str, Any], rules: Optional[RuleSet] = None, *, where: str = "",
-                check: bool = True) -> Deal:
-    """Rebuild a deal from its record, checking every action and every stored result.
+                check: bool = True) -> BaseDeal:
+    """Rebuild a deal of any family from its record, checking every action and every
+    stored result.
 
     :raises RecordError: naming the first malformed, illegal or inconsistent field.
     """
@@ -313,15 +331,23 @@ def replay_deal(rec: Dict[str, Any], rules: Optional[RuleSet] = None, *, where: 
     if not 0 <= dealer < n:
         seats = "a player 0 or 1" if n == 2 else f"a seat 0..{n - 1}"
         raise RecordError(f"{where}dealer: expected {seats}, got {dealer!r}")
-    if rules.family == "two":
-        return _replay_two_deal(rec, rules, dealer, where, check)
-    if rules.family == "classic":
-        deck = _need(rec, "deck", str, where)
-        try:
-            deal = Deal(rules, deck=deck, dealer=dealer)
-        except ValueError as e:
-            raise RecordError(f"{where}deck: {e}") from None
-        return _replay_actions(deal, rec, where, check)
+    game = _GAMES[family_of(rules).name]
+    deal = game.start(rec, rules, dealer, where)
+    if game.given:
+        _give_contract(deal, rec, where)
+    bidding = _bidding(rules)
+    _apply_lists(deal, rec, where, bidding, lambda d: d.phase not in ("play", "done"))
+    if check:
+        n_bid = next((i for i, a in enumerate(deal.history) if not _is_bidding(a)),
+                     len(deal.history))
+        n = len(deal.plays)
+        _check_derived(rec, deal, game.derived(deal), where, bidding,
+                       f"{n_bid} {bidding} actions and {n} card{'s' if n != 1 else ''}")
+    return deal
+
+
+def _from_hands(rec: Dict[str, Any], rules: RuleSet, dealer: int, where: str) -> Deal:
+    """The deal a record starts from its hands (the coinche family)."""
     hands = _need(rec, "hands", list, where)
     if len(hands) != N_SEATS or not all(isinstance(h, str) for h in hands):
         raise RecordError(f"{where}hands: expected {N_SEATS} hand strings, got {hands!r}")
@@ -332,31 +358,55 @@ def replay_deal(rec: Dict[str, Any], rules: Optional[RuleSet] = None, *, where: 
         except InvalidNotationError as e:
             raise RecordError(f"{where}hands[{seat}]: {e}") from None
     try:
-        deal = Deal(rules, hands=masks, dealer=dealer)
+        return Deal(rules, hands=masks, dealer=dealer)
     except ValueError as e:
         raise RecordError(f"{where}hands: {e}") from None
-    return _replay_actions(deal, rec, where, check)
 
 
-def _replay_actions(deal: Deal, rec: Dict[str, Any], where: str, check: bool) -> Deal:
+def _from_deck(rec: Dict[str, Any], rules: RuleSet, dealer: int, where: str) -> BaseDeal:
+    """The deal a record starts from its deck, in dealing order (the classic family,
+    belote for two players): the family's deal class deals it."""
+    deck = _need(rec, "deck", str, where)
+    try:
+        return game_classes(rules)[0](rules, deck=deck, dealer=dealer)
+    except ValueError as e:
+        raise RecordError(f"{where}deck: {e}") from None
+
+
+def _give_contract(deal: Deal, rec: Dict[str, Any], where: str) -> None:
+    """The contract given to a four-player deal whose auction was skipped."""
     given = rec.get("contract_given")
-    if given is not None:
-        if not isinstance(given, dict):
-            raise RecordError(f"{where}contract_given: expected an object or null, got {given!r}")
-        try:
-            strain = given["strain"]
-            if not isinstance(strain, str):
-                raise ValueError(f"strain: expected its text (S H D C NT AT), got {strain!r}")
-            deal.with_contract(int(given["value"]), strain, taker=int(given["taker"]),
-                               coinche=int(given.get("coinche", 0)))
-        except (KeyError, TypeError, ValueError) as e:
-            raise RecordError(f"{where}contract_given: {e}") from None
-    _apply_lists(deal, rec, where, "auction", lambda d: d.phase == "auction")
-    if check:
-        n = len(deal.plays)
-        _check_derived(rec, deal, _derived(deal), where, "auction",
-                       f"{len(deal.auction)} auction actions and {n} card{'s' if n != 1 else ''}")
-    return deal
+    if given is None:
+        return
+    if not isinstance(given, dict):
+        raise RecordError(f"{where}contract_given: expected an object or null, got {given!r}")
+    try:
+        strain = given["strain"]
+        if not isinstance(strain, str):
+            raise ValueError(f"strain: expected its text (S H D C NT AT), got {strain!r}")
+        deal.with_contract(int(given["value"]), strain, taker=int(given["taker"]),
+                           coinche=int(given.get("coinche", 0)))
+    except (KeyError, TypeError, ValueError) as e:
+        raise RecordError(f"{where}contract_given: {e}") from None
+
+
+class _GameRecord(NamedTuple):
+    """What a deal record of one game holds beside the fields of every family (format,
+    version, rules, the bidding list named after the family's bidding phase, plays):
+    its cards as written (``cards(deal)``), the fields replay recomputes and checks
+    (``derived(deal)``), how its deal starts (``start(rec, rules, dealer, where)``: from
+    the hands or from the deck) and whether a contract may be given (``given``: the
+    four-player game's skipped auction)."""
+    cards: Callable
+    derived: Callable
+    start: Callable
+    given: bool
+
+
+#: each family's record terms (the one table: the writer and the replay are shared)
+_GAMES = {"coinche": _GameRecord(_four_cards, _derived, _from_hands, True),
+          "classic": _GameRecord(_four_cards, _derived, _from_deck, True),
+          "two": _GameRecord(_two_cards, _two_derived, _from_deck, False)}
 
 
 def _apply_lists(deal, rec: Dict[str, Any], where: str, first: str, in_first) -> None:
@@ -398,19 +448,6 @@ def _check_derived(rec: Dict[str, Any], deal, computed: Dict[str, Any], where: s
                 f"{where}{k}: the record stores it, but its replay stops before the deal "
                 f"reaches it ({deal.phase}, after {reached}): the {first} or plays list is "
                 f"cut short")
-
-
-def _replay_two_deal(rec: Dict[str, Any], rules: RuleSet, dealer: int, where: str,
-                     check: bool) -> TwoPlayerDeal:
-    deck = _need(rec, "deck", str, where)
-    try:
-        deal = TwoPlayerDeal(rules, deck=deck, dealer=dealer)
-    except ValueError as e:
-        raise RecordError(f"{where}deck: {e}") from None
-    _apply_lists(deal, rec, where, "prise", lambda d: d.phase in ("prise", "exchange"))
-    if check:
-        _check_derived(rec, deal, _two_derived(deal), where, "prise", f"{len(deal.plays)} cards")
-    return deal
 
 
 def replay_match(rec: Dict[str, Any], *, check: bool = True) -> Dict[str, Any]:
