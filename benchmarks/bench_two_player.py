@@ -11,7 +11,7 @@ Figures (one core; best of ``--repeats`` timed runs after a warm-up), for each p
   numba (``agents.numba_bots.play_deals``: a public view built for every
   decision), from the deal set's initial states.
 * ``<preset>_duplicate_deals_per_s``: a duplicate ``heuristic`` against ``random``
-  end to end (``run_two_player_duplicate``, serial): deal set, both seatings, result;
+  end to end (``run_duplicate`` under its rules, serial): deal set, both seatings, result;
   both seatings counted.
 * ``<preset>_heuristic_margin_vs_random``: its margin in points per deal (the pair's
   summed score difference halved), ``..._ci95`` the half-width of the 95% Student-t
@@ -33,7 +33,7 @@ import time
 import numpy as np
 
 from coinche_rl.agents.numba_bots import BOT_HEURISTIC, play_deals
-from coinche_rl.arena import TwoDealSet, run_two_player_duplicate, warmup
+from coinche_rl.arena import DealSet, run_duplicate, warmup
 from coinche_rl.engine.two import two_simulate
 from coinche_rl.engine.two import warmup as engine_warmup
 from coinche_rl.rules import get_rules, params_vector
@@ -61,7 +61,7 @@ def main(argv=None) -> dict:
     t0 = time.perf_counter()
     engine_warmup()
     warmup("two")
-    run_two_player_duplicate("heuristic", "random", 4, fast=False)      # the Python path
+    run_duplicate("heuristic", "random", 4, "belote_a_deux", fast=False)      # the Python path
     out = {"bench": "two_player", "quick": args.quick, "machine": machine(),
            "warmup_s": round(time.perf_counter() - t0, 2)}
     bots = np.array([BOT_HEURISTIC, BOT_HEURISTIC], dtype=np.int64)
@@ -73,11 +73,11 @@ def main(argv=None) -> dict:
         secs = best_seconds(repeats, lambda: two_simulate(P, n_engine, np.int64(1), scores, made,
                                                           void))
         out[f"{preset}_engine_random_deals_per_s"] = round(n_engine / secs)
-        states, seeds = TwoDealSet(preset, 1).states(np.arange(n_bot))
+        states, seeds = DealSet(preset, 1).states(np.arange(n_bot))
         secs = best_seconds(repeats, lambda: play_deals(P, states.copy(), bots, seeds))
         out[f"{preset}_heuristic_deals_per_s"] = round(n_bot / secs)
         t1 = time.perf_counter()
-        r = run_two_player_duplicate("heuristic", "random", n_pairs, preset, seed=1)
+        r = run_duplicate("heuristic", "random", n_pairs, preset, seed=1)
         secs = time.perf_counter() - t1
         out[f"{preset}_duplicate_deals_per_s"] = round(2 * n_pairs / secs)
         out[f"{preset}_heuristic_margin_vs_random"] = round(r.mean, 2)
@@ -90,7 +90,7 @@ def main(argv=None) -> dict:
               f"random {r.mean:+.1f} ± {r.ci95:.1f} points per deal over {n_pairs:,} pairs "
               f"(win rate {r.win_rate:.3f})", file=sys.stderr)
         if preset == "belote_a_deux":
-            py_secs = best_seconds(1, lambda: run_two_player_duplicate(
+            py_secs = best_seconds(1, lambda: run_duplicate(
                 "heuristic", "random", n_py, preset, seed=1, fast=False))
             out["python_path_deals_per_s"] = round(2 * n_py / py_secs)
     print(json.dumps(out))

@@ -36,7 +36,7 @@ def test_agents_play_only_legal_actions_through_the_views(preset, specs):
 
 @pytest.mark.parametrize("preset", PRESETS)
 def test_numba_bots_play_only_legal_actions_over_many_deals(preset):
-    ds = arena.TwoDealSet(preset, seed=3)
+    ds = arena.DealSet(preset, seed=3)
     states, seeds = ds.states(np.arange(3000))
     for bots in ([BOT_HEURISTIC, BOT_RANDOM], [BOT_RANDOM, BOT_HEURISTIC],
                  [BOT_HEURISTIC, BOT_HEURISTIC]):
@@ -47,7 +47,7 @@ def test_numba_bots_play_only_legal_actions_over_many_deals(preset):
 
 def test_the_python_agents_and_the_numba_loop_make_the_same_choices():
     for preset in PRESETS:
-        ds = arena.TwoDealSet(preset, seed=5)
+        ds = arena.DealSet(preset, seed=5)
         states, seeds = ds.states(np.arange(25))
         st = states.copy()
         # a prise margin off its default (it travels in the bot id)
@@ -203,8 +203,8 @@ def test_an_illegal_action_is_reported(monkeypatch):
 
 # ------------------------------------------------------------------------- duplicate
 def test_duplicate_pairs_are_mirrors():
-    r = arena.run_two_player_duplicate("heuristic", "random", 40, "belote_a_deux", seed=9)
-    ds = arena.TwoDealSet("belote_a_deux", 9)
+    r = arena.run_duplicate("heuristic", "random", 40, "belote_a_deux", seed=9)
+    ds = arena.DealSet("belote_a_deux", 9)
     decks, dealers = ds.decks(r.index)
     assert (dealers == r.dealer).all()
     states, seeds = ds.states(r.index)
@@ -219,33 +219,30 @@ def test_duplicate_pairs_are_mirrors():
             assert tuple(r.scores[k, t]) == (deal.scores[a_player], deal.scores[1 - a_player])
         assert i == k
     # identical deterministic agents: exactly 0
-    same = arena.run_two_player_duplicate("heuristic", "heuristic", 100, "belote_decouverte", seed=2)
+    same = arena.run_duplicate("heuristic", "heuristic", 100, "belote_decouverte", seed=2)
     assert same.mean == 0.0 and (same.margins == 0).all()
 
 
 def test_serial_and_pool_give_the_same_results():
     kw = dict(preset="belote_a_deux", seed=4, chunk=50)
-    serial = arena.run_two_player_duplicate("heuristic", "random", 300, backend="serial", **kw)
-    pool = arena.run_two_player_duplicate("heuristic", "random", 300, backend="pool", workers=2,
-                                          **kw)
+    serial = arena.run_duplicate("heuristic", "random", 300, backend="serial", **kw)
+    pool = arena.run_duplicate("heuristic", "random", 300, backend="pool", workers=2, **kw)
     assert (serial.index == pool.index).all() and (serial.scores == pool.scores).all()
     assert (serial.contracts == pool.contracts).all() and serial.mean == pool.mean
-    python = arena.run_two_player_duplicate("heuristic", "random", 30, fast=False, **kw)
+    python = arena.run_duplicate("heuristic", "random", 30, fast=False, **kw)
     assert (python.scores == serial.scores[:30]).all()
 
 
 def test_the_heuristic_beats_random_by_far_more_than_luck():
     for preset, floor in (("belote_a_deux", 80.0), ("belote_decouverte", 60.0)):
-        r = arena.run_two_player_duplicate("heuristic", "random", 2000, preset, seed=123)
+        r = arena.run_duplicate("heuristic", "random", 2000, preset, seed=123)
         assert r.mean - r.ci95 > floor, r
         assert r.win_interval[0] > 0.85, r
 
 
 def test_duplicate_errors():
-    with pytest.raises(arena.ArenaError, match="four-player game"):
-        arena.run_two_player_duplicate("heuristic", "random", 10, "ffb")
     with pytest.raises(AgentSpecError, match="'nnsearch' plays the families coinche, classic"):
-        arena.run_two_player_duplicate("nnsearch", "random", 10)
+        arena.run_duplicate("nnsearch", "random", 10, "belote_a_deux")
     # the arena's one path: what the game lacks (partners, an auction to skip) is refused
     # in one line; matches, targets and the knockout are the formats of every family
     # (tests/test_arena.py)
@@ -288,16 +285,16 @@ def test_results_file_resumes_and_replays(tmp_path, capsys):
     figures as one run, the file rebuilds the result, a pair replays through the agents,
     and a file of another configuration is refused; the same from the command line."""
     path = tmp_path / "two.jsonl"
-    first = arena.run_two_player_duplicate("heuristic", "random", 40, "belote_a_deux", seed=4,
+    first = arena.run_duplicate("heuristic", "random", 40, "belote_a_deux", seed=4,
                                            out=path)
-    more = arena.run_two_player_duplicate("heuristic", "random", 100, "belote_a_deux", seed=4,
+    more = arena.run_duplicate("heuristic", "random", 100, "belote_a_deux", seed=4,
                                           out=path)
-    whole = arena.run_two_player_duplicate("heuristic", "random", 100, "belote_a_deux", seed=4)
+    whole = arena.run_duplicate("heuristic", "random", 100, "belote_a_deux", seed=4)
     assert first.new == 40 and more.new == 60 and more.n == 100
     assert np.array_equal(more.scores, whole.scores) and more.mean == whole.mean
     back = arena.results_from_file(path)
     assert back.n == 100 and back.mean == whole.mean and back.x == ("heuristic", "heuristic")
-    deals, row, cfg = arena.replay_two_player_pair(path, 7)
+    deals, row, cfg = arena.replay_pair(path, 7)
     assert cfg["format"] == "pair" and row["i"] == 7         # the four-player runs' format
     assert [list(deals[0].scores), list(deals[1].scores[::-1])] == row["scores"]
     same, _, _ = arena.replay_pair(path, 7, row["run"])      # one replay for both families
@@ -307,11 +304,11 @@ def test_results_file_resumes_and_replays(tmp_path, capsys):
     assert arena.results_from_file(old).mean == whole.mean
     assert [d.scores for d in arena.replay_pair(old, 7)[0]] == [d.scores for d in deals]
     with pytest.raises(arena.ArenaError, match="holds results of another run"):
-        arena.run_two_player_duplicate("heuristic", "random", 10, "belote_decouverte", out=path)
+        arena.run_duplicate("heuristic", "random", 10, "belote_decouverte", out=path)
     lines = path.read_text().splitlines()
     assert sum('"type":"pair"' in x for x in lines) == 100
     path.write_text("\n".join(lines[:60]) + "\n" + lines[60][:20])      # killed mid-line
-    again = arena.run_two_player_duplicate("heuristic", "random", 100, "belote_a_deux", seed=4,
+    again = arena.run_duplicate("heuristic", "random", 100, "belote_a_deux", seed=4,
                                            out=path)
     assert again.new == 41 and np.array_equal(again.scores, whole.scores)
     out2 = tmp_path / "cli.jsonl"
@@ -336,7 +333,7 @@ def test_a_prise_margin_the_rules_never_read_is_refused(spec, preset, says, caps
         agent.reset(0, get_rules(preset), 1)
     with pytest.raises(arena.ArenaError, match=f"agent '{spec}' cannot play the rule set "
                                                f"'{preset}': heuristic: " + says.split(" ")[0]):
-        arena.run_two_player_duplicate(spec, "random", 4, preset)
+        arena.run_duplicate(spec, "random", 4, preset)
     assert cli.main(["tournament", "--rules", preset, "--agents", spec, "random", "--deals", "4",
                      "--no-progress"]) == 2
     err = capsys.readouterr().err.strip()

@@ -570,9 +570,9 @@ def test_a_two_player_branch_plays_another_card_to_the_end(client):
 
 
 def test_a_two_player_results_file_shows_its_pairs_named_by_seat(tmp_path):
-    from coinche_rl.arena import run_two_player_round_robin
+    from coinche_rl.arena import run_round_robin
     out = tmp_path / "two.jsonl"
-    run_two_player_round_robin(["random", "heuristic"], 3, seed=2, out=str(out))
+    run_round_robin(["random", "heuristic"], 3, "belote_a_deux", seed=2, out=str(out))
     with TestClient(create_app("belote_a_deux", records=None, results=[str(out)])) as c:
         t = c.get("/api/results/two.jsonl").json()
         assert len(t["pairs"]) == 3

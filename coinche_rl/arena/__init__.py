@@ -64,9 +64,7 @@ then as player 1 (``x = (A, A)``, ``y = (B, B)``), the margin in points per deal
 ``match=True`` plays pairs of matches to the target (RULES.md §12) and the knockout seats
 tables of two, the winner going through. What the game has not is refused in one line:
 partners (rotating partners, a team of two specs) and an auction to skip
-(``frozen_contract``). :func:`run_two_player_duplicate` and
-:func:`run_two_player_round_robin` are :func:`run_duplicate` and :func:`run_round_robin`
-with its rules by default.
+(``frozen_contract``).
 
 >>> r = run_duplicate("heuristic", "random", 200, "belote_decouverte", seed=1)
 >>> r.mean > 40 and r.mean - r.ci95 > 0
@@ -92,12 +90,12 @@ from __future__ import annotations
 #   reports    tables, format_summary, print_summary, plot_results
 #   replay     replay_pair
 from . import dealsets, errors, executors, formats, replay, reports, results, store, tasks
-from .dealsets import FROZEN_MODES, DealSet, TwoDealSet
+from .dealsets import FROZEN_MODES, DealSet
 from .errors import ArenaError, ResultsFileError
 from .executors import BACKENDS, RAY_CONNECT_TIMEOUT, shutdown_pool
 from .formats import (default_roster, estimate_seconds, run_duplicate, run_knockout, run_rotating,
-                      run_round_robin, run_two_player_duplicate, run_two_player_round_robin)
-from .replay import replay_pair, replay_two_player_pair
+                      run_round_robin)
+from .replay import replay_pair
 from .reports import format_summary, plot_results, print_summary, summary_tables
 from .results import DuplicateResult, KnockoutResult, TournamentResult, results_from_file
 from .store import ROW_TYPES, ResultsFile, load_results
@@ -107,8 +105,7 @@ __all__ = ["ArenaError", "ResultsFileError", "DealSet", "DuplicateResult", "Tour
            "KnockoutResult", "run_duplicate", "run_round_robin", "run_rotating", "run_knockout",
            "default_roster", "format_summary", "print_summary", "plot_results", "replay_pair",
            "load_results", "warmup", "shutdown_pool", "estimate_seconds", "BACKENDS",
-           "FROZEN_MODES", "results_from_file", "summary_tables", "TwoDealSet",
-           "run_two_player_duplicate", "run_two_player_round_robin", "replay_two_player_pair"]
+           "FROZEN_MODES", "results_from_file", "summary_tables"]
 
 #: the package's modules, in the order above (the code fingerprint of a results file
 #: hashes them all, see :func:`coinche_rl.arena.store._code_key`); their examples are run

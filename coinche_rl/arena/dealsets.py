@@ -17,12 +17,11 @@ from ..cards import N_CARDS
 from ..engine import two as E2
 from ..engine.bits import rng_next, rng_seed, seed_int64
 from ..engine.family import family_of
-from ..game import Deal
 from ..rules import FAMILY_CLASSIC, FAMILY_TWO, N_SEATS, P_FAMILY, RuleSet, check_int, get_rules, params_vector
-from ..two_player import TwoPlayerDeal
+from ..records import game_classes
 from .errors import ArenaError
 
-__all__ = ["DealSet", "TwoDealSet", "FROZEN_MODES"]
+__all__ = ["DealSet", "FROZEN_MODES"]
 
 #: ``frozen_contract`` values: how the contract of a frozen-auction deal is drawn
 FROZEN_MODES = ("longest", "uniform")
@@ -173,16 +172,19 @@ class DealSet:
         self.params = params_vector(self.rules)
         self.seed = _check_seed(seed)
         self.frozen = _frozen_mode(frozen_contract)
-        self.two = self.rules.family == "two"
-        if self.two and self.frozen:
+        #: the players at the table (:class:`~coinche_rl.engine.family.Family`)
+        self.n_players = family_of(self.rules).n_players
+        if self.frozen and self.n_players != N_SEATS:    # engine.set_contract: four players
             raise ArenaError(f"frozen_contract={frozen_contract!r}: belote for two players "
                              f"(rules {self.rules.name!r}) has a prise, not an auction to skip")
 
     def _deal(self, indices, frozen: str = ""):
         """``(states, seeds, dealers, decks)`` of deals ``indices``."""
         idx = _check_indices(indices)
-        if not self.two:
+        if self.n_players == N_SEATS:
             return _deals(self.rules, self.params, self.seed, _SALT_DEALS, idx, None, frozen)
+        # the deal pairs of belote for two players keep the stream they were first played
+        # from (sub-stream ``index`` of ``seed``), so that their results files resume
         n = len(idx)
         states = np.empty((n, E2.TWO_STATE_SIZE), dtype=np.int64)
         decks = np.empty((n, N_CARDS), dtype=np.int64)
@@ -207,36 +209,15 @@ class DealSet:
         return decks, dealers
 
     def deal(self, index: int):
-        """Deal ``index`` before its first action: a :class:`~coinche_rl.game.Deal`, or a
-        :class:`~coinche_rl.two_player.TwoPlayerDeal` for two players."""
-        if self.two:
-            decks, dealers = self.decks([index])
-            return TwoPlayerDeal(self.rules, deck=[int(c) for c in decks[0]],
-                                 dealer=int(dealers[0]))
+        """Deal ``index`` before its first action, in the family's deal class
+        (:func:`~coinche_rl.records.game_classes`: a :class:`~coinche_rl.game.Deal`, or a
+        :class:`~coinche_rl.two_player.TwoPlayerDeal` for two players)."""
         states, _ = self.states([index])
-        return Deal.from_state(self.rules, states[0])
+        return game_classes(self.rules)[0].from_state(self.rules, states[0])
 
     def seeds(self, index: int) -> List[int]:
         """The agents' seeds of deal ``index`` (one per seat, or per player)."""
         return [int(s) for s in self.states([index])[1][0]]
-
-
-class TwoDealSet(DealSet):
-    """A :class:`DealSet` of belote for two players (its rules by default; a rule set of
-    another family is refused).
-
-    >>> ds = TwoDealSet("belote_a_deux", seed=1)
-    >>> states, seeds = ds.states([0, 5])
-    >>> bool((ds.states([5])[0][0] == states[1]).all()), seeds.shape
-    (True, (2, 2))
-    """
-
-    def __init__(self, rules: Union[str, RuleSet] = "belote_a_deux", seed: int = 0):
-        super().__init__(rules, seed)
-        if not self.two:
-            raise ArenaError(f"rules {self.rules.name!r} are a four-player game (family "
-                             f"{self.rules.family!r}): TwoDealSet deals belote for two "
-                             f"players; DealSet deals every family")
 
 
 def _check_seed(seed) -> int:

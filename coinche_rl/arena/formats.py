@@ -3,9 +3,7 @@
 resume from a results file, :func:`estimate_seconds` and :func:`default_roster`.
 
 Every format takes the rule sets of every family (:func:`check_format` refuses what a
-game has not: partners, an auction to skip); :func:`run_two_player_duplicate` and
-:func:`run_two_player_round_robin` are the same functions with the rules of belote for
-two players by default."""
+game has not: partners, an auction to skip)."""
 
 from __future__ import annotations
 
@@ -32,8 +30,7 @@ from .store import (_FORMAT_VERSION, ResultsFile, RunBook, _check_store, _code_k
 from .tasks import pair_play
 
 __all__ = ["run_duplicate", "run_round_robin", "run_rotating", "run_knockout",
-           "estimate_seconds", "default_roster", "check_format", "FORMATS", "run_two_player_duplicate",
-           "run_two_player_round_robin", "CHUNK_SECONDS"]
+           "estimate_seconds", "default_roster", "check_format", "FORMATS", "CHUNK_SECONDS"]
 
 #: the playing time a chunk of deal (match) pairs of Python agents aims at, from the
 #: agents' ``seconds_per_deal``: the progress bar moves about this often
@@ -513,44 +510,3 @@ def default_roster(preset: Union[str, RuleSet] = "ffb") -> Tuple[List[str], List
         roster.append(agent.spec)
     skipped += [f"{name}: {ROSTER_LEFT_OUT}" for name in left_out]
     return roster, skipped
-
-
-def run_two_player_duplicate(agent_a: str, agent_b: str, n_deals: int = 1000,
-                             preset: Union[str, RuleSet] = "belote_a_deux", seed: int = 0,
-                             backend: str = "serial", workers: Optional[int] = None,
-                             progress=False, fast: bool = True, chunk: Optional[int] = None,
-                             out=None, append: bool = False, on_start=None) -> DuplicateResult:
-    """:func:`run_duplicate` with the rules of belote for two players (``belote_a_deux``
-    by default; a four-player rule set is refused): ``agent_a`` against ``agent_b``
-    (two-player agent specs), each deal played with A as player 0 then as player 1.
-
-    >>> r = run_two_player_duplicate("heuristic", "heuristic", 50, "belote_a_deux", seed=1)
-    >>> r.mean, r.n
-    (0.0, 50)
-    """
-    return run_duplicate(agent_a, agent_b, n_deals, _two_rules(preset), seed, backend,
-                         workers, out, progress=progress, fast=fast, chunk=chunk,
-                         append=append, on_start=on_start)
-
-
-def run_two_player_round_robin(agents: Sequence[str], n_deals: int = 1000,
-                               preset: Union[str, RuleSet] = "belote_a_deux", seed: int = 0,
-                               backend: str = "serial", workers: Optional[int] = None,
-                               progress=False, fast: bool = True,
-                               python_deals: Optional[int] = None, out=None,
-                               append: bool = False, on_start=None) -> TournamentResult:
-    """:func:`run_round_robin` with the rules of belote for two players (as
-    :func:`run_two_player_duplicate`)."""
-    return run_round_robin(agents, n_deals, _two_rules(preset), seed, backend, workers, out,
-                           progress=progress, python_deals=python_deals, fast=fast,
-                           append=append, on_start=on_start)
-
-
-def _two_rules(preset) -> RuleSet:
-    rules = _rules_of(preset)
-    if rules.family != "two":
-        raise ArenaError(f"rules {rules.name!r} are a four-player game (family "
-                         f"{rules.family!r}): the two-player tournaments play belote for two "
-                         f"players (belote_a_deux, belote_decouverte); run_duplicate plays "
-                         f"every family")
-    return rules

@@ -10,7 +10,7 @@ from .results import _team_label
 from .store import load_results, stored_pair
 from .tasks import cfg_family, pair_play
 
-__all__ = ["replay_pair", "replay_two_player_pair", "pair_runs", "PairRun"]
+__all__ = ["replay_pair", "pair_runs", "PairRun"]
 
 #: the formats of the runs whose deal pairs :func:`replay_pair` replays (``two_pair``:
 #: the runs of belote for two players written before both families shared ``pair``)
@@ -64,5 +64,3 @@ def replay_pair(path, index: int, run: Optional[str] = None) -> Tuple[List[objec
     return deals, row, cfg
 
 
-#: the replay of belote for two players is :func:`replay_pair`'s
-replay_two_player_pair = replay_pair

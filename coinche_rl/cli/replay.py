@@ -7,9 +7,8 @@ import json
 import sys
 from typing import List
 
-from ..records import (DEAL_FORMAT, MATCH_FORMAT, RecordError, load_record, replay_deal,
-                       replay_match)
-from ..engine.family import family_of
+from ..records import (DEAL_FORMAT, MATCH_FORMAT, RecordError, game_classes, load_record,
+                       replay_deal, replay_match)
 from ..rules import STRAIN_NAMES, rules_label
 from .common import cwd_on_sys_path, engine_notice, nonnegative_int
 
@@ -165,7 +164,7 @@ def cmd_replay(args) -> int:
                     print(f"  deal {i + 1}: dealer {d.dealer}, {what}, "
                           f"{'litige' if r.litige else 'made' if r.made else 'failed'}, "
                           f"{r.scores[0]} - {r.scores[1]}")
-            side = "team" if family_of(m["rules"]).n_players > 2 else "player"
+            side = game_classes(m["rules"])[1].SIDE       # who wins a match: a team, a player
             print(f"final scores {m['scores'][0]} - {m['scores'][1]}; winner: "
                   + ("none yet" if m["winner"] is None else f"{side} {m['winner']}"))
             if m["deals"] and m["deals"][-1].is_terminal and not m["deals"][-1].is_void:
