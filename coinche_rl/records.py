@@ -65,7 +65,7 @@ from . import actions as A
 from .cards import InvalidNotationError, format_card, format_hand, parse_hand
 from .engine.family import family_of
 from .files import atomic_write_text
-from .game import BaseDeal, Deal, IllegalActionError, Match
+from .game import BaseDeal, Deal, IllegalActionError, Match, score_into_match
 from .two_player import TwoPlayerDeal, TwoPlayerMatch
 from .rules import (N_SEATS, PRESETS, STRAIN_NAMES, InvalidRulesError, RuleSet, UnknownPresetError,
                     get_rules)
@@ -85,8 +85,8 @@ _GAME_CLASSES = {"coinche": (Deal, Match), "classic": (Deal, Match),
 
 def game_classes(rules) -> tuple:
     """``(deal class, match class)`` of the game API for ``rules``' family (a rule set, a
-    preset name or a rule vector): the one place the layers above choose them; the
-    match class's ``_score_into`` and ``SIDE`` are its bookkeeping.
+    preset name or a rule vector): the one place the layers above choose them (the
+    match class's ``SIDE`` names who wins a match: a team, a player).
 
     >>> [c.__name__ for c in game_classes("belote_a_deux")], game_classes("ffb")[1].SIDE
     (['TwoPlayerDeal', 'TwoPlayerMatch'], 'team')
@@ -463,10 +463,9 @@ def replay_match(rec: Dict[str, Any], *, check: bool = True) -> Dict[str, Any]:
     if rec.get("version") != VERSION:
         raise RecordError(f"version: expected {VERSION}, got {rec.get('version')!r}")
     rules = _rules_from(rec, "")
-    # the family's match: its deals' rotation and its scoring (Match._score_into)
-    match = game_classes(rules)[1]
+    # the deals' rotation (the family's players), the one match scoring, the winner's side
     n_dealers = family_of(rules).n_players
-    score_into, side = match._score_into, match.SIDE
+    score_into, side = score_into_match, game_classes(rules)[1].SIDE
     rotation = "alternating" if n_dealers == 2 else "rotation"
     first = _need(rec, "first_dealer", int, "")
     deal_recs = _need(rec, "deals", list, "")

@@ -6,7 +6,8 @@ alone, so any worker gives the same result.
 **Families.** Every task is written once for every family: what differs between the
 four-player game and belote for two players is read from the family description
 (:class:`~coinche_rl.engine.family.Family`: players, sides), the game API of the family
-(:func:`~coinche_rl.records.game_classes`: its deal class and its match's bookkeeping)
+(:func:`~coinche_rl.records.game_classes`: its deal class; one
+:func:`~coinche_rl.game.score_into_match` keeps a match's books)
 and the engine's entry points (the score of a side, the seat to act). A
 :class:`PairPlay` per family (:func:`pair_play`) holds its registry and its seatings. The
 formats, executors, results files, progress and reports are the same for both."""
@@ -25,7 +26,7 @@ from ..agents.neural.batch_play import play_states
 from ..agents.numba_bots import play_deals
 from ..engine import two as E2
 from ..engine.family import FAMILIES, family_of
-from ..game import IllegalActionError
+from ..game import IllegalActionError, score_into_match
 from ..records import game_classes, rules_from_record
 from ..rules import FAMILY_TWO, N_SEATS, P_FAMILY, RuleSet, params_vector
 from .dealsets import (FROZEN_MODES, _MATCH_STRIDE, _MAX_MATCH_DEALS, _SALT_KNOCKOUT, _SALT_MATCH, DealSet,
@@ -333,10 +334,10 @@ def _match_deals(cfg, rules, P, j: np.ndarray, k: int, first_dealers):
 
 def _task_matches(cfg: dict, indices: np.ndarray) -> dict:
     """Match pairs ``indices``: both seatings play deal ``k`` of match ``j`` alike (every
-    family: its match's bookkeeping, ``Match._score_into``)."""
+    family: :func:`~coinche_rl.game.score_into_match` keeps the match's books)."""
     rules = rules_from_record(cfg["rules"])
     P = params_vector(rules)
-    deal_class, match_class = game_classes(rules)
+    deal_class = game_classes(rules)[0]
     fast = cfg.get("fast", True)
     idx = np.asarray(indices, dtype=np.int64)
     n = len(idx)
@@ -369,7 +370,7 @@ def _task_matches(cfg: dict, indices: np.ndarray) -> dict:
             for r, s in zip(rows, st):
                 m = live[r]
                 deal = deal_class.from_state(rules, s)
-                sc, pot, w = match_class._score_into(scores[m][t], pots[m][t], deal)
+                sc, pot, w = score_into_match(scores[m][t], pots[m][t], deal)
                 scores[m][t], pots[m][t] = sc, pot
                 n_deals[m, t] += 1
                 if w is not None:
@@ -389,7 +390,7 @@ def _task_matches(cfg: dict, indices: np.ndarray) -> dict:
 def _play_game(rules, P, cfg, specs, t: int, rnd: int, table: int) -> dict:
     """One knockout game: deals to the target, at most ``max_deals`` (then the higher
     score wins; a tie plays on)."""
-    deal_class, match_class = game_classes(rules)
+    deal_class = game_classes(rules)[0]
     n_players = family_of(rules).n_players
     scores, pot, w = [0, 0], 0, None
     base = ((t * 8 + rnd) * 16 + table) * _MATCH_STRIDE
@@ -408,8 +409,7 @@ def _play_game(rules, P, cfg, specs, t: int, rnd: int, table: int) -> dict:
                      where=lambda i: (f"deal {k} of the game at table {table}, round {rnd}, "
                                       f"of knockout tournament {t} (rules {rules.name}, seed "
                                       f"{cfg['seed']})"))
-        scores, pot, w = match_class._score_into(scores, pot,
-                                                 deal_class.from_state(rules, states[0]))
+        scores, pot, w = score_into_match(scores, pot, deal_class.from_state(rules, states[0]))
         k += 1
         if w is None and k >= cfg["max_deals"] and scores[0] != scores[1]:
             w = 0 if scores[0] > scores[1] else 1
