@@ -271,27 +271,26 @@ class PairPlay:
     def warmup(self) -> None:
         """Compile (or load from the numba cache) the kernels a tournament of the family
         uses: the numba bots' (whole deals in numba), the deal states of :mod:`.dealsets`
-        (every preset of the family, frozen contracts where it has an auction), the Python
+        (deal pairs and match streams; frozen contracts where it has an auction), the Python
         path of agents without kernels (a deal through
         :func:`~coinche_rl.agents.play_deal`), the outcomes' kernels; not the random
         simulator's, which no tournament plays."""
-        if self.spec.n_players == 2:
-            numba_bots.warmup_two()
-        else:
-            numba_bots.warmup()
         # the first preset of every family of as many players (the four-player families
         # share their kernels): a frozen contract where the game has an auction to skip
         presets = [f.presets[0] for f in FAMILIES.values() if f.n_players == self.spec.n_players]
-        four = self.spec.n_players == N_SEATS
-        for preset, frozen in zip(presets, FROZEN_MODES if four else ("",) * len(presets)):
-            ds = DealSet(preset, 0, frozen)
+        numba_bots.warmup(presets)
+        frozen = FROZEN_MODES if self.spec.n_players == N_SEATS else ("",) * len(presets)
+        for preset, mode in zip(presets, frozen):
+            ds = DealSet(preset, 0, mode)
             states, _ = ds.states([0])
             _contracts(states, ds.params)
+            _scores_into(states, ds.params, 0, np.empty((1, 2), dtype=np.int64))
+            for dealers in (None, [0]):          # the match streams, the later deals' dealer given
+                _deals(ds.rules, ds.params, 0, _SALT_MATCH, [0], dealers)
             deal = game_classes(preset)[0](preset, seed=0)
             play_deal(deal, [make_agent("random", self.family) for _ in range(self.spec.n_players)],
                       seeds=list(range(self.spec.n_players)))
-        if four:
-            E.match_winner(np.zeros(2, dtype=np.int64), 1000, 0, 1, 4, 4, 1)
+            score_into_match([0, 0], 0, deal)            # the match's books
 
 
 def _seatings(x, y, family):
