@@ -101,6 +101,17 @@ def test_the_default_roster_names_the_agents_it_leaves_out():
     assert two[:2] == ["random", "heuristic"]
 
 
+def test_the_searches_of_both_families_say_what_a_deal_costs():
+    """pimc says its cost in both families, so that a tournament with it is estimated
+    (belote for two players printed no estimate before issue 43)."""
+    for family in ("coinche", "two"):
+        seconds = arena.estimate_seconds([(("pimc", "pimc"), ("heuristic", "heuristic"))],
+                                         [100], 1, family)
+        assert 10 < seconds < 100, (family, seconds)
+    assert arena.estimate_seconds([(("pimc:worlds=64",) * 2, ("heuristic",) * 2)], [100], 1,
+                                  "two") == pytest.approx(2 * seconds)
+
+
 @pytest.mark.parametrize("preset, deals, minutes", [("ffb", 10, 0.7), ("belote_a_deux", 20, 0.7)])
 def test_the_command_line_estimates_only_the_work_left(tmp_path, capsys, slow, preset, deals,
                                                        minutes):
