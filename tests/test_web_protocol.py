@@ -22,6 +22,7 @@ from coinche_rl.agents.neural.agent import nn_values  # noqa: E402
 from coinche_rl.arena import run_round_robin, summary_tables  # noqa: E402
 from coinche_rl.cards import cards_of, format_card  # noqa: E402
 from coinche_rl.game import Deal  # noqa: E402
+from coinche_rl.rules import get_rules  # noqa: E402
 from coinche_rl.records import deal_to_record, replay, replay_deal  # noqa: E402
 from coinche_rl.solver import Solver  # noqa: E402
 from coinche_rl.web.analysis import deal_at  # noqa: E402
@@ -508,6 +509,31 @@ def test_a_two_player_record_replays_as_the_game_shows_it(client, preset):
     assert r.status_code == 400 and "seats 0..1" in r.json()["error"]
 
 
+def _assert_nn_columns(a, pos, seed, choice=True):
+    """The analysis ``a`` of ``pos`` shows the ``nn`` agent's own values and choice (the
+    library's, for the seat to act; its choice where ``choice``: a position with no
+    move before it), or, where nn cannot play these rules (no weights
+    shipped for the preset), no nn value, no nn choice and a note saying why."""
+    seat = pos.current_player
+    nn = make_agent("nn", pos.rules)
+    try:
+        nn.reset(seat, pos.rules, seed)
+        values = nn.action_values(pos.view(seat))
+    except (ValueError, OSError) as e:
+        assert all(r["nn"] is None for r in a["rows"]) and a["choices"].get("nn") is None
+        assert f"nn: {e}" in a["notes"]
+        return
+    rows = {r["action"]["id"]: r for r in a["rows"]}
+    assert values.values and {k: rows[k]["nn"] for k in values.values} == pytest.approx(
+        values.values)
+    if not choice:
+        return
+    chooser = make_agent("nn", pos.rules)
+    chooser.reset(seat, pos.rules, seed)
+    from coinche_rl.actions import action_to_str
+    assert a["choices"]["nn"] == action_to_str(chooser.act(pos.view(seat)))
+
+
 def test_the_two_player_analysis_rows_are_the_library_values(client):
     from coinche_rl.agents.evaluation import evaluate_view
     from coinche_rl.solver_two import TwoPlayerSolver
@@ -521,7 +547,7 @@ def test_the_two_player_analysis_rows_are_the_library_values(client):
     assert 0 in ev.action_values()                      # the pass (action 0)
     for act, (e, _) in ev.action_values().items():
         assert rows[act]["mc_ev"] == pytest.approx(e)
-    assert all(r["nn"] is None for r in a["rows"]) and "nn" not in a["choices"]
+    _assert_nn_columns(a, deal_at(rec, 0, 0), 2)
     assert a["sorted_by"] == "mc_ev" and a["evaluation"]["method"] == "heuristic"
     # the first tricks: no search, and the page is told from when
     first = play_start(deal)
@@ -544,7 +570,8 @@ def test_the_two_player_analysis_rows_are_the_library_values(client):
     assert sorted(rows) == sorted(pos.legal_actions()) and a["worlds"] == 8
     for c, s in zip(cards, sums):
         assert rows[c]["dd_points"] == dd[c - 75] and rows[c]["pimc"] == pytest.approx(s / 8)
-        assert rows[c]["dd"] is None and rows[c]["nn"] is None
+        assert rows[c]["dd"] is None
+    _assert_nn_columns(a, pos, 3, choice=False)
     assert a["pimc_unit"] == "card points" and a["sorted_by"] == "pimc"
     heuristic = make_agent("heuristic", "two")
     heuristic.reset(seat, pos.rules, 3)
@@ -596,4 +623,6 @@ def test_serve_serves_every_preset(preset, monkeypatch):
     with TestClient(served["app"]) as c:
         m = c.get("/api/meta").json()
     assert m["rules"] == preset and m["families"][preset]["n_players"] == (2 if "belote" in preset else 4)
-    assert ("nn" in m["agents"]) == (preset == "ffb" or "belote" not in preset)
+    from coinche_rl.agents import available_agents
+    assert m["agents"] == available_agents(get_rules(preset))
+    assert {"heuristic", "nn", "pimc", "random"} <= set(m["agents"])
