@@ -23,8 +23,8 @@ shows them); :meth:`~TwoPimcAgent.act` finds the same card with less search
 change the choice).
 
 The search is exact but its cost grows quickly with the tricks left (measured in
-``benchmarks/RESULTS.md``: a PIMC-32 decision takes a median 0.2-0.3 s at trick 4, 9 s
-to a minute at the first trick), so the agent plays the heuristic's card until trick
+``benchmarks/RESULTS.md``: a PIMC-32 decision takes a median 0.1 s at trick 4, 6 s
+to 35 s at the first trick), so the agent plays the heuristic's card until trick
 ``solve_from`` (0-based, default 4: the last twelve tricks are searched) and always
 for the prise and the exchange. Each world is a new generation of one transposition
 table (:func:`coinche_rl.solver_two.new_generation`): nothing is cleared between them.
