@@ -37,9 +37,12 @@ prints the arrays.
 
 ``tournament --rules belote_a_deux`` (or ``belote_decouverte``) plays belote for two
 players on the same path as the four-player game (:mod:`coinche_rl.arena`: the same
-options, estimate, progress, results file and replay): duplicate matchups of the
-two-player agents; what the family does not have (partners' formats, matches, frozen
-contracts) is refused in one line before anything is prepared.
+options, estimate, progress, results file and replay): duplicate matchups or match
+pairs (``--match``, ``--target``) of the two-player agents, or the knockout at tables of
+two; what the game has not (partners: ``--format rotating``; an auction to skip:
+``--frozen-contract``) is refused in one line before anything is prepared. ``evaluate
+--rules belote_a_deux`` values the prise's options through the same evaluation
+(``--auction``, or ``--prise``: the prise so far).
 
 ``tournament`` with no option plays ``random`` against ``heuristic`` and every other
 registered agent that can play the preset (a duplicate round robin on a built-in deal
@@ -50,9 +53,9 @@ One module of this package per subcommand (:mod:`.demo`, :mod:`.replay`,
 :mod:`.random_game`, :mod:`.presets`, :mod:`.tournament`, :mod:`.evaluate`, :mod:`.play`,
 :mod:`.serve`, :mod:`.agents`, :mod:`.warmup`, :mod:`.train`, :mod:`.bench`), each with its
 ``add_parser(sub)`` and its ``cmd_*``; :mod:`.common` holds the option types they share.
-A subcommand whose work differs by rule family chooses in one line, in one place (the
-game API's classes: :func:`coinche_rl.records.game_classes`; the hand evaluation); the terminal
-game and the tournament take every family. ``coinche-rl warmup`` finds the
+Every subcommand is one path for every family: what differs is read from the family
+description (:class:`coinche_rl.engine.family.Family`) or the game API's classes
+(:func:`coinche_rl.records.game_classes`), in the layers below. ``coinche-rl warmup`` finds the
 kernel modules by scanning the package's sources (:mod:`.warmup`).
 
 Errors print ``coinche-rl: error: ...`` on stderr and exit non-zero. Usage errors (an
