@@ -95,6 +95,9 @@ def test_tournament_formats_take_every_family(preset, tmp_path, capsys):
     assert "match pairs" in out and "matches to 300" in out
     rows = [json.loads(line) for line in results.read_text().splitlines()]
     assert sum(r.get("type") == "match" for r in rows) == 3
+    assert main(["replay", str(results), "--pair", "0"]) == 1     # only deal pairs replay
+    assert "holds no deal-pair run (its runs: match): only deal pairs replay" in \
+        capsys.readouterr().err
     assert main(["tournament", "--rules", preset, "--agents", "heuristic", "random",
                  "--format", "knockout", "--tournaments", "2", "--players", "8",
                  "--target", "300", "--no-progress"]) == 0

@@ -279,9 +279,13 @@ def stored_pair(path, index: int, run: Optional[str] = None,
     store = load_results(path)
     ids = [r for r, c in store.runs.items() if c.get("format") in formats]
     if run is None:
+        if not ids:
+            kinds = sorted({str(c.get("format")) for c in store.runs.values()})
+            raise ResultsFileError(f"{path} holds no deal-pair run (its runs: "
+                                   f"{', '.join(kinds) or 'none'}): only deal pairs replay")
         if len(ids) != 1:
             raise ResultsFileError(f"{path} holds {len(ids)} deal-pair runs: choose one with "
-                                   f"run= (one of {', '.join(ids) or 'none'})")
+                                   f"run= (one of {', '.join(ids)})")
         run = ids[0]
     if run not in ids:
         other = store.runs.get(run, {}).get("format")
