@@ -529,7 +529,8 @@ def _ab(W, tt, av0, av1, dn0, dn1, leader, rem, only, alpha, beta, gf):
         win = other(leader) if _beats(f, lead, strain) else leader
         return rem if win == 0 else np.int64(0)
     lo, hi = _sure_bounds(W, own0, rest, rem, strain, prow)
-    if opt & OPT_QUICK:
+    if (opt & OPT_QUICK) and only == ALL:
+        # the quick tricks are the leader's to choose: no bound of one given lead
         if maximize:
             q = _quick_tricks(av0, own1, av1, strain, prow, n, rem)
             if q > lo:

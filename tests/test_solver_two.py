@@ -122,6 +122,25 @@ def test_whole_deals_agree_with_their_card_values(preset, seed):
     assert solver.solve(d.state) == value
 
 
+def test_a_lead_worse_than_the_quick_tricks_is_valued_exactly():
+    """The leader's quick tricks bound the position, not one given lead: a lead that
+    gives up a trick the quick tricks would have won is worth less than the bound (the
+    solver once answered the bound for it under the null-window tests: 62 for three
+    cards worth 51-55, and notebook 07's 10 of clubs 95 for 84)."""
+    d = endgame("belote_a_deux", 1028, 24)
+    assert len(d.plays) % 2 == 0                      # a trick's start: the quick tricks apply
+    vals = TwoPlayerSolver().card_values(d.state)
+    me = d.current_player
+    spread = set()
+    for a in d.legal_actions():
+        c = d.clone()
+        c.apply(a)
+        v0 = brute(c)
+        assert vals[a - A.CARD_BASE] == (v0 if me == 0 else 162 - v0), a
+        spread.add(int(vals[a - A.CARD_BASE]))
+    assert len(spread) > 1
+
+
 @pytest.mark.parametrize("preset", ["belote_a_deux", "belote_decouverte"])
 def test_the_quick_tricks_bound_never_exceeds_the_leaders_points(preset):
     """At a trick's start with 2 to 4 tricks left, the points the leader surely wins by
