@@ -35,13 +35,10 @@ from numba import njit
 from ... import actions as A
 from ...cards import N_CARDS
 from ...engine import kernel, lowest_card, popcount, rng_below, rng_next, rng_seed
-from ...engine.two import (DECL_UNRESOLVED, DONE, N_TRICKS_TWO, PLAY,
-                           TWO_STATE_SIZE, T_BELOTE, T_BELOTE_OWNER, T_DECL_WINNER,
-                           T_POINTS, T_SCORE, T_TRICKS, _resolve_declarations, current_player,
-                           face_down_cards, face_up_cards, hand_of, other, phase_of, trick_number,
-                           two_apply, two_legal_mask, two_public_view_into, two_random_deal,
-                           two_score)
-from ...rules import BELOTE_POINTS, DEAL_POINTS, RuleSet, params_vector
+from ...engine.two import (DONE, PLAY, TWO_STATE_SIZE, current_player, deal_score,
+                           score_with_points, face_down_cards, face_up_cards, hand_of, other, phase_of, trick_number,
+                           two_apply, two_legal_mask, two_public_view_into, two_random_deal)
+from ...rules import RuleSet, params_vector
 from ...solver_two import card_values_two, new_generation, new_tables
 from ..numba_bots import BOT_HEURISTIC, _bot_action_two
 from . import canonical as C
@@ -63,23 +60,11 @@ def _u01(rng):
 def score_difference(S, P, me, points, T):
     """The deal score of player ``me`` minus the other's if, from the state ``S`` (play
     phase), ``me`` ends the deal with ``points`` card points (dix de der included) and
-    the other with the rest: the family's scoring (``two_score``) of those points, the
-    declarations resolved and the belote credited as the play would (``T``: scratch)."""
-    o = other(me)
+    the other with the rest (the engine's :func:`~coinche_rl.engine.two.score_with_points`
+    on ``T``, a scratch copy)."""
     for i in range(S.shape[0]):
         T[i] = S[i]
-    T[T_POINTS + me] = points
-    T[T_POINTS + o] = DEAL_POINTS - points
-    # the capot: every trick (approximated by every point)
-    T[T_TRICKS + me] = N_TRICKS_TWO if points == DEAL_POINTS else 1
-    T[T_TRICKS + o] = N_TRICKS_TWO if points == 0 else 1
-    if T[T_DECL_WINNER] == DECL_UNRESOLVED:
-        _resolve_declarations(T, P)
-    owner = T[T_BELOTE_OWNER]
-    if owner >= 0:
-        T[T_BELOTE + owner] = BELOTE_POINTS
-    two_score(T, P)
-    return T[T_SCORE + me] - T[T_SCORE + o]
+    return score_with_points(T, P, me, points)
 
 
 @kernel
@@ -161,7 +146,7 @@ def generate_chunk(P, seed, first_game, n_games, epsilon, solver_cards, tt, work
                             two_apply(U, P, _heuristic(U, P, V, rngb, buf))
                             counters[1] += 1
                         targets[k, C.ACT_DST[p, A.CARD_BASE + c] - A.CARD_BASE] = \
-                            U[T_SCORE + me] - U[T_SCORE + other(me)]
+                            deal_score(U, me) - deal_score(U, other(me))
                     kinds[k] = KIND_ROLLOUT
                 tricks[k] = trick_number(S)
                 k += 1

@@ -369,6 +369,27 @@ def two_score(T, P):
     T[T_CUR] = NO_PLAYER
 
 
+@kernel
+def score_with_points(T, P, me, points):
+    """Score ``T`` (a scratch copy of a state of the play) as if player ``me`` ended the
+    deal with ``points`` card points (dix de der included) and the other with the rest:
+    the declarations resolved, the belote credited to its holder, a capot where one
+    player has every point; returns ``me``'s deal score minus the other's (the value of
+    a double-dummy result in deal-score points, as the networks' labels use it)."""
+    o = other(me)
+    T[T_POINTS + me] = points
+    T[T_POINTS + o] = DEAL_POINTS - points
+    T[T_TRICKS + me] = N_TRICKS_TWO if points == DEAL_POINTS else 1
+    T[T_TRICKS + o] = N_TRICKS_TWO if points == 0 else 1
+    if T[T_DECL_WINNER] == DECL_UNRESOLVED:
+        _resolve_declarations(T, P)
+    owner = T[T_BELOTE_OWNER]
+    if owner >= 0:
+        T[T_BELOTE + owner] = BELOTE_POINTS
+    two_score(T, P)
+    return T[T_SCORE + me] - T[T_SCORE + o]
+
+
 # ------------------------------------------------------------------------------- views
 @kernel
 def known_cards(T, player):
