@@ -47,7 +47,7 @@ from typing import NamedTuple
 from .actions import (BELOTE, COINCHE, DECLARE, NAME_BASE, NO_BELOTE, NO_DECLARE, PASS,
                       SURCOINCHE, TAKE, action_card, bid_action, bid_strain, bid_value,
                       capot_action, card_action, is_bid, is_capot)
-from .cards import N_CARDS, N_RANKS, N_SUITS, RANKS, cards_of
+from .cards import N_CARDS, N_RANKS, N_SUITS, RANKS, card_suit, cards_of
 from .rules import (AT, CARDS_PER_HAND, N_SEATS, N_TRICKS, NT, RuleSet, partner, seat_after,
                     team)
 
@@ -75,10 +75,6 @@ CAPOT_VALUE = 250
 BELOTE_POINTS = 20
 
 
-def _suit(card: int) -> int:
-    return card // 8
-
-
 def _letter(card: int) -> str:
     return RANKS[card % 8]
 
@@ -95,7 +91,7 @@ def card_points(card: int, strain: int, rules: RuleSet) -> int:
         return NT_POINTS[letter]
     if strain == AT:
         return AT_POINTS[rules.at_points][letter]
-    return TRUMP_POINTS[letter] if _suit(card) == strain else PLAIN_POINTS[letter]
+    return TRUMP_POINTS[letter] if card_suit(card) == strain else PLAIN_POINTS[letter]
 
 
 def card_strength(card: int, strain: int) -> int:
@@ -103,7 +99,7 @@ def card_strength(card: int, strain: int) -> int:
 
     The trump order J 9 A 10 K Q 8 7 applies to the trump suit and to every suit at AT;
     the plain order A 10 K Q J 9 8 7 elsewhere (and at NT)."""
-    order = TRUMP_ORDER if (strain == AT or _suit(card) == strain) else PLAIN_ORDER
+    order = TRUMP_ORDER if (strain == AT or card_suit(card) == strain) else PLAIN_ORDER
     return 7 - order.index(_letter(card))
 
 
@@ -111,13 +107,13 @@ def trick_winner(trick: list[tuple[int, int]], strain: int) -> int:
     """The seat currently winning ``trick`` (``[(seat, card), ...]`` in play order), §6:
     the highest trump played, or if none the highest card of the led suit. At AT and NT
     there is no trump suit: only the led suit can win (AT uses the trump order)."""
-    led = _suit(trick[0][1])
+    led = card_suit(trick[0][1])
 
     def key(entry):
         card = entry[1]
-        if _is_trump_suit(_suit(card), strain):
+        if _is_trump_suit(card_suit(card), strain):
             return (2, card_strength(card, strain))
-        if _suit(card) == led:
+        if card_suit(card) == led:
             return (1, card_strength(card, strain))
         return (0, 0)
 
@@ -136,8 +132,8 @@ def legal_cards(hand: int, trick: list[tuple[int, int]], seat: int, strain: int,
     cards = set(cards_of(hand))
     if not trick:
         return cards                                 # the lead: any card
-    led = _suit(trick[0][1])
-    follow = {c for c in cards if _suit(c) == led}
+    led = card_suit(trick[0][1])
+    follow = {c for c in cards if card_suit(c) == led}
     winner = trick_winner(trick, strain)
     partner_master = winner == partner(seat)
     winning_card = dict(trick)[winner]
@@ -154,8 +150,8 @@ def legal_cards(hand: int, trick: list[tuple[int, int]], seat: int, strain: int,
         return higher or follow
 
     trump = strain
-    my_trumps = {c for c in cards if _suit(c) == trump}
-    trick_trumps = [c for _, c in trick if _suit(c) == trump]
+    my_trumps = {c for c in cards if card_suit(c) == trump}
+    trick_trumps = [c for _, c in trick if card_suit(c) == trump]
     best_trump = max((card_strength(c, trump) for c in trick_trumps), default=-1)
     over = {c for c in my_trumps if card_strength(c, trump) > best_trump}
 
@@ -454,7 +450,7 @@ class ReferenceDeal:
         (the other suits, plus NT and AT when the rule set has them) or pass."""
         if self.prise_round == 1:
             return {PASS, TAKE}
-        refused = _suit(self.retourne)
+        refused = card_suit(self.retourne)
         return {PASS} | {NAME_BASE + s for s in self.rules.allowed_strains if s != refused}
 
     def _pending_choice(self, seat: int) -> str | None:
@@ -536,7 +532,7 @@ class ReferenceDeal:
                 return
             self.current_player = seat_after(seat, 1)
             return
-        strain = _suit(self.retourne) if action == TAKE else action - NAME_BASE
+        strain = card_suit(self.retourne) if action == TAKE else action - NAME_BASE
         # distribution: the retourne to the taker, then one packet per seat from the
         # seat after the dealer: 2 cards to the taker, 3 to each other seat
         hands = list(self.hands)

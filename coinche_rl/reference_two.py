@@ -70,7 +70,7 @@ from typing import NamedTuple
 
 from .actions import (CARD_BASE, EXCHANGE, NAME_BASE, NO_EXCHANGE, PASS, TAKE,
                       action_to_str)
-from .cards import RANKS, SUITS, cards_of
+from .cards import RANKS, SUITS, card_suit, cards_of
 from .rules import RuleSet
 
 __all__ = ["card_points", "card_strength", "trick_winner", "legal_cards", "Declaration",
@@ -91,16 +91,12 @@ BELOTE_POINTS = 20
 N_TRICKS = 16
 
 
-def _suit(card: int) -> int:
-    return card // 8
-
-
 def _letter(card: int) -> str:
     return RANKS[card % 8]
 
 
 def _text(card: int) -> str:
-    return _letter(card) + SUITS[_suit(card)]
+    return _letter(card) + SUITS[card_suit(card)]
 
 
 def _mask(cards) -> int:
@@ -116,27 +112,27 @@ def card_points(card: int, trump: int) -> int:
     >>> card_points(4, 0), card_points(12, 0)    # JS, JH with spades trump
     (20, 2)
     """
-    table = TRUMP_POINTS if _suit(card) == trump else PLAIN_POINTS
+    table = TRUMP_POINTS if card_suit(card) == trump else PLAIN_POINTS
     return table[_letter(card)]
 
 
 def card_strength(card: int, trump: int) -> int:
     """Strength of a card within its suit, 0 (weakest) .. 7 (strongest): the trump order
     J 9 A 10 K Q 8 7 in the trump suit, A 10 K Q J 9 8 7 in the others (§2)."""
-    order = TRUMP_ORDER if _suit(card) == trump else PLAIN_ORDER
+    order = TRUMP_ORDER if card_suit(card) == trump else PLAIN_ORDER
     return 7 - order.index(_letter(card))
 
 
 def trick_winner(trick: list[tuple[int, int]], trump: int) -> int:
     """The player winning ``trick`` (``[(player, card), ...]`` in play order): the
     highest trump, or if none the highest card of the led suit (§6)."""
-    led = _suit(trick[0][1])
+    led = card_suit(trick[0][1])
 
     def key(entry):
         card = entry[1]
-        if _suit(card) == trump:
+        if card_suit(card) == trump:
             return (2, card_strength(card, trump))
-        if _suit(card) == led:
+        if card_suit(card) == led:
             return (1, card_strength(card, trump))
         return (0, 0)
 
@@ -157,9 +153,9 @@ def legal_cards(playable: int, trick: list[tuple[int, int]], trump: int) -> set[
     if not trick:
         return cards
     led_card = trick[0][1]
-    led = _suit(led_card)
-    follow = {c for c in cards if _suit(c) == led}
-    trumps = {c for c in cards if _suit(c) == trump}
+    led = card_suit(led_card)
+    follow = {c for c in cards if card_suit(c) == led}
+    trumps = {c for c in cards if card_suit(c) == trump}
     if follow:
         if led != trump:
             return follow
@@ -386,7 +382,7 @@ class ReferenceTwoPlayerDeal:
         if self.phase == "prise":
             if self.prise_round == 1:
                 return sorted([PASS, TAKE])
-            refused = _suit(self.retourne)
+            refused = card_suit(self.retourne)
             return sorted([PASS] + [NAME_BASE + s for s in range(4) if s != refused])
         if self.phase == "exchange":
             seven = self.trump * 8 + RANKS.index("7")
@@ -439,7 +435,7 @@ class ReferenceTwoPlayerDeal:
                            "litige": False, "litige_points": 0, "scores": [0, 0]}
             return
         self.taker = p
-        self.trump = _suit(self.retourne) if action == TAKE else action - NAME_BASE
+        self.trump = card_suit(self.retourne) if action == TAKE else action - NAME_BASE
         if self.rules.hand_cards and action == TAKE:
             self.phase, self.current_player = "exchange", 1 - p
             return
@@ -484,7 +480,7 @@ class ReferenceTwoPlayerDeal:
         if not self._current_trick():
             self.tricks.append([])
         self.tricks[-1].append((p, card))
-        if self.belote_holder == p and _suit(card) == self.trump \
+        if self.belote_holder == p and card_suit(card) == self.trump \
                 and _letter(card) in "KQ":
             played = _mask(c for t in self.tricks for q, c in t if q == p)
             kq = _mask([self.trump * 8 + RANKS.index("K"), self.trump * 8 + RANKS.index("Q")])
