@@ -264,6 +264,15 @@ class TwoPimcAgent(NumbaBotAgent):
         cards = view.legal_actions
         return cards, [int(self._sums[a - CARD_BASE]) for a in cards]
 
+    def card_choice(self, view: TwoPlayerView):
+        """``(action, actions, totals, n_worlds)`` as the four-player PIMC's
+        :meth:`~coinche_rl.agents.pimc.PimcAgent.card_choice`: :meth:`card_sums` and the
+        card PIMC chooses from them (the best sum, ties to the lowest card: the card
+        :meth:`best_card` finds with less search)."""
+        cards, sums = self.card_sums(view)
+        pick = cards[max(range(len(cards)), key=lambda k: (sums[k], -cards[k]))]
+        return int(pick), cards, sums, self.worlds
+
 
 #: its place in ``coinche-rl warmup`` (:mod:`coinche_rl.cli.warmup`): after the solver and
 #: the bots (warmed with the hand evaluation's play-outs), whose kernels its kernels call

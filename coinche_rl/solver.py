@@ -1650,6 +1650,9 @@ class Solver:
     True
     """
 
+    #: the objectives :meth:`solve` and :meth:`move_values` take (``"points"``, ``"score"``)
+    OBJECTIVES = tuple(OBJECTIVES)
+
     def __init__(self, tt_bits: int = 17, *, keep_table: bool = False, options: int = OPT_DEFAULT):
         self.W = new_workspace(tt_bits)
         self.W[C_KEEP] = 1 if keep_table else 0

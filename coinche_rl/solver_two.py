@@ -60,9 +60,12 @@ Card-play legality is the engine's; card order and points the rules' tables.
 
 from __future__ import annotations
 
+from typing import Tuple
+
 import numpy as np
 from numba import njit
 
+from .actions import CARD_BASE
 from .engine import FlatLayout
 from .engine.bits import highest_card, lowest_card, popcount
 from .engine.play import card_play_rule
@@ -1161,6 +1164,34 @@ class TwoPlayerSolver:
         out = np.empty(32, dtype=np.int64)
         card_values_two(T, self.tt, self.work, out)
         return out
+
+
+    #: the objectives of :meth:`move_values`: the card points (the four-player
+    #: :class:`~coinche_rl.solver.Solver` also solves the deal score)
+    OBJECTIVES = ("points",)
+
+    def move_values(self, position, objective: str = "points") -> Tuple[np.ndarray, np.ndarray]:
+        """``(actions, values)`` as the four-player :meth:`Solver.move_values
+        <coinche_rl.solver.Solver.move_values>`: every legal card action of the player to
+        act (increasing ids) and the card points he wins in the whole deal when he plays
+        it. ``position``: a :class:`~coinche_rl.two_player.TwoPlayerDeal` in its play, or
+        its state vector.
+
+        >>> from coinche_rl.two_player import TwoPlayerDeal
+        >>> deal = TwoPlayerDeal("belote_decouverte", seed=2, dealer=0)
+        >>> deal.apply("take")
+        >>> actions, values = TwoPlayerSolver().move_values(deal)
+        >>> list(actions) == deal.legal_actions() and bool(((0 <= values) & (values <= 162)).all())
+        True
+
+        :raises ValueError: another objective, or a deal outside its play.
+        """
+        if objective not in self.OBJECTIVES:
+            raise ValueError(f"objective={objective!r}: belote for two players is solved in "
+                             f"card points only ('points')")
+        values = self.card_values(getattr(position, "state", position))
+        cards = np.flatnonzero(values >= 0)
+        return (cards + CARD_BASE).astype(np.int64), values[cards]
 
 
 def solve_two(state: np.ndarray) -> int:

@@ -31,13 +31,15 @@ figures, for the team of the seat to act:
   (:func:`coinche_rl.agents.pimc.choose_action`, its tie rule included).
 
 With two players (belote à deux, découverte) the same rows: ``dd_points`` is the
-two-player solver's card points of the player to act (:mod:`coinche_rl.solver_two`,
-every card known, the face-down ones included), ``pimc`` the mean card points over
-worlds drawn from his view (:meth:`coinche_rl.agents.two_player_pimc.TwoPimcAgent.card_sums`),
-both from the trick where at most :data:`SEARCH_TRICKS` tricks are left (a note says so
-before); in the prise ``mc_ev`` / ``mc_p_made`` of each option
-(:func:`coinche_rl.agents.evaluation.evaluate_view`, heuristic
-play); no ``nn`` row (no network plays two players yet).
+two-player solver's card points of the player to act
+(:meth:`coinche_rl.solver_two.TwoPlayerSolver.move_values`, every card known, the
+face-down ones included; it has no ``"score"`` objective, so no ``dd``), ``pimc`` the
+mean card points over worlds drawn from his view
+(:meth:`coinche_rl.agents.two_player_pimc.TwoPimcAgent.card_choice`), both from the
+trick where at most :data:`SEARCH_TRICKS` tricks are left (a note says so before); in
+the prise ``mc_ev`` / ``mc_p_made`` of each option
+(:func:`coinche_rl.agents.evaluation.evaluate_view`, heuristic play); ``nn`` where a
+network ships for the preset (else a note says why not).
 
 :func:`branch` plays a different action at a position and lets agents play the deal to
 its end: a new deal record.
@@ -73,7 +75,6 @@ from .. import actions as A
 from ..agents import AgentSpecError, available_agents, make_agent
 from ..agents.base import PRIVATE_ACTIONS
 from ..agents.evaluation import EvaluationError, evaluate_hand, evaluate_view
-from ..agents.pimc import PIMCAgent
 from ..engine.family import family_of
 from ..game import BaseDeal, IllegalActionError
 from ..records import (DEAL_FORMAT, MATCH_FORMAT, RecordError, deal_to_record, replay_deal,
@@ -356,25 +357,17 @@ class Analyser:
         """The double-dummy and PIMC columns of the play."""
         seat = deal.current_player
         t0 = time.perf_counter()
-        if family_of(deal.rules).n_players == 2:
-            values = self._solver(2).card_values(deal.state)
-            for a in rows:
-                rows[a]["dd_points"] = int(values[A.action_card(a)])
-        else:
-            for key, objective in (("dd", "score"), ("dd_points", "points")):
-                acts, vals = self.solver.move_values(deal, objective)
+        solver = self._solver(family_of(deal.rules).n_players)
+        for key, objective in (("dd", "score"), ("dd_points", "points")):
+            if objective in solver.OBJECTIVES:
+                acts, vals = solver.move_values(deal, objective)
                 for a, v in zip(acts, vals):
                     rows[int(a)][key] = int(v)
         out["seconds"]["dd"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         pimc = self.pimc(worlds, deal.rules)
         pimc.reset(seat, deal.rules, seed)
-        if family_of(deal.rules).n_players == 2:
-            acts, totals = pimc.card_sums(view)
-            n = worlds
-            pick = acts[max(range(len(acts)), key=lambda k: (totals[k], -acts[k]))]
-        else:
-            pick, acts, totals, n = pimc.card_choice(view)
+        pick, acts, totals, n = pimc.card_choice(view)
         for a, v in zip(acts, totals):
             rows[int(a)]["pimc"] = float(v) / n
         out["worlds"] = int(n)
