@@ -278,6 +278,32 @@ def _reveal(W, av, dn, c):
 
 
 @njit(cache=True, _nrt=False, inline="always")
+def _trick_result(lead, plead, f, leader, strain, prow):
+    """The trick ``lead`` (worth ``plead``, led by ``leader``) answered by ``f``: its
+    card points, its winner, and player 0's gain from it (the points, or 0)."""
+    pts = plead + IPTS.flat[prow + f]
+    win = other(leader) if _beats(f, lead, strain) else leader
+    gain = pts if win == 0 else np.int64(0)
+    return pts, win, gain
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _collect(W, av0, av1, dn0, dn1, leader, lead, f):
+    """``(av0, av1, dn0, dn1)`` once the trick ``lead`` (by ``leader``), ``f`` (by the
+    other player) is collected: each card out of its player's playable cards (a no-op
+    where it is already out) and the card under it, if any, face up (:func:`_reveal`)."""
+    lb = np.int64(1) << lead
+    fb = np.int64(1) << f
+    if leader == 0:
+        nav0, ndn0 = _reveal(W, av0 & ~lb, dn0, lead)
+        nav1, ndn1 = _reveal(W, av1 & ~fb, dn1, f)
+    else:
+        nav1, ndn1 = _reveal(W, av1 & ~lb, dn1, lead)
+        nav0, ndn0 = _reveal(W, av0 & ~fb, dn0, f)
+    return nav0, nav1, ndn0, ndn1
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def _reply_key(f, pf, lead, plead, strain):
     """Static key of the reply ``f`` (worth ``pf``) to ``lead``: win the trick taking
     the most points, else throw the cheapest card."""
@@ -653,15 +679,8 @@ def _ab(W, tt, av0, av1, dn0, dn1, leader, rem, only, alpha, beta, gf):
             for j in range(nf):
                 f = W[mf + j] & 31
                 fb = np.int64(1) << f
-                pts = plead + IPTS.flat[prow + f]
-                win = other(leader) if _beats(f, lead, strain) else leader
-                gain = pts if win == 0 else np.int64(0)
-                if maximize:
-                    nav0, ndn0 = _reveal(W, av0 & ~lb, dn0, lead)
-                    nav1, ndn1 = _reveal(W, av1 & ~fb, dn1, f)
-                else:
-                    nav1, ndn1 = _reveal(W, av1 & ~lb, dn1, lead)
-                    nav0, ndn0 = _reveal(W, av0 & ~fb, dn0, f)
+                pts, win, gain = _trick_result(lead, plead, f, leader, strain, prow)
+                nav0, nav1, ndn0, ndn1 = _collect(W, av0, av1, dn0, dn1, leader, lead, f)
                 # the child's key field is this one's unless a cover was played
                 cgf = gf
                 if ((lb | fb) & W[W_COVERS]) != 0:
@@ -680,15 +699,8 @@ def _ab(W, tt, av0, av1, dn0, dn1, leader, rem, only, alpha, beta, gf):
         for j in range(nf):
             f = W[mf + j] & 31
             fb = np.int64(1) << f
-            pts = plead + IPTS.flat[prow + f]
-            win = other(leader) if _beats(f, lead, strain) else leader
-            gain = pts if win == 0 else np.int64(0)
-            if maximize:
-                nav0, ndn0 = _reveal(W, av0 & ~lb, dn0, lead)
-                nav1, ndn1 = _reveal(W, av1 & ~fb, dn1, f)
-            else:
-                nav1, ndn1 = _reveal(W, av1 & ~lb, dn1, lead)
-                nav0, ndn0 = _reveal(W, av0 & ~fb, dn0, f)
+            pts, win, gain = _trick_result(lead, plead, f, leader, strain, prow)
+            nav0, nav1, ndn0, ndn1 = _collect(W, av0, av1, dn0, dn1, leader, lead, f)
             if n == 2:
                 # the last trick follows: one card each, face up
                 l2 = lowest_card(nav0 if win == 0 else nav1)
@@ -825,13 +837,7 @@ def _root_value(W, tt, av0, av1, dn0, dn1, leader, rem, lead, card, alpha, beta)
         pts += DIX_DE_DER
     win = other(leader) if _beats(card, lead, strain) else leader
     gain = pts if win == 0 else np.int64(0)
-    fb = np.int64(1) << card
-    if leader == 0:
-        nav0, ndn0 = _reveal(W, av0, dn0, lead)
-        nav1, ndn1 = _reveal(W, av1 & ~fb, dn1, card)
-    else:
-        nav1, ndn1 = _reveal(W, av1, dn1, lead)
-        nav0, ndn0 = _reveal(W, av0 & ~fb, dn0, card)
+    nav0, nav1, ndn0, ndn1 = _collect(W, av0, av1, dn0, dn1, leader, lead, card)
     return gain + _ab(W, tt, nav0, nav1, ndn0, ndn1, win, rem - pts, ALL, alpha - gain,
                       beta - gain, np.int64(-1))
 
