@@ -304,6 +304,15 @@ def _collect(W, av0, av1, dn0, dn1, leader, lead, f):
 
 
 @njit(cache=True, _nrt=False, inline="always")
+def _move_key(W, opt, x, key):
+    """The ordering key of the card ``x``: its static ``key`` (0 without ``OPT_ORDER``),
+    or under ``OPT_SHUFFLE`` a pseudo-random one mixed with the node count."""
+    if opt & OPT_SHUFFLE:
+        return (((x + 1) * 0x2545F491 * (W[W_NODES] | 1)) >> 7) & 0xFFFF
+    return key
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def _reply_key(f, pf, lead, plead, strain):
     """Static key of the reply ``f`` (worth ``pf``) to ``lead``: win the trick taking
     the most points, else throw the cheapest card."""
@@ -626,11 +635,8 @@ def _ab(W, tt, av0, av1, dn0, dn1, leader, rem, only, alpha, beta, gf):
                 while m:
                     x = lowest_card(m)
                     m &= m - 1
-                    k = np.int64(0)
-                    if opt & OPT_ORDER:
-                        k = _lead_key(W, x, foll_av, strain, prow)
-                    if opt & OPT_SHUFFLE:
-                        k = (((x + 1) * 0x2545F491 * (W[W_NODES] | 1)) >> 7) & 0xFFFF
+                    k = _move_key(W, opt, x, _lead_key(W, x, foll_av, strain, prow)
+                                  if opt & OPT_ORDER else np.int64(0))
                     W[mv + nmv] = (k << 5) | x
                     nmv += 1
             bk = np.int64(-1)
@@ -655,11 +661,8 @@ def _ab(W, tt, av0, av1, dn0, dn1, leader, rem, only, alpha, beta, gf):
         while m:
             x = lowest_card(m)
             m &= m - 1
-            k = np.int64(0)
-            if opt & OPT_ORDER:
-                k = _reply_key(x, IPTS.flat[prow + x], lead, plead, strain)
-            if opt & OPT_SHUFFLE:
-                k = (((x + 1) * 0x2545F491 * (W[W_NODES] | 1)) >> 7) & 0xFFFF
+            k = _move_key(W, opt, x, _reply_key(x, IPTS.flat[prow + x], lead, plead, strain)
+                          if opt & OPT_ORDER else np.int64(0))
             # insertion by decreasing key
             e = (k << 5) | x
             i = nf
