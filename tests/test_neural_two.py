@@ -278,3 +278,14 @@ def test_the_arenas_batched_play_is_the_agents_play(tmp_path):
             deal = ds.deal(i)
             play_deal(deal, [make_agent(s, "two") for s in table], [int(x) for x in seeds[i][:2]])
             assert np.array_equal(deal.state, batched[i])
+
+
+def test_the_shipped_weights_load_without_torch_for_their_preset_only():
+    from coinche_rl.agents.neural.agent import load_play_net
+    from coinche_rl.agents.neural.net import default_weights_path
+    for preset, other in (PRESETS, PRESETS[::-1]):
+        net = load_play_net(rules=get_rules(preset))
+        assert net.inputs == C2.FEATURE_SIZE and net.manifest["rules"]["name"] == preset
+        assert net.manifest["training"]["minutes"] > 0
+        with pytest.raises(WeightsError, match="rules"):
+            load_weights(default_weights_path(preset), get_rules(other))
