@@ -462,7 +462,7 @@ def test_bad_two_player_messages_get_an_error_and_change_nothing(client):
         for msg, words in (({"seat": 2}, "seat: expected 0..1, got 2"),
                            ({"partner": "random"}, "has no partner"),
                            ({"opponents": ["random", "random"]}, "has one opponent"),
-                           ({"opponents": "nn"}, "nn"),
+                           ({"opponents": "nnsearch"}, "nnsearch"),
                            ({"rules": "belote_a_deux:target=-5"}, "rules:")):
             ws.send_text(json.dumps(dict({"type": "new", "rules": "belote_a_deux"}, **msg)))
             m = _recv(ws)
@@ -524,7 +524,8 @@ def _assert_nn_columns(a, pos, seed, choice=True):
         assert f"nn: {e}" in a["notes"]
         return
     rows = {r["action"]["id"]: r for r in a["rows"]}
-    assert values.values and {k: rows[k]["nn"] for k in values.values} == pytest.approx(
+    assert a["nn_by"] == values.by
+    assert {k: r["nn"] for k, r in rows.items() if r["nn"] is not None} == pytest.approx(
         values.values)
     if not choice:
         return
