@@ -884,6 +884,23 @@ def _exact(W, tt, av0, av1, dn0, dn1, leader, rem, lead, card, guess, lower, upp
     return lower
 
 
+@njit(cache=True, inline="always")
+def _to_act(W, T, av0, av1, dn0, dn1, leader, lead):
+    """At the root set up by :func:`_setup` from ``T``: the player to act (the leader,
+    or the follower once ``lead`` is led), the card points he has won in ``T``, his
+    legal cards and the cards still in the deal (``lead`` included), in solver ids."""
+    me = leader if lead < 0 else other(leader)
+    won = card_points_won(T, me)
+    mine = av0 if me == 0 else av1
+    present = av0 | av1 | dn0 | dn1
+    if lead >= 0:
+        legal = _follow(mine, lead, W[W_STRAIN])
+        present |= np.int64(1) << lead
+    else:
+        legal = mine
+    return me, won, legal, present
+
+
 @njit(cache=True)
 def card_values_two(T, tt, work, out):
     """For each legal card of the player to act in ``T`` (a full state, every card
@@ -896,15 +913,7 @@ def card_values_two(T, tt, work, out):
     av0, av1, dn0, dn1, rem, leader, lead = _setup(work, T)
     _deal_check(work, tt)
     strain = work[W_STRAIN]
-    me = leader if lead < 0 else other(leader)
-    won = card_points_won(T, me)
-    mine = av0 if me == 0 else av1
-    present = av0 | av1 | dn0 | dn1
-    if lead >= 0:
-        legal = _follow(mine, lead, strain)
-        present |= np.int64(1) << lead
-    else:
-        legal = mine
+    me, won, legal, present = _to_act(work, T, av0, av1, dn0, dn1, leader, lead)
     nl = popcount(legal)
     vals = np.full(32, -1, dtype=np.int64)
     guess = (rem + 1) // 2
@@ -1000,15 +1009,7 @@ def best_card_two(Ts, n_worlds, tt, work, lo, hi):
     av0, av1, dn0, dn1, rem, leader, lead = _setup(work, Ts[0])
     _deal_check(work, tt)
     strain = work[W_STRAIN]
-    me = leader if lead < 0 else other(leader)
-    won = card_points_won(Ts[0], me)
-    mine = av0 if me == 0 else av1
-    present = av0 | av1 | dn0 | dn1
-    if lead >= 0:
-        legal = _follow(mine, lead, strain)
-        present |= np.int64(1) << lead
-    else:
-        legal = mine
+    me, won, legal, present = _to_act(work, Ts[0], av0, av1, dn0, dn1, leader, lead)
     # the cards searched (solver ids) and, for each, the lowest engine id it stands for
     reps = np.empty(16, dtype=np.int64)
     key = np.empty(16, dtype=np.int64)
