@@ -526,18 +526,36 @@ def _tt_store(W, tt, b, k1, tag, depth, lo, hi, best):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _probe(W, tt, own0, own1, dn, leader, strain, gf):
-    """``(found, lo, hi)``: the table's interval of the position at a trick's start
-    (``gf``: its :func:`_gen_field`)."""
+def _tt_key(W, own0, own1, dn, leader, strain, gf):
+    """``(k1, tag, b)``: the table key of the position at a trick's start (the
+    canonical hands' word; the leader, the :func:`_canonical` flags and ``gf``, its
+    :func:`_gen_field`) and its bucket."""
     c0, c1, flags = _canonical(W, own0, own1, dn, strain)
     k1 = c0 | (c1 << 32)
     tag = leader | (flags << 1) | (gf << 5)
-    b = _tt_slot(W, k1, tag)
+    return k1, tag, _tt_slot(W, k1, tag)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _tt_entry(tt, b, k1, tag):
+    """``(found, d)``: whether the bucket ``b`` holds the key ``(k1, tag)``, and that
+    entry's data word (bounds, best card, depth, tag; 0 when not found)."""
     for e in range(2):
         q = b + 2 * e
         d = tt[q + 1]
         if tt[q] == k1 and (d >> _TAG_SHIFT) == tag:
-            return True, d & 0xFF, (d >> 8) & 0xFF
+            return True, d
+    return False, np.int64(0)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _probe(W, tt, own0, own1, dn, leader, strain, gf):
+    """``(found, lo, hi)``: the table's interval of the position at a trick's start
+    (``gf``: its :func:`_gen_field`)."""
+    k1, tag, b = _tt_key(W, own0, own1, dn, leader, strain, gf)
+    found, d = _tt_entry(tt, b, k1, tag)
+    if found:
+        return True, d & 0xFF, (d >> 8) & 0xFF
     return False, np.int64(0), np.int64(0)
 
 
@@ -587,30 +605,24 @@ def _ab(W, tt, av0, av1, dn0, dn1, leader, rem, only, alpha, beta, gf):
     b = np.int64(0)
     tt_best = np.int64(-1)
     if use_tt:
-        c0, c1, flags = _canonical(W, own0, own1, dn0 | dn1, strain)
-        k1 = c0 | (c1 << 32)
         if gf < 0:
             gf = _gen_field(W, rest, strain)
-        tag = leader | (flags << 1) | (gf << 5)
-        b = _tt_slot(W, k1, tag)
-        for e in range(2):
-            q = b + 2 * e
-            d = tt[q + 1]
-            if tt[q] == k1 and (d >> _TAG_SHIFT) == tag:
-                tlo = d & 0xFF
-                thi = (d >> 8) & 0xFF
-                tt_best = ((d >> 16) & 63) - 1
-                if tlo >= beta:
-                    return tlo
-                if thi <= alpha:
-                    return thi
-                if tlo == thi:
-                    return tlo
-                if tlo > lo:
-                    lo = tlo
-                if thi < hi:
-                    hi = thi
-                break
+        k1, tag, b = _tt_key(W, own0, own1, dn0 | dn1, leader, strain, gf)
+        found, d = _tt_entry(tt, b, k1, tag)
+        if found:
+            tlo = d & 0xFF
+            thi = (d >> 8) & 0xFF
+            tt_best = ((d >> 16) & 63) - 1
+            if tlo >= beta:
+                return tlo
+            if thi <= alpha:
+                return thi
+            if tlo == thi:
+                return tlo
+            if tlo > lo:
+                lo = tlo
+            if thi < hi:
+                hi = thi
     a0 = alpha if alpha > lo else lo
     b0 = beta if beta < hi else hi
     a = a0
