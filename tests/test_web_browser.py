@@ -442,7 +442,15 @@ def test_belote_for_two_players_in_chromium(server, browser):
     assert rows[0].find_element(By.CSS_SELECTOR, "td.dd-points").text == \
         str(values[parse_action(card) - 75])
     assert rows[0].find_element(By.CSS_SELECTOR, "td.pimc").text != ""
-    assert not d.find_elements(By.CSS_SELECTOR, "#analysis-table td.nn")   # no network yet
+    # the card-play network's value of every card, as the library gives it
+    from coinche_rl.agents import make_agent
+    nn = make_agent("nn", position.rules)
+    nn.reset(position.current_player, position.rules, 0)
+    want = nn.action_values(position.view(position.current_player)).values
+    for row in rows:
+        shown = row.find_element(By.CSS_SELECTOR, "td.nn").text
+        assert float(shown) == pytest.approx(want[parse_action(row.get_attribute("data-action"))],
+                                             abs=0.051)
     d.save_screenshot(str(ARTIFACTS / "web-two-analysis.png"))
 
     # ---- its address opens the same position, covered cards still face down
