@@ -62,7 +62,7 @@ from ..rules import (ALL_CARD_POINTS, AT, AT_TABLE_NAMES, CAPOT_POINTS, CAPOT_VA
                      RuleSet, check_int, four_player_rules, get_rules, params_vector)
 from ..progress import TaskProgress
 from ..solver import POINTS, SCORE, Solver, solve_keeping
-from .neural.agent import load_bid_net
+from .neural.agent import load_bid_net, load_play_net
 from .neural.bid_actions import bid_inputs
 from .neural.net import NeuralError
 from .evaluation_two import play_prise, prise_view
@@ -345,7 +345,11 @@ class HandEvaluation:
         score when that is positive (the ``pimc`` agent's rule), or None (pass); with
         ``pass_scores``, the best that beats passing's expected score
     :ivar p_make_nn, expected_score_nn: float64[S, L] from the bidding network
-        (``method="nn"``), for its card player ``nn_player``
+        (``method="nn"``), for its card player ``nn_player``; belote for two players: by
+        the card-play network's play of the worlds (``nn_scores``, ``nn_made``)
+    :ivar nn_points, nn_scores, nn_made: belote for two players, ``method="nn"``: as
+        ``heur_points``, ``heur_scores``, ``heur_made`` with the shipped card-play network
+        playing both players' cards (the heuristic the prise and the exchange)
     :ivar seconds: wall time of each method, e.g. ``{"dd": 12.3, "heuristic": 0.2}``
     :ivar pass_scores, pass_takers: int64[N], belote for two players: the score
         difference of passing in each world, and who took then (-1: nobody); None in the
@@ -386,6 +390,9 @@ class HandEvaluation:
     nn_player: Optional[str] = None
     pass_scores: Optional[np.ndarray] = None
     pass_takers: Optional[np.ndarray] = None
+    nn_points: Optional[np.ndarray] = None
+    nn_scores: Optional[np.ndarray] = None
+    nn_made: Optional[np.ndarray] = None
 
     @property
     def primary(self) -> str:
@@ -411,7 +418,8 @@ class HandEvaluation:
     def ci95(self) -> Optional[np.ndarray]:
         """float64[S, L]: the half-width of the 95% interval of :attr:`expected_score`
         (None for the network's estimate)."""
-        sc = self.dd_scores if self.dd_scores is not None else self.heur_scores
+        sc = next((a for a in (self.dd_scores, self.heur_scores, self.nn_scores)
+                   if a is not None), None)
         if sc is None:
             return None
         n = sc.shape[2]
@@ -486,9 +494,11 @@ class HandEvaluation:
         out = [f"{who} {self.seat}" + ("" if two else f" (team {self.team})")
                + f" holding {format_hand(self.hand)}, dealer {self.dealer}, rules "
                f"{self.rules.name!r}, {'prise' if two else 'auction'}: {auction}",
-               (f"{self.samples} worlds (seed {self.seed})" if self.method != "nn" else
+               (f"{self.samples} worlds (seed {self.seed})" if self.method != "nn" or two else
                 f"no worlds: the bidding network, card player {self.nn_player}")
-               + (", the player taking, heuristic play at both players" if two
+               + ((", the player taking, the card-play network playing both players' cards "
+                   "(the heuristic the prise and the exchange)" if self.method == "nn" else
+                   ", the player taking, heuristic play at both players") if two
                   else ", the seat's team taking")
                + (f", coinche level {self.coinche}" if self.coinche else "")
                + (f", retourne {format_hand(1 << self.retourne)}" if self.retourne is not None
@@ -499,6 +509,8 @@ class HandEvaluation:
             cols.append(("DD", self.dd_points))
         if self.heur_points is not None:
             cols.append(("heuristic", self.heur_points))
+        if self.nn_points is not None:
+            cols.append(("network", self.nn_points))
         if cols:
             out.append(f"card points of the {side} (mean over the worlds)")
             out.append("strain" + "".join(f"{c:>11s}" for c, _ in cols))
@@ -510,7 +522,8 @@ class HandEvaluation:
         if self.p_make_heur is not None:
             blocks.append(("heuristic play", self.p_make_heur, self.expected_score_heur))
         if self.p_make_nn is not None:
-            blocks.append((f"bidding network, card player {self.nn_player}", self.p_make_nn,
+            blocks.append(("network play" if two else
+                           f"bidding network, card player {self.nn_player}", self.p_make_nn,
                            self.expected_score_nn))
         width = max(6, max(len(x) for x in lv) + 1)
         for label, pm, es in blocks:
@@ -530,7 +543,7 @@ class HandEvaluation:
                 out.append(f"{n:6s}" + "".join(f"{es[j, k]:>{width}.0f}" for k in range(len(lv))))
         out.append("")
         how = {"dd": "double-dummy", "heuristic": "heuristic play",
-               "nn": "bidding network"}[self.primary]
+               "nn": "network play" if two else "bidding network"}[self.primary]
         if two:
             me, other, nobody = self.p_taken
             ci = 1.96 * self.pass_scores.std(ddof=1) / np.sqrt(self.samples) \
@@ -569,6 +582,7 @@ class HandEvaluation:
             "dd_points_mean": None if self.dd_points is None else self.dd_points.mean(1).tolist(),
             "heur_points_mean": None if self.heur_points is None
             else self.heur_points.mean(1).tolist(),
+            "nn_points_mean": None if self.nn_points is None else self.nn_points.mean(1).tolist(),
             "p_make": lst(self.p_make), "expected_score": lst(self.expected_score),
             "p_make_dd": lst(self.p_make_dd), "expected_score_dd": lst(self.expected_score_dd),
             "p_make_heur": lst(self.p_make_heur),
@@ -831,7 +845,9 @@ def evaluate_hand(rules: Union[str, RuleSet], seat: int, hand, dealer: int, samp
     :param seed: the worlds depend only on ``(seed, their index)`` and the constraints.
     :param strains: strain ids or names (``"H,S"``); default every strain of the rules.
     :param method: ``"dd"``, ``"heuristic"``, ``"both"`` or ``"nn"`` (the bidding network:
-        no worlds, ``samples`` and ``seed`` unused).
+        no worlds, ``samples`` and ``seed`` unused; belote for two players: ``"heuristic"``
+        (= ``"both"``) or ``"nn"``, the same worlds with the shipped card-play network
+        playing the cards).
     :param holds: ``{seat: cards}`` each seat is known to hold (e.g. ``{2: "AS"}``).
     :param lacks: ``{seat: cards}`` each seat is known not to hold.
     :param auction: the auction so far (action ids or text, in order from the seat after
@@ -863,17 +879,21 @@ def evaluate_hand(rules: Union[str, RuleSet], seat: int, hand, dealer: int, samp
         unused = [name for name, v in (("strains", strains), ("holds", holds), ("lacks", lacks),
                                        ("coinche", coinche), ("min_suit_length", min_suit_length),
                                        ("bid_weights", bid_weights)) if v]
-        if method not in ("both", "heuristic"):
+        if method not in ("both", "heuristic", "nn"):
             unused.append(f"method {method!r}")
+        if method == "nn" and nn_player != "nn":
+            unused.append(f"nn_player {nn_player!r}")
         if unused:
             raise EvaluationError(f"{', '.join(unused)}: not for belote for two players (its "
-                                  f"evaluation plays the prise's options out heuristically)")
+                                  f"evaluation plays the prise's options out, by the heuristic "
+                                  f"or with method 'nn' the card-play network)")
         samples = _check_int(samples, "samples", 1)
         try:
             view = prise_view(rules, seat, hand, dealer, retourne, other_up, _auction_ids(auction))
         except ValueError as e:
             raise EvaluationError(str(e)) from None
-        return _prise_evaluation(view, samples, _check_int(seed, "seed", 0, 2 ** 63 - 1))
+        return _prise_evaluation(view, samples, _check_int(seed, "seed", 0, 2 ** 63 - 1),
+                                 nn=method == "nn")
     if other_up is not None:
         raise EvaluationError("other_up is for belote_decouverte (the other player's table cards)")
     seat = _seat(seat, "seat")
@@ -1066,19 +1086,21 @@ def evaluate_view(view, samples: int = 500, seed: int = 0, method: Optional[str]
     he knows, in every family: a four-player :class:`~coinche_rl.agents.PlayerView` in the
     auction (his hand, the auction so far, the classic prise's retourne:
     :func:`evaluate_hand` with ``method`` and ``options``), or a two-player view at his
-    turn in the prise (its options, heuristic play; ``options``: ``bot``, a heuristic bot
-    id).
+    turn in the prise (its options played out by the heuristic, or with ``method="nn"``
+    the cards by the shipped card-play network; ``options``: ``bot``, a heuristic bot id).
 
     :raises EvaluationError: another object, or not his turn in the auction (prise).
     """
     from ..two_player import TwoPlayerView
     from .base import PlayerView
     if isinstance(view, TwoPlayerView):
-        if method not in (None, "both", "heuristic") or set(options) - {"bot"}:
+        if method not in (None, "both", "heuristic", "nn") or set(options) - {"bot"}:
             raise EvaluationError("belote for two players: the prise's evaluation is heuristic "
-                                  "play only (options: samples, seed, bot)")
+                                  "or network play (methods heuristic, nn; options: samples, "
+                                  "seed, bot)")
         return _prise_evaluation(view, _check_int(samples, "samples", 1),
-                                 _check_int(seed, "seed", 0, 2 ** 63 - 1), options.get("bot"))
+                                 _check_int(seed, "seed", 0, 2 ** 63 - 1), options.get("bot"),
+                                 nn=method == "nn")
     if not isinstance(view, PlayerView):
         raise EvaluationError(f"expected a player's view (PlayerView or TwoPlayerView), not "
                               f"{type(view).__name__}")
@@ -1092,13 +1114,21 @@ def evaluate_view(view, samples: int = 500, seed: int = 0, method: Optional[str]
                          bin(info.hand).count("1") == CLASSIC_FIRST_HAND else None, **options)
 
 
-def _prise_evaluation(view, samples: int, seed: int, bot=None) -> HandEvaluation:
+def _prise_evaluation(view, samples: int, seed: int, bot=None,
+                      nn: bool = False) -> HandEvaluation:
     """Belote for two players: the options of ``view.player`` at his turn in the prise
     (:func:`.evaluation_two.play_prise`) as a :class:`HandEvaluation`: one strain row per
-    suit he may take or name, the one level ``take``, and the pass (``pass_scores``)."""
+    suit he may take or name, the one level ``take``, and the pass (``pass_scores``);
+    ``nn``: the cards played by the card-play network shipped for the rules."""
+    net = None
+    if nn:
+        try:
+            net = load_play_net("", view.rules)
+        except NeuralError as e:
+            raise EvaluationError(f"method 'nn': {e}") from None
     try:
         strains, legal, diff, made, taker, pts, decks, hands, seconds = play_prise(
-            view, samples, seed, bot)
+            view, samples, seed, bot, net)
     except ValueError as e:
         raise EvaluationError(str(e)) from None
     scores = diff[:, :-1].T[:, None, :].copy()          # [S, 1, N], as every evaluation
@@ -1107,18 +1137,26 @@ def _prise_evaluation(view, samples: int, seed: int, bot=None) -> HandEvaluation
     legal = np.array(legal, dtype=bool)[:, None]
     levels = np.array([TAKE_LEVEL], dtype=np.int64)
     passing = diff[:, -1].copy()
+    points = frozen(pts[:, :-1].T.astype(np.float64))
+    h = {} if nn else dict(heur_points=points, heur_scores=frozen(scores), heur_made=frozen(mk),
+                           p_make_heur=frozen(p_make), expected_score_heur=frozen(expected))
+    n = {} if not nn else dict(nn_points=points, nn_scores=frozen(scores), nn_made=frozen(mk),
+                               p_make_nn=frozen(p_make), expected_score_nn=frozen(expected),
+                               nn_player="nn")
     return HandEvaluation(
         rules=view.rules, seat=int(view.player), dealer=int(view.dealer),
         hand=int(view.hand | view.table_up[view.player]), samples=samples, seed=seed,
-        method="heuristic", auction=tuple(view.prise), coinche=0, retourne=int(view.retourne),
-        strains=tuple(strains), levels=frozen(levels), legal=frozen(legal), hands=frozen(hands),
-        decks=frozen(decks), dd_points=None, heur_points=frozen(pts[:, :-1].T.astype(np.float64)),
-        dd_scores=None, heur_scores=frozen(scores), dd_made=None, heur_made=frozen(mk),
-        p_make_dd=None, expected_score_dd=None, p_make_heur=frozen(p_make),
-        expected_score_heur=frozen(expected), p_make=p_make, expected_score=expected,
+        method="nn" if nn else "heuristic", auction=tuple(view.prise), coinche=0,
+        retourne=int(view.retourne), strains=tuple(strains), levels=frozen(levels),
+        legal=frozen(legal), hands=frozen(hands), decks=frozen(decks), dd_points=None,
+        heur_points=h.pop("heur_points", None), dd_scores=None,
+        heur_scores=h.pop("heur_scores", None), dd_made=None, heur_made=h.pop("heur_made", None),
+        p_make_dd=None, expected_score_dd=None, p_make_heur=h.pop("p_make_heur", None),
+        expected_score_heur=h.pop("expected_score_heur", None), p_make=p_make,
+        expected_score=expected,
         suggested_bid=suggest_bid(levels, strains, expected, legal, baseline=float(passing.mean())),
-        seconds={"heuristic": seconds}, pass_scores=frozen(passing),
-        pass_takers=frozen(taker[:, -1].copy()))
+        seconds={"nn" if nn else "heuristic": seconds}, pass_scores=frozen(passing),
+        pass_takers=frozen(taker[:, -1].copy()), **n)
 
 
 def _say_if_compiling(method: str) -> None:

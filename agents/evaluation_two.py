@@ -13,8 +13,11 @@ retourne's suit (first round: the other player makes his exchange choice); name 
 suit (during the first round "both pass, and I name it in the second round": what the
 take is worth if the prise comes back to him); or pass (the deal goes on). The deal is
 played out by the heuristic at both players (``agents.heuristic_two``, each deciding from
-his own view only), scored by the engine; the same worlds and bot seeds serve every
-option. The prise so far does not constrain the worlds. There is no double-dummy method:
+his own view only), or, ``method="nn"``, with both players' cards played by the
+card-play network (:func:`~.neural.batch_play.play_states_two`; the heuristic decides the
+rest of the prise and the exchange), scored by the engine; the same worlds and bot seeds
+serve every option. The worlds' states are built in one kernel (:func:`_world_states`),
+played out (:func:`_play_out`), then read (:func:`_outcomes`). The prise so far does not constrain the worlds. There is no double-dummy method:
 a whole-deal solve of the two-player game takes 0.6-9 s (``benchmarks/RESULTS.md``).
 """
 
@@ -26,7 +29,7 @@ from typing import List, Tuple
 import numpy as np
 from numba import njit
 
-from ..actions import N_ACTIONS, NAME_BASE, PASS, TAKE, action_to_str
+from ..actions import NAME_BASE, PASS, TAKE, action_to_str
 from ..cards import N_CARDS, cards_of, format_card, parse_card
 from ..engine.bits import rng_below, rng_seed, seed_int64, shuffle
 from ..engine.two import (N_PLAYERS, N_STACKS, TWO_STATE_SIZE, current_player, deal_made,
@@ -34,7 +37,7 @@ from ..engine.two import (N_PLAYERS, N_STACKS, TWO_STATE_SIZE, current_player, d
                           retourne_of, taker_of, two_apply, two_reset)
 from ..rules import RuleSet, params_vector
 from ..two_player import TwoPlayerDeal, TwoPlayerView
-from .numba_bots import BOT_HEURISTIC, play_deals_two
+from .numba_bots import BOT_HEURISTIC, play_deals
 
 __all__ = ["play_prise", "prise_view", "deck_places", "world_deck", "PASS_OPTION", "warmup"]
 
@@ -81,30 +84,26 @@ def world_deck(template, unknown, rng, cards, deck):
 
 
 @njit(cache=True)
-def _evaluate_worlds(P, template, unknown, dealer, prise, player, options, first, n, seed,
-                     bots, out_diff, out_made, out_taker, out_points, out_deck, out_hands):
+def _world_states(P, template, unknown, dealer, prise, player, options, first, n, seed,
+                  states, seeds, out_deck, out_hands):
     """Worlds ``first .. first + n - 1`` of the stream ``seed``: ``template`` (int64[32],
     -1 where unknown) completed by the cards ``unknown`` (int64[k]) in a uniform order,
-    dealt by ``dealer``, the prise ``prise`` replayed, each option applied and the deal
-    played out by the bots ``bots`` (the heuristic) at both players. ``out_*[i, j]``: world
-    ``first + i``, option ``options[j]``: ``player``'s score minus the other's,
-    ``deal_made``, the taker, ``player``'s card points; ``out_deck[i]`` the world's deck,
-    ``out_hands[i]`` the hands it deals before the prise."""
+    dealt by ``dealer``, the prise ``prise`` replayed and each option applied.
+    ``states[i * len(options) + j]``: world ``first + i`` after option ``options[j]``,
+    ``seeds[...]`` its two players' bot seeds (the same for every option of a world);
+    ``out_deck[i]`` the world's deck, ``out_hands[i]`` the hands it deals before the
+    prise. The play-out (:func:`_play_out`) is the caller's: the heuristic, or the
+    card-play network."""
     n_opt = options.shape[0]
     deck = np.empty(N_CARDS, dtype=np.int64)
     cards = np.empty(unknown.shape[0], dtype=np.int64)
-    states = np.empty((n_opt, TWO_STATE_SIZE), dtype=np.int64)
-    seeds = np.empty((n_opt, 2), dtype=np.int64)
     rng = np.zeros(1, dtype=np.uint64)
-    rngs = np.zeros((N_PLAYERS, 1), dtype=np.uint64)        # the play loop's scratch
-    buf = np.zeros(N_ACTIONS, dtype=np.uint8)
-    V = np.zeros(TWO_STATE_SIZE, dtype=np.int64)
     for i in range(n):
         rng_seed(rng, seed, first + i)
         s0, s1 = world_deck(template, unknown, rng, cards, deck)
         out_deck[i] = deck
         for j in range(n_opt):
-            T = states[j]
+            T = states[i * n_opt + j]
             two_reset(T, P, deck, dealer)
             if j == 0:
                 for p in range(N_PLAYERS):
@@ -112,17 +111,35 @@ def _evaluate_worlds(P, template, unknown, dealer, prise, player, options, first
             for a in prise:
                 two_apply(T, P, a)
             _apply_option(T, P, player, options[j])
-            seeds[j, 0] = s0                 # the same bot seeds for every option
-            seeds[j, 1] = s1
-        bad = play_deals_two(P, states, bots, seeds, rngs, buf, V)
-        if bad:
+            seeds[i * n_opt + j, 0] = s0
+            seeds[i * n_opt + j, 1] = s1
+
+
+@njit(cache=True)
+def _outcomes(states, player, n_opt, out_diff, out_made, out_taker, out_points):
+    """``out_*[i, j]`` of the played-out ``states[i * n_opt + j]``: ``player``'s score
+    minus the other's, ``deal_made``, the taker, ``player``'s card points."""
+    for r in range(states.shape[0]):
+        T = states[r]
+        i, j = r // n_opt, r % n_opt
+        out_diff[i, j] = deal_score(T, player) - deal_score(T, other(player))
+        out_made[i, j] = deal_made(T)
+        out_taker[i, j] = taker_of(T)
+        out_points[i, j] = final_card_points(T, player)
+
+
+def _play_out(rules: RuleSet, P, states, seeds, bot, net) -> None:
+    """Play ``states`` to their end in place: numba bot ``bot`` at both players for
+    everything (``net`` None), or the card-play network ``net`` playing both players'
+    cards in lockstep batches and the bot the prise and the exchange
+    (:func:`~.neural.batch_play.play_states_two`)."""
+    bots = np.full(N_PLAYERS, bot, dtype=np.int64)
+    if net is None:
+        if play_deals(P, states, bots, seeds):
             raise ValueError("the heuristic chose an illegal action")
-        for j in range(n_opt):
-            T = states[j]
-            out_diff[i, j] = deal_score(T, player) - deal_score(T, other(player))
-            out_made[i, j] = deal_made(T)
-            out_taker[i, j] = taker_of(T)
-            out_points[i, j] = final_card_points(T, player)
+        return
+    from .neural.batch_play import play_states_two
+    play_states_two(rules, states, seeds, bots, [net, net])
 
 
 # --------------------------------------------------------------------- the deal's places
@@ -175,17 +192,19 @@ def _template(view: TwoPlayerView) -> Tuple[np.ndarray, np.ndarray]:
 
 
 # ------------------------------------------------------------------------ the options
-def play_prise(view: TwoPlayerView, samples: int, seed: int, bot=None):
+def play_prise(view: TwoPlayerView, samples: int, seed: int, bot=None, net=None):
     """Play ``view.player``'s options at his turn in the prise out in ``samples`` worlds
     (module docstring): the suits he may take or name (the retourne's first in the first
     round, where a named suit is legal only later: "if the prise comes back to me"), then
     the pass. Returns ``(strains, legal, diff, made, taker, points, decks, hands,
     seconds)``: ``legal`` per strain, the int64[N, options] figures of
-    :func:`_evaluate_worlds`, each world's deck and hands; :func:`~.evaluation.evaluate_view`
+    :func:`_outcomes`, each world's deck and hands; :func:`~.evaluation.evaluate_view`
     makes them the one ``HandEvaluation``.
 
     :param bot: the heuristic's bot id (:func:`~.numba_bots.heuristic_two_bot`; default
         the heuristic's).
+    :param net: the card-play network (an ``MLP`` of the rules): it plays both players'
+        cards in every world, the bot the rest (default None: the bot plays everything).
     :raises ValueError: not the prise, or not his turn.
     """
     if view.phase != "prise" or view.current_player != view.player:
@@ -201,14 +220,18 @@ def play_prise(view: TwoPlayerView, samples: int, seed: int, bot=None):
     diff, made, taker, pts = (np.zeros((n, len(options)), dtype=np.int64) for _ in range(4))
     decks = np.zeros((n, N_CARDS), dtype=np.int64)
     hands = np.zeros((n, N_PLAYERS), dtype=np.int64)
-    args = (params_vector(view.rules), template, unknown, int(view.dealer),
-            np.array(view.prise, dtype=np.int64), int(view.player), options)
-    bots = np.full(2, BOT_HEURISTIC if bot is None else bot, dtype=np.int64)
+    P = params_vector(view.rules)
+    args = (P, template, unknown, int(view.dealer), np.array(view.prise, dtype=np.int64),
+            int(view.player), options)
+    n_opt = len(options)
     t0 = time.perf_counter()
     for a in range(0, n, _CHUNK):
         b = min(a + _CHUNK, n)
-        _evaluate_worlds(*args, a, b - a, seed_int64(seed), bots, diff[a:b], made[a:b],
-                         taker[a:b], pts[a:b], decks[a:b], hands[a:b])
+        states = np.empty(((b - a) * n_opt, TWO_STATE_SIZE), dtype=np.int64)
+        seeds = np.empty(((b - a) * n_opt, N_PLAYERS), dtype=np.int64)
+        _world_states(*args, a, b - a, seed_int64(seed), states, seeds, decks[a:b], hands[a:b])
+        _play_out(view.rules, P, states, seeds, BOT_HEURISTIC if bot is None else bot, net)
+        _outcomes(states, int(view.player), n_opt, diff[a:b], made[a:b], taker[a:b], pts[a:b])
     legal = [s == rs or not round1 for s in strains]
     return strains, legal, diff, made, taker, pts, decks, hands, time.perf_counter() - t0
 

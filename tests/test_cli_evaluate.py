@@ -141,3 +141,29 @@ def test_two_player_prise(capsys):
                           "players") and err.count("\n") == 1
     assert main(["evaluate", HAND, "--other-up", "8H 7H KH 8S 9D AC 8C TH", "--samples", "2"]) == 2
     assert "other_up is for belote_decouverte" in capsys.readouterr().err
+
+
+def test_two_player_prise_with_the_network(capsys):
+    """`--method nn` with two players: the same worlds, the cards played by the shipped
+    card-play network (the same numbers as the Python API)."""
+    args = ["evaluate", "JH 9H AH 7S 8D KC", "--rules", "belote_a_deux", "--retourne", "TH",
+            "--seat", "1", "--dealer", "0", "--samples", "20", "--seed", "3", "--method", "nn"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    for text in ("method nn (the card-play network plays the cards of every world)",
+                 "P(make), network play", "pass: expected", "suggested bid:",
+                 "network play: 20 worlds x 4 strains x 1 level"):
+        assert text in out
+    assert "bidding network" not in out
+    assert main(args + ["--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    ev = evaluate_hand("belote_a_deux", 1, "JH 9H AH 7S 8D KC", 0, retourne="TH",
+                       samples=20, seed=3, method="nn")
+    assert d["expected_score"] == ev.expected_score.tolist() and d["method"] == "nn"
+    assert main(["evaluate", "JH 9H AH 7S 8D KC QC 7C", "--rules", "belote_decouverte",
+                 "--other-up", "8H 7H KH 8S 9D AC 8C TH", "--seat", "1", "--dealer", "0",
+                 "--samples", "4", "--method", "nn", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["primary"] == "nn"
+    assert main(args + ["--nn-player", "heuristic"]) == 2
+    err = capsys.readouterr().err
+    assert "nn_player 'heuristic': not for belote" in err and err.count("\n") == 1

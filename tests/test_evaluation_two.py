@@ -162,7 +162,7 @@ def test_view_outside_the_players_prise_turn_is_refused():
         evaluate_view(d.view(d.current_player), samples=2)
     with pytest.raises(EvaluationError, match="samples"):
         evaluate_view(TwoPlayerDeal("belote_a_deux", seed=4).view(p), samples=0)
-    with pytest.raises(EvaluationError, match="heuristic play only"):
+    with pytest.raises(EvaluationError, match="heuristic or network play"):
         evaluate_view(TwoPlayerDeal("belote_a_deux", seed=4).view(p), method="dd")
     with pytest.raises(EvaluationError, match="expected a player's view"):
         evaluate_view(d)
@@ -189,3 +189,60 @@ def test_a_four_player_view_is_evaluated_as_its_hand():
     assert ev.ci95.shape == ev.expected_score.shape
     with pytest.raises(EvaluationError, match="at its turn in the auction"):
         evaluate_view(PlayerView(d, 0), samples=2)
+
+
+def test_heuristic_numbers_are_those_before_the_play_out_was_split():
+    """Building the worlds' states and playing them out are two steps (the heuristic or
+    the network plays them): the heuristic's numbers are those of the one-kernel version."""
+    ev = evaluate_hand("belote_a_deux", 1, "JH 9H AH 7S 8D KC", 0, retourne="TH",
+                       samples=300, seed=7, method="heuristic")
+    assert ev.heur_scores.sum(axis=2).ravel().tolist() == [12336, -42022, -41694, -37160]
+    assert ev.heur_made.sum(axis=2).ravel().tolist() == [291, 98, 100, 99]
+    assert int(ev.pass_scores.sum()) == -5318 and ev.nn_scores is None
+
+
+NN_HANDS = {"belote_a_deux": dict(hand="JH 9H AH 7S 8D KC", retourne="TH"),
+            "belote_decouverte": dict(hand="JH 9H AH 7S 8D KC QC 7C",
+                                      other_up="8H 7H KH 8S 9D AC 8C TH")}
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_nn_plays_the_same_worlds_with_the_card_play_network(preset):
+    """method 'nn': the same worlds and options, both players' cards played by the
+    shipped card-play network; reproducible, and not the heuristic's play."""
+    kw = dict(NN_HANDS[preset], samples=60, seed=5)
+    nn = evaluate_hand(preset, 1, dealer=0, method="nn", **kw)
+    heur = evaluate_hand(preset, 1, dealer=0, method="heuristic", **kw)
+    assert nn.method == "nn" and nn.primary == "nn" and nn.heur_scores is None
+    assert nn.strains == heur.strains and np.array_equal(nn.legal, heur.legal)
+    assert np.array_equal(nn.hands, heur.hands) and np.array_equal(nn.decks, heur.decks)
+    assert nn.nn_scores.shape == heur.heur_scores.shape == (len(nn.strains), 1, 60)
+    assert np.array_equal(nn.expected_score, nn.nn_scores.mean(axis=2))
+    assert np.array_equal(nn.expected_score_nn, nn.expected_score)
+    assert nn.ci95.shape == nn.expected_score.shape and nn.pass_scores.shape == (60,)
+    assert not np.array_equal(nn.nn_scores, heur.heur_scores)      # the net plays otherwise
+    again = evaluate_hand(preset, 1, dealer=0, method="nn", **kw)
+    assert np.array_equal(again.nn_scores, nn.nn_scores)
+    assert np.array_equal(again.pass_scores, nn.pass_scores)
+    table = nn.table()
+    assert "the card-play network playing both players' cards" in table
+    assert "P(make), network play" in table and "strain    network" in table
+    assert all(f"\n{n:6s}" in table for n in "HSDC")
+    d = json.loads(json.dumps(nn.to_dict()))
+    assert d["method"] == "nn" and d["primary"] == "nn" and len(d["nn_points_mean"]) == 4
+    assert d["heur_points_mean"] is None and "nn" in nn.seconds
+    view_ev = evaluate_view(TwoPlayerDeal(preset, seed=4).view(
+        TwoPlayerDeal(preset, seed=4).current_player), samples=4, method="nn")
+    assert view_ev.method == "nn" and view_ev.nn_scores.shape[2] == 4
+
+
+def test_nn_refuses_rules_its_network_was_not_trained_for():
+    rules = get_rules("belote_a_deux", litige=True)
+    with pytest.raises(EvaluationError, match="^method 'nn': the card-play net .* was trained "
+                                              "for 'belote_a_deux' rules with other") as e:
+        evaluate_hand(rules, 1, "JH 9H AH 7S 8D KC", 0, retourne="TH", samples=2,
+                      method="nn")
+    assert "\n" not in str(e.value)
+    with pytest.raises(EvaluationError, match="nn_player 'heuristic': not for belote"):
+        evaluate_hand("belote_a_deux", 1, "JH 9H AH 7S 8D KC", 0, retourne="TH", samples=2,
+                      method="nn", nn_player="heuristic")

@@ -54,7 +54,10 @@ def cmd_evaluate(args) -> int:
         other_up=args.other_up), args.json)
     if isinstance(ev, int):
         return ev
-    if args.method == "nn":
+    if args.method == "nn" and n_players == 2:
+        print("coinche-rl evaluate: Monte Carlo evaluation, method nn (the card-play network "
+              "plays the cards of every world)")
+    elif args.method == "nn":
         print("coinche-rl evaluate: the bidding network's evaluation (no worlds: learned from "
               "real deals under real card play)")
     else:
@@ -62,12 +65,13 @@ def cmd_evaluate(args) -> int:
     print(ev.table())
     ns, nl = len(ev.strains), len(ev.levels)
     n_contracts = ns * nl
-    if "nn" in ev.seconds:
+    if "nn" in ev.seconds and n_players > 2:
         print(f"bidding network: {n_contracts} contracts in {ev.seconds['nn'] * 1e3:.2f} ms")
     # the prise of belote for two players plays its worlds on one thread
     used = threads if n_players > 2 else 1
-    for m, label in (("dd", "double-dummy"), ("heuristic", "heuristic play")):
-        if m in ev.seconds:
+    for m, label in (("dd", "double-dummy"), ("heuristic", "heuristic play"),
+                     ("nn", "network play")):
+        if m in ev.seconds and (m != "nn" or n_players == 2):
             sec = ev.seconds[m]
             print(f"{label}: {ev.samples} worlds x {ns} strain{'s' if ns > 1 else ''} x {nl} "
                   f"level{'s' if nl > 1 else ''} ({ev.samples * n_contracts} contracts) in "
@@ -100,7 +104,8 @@ def _compile_evaluation(method: str, rules) -> None:
     processes at once."""
     from ..agents import evaluation, evaluation_two
     if family_of(rules).n_players == 2:
-        compile_notice("the hand evaluation", (evaluation_two._evaluate_worlds,),
+        compile_notice("the hand evaluation", (evaluation_two._world_states,
+                                                 evaluation_two._outcomes),
                        "about 10-30 s")
         return
     if method != "both" or nc.usable_cores() < 2 or not nc.needs_compiling(evaluation.__name__):
@@ -136,7 +141,9 @@ def add_parser(sub) -> None:
     e.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the deals (default 0)")
     e.add_argument("--method", choices=("both", "dd", "heuristic", "nn"), default="both",
                    help="dd: double-dummy play; heuristic: the heuristic bot at every seat; "
-                        "both (default); nn: the bidding network (no worlds, microseconds)")
+                        "both (default); nn: the bidding network (no worlds, microseconds; "
+                        "belote for two players: the worlds' cards played by the card-play "
+                        "network); belote for two players: heuristic (= both) or nn")
     e.add_argument("--bid-weights", help="--method nn: a bidding weights file (default: the "
                                          "weights shipped for the preset)")
     e.add_argument("--nn-player", choices=("nn", "heuristic"), default="nn",
