@@ -325,3 +325,7 @@ def test_bad_bodies_are_refused_with_their_reason(client, finished):
     assert "missing field 'record'" in _bad_request(client.post("/api/position", json={}))
     assert _bad_request(client.post("/api/branch", json={
         "record": rec, "step": 0, "action": "pass", "agents": 5}))
+    # a deal record's one deal is 0, not a value equal to it (hypothesis found False)
+    for index in (False, 0.0):
+        assert "deal: a deal record holds deal 0 only" in _bad_request(
+            client.post("/api/analyse", json={"record": rec, "deal": index, "step": 0}))

@@ -137,7 +137,7 @@ def _deal_record(rec: Dict[str, Any], index: int) -> Tuple[Dict[str, Any], Optio
             raise AnalysisError(f"deal: expected 0..{len(deals) - 1} (the match has "
                                 f"{len(deals)} deals), got {index!r}")
         return deals[index], None
-    if index != 0:
+    if isinstance(index, bool) or not isinstance(index, int) or index != 0:
         raise AnalysisError(f"deal: a deal record holds deal 0 only, got {index!r}")
     return rec, None
 
