@@ -393,3 +393,9 @@ def warmup() -> None:
     # the batched policy (the vector env's ``nn`` opponents)
     BatchPolicy(net, rules, bid_net=BidNet(bid))(
         states, params_vector(rules), current_seats(states, np.arange(len(states))))
+    # belote for two players: the family's input and lockstep kernels
+    two = get_rules("belote_a_deux")
+    net2 = MLP.random((4,), seed=0, inputs=net_family(two).feature_size)
+    states2 = deal_states(two, 2, seed=0)
+    play_states(two, states2, np.arange(4, dtype=np.int64).reshape(2, 2),
+                [BOT_HEURISTIC] * 2, [net2, None])
