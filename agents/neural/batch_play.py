@@ -497,15 +497,9 @@ class TwoNetInputs:
         feats, legal, perms = self.compute(views, idx)
         return C.ACT_SRC[perms, A.CARD_BASE + net.best(feats, legal)]
 
-    def card_values(self, net: MLP, view: np.ndarray):
-        """``(actions, values, best)`` as :meth:`NetInputs.card_values`."""
-        feats, legal, perms = self.compute(np.ascontiguousarray(view[None, :]),
-                                           np.zeros(1, dtype=np.int64))
-        q = net.forward(feats)[0]
-        js = np.flatnonzero(legal[0])
-        acts = C.ACT_SRC[int(perms[0]), A.CARD_BASE + js]
-        best = int(acts[int(np.argmax(q[js]))])
-        return acts, q[js] * _target_scale(net), best
+    #: ``(actions, values, best)`` of the player to act in a view, as for four players
+    #: (the same reading of :meth:`compute`'s one row)
+    card_values = NetInputs.card_values
 
     @staticmethod
     def phase(V) -> str:
