@@ -24,6 +24,11 @@ possible sets, e.g. for hand evaluation. Numba API for bots written in numba: a 
 world per call, from an ``rng`` seeded by :func:`seed_rng`, the engine's splitmix64
 streams) and :func:`unrank_into`.
 
+Belote for two players has no information-set table: its worlds (the other hand's
+unknown cards and every face-down card) are drawn by :func:`sample_world`, under the
+constraints of :func:`hand_constraints` and the announced declaration (the section
+"belote for two players" below).
+
 >>> from coinche_rl.cards import format_hand, parse_hand
 >>> from coinche_rl.game import Deal
 >>> from coinche_rl.envs.infoset import information_set
@@ -59,16 +64,25 @@ from numba import njit
 from ..cards import FULL_DECK, N_CARDS, cards_mask, format_hand, parse_card, popcount
 from ..engine import FlatLayout, kernel, lowest_card, rng_next, rng_seed
 from ..engine import popcount as _popcount
+from ..engine.bits import rng_below
+from ..engine.declarations import best_single_declaration
+from ..engine.two import (HIDDEN_CARD, N_PLAYERS, N_STACKS, PLAY, TWO_STATE_SIZE,
+                          add_face_down_cards, cards_in_trick, current_leader,
+                          declaration_points, face_up_cards, hand_of, other, phase_of,
+                          set_card_under, set_face_down_cards, set_hand, set_stack_face_down,
+                          stack_face_down, stack_face_up, trick_card, trick_leader, trick_number,
+                          trump_of)
 from ..envs.infoset import NO_CEILING, InformationSet
-from ..rules import (CARDS_PER_HAND, CLASSIC_FIRST_HAND, N_SEATS, RuleSet,
+from ..rules import (CARDS_PER_HAND, CLASSIC_FIRST_HAND, N_SEATS, P_DECLARATIONS, RuleSet,
                      four_player_rules, seat_after)
+from .heuristic_two import excluded_cards
 
 __all__ = [
     "SamplerError", "NoConsistentWorld", "WorldSampler", "count_worlds", "sample_worlds",
     "from_hand", "hand_information_set", "build_table", "sample_into", "unrank_into",
     "rank_world", "seed_rng", "new_table", "TABLE_SIZE", "STOCK", "warmup",
     "new_weights", "weigh_table", "sample_belief_into", "sample_mixed_into",
-    "marginals_into", "WEIGHTS_SIZE",
+    "marginals_into", "WEIGHTS_SIZE", "hand_constraints", "sample_world", "MAX_REDRAWS",
 ]
 
 
@@ -611,6 +625,119 @@ def _sample_batch(table, seed, first, out):
 def _unrank_batch(table, first, out):
     for j in range(out.shape[0]):
         unrank_into(table, first + j, out[j])
+
+
+# ------------------------------------------------------------------ belote for two players
+# A world of belote for two players gives a place to every card the player cannot see:
+# the unknown part of the other hand and every face-down card, his own included
+# (RULES.md §12). Its constraints are the other player's plays read backwards, not an
+# information set's table: the heuristic's reading of them (``excluded_cards``) and his
+# announced declaration, drawn by rejection (below).
+#
+# * the other player's hand holds none of a suit he failed to follow, no trump once he
+#   failed to trump a plain suit he lacked, and no trump above the one he failed to beat
+#   when trump was led (RULES.md §12's obligations read backwards; a face-down card was
+#   unknown to him, so it carries no constraint);
+# * his announced declaration (its points) is the best single declaration of his hand and
+#   face-up cards at the start of the play (worlds that disagree are redrawn, up to
+#   MAX_REDRAWS times; then the last draw is kept).
+#
+# The other hand's unknown cards are drawn uniformly among the cards allowed there, the
+# rest uniformly over the face-down places.
+
+#: redraws of a world whose other hand contradicts his announced declaration
+MAX_REDRAWS = 1000
+
+
+@njit(cache=True)
+def hand_constraints(V, me):
+    """The cards the other player's hand may still hold (a mask), from the plays in the
+    public view ``V`` of player ``me`` (this section's comment; the heuristic's
+    :func:`~coinche_rl.agents.heuristic_two.excluded_cards`)."""
+    return np.int64(0xFFFFFFFF) & ~excluded_cards(V, other(me), trump_of(V))
+
+
+@njit(cache=True)
+def _other_start_holding(V, me, hand):
+    """The other player's hand and face-up cards at the start of the play, with
+    ``hand`` as his (sampled) hand now: hand, his played cards and his face-up cards,
+    less the face-down cards revealed since."""
+    o = other(me)
+    held = hand | face_up_cards(V, o)
+    n_tricks = trick_number(V) + (1 if cards_in_trick(V) == 1 else 0)
+    for t in range(n_tricks):
+        leader = trick_leader(V, t)
+        for i in range(N_PLAYERS):
+            c = trick_card(V, t, i)
+            if c >= 0 and (leader if i == 0 else other(leader)) == o:
+                held |= np.int64(1) << c
+    for k in range(N_STACKS):
+        d = stack_face_down(V, o, k)
+        if d >= 0:
+            held &= ~(np.int64(1) << d)         # revealed later: not part of the start
+    return held
+
+
+@njit(cache=True)
+def sample_world(V, P, me, unseen, hand_size, allowed, rng, T, scratch):
+    """``T`` := a world drawn from the public view ``V`` of player ``me`` (this
+    section's comment): ``unseen`` the cards he cannot place, ``hand_size`` how many of
+    them lie in the other hand, ``allowed`` the cards that hand may hold (from
+    :func:`hand_constraints`). ``scratch``: int64[32]. Returns the number of redraws
+    used."""
+    o = other(me)
+    announced = declaration_points(V, o)
+    declared = P[P_DECLARATIONS] != 0 and phase_of(V) == PLAY and \
+        (trick_number(V) > 0 or (cards_in_trick(V) == 1 and current_leader(V) == o))
+    strain = trump_of(V)
+    redraws = 0
+    while True:
+        # the other hand: hand_size cards uniformly among the allowed unseen ones
+        pool = unseen & allowed
+        if _popcount(pool) < hand_size:
+            pool = unseen                  # inconsistent constraints: drop them
+        hand = np.int64(0)
+        for _ in range(hand_size):
+            k = rng_below(rng, _popcount(pool))
+            m = pool
+            for _ in range(k):
+                m &= m - 1
+            c = lowest_card(m)
+            hand |= np.int64(1) << c
+            pool &= ~(np.int64(1) << c)
+        if declared and redraws < MAX_REDRAWS:
+            start = _other_start_holding(V, me, hand | hand_of(V, o))
+            if best_single_declaration(start, strain)[0] != announced:
+                redraws += 1
+                continue
+        break
+    # the rest over the face-down places, in a uniform order
+    rest = unseen & ~hand
+    n = 0
+    while rest:
+        c = lowest_card(rest)
+        rest &= rest - 1
+        scratch[n] = c
+        n += 1
+    for i in range(n - 1, 0, -1):
+        j = rng_below(rng, i + 1)
+        tmp = scratch[i]
+        scratch[i] = scratch[j]
+        scratch[j] = tmp
+    for k in range(TWO_STATE_SIZE):
+        T[k] = V[k]
+    set_hand(T, o, hand_of(V, o) | hand)
+    i = 0
+    for p in range(N_PLAYERS):
+        set_face_down_cards(T, p, 0)
+        for k in range(N_STACKS):
+            if stack_face_down(V, p, k) == HIDDEN_CARD:
+                c = scratch[i]
+                i += 1
+                set_stack_face_down(T, p, k, c)
+                set_card_under(T, stack_face_up(V, p, k), c)
+                add_face_down_cards(T, p, np.int64(1) << c)
+    return redraws
 
 
 # ------------------------------------------------------------------ Python API

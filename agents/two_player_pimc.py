@@ -2,19 +2,9 @@
 consistent with what the player knows, each solved double dummy
 (:mod:`coinche_rl.solver_two`).
 
-A **world** gives a place to every card the player cannot see (the unknown part of the
-other hand, every face-down card, his own included), consistent with the public history:
-
-* the other player's hand holds none of a suit he failed to follow, no trump once he
-  failed to trump a plain suit he lacked, and no trump above the one he failed to beat
-  when trump was led (RULES.md §12's obligations read backwards; a face-down card was
-  unknown to him, so it carries no constraint);
-* his announced declaration (its points) is the best single declaration of his hand and
-  face-up cards at the start of the play (worlds that disagree are redrawn, up to
-  :data:`MAX_REDRAWS` times; then the last draw is kept).
-
-Worlds are drawn uniformly among those: the other hand's unknown cards uniformly among
-the cards allowed there, the rest uniformly over the face-down places. In each world
+The worlds are those of :func:`coinche_rl.agents.sampler.sample_world`: every card the
+player cannot see placed consistently with the public history (the other hand's voids
+and trump ceilings, his announced declaration). In each world
 the solver gives, for each legal card, the card points the player wins in the whole
 deal; PIMC plays the card with the best sum over the worlds (ties: the lowest card).
 :meth:`TwoPimcAgent.card_sums` computes every sum exactly (the web page's analysis
@@ -38,117 +28,16 @@ import numpy as np
 from numba import njit
 
 from ..actions import CARD_BASE
-from ..engine.bits import lowest_card, popcount, rng_below, rng_seed, seed_int64
-from ..engine.declarations import best_single_declaration
-from ..engine.two import (HIDDEN_CARD, N_PLAYERS, N_STACKS, PLAY, TWO_STATE_SIZE,
-                          add_face_down_cards, cards_in_trick, current_leader,
-                          declaration_points, face_up_cards, hand_of, other, phase_of, py,
-                          set_card_under, set_face_down_cards, set_hand, set_stack_face_down,
-                          stack_face_down, stack_face_up, trick_card, trick_leader, trick_number,
-                          trump_of)
-from ..rules import P_DECLARATIONS
+from ..engine.bits import popcount, rng_seed, seed_int64
+from ..engine.two import TWO_STATE_SIZE, py
 from ..solver_two import (OPT_DEFAULT, OPT_SHARE, best_card_two, card_values_two,
                           new_generation, new_tables)
 from ..two_player import TwoPlayerView
 from .base import Param
-from .heuristic_two import excluded_cards
 from .numba_bots import BOT_HEURISTIC, NumbaBotAgent, game_bot_action
+from .sampler import hand_constraints, sample_world
 
-__all__ = ["TwoPimcAgent", "hand_constraints", "sample_world", "pimc_card_sums", "pimc_best_card",
-           "MAX_REDRAWS"]
-
-#: redraws of a world whose other hand contradicts his announced declaration
-MAX_REDRAWS = 1000
-
-
-@njit(cache=True)
-def hand_constraints(V, me):
-    """The cards the other player's hand may still hold (a mask), from the plays in the
-    public view ``V`` of player ``me`` (module docstring; the heuristic's
-    :func:`~coinche_rl.agents.heuristic_two.excluded_cards`)."""
-    return np.int64(0xFFFFFFFF) & ~excluded_cards(V, other(me), trump_of(V))
-
-
-@njit(cache=True)
-def _other_start_holding(V, me, hand):
-    """The other player's hand and face-up cards at the start of the play, with
-    ``hand`` as his (sampled) hand now: hand, his played cards and his face-up cards,
-    less the face-down cards revealed since."""
-    o = other(me)
-    held = hand | face_up_cards(V, o)
-    n_tricks = trick_number(V) + (1 if cards_in_trick(V) == 1 else 0)
-    for t in range(n_tricks):
-        leader = trick_leader(V, t)
-        for i in range(N_PLAYERS):
-            c = trick_card(V, t, i)
-            if c >= 0 and (leader if i == 0 else other(leader)) == o:
-                held |= np.int64(1) << c
-    for k in range(N_STACKS):
-        d = stack_face_down(V, o, k)
-        if d >= 0:
-            held &= ~(np.int64(1) << d)         # revealed later: not part of the start
-    return held
-
-
-@njit(cache=True)
-def sample_world(V, P, me, unseen, hand_size, allowed, rng, T, scratch):
-    """``T`` := a world drawn from the public view ``V`` of player ``me`` (module
-    docstring): ``unseen`` the cards he cannot place, ``hand_size`` how many of them lie
-    in the other hand, ``allowed`` the cards that hand may hold. ``scratch``:
-    int64[32]. Returns the number of redraws used."""
-    o = other(me)
-    announced = declaration_points(V, o)
-    declared = P[P_DECLARATIONS] != 0 and phase_of(V) == PLAY and \
-        (trick_number(V) > 0 or (cards_in_trick(V) == 1 and current_leader(V) == o))
-    strain = trump_of(V)
-    redraws = 0
-    while True:
-        # the other hand: hand_size cards uniformly among the allowed unseen ones
-        pool = unseen & allowed
-        if popcount(pool) < hand_size:
-            pool = unseen                  # inconsistent constraints: drop them
-        hand = np.int64(0)
-        for _ in range(hand_size):
-            k = rng_below(rng, popcount(pool))
-            m = pool
-            for _ in range(k):
-                m &= m - 1
-            c = lowest_card(m)
-            hand |= np.int64(1) << c
-            pool &= ~(np.int64(1) << c)
-        if declared and redraws < MAX_REDRAWS:
-            start = _other_start_holding(V, me, hand | hand_of(V, o))
-            if best_single_declaration(start, strain)[0] != announced:
-                redraws += 1
-                continue
-        break
-    # the rest over the face-down places, in a uniform order
-    rest = unseen & ~hand
-    n = 0
-    while rest:
-        c = lowest_card(rest)
-        rest &= rest - 1
-        scratch[n] = c
-        n += 1
-    for i in range(n - 1, 0, -1):
-        j = rng_below(rng, i + 1)
-        tmp = scratch[i]
-        scratch[i] = scratch[j]
-        scratch[j] = tmp
-    for k in range(TWO_STATE_SIZE):
-        T[k] = V[k]
-    set_hand(T, o, hand_of(V, o) | hand)
-    i = 0
-    for p in range(N_PLAYERS):
-        set_face_down_cards(T, p, 0)
-        for k in range(N_STACKS):
-            if stack_face_down(V, p, k) == HIDDEN_CARD:
-                c = scratch[i]
-                i += 1
-                set_stack_face_down(T, p, k, c)
-                set_card_under(T, stack_face_up(V, p, k), c)
-                add_face_down_cards(T, p, np.int64(1) << c)
-    return redraws
+__all__ = ["TwoPimcAgent", "pimc_card_sums", "pimc_best_card"]
 
 
 @njit(cache=True)

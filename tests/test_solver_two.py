@@ -171,7 +171,7 @@ def test_positions_with_few_face_down_cards_are_shared_by_the_worlds():
     of positions with at most five face-down cards left, keyed by the card under each
     cover, are kept and shared) gives each world's values of a fresh solver."""
     from coinche_rl.agents import make_agent
-    from coinche_rl.agents.two_player_pimc import hand_constraints, sample_world
+    from coinche_rl.agents.sampler import hand_constraints, sample_world
     from coinche_rl.engine.bits import rng_seed
     from coinche_rl.rules import params_vector
     for preset in ("belote_a_deux", "belote_decouverte"):

@@ -10,7 +10,7 @@ import pytest
 
 from coinche_rl.actions import CARD_BASE
 from coinche_rl.agents import make_agent, play_deal
-from coinche_rl.agents.two_player_pimc import MAX_REDRAWS, hand_constraints, sample_world
+from coinche_rl.agents.sampler import MAX_REDRAWS, hand_constraints, sample_world
 from coinche_rl.cards import popcount
 from coinche_rl.engine import two as E2
 from coinche_rl.engine.bits import rng_seed
