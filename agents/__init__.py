@@ -3,11 +3,11 @@ family follows (:mod:`.base`), the spec-string registry keyed by family
 (:mod:`.registry`) and the bots, which the package declares in the entry-point group
 ``coinche_rl.agents`` (``pyproject.toml``)."""
 
-from .base import Agent, AgentSpecError, BatchedAgent, Param, PlayerView, play_deal
+from .base import Agent, AgentSpecError, BatchedAgent, Param, PlayerView, agent_view, play_deal
 from .policy import PolicyAgent
 from .registry import (agent_families, available_agents, describe_agents, make_agent,
                        register_agent, roster_agents)
 
-__all__ = ["Agent", "BatchedAgent", "PlayerView", "PolicyAgent", "play_deal", "AgentSpecError",
+__all__ = ["Agent", "BatchedAgent", "PlayerView", "PolicyAgent", "agent_view", "play_deal", "AgentSpecError",
            "Param", "agent_families", "available_agents", "describe_agents", "make_agent",
            "register_agent", "roster_agents"]

@@ -53,10 +53,11 @@ import numpy as np
 
 from ..actions import BELOTE, DECLARE, NO_BELOTE, NO_DECLARE, N_ACTIONS
 from ..game import Deal
-from ..rules import FAMILY_PRESETS, N_SEATS, RuleSet
+from ..engine.family import family_of
+from ..rules import FAMILY_PRESETS, RuleSet
 from ..values import expected_form, parse_value
 
-__all__ = ["Agent", "AgentSpecError", "BatchedAgent", "Param", "PlayerView", "play_deal",
+__all__ = ["Agent", "AgentSpecError", "BatchedAgent", "Param", "PlayerView", "agent_view", "play_deal",
            "PRIVATE_ACTIONS", "FROM_SIGNATURE", "family_error"]
 
 #: actions other seats do not see (optional declare / belote choices)
@@ -218,6 +219,32 @@ class PlayerView:
         return self._deal.params
 
 
+def _two_player_view(deal, seat: int, match: Optional[dict] = None):
+    """The player's own view (``deal.view(player)``): a two-player view carries no match."""
+    return deal.view(seat)
+
+
+#: what an agent of each family decides from, ``(deal, seat, match) -> view``: the
+#: family's hook, read by :func:`agent_view`
+AGENT_VIEWS = {"coinche": PlayerView, "classic": PlayerView, "two": _two_player_view}
+assert set(AGENT_VIEWS) == set(FAMILY_PRESETS)
+
+
+def agent_view(deal, seat: int, match: Optional[dict] = None):
+    """What an agent at ``seat`` of ``deal`` decides from, in its family's form: a
+    :class:`PlayerView` (carrying ``match``, the match's public state ``{"scores",
+    "target", "pot"}`` or None), or in belote for two players the player's
+    :class:`~coinche_rl.two_player.TwoPlayerView`.
+
+    >>> from coinche_rl.two_player import TwoPlayerDeal
+    >>> type(agent_view(Deal("ffb", seed=1), 0)).__name__
+    'PlayerView'
+    >>> agent_view(TwoPlayerDeal("belote_a_deux", seed=1), 1).player
+    1
+    """
+    return AGENT_VIEWS[deal.rules.family](deal, seat, match)
+
+
 class Agent:
     """Base class of every agent, of every rule family (see the module docstring).
 
@@ -358,20 +385,16 @@ def play_deal(deal, agents: Sequence[Agent], seeds: Sequence[int],
         message names the agent and the legal actions; ``.seat``, ``.action``,
         ``.legal``).
     """
-    two = deal.rules.family == "two"
-    n = 2 if two else N_SEATS
+    family = family_of(deal.rules)
+    n = family.n_players
     if len(agents) != n or len(seeds) != n:
         raise ValueError(f"play_deal needs {n} agents and {n} seeds, one per "
-                         f"{'player' if two else 'seat'} (rules {deal.rules.name!r})")
+                         f"{family.who} (rules {deal.rules.name!r})")
     for seat, (agent, seed) in enumerate(zip(agents, seeds)):
         agent.reset(seat, deal.rules, int(seed))
     while not deal.is_terminal:
-        if two:
-            seat = deal.current_player
-            view = deal.view(seat)
-        else:
-            view = PlayerView.from_deal(deal, match)
-            seat = view.seat
+        seat = deal.current_player
+        view = agent_view(deal, seat, match)
         a = agents[seat].act(view)
         try:
             a = int(a)
@@ -382,7 +405,7 @@ def play_deal(deal, agents: Sequence[Agent], seeds: Sequence[int],
             from ..actions import action_to_str
             legal = ", ".join(action_to_str(int(x)) for x in view.legal_actions)
             err = IllegalActionError(
-                f"agent {agents[seat]!r} at {'player' if two else 'seat'} {seat} chose the "
+                f"agent {agents[seat]!r} at {family.who} {seat} chose the "
                 f"illegal action {a!r}; legal: {legal}")
             err.seat, err.action, err.legal = seat, a, legal     # for the callers' messages
             raise err

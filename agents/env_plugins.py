@@ -11,7 +11,7 @@ declares for the two functions here (see :mod:`coinche_rl.envs`):
 
 Both serve every rule family: the spec is built for the family of the rules given
 (:func:`~coinche_rl.agents.make_agent`), and the opponent is shown that family's view
-(a :class:`PlayerView`, or in belote for two players the player's ``deal.view(player)``).
+(:func:`~coinche_rl.agents.base.agent_view`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import numpy as np
 from typing import Optional, Union
 
 from ..rules import RuleSet, get_rules
-from .base import PRIVATE_ACTIONS, Agent, BatchedAgent, PlayerView
+from .base import PRIVATE_ACTIONS, Agent, BatchedAgent, agent_view
 from .numba_bots import BOT_RANDOM, batch_bot_actions, bot_kind
 from .registry import make_agent
 
@@ -31,8 +31,9 @@ __all__ = ["env_opponent", "vector_opponent"]
 class _EnvOpponent:
     """An agent behind the single-agent env's opponent protocol (``reset``, ``observe``
     every action of the deal, ``act(deal, seat, match)``): the other seats' private
-    declare / belote choices are not shown to it, and it sees the deal only through a
-    :class:`PlayerView`, as in :func:`coinche_rl.agents.base.play_deal`."""
+    declare / belote choices are not shown to it, and it sees the deal only through its
+    family's view (:func:`~coinche_rl.agents.base.agent_view`), as in
+    :func:`coinche_rl.agents.base.play_deal`."""
 
     def __init__(self, agent: Agent):
         self.agent = agent
@@ -47,9 +48,7 @@ class _EnvOpponent:
             self.agent.observe(seat, action)
 
     def act(self, deal, seat: int, match=None) -> int:
-        if deal.rules.family == "two":
-            return int(self.agent.act(deal.view(seat)))
-        return int(self.agent.act(PlayerView(deal, seat, match)))
+        return int(self.agent.act(agent_view(deal, seat, match)))
 
     def __repr__(self) -> str:
         return f"<env opponent {self.agent.spec!r}>"

@@ -91,10 +91,7 @@ class PolicyAgent(Agent):
         """The env's observation of the seat to act in ``view`` (a
         :class:`~coinche_rl.agents.PlayerView`, or a ``TwoPlayerView`` in the two
         family), built by the env's encoder from what the seat may know."""
-        enc = self._encoder(view.rules)
-        if view.rules.family == "two":
-            return enc.encode_view(view.state, view.player)
-        return enc.encode(view.public_state, view.seat, view.match)
+        return self._encoder(view.rules).encode_view(view.public_state, view.seat, view.match)
 
     def act(self, view) -> int:
         mask = np.asarray(view.legal).astype(np.int8)

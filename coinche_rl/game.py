@@ -28,7 +28,7 @@ import numpy as np
 from . import actions as A
 from . import engine as E
 from .cards import (FULL_DECK, N_CARDS, SUIT_MASKS, SUIT_NAMES, cards_of, format_card, format_hand,
-                    parse_card, parse_hand)
+                    parse_card, parse_hand, popcount)
 from .engine.bits import seed_int64
 from .rules import (CAPOT_VALUE, CARDS_PER_HAND, N_SEATS, N_TEAMS, N_TRICKS,
                     STRAIN_LONG_NAMES, STRAIN_NAMES, RuleSet, seat_after, team,
@@ -757,12 +757,19 @@ class Deal(BaseDeal):
         return DealResult(c, False, made == E.MADE_MADE, mult, (teams[0], teams[1]), g if g >= 0 else None,
                           litige=made == E.MADE_LITIGE, litige_points=int(E.py.litige_points(S)))
 
-    def render(self) -> str:
-        """A readable text view of the deal so far."""
+    def render(self, viewer: Optional[int] = None) -> str:
+        """A readable text view of the deal so far. With ``viewer`` (a seat), only what
+        that seat sees: its own hand, the other hands as counts.
+
+        >>> print(Deal("ffb", seed=2, dealer=3).render(viewer=0).splitlines()[2])
+          seat 1 (team 1): 8 cards
+        """
         lines = [f"rules {self.rules.name}, dealer seat {self.dealer}, phase {self.phase}"]
         shown = self.initial_hands if self.is_terminal else self.hands
         for s in range(N_SEATS):
-            lines.append(f"  seat {s} (team {team(s)}): {format_hand(shown[s])}")
+            hand = (format_hand(shown[s]) if viewer is None or viewer == s
+                    else f"{popcount(self.hands[s])} cards")
+            lines.append(f"  seat {s} (team {team(s)}): {hand}")
         if self.retourne is not None:
             lines.append(f"  retourne: {format_card(self.retourne)}")
         if self.auction:

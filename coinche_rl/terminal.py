@@ -60,7 +60,7 @@ from . import engine as E
 from .cards import (N_SUITS, SUIT_MASKS, SUIT_NAMES, InvalidNotationError, cards_of, format_card,
                     format_hand)
 from .game import Deal, IllegalActionError, Match
-from .agents import PlayerView, make_agent
+from .agents import agent_view, make_agent
 from .agents.base import PRIVATE_ACTIONS
 from .records import deal_to_record, match_to_record, save_record
 from .rules import (AT, CARD_ORDER, N_SEATS, N_TRICKS, NT, PRESETS, STRAIN_LONG_NAMES, RuleSet,
@@ -622,10 +622,11 @@ class TerminalGame:
         return [int(x) for x in np.random.SeedSequence([self.seed, k]).generate_state(N_SEATS)]
 
     def _view(self, deal: Deal, seat: int):
-        """Family hook: what ``seat`` decides from (the person's is shown from it too)."""
+        """What ``seat`` decides from (the person's is shown from it too): the family's
+        agent view (:func:`~coinche_rl.agents.base.agent_view`), with the match."""
         info = {"scores": list(self.match.scores), "target": self.match.target,
                 "pot": self.match.pot}
-        return PlayerView(deal, seat, info)
+        return agent_view(deal, seat, info)
 
     def _play_deal(self, k: int) -> None:
         deal = self.match.deal

@@ -179,9 +179,6 @@ class TwoPlayerTerminalGame(TerminalGame):
         self._say_turn({"prise": "speak", "exchange": "choose"}.get(view.phase, "play"), legal)
 
     # -------------------------------------------------------------- choices
-    def _view(self, deal: TwoPlayerDeal, seat: int) -> TwoPlayerView:
-        return deal.view(seat)
-
     def _choices(self, view: TwoPlayerView) -> List[int]:
         """Prise actions by id, cards by suit, strongest first (trump as the strain)."""
         return self.ordered_choices(view.legal_actions, view.trump)

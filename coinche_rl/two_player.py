@@ -166,6 +166,11 @@ class TwoPlayerView:
         """:attr:`state`, under the name of every family's views."""
         return self.state
 
+    @property
+    def match(self) -> None:
+        """None: the view carries no match state (``PlayerView.match``'s name)."""
+        return None
+
 
 #: the refusals of the prise worded as in every family (``BaseDeal._refusal_words``)
 _PRISE_CODES = (E.REFUSE_PLAY_ACTION, E.REFUSE_TAKE_ROUND, E.REFUSE_NAME_ROUND,

@@ -230,12 +230,8 @@ class raw_env(AECEnv, EzPickle):
         return self.information_set(agent)
 
     def render_for(self, agent: str) -> str:
-        """The table as ``agent`` sees it (two players: his hand, ``??`` for every
-        face-down card, the other hand as a count)."""
-        if self.family.key != "two":
-            raise NotImplementedError("render_for: the four-player deal renders the whole "
-                                      "table only (render()); information_set(agent) is "
-                                      "what the agent knows")
+        """The table as ``agent`` sees it: his hand, the other hands as counts (two
+        players: ``??`` for every face-down card)."""
         return self.deal.render(viewer=self._seat_of[agent])
 
     def _observation(self, agent: str) -> np.ndarray:

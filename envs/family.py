@@ -67,9 +67,6 @@ class EnvFamily:
     knowledge: Callable[[Any, int], Any]
     #: ``options["deal"]`` -> the keywords of ``deal`` that replay it
     deal_kwargs: Callable[[Any], dict]
-    #: what a seat is called in messages (``"seat"`` or ``"player"``), the seats in words
-    who: str
-    seats: str
     #: ``dealer=`` that passes the deal on after each deal (vector envs)
     next_dealer: str
     #: the opponent spec ``"random"`` of the single-agent env draws from the env's own
@@ -86,6 +83,16 @@ class EnvFamily:
     def agents(self) -> Tuple[str, ...]:
         """The PettingZoo agents: ``player_i`` at seat (player) ``i``."""
         return AGENT_NAMES[:self.n_players]
+
+    @property
+    def who(self) -> str:
+        """What a seat is called in messages (``"seat"`` or ``"player"``)."""
+        return self.engine.who
+
+    @property
+    def seats(self) -> str:
+        """The seats in words (``"0..3"``, ``"0 or 1"``)."""
+        return self.engine.seats
 
     @property
     def n_players(self) -> int:
@@ -131,7 +138,7 @@ def _two_deal_kwargs(given) -> dict:
 FOUR = EnvFamily(
     key="four", env_name="coinche_v0", default_rules="ffb", rules_of=four_player_rules,
     deal=Deal, match=Match, observation=observation, encoder=ObservationEncoder,
-    knowledge=information_set, deal_kwargs=_four_deal_kwargs, who="seat", seats="0..3",
+    knowledge=information_set, deal_kwargs=_four_deal_kwargs,
     next_dealer="rotate", own_random=False, title="the",
     engine=ENGINE_FAMILIES["coinche"])
 TWO = EnvFamily(
@@ -139,7 +146,7 @@ TWO = EnvFamily(
     rules_of=two_player_rules, deal=TwoPlayerDeal, match=TwoPlayerMatch,
     observation=observation_two, encoder=TwoPlayerEncoder,
     knowledge=lambda deal, player: deal.view(player), deal_kwargs=_two_deal_kwargs,
-    who="player", seats="0 or 1", next_dealer="alternate", own_random=True,
+    next_dealer="alternate", own_random=True,
     title="the two-player", engine=ENGINE_FAMILIES["two"])
 
 #: the families by key

@@ -690,6 +690,11 @@ class ObservationEncoder(O.EncoderBase):
                     self.match_vector(match), out)
         return out
 
+    def encode_view(self, V: np.ndarray, seat: int, match=None, out=None) -> np.ndarray:
+        """The observation of ``seat`` from his public view ``V`` (``PlayerView.public_state``:
+        :meth:`encode` reads only what the seat may know, so it is the same call)."""
+        return self.encode(V, seat, match, out)
+
     def observe(self, deal, seat: int, match=None) -> np.ndarray:
         """The observation of ``seat`` in ``deal`` (a :class:`~coinche_rl.game.Deal`)."""
         return self.encode(deal.state, seat, match)

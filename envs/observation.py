@@ -164,8 +164,9 @@ class EncoderBase:
     (:class:`.kernels.ObservationEncoder`, :class:`.encoder_two.TwoPlayerEncoder`):
     the rules, their rule vector ``params`` and the match vector of deal mode. Each
     family writes its ``encode(state, seat, match=None, out=None)`` (the AEC env's hot
-    path: one call into its numba encoder), ``observe(deal, seat, match)`` and
-    ``legal_mask(deal)``."""
+    path: one call into its numba encoder), ``encode_view(public_view, seat, match=None,
+    out=None)`` (from the seat's public view: what agents hold), ``observe(deal, seat,
+    match)`` and ``legal_mask(deal)``."""
 
     def __init__(self, rules, params: np.ndarray):
         self.rules = rules

@@ -14,9 +14,11 @@ import warnings
 
 import numpy as np
 import pytest
+
 from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test
 
 from coinche_rl import actions as A
+from coinche_rl.cards import format_hand
 from coinche_rl.envs import coinche_v0
 from coinche_rl.envs import observation as O
 from coinche_rl.game import Deal, IllegalActionError
@@ -107,6 +109,12 @@ def test_render(capsys):
     e.reset(seed=3)
     text = e.render()
     assert text == e.unwrapped.deal.render() and "rules ffb" in text
+    deal = e.unwrapped.deal
+    mine = e.unwrapped.render_for("player_2").splitlines()
+    assert mine[3] == text.splitlines()[3]                       # seat 2: his own hand
+    for s in (0, 1, 3):                                          # the others as counts
+        assert mine[1 + s] == f"  seat {s} (team {s % 2}): 8 cards"
+    assert format_hand(deal.hands[0]) not in "\n".join(mine)
     e = coinche_v0.env(render_mode="human")
     e.reset(seed=3)
     assert "rules ffb" in capsys.readouterr().out

@@ -110,7 +110,7 @@ def _play_states(rules: RuleSet, P: np.ndarray, states: np.ndarray, seeds: np.nd
         action and ``where(i)`` (the deal, so that it can be replayed).
     """
     family = family_of(rules)
-    unit = _unit(family)
+    unit = family.who
     seeds = np.ascontiguousarray(seeds[:, :family.n_players])
     agents = _seat_agents(specs, family.name)
     where = where or (lambda i: f"row {i} of the chunk")
@@ -140,12 +140,6 @@ def _play_states(rules: RuleSet, P: np.ndarray, states: np.ndarray, seeds: np.nd
                 raise
             raise _illegal(specs[seat], seat, e.action, e.legal, where(i), unit) from None
         states[i] = deal.state
-
-
-def _unit(family) -> str:
-    """What sits at a place of ``family``'s table, in the errors: a seat, or a player
-    (two players, no partners)."""
-    return "player" if family.n_players == 2 else "seat"
 
 
 @E.kernel
@@ -199,7 +193,7 @@ class PairPlay:
         self.spec = FAMILIES[family]
         #: the registry's family name (:func:`~coinche_rl.agents.make_agent`)
         self.family = family
-        self.unit = _unit(self.spec)
+        self.unit = self.spec.who
         self.numba_chunk = 2048 * N_SEATS // self.spec.n_players
 
     def agent(self, spec: str):

@@ -8,6 +8,8 @@ on ``rules.family``.
 ('two', 2, 16, ('prise', 'play', 'done', 'exchange'), ('belote_a_deux', 'belote_decouverte'))
 >>> family_of("ffb").side(3), f.side(1)
 (1, 1)
+>>> family_of("ffb").who, f.who
+('seat', 'player')
 
 The kernels of every family answer the same entry points (:mod:`.entry`); a family's
 state is ``np.empty(family.state_size, np.int64)`` and its hidden information (what
@@ -56,6 +58,11 @@ class Family:
     phases: Tuple[str, ...]
     #: the presets of the family (:data:`coinche_rl.rules.PRESETS` order)
     presets: Tuple[str, ...]
+    #: what a place at the table is called in messages: ``"seat"`` (four players in
+    #: two teams) or ``"player"`` (two players, no partners)
+    who: str = "seat"
+    #: the places in words (``"0..3"``, ``"0 or 1"``)
+    seats: str = "0..3"
 
     @property
     def cards_per_player(self) -> int:
@@ -92,7 +99,7 @@ FAMILIES: Mapping[str, Family] = MappingProxyType({
     "two": Family(name="two", id=_CHOICES["family"].index("two"), n_players=N_PLAYERS,
                   n_tricks=N_TRICKS_TWO, n_actions=N_ACTIONS, state_size=TWO_STATE_SIZE,
                   hidden_size=HIDDEN_SIZE, phases=("prise", "play", "done", "exchange"),
-                  presets=FAMILY_PRESETS["two"]),
+                  presets=FAMILY_PRESETS["two"], who="player", seats="0 or 1"),
 })
 assert tuple(FAMILIES) == _CHOICES["family"]
 assert all(f.id == i for i, f in enumerate(FAMILIES.values()))

@@ -8,7 +8,7 @@ deals scored as a match (the family's match, :class:`coinche_rl.game.Match` or
 :class:`coinche_rl.two_player.TwoPlayerMatch`: one deal, ``deals`` deals, or a whole
 match to the target). The bots follow the tournament protocol (``reset`` before each
 deal with the seeds ``coinche-rl play`` gives them, ``observe`` for every public event,
-``act`` on their family's view, :func:`coinche_rl.web.views.agent_view`), so the same
+``act`` on their family's view, :func:`coinche_rl.agents.base.agent_view`), so the same
 seed deals the same cards and seeds the bots alike in both.
 
 The person is shown :func:`coinche_rl.web.views.seat_view` only: their own information

@@ -45,7 +45,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from .. import actions as A
 from .. import engine as E
-from ..agents import PlayerView
+from ..agents.base import agent_view
 from ..cards import N_CARDS, N_SUITS, RANK_NAMES, RANKS, SUIT_NAMES, SUITS, cards_of, format_card
 from ..engine.family import FAMILIES, family_of
 from ..envs.family import env_family
@@ -87,15 +87,6 @@ def meta() -> Dict[str, Any]:
                          "side": env_family(p).match.SIDE} for p in presets},
         "relative_names": {str(n): list(v) for n, v in RELATIVE_NAMES.items()},
     }
-
-
-def agent_view(deal, seat: int, match: Optional[Dict[str, Any]] = None):
-    """What an agent at ``seat`` decides from, in its family's form (the protocol of
-    :mod:`coinche_rl.agents.base`): a :class:`~coinche_rl.agents.PlayerView`, or the
-    player's :class:`~coinche_rl.two_player.TwoPlayerView` in belote for two players."""
-    if family_of(deal.rules).n_players == 2:
-        return deal.view(seat)
-    return PlayerView(deal, seat, match)
 
 
 def action_item(a: int) -> Dict[str, Any]:
