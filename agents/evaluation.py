@@ -351,6 +351,8 @@ class HandEvaluation:
         ``heur_points``, ``heur_scores``, ``heur_made`` with the shipped card-play network
         playing both players' cards (the heuristic the prise and the exchange)
     :ivar seconds: wall time of each method, e.g. ``{"dd": 12.3, "heuristic": 0.2}``
+    :ivar threads: the threads the worlds were played on (1 for the bidding network's
+        estimate, which plays none, and for the prise of belote for two players)
     :ivar pass_scores, pass_takers: int64[N], belote for two players: the score
         difference of passing in each world, and who took then (-1: nobody); None in the
         four-player families, whose evaluation values the contracts only
@@ -393,6 +395,7 @@ class HandEvaluation:
     nn_points: Optional[np.ndarray] = None
     nn_scores: Optional[np.ndarray] = None
     nn_made: Optional[np.ndarray] = None
+    threads: int = 1
 
     @property
     def primary(self) -> str:
@@ -1077,7 +1080,8 @@ def evaluate_hand(rules: Union[str, RuleSet], seat: int, hand, dealer: int, samp
         heur_scores=frozen(hsc), dd_made=frozen(dmk), heur_made=frozen(hmk),
         p_make_dd=frozen(dp), expected_score_dd=frozen(de), p_make_heur=frozen(hp),
         expected_score_heur=frozen(he), p_make=p_make, expected_score=exp,
-        suggested_bid=suggest_bid(levels, strains_t, exp, legal), seconds=seconds)
+        suggested_bid=suggest_bid(levels, strains_t, exp, legal), seconds=seconds,
+        threads=threads)
 
 
 def evaluate_view(view, samples: int = 500, seed: int = 0, method: Optional[str] = None,

@@ -54,7 +54,9 @@ def cmd_evaluate(args) -> int:
         other_up=args.other_up), args.json)
     if isinstance(ev, int):
         return ev
-    if args.method == "nn" and n_players == 2:
+    # the network's estimate plays worlds where it is a card-play network (nn_points)
+    net_play = ev.nn_points is not None
+    if args.method == "nn" and net_play:
         print("coinche-rl evaluate: Monte Carlo evaluation, method nn (the card-play network "
               "plays the cards of every world)")
     elif args.method == "nn":
@@ -65,18 +67,16 @@ def cmd_evaluate(args) -> int:
     print(ev.table())
     ns, nl = len(ev.strains), len(ev.levels)
     n_contracts = ns * nl
-    if "nn" in ev.seconds and n_players > 2:
+    if "nn" in ev.seconds and not net_play:
         print(f"bidding network: {n_contracts} contracts in {ev.seconds['nn'] * 1e3:.2f} ms")
-    # the prise of belote for two players plays its worlds on one thread
-    used = threads if n_players > 2 else 1
     for m, label in (("dd", "double-dummy"), ("heuristic", "heuristic play"),
                      ("nn", "network play")):
-        if m in ev.seconds and (m != "nn" or n_players == 2):
+        if m in ev.seconds and (m != "nn" or net_play):
             sec = ev.seconds[m]
             print(f"{label}: {ev.samples} worlds x {ns} strain{'s' if ns > 1 else ''} x {nl} "
                   f"level{'s' if nl > 1 else ''} ({ev.samples * n_contracts} contracts) in "
-                  f"{sec:.2f} s ({ev.samples / max(sec, 1e-9):,.1f} worlds/s, {used} thread"
-                  f"{'s' if used > 1 else ''})")
+                  f"{sec:.2f} s ({ev.samples / max(sec, 1e-9):,.1f} worlds/s, {ev.threads} "
+                  f"thread{'s' if ev.threads > 1 else ''})")
     return 0
 
 
