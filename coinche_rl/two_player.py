@@ -23,6 +23,7 @@ True
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple, Union
 
@@ -109,7 +110,6 @@ class TwoPlayerResult:
         return "\n".join(lines)
 
 
-@dataclass(frozen=True, eq=False)
 class TwoPlayerView:
     """What one player knows of a deal (RULES.md §12 item 7): built from the engine's
     public view (:func:`coinche_rl.engine.two.two_public_view_into`), so it cannot hold
@@ -123,34 +123,108 @@ class TwoPlayerView:
     place he does not know (the other hand's unknown part and every face-down card);
     ``declarations``: the points each player has declared (0 before he declares);
     ``legal``: the legal-action mask when he is to act (else all False); ``state``: the
-    public view vector itself.
+    public view vector itself; ``params``: the rule vector (``params_vector(rules)``).
+
+    A snapshot, read-only; every value other than ``player``, ``rules``, ``legal``,
+    ``state``, ``params`` and ``other_hand_size`` is read from ``state`` when first asked
+    for (an agent that decides from ``state`` alone, as the numba bots do, pays for none
+    of them).
     """
-    player: int
-    rules: RuleSet
-    phase: str
-    current_player: Optional[int]
-    dealer: int
-    hand: int
-    known_other: int
-    other_hand_size: int
-    table_up: Tuple[int, int]
-    stacks: Tuple[Tuple[Tuple[int, bool], ...], Tuple[Tuple[int, bool], ...]]
-    face_down: Tuple[int, int]
-    unseen: int
-    retourne: int
-    prise: Tuple[int, ...]
-    trump: Optional[int]
-    taker: Optional[int]
-    exchanged: Optional[bool]
-    plays: Tuple[Tuple[int, int], ...]
-    trick_winners: Tuple[int, ...]
-    card_points_won: Tuple[int, int]
-    declarations: Tuple[int, int]
-    declaration_winner: Optional[int]
-    legal: np.ndarray
-    state: np.ndarray
-    #: the rule vector (``params_vector(rules)``)
-    params: np.ndarray = None
+
+    def __init__(self, player: int, rules: RuleSet, state: np.ndarray, params: np.ndarray,
+                 legal: np.ndarray, other_hand_size: int):
+        d = self.__dict__
+        d["player"], d["rules"], d["state"], d["params"] = player, rules, state, params
+        d["legal"], d["other_hand_size"] = legal, other_hand_size
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"a TwoPlayerView is read-only: cannot set {name!r}")
+
+    def __delattr__(self, name):
+        raise AttributeError(f"a TwoPlayerView is read-only: cannot delete {name!r}")
+
+    @functools.cached_property
+    def _public(self) -> "TwoPlayerDeal":
+        """The public view as a deal, to read the game's terms from (never shown)."""
+        d = TwoPlayerDeal.__new__(TwoPlayerDeal)
+        d.rules, d._P, d._S, d._history = self.rules, self.params, self.state, []
+        return d
+
+    def _read(name):
+        """A value of the public view's deal, read once."""
+        def get(self):
+            return getattr(self._public, name)
+        get.__name__ = name
+        return functools.cached_property(get)
+
+    #: the deal's phase (``prise``, ``exchange``, ``play``, ``done``)
+    phase: str = _read("phase")
+    current_player: Optional[int] = _read("current_player")
+    dealer: int = _read("dealer")
+    trump: Optional[int] = _read("trump")
+    taker: Optional[int] = _read("taker")
+    exchanged: Optional[bool] = _read("exchanged")
+    del _read
+
+    @functools.cached_property
+    def hand(self) -> int:
+        return int(_py2.hand_of(self.state, self.player))
+
+    @functools.cached_property
+    def known_other(self) -> int:
+        return int(_py2.hand_of(self.state, other(self.player)))
+
+    @functools.cached_property
+    def table_up(self) -> Tuple[int, int]:
+        return int(_py2.face_up_cards(self.state, 0)), int(_py2.face_up_cards(self.state, 1))
+
+    @functools.cached_property
+    def stacks(self) -> Tuple[Tuple[Tuple[int, bool], ...], Tuple[Tuple[int, bool], ...]]:
+        return tuple(tuple((u, d != -1) for u, d in row) for row in _stack_rows(self.state))
+
+    @functools.cached_property
+    def face_down(self) -> Tuple[int, int]:
+        return tuple(sum(1 for _, down in row if down) for row in self.stacks)
+
+    @functools.cached_property
+    def unseen(self) -> int:
+        up = self.table_up
+        return 0xFFFFFFFF & ~(self.hand | self.known_other | up[0] | up[1]
+                              | int(_py2.played_cards(self.state)))
+
+    @functools.cached_property
+    def retourne(self) -> int:
+        return int(_py2.retourne_of(self.state))
+
+    @functools.cached_property
+    def prise(self) -> Tuple[int, ...]:
+        return tuple(self._public.prise)
+
+    @functools.cached_property
+    def plays(self) -> Tuple[Tuple[int, int], ...]:
+        return tuple(self._public.plays)
+
+    @functools.cached_property
+    def trick_winners(self) -> Tuple[int, ...]:
+        return tuple(self._public.trick_winners)
+
+    @functools.cached_property
+    def card_points_won(self) -> Tuple[int, int]:
+        return (int(_py2.card_points_won(self.state, 0)),
+                int(_py2.card_points_won(self.state, 1)))
+
+    @functools.cached_property
+    def declarations(self) -> Tuple[int, int]:
+        return (int(_py2.declaration_points(self.state, 0)),
+                int(_py2.declaration_points(self.state, 1)))
+
+    @functools.cached_property
+    def declaration_winner(self) -> Optional[int]:
+        return _known(_py2.declaration_winner(self.state))
+
+    def __repr__(self) -> str:
+        return (f"<TwoPlayerView player={self.player} {self.rules.name} phase={self.phase} "
+                f"hand={format_hand(self.hand) or '-'}>")
 
     @property
     def legal_actions(self) -> List[int]:
@@ -312,27 +386,9 @@ class TwoPlayerDeal(BaseDeal):
     # ---------------------------------------------------------------- views
     def view(self, player: int) -> TwoPlayerView:
         """What ``player`` knows now (:class:`TwoPlayerView`)."""
-        V = self.public_state(player)
-        o = other(player)
-        stacks = [tuple((u, d != -1) for u, d in row) for row in _stack_rows(V)]
-        face_down = tuple(sum(1 for _, down in stacks[p] if down) for p in range(E2.N_PLAYERS))
-        hand, known = int(_py2.hand_of(V, player)), int(_py2.hand_of(V, o))
-        up = (int(_py2.face_up_cards(V, 0)), int(_py2.face_up_cards(V, 1)))
-        played = int(_py2.played_cards(V))
-        unseen = 0xFFFFFFFF & ~(hand | known | up[0] | up[1] | played)
         legal = self.legal_action_mask() if self.current_player == player else np.zeros(A.N_ACTIONS, bool)
-        ex = int(_py2.exchange_choice(V))
-        return TwoPlayerView(
-            player=player, rules=self.rules, phase=self.phase, current_player=self.current_player,
-            dealer=self.dealer, hand=hand, known_other=known,
-            other_hand_size=popcount(self.hands[o]), table_up=up, stacks=tuple(stacks),
-            face_down=face_down, unseen=unseen, retourne=int(_py2.retourne_of(V)),
-            prise=tuple(self.prise), trump=self.trump, taker=self.taker,
-            exchanged=None if ex < 0 else bool(ex), plays=tuple(self.plays),
-            trick_winners=tuple(self.trick_winners),
-            card_points_won=(int(_py2.card_points_won(V, 0)), int(_py2.card_points_won(V, 1))),
-            declarations=(int(_py2.declaration_points(V, 0)), int(_py2.declaration_points(V, 1))),
-            declaration_winner=_known(_py2.declaration_winner(V)), legal=legal, state=V, params=self._P)
+        return TwoPlayerView(player, self.rules, self.public_state(player), self._P, legal,
+                             popcount(self.hands[other(player)]))
 
     # ---------------------------------------------------------------- actions
     def _match_terms(self) -> Tuple[int, int, int, int]:

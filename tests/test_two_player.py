@@ -367,6 +367,33 @@ def test_a_view_never_shows_a_face_down_card_nor_the_other_hand(preset):
             d.apply(legal[int(rng.integers(len(legal)))])
 
 
+@pytest.mark.parametrize("preset", ["belote_a_deux", "belote_decouverte"])
+def test_a_view_says_the_public_game_as_the_deal_does(preset):
+    """The view reads its values from the public view vector when asked: each equals the
+    deal's own at every step of random deals (the prise, the exchange, the play, the end)."""
+    for seed in range(25):
+        d = TwoPlayerDeal(preset, seed=seed)
+        rng = np.random.default_rng(seed)
+        while True:
+            for p in (0, 1):
+                v = d.view(p)
+                assert (v.phase, v.current_player, v.dealer, v.trump, v.taker, v.exchanged) == \
+                    (d.phase, d.current_player, d.dealer, d.trump, d.taker, d.exchanged)
+                assert (v.prise, v.plays, v.trick_winners) == \
+                    (tuple(d.prise), tuple(d.plays), tuple(d.trick_winners))
+                assert (v.retourne, v.card_points_won, v.table_up) == \
+                    (d.retourne, d.card_points_won, tuple(d.table_up))
+                assert v.other_hand_size == popcount(d.hands[1 - p])
+                assert v.stacks == tuple(tuple((u, dn != -1) for u, dn in row) for row in d.stacks)
+                assert v.legal_actions == (d.legal_actions() if d.current_player == p else [])
+            if d.is_terminal:
+                break
+            legal = d.legal_actions()
+            d.apply(legal[int(rng.integers(len(legal)))])
+    with pytest.raises(AttributeError, match="read-only"):
+        v.hand = 0
+
+
 def _start_of_play(preset, deck, dealer, prise):
     d = TwoPlayerDeal(preset, deck=deck, dealer=dealer)
     for a in prise:
