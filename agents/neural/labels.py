@@ -48,7 +48,7 @@ from . import canonical as C
 from .bid_actions import input_scratch
 
 __all__ = ["generate_chunk", "LabelChunk", "label_chunk", "warmup", "KIND_ROLLOUT",
-           "KIND_SOLVER", "u01", "deal_scratch"]
+           "KIND_SOLVER", "u01", "random_card", "deal_scratch"]
 
 KIND_ROLLOUT, KIND_SOLVER = 0, 1
 MAX_DECISIONS = N_SEATS * CARDS_PER_HAND       # a card decision per card dealt
@@ -57,6 +57,16 @@ MAX_DECISIONS = N_SEATS * CARDS_PER_HAND       # a card decision per card dealt
 @kernel
 def u01(rng):
     return (rng_next(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@kernel
+def random_card(rng, legal, n_legal):
+    """The action of a uniformly random card of the mask ``legal`` (``n_legal`` cards,
+    at least one), drawn from ``rng``: the exploring card of the label kernels."""
+    m = legal
+    for _ in range(rng_below(rng, n_legal)):
+        m &= m - 1
+    return A.CARD_BASE + lowest_card(m)
 
 
 @kernel
@@ -159,11 +169,7 @@ def generate_chunk(P, cpt, rules_vec, seed, first_game, n_games, deals_per_game,
                     tricks[k] = trick_number(S)
                     k += 1
                 if n_legal >= 2 and u01(rng) < epsilon:
-                    j = rng_below(rng, n_legal)
-                    m = legal
-                    for _ in range(j):
-                        m &= m - 1
-                    a = A.CARD_BASE + lowest_card(m)
+                    a = random_card(rng, legal, n_legal)
                 else:
                     a = bot_action(np.int64(BOT_HEURISTIC), S, P, cur, rngb, buf)
                 apply_legal_action(S, P, a)

@@ -34,7 +34,7 @@ from numba import njit
 
 from ... import actions as A
 from ...cards import N_CARDS
-from ...engine import kernel, lowest_card, popcount, rng_below, rng_next, rng_seed
+from ...engine import kernel, lowest_card, popcount, rng_seed
 from ...engine.two import (DONE, PLAY, TWO_STATE_SIZE, current_player, deal_score,
                            score_with_points, face_down_cards, face_up_cards, hand_of, other, phase_of, trick_number,
                            two_apply, two_legal_mask, two_public_view_into, two_random_deal)
@@ -43,17 +43,12 @@ from ...solver_two import card_values_two, new_generation, new_tables
 from ..numba_bots import BOT_HEURISTIC, _bot_action_two
 from . import canonical as C
 from . import canonical_two as C2
-from .labels import KIND_ROLLOUT, KIND_SOLVER, LabelChunk
+from .labels import KIND_ROLLOUT, KIND_SOLVER, LabelChunk, random_card, u01
 
 __all__ = ["generate_chunk", "label_chunk", "score_difference", "warmup", "MAX_DECISIONS"]
 
 #: a card decision per card dealt
 MAX_DECISIONS = N_CARDS
-
-
-@kernel
-def _u01(rng):
-    return (rng_next(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
 @kernel
@@ -150,12 +145,8 @@ def generate_chunk(P, seed, first_game, n_games, epsilon, solver_cards, tt, work
                     kinds[k] = KIND_ROLLOUT
                 tricks[k] = trick_number(S)
                 k += 1
-            if n_legal >= 2 and _u01(rng) < epsilon:
-                j = rng_below(rng, n_legal)
-                m = legal
-                for _ in range(j):
-                    m &= m - 1
-                a = A.CARD_BASE + lowest_card(m)
+            if n_legal >= 2 and u01(rng) < epsilon:
+                a = random_card(rng, legal, n_legal)
             else:
                 a = _heuristic(S, P, V, rngb, buf)
             two_apply(S, P, a)

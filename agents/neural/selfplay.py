@@ -59,7 +59,7 @@ from ...envs.kernels import apply_at
 from ..numba_bots import BOT_HEURISTIC, BOT_RANDOM, bot_action
 from . import canonical as C
 from .batch_play import BID_NET, CARD_NET, NET_CARD, BidNet, NetInputs, net_choice
-from .labels import KIND_ROLLOUT, LabelChunk, u01
+from .labels import KIND_ROLLOUT, LabelChunk, random_card, u01
 from .net import MLP
 
 __all__ = ["SelfPlayTable", "OPPONENTS", "parse_opponents", "selfplay_chunk", "play_table",
@@ -192,10 +192,8 @@ def advance_table(states, P, seats, flags, bots, rngs, waiting, epsilon, record,
                     n_rec[0] = r + 1
                     if epsilon > 0.0 and u01(rngs[i, EXPLORE:EXPLORE + 1]) < epsilon:
                         legal = legal_play_mask(S, P)
-                        m = legal
-                        for _ in range(rng_below(rngs[i, EXPLORE:EXPLORE + 1], popcount(legal))):
-                            m &= m - 1
-                        apply_legal_action(S, P, A.CARD_BASE + lowest_card(m))
+                        apply_legal_action(S, P, random_card(rngs[i, EXPLORE:EXPLORE + 1], legal,
+                                                             popcount(legal)))
                         continue
                 waiting[k] = i
                 k += 1
