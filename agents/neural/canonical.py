@@ -68,7 +68,7 @@ from ...envs.observation import (O_BIDS, O_CONTRACT, O_CURRENT_TRICK, O_HAND, O_
                                  O_PLAYED_BY)
 
 __all__ = ["CANON_VERSION", "PERMS", "OBS_DST", "ACT_DST", "ACT_SRC", "FEATURE_SIZE", "order_code",
-           "card_obs_dst",
+           "card_obs_dst", "layout_hash",
            "FEATURE_LAYOUT", "feature_layout_hash", "suit_order", "canonicalize_into",
            "features_into", "play_inputs", "play_inputs_one", "card_mask", "to_physical", "canonicalize"]
 
@@ -235,15 +235,22 @@ F_LED = FEATURE_LAYOUT["led_suit"][0]
 F_PMASTER = FEATURE_LAYOUT["partner_master"][0]
 
 
+def layout_hash(tag: str, obs, canon_version: int, feature_layout: dict) -> str:
+    """A short hash of a family's observation layout (the module ``obs``: its ``VERSION``
+    and ``LAYOUT``), its canonical order's version and its feature layout, the family
+    named by the prefix ``tag`` ("" four players, "two-" two players)."""
+    h = hashlib.sha256()
+    h.update(f"{tag}obs-v{obs.VERSION}:".encode())
+    h.update(repr(list(obs.LAYOUT.items())).encode())
+    h.update(f"{tag}canon-v{canon_version}:".encode())
+    h.update(repr(list(feature_layout.items())).encode())
+    return h.hexdigest()[:16]
+
+
 def feature_layout_hash() -> str:
     """A short hash of the observation layout, the feature layout and the canonical
     version: a weights file records it and loading refuses another."""
-    h = hashlib.sha256()
-    h.update(f"obs-v{O.VERSION}:".encode())
-    h.update(repr(list(O.LAYOUT.items())).encode())
-    h.update(f"canon-v{CANON_VERSION}:".encode())
-    h.update(repr(list(FEATURE_LAYOUT.items())).encode())
-    return h.hexdigest()[:16]
+    return layout_hash("", O, CANON_VERSION, FEATURE_LAYOUT)
 
 
 # ======================================================================= kernels

@@ -33,8 +33,6 @@ each player's network deciding for every deal waiting for it in one forward pass
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 from numba import njit
 
@@ -117,12 +115,7 @@ O_TRICK, O_TRUMP = _a("current_trick"), _a("trump")
 def feature_layout_hash() -> str:
     """A short hash of the family's observation layout, its canonical order's version
     and the feature layout: a weights file records it and loading refuses another."""
-    h = hashlib.sha256()
-    h.update(f"two-obs-v{O.VERSION}:".encode())
-    h.update(repr(list(O.LAYOUT.items())).encode())
-    h.update(f"two-canon-v{CANON_VERSION}:".encode())
-    h.update(repr(list(FEATURE_LAYOUT.items())).encode())
-    return h.hexdigest()[:16]
+    return C.layout_hash("two-", O, CANON_VERSION, FEATURE_LAYOUT)
 
 
 # ======================================================================= kernels
