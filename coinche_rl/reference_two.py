@@ -295,15 +295,11 @@ def match_winner_two(totals: list[int], target: int) -> int | None:
     >>> match_winner_two([1000, 990], 1000), match_winner_two([1010, 1010], 1000)
     (0, None)
     """
-    reached = [totals[p] >= target for p in (0, 1)]
-    if reached[0] and reached[1]:
-        if totals[0] == totals[1]:
-            return None
+    reached = [p for p in (0, 1) if totals[p] >= target]
+    if len(reached) == 1:
+        return reached[0]
+    if len(reached) == 2 and totals[0] != totals[1]:
         return 0 if totals[0] > totals[1] else 1
-    if reached[0]:
-        return 0
-    if reached[1]:
-        return 1
     return None
 
 
