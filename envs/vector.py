@@ -374,6 +374,13 @@ class VectorCoinche(Batch):
         return out
 
 
+def _of_batch(name: str, doc: Optional[str] = None) -> property:
+    """A read-only property of :class:`CoincheVectorEnv` that reads its batch's attribute
+    ``name``, documented by ``doc`` (None: the doc of :class:`Batch`'s property)."""
+    return property(lambda self: getattr(self._b, name),
+                    doc=getattr(Batch, name).__doc__ if doc is None else doc)
+
+
 class CoincheVectorEnv(VectorEnv):
     """A ``gymnasium.vector.VectorEnv`` of ``num_envs`` games with one learning seat
     (see the module docstring); the others are played by random legal actions inside
@@ -467,34 +474,12 @@ class CoincheVectorEnv(VectorEnv):
         self._truncated = np.zeros(n, dtype=np.bool_)
         self._all = np.arange(n, dtype=np.int64)
 
-    @property
-    def states(self) -> np.ndarray:
-        """The engine states of the games ([N, state size], live)."""
-        return self._b.states
-
-    @property
-    def rules(self) -> RuleSet:
-        return self._b.rules
-
-    @property
-    def match_scores(self) -> np.ndarray:
-        """Match mode: each game's match totals per side, int64 [N, 2] (live)."""
-        return self._b.match_scores
-
-    @property
-    def match_pots(self) -> np.ndarray:
-        """Match mode: each game's litige pot, int64 [N] (live)."""
-        return self._b.match_pots
-
-    @property
-    def match_seeds(self) -> np.ndarray:
-        """Match mode: each game's match seed (:attr:`VectorCoinche.match_seeds`)."""
-        return self._b.match_seeds
-
-    @property
-    def match_dealers(self) -> np.ndarray:
-        """Match mode: the first dealer of each game's match."""
-        return self._b.match_dealers
+    states = _of_batch("states", "The engine states of the games ([N, state size], live).")
+    rules = _of_batch("rules", "The rule set (:class:`~coinche_rl.rules.RuleSet`).")
+    match_scores = _of_batch("match_scores")
+    match_pots = _of_batch("match_pots")
+    match_seeds = _of_batch("match_seeds")
+    match_dealers = _of_batch("match_dealers")
 
     @property
     def opponent(self):
