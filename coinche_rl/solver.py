@@ -52,6 +52,7 @@ from . import actions as A
 from . import engine as E
 from . import rules as R
 from .cards import N_CARDS
+from .engine.bits import take_best
 from .engine import (PLAY, STATE_SIZE, FlatLayout, apply_legal_action, card_play_rule,
                      highest_card, kernel, lowest_card, popcount)
 from .engine import (belote_decided_seats, belote_holder_seats, cards_in_trick, contract_of,
@@ -913,14 +914,7 @@ def _ab(W, leader, n, led, win, wseat, tpts, flag, rem, past, alpha, beta):
                         key = ((x + 1) * 0x2545F491 * (W[C_NODES] | 1)) >> 7 & 0xFFFF
                     W[mv + nmv] = (key << 5) | x
                     nmv += 1
-            bk = M1
-            bi = 0
-            for i in range(nmv):
-                if W[mv + i] > bk:
-                    bk = W[mv + i]
-                    bi = i
-            c = bk & 31
-            W[mv + bi] = M1
+            c = take_best(W, mv, nmv)
             if (cand >> c) & 1 == 0:
                 continue
         cand &= ~(1 << c)

@@ -67,7 +67,7 @@ from numba import njit
 
 from .actions import CARD_BASE
 from .engine import FlatLayout
-from .engine.bits import highest_card, lowest_card, popcount
+from .engine.bits import highest_card, lowest_card, popcount, take_best
 from .engine.play import card_play_rule
 from .engine.two import (DIX_DE_DER, N_TRICKS_TWO, PLAY, card_points_won, cards_in_trick,
                          cards_under, current_leader, face_down_cards, led_card, other,
@@ -651,14 +651,7 @@ def _ab(W, tt, av0, av1, dn0, dn1, leader, rem, only, alpha, beta, gf):
                                   if opt & OPT_ORDER else np.int64(0))
                     W[mv + nmv] = (k << 5) | x
                     nmv += 1
-            bk = np.int64(-1)
-            bi = 0
-            for i in range(nmv):
-                if W[mv + i] > bk:
-                    bk = W[mv + i]
-                    bi = i
-            lead = bk & 31
-            W[mv + bi] = -1
+            lead = take_best(W, mv, nmv)
             if (leads >> lead) & 1 == 0:
                 continue
         leads &= ~(np.int64(1) << lead)

@@ -94,6 +94,21 @@ def nth_card(m, k):
     return pos
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def take_best(W, start, n):
+    """The card of the highest entry of a search's move list ``W[start:start + n]``
+    (entries ``key << 5 | card``, keys >= 0; -1 once taken), that entry marked taken;
+    31 (with every entry -1) when all are taken."""
+    bk = np.int64(-1)
+    bi = 0
+    for i in range(n):
+        if W[start + i] > bk:
+            bk = W[start + i]
+            bi = i
+    W[start + bi] = -1
+    return bk & 31
+
+
 @kernel
 def rng_next(rng):
     """splitmix64 step on ``rng`` (uint64 array of 1); returns a uint64."""
