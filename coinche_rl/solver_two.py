@@ -1015,26 +1015,25 @@ def best_card_two(Ts, n_worlds, tt, work, lo, hi):
     _deal_check(work, tt)
     strain = work[W_STRAIN]
     me, won, legal, present = _to_act(work, Ts[0], av0, av1, dn0, dn1, leader, lead)
-    # the cards searched (solver ids) and, for each, the lowest engine id it stands for
+    # the cards searched (solver ids), for each the lowest engine id it stands for, and
+    # the slot of each legal card: its representative's (a lower card, met first)
     reps = np.empty(16, dtype=np.int64)
     key = np.empty(16, dtype=np.int64)
+    slot = np.empty(32, dtype=np.int64)
     nk = 0
     m = legal
     while m:
         c = lowest_card(m)
         m &= m - 1
-        if _equiv_rep(work, c, legal, present) == c:
-            reps[nk] = c
-            key[nk] = 99
-            nk += 1
-    m = legal
-    while m:
-        c = lowest_card(m)
-        m &= m - 1
         r = _equiv_rep(work, c, legal, present)
-        for k in range(nk):
-            if reps[k] == r and INV[strain, c] < key[k]:
-                key[k] = INV[strain, c]
+        if r == c:
+            reps[nk] = c
+            key[nk] = INV[strain, c]
+            slot[c] = nk
+            nk += 1
+        else:
+            slot[c] = slot[r]
+            key[slot[r]] = min(key[slot[r]], INV[strain, c])
     L = np.empty((n_worlds, 16), dtype=np.int64)
     H = np.empty((n_worlds, 16), dtype=np.int64)
     slo = np.zeros(16, dtype=np.int64)
@@ -1124,11 +1123,8 @@ def best_card_two(Ts, n_worlds, tt, work, lo, hi):
         while m:
             c = lowest_card(m)
             m &= m - 1
-            r = _equiv_rep(work, c, legal, present)
-            for k in range(nk):
-                if reps[k] == r:
-                    lo[w, INV[strain, c]] = L[w, k]
-                    hi[w, INV[strain, c]] = H[w, k]
+            lo[w, INV[strain, c]] = L[w, slot[c]]
+            hi[w, INV[strain, c]] = H[w, slot[c]]
     work[W_GEN] = gen0 + n_worlds - 1
     work[W_NODES] = nodes
     return key[b]
