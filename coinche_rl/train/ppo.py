@@ -55,7 +55,7 @@ from ..envs import kernels as K
 from ..envs.family import REWARD_SCALE, env_family
 from ..envs.vector import VectorCoinche
 from ..rules import four_player_rules
-from .common import setting
+from .common import setting, shared
 
 __all__ = ["Args", "train", "agent", "load_policy", "compute_advantages", "parse_args", "main",
            "OPPONENT_KINDS"]
@@ -69,10 +69,10 @@ OPPONENT_KINDS = ("self", "past", "heuristic", "random")
 class Args:
     """Every setting of a run (``python -m coinche_rl.train.ppo --help``)."""
     rules: str = setting("ffb", "the four-player preset to train for")
-    seed: int = setting(0, "the one seed of the run (deals, sampling, initialisation)")
+    seed: int = shared("seed")
     minutes: float = setting(60.0, "wall-time budget, evaluations included (cumulative over "
                                    "resumes)")
-    out: str = setting("runs/ppo", "the run folder")
+    out: str = shared("out", "runs/ppo")
     resume: bool = setting(False, "continue the run in --out (new deals; the rest as saved)")
     max_updates: Optional[int] = setting(None, "stop after this many updates (tests)")
     # the environment and the opponents
@@ -84,8 +84,8 @@ class Args:
     snapshot_minutes: float = setting(3.0, "add the learner to the league this often")
     league_size: int = setting(20, "past selves kept (the oldest leave)")
     # the network and PPO
-    hidden: List[int] = setting([256, 256],
-                                "hidden layer widths (shared by the policy and value heads)")
+    hidden: List[int] = shared("hidden", help="hidden layer widths (shared by the policy and "
+                                              "value heads)")
     lr: float = setting(3e-4, "Adam learning rate, annealed linearly to a tenth over --minutes")
     gamma: float = setting(1.0, "discount per learner decision (1: the deal's score, undiscounted)")
     gae_lambda: float = setting(0.95, "GAE lambda")
@@ -98,11 +98,11 @@ class Args:
     target_kl: Optional[float] = setting(None, "stop a rollout's epochs past this approximate KL")
     # logs, evaluation, checkpoints
     log_seconds: float = setting(30.0, "progress.csv interval")
-    eval_minutes: float = setting(5.0, "evaluation interval (0: only at the end)")
+    eval_minutes: float = shared("eval_minutes", 5.0, "evaluation interval (0: only at the end)")
     eval_pairs: int = setting(300, "deal pairs of each evaluation, against random and heuristic")
     eval_seed: int = setting(20261207, "the evaluation deal set")
-    checkpoint_minutes: float = setting(5.0, "checkpoint interval")
-    torch_threads: int = setting(1, "torch threads")
+    checkpoint_minutes: float = shared("checkpoint_minutes")
+    torch_threads: int = shared("torch_threads")
 
 
 def parse_args(argv=None) -> Args:
