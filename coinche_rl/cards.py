@@ -22,7 +22,7 @@ on input, as are lower-case letters. A hand is cards separated by spaces or comm
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator, List
+from typing import Iterable, Iterator, List, NamedTuple
 
 import numpy as np
 
@@ -32,7 +32,7 @@ __all__ = [
     "SUIT_MASKS", "BELOTE_PAIRS", "InvalidNotationError", "card", "card_suit", "card_rank",
     "card_bit",
     "parse_card", "format_card", "parse_hand", "format_hand", "mask_of", "cards_of",
-    "popcount", "cards_mask", "CardSet",
+    "popcount", "cards_mask", "CardSet", "Declaration",
 ]
 
 SUITS = "SHDC"
@@ -231,3 +231,18 @@ class CardSet:
     def sorted_text(self) -> str:
         """Cards in index order (suit S H D C, rank 7..A)."""
         return " ".join(format_card(c) for c in cards_of(self.mask))
+
+
+class Declaration(NamedTuple):
+    """One declaration, as the pure-Python references (:mod:`coinche_rl.reference`,
+    :mod:`coinche_rl.reference_two`) record it: ``kind`` ``"carre"`` or ``"run"``, its
+    ``points``, the ``mask`` of its cards, ``rank`` (the carré's rank, or the run's top
+    rank; natural order 0..7 = 7..A), ``suit`` (the run's suit; -1 for a carré) and
+    ``length`` (the number of cards). A record only: each reference finds and scores the
+    declarations by its own rules."""
+    kind: str
+    points: int
+    mask: int
+    rank: int
+    suit: int
+    length: int

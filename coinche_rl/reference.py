@@ -4,7 +4,8 @@ This module is a test oracle: it is written directly from ``RULES.md`` (sections
 4-9, and section 11 for the classic family) and deliberately shares no table or logic
 with the numba engine (``coinche_rl.engine``) nor with the precomputed tables of
 ``coinche_rl.rules``. Only the conventions are imported: the card numbering
-(``coinche_rl.cards``, with the deck's ``N_SUITS`` and ``N_RANKS``), the action ids
+(``coinche_rl.cards``, with the deck's ``N_SUITS`` and ``N_RANKS`` and the
+:class:`~coinche_rl.cards.Declaration` record), the action ids
 (``coinche_rl.actions``), the table's dimensions and seats (``N_SEATS``, ``N_TRICKS``,
 ``CARDS_PER_HAND``, ``team``, ``partner``, ``seat_after`` of ``coinche_rl.rules``) and the
 :class:`~coinche_rl.rules.RuleSet` parameters.
@@ -42,12 +43,10 @@ Classic family (§11), decisions of the project:
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from .actions import (BELOTE, COINCHE, DECLARE, NAME_BASE, NO_BELOTE, NO_DECLARE, PASS,
                       SURCOINCHE, TAKE, action_card, bid_action, bid_strain, bid_value,
                       capot_action, card_action, is_bid, is_capot)
-from .cards import N_CARDS, N_RANKS, N_SUITS, RANKS, card_suit, cards_of
+from .cards import N_CARDS, N_RANKS, N_SUITS, RANKS, Declaration, card_suit, cards_of
 from .rules import (AT, CARDS_PER_HAND, N_SEATS, N_TRICKS, NT, RuleSet, partner, seat_after,
                     team)
 
@@ -171,18 +170,6 @@ def legal_cards(hand: int, trick: list[tuple[int, int]], seat: int, strain: int,
 
 
 # ----------------------------------------------------------------- §5 declarations
-class Declaration(NamedTuple):
-    """One declaration. ``kind`` is ``"carre"`` or ``"run"``; ``mask`` the cards used;
-    ``rank`` the carré's rank or the run's top rank (0..7 for 7..A, natural order);
-    ``suit`` the run's suit (-1 for a carré); ``length`` the number of cards."""
-    kind: str
-    points: int
-    mask: int
-    rank: int
-    suit: int
-    length: int
-
-
 CARRE_POINTS = {   # 7s and 8s: no declaration
     "suit": {"J": 200, "9": 150, "A": 100, "T": 100, "K": 100, "Q": 100},   # suits and AT
     "NT": {"A": 200, "T": 150, "K": 100, "Q": 100, "J": 100, "9": 100},

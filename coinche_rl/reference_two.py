@@ -6,7 +6,8 @@ it is written directly from the rule text and shares no table or logic with the 
 engine (``coinche_rl.engine``), with the precomputed tables of ``coinche_rl.rules``, nor
 with :mod:`coinche_rl.reference`. Only conventions are imported: the card numbering
 (``coinche_rl.cards``: ``card = suit * 8 + rank``, rank 0..7 = 7 8 9 T J Q K A, suit
-0..3 = S H D C; sets of cards as int bit masks), the action ids (``coinche_rl.actions``)
+0..3 = S H D C; sets of cards as int bit masks; the
+:class:`~coinche_rl.cards.Declaration` record), the action ids (``coinche_rl.actions``)
 and the :class:`~coinche_rl.rules.RuleSet` fields of the family (``family == "two"``,
 ``hand_cards``, ``declarations``, ``belote``, ``litige``, ``target``).
 
@@ -66,11 +67,9 @@ Decisions (docs/two_player.md states the rules; these are the reference's readin
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from .actions import (CARD_BASE, EXCHANGE, NAME_BASE, NO_EXCHANGE, PASS, TAKE,
                       action_to_str)
-from .cards import RANKS, SUITS, card_suit, cards_of
+from .cards import RANKS, SUITS, Declaration, card_suit, cards_of
 from .rules import RuleSet
 
 __all__ = ["card_points", "card_strength", "trick_winner", "legal_cards", "Declaration",
@@ -165,18 +164,6 @@ def legal_cards(playable: int, trick: list[tuple[int, int]], trump: int) -> set[
 
 
 # ----------------------------------------------------------------- declarations (§5)
-class Declaration(NamedTuple):
-    """One single declaration: ``kind`` ``"carre"`` or ``"run"``, its ``points``, the
-    ``mask`` of its cards, ``rank`` (the carré's rank, or the run's top rank; natural
-    order 0..7 = 7..A), ``suit`` (the run's suit; -1 for a carré) and ``length``."""
-    kind: str
-    points: int
-    mask: int
-    rank: int
-    suit: int
-    length: int
-
-
 CARRE_POINTS = {"J": 200, "9": 150, "A": 100, "T": 100, "K": 100, "Q": 100}  # 7, 8: none
 
 
