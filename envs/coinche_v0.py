@@ -186,7 +186,7 @@ class raw_env(AECEnv, EzPickle):
         if illegal_action not in ("raise", "penalty"):
             raise ValueError(f"illegal_action must be 'raise' or 'penalty', not {illegal_action!r}")
         if dealer is not None and (isinstance(dealer, bool) or dealer not in range(n)):
-            raise ValueError(f"dealer must be a {fam.who} {fam.seats} or None, not {dealer!r}")
+            raise ValueError(f"dealer must be a {fam.engine.who} {fam.engine.seats} or None, not {dealer!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"{render_mode!r} is not a valid render mode; "
                              f"valid modes: {self.metadata['render_modes']}")

@@ -85,16 +85,6 @@ class EnvFamily:
         return AGENT_NAMES[:self.n_players]
 
     @property
-    def who(self) -> str:
-        """What a seat is called in messages (``"seat"`` or ``"player"``)."""
-        return self.engine.who
-
-    @property
-    def seats(self) -> str:
-        """The seats in words (``"0..3"``, ``"0 or 1"``)."""
-        return self.engine.seats
-
-    @property
     def n_players(self) -> int:
         return self.engine.n_players
 

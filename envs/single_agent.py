@@ -125,7 +125,7 @@ class CoincheSingleAgentEnv(gymnasium.Env):
         fam = env_family(env_kwargs.get("rules"), env_kwargs.get("family"))
         n = fam.n_players
         if isinstance(seat, bool) or seat not in range(n):
-            raise ValueError(f"seat must be {fam.seats}, not {seat!r}")
+            raise ValueError(f"seat must be {fam.engine.seats}, not {seat!r}")
         others = [s for s in range(n) if s != seat]
         given = [(k, v) for k, v in (("policies", policies), ("opponents", opponents),
                                      ("opponent", opponent)) if v is not None]

@@ -189,7 +189,7 @@ class Batch:
         if dealer == fam.next_dealer:
             return -2
         if isinstance(dealer, bool) or dealer not in range(fam.n_players):
-            raise ValueError(f"dealer must be a {fam.who} {fam.seats}, None (random) or "
+            raise ValueError(f"dealer must be a {fam.engine.who} {fam.engine.seats}, None (random) or "
                              f"{fam.next_dealer!r}, not {dealer!r}")
         return int(dealer)
 
@@ -211,7 +211,7 @@ class Batch:
         deals = options.get("deals")
         dealers = options.get("dealers")
         if dealers is not None and len(dealers) != self.num_envs:
-            raise ValueError(f"options['dealers'] needs {self.num_envs} {self.family.who}s, "
+            raise ValueError(f"options['dealers'] needs {self.num_envs} {self.family.engine.who}s, "
                              f"got {len(dealers)}")
         if deals is not None and len(deals) != self.num_envs:
             raise ValueError(f"options['deals'] needs {self.num_envs} deals, got {len(deals)}")
@@ -290,7 +290,7 @@ class Batch:
             what = action_to_str(int(a[bad])) if 0 <= a[bad] < N_ACTIONS else repr(int(a[bad]))
             raise IllegalActionError(
                 f"game {bad}: action {int(a[bad])} ({what}) is illegal for "
-                f"{self.family.who} {int(game_to_act(self.states[bad], self.params))}; "
+                f"{self.family.engine.who} {int(game_to_act(self.states[bad], self.params))}; "
                 f"legal: {names}. No game was changed.")
         return a
 
@@ -427,7 +427,7 @@ class CoincheVectorEnv(VectorEnv):
                  family: Union[None, str, EnvFamily] = None, mode: str = "deal"):
         fam = env_family(rules, family)
         if isinstance(seat, bool) or seat not in range(fam.n_players):
-            raise ValueError(f"seat must be {fam.seats}, not {seat!r}")
+            raise ValueError(f"seat must be {fam.engine.seats}, not {seat!r}")
         if opponents is not None and opponent is not None:
             raise ValueError("give opponents or opponent, not both (opponent is the "
                              "two-player name of opponents)")
