@@ -108,6 +108,10 @@ class Param:
     min: Any = None
     max: Any = None
     choices: Tuple = ()
+    #: the rule families where it means something (an agent of several families whose
+    #: games differ: PIMC's auction parameters): the registry lists it for those only and
+    #: refuses it in the others; empty: every family of the agent
+    families: Tuple[str, ...] = ()
 
     def parse(self, agent: str, key: str, text: str):
         """The value of the text ``text`` given for ``key`` in a spec of ``agent``, read
@@ -279,6 +283,9 @@ class Agent:
     name: str = "agent"
     #: spec string this agent was built from
     spec: str = "agent"
+    #: the rule family it was built for (:func:`~coinche_rl.agents.registry.make_agent`)
+    #: or last reset for; None before either
+    family: Optional[str] = None
     #: id of the equivalent numba bot, or None
     numba_bot: Optional[int] = None
     #: rough seconds this agent thinks per deal at one seat on one core (for the
@@ -316,6 +323,7 @@ class Agent:
             raise ValueError(family_error(type(self).__name__, self.FAMILIES, rules))
         self.seat = int(seat)
         self.rules = rules
+        self.family = rules.family
         self.seed = int(seed)
         self.rng = np.random.default_rng(self.seed)
 

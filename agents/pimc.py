@@ -1,29 +1,48 @@
-"""Perfect-information Monte Carlo (PIMC): the ``pimc`` agent (``coinche_rl.agents.pimc``).
+"""Perfect-information Monte Carlo (PIMC): the ``pimc`` agent (``coinche_rl.agents.pimc``),
+one agent for every rule family.
 
-**Card play.** At each card the seat draws ``N`` worlds (deals of the hidden cards
-consistent with its information set: :mod:`coinche_rl.agents.sampler`), solves every
-legal card exactly in every world with the double-dummy solver (:mod:`coinche_rl.solver`,
-objective ``"score"``), and plays the card with the best total over the worlds; ties go
-to the cheapest card. When at most ``N`` worlds exist, each is solved once; with
-``taper="linear"`` fewer worlds are solved as the cards run out. This is Ginsberg's GIB
+**Card play**, written once (:class:`PIMCAgent`) over the family's game
+(:class:`PimcGame`, chosen at reset from the rules' family): at each card the player
+draws ``N`` worlds (deals of the hidden cards consistent with what he knows), solves
+every legal card exactly in every world with the family's double-dummy solver, and
+plays the card with the best total over the worlds. This is Ginsberg's GIB
 determinization (JAIR 14, 2001), with its known limits (strategy fusion, no play to
 gather or hide information).
 
-**Worlds** are drawn uniformly (``worlds_from=uniform``) or in proportion to the belief
-net's card probabilities (``worlds_from=belief``, the default where belief weights ship),
-exactly, with a share ``uniform_share`` of uniform worlds. :func:`world_state_into`
-builds each world's full engine state as the engine would hold it had those been the
-real hands (:func:`coinche_rl.engine.determinize_into`, with the private declare /
-belote choices a world assumes: :func:`assumed_choices`). The seat's own declare /
-belote choices are decided like a card.
+*Four players* (:class:`FourPlayerPimc`): the worlds of the seat's information set
+(:mod:`coinche_rl.agents.sampler`), drawn uniformly (``worlds_from=uniform``) or in
+proportion to the belief net's card probabilities (``worlds_from=belief``, the default
+where belief weights ship), exactly, with a share ``uniform_share`` of uniform worlds;
+when at most ``N`` worlds exist, each is solved once; with ``taper="linear"`` fewer
+worlds are solved as the cards run out. :func:`world_state_into` builds each world's
+full engine state as the engine would hold it had those been the real hands
+(:func:`coinche_rl.engine.determinize_into`, with the private declare / belote choices a
+world assumes: :func:`assumed_choices`); the solver is :mod:`coinche_rl.solver`
+(objective ``"score"``); the seat's own declare / belote choices are decided like a
+card; ties go to the cheapest card. **Bidding** is the bidding network's where its
+weights ship (``bid_method="auto"``), else the Monte Carlo hand evaluation of
+:mod:`coinche_rl.agents.evaluation` (the best expected contract above ``bid_margin``;
+coinche and surcoinche from the expected card points against the bid,
+``coinche_margin``).
 
-**Bidding** is the bidding network's where its weights ship (``bid_method="auto"``), else
-the Monte Carlo hand evaluation of :mod:`coinche_rl.agents.evaluation` (the best
-expected contract above ``bid_margin``; coinche and surcoinche from the expected card
-points against the bid, ``coinche_margin``).
+*Belote for two players* (:class:`TwoPlayerPimc`): the worlds of
+:func:`coinche_rl.agents.sampler.sample_world` (the other hand's unknown cards and every
+face-down card, under the other player's voids, trump ceilings and announced
+declaration), solved by :mod:`coinche_rl.solver_two` for the card points the player wins
+in the whole deal; ties go to the lowest card. :meth:`PIMCAgent.card_values` computes
+every sum exactly (the web page's analysis shows them); :meth:`~PIMCAgent.act` finds the
+same card with less search (:func:`coinche_rl.solver_two.best_card_two`). The search is
+exact but its cost grows quickly with the tricks left (``benchmarks/RESULTS.md``), so the
+heuristic plays the cards before trick ``solve_from`` (0-based, default 4), the prise and
+the exchange.
 
-**Determinism.** Decision ``k`` of a deal draws its worlds from splitmix64 stream ``k``
-of the seed given to :meth:`~coinche_rl.agents.base.Agent.reset`.
+The parameters of one game only (``bid_*``, ``worlds_from``, ... for four players,
+``solve_from`` for two) are refused in the other family by
+:func:`~coinche_rl.agents.registry.make_agent`.
+
+**Determinism.** Decision ``k`` of a deal (four players: every decision; two players:
+every searched card) draws its worlds from splitmix64 stream ``k`` of the seed given to
+:meth:`~coinche_rl.agents.base.Agent.reset`.
 
 Every rule in full, and why the defaults are what they are (with the measurements in
 ``benchmarks/RESULTS.md``): ``docs/pimc.md``.
@@ -35,13 +54,19 @@ Every rule in full, and why the defaults are what they are (with the measurement
 >>> result = play_deal(deal, agents, seeds=[1, 2, 3, 4])
 >>> deal.is_terminal
 True
+>>> from coinche_rl.two_player import TwoPlayerDeal
+>>> deal = TwoPlayerDeal("belote_decouverte", seed=13)
+>>> result = play_deal(deal, [make_agent("pimc:worlds=4,solve_from=12", "two"),
+...                           make_agent("heuristic", "two")], seeds=[1, 2])
+>>> deal.is_terminal
+True
 """
 
 from __future__ import annotations
 
 import os
 from functools import partial
-from typing import Optional
+from typing import Dict, Optional, Tuple
 
 import numpy as np
 
@@ -49,6 +74,9 @@ from ..actions import (BID_BASE, CAPOT_BASE, CARD_BASE, COINCHE, NAME_BASE, N_AC
                        SURCOINCHE, TAKE, bid_strain, bid_value)
 from ..engine import belote_pairs as _belote_pairs
 from ..engine import seed_int64 as _int64
+from ..engine.bits import popcount
+from ..engine.two import TWO_STATE_SIZE
+from ..engine.two import py as py2
 from ..engine import (NO_DECK, PLAY, STATE_SIZE, determinize_into, hand_declarations, kernel,
                       played_by, played_first_trick, rng_seed, shown_declarers)
 from ..engine import (auction_action, auction_length, belote_announced_seats, contract_of,
@@ -60,17 +88,21 @@ from ..rules import CARDS_PER_HAND, N_SEATS, seat_after
 from ..rules import team as team_of
 from ..cards import N_CARDS
 from ..solver import OBJECTIVES, keep_table, move_values_into, new_workspace, nodes_of
+from ..solver_two import (OPT_DEFAULT, OPT_SHARE, best_card_two, card_values_two,
+                          new_generation, new_tables)
 from .base import Agent, Param, PlayerView
 from .evaluation import EvaluationError, evaluate_hand
 from .neural.agent import load_bid_net
 from .neural.batch_play import NetInputs
 from .neural.belief import load_belief_net
 from .neural.net import NeuralError, default_weights_path
-from .sampler import (MAX_HOLDERS, build_table, new_table, new_weights, sample_into, sample_mixed_into,
-                      unrank_into, weigh_table)
+from .numba_bots import BOT_HEURISTIC, game_bot_action
+from .sampler import (MAX_HOLDERS, build_table, hand_constraints, new_table, new_weights,
+                      sample_into, sample_mixed_into, sample_world, unrank_into, weigh_table)
 
-__all__ = ["PIMCAgent", "PIMCError", "world_state_into", "world_state", "pimc_sums_into",
-           "choose_action", "warmup"]
+__all__ = ["PIMCAgent", "PIMCError", "PimcGame", "FourPlayerPimc", "TwoPlayerPimc",
+           "PIMC_GAMES", "world_state_into", "world_state", "draw_worlds_into",
+           "world_sums_into", "choose_action", "warmup"]
 
 
 class PIMCError(ValueError):
@@ -171,22 +203,19 @@ def world_state(public_state: np.ndarray, params: np.ndarray, seat: int, hands) 
 
 
 # ================================================================== card play
+# PIMC's card play, written once in :class:`PIMCAgent`: draw the worlds, solve each,
+# sum, choose. What differs by family (the worlds, the solver, the tie rule, the
+# decisions left to another method) is a :class:`PimcGame`; these are the four-player
+# game's kernels.
 @kernel
-def pimc_sums_into(W, table, pub, P, seat, n_worlds, exhaustive, rng, objective, team,
-                   hands, Sw, out_a, out_v, sums, Wf, q, weighted, uniform_share):
-    """The PIMC loop: ``n_worlds`` worlds of the sampler ``table`` (world ``j`` for
-    ``j < n_worlds`` when ``exhaustive``, else draws from ``rng``: uniform, or with
-    ``weighted`` from the belief weights ``Wf`` / ``q`` of
+def draw_worlds_into(table, pub, P, seat, n_worlds, exhaustive, rng, hands, Wf, q, weighted,
+                     uniform_share, states):
+    """``states[j]`` (int64[n, STATE_SIZE]) := the state of world ``j`` for
+    ``j < n_worlds``: the sampler ``table``'s world ``j`` when ``exhaustive``, else a draw
+    from ``rng`` (uniform, or with ``weighted`` from the belief weights ``Wf`` / ``q`` of
     :func:`~coinche_rl.agents.sampler.weigh_table`, each world uniform with probability
-    ``uniform_share``), each turned into
-    a state (:func:`world_state_into`) and solved (:func:`coinche_rl.solver.move_values_into`,
-    ``objective`` for ``team``); ``sums[a]`` (int64[N_ACTIONS], zeroed here) receives the
-    total value of action ``a``. ``hands`` (int64[4]), ``Sw`` (int64[STATE_SIZE]),
-    ``out_a`` and ``out_v`` (int64[32]) are scratch; on return ``out_a[:k]`` holds the
-    ``k`` legal actions (the return value; -1 when the table has no world)."""
-    for a in range(sums.shape[0]):
-        sums[a] = 0
-    k = 0
+    ``uniform_share``), turned into a state by :func:`world_state_into`. ``hands``
+    (int64[4]) is scratch. Returns ``n_worlds``, or -1 when the table has no world."""
     for j in range(n_worlds):
         if exhaustive:
             unrank_into(table, j, hands)
@@ -195,8 +224,22 @@ def pimc_sums_into(W, table, pub, P, seat, n_worlds, exhaustive, rng, objective,
                 return -1
         elif not sample_into(table, rng, hands):
             return -1
-        world_state_into(pub, P, seat, hands, Sw)
-        k = move_values_into(W, Sw, P, objective, team, out_a, out_v)
+        world_state_into(pub, P, seat, hands, states[j])
+    return n_worlds
+
+
+@kernel
+def world_sums_into(W, states, n_worlds, P, objective, team, out_a, out_v, sums):
+    """Solve the worlds ``states[:n_worlds]`` one after the other
+    (:func:`coinche_rl.solver.move_values_into`, ``objective`` for ``team``, one
+    workspace ``W``): ``sums[a]`` (int64[N_ACTIONS], zeroed here) receives the total
+    value of action ``a``; on return ``out_a[:k]`` holds the ``k`` legal actions (the
+    return value). ``out_a`` and ``out_v``: int64[32]."""
+    for a in range(sums.shape[0]):
+        sums[a] = 0
+    k = 0
+    for j in range(n_worlds):
+        k = move_values_into(W, states[j], P, objective, team, out_a, out_v)
         for i in range(k):
             sums[out_a[i]] += out_v[i]
     return k
@@ -226,6 +269,215 @@ def choose_action(sums, actions, k, strain, at_table):
     return best
 
 
+# ================================================================== the families' games
+class PimcGame:
+    """What PIMC reads of a family: how its worlds are drawn, how each is solved, the
+    tie rule, which decisions are searched and who makes the others. One instance per
+    family (:data:`PIMC_GAMES`), chosen by :meth:`PIMCAgent.reset` from the rules'
+    :class:`~coinche_rl.engine.family.Family`; :class:`PIMCAgent` writes the card play
+    once over it (draw, solve each world, sum, choose). The per-agent buffers live on the
+    agent (:meth:`prepare` makes them)."""
+
+    #: the families it serves
+    families: Tuple[str, ...] = ()
+    #: True: decision ``k`` of a deal (every :meth:`PIMCAgent.act`, a forced one
+    #: included) draws from stream ``k`` of the agent's seed, and an analysis without a
+    #: stream (:meth:`PIMCAgent.card_values` with ``rng=None``) from stream 0; False: only
+    #: the searched decisions count, an analysis as one of them. Each family keeps the
+    #: streams it always had, so that the same seeds give the same choices.
+    stream_per_decision: bool = True
+
+    def prepare(self, agent: "PIMCAgent") -> None:
+        """Make ``agent``'s buffers for this family (once)."""
+
+    def searched(self, agent: "PIMCAgent", view) -> bool:
+        """Is the decision of ``view`` (with more than one legal action) PIMC's?"""
+        raise NotImplementedError
+
+    def draw(self, agent: "PIMCAgent", view, rng: np.ndarray) -> int:
+        """Draw the worlds of the decision of ``view`` from ``rng`` into ``agent``'s
+        buffers; return how many."""
+        raise NotImplementedError
+
+    def values(self, agent: "PIMCAgent", view, n: int):
+        """``(actions, totals)``: the legal actions of ``view`` and each one's value
+        summed over the ``n`` worlds drawn (each solved double dummy)."""
+        raise NotImplementedError
+
+    def choose(self, agent: "PIMCAgent", view, actions, totals) -> int:
+        """The action PIMC plays from the sums (the best one; the family's tie rule)."""
+        raise NotImplementedError
+
+    def best(self, agent: "PIMCAgent", view, n: int) -> int:
+        """The action :meth:`choose` picks from :meth:`values`, for :meth:`PIMCAgent.act`
+        (a family may find it with less search)."""
+        actions, totals = self.values(agent, view, n)
+        return self.choose(agent, view, actions, totals)
+
+    def other(self, agent: "PIMCAgent", view) -> int:
+        """The decisions PIMC does not search."""
+        raise NotImplementedError
+
+    def seconds_per_deal(self, agent: "PIMCAgent") -> float:
+        """The agent's thinking time per deal and seat, roughly (the arena's estimates)."""
+        raise NotImplementedError
+
+
+class FourPlayerPimc(PimcGame):
+    """The four-player game (coinche and classic): the worlds of the seat's information
+    set (:mod:`coinche_rl.agents.sampler`: exact, uniform or from the belief net),
+    solved by :mod:`coinche_rl.solver` (``objective``) with one transposition table kept
+    between worlds and decisions; the declare / belote choices of the play are searched
+    like a card; ties go to the cheapest card (:func:`choose_action`); the auction (or
+    classic prise) is the bidding network's or the hand evaluation's."""
+
+    families = ("coinche", "classic")
+    stream_per_decision = True
+
+    def prepare(self, agent: "PIMCAgent") -> None:
+        if agent._W is not None:
+            return
+        agent._W = new_workspace(agent.tt_bits)
+        # keep the transposition table between solves (every world and decision)
+        keep_table(agent._W, 1)
+        agent._table = new_table()
+        agent._Wf = new_weights()
+        agent._q = np.zeros(N_CARDS * MAX_HOLDERS, dtype=np.float64)
+        agent._hands = np.zeros(N_SEATS, dtype=np.int64)
+        agent._states = np.zeros((agent.worlds, STATE_SIZE), dtype=np.int64)
+        agent._a = np.zeros(32, dtype=np.int64)
+        agent._v = np.zeros(32, dtype=np.int64)
+        agent._sums = np.zeros(N_ACTIONS, dtype=np.int64)
+
+    def searched(self, agent, view) -> bool:
+        return phase_of(view.public_state) == PLAY
+
+    def draw(self, agent, view, rng) -> int:
+        pub = view.public_state
+        info = view.information_set
+        seat = view.seat
+        count = build_table(agent._table, seat, np.array(info.hand_sizes, dtype=np.int64),
+                            np.array(info.known, dtype=np.int64),
+                            np.array(info.possible, dtype=np.int64), np.int64(info.played))
+        if count <= 0:
+            raise PIMCError(f"no world is consistent with the information set of seat {seat}")
+        agent._table_count = int(count)
+        target = agent.worlds_for(int(hand_of(pub, seat)))
+        n = min(target, int(count))
+        weighted = False
+        if count > target:
+            belief = agent.belief_net(view.rules)
+            if belief is not None:
+                probs = belief.probabilities(info, pub)
+                weighted = weigh_table(agent._table, probs, agent._Wf, agent._q) > 0.0
+        if draw_worlds_into(agent._table, pub, view.params, seat, n, count <= target, rng,
+                            agent._hands, agent._Wf, agent._q, weighted, agent.uniform_share,
+                            agent._states) < 0:
+            raise PIMCError(f"the sampler drew no world for seat {seat}")
+        return n
+
+    def values(self, agent, view, n):
+        k = world_sums_into(agent._W, agent._states, n, view.params, agent._obj,
+                            team_of(view.seat), agent._a, agent._v, agent._sums)
+        actions = agent._a[:k].copy()
+        return actions, agent._sums[actions].copy()
+
+    def choose(self, agent, view, actions, totals) -> int:
+        actions = np.ascontiguousarray(actions, dtype=np.int64)
+        agent._sums[actions] = totals
+        return int(choose_action(agent._sums, actions, len(actions),
+                                 contract_strain(view.public_state), view.params[P_AT_TABLE]))
+
+    def other(self, agent, view) -> int:
+        return agent._auction(view, view.public_state, view.legal_actions)
+
+    def seconds_per_deal(self, agent) -> float:
+        # about 0.12 s per seat and deal with 32 worlds on one idle core of the 2-core
+        # test machine (4.4 deals/s for two pimc seats against the heuristic in `make
+        # demo`), in proportion to the worlds solved
+        return 0.12 * agent.worlds / 32 * (0.56 if agent.taper == "linear" else 1.0)
+
+
+class TwoPlayerPimc(PimcGame):
+    """Belote for two players: the worlds of :func:`coinche_rl.agents.sampler.sample_world`
+    (the other hand's unknown cards and every face-down card, under the other player's
+    voids, trump ceilings and announced declaration), each solved by
+    :mod:`coinche_rl.solver_two` for the card points the player wins in the whole deal
+    (its only objective), each world a new generation of one transposition table
+    (:func:`~coinche_rl.solver_two.new_generation`: nothing is cleared between them);
+    ties go to the lowest card. :meth:`best` finds the same card with less search
+    (:func:`~coinche_rl.solver_two.best_card_two`: exact values only where the sums could
+    change the choice). The search is exact but its cost grows quickly with the tricks
+    left, so the heuristic plays the cards before trick ``solve_from`` (0-based), the
+    prise and the exchange."""
+
+    families = ("two",)
+    stream_per_decision = False
+
+    def prepare(self, agent: "PIMCAgent") -> None:
+        if agent._tt is not None:
+            return
+        # the worlds and decisions of a deal share the positions with few face-down
+        # cards left (OPT_SHARE)
+        agent._tt, agent._work = new_tables(options=OPT_DEFAULT | OPT_SHARE)
+        agent._worlds_two = np.empty((agent.worlds, TWO_STATE_SIZE), dtype=np.int64)
+        agent._scratch = np.empty(32, dtype=np.int64)
+        agent._vals = np.empty(32, dtype=np.int64)
+        agent._bounds = np.empty((2, agent.worlds, 32), dtype=np.int64)
+        agent._bot_rng = np.zeros(1, dtype=np.uint64)
+        agent._buf = np.zeros(N_ACTIONS, dtype=np.uint8)
+
+    def searched(self, agent, view) -> bool:
+        return view.phase == "play" and int(py2.trick_number(view.state)) >= agent.solve_from
+
+    def draw(self, agent, view, rng) -> int:
+        if view.phase != "play":
+            raise PIMCError(f"PIMC values the cards of the play, not the {view.phase}")
+        V, P, me = view.state, view.params, view.player
+        unseen = np.int64(view.unseen)
+        hand_size = np.int64(view.other_hand_size - popcount(view.known_other))
+        allowed = hand_constraints(V, me)
+        n = agent.worlds
+        for w in range(n):
+            sample_world(V, P, me, unseen, hand_size, allowed, rng, agent._worlds_two[w],
+                         agent._scratch)
+        return n
+
+    def values(self, agent, view, n):
+        cards = np.asarray(view.legal_actions, dtype=np.int64) - CARD_BASE
+        totals = np.zeros(len(cards), dtype=np.int64)
+        for w in range(n):
+            # a new generation of the table per world keeps the worlds' entries apart
+            new_generation(agent._tt, agent._work)
+            card_values_two(agent._worlds_two[w], agent._tt, agent._work, agent._vals)
+            totals += agent._vals[cards]
+        return cards + CARD_BASE, totals
+
+    def choose(self, agent, view, actions, totals) -> int:
+        return int(actions[max(range(len(actions)), key=lambda k: (totals[k], -actions[k]))])
+
+    def best(self, agent, view, n) -> int:
+        return CARD_BASE + int(best_card_two(agent._worlds_two, n, agent._tt, agent._work,
+                                             agent._bounds[0], agent._bounds[1]))
+
+    def other(self, agent, view) -> int:
+        return game_bot_action(BOT_HEURISTIC, view.state, view.params, view.player,
+                               agent._bot_rng, agent._buf)
+
+    def seconds_per_deal(self, agent) -> float:
+        # about 0.3 s per deal with 32 worlds from trick 4 (the default), in proportion to
+        # the worlds: 0.24 s in belote à deux and 0.35 s in belote découverte against the
+        # heuristic, on one core of the 2-core test machine; a search from an earlier
+        # trick takes longer than this says
+        return 0.3 * agent.worlds / 32
+
+
+#: the game of each rule family
+PIMC_GAMES: Dict[str, PimcGame] = {"coinche": FourPlayerPimc(), "classic": FourPlayerPimc(),
+                                   "two": TwoPlayerPimc()}
+assert all(f in g.families for f, g in PIMC_GAMES.items())
+
+
 # ================================================================== the agent
 #: ``bid_method`` values: the hand evaluation's card play, or the bidding network
 BID_METHODS = ("auto", "dd", "heuristic", "nn")
@@ -237,6 +489,9 @@ TAPERS = ("none", "linear")
 #: ``worlds_from`` values: worlds drawn in proportion to the belief net's card
 #: probabilities (``auto``: where belief weights ship for the preset), or uniformly
 WORLD_SOURCES = ("auto", "belief", "uniform")
+#: the families of the parameters that mean something in one game only
+_FOUR = FourPlayerPimc.families
+_TWO = TwoPlayerPimc.families
 
 
 #: ``_check_int(v, name, lo, hi=None)``: ``int(v)``, or :class:`PIMCError`
@@ -245,78 +500,82 @@ _check_int = partial(check_int, error=PIMCError)
 
 def _check_choice(v, name: str, choices) -> str:
     if v not in choices:
-        raise PIMCError(f"{name}={v!r} must be one of {', '.join(map(repr, choices))}")
+        raise PIMCError(f"pimc: {name}={v!r} must be one of {', '.join(map(repr, choices))}")
     return v
 
 
 class PIMCAgent(Agent):
-    """The PIMC player (see the module docstring and the registry's parameters)."""
+    """The PIMC player of every family (see the module docstring and the registry's
+    parameters)."""
 
+    FAMILIES = ("coinche", "classic", "two")
     #: what ``coinche-rl agents`` says of it
     DESCRIPTION = ("perfect-information Monte Carlo: every legal card solved exactly (double "
-                   "dummy) in sampled worlds; bids with the bidding network where one ships "
-                   "(ffb), else from Monte Carlo hand evaluation")
+                   "dummy) in sampled worlds consistent with the player's view; four players: "
+                   "bids with the bidding network where one ships (ffb), else from Monte Carlo "
+                   "hand evaluation; belote for two players: the heuristic's prise, exchange "
+                   "and first tricks (solve_from)")
+    #: the parameters of one family only (``families``) are refused in the other by
+    #: :func:`~coinche_rl.agents.registry.make_agent` and listed for their family only
     PARAMS = {
-        "worlds": Param(int, doc="worlds (deals of the hidden cards) solved per card; every world "
-                        "once when the information set allows at most this many", min=1, max=4096),
+        "worlds": Param(int, doc="worlds (deals of the hidden cards) solved per card; four "
+                        "players: every world once when the information set allows at most "
+                        "this many", min=1, max=4096),
+        "solve_from": Param(int, doc="the first trick (0-based) played by the search; the "
+                            "heuristic plays the ones before", min=0, max=15, families=_TWO),
         "objective": Param(str, doc="what the solver maximises in each world: 'score' (the deal "
-                           "score difference for the team) or 'points' (its card points)",
-                           choices=("score", "points")),
+                           "score difference for the team) or 'points' (its card points; belote "
+                           "for two players: always the player's card points)",
+                           choices=("score", "points"), families=_FOUR),
         "bid_samples": Param(int, doc="deals of the hand evaluation behind the auction decisions",
-                             min=1, max=4096),
+                             min=1, max=4096, families=_FOUR),
         "bid_method": Param(str, doc="how the auction is decided: 'auto' (default: 'nn' where "
                             "bidding weights ship for the preset, else 'heuristic'); the hand evaluation "
                             "playing its deals with 'heuristic' (the heuristic bot at every seat, "
                             "~0.3 ms a deal) or 'dd' (the solver, ~40 ms a deal and strain; use "
                             "bid_samples=16 or so); or 'nn': the bidding network shipped for the "
                             "preset (microseconds; the coinche and capot decisions too)",
-                            choices=BID_METHODS),
+                            choices=BID_METHODS, families=_FOUR),
         "bid_weights": Param(str, doc="bid_method=nn or auto: a bidding weights file (default: "
-                             "the weights shipped for the preset)"),
+                             "the weights shipped for the preset)", families=_FOUR),
         "bid_rule": Param(str, doc="'best': bid the legal contract with the best expected deal "
                           "score; 'highest': the highest one whose expected score is positive (both "
                           "only above bid_margin, and above the partner's contract's)",
-                          choices=BID_RULES),
+                          choices=BID_RULES, families=_FOUR),
         "bid_margin": Param(float, doc="a contract is bid only when its expected deal score "
-                            "exceeds this (points)"),
+                            "exceeds this (points)", families=_FOUR),
         "coinche_margin": Param(float, doc="coinche when the opponents' expected card points fall "
                                 "short of their bid by more than this; surcoinche when the team's "
-                                "exceed its bid by more than this"),
+                                "exceed its bid by more than this", families=_FOUR),
         "coinche_length": Param(int, doc="for the coinche decision, worlds give the opponents' "
                                 "bidders at least this many cards of each suit they bid (0: no "
-                                "condition)", min=0, max=8),
+                                "condition)", min=0, max=8, families=_FOUR),
         "seed": Param(int, doc="mixed with the per-deal seed: the stream of sampled worlds", min=0),
         "taper": Param(str, doc="'linear': solve ceil(worlds * cards in hand / 8) worlds at a "
                        "card (fewer as the cards run out); 'none': worlds at every card",
-                       choices=TAPERS),
+                       choices=TAPERS, families=_FOUR),
         "tt_bits": Param(int, doc="the solver's transposition table holds 2**tt_bits buckets (32 "
-                         "bytes each), kept between decisions", min=10, max=26),
+                         "bytes each), kept between decisions", min=10, max=26, families=_FOUR),
         "worlds_from": Param(str, doc="'belief': worlds drawn in proportion to the belief "
                              "net's card probabilities (exactly, under every constraint of the "
                              "information set); 'uniform': uniformly; 'auto' (default): 'belief' "
                              "where belief weights ship for the preset (ffb)",
-                             choices=WORLD_SOURCES),
+                             choices=WORLD_SOURCES, families=_FOUR),
         "uniform_share": Param(float, doc="with belief worlds, the share of worlds drawn "
-                               "uniformly instead", min=0.0, max=1.0),
+                               "uniformly instead", min=0.0, max=1.0, families=_FOUR),
         "belief_weights": Param(str, doc="a belief weights file (coinche-rl train belief); "
-                                "default: the weights shipped for the preset"),
+                                "default: the weights shipped for the preset", families=_FOUR),
     }
 
-    @property
-    def seconds_per_deal(self) -> float:
-        """About 0.12 s per seat and deal with 32 worlds on one idle core of the 2-core
-        test machine (4.4 deals/s for two pimc seats against the heuristic in `make
-        demo`), in proportion to the worlds solved."""
-        return 0.12 * self.worlds / 32 * (0.56 if self.taper == "linear" else 1.0)
-
-    def __init__(self, worlds: int = 32, objective: str = "score", bid_samples: int = 128,
-                 bid_method: str = "auto", bid_rule: str = "best", bid_margin: float = 0.0,
-                 coinche_margin: float = 50.0, coinche_length: int = 4, seed: int = 0,
-                 tt_bits: int = 17, taper: str = "none", bid_weights: str = "",
+    def __init__(self, worlds: int = 32, solve_from: int = 4, objective: str = "score",
+                 bid_samples: int = 128, bid_method: str = "auto", bid_rule: str = "best",
+                 bid_margin: float = 0.0, coinche_margin: float = 50.0, coinche_length: int = 4,
+                 seed: int = 0, tt_bits: int = 17, taper: str = "none", bid_weights: str = "",
                  worlds_from: str = "auto", uniform_share: float = 0.1,
                  belief_weights: str = ""):
         super().__init__()
         _check_int(worlds, "worlds", 1)
+        _check_int(solve_from, "solve_from", 0, 15)
         _check_int(bid_samples, "bid_samples", 1)
         _check_int(coinche_length, "coinche_length", 0, 8)
         _check_int(seed, "seed", 0)
@@ -330,39 +589,35 @@ class PIMCAgent(Agent):
             raise PIMCError(f"uniform_share={uniform_share!r} must be in [0, 1]")
         if belief_weights and worlds_from == "uniform":
             raise PIMCError("pimc: belief_weights is for worlds_from=belief (or auto)")
-        self.worlds_from = worlds_from
-        self.uniform_share = float(uniform_share)
-        self.belief_weights = belief_weights
-        self._belief = None
-        self._belief_rules = None
-        self._Wf = new_weights()
-        self._q = np.zeros(N_CARDS * MAX_HOLDERS, dtype=np.float64)
+        if bid_weights and bid_method not in ("nn", "auto"):
+            raise ValueError("pimc: bid_weights is for bid_method=nn (or auto)")
         self.worlds = int(worlds)
-        self.taper = taper
+        self.solve_from = int(solve_from)
         self.objective = objective
         self.bid_samples = int(bid_samples)
         self.bid_method = bid_method
-        if bid_weights and bid_method not in ("nn", "auto"):
-            raise ValueError("pimc: bid_weights is for bid_method=nn (or auto)")
         self.bid_weights = bid_weights
         self.bid_rule = bid_rule
         self.bid_margin = float(bid_margin)
         self.coinche_margin = float(coinche_margin)
         self.coinche_length = int(coinche_length)
         self.extra_seed = int(seed)
+        self.tt_bits = int(tt_bits)
+        self.taper = taper
+        self.worlds_from = worlds_from
+        self.uniform_share = float(uniform_share)
+        self.belief_weights = belief_weights
         self._obj = OBJECTIVES[objective]
-        self._W = new_workspace(tt_bits)
-        # keep the transposition table between solves (every world and decision)
-        keep_table(self._W, 1)
-        self._table = new_table()
-        self._rng = np.zeros(1, dtype=np.uint64)
+        self._belief = None
+        self._belief_rules = None
         self._bid_net = None
         self._bid_inputs = None
-        self._hands = np.zeros(N_SEATS, dtype=np.int64)
-        self._Sw = np.zeros(STATE_SIZE, dtype=np.int64)
-        self._a = np.zeros(32, dtype=np.int64)
-        self._v = np.zeros(32, dtype=np.int64)
-        self._sums = np.zeros(N_ACTIONS, dtype=np.int64)
+        #: the game of the rules of the last reset (:data:`PIMC_GAMES`)
+        self._game: Optional[PimcGame] = None
+        # each game's buffers, made at the first reset in its family (PimcGame.prepare)
+        self._W = None
+        self._tt = None
+        self._rng = np.zeros(1, dtype=np.uint64)
         self._decisions = 0
         self._stream_seed = 0
         self._eval = None
@@ -371,14 +626,26 @@ class PIMCAgent(Agent):
         #: worlds solved at the last card decision (0 when it had one legal action)
         self.last_worlds = 0
 
+    def _game_of(self, family: Optional[str]) -> PimcGame:
+        return PIMC_GAMES[family or "coinche"]
+
+    @property
+    def seconds_per_deal(self) -> float:
+        """The thinking time per seat and deal that the game of its family says
+        (:meth:`PimcGame.seconds_per_deal`; the family it was built for or last reset
+        for, else the four-player game's)."""
+        return self._game_of(self.family).seconds_per_deal(self)
+
     @property
     def search_nodes(self) -> int:
-        """The solver's search nodes so far, over every decision of this agent (a
-        difference of two readings is the work of the decisions between them)."""
-        return nodes_of(self._W)
+        """The four-player solver's search nodes so far, over every decision of this
+        agent (a difference of two readings is the work of the decisions between them)."""
+        return nodes_of(self._W) if self._W is not None else 0
 
     def reset(self, seat: int, rules: RuleSet, seed: int) -> None:
         super().reset(seat, rules, seed)
+        self._game = self._game_of(rules.family)
+        self._game.prepare(self)
         # the reset seed, mixed with the ``seed`` parameter (0 leaves it as it is)
         self._stream_seed = _int64(int(seed) + self.extra_seed * 0x9E3779B97F4A7C15)
         self._decisions = 0
@@ -387,52 +654,57 @@ class PIMCAgent(Agent):
         self.last_worlds = 0
 
     def _stream(self) -> np.ndarray:
-        """The splitmix64 stream of this decision (stream ``k`` of the reset seed)."""
+        """The splitmix64 stream of the next decision (stream ``k`` of the reset seed
+        for the ``k``-th: :attr:`PimcGame.stream_per_decision`)."""
         self._decisions += 1
         rng_seed(self._rng, self._stream_seed, self._decisions)
         return self._rng
 
-    def act(self, view: PlayerView) -> int:
-        legal = np.flatnonzero(view.legal)
-        rng = self._stream()
+    def _started(self) -> PimcGame:
+        if self._game is None:
+            raise PIMCError("pimc: reset(seat, rules, seed) first")
+        return self._game
+
+    def act(self, view) -> int:
+        game = self._started()
+        rng = self._stream() if game.stream_per_decision else None
+        legal = view.legal_actions
         if len(legal) == 1:
             self.last_worlds = 0
             return int(legal[0])
-        pub = view.public_state
-        if phase_of(pub) == PLAY:
-            return self._play(view, pub, rng)
-        return self._auction(view, pub, legal)
+        if not game.searched(self, view):
+            return game.other(self, view)
+        n = game.draw(self, view, self._stream() if rng is None else rng)
+        self.last_worlds = n
+        return int(game.best(self, view, n))
 
     # ------------------------------------------------------------ card play
-    def card_values(self, view: PlayerView, rng: Optional[np.ndarray] = None):
+    def card_values(self, view, rng: Optional[np.ndarray] = None):
         """``(actions, totals, n_worlds)``: the legal actions, their values summed over
-        the worlds solved, and how many worlds (the PIMC evaluation behind :meth:`act`)."""
-        pub = view.public_state
+        the worlds solved, and how many worlds (the PIMC evaluation behind :meth:`act`,
+        at a card of the play, whatever ``solve_from``): the worlds from ``rng``, else
+        the game's analysis stream (:attr:`PimcGame.stream_per_decision`). Four players:
+        the objective's value for the seat's team; belote for two players: the card
+        points the player wins in the whole deal."""
+        game = self._started()
         if rng is None:
-            rng = np.zeros(1, dtype=np.uint64)
-            rng_seed(rng, self._stream_seed, 0)
-        info = view.information_set
-        seat = view.seat
-        count = build_table(self._table, seat, np.array(info.hand_sizes, dtype=np.int64),
-                            np.array(info.known, dtype=np.int64),
-                            np.array(info.possible, dtype=np.int64), np.int64(info.played))
-        if count <= 0:
-            raise PIMCError(f"no world is consistent with the information set of seat {seat}")
-        self._table_count = int(count)
-        target = self.worlds_for(int(hand_of(pub, seat)))
-        n = min(target, int(count))
-        team = team_of(seat)
-        weighted = False
-        if count > target:
-            belief = self.belief_net(view.rules)
-            if belief is not None:
-                probs = belief.probabilities(info, pub)
-                weighted = weigh_table(self._table, probs, self._Wf, self._q) > 0.0
-        k = pimc_sums_into(self._W, self._table, pub, view.params, seat, n, count <= target,
-                           rng, self._obj, team, self._hands, self._Sw, self._a, self._v,
-                           self._sums, self._Wf, self._q, weighted, self.uniform_share)
-        actions = self._a[:k].copy()
-        return actions, self._sums[actions].copy(), n
+            if game.stream_per_decision:
+                rng = np.zeros(1, dtype=np.uint64)
+                rng_seed(rng, self._stream_seed, 0)
+            else:
+                rng = self._stream()
+        n = game.draw(self, view, rng)
+        actions, totals = game.values(self, view, n)
+        return actions, totals, n
+
+    def card_choice(self, view, rng: Optional[np.ndarray] = None):
+        """``(action, actions, totals, n_worlds)``: :meth:`card_values` and the action
+        PIMC chooses from them (the largest total; ties: four players the cheapest card,
+        belote for two players the lowest card), from one evaluation. :meth:`act` plays
+        the same action (in belote for two players found with less search)."""
+        actions, totals, n = self.card_values(view, rng)
+        self.last_worlds = n
+        return self._game.choose(self, view, actions, totals), actions, totals, n
 
     def belief_net(self, rules: RuleSet):
         """The belief net the worlds are drawn from under ``rules``
@@ -464,19 +736,6 @@ class PIMCAgent(Agent):
             return self.worlds
         cards = bin(int(hand)).count("1")
         return max(1, -(-self.worlds * cards // CARDS_PER_HAND))
-
-    def card_choice(self, view: PlayerView, rng: Optional[np.ndarray] = None):
-        """``(action, actions, totals, n_worlds)``: :meth:`card_values` and the action
-        PIMC chooses from them (the largest total, ties to the cheapest card), from one
-        evaluation."""
-        actions, totals, n = self.card_values(view, rng)
-        self.last_worlds = n
-        a = choose_action(self._sums, self._a, len(actions), contract_strain(view.public_state),
-                          view.params[P_AT_TABLE])
-        return int(a), actions, totals, n
-
-    def _play(self, view: PlayerView, pub: np.ndarray, rng: np.ndarray) -> int:
-        return self.card_choice(view, rng)[0]
 
     # ------------------------------------------------------------ auction
     def _evaluate(self, view: PlayerView, pub: np.ndarray, strains=None, auction=(),

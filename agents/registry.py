@@ -70,6 +70,7 @@ coinche_rl.agents.base.AgentSpecError: agent 'colver:rule' plays the family coin
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import inspect
 import re
@@ -180,7 +181,7 @@ def _signature_defaults(factory, params: Dict[str, Param]) -> Dict[str, Param]:
         if p.default is FROM_SIGNATURE:
             sp = sig.get(k)
             default = REQUIRED if sp is None or sp.default is sp.empty else sp.default
-            p = Param(p.type, default, p.doc, p.min, p.max, p.choices)
+            p = dataclasses.replace(p, default=default)
         out[k] = p
     return out
 
@@ -525,7 +526,7 @@ def describe_agents(family: Union[str, RuleSet, None] = None) -> str:
             continue
         origin = f" [{e.path}]" if e.path else ""
         lines.append(f"{name}: {e.doc}{origin}")
-        for key, p in e.params.items():
+        for key, p in _family_params(e, fam).items():
             lines.append(f"    {key} ({p.type.__name__}, " + (
                 "required" if p.default is REQUIRED else f"default {p.default!r}")
                 + (f"): {p.doc}" if p.doc else ")"))
@@ -545,19 +546,26 @@ def make_agent(spec: str, family: Union[str, RuleSet, None] = None) -> Agent:
     fam = _family(family)
     name, raw = parse_spec(spec)
     entry = _lookup(name, fam)
+    params = _family_params(entry, fam)
     kwargs = {}
     for key, text in raw.items():
-        if key in entry.params:
-            kwargs[key] = entry.params[key].parse(name, key, text)
+        if key in params:
+            kwargs[key] = params[key].parse(name, key, text)
+        elif key in entry.params:
+            fams = entry.params[key].families
+            raise AgentSpecError(
+                f"agent {name!r}: the parameter {key!r} is for the "
+                + family_error("", fams, fam).partition(" plays the ")[2]
+                + f"; its parameters there: {', '.join(params) or 'none'}")
         elif entry.any_key:
             kwargs[key] = text
         else:
-            known = ", ".join(entry.params) or "none"
+            known = ", ".join(params) or "none"
             raise AgentSpecError(f"agent {name!r} has no parameter {key!r}; "
                                  f"its parameters: {known}")
-    full = ({k: kwargs.get(k, p.default) for k, p in entry.params.items()}
+    full = ({k: kwargs.get(k, p.default) for k, p in params.items()}
             if entry.all_params else kwargs)
-    missing = [k for k, p in entry.params.items() if p.default is REQUIRED and k not in kwargs]
+    missing = [k for k, p in params.items() if p.default is REQUIRED and k not in kwargs]
     if missing:
         raise AgentSpecError(f"agent {name!r} needs the parameter(s) {', '.join(missing)}: "
                              f"{name}:" + ",".join(f"{k}=..." for k in missing))
@@ -578,4 +586,11 @@ def make_agent(spec: str, family: Union[str, RuleSet, None] = None) -> Agent:
         agent = entry.factory(**full)
     agent.name = name
     agent.spec = name + (":" + ",".join(f"{k}={raw[k]}" for k in raw) if raw else "")
+    agent.family = fam
     return agent
+
+
+def _family_params(entry: _Entry, family: str) -> Dict[str, Param]:
+    """The parameters of ``entry`` that mean something in ``family`` (:attr:`Param.families
+    <coinche_rl.agents.base.Param.families>`)."""
+    return {k: p for k, p in entry.params.items() if not p.families or family in p.families}

@@ -1155,3 +1155,15 @@ def warmup() -> None:
                                holds={1: 0x3E00, 2: 0x1F0000, 3: 0x1F000000})
     c.all_worlds(limit=10 ** 6, stock=True)
     c.all_worlds(limit=10 ** 6)
+    # belote for two players: a world of a player's view late in a deal
+    from ..two_player import TwoPlayerDeal
+    d = TwoPlayerDeal("belote_decouverte", seed=0, dealer=0)
+    d.apply("take")
+    while len(d.plays) < 26:
+        d.apply(d.legal_actions()[0])
+    v = d.view(d.current_player)
+    rng = np.zeros(1, dtype=np.uint64)
+    sample_world(v.state, v.params, v.player, np.int64(v.unseen),
+                 np.int64(v.other_hand_size - popcount(v.known_other)),
+                 hand_constraints(v.state, v.player), rng, np.empty_like(v.state),
+                 np.empty(N_CARDS, dtype=np.int64))

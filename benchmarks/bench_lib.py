@@ -45,7 +45,7 @@ from coinche_rl.actions import N_ACTIONS
 from coinche_rl.agents.base import PlayerView
 from coinche_rl.agents.evaluation import evaluate_hand
 from coinche_rl.agents.numba_bots import deal_states, play_deals
-from coinche_rl.agents.pimc import PIMCAgent, PIMCError, pimc_sums_into
+from coinche_rl.agents.pimc import PIMCAgent, PIMCError, draw_worlds_into, world_sums_into
 from coinche_rl.agents.sampler import WorldSampler, build_table, new_table
 from coinche_rl.engine import STATE_SIZE, py, rng_seed
 from coinche_rl.game import Deal
@@ -317,7 +317,7 @@ def pimc_world_ms(n_positions: int = 40, seed: int = 0, preset: str = "ffb",
     rng = np.zeros(1, dtype=np.uint64)
     table = new_table()
     hands = np.zeros(N_SEATS, dtype=np.int64)
-    Sw = np.zeros(STATE_SIZE, dtype=np.int64)
+    Sw = np.zeros((1, STATE_SIZE), dtype=np.int64)
     no_weights, no_q = np.zeros(1), np.zeros(1)
     out = []
     for i, d in enumerate(positions):
@@ -329,8 +329,9 @@ def pimc_world_ms(n_positions: int = 40, seed: int = 0, preset: str = "ffb",
         rng_seed(rng, seed, i)
         pub = view.public_state
         t = time.process_time()
-        pimc_sums_into(W, table, pub, view.params, view.seat, 1, False, rng, SCORE,
-                       team(view.seat), hands, Sw, a, v, sums, no_weights, no_q, False, 0.0)
+        draw_worlds_into(table, pub, view.params, view.seat, 1, False, rng, hands, no_weights,
+                         no_q, False, 0.0, Sw)
+        world_sums_into(W, Sw, 1, view.params, SCORE, team(view.seat), a, v, sums)
         out.append(1000 * (time.process_time() - t))
     return out
 

@@ -241,7 +241,7 @@ def two_player_run(n: int, n_first: int, solver_cls, make_pimc) -> dict:
     ``make_pimc(solve_from)`` (the current ones, or an older copy to compare with in the
     same run): CPU-time medians over seeded positions of both presets (``n_first`` 0:
     no PIMC decision at the first trick); at trick 4 both the decision (``act``) and
-    every card's exact sum (``card_sums``, the web page's analysis)."""
+    every card's exact sum (``card_values``, the web page's analysis)."""
     solver = solver_cls()
     out = {}
     for preset in ("belote_a_deux", "belote_decouverte"):
@@ -274,12 +274,12 @@ def two_player_run(n: int, n_first: int, solver_cls, make_pimc) -> dict:
             name = "first_trick" if trick == 0 else f"trick{trick}"
             out[f"two_{key}_pimc32_{name}_decision_ms_median"] = round(float(np.median(ms)), 2)
             if trick > 0:
-                # every card's exact sum over the same worlds (card_sums: the web page's
+                # every card's exact sum over the same worlds (card_values: the web page's
                 # analysis), where act needs only the best one
                 ms = []
                 for i, d in enumerate(two_player_positions(preset, count, 950, trick=trick)):
                     pimc.reset(d.current_player, d.rules, i)
-                    ms.append(cpu_ms(lambda: pimc.card_sums(d.view(d.current_player))))
+                    ms.append(cpu_ms(lambda: pimc.card_values(d.view(d.current_player))))
                 out[f"two_{key}_pimc32_{name}_sums_ms_median"] = round(float(np.median(ms)), 2)
     return out
 

@@ -1225,3 +1225,5 @@ def warmup() -> None:
     s = TwoPlayerSolver()
     s.solve(d.state)
     s.card_values(d.state)
+    lo = np.empty((1, 32), dtype=np.int64)       # PIMC's choice over its worlds (one here)
+    best_card_two(d.state[None, :].copy(), 1, *new_tables(10), lo, lo.copy())

@@ -16,7 +16,7 @@ from coinche_rl.agents import (Agent, AgentSpecError, Param, agent_families, ava
 from coinche_rl.agents.numba_bots import HeuristicAgent
 from coinche_rl.agents.numba_bots import TwoHeuristicAgent
 from coinche_rl.agents.random_agent import RandomAgent
-from coinche_rl.agents.two_player_pimc import TwoPimcAgent
+from coinche_rl.agents.pimc import PIMCAgent
 from coinche_rl.rules import FAMILY_PRESETS, get_rules, parse_rules
 from coinche_rl.values import parse_value
 
@@ -39,8 +39,9 @@ def test_a_spec_name_builds_the_class_of_its_family():
     assert type(make_agent("heuristic", "two")) is TwoHeuristicAgent
     assert type(make_agent("random", get_rules("belote_a_deux"))) is RandomAgent   # every family
     pimc = make_agent("pimc:worlds=3", "two")
-    assert type(pimc) is TwoPimcAgent and pimc.spec == "pimc:worlds=3" and pimc.worlds == 3
-    for cls in (HeuristicAgent, TwoHeuristicAgent, TwoPimcAgent):
+    assert type(pimc) is PIMCAgent and pimc.spec == "pimc:worlds=3" and pimc.worlds == 3
+    assert type(make_agent("pimc:worlds=3")) is PIMCAgent          # one PIMC, every family
+    for cls in (HeuristicAgent, TwoHeuristicAgent, PIMCAgent):
         assert issubclass(cls, Agent)
 
 
@@ -120,7 +121,7 @@ def test_each_parameter_default_is_written_once():
             sig = inspect.signature(entry.factory).parameters
             for key, p in entry.params.items():
                 assert p.default == sig[key].default, (fam, name, key)
-    src = "\n".join(inspect.getsource(c) for c in (HeuristicAgent, TwoHeuristicAgent, TwoPimcAgent))
+    src = "\n".join(inspect.getsource(c) for c in (HeuristicAgent, TwoHeuristicAgent, PIMCAgent))
     assert "Param(int, doc=" in src and "Param(int, 0," not in src
 
 

@@ -5,6 +5,8 @@ with nothing hidden it plays the solver's best card."""
 
 from __future__ import annotations
 
+from itertools import takewhile
+
 import numpy as np
 import pytest
 
@@ -123,14 +125,15 @@ def test_with_nothing_hidden_pimc_plays_the_solvers_best_card():
 
 @pytest.mark.parametrize("preset", ["belote_a_deux", "belote_decouverte"])
 def test_the_choice_is_the_best_sum_of_the_exact_card_sums(preset):
-    """act's search (only what the choice needs) picks the card of the best exact sum
-    over the same worlds (ties: the lowest card), and its bounds hold the exact values,
-    at a trick's start and after its lead, in worlds of 5 to 9 tricks left; a second
-    decision reuses the table (the entries of positions with no face-down card left are
-    shared by every world)."""
-    from coinche_rl.agents.two_player_pimc import pimc_best_card, pimc_card_sums
+    """act's search (only what the choice needs: best_card_two) picks the card of the best
+    exact sum over the same worlds (ties: the lowest card), and its bounds hold the exact
+    values, at a trick's start and after its lead, in worlds of 5 to 9 tricks left; a
+    second decision reuses the table (the entries of positions with no face-down card left
+    are shared by every world)."""
     from coinche_rl import solver_two as S2
-    from coinche_rl.solver_two import new_tables
+    from coinche_rl.agents.pimc import PIMC_GAMES
+    from coinche_rl.solver_two import best_card_two, new_tables
+    game = PIMC_GAMES["two"]
     checked = 0
     for seed in range(30):
         d = mid_deal(preset, 300 + seed, 14 + seed % 5)
@@ -138,23 +141,49 @@ def test_the_choice_is_the_best_sum_of_the_exact_card_sums(preset):
             continue
         me = d.current_player
         v = d.view(me)
-        args = (v.state, params_vector(d.rules), me, np.int64(v.unseen),
-                np.int64(v.other_hand_size - popcount(v.known_other)), np.int64(6),
-                np.int64(seed), np.int64(1))
-        tt, work = new_tables(16, S2.OPT_DEFAULT | S2.OPT_SHARE)   # as PIMC's
-        sums = np.empty(32, np.int64)
-        pimc_card_sums(*args, tt, work, sums)
-        cards = [a - CARD_BASE for a in d.legal_actions()]
-        expected = max(cards, key=lambda c: (int(sums[c]), -c))
+        agent = make_agent("pimc:worlds=6,solve_from=0", "two")
+        agent.reset(me, d.rules, seed)
+        rng = np.zeros(1, np.uint64)
+        rng_seed(rng, agent._stream_seed, 1)
+        cards, sums, n = agent.card_values(v, rng)        # the exact sums (the web page's)
+        expected = max(zip(cards, sums), key=lambda x: (int(x[1]), -x[0]))[0]
+        rng_seed(rng, agent._stream_seed, 1)
+        assert agent.card_choice(v, rng)[0] == expected
+        assert agent.act(v) == expected                   # the first decision: stream 1
+        sums_by_card = np.full(32, -1, np.int64)
+        sums_by_card[np.asarray(cards) - CARD_BASE] = sums
         lo = np.empty((6, 32), np.int64)
         hi = np.empty((6, 32), np.int64)
         share = S2.OPT_DEFAULT | S2.OPT_SHARE
-        for tables in ((tt, work), new_tables(16, share), new_tables(16)):
-            assert pimc_best_card(*args, *tables, lo, hi) == expected
-            assert (lo <= hi).all() and (lo[:, cards] >= 0).all()
-            assert (lo.sum(axis=0)[cards] <= sums[cards]).all()
-            assert (hi.sum(axis=0)[cards] >= sums[cards]).all()
+        rng_seed(rng, agent._stream_seed, 1)
+        assert game.draw(agent, v, rng) == n == 6         # the same worlds again
+        cs = [c - CARD_BASE for c in cards]
+        for tables in ((agent._tt, agent._work), new_tables(16, share), new_tables(16)):
+            assert CARD_BASE + best_card_two(agent._worlds_two, n, *tables, lo, hi) == expected
+            assert (lo <= hi).all() and (lo[:, cs] >= 0).all()
+            assert (lo.sum(axis=0)[cs] <= sums_by_card[cs]).all()
+            assert (hi.sum(axis=0)[cs] >= sums_by_card[cs]).all()
         checked += 1
         if checked == 10:
             break
     assert checked == 10
+
+
+def test_the_four_player_parameters_are_refused_for_two_players_and_back():
+    """One PIMC, one parameter table: a parameter of one game only is listed for its
+    family and refused in the other, saying whose it is."""
+    from coinche_rl.agents import AgentSpecError, describe_agents
+    with pytest.raises(AgentSpecError, match=r"agent 'pimc': the parameter 'bid_samples' is for "
+                                             r"the families coinche, classic, not the family "
+                                             r"'two' .*; its parameters there: worlds, "
+                                             r"solve_from, seed"):
+        make_agent("pimc:bid_samples=8", "two")
+    with pytest.raises(AgentSpecError, match=r"the parameter 'solve_from' is for the family two, "
+                                             r"not the family 'coinche'"):
+        make_agent("pimc:solve_from=2")
+    assert make_agent("pimc:solve_from=2,seed=3", "two").solve_from == 2
+    two, four = (describe_agents(f).split("\npimc: ")[1].split("\n") for f in ("two", "coinche"))
+    params = [[line.split()[0] for line in takewhile(lambda x: x.startswith("    "), text[1:])]
+              for text in (two, four)]
+    assert params[0] == ["worlds", "solve_from", "seed"]
+    assert "bid_samples" in params[1] and "solve_from" not in params[1]

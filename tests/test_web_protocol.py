@@ -566,7 +566,7 @@ def test_the_two_player_analysis_rows_are_the_library_values(client):
     dd = TwoPlayerSolver().card_values(pos.state)
     pimc = make_agent("pimc:worlds=8,solve_from=0", "two")
     pimc.reset(seat, pos.rules, 3)
-    cards, sums = pimc.card_sums(pos.view(seat))
+    cards, sums, _ = pimc.card_values(pos.view(seat))
     rows = {r["action"]["id"]: r for r in a["rows"]}
     assert sorted(rows) == sorted(pos.legal_actions()) and a["worlds"] == 8
     for c, s in zip(cards, sums):

@@ -35,7 +35,7 @@ two-player solver's card points of the player to act
 (:meth:`coinche_rl.solver_two.TwoPlayerSolver.move_values`, every card known, the
 face-down ones included; it has no ``"score"`` objective, so no ``dd``), ``pimc`` the
 mean card points over worlds drawn from his view
-(:meth:`coinche_rl.agents.two_player_pimc.TwoPimcAgent.card_choice`), both from the
+(:meth:`coinche_rl.agents.pimc.PIMCAgent.card_choice`, as with four players), both from the
 trick where at most :data:`SEARCH_TRICKS` tricks are left (a note says so before); in
 the prise ``mc_ev`` / ``mc_p_made`` of each option
 (:func:`coinche_rl.agents.evaluation.evaluate_view`, heuristic play); ``nn`` where a
