@@ -660,13 +660,16 @@ class PIMCAgent(Agent):
         rng_seed(self._rng, self._stream_seed, self._decisions)
         return self._rng
 
-    def _started(self) -> PimcGame:
+    def _game_for(self, view) -> PimcGame:
+        """The game of the last reset (an agent asked before any reset: that of ``view``'s
+        rules, with the stream seed 0)."""
         if self._game is None:
-            raise PIMCError("pimc: reset(seat, rules, seed) first")
+            self._game = self._game_of(view.rules.family)
+            self._game.prepare(self)
         return self._game
 
     def act(self, view) -> int:
-        game = self._started()
+        game = self._game_for(view)
         rng = self._stream() if game.stream_per_decision else None
         legal = view.legal_actions
         if len(legal) == 1:
@@ -686,7 +689,7 @@ class PIMCAgent(Agent):
         the game's analysis stream (:attr:`PimcGame.stream_per_decision`). Four players:
         the objective's value for the seat's team; belote for two players: the card
         points the player wins in the whole deal."""
-        game = self._started()
+        game = self._game_for(view)
         if rng is None:
             if game.stream_per_decision:
                 rng = np.zeros(1, dtype=np.uint64)
