@@ -153,16 +153,30 @@ def load_bid_net(path: str = "", rules: Optional[RuleSet] = None, player: str = 
     card player ``player``, loaded once per process and checked. With ``required``
     False a missing default file gives None (the heuristic bids)."""
     rules = rules or get_rules("ffb")
-    # with check_rules off (nn:any_rules=true) a coinche preset borrows ffb's net; the
-    # classic prise has no shipped net (ffb's never saw it)
+    fam = net_family(rules)
+    # with check_rules off (nn:any_rules=true) a coinche preset borrows ffb's net, a preset
+    # of belote for two belote_a_deux's; the classic prise has no shipped net (ffb's
+    # never saw it)
     preset = rules.name
-    if not check_rules and rules.family == "coinche" and \
+    if not check_rules and rules.family != "classic" and \
             not os.path.isfile(default_weights_path(preset, "bid")):
-        preset = "ffb"
+        preset = fam.default_preset
     net = load_checked(path, rules, "bid", "bidding", "bid with",
                        "Pass nn:bid_weights=PATH, nn:bidding=heuristic, or nn:any_rules=true "
-                       "(a coinche preset then borrows ffb's)", check_rules, preset, required)
-    return None if net is None else BidNet(net, player, margin)
+                       "(a coinche preset then borrows ffb's)", False, preset, required)
+    if net is None:
+        return None
+    shown = path or default_weights_path(preset, "bid")
+    key = (net.manifest.get("observation") or {}).get("family", "four")
+    if key != fam.key:
+        raise NeuralError(f"the bidding net {shown} is for the {key} players' family (its "
+                          f"outputs: {net.manifest.get('action_map')}), not for rules "
+                          f"{rules.name!r} ({fam.key} players' family, outputs "
+                          f"{fam.bid_space.action_map}): a net of another family cannot "
+                          f"bid here, even with nn:any_rules=true")
+    if check_rules:
+        check_trained_for(net, shown, rules, "bidding", "bid with")
+    return BidNet(net, player, margin)
 
 
 BIDDERS = ("auto", "net", "heuristic")
@@ -174,8 +188,8 @@ class NeuralAgent(BatchedAgent):
 
     #: what ``coinche-rl agents`` says of it
     DESCRIPTION = ("neural bidding and card play (networks trained by coinche-rl train bid / "
-                   "play; numpy, no torch; belote for two players: the card play, the prise "
-                   "and the exchange by the heuristic)")
+                   "play; numpy, no torch; belote for two players: the prise and the exchange "
+                   "by the prise network where one ships for the preset)")
     FAMILIES = ("coinche", "classic", "two")
     PARAMS = {
         "weights": Param(str, doc="card-play weights file (.npz with manifest); default: the "
@@ -393,9 +407,12 @@ def warmup() -> None:
     # the batched policy (the vector env's ``nn`` opponents)
     BatchPolicy(net, rules, bid_net=BidNet(bid))(
         states, params_vector(rules), current_seats(states, np.arange(len(states))))
-    # belote for two players: the family's input and lockstep kernels
+    # belote for two players: the family's input and lockstep kernels, the prise net's
     two = get_rules("belote_a_deux")
-    net2 = MLP.random((4,), seed=0, inputs=net_family(two).feature_size)
+    fam = net_family(two)
+    net2 = MLP.random((4,), seed=0, inputs=fam.feature_size)
+    bid2 = MLP.random((4,), seed=0, inputs=fam.feature_size, outputs=3 * fam.bid_space.n)
+    bid2.manifest = {"bid": {"players": ["nn"]}, "observation": {"family": "two"}}
     states2 = deal_states(two, 2, seed=0)
     play_states(two, states2, np.arange(4, dtype=np.int64).reshape(2, 2),
-                [BOT_HEURISTIC] * 2, [net2, None])
+                [BOT_HEURISTIC] * 2, [net2, None], [BidNet(bid2), None])

@@ -7,7 +7,8 @@ network inputs (:class:`NetInputs`) and the bidding network read with the heads 
 card player (:class:`BidNet`). Belote for two players has its own (the end of the
 module): the inputs from the players' public views (:class:`TwoNetInputs`), the batched
 policy (:class:`TwoBatchPolicy`) and play (:func:`play_states_two`, which
-:func:`play_states` hands the family's deals to)."""
+:func:`play_states` hands the family's deals to); :class:`BidNet` reads the prise network
+of belote for two players too (its family's outputs, :data:`~.bid_actions.BID_SPACES`)."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ from ...envs.kernels import apply_at, rules_vector
 from ..numba_bots import BOT_HEURISTIC, batch_bot_actions, bot_action
 from . import canonical as C
 from . import canonical_two as C2
-from .bid_actions import BID_ACTIONS, BID_INDEX, N_BID, bid_inputs
+from .bid_actions import BID_INDEX, BID_SPACES, N_BID, bid_inputs
 from .net import MLP, NeuralError, input_key
 
 __all__ = ["NET_CARD", "NOT_A_CARD", "NET_BID", "CARD_NET", "BID_NET", "DEFAULT_MARGIN",
@@ -219,6 +220,15 @@ class NetInputs:
                    self.rules_vec, m, self.feats[:n], self.bid_legal[:n], self.perms[:n])
         return self.feats[:n], self.bid_legal[:n].astype(bool), self.perms[:n]
 
+    def anchor_outputs(self, states: np.ndarray, idx: np.ndarray, perms: np.ndarray,
+                       bot: int) -> np.ndarray:
+        """The bidding output of numba bot ``bot``'s action at the auction decisions
+        ``states[idx]`` (renamings ``perms``): :class:`BidNet`'s trust region."""
+        anchor = np.empty(len(idx), dtype=np.int64)
+        anchor_actions(states, self.params, np.ascontiguousarray(idx, dtype=np.int64),
+                       np.ascontiguousarray(perms, dtype=np.int64), bot, anchor)
+        return BID_INDEX[anchor]
+
     @staticmethod
     def choice(S, P, flag) -> int:
         """:func:`net_choice` (what the ``nn`` agent's decision at ``S`` is: a network's,
@@ -253,14 +263,19 @@ class NetInputs:
 class BidNet:
     """A bidding network (``coinche-rl train bid``) read with the heads of one card
     player (``player``: ``"nn"`` or ``"heuristic"``, one of the manifest's
-    ``bid.players``). Over the canonical auction actions (:data:`~.bid_actions.BID_ACTIONS`)
-    it gives ``q``, the value of each action (the agent bids the best legal one), and
-    for each contract ``ev`` and ``p_made``: the expected deal score (the seat's team
-    minus the other) and the probability that the contract is made if the seat took it
-    now, under that card player."""
+    ``bid.players``). Over the canonical auction actions (:data:`~.bid_actions.BID_ACTIONS`;
+    for belote for two players the prise's, :data:`~.bid_actions.PRISE_ACTIONS`: its
+    family's :class:`~.bid_actions.BidSpace`, from the manifest) it gives ``q``, the
+    value of each action (the agent bids the best legal one), and for each contract
+    ``ev`` and ``p_made``: the expected deal score (the seat's team minus the other) and
+    the probability that the contract is made if the seat took it now, under that card
+    player. ``inputs``: the family's input buffers (:class:`NetInputs`,
+    :class:`TwoNetInputs`: ``bid_compute`` and ``anchor_outputs``)."""
 
     def __init__(self, net: MLP, player: str = "nn", margin: float = DEFAULT_MARGIN,
                  anchor: int = BOT_HEURISTIC):
+        #: its family's outputs (:data:`~.bid_actions.BID_SPACES`: the auction, the prise)
+        self.space = BID_SPACES[(net.manifest.get("observation") or {}).get("family", "four")]
         players = list((net.manifest.get("bid") or {}).get("players") or [])
         if player not in players:
             raise NeuralError(f"the bidding net has heads for the card players {players}, "
@@ -279,7 +294,8 @@ class BidNet:
     def heads(self, feats: np.ndarray):
         """``(q, ev, p_made)`` (each float32 ``[n, N_BID]``, points for ``q`` / ``ev``)
         of network inputs ``feats``."""
-        out = self.net.forward(feats).reshape(len(feats), self.n_players, 3, N_BID)[:, self.head]
+        out = self.net.forward(feats).reshape(len(feats), self.n_players, 3,
+                                              self.space.n)[:, self.head]
         scale = self._scale()
         return (out[:, 0] * scale, out[:, 1] * scale,
                 (1.0 / (1.0 + np.exp(-out[:, 2]))).astype(np.float32))
@@ -314,21 +330,19 @@ class BidNet:
         """The physical auction actions of the seats to bid in ``states[idx]``: one
         forward pass, the best legal canonical action mapped back."""
         feats, legal, perms = inputs.bid_compute(states, idx)
-        q = self.net.forward(feats).reshape(len(feats), self.n_players, 3, N_BID)[:, self.head, 0]
+        q = self.net.forward(feats).reshape(len(feats), self.n_players, 3,
+                                            self.space.n)[:, self.head, 0]
         q[~legal] = -np.inf
         best = q.argmax(axis=1)
         if self.margin > 0:
             # a trust region around the anchor (the heuristic): its action unless the
             # network values another one more than ``margin`` points higher
-            anchor = np.empty(len(idx), dtype=np.int64)
-            anchor_actions(states, inputs.params, np.ascontiguousarray(idx, dtype=np.int64),
-                           np.ascontiguousarray(perms, dtype=np.int64), self.anchor, anchor)
-            ja = BID_INDEX[anchor]
+            ja = inputs.anchor_outputs(states, idx, perms, self.anchor)
             rows = np.arange(len(idx))
             scale = self._scale()
             keep = (q[rows, best] - q[rows, ja]) * scale <= self.margin
             best = np.where(keep, ja, best)
-        return C.ACT_SRC[perms, BID_ACTIONS[best]]
+        return self.space.src[perms, best]
 
     def _scale(self) -> float:
         return _target_scale(self.net)
@@ -343,7 +357,7 @@ class BidNet:
         feats, legal, perms = inputs.bid_compute(S, idx)
         q, ev, pm = self.heads(feats)
         js = np.flatnonzero(legal[0])
-        acts = C.ACT_SRC[int(perms[0]), BID_ACTIONS[js]]
+        acts = self.space.src[int(perms[0]), js]
         choice = int(self.actions(inputs, S, idx)[0])
         return acts, q[0, js], ev[0, js], pm[0, js], choice
 
@@ -479,6 +493,7 @@ class TwoNetInputs:
         self.feats = np.zeros((n, C2.FEATURE_SIZE), dtype=np.float32)
         self.cards = np.zeros((n, 32), dtype=np.uint8)
         self.perms = np.zeros(n, dtype=np.int64)
+        self.bid_legal = np.zeros((n, BID_SPACES["two"].n), dtype=np.uint8)
 
     def compute(self, views: np.ndarray, idx: np.ndarray, match=None):
         """``(feats, legal, perms)`` of the players to act in the public views
@@ -491,6 +506,29 @@ class TwoNetInputs:
         C2.views_inputs(V, self.params, players, self.match if match is None else match,
                         self.feats[:n], self.cards[:n], self.perms[:n])
         return self.feats[:n], self.cards[:n].astype(bool), self.perms[:n]
+
+    def bid_compute(self, views: np.ndarray, idx: np.ndarray, match=None):
+        """``(feats, legal, perms)`` of the players to decide the prise or the exchange in
+        the public views ``views[idx]`` (:func:`.canonical_two.prise_inputs`): ``legal``
+        bool ``[n, 8]`` over :data:`~.bid_actions.PRISE_ACTIONS`."""
+        n = len(idx)
+        if n > len(self.perms):
+            self._grow(max(n, 2 * len(self.perms)))
+        V = np.ascontiguousarray(views[idx])
+        players = np.array([two_py.current_player(v) for v in V], dtype=np.int64)
+        C2.views_prise_inputs(V, self.params, players, self.match if match is None else match,
+                              self.feats[:n], self.bid_legal[:n], self.perms[:n])
+        return self.feats[:n], self.bid_legal[:n].astype(bool), self.perms[:n]
+
+    def anchor_outputs(self, views: np.ndarray, idx: np.ndarray, perms: np.ndarray,
+                       bot: int) -> np.ndarray:
+        """The prise output of numba bot ``bot``'s action in ``views[idx]`` (renamings
+        ``perms``): :class:`BidNet`'s trust region."""
+        V = np.ascontiguousarray(views[idx])
+        players = np.array([two_py.current_player(v) for v in V], dtype=np.int64)
+        out = np.empty(len(idx), dtype=np.int64)
+        batch_bot_actions(np.int64(bot), V, self.params, players, out)
+        return BID_SPACES["two"].dst[np.asarray(perms, dtype=np.int64), out]
 
     def net_actions(self, net: MLP, views: np.ndarray, idx: np.ndarray) -> np.ndarray:
         """The physical card actions ``net`` plays in ``views[idx]``."""
@@ -508,10 +546,14 @@ class TwoNetInputs:
 
     @staticmethod
     def choice(V, P, flag) -> int:
-        """:data:`NET_CARD` for a card with a choice (a card-net player), the
-        card when it is forced, else :data:`NOT_A_CARD` (the prise, the
-        exchange: the numba bot's)."""
-        if not flag & CARD_NET or int(two_py.phase_of(V)) != TWO_PLAY:
+        """:data:`NET_BID` for a prise or exchange decision with a choice (a prise-net
+        player), :data:`NET_CARD` for a card with a choice (a card-net player), the
+        card when it is forced, else :data:`NOT_A_CARD` (the numba bot's)."""
+        phase = int(two_py.phase_of(V))
+        if flag & BID_NET and phase in (PRISE, EXCHANGE_PHASE) and \
+                int(C2.prise_choices(V, P)) >= 2:
+            return NET_BID
+        if not flag & CARD_NET or phase != TWO_PLAY:
             return NOT_A_CARD
         m = int(two_legal_cards(V))
         if m & (m - 1):
@@ -523,11 +565,11 @@ class TwoBatchPolicy:
     """The ``nn`` agent of belote for two players as a batched policy
     ``f(public_views, params, players) -> actions`` (the opponents of the vector env of
     belote for two players): the numba bot for every decision, then one forward pass for
-    the card decisions with a choice (``net`` None: the bot plays them too)."""
+    the card decisions with a choice (``net`` None: the bot plays them too), one for the
+    prise and exchange decisions with a choice (``bid_net``, a prise :class:`BidNet`)."""
 
     def __init__(self, net, rules: RuleSet, other_bot: int, bid_net=None):
-        if bid_net is not None:
-            raise NeuralError("belote for two players has no prise network yet")
+        self.bid_net = bid_net
         self.net = net
         self.rules = rules
         self.other_bot = np.int64(other_bot)
@@ -539,12 +581,17 @@ class TwoBatchPolicy:
         out = np.empty(len(views), dtype=np.int64)
         batch_bot_actions(self.other_bot, views, params,
                           np.ascontiguousarray(players, dtype=np.int64), out)
-        if self.net is not None:
-            need = np.array([i for i, V in enumerate(views)
-                             if self.inputs.choice(V, params, CARD_NET) == NET_CARD],
-                            dtype=np.int64)
+        flag = (CARD_NET if self.net is not None else 0) | \
+            (BID_NET if self.bid_net is not None else 0)
+        if flag:
+            choice = np.array([self.inputs.choice(V, params, flag) for V in views],
+                              dtype=np.int64)
+            need = np.flatnonzero(choice == NET_CARD)
             if len(need):
                 out[need] = self.inputs.net_actions(self.net, views, need)
+            need = np.flatnonzero(choice == NET_BID)
+            if len(need):
+                out[need] = self.bid_net.actions(self.inputs, views, need)
         return out
 
 
@@ -552,11 +599,11 @@ def play_states_two(rules: RuleSet, states: np.ndarray, seeds: np.ndarray, bots,
                     bid_nets=None, until=None) -> None:
     """:func:`play_states` of belote for two players: play ``states``
     (full states) to their end **in place**, player ``p`` playing his cards with
-    ``nets[p]`` when given (in lockstep: one forward pass per network for every deal
-    waiting for it) and everything else with numba bot ``bots[p]`` (seeded from
-    ``seeds[i, p]``)."""
-    if any(b is not None for b in (bid_nets or ())):
-        raise NeuralError("belote for two players has no prise network yet")
+    ``nets[p]`` when given, deciding the prise and the exchange with ``bid_nets[p]``
+    when given (a prise :class:`BidNet`; in lockstep: one forward pass per network for
+    every deal waiting for it) and everything else with numba bot ``bots[p]`` (seeded
+    from ``seeds[i, p]``)."""
+    bid_nets = list(bid_nets)[:2] if bid_nets is not None else [None, None]
     if until is not None and until != DONE:            # the four-player DONE: the end
         raise ValueError("belote for two players' batched play goes to the end of the deal")
     n = len(states)
@@ -564,7 +611,9 @@ def play_states_two(rules: RuleSet, states: np.ndarray, seeds: np.ndarray, bots,
         return
     P = params_vector(rules)
     bots = np.asarray(bots, dtype=np.int64)[:2]
-    flags = np.array([nets[p] is not None for p in range(2)], dtype=np.int64)
+    flags = np.array([(CARD_NET if nets[p] is not None else 0)
+                      | (BID_NET if bid_nets[p] is not None else 0) for p in range(2)],
+                     dtype=np.int64)
     seeds4 = np.zeros((n, 4), dtype=np.int64)
     seeds4[:, :2] = np.asarray(seeds, dtype=np.int64)[:, :2]
     rngs = np.zeros((n, 4), dtype=np.uint64)
@@ -581,17 +630,23 @@ def play_states_two(rules: RuleSet, states: np.ndarray, seeds: np.ndarray, bots,
         idx = waiting[:k].copy()
         C2.public_views(states, P, idx, views[:k])
         players = np.array([two_py.current_player(states[i]) for i in idx], dtype=np.int64)
-        for p in range(2):
-            if nets[p] is None:
-                continue
-            mine = np.flatnonzero(players == p)
-            if nets[1 - p] is nets[p]:
-                mine = np.arange(k)
-            if len(mine):
-                acts = inputs.net_actions(nets[p], views[:k], mine)
-                C2.apply_actions(states, P, idx[mine], np.ascontiguousarray(acts, dtype=np.int64))
-            if nets[1 - p] is nets[p]:
-                break
+        prise = np.array([int(two_py.phase_of(states[i])) != TWO_PLAY for i in idx], dtype=bool)
+        for which, group in ((prise, bid_nets), (~prise, nets)):
+            for p in range(2):
+                if group[p] is None:
+                    continue
+                mine = np.flatnonzero(which & (players == p))
+                if group[1 - p] is group[p]:
+                    mine = np.flatnonzero(which)
+                if len(mine):
+                    if group is nets:
+                        acts = inputs.net_actions(group[p], views[:k], mine)
+                    else:
+                        acts = group[p].actions(inputs, views[:k], mine)
+                    C2.apply_actions(states, P, idx[mine],
+                                     np.ascontiguousarray(acts, dtype=np.int64))
+                if group[1 - p] is group[p]:
+                    break
 
 
 #: each family's batched play (:func:`play_states`), by :func:`.net.input_key`

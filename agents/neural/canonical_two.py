@@ -39,16 +39,19 @@ from numba import njit
 from ... import actions as A
 from ...cards import N_CARDS, N_RANKS, N_SUITS
 from ...engine import kernel, popcount
-from ...engine.two import (DONE, PLAY, TWO_STATE_SIZE, current_player, phase_of, two_apply,
-                           two_is_legal, two_legal_cards, two_legal_mask, two_public_view_into)
+from ...engine.two import (DONE, PLAY, T_RETOURNE, TWO_STATE_SIZE, current_player, phase_of,
+                           two_apply, two_is_legal, two_legal_cards, two_legal_mask,
+                           two_public_view_into)
 from ...envs import observation_two as O
 from ...envs.encoder_two import encode_view
 from ...rules import ALL_CARD_POINTS, CARD_ORDER
 from ..numba_bots import _bot_action_two
 from . import canonical as C
+from .bid_actions import BID_SPACES
 
 __all__ = ["CANON_VERSION", "OBS_DST", "FEATURE_SIZE", "FEATURE_LAYOUT", "feature_layout_hash",
-           "suit_order", "view_inputs", "state_inputs", "input_scratch"]
+           "suit_order", "view_inputs", "state_inputs", "input_scratch", "prise_inputs",
+           "views_prise_inputs"]
 
 #: version of the family's canonical order and features (in every weights manifest)
 CANON_VERSION = 1
@@ -72,6 +75,8 @@ CARD_MAJOR = ((_a("played_by"), 2),)
 #: the prise's name columns (pass, take, then the four suits) and the trump
 SUIT_COLS = ((_a("prise") + 2, (L["prise"][1] - L["prise"][0]) // 6, 6), (_a("trump"), 1, 4))
 
+#: the physical action of each prise output under each renaming
+_PRISE_SRC = BID_SPACES["two"].src
 #: ``OBS_DST[p, j]``: the canonical position of observation entry ``j`` under renaming ``p``
 OBS_DST = np.stack([C.card_obs_dst(N_OBS, C.PERMS[p], CARD_BLOCKS, CARD_MAJOR, SUIT_COLS)
                     for p in range(24)])
@@ -129,6 +134,12 @@ def _trump(obs):
 
 @kernel
 def _suit_order(obs, keys, order):
+    return _suit_order_from(obs, keys, order, _trump(obs))
+
+
+@kernel
+def _suit_order_from(obs, keys, order, first):
+    """The renaming with suit ``first`` in slot 0 (-1: none), the others by their keys."""
     for s in range(N_SUITS):
         count = 0
         pattern = 0
@@ -141,7 +152,7 @@ def _suit_order(obs, keys, order):
         keys[s, 1] = pattern
         for k in range(KEY_SRC.shape[1]):
             keys[s, 2 + k] = obs[KEY_SRC[s, k]]
-    return C.order_code(keys, order, _trump(obs))
+    return C.order_code(keys, order, first)
 
 
 @njit(cache=True)
@@ -196,6 +207,42 @@ def view_inputs(V, P, me, match, obs, mask, cobs, keys, order, feats, cards):
 
 
 @kernel
+def prise_inputs(V, P, me, match, obs, mask, cobs, keys, order, feats, legal):
+    """The prise network's input of player ``me`` (to take, name, pass or exchange)
+    from his public view ``V`` alone: the features of :func:`view_inputs` in the
+    canonical order that puts **the retourne's suit in slot 0** (the trump a take makes,
+    the trump already in the exchange; the other suits by their keys, as in the play),
+    and his legal outputs ``legal`` (uint8[N], over :data:`.bid_actions.PRISE_ACTIONS`).
+    Every suit but the retourne's is interchangeable before the prise ends, so the input
+    is equivariant to renaming them; returns the renaming ``p``."""
+    encode_view(V, P, me, match, obs)
+    two_legal_mask(V, P, mask)
+    p = _suit_order_from(obs, keys, order, V[T_RETOURNE] >> 3)
+    for j in range(N_OBS):
+        cobs[OBS_DST[p, j]] = obs[j]
+    _features(cobs, feats)
+    for j in range(_PRISE_SRC.shape[1]):
+        legal[j] = mask[_PRISE_SRC[p, j]]
+    return p
+
+
+@njit(cache=True)
+def prise_choices(V, P):
+    """The number of legal actions of the player to act in ``V``."""
+    mask = np.zeros(A.N_ACTIONS, dtype=np.uint8)
+    return two_legal_mask(V, P, mask)
+
+
+@njit(cache=True)
+def views_prise_inputs(views, P, players, match, feats, legal, perms):
+    """:func:`prise_inputs` of ``views[j]`` (public views) for ``players[j]``."""
+    _V, obs, mask, cobs, keys, order = input_scratch()
+    for j in range(views.shape[0]):
+        perms[j] = prise_inputs(views[j], P, players[j], match, obs, mask, cobs, keys, order,
+                                feats[j], legal[j])
+
+
+@kernel
 def state_inputs(S, P, me, match, V, obs, mask, cobs, keys, order, feats, cards):
     """:func:`view_inputs` of player ``me`` in the full state ``S``: his public view
     is written into the scratch ``V`` first, and only the view is read."""
@@ -225,8 +272,9 @@ def input_scratch():
 @njit(cache=True)
 def advance(states, P, bots, flags, rngs, waiting):
     """Play every deal of ``states`` (full states) until its player to act faces a card
-    decision with a choice and plays his cards with a network (``flags[player]`` not 0),
-    or the deal is over; every other decision is the numba bot ``bots[player]``'s, from
+    decision with a choice and plays his cards with a network (``flags[player] & 1``),
+    or a prise or exchange decision with a choice and decides them with a network
+    (``flags[player] & 2``), or the deal is over; every other decision is the numba bot ``bots[player]``'s, from
     his public view, drawing from ``rngs[i, player]`` (seeded as
     :func:`~.batch_play.seed_streams` does). The deals waiting go into ``waiting``;
     returns how many, or ``-(i + 1)`` when a bot chose an illegal action in deal ``i``."""
@@ -237,7 +285,10 @@ def advance(states, P, bots, flags, rngs, waiting):
         S = states[i]
         while phase_of(S) != DONE:
             cur = current_player(S)
-            if flags[cur] != 0 and phase_of(S) == PLAY and popcount(two_legal_cards(S)) >= 2:
+            if (flags[cur] & 1 != 0 and phase_of(S) == PLAY
+                    and popcount(two_legal_cards(S)) >= 2) or \
+                    (flags[cur] & 2 != 0 and phase_of(S) != PLAY
+                     and two_legal_mask(S, P, buf) >= 2):
                 waiting[k] = i
                 k += 1
                 break

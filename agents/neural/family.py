@@ -7,9 +7,12 @@ or ``two`` (belote for two players). It brings the family's network input (the m
 its canonical order and features: :mod:`.canonical`, :mod:`.canonical_two`), the buffers
 that compute it for the agent (:class:`~.batch_play.NetInputs`,
 :class:`~.batch_play.TwoNetInputs`), its batched play,
-its card-play label generator (:mod:`.labels`, :mod:`.labels_two`) and a few facts (the
-default of ``--solver-cards``, whether its deals have a frozen contract, whether its
-self-play labels exist). The agent and the trainer are written once over it.
+its card-play label generator (:mod:`.labels`, :mod:`.labels_two`), its bidding network's
+outputs and label generator (the auction: :mod:`.bid_labels`; the prise and the exchange
+of belote for two: :mod:`.prise_labels`) and a few facts (the default of
+``--solver-cards``, whether its deals have a frozen contract, whether its self-play
+labels exist, which optional settings its bidding labels have). The agent and the
+trainers are written once over it.
 
 >>> net_family("belote_a_deux").key, net_family("ffb").frozen
 ('two', True)
@@ -28,6 +31,7 @@ from ...rules import RuleSet, get_rules, params_vector
 from ..numba_bots import game_bot_action
 from .batch_play import (BatchPolicy, NetInputs, TwoBatchPolicy, TwoNetInputs, play_states,
                          play_states_two)
+from .bid_actions import BID_SPACES, BidSpace
 from .net import INPUTS, MLP, NeuralError, input_key
 
 __all__ = ["NetFamily", "NET_FAMILIES", "net_family", "check_inputs"]
@@ -61,6 +65,17 @@ class NetFamily:
     batch_policy: type
     #: the arena's batched play (:func:`~.batch_play.play_states`'s arguments)
     play_states: Callable
+    #: the bidding network's outputs (the auction's, the prise's)
+    bid_space: BidSpace = None
+    #: ``bid_label_chunk(rules, seed, first_game, n_games, epsilon, players, play_net,
+    #: **options)``: a :class:`~.bid_labels.BidChunk` of bidding labels (``options``:
+    #: those of :attr:`bid_options`)
+    bid_label_chunk: Callable = None
+    #: compiles the bidding label kernels
+    warm_bid_labels: Callable = None
+    #: the optional settings of ``coinche-rl train bid`` its bidding labels have (the
+    #: others must keep their defaults)
+    bid_options: tuple = ()
 
     @property
     def feature_size(self) -> int:
@@ -81,6 +96,27 @@ def _two_labels(rules, seed, first_game, n_games, frozen, epsilon, solver_cards)
     return label_chunk(rules, seed, first_game, n_games, epsilon, solver_cards)
 
 
+def _four_bid_labels(rules, seed, first_game, n_games, epsilon, players, play_net, **options):
+    from .bid_labels import label_bid_chunk
+    return label_bid_chunk(rules, seed, first_game, n_games, epsilon, players, play_net,
+                           **options)
+
+
+def _two_bid_labels(rules, seed, first_game, n_games, epsilon, players, play_net):
+    from .prise_labels import label_prise_chunk
+    return label_prise_chunk(rules, seed, first_game, n_games, epsilon, players, play_net)
+
+
+def _warm_four_bid():
+    from .bid_labels import warmup
+    warmup()
+
+
+def _warm_two_bid():
+    from .prise_labels import warmup
+    warmup()
+
+
 def _warm_four():
     from .labels import warmup
     warmup()
@@ -94,11 +130,16 @@ def _warm_two():
 NET_FAMILIES = {
     "four": NetFamily("four", INPUTS["four"], NetInputs, _four_labels, _warm_four,
                       solver_cards=28, frozen=True, selfplay=True, default_preset="ffb",
-                      batch_policy=BatchPolicy, play_states=play_states),
+                      batch_policy=BatchPolicy, play_states=play_states,
+                      bid_space=BID_SPACES["four"], bid_label_chunk=_four_bid_labels,
+                      warm_bid_labels=_warm_four_bid,
+                      bid_options=("random_share", "strong_share", "bid_net",
+                                   "heuristic_share")),
     "two": NetFamily("two", INPUTS["two"], TwoNetInputs, _two_labels, _warm_two,
                      solver_cards=24, frozen=False, selfplay=False,
                      default_preset="belote_a_deux", batch_policy=TwoBatchPolicy,
-                     play_states=play_states_two),
+                     play_states=play_states_two, bid_space=BID_SPACES["two"],
+                     bid_label_chunk=_two_bid_labels, warm_bid_labels=_warm_two_bid),
 }
 
 

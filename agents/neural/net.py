@@ -15,7 +15,8 @@ what the numbers mean:
                      (:func:`coinche_rl.agents.neural.canonical.feature_layout_hash`)
 ``canonical``        the canonical order's version
 ``action_map``       what the outputs are: ``"canonical-cards-32"`` (play),
-                     ``"canonical-auction-82"`` (bid), ``"canonical-cards-32x3-seats"``
+                     ``"canonical-auction-82"`` (bid; ``"canonical-prise-8"`` for belote
+                     for two players' prise), ``"canonical-cards-32x3-seats"``
                      (belief: the holder of each card, relative to the observer)
 ``architecture``     ``{"type": "mlp", "inputs", "hidden": [...], "outputs",
                      "activation": "relu"}``
@@ -50,7 +51,7 @@ from ...files import atomic_write
 from ...envs.family import env_family
 from . import canonical as C
 from . import canonical_two as C2
-from .bid_actions import N_BID, PLAYERS
+from .bid_actions import BID_SPACES, PLAYERS
 
 __all__ = ["WeightsError", "NeuralError", "MLP", "make_manifest", "save_weights", "load_weights",
            "INPUTS", "input_module", "input_key",
@@ -61,8 +62,9 @@ FORMAT_VERSION = 1
 ACTION_MAP = "canonical-cards-32"
 N_OUT = 32
 #: the bidding net's outputs: for each card player of ``manifest["bid"]["players"]``,
-#: the heads ``q``, ``ev``, ``made`` over :data:`.bid_actions.BID_ACTIONS`
-BID_ACTION_MAP = "canonical-auction-82"
+#: the heads ``q``, ``ev``, ``made`` over its family's actions
+#: (:data:`.bid_actions.BID_SPACES`: the 82 auction actions, the 8 of the prise)
+BID_ACTION_MAP = BID_SPACES["four"].action_map
 BID_HEADS = ("q", "ev", "made")
 #: the belief net's outputs: 32 canonical cards x the 3 other seats (left, partner, right)
 BELIEF_ACTION_MAP = "canonical-cards-32x3-seats"
@@ -92,8 +94,9 @@ class NeuralError(ValueError):
     """The ``nn`` agent cannot play here (missing weights, other rules)."""
 
 
-def _outputs(kind: str, manifest: dict, path) -> tuple:
-    """``(action map, outputs)`` a net of ``kind`` must have."""
+def _outputs(kind: str, manifest: dict, path, key: str = "four") -> tuple:
+    """``(action map, outputs)`` a net of ``kind`` must have (``key``: its input
+    family)."""
     if kind == "belief":
         return BELIEF_ACTION_MAP, N_BELIEF_OUT
     if kind != "bid":
@@ -104,7 +107,8 @@ def _outputs(kind: str, manifest: dict, path) -> tuple:
         raise WeightsError(f"{path}: manifest field bid.players is {players!r}, expected a "
                            f"list of card players from {list(PLAYERS)}")
     _expect("bid.heads", bid.get("heads"), list(BID_HEADS), path)
-    return BID_ACTION_MAP, len(players) * len(BID_HEADS) * N_BID
+    space = BID_SPACES[key]
+    return space.action_map, len(players) * len(BID_HEADS) * space.n
 
 
 class WeightsError(ValueError):
@@ -210,7 +214,8 @@ def make_manifest(net: MLP, rules, training: dict, evaluation: Optional[dict] = 
     (``kind="bid"``: a bidding net, with the card ``players`` of its heads)."""
     extra = {}
     M = input_module(rules)
-    action_map = {"bid": BID_ACTION_MAP, "belief": BELIEF_ACTION_MAP}.get(kind, ACTION_MAP)
+    action_map = {"bid": BID_SPACES[input_key(rules)].action_map,
+                  "belief": BELIEF_ACTION_MAP}.get(kind, ACTION_MAP)
     if kind == "bid":
         extra["bid"] = {"players": list(players), "heads": list(BID_HEADS)}
     return {**extra,
@@ -287,7 +292,7 @@ def load_weights(path, rules=None, kind: str = "play") -> MLP:
     _expect("observation.features", obs.get("features"), M.FEATURE_SIZE, path)
     _expect("observation.feature_hash", obs.get("feature_hash"), M.feature_layout_hash(), path)
     _expect("canonical.version", (m.get("canonical") or {}).get("version"), M.CANON_VERSION, path)
-    action_map, n_out = _outputs(kind, m, path)
+    action_map, n_out = _outputs(kind, m, path, key)
     _expect("action_map", m.get("action_map"), action_map, path)
     arch = m.get("architecture") or {}
     _expect("architecture.type", arch.get("type"), "mlp", path)

@@ -22,6 +22,16 @@ of the heuristic's (self-play: generation g+1 learns from the auctions generatio
 bids, :mod:`coinche_rl.agents.neural.bid_labels`). The card-play net stays frozen while
 the bidder trains (bid and play training alternate). Heavy tails (coinche x2, surcoinche x4, capot) go through the Huber loss.
 
+Belote for two players (``--rules belote_a_deux`` / ``belote_decouverte``): the same
+trainer learns the **prise network** (take / name / pass in both rounds, the exchange of
+the 7 of trump) from the labels of :mod:`coinche_rl.agents.neural.prise_labels` (every
+legal action of each prise decision played out: the heuristic's rest of the prise, then
+the cards by the card player at both players), with the same three heads over the 8 prise
+actions. What differs is read from the family's description
+(:class:`coinche_rl.agents.neural.family.NetFamily`: its input, its outputs, its label
+generator and the label settings it has: ``--random-opponents``, ``--strong-hands``,
+``--bidders nn`` and ``--heuristic-opponents`` are the four-player auction's only).
+
 Determinism, resume, ``--init``, outputs, evaluations, progress: as :mod:`.play`
 (chunk ``c`` is a pure function of ``(seed, c)``, exactly ``updates_per_chunk`` updates
 after each, atomic checkpoints with the compressed replay and the random streams;
@@ -38,15 +48,13 @@ from typing import List, Optional
 
 import numpy as np
 
-from ..agents.neural import canonical as C
 from ..agents.neural.agent import load_bid_net, load_play_net
 from ..agents.neural.batch_play import DEFAULT_MARGIN
 from ..agents.neural.bid_actions import N_BID, PLAYERS
-from ..agents.neural.bid_labels import label_bid_chunk
-from ..agents.neural.bid_labels import warmup as warm_bid_labels
+from ..agents.neural.family import net_family
 from ..agents.neural.net import default_weights_path
 from ..arena import run_duplicate
-from ..rules import four_player_rules, get_rules
+from ..rules import get_rules
 from .common import (LabelSource, WorkerSettings, bad_setting, check_common, export_checkpoint,
                      init_from_weights, main_of, new_training, play_loss, setting, shared,
                      train_on_labels)
@@ -145,9 +153,20 @@ RESUME_KEYS = ("rules", "seed", "players", "play_weights", "hidden", "chunk_deal
                "ev_loss_weight", "made_loss_weight")
 
 
+#: the settings of the optional label options (:attr:`.NetFamily.bid_options`): the
+#: setting, the option it gives, its value when off
+LABEL_OPTIONS = (("random_opponents", "random_share", 0.0), ("strong_hands", "strong_share", 0.0),
+                 ("bidders", "bid_net", "heuristic"),
+                 ("heuristic_opponents", "heuristic_share", 0.0))
+
+
 def check_args(args: Args) -> None:
     """Refuse bad settings before anything is written, naming the setting."""
-    four_player_rules(args.rules)                        # UnknownPresetError names the presets
+    fam = net_family(get_rules(args.rules))              # UnknownPresetError names the presets
+    for name, option, off in LABEL_OPTIONS:
+        if option not in fam.bid_options and getattr(args, name) != off:
+            bad_setting(args, name, f"the bidding labels of {args.rules!r} have no such "
+                        f"option (the {fam.key} players' family)")
     check_common(args, unit=("epsilon", "random_opponents", "strong_hands",
                               "heuristic_opponents"))
     resolve_players(args)
@@ -182,23 +201,22 @@ def _bid_chunk_job(rules_name, seed, c, chunk_deals, epsilon, players, play_weig
     if bidders == "nn":
         bid_net = load_bid_net(bid_weights, rules, "nn", check_rules=not bid_weights,
                                margin=bid_margin)
-    ch = label_bid_chunk(rules, seed, c * chunk_deals, chunk_deals, epsilon, players, net,
-                         random_opponents, strong_hands, bid_net, heuristic_opponents)
+    fam = net_family(rules)
+    given = {"random_share": random_opponents, "strong_share": strong_hands,
+             "bid_net": bid_net, "heuristic_share": heuristic_opponents}
+    ch = fam.bid_label_chunk(rules, seed, c * chunk_deals, chunk_deals, epsilon, players, net,
+                             **{k: v for k, v in given.items() if k in fam.bid_options})
     return (ch.feats, ch.legal, ch.q, ch.ev, ch.made, ch.ev_valid, ch.deals, ch.seconds)
 
 
-def _warm_bid_labels():
-    warm_bid_labels()
-
-
 class BidLabelSource(LabelSource):
-    """Auction label chunks in order (:class:`.common.LabelSource`)."""
+    """Auction (prise) label chunks in order (:class:`.common.LabelSource`)."""
 
     job = staticmethod(_bid_chunk_job)
-    warm = staticmethod(_warm_bid_labels)
 
     def __init__(self, args: Args, start: int, players: List[str]):
         self.players = tuple(players)
+        self.warm = net_family(get_rules(args.rules)).warm_bid_labels
         super().__init__(args, start)
 
     def job_args(self, c) -> tuple:
@@ -210,18 +228,19 @@ class BidLabelSource(LabelSource):
 
 # ------------------------------------------------------------------ replay buffer
 class BidReplay:
-    """A FIFO ring of labelled auction positions."""
+    """A FIFO ring of labelled auction positions (``n_actions``: the family's bidding
+    outputs)."""
 
     FIELDS = ("feats", "legal", "q", "ev", "made", "ev_valid")
 
-    def __init__(self, capacity: int, n_features: int, n_players: int):
+    def __init__(self, capacity: int, n_features: int, n_players: int, n_actions: int = N_BID):
         self.capacity = capacity
         self.feats = np.zeros((capacity, n_features), dtype=np.float16)
-        self.legal = np.zeros((capacity, N_BID), dtype=bool)
-        self.q = np.zeros((capacity, n_players, N_BID), dtype=np.float16)
-        self.ev = np.zeros((capacity, n_players, N_BID), dtype=np.float16)
-        self.made = np.zeros((capacity, n_players, N_BID), dtype=bool)
-        self.ev_valid = np.zeros((capacity, N_BID), dtype=bool)
+        self.legal = np.zeros((capacity, n_actions), dtype=bool)
+        self.q = np.zeros((capacity, n_players, n_actions), dtype=np.float16)
+        self.ev = np.zeros((capacity, n_players, n_actions), dtype=np.float16)
+        self.made = np.zeros((capacity, n_players, n_actions), dtype=bool)
+        self.ev_valid = np.zeros((capacity, n_actions), dtype=bool)
         self.size = 0
         self.pos = 0
 
@@ -268,7 +287,8 @@ class BidReplay:
 
 # ------------------------------------------------------------------ the loss
 def bid_loss(out, legal, q, ev, made, ev_valid, args: Args):
-    """``(loss, parts)`` of network outputs ``out`` (``[n, players * 3 * N_BID]``)
+    """``(loss, parts)`` of network outputs ``out`` (``[n, players * 3 * N]``, ``N`` the
+    family's bidding outputs)
     against the targets (``q``, ``ev`` in units of ``target_scale`` points; ``made``
     0/1): per player, the centred Huber loss of the ``q`` head on the legal actions
     (:func:`.common.play_loss`), plus ``ev_loss_weight`` x Huber on the ``ev``
@@ -276,7 +296,7 @@ def bid_loss(out, legal, q, ev, made, ev_valid, args: Args):
     the preset's contracts (``ev_valid``). ``parts``: the three unweighted losses."""
     import torch
     n_pl = q.shape[1]
-    o = out.view(-1, n_pl, 3, N_BID)
+    o = out.view(-1, n_pl, 3, q.shape[2])
     total = 0.0
     parts = [0.0, 0.0, 0.0]
     vm = ev_valid.float()
@@ -318,10 +338,11 @@ def train(args: Args) -> dict:
     check_args(args)
     players = resolve_players(args)
     n_pl = len(players)
+    fam = net_family(get_rules(args.rules))
     torch.set_num_threads(args.torch_threads)
-    model, optim, rng = new_training(args, lambda: PlayNet(args.hidden,
-                                                           outputs=n_pl * 3 * N_BID))
-    replay = BidReplay(args.buffer_size, C.FEATURE_SIZE, n_pl)
+    model, optim, rng = new_training(args, lambda: PlayNet(
+        args.hidden, inputs=fam.feature_size, outputs=n_pl * 3 * fam.bid_space.n))
+    replay = BidReplay(args.buffer_size, fam.feature_size, n_pl, fam.bid_space.n)
     scale = 1.0 / args.target_scale
 
     def same_players(iargs):
@@ -361,9 +382,12 @@ def export_run(run: str, path: str, float32: bool = False) -> str:
 
     def players(args):
         return resolve_players(Args(**args))
-    return export_checkpoint(
-        run, path, lambda args: PlayNet(args["hidden"], outputs=len(players(args)) * 3 * N_BID),
-        float32, kind="bid", players=players)
+
+    def model(args):
+        fam = net_family(get_rules(args["rules"]))
+        return PlayNet(args["hidden"], inputs=fam.feature_size,
+                       outputs=len(players(args)) * 3 * fam.bid_space.n)
+    return export_checkpoint(run, path, model, float32, kind="bid", players=players)
 
 
 def main(argv=None) -> int:
