@@ -20,6 +20,7 @@ trainers are written once over it.
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Callable, Union
@@ -67,12 +68,12 @@ class NetFamily:
     play_states: Callable
     #: the bidding network's outputs (the auction's, the prise's)
     bid_space: BidSpace = None
-    #: ``bid_label_chunk(rules, seed, first_game, n_games, epsilon, players, play_net,
-    #: **options)``: a :class:`~.bid_labels.BidChunk` of bidding labels (``options``:
-    #: those of :attr:`bid_options`)
-    bid_label_chunk: Callable = None
-    #: compiles the bidding label kernels
-    warm_bid_labels: Callable = None
+    #: its bidding labels, ``"module:function"`` (in this package): the function has
+    #: :func:`~.bid_labels.label_bid_chunk`'s arguments ``(rules, seed, first_game,
+    #: n_games, epsilon, players, play_net, **options)`` (``options``: those of
+    #: :attr:`bid_options`), the module a ``warmup()``. Named, not imported: the label
+    #: modules read the agent's layer (the hand evaluation), which reads this module
+    bid_labels: str = ""
     #: the optional settings of ``coinche-rl train bid`` its bidding labels have (the
     #: others must keep their defaults)
     bid_options: tuple = ()
@@ -80,6 +81,16 @@ class NetFamily:
     @property
     def feature_size(self) -> int:
         return self.inputs.FEATURE_SIZE
+
+    def bid_label_chunk(self, *args, **options):
+        """A :class:`~.bid_labels.BidChunk` of the family's bidding labels
+        (:attr:`bid_labels`)."""
+        module, function = self.bid_labels.split(":")
+        return getattr(importlib.import_module(module, __package__), function)(*args, **options)
+
+    def warm_bid_labels(self) -> None:
+        """Compile the family's bidding label kernels."""
+        importlib.import_module(self.bid_labels.split(":")[0], __package__).warmup()
 
     def other_action(self, bot, S, P, seat, rng, buf) -> int:
         """The numba bot's action where the networks do not decide."""
@@ -96,27 +107,6 @@ def _two_labels(rules, seed, first_game, n_games, frozen, epsilon, solver_cards)
     return label_chunk(rules, seed, first_game, n_games, epsilon, solver_cards)
 
 
-def _four_bid_labels(rules, seed, first_game, n_games, epsilon, players, play_net, **options):
-    from .bid_labels import label_bid_chunk
-    return label_bid_chunk(rules, seed, first_game, n_games, epsilon, players, play_net,
-                           **options)
-
-
-def _two_bid_labels(rules, seed, first_game, n_games, epsilon, players, play_net):
-    from .prise_labels import label_prise_chunk
-    return label_prise_chunk(rules, seed, first_game, n_games, epsilon, players, play_net)
-
-
-def _warm_four_bid():
-    from .bid_labels import warmup
-    warmup()
-
-
-def _warm_two_bid():
-    from .prise_labels import warmup
-    warmup()
-
-
 def _warm_four():
     from .labels import warmup
     warmup()
@@ -131,15 +121,14 @@ NET_FAMILIES = {
     "four": NetFamily("four", INPUTS["four"], NetInputs, _four_labels, _warm_four,
                       solver_cards=28, frozen=True, selfplay=True, default_preset="ffb",
                       batch_policy=BatchPolicy, play_states=play_states,
-                      bid_space=BID_SPACES["four"], bid_label_chunk=_four_bid_labels,
-                      warm_bid_labels=_warm_four_bid,
+                      bid_space=BID_SPACES["four"], bid_labels=".bid_labels:label_bid_chunk",
                       bid_options=("random_share", "strong_share", "bid_net",
                                    "heuristic_share")),
     "two": NetFamily("two", INPUTS["two"], TwoNetInputs, _two_labels, _warm_two,
                      solver_cards=24, frozen=False, selfplay=False,
                      default_preset="belote_a_deux", batch_policy=TwoBatchPolicy,
                      play_states=play_states_two, bid_space=BID_SPACES["two"],
-                     bid_label_chunk=_two_bid_labels, warm_bid_labels=_warm_two_bid),
+                     bid_labels=".prise_labels:label_prise_chunk"),
 }
 
 
