@@ -332,6 +332,12 @@ class Agent:
         """The seat, under its name in the two family."""
         return self.seat
 
+    def kernel_modules(self) -> Tuple[str, ...]:
+        """The modules whose ``warmup()`` compiles this agent's numba kernels in its
+        :attr:`family` (what a tournament compiles before its progress bar starts):
+        its class's module; an agent whose kernels differ by family says which."""
+        return (type(self).__module__,)
+
     def observe(self, seat: int, action: int) -> None:
         """A public event: ``seat`` took ``action`` (default: ignored)."""
 

@@ -280,6 +280,8 @@ class PimcGame:
 
     #: the families it serves
     families: Tuple[str, ...] = ()
+    #: the modules whose warm-ups compile its kernels (:meth:`PIMCAgent.kernel_modules`)
+    kernel_modules: Tuple[str, ...] = ()
     #: True: decision ``k`` of a deal (every :meth:`PIMCAgent.act`, a forced one
     #: included) draws from stream ``k`` of the agent's seed, and an analysis without a
     #: stream (:meth:`PIMCAgent.card_values` with ``rng=None``) from stream 0; False: only
@@ -332,6 +334,7 @@ class FourPlayerPimc(PimcGame):
     classic prise) is the bidding network's or the hand evaluation's."""
 
     families = ("coinche", "classic")
+    kernel_modules = (__name__,)
     stream_per_decision = True
 
     def prepare(self, agent: "PIMCAgent") -> None:
@@ -412,6 +415,8 @@ class TwoPlayerPimc(PimcGame):
     prise and the exchange."""
 
     families = ("two",)
+    # the worlds' kernels and the solver's (this module's kernels are four-player)
+    kernel_modules = ("coinche_rl.solver_two", "coinche_rl.agents.sampler")
     stream_per_decision = False
 
     def prepare(self, agent: "PIMCAgent") -> None:
@@ -635,6 +640,11 @@ class PIMCAgent(Agent):
         (:meth:`PimcGame.seconds_per_deal`; the family it was built for or last reset
         for, else the four-player game's)."""
         return self._game_of(self.family).seconds_per_deal(self)
+
+    def kernel_modules(self) -> Tuple[str, ...]:
+        """Its family's game's (:attr:`PimcGame.kernel_modules`): a tournament of belote
+        for two players compiles none of the four-player search."""
+        return self._game_of(self.family).kernel_modules
 
     @property
     def search_nodes(self) -> int:

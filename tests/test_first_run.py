@@ -131,6 +131,18 @@ def test_the_tournament_compiles_the_agents_kernels_in_parallel_chains(fresh, ca
         < out.index("kernels ready in")
 
 
+def test_a_two_player_tournament_compiles_the_two_player_kernels_only(fresh, capsys):
+    """One PIMC agent for every family, whose kernels differ by family: a tournament of
+    belote for two players compiles the two-player worlds and solver, not the four-player
+    search."""
+    from coinche_rl import arena
+    tournament._warm_agents(arena, ["random", "heuristic", "pimc"], "two")
+    (chains,) = fresh
+    warmed = [m for c in chains for m in c]
+    assert "coinche_rl.solver_two" in warmed and "coinche_rl.agents.sampler" in warmed
+    assert not [m for m in warmed if m.startswith(("coinche_rl.solver:", "coinche_rl.agents.pimc"))]
+
+
 def test_warmup_compiles_every_module_in_chains(fresh, capsys):
     assert cli.main(["warmup", "--jobs", "3"]) == 0
     (chains,) = fresh

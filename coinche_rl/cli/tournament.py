@@ -49,9 +49,10 @@ def _warm_agents(arena, agents, family: Optional[str] = None) -> None:
     # what the family's tournament warm-up (arena.warmup) compiles itself
     own = ("coinche_rl.arena.dealsets" if family == "two" else "coinche_rl.arena",
            "coinche_rl.agents.numba_bots")
-    modules: dict = {}                       # module -> the agents it defines
+    modules: dict = {}                       # module -> the agents whose kernels it warms
     for spec in dict.fromkeys(agents):
-        modules.setdefault(type(play.agent(spec)).__module__, []).append(spec)
+        for name in play.agent(spec).kernel_modules():
+            modules.setdefault(name, []).append(spec)
     # on a fresh cache, the package's kernels compile in parallel processes first
     compile_in_processes([own[0]] + [
         m for m in modules if m.startswith("coinche_rl.") and m not in own
