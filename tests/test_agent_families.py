@@ -24,13 +24,13 @@ from coinche_rl.values import parse_value
 def test_each_family_lists_its_agents():
     four = set(available_agents("coinche"))
     assert {"random", "heuristic", "pimc", "nn", "nnsearch", "colver:maxi"} <= four
-    assert set(available_agents("two")) == {"random", "heuristic", "pimc", "nn"}
+    assert set(available_agents("two")) == {"random", "heuristic", "pimc", "nn", "nnsearch"}
     assert "colver:maxi" not in available_agents("classic")      # colver plays its preset only
     assert set(available_agents(get_rules("belote_decouverte"))) == {"random", "heuristic", "pimc",
-                                                                     "nn"}
+                                                                     "nn", "nnsearch"}
     assert agent_families("heuristic") == ["coinche", "classic", "two"]
     assert agent_families("nn") == ["coinche", "classic", "two"]
-    assert agent_families("nnsearch") == ["coinche", "classic"]
+    assert agent_families("nnsearch") == ["coinche", "classic", "two"]
 
 
 def test_a_spec_name_builds_the_class_of_its_family():
@@ -48,7 +48,8 @@ def test_a_spec_name_builds_the_class_of_its_family():
 def test_the_wrong_family_is_named():
     with pytest.raises(AgentSpecError, match=r"agent 'colver:maxi' plays the family coinche, not "
                                              r"the family 'two' \(belote_a_deux, belote_decouverte\); "
-                                             r"agents of the family 'two': heuristic, nn, pimc, random"):
+                                             r"agents of the family 'two': heuristic, nn, nnsearch, "
+                                             r"pimc, random"):
         make_agent("colver:maxi", "two")
     with pytest.raises(AgentSpecError, match="unknown rule family 'four'"):
         make_agent("random", "four")
@@ -87,7 +88,8 @@ def test_cli_agents_lists_the_family_of_the_rules(preset, capsys):
     assert out == describe_agents(family) + "\n"
     if family == "two":
         assert "    prise (float, default 5.0)" in out and "    worlds (int, default 32)" in out
-        assert "nn:" in out and "nnsearch:" not in out and "aggression" not in out
+        assert "nn:" in out and "nnsearch:" in out and "aggression" not in out
+        assert "    solve_from (int, default -1)" in out and "colver" not in out
     else:
         assert "    aggression (int, default 0)" in out and "nn:" in out
         assert "prise_decouverte" not in out
@@ -175,10 +177,10 @@ def test_the_vector_opponent_of_two_players_is_the_heuristic_in_batches():
         vector_opponent("random", "belote_a_deux")
     with pytest.raises(ValueError, match="no batched form for the vector env of belote for two"):
         vector_opponent("pimc", "belote_a_deux")
-    with pytest.raises(AgentSpecError, match="'nnsearch' plays the families coinche, classic"):
-        vector_opponent("nnsearch", "belote_a_deux")
-    with pytest.raises(AgentSpecError, match="'nnsearch' plays the families coinche, classic"):
-        env_opponent("nnsearch", "belote_decouverte")
+    with pytest.raises(AgentSpecError, match="'colver:maxi' plays the family coinche"):
+        vector_opponent("colver:maxi", "belote_a_deux")
+    with pytest.raises(AgentSpecError, match="'colver:maxi' plays the family coinche"):
+        env_opponent("colver:maxi", "belote_decouverte")
 
 
 def test_an_installed_package_qualifies_a_name_by_its_family(monkeypatch):

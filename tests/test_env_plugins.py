@@ -219,12 +219,12 @@ def test_a_two_player_heuristic_opponent_plays_the_two_player_heuristic(rules):
 
 def test_an_agent_of_another_family_is_refused_as_opponent():
     for rules in ("belote_a_deux", "belote_decouverte"):
-        with pytest.raises(ValueError, match=r"opponents\[1\]='nnsearch': agent 'nnsearch' "
-                                             r"plays the families .*not the family 'two'.*heuristic"):
-            CoincheSingleAgentEnv(opponents="nnsearch", rules=rules)
-        with pytest.raises(ValueError, match=r"opponent='nnsearch': agent 'nnsearch' plays the "
-                                             r"families .*not the family 'two'.*heuristic"):
-            V.CoincheVectorEnv(2, rules=rules, opponent="nnsearch")
+        with pytest.raises(ValueError, match=r"opponents\[1\]='colver:maxi': agent 'colver:maxi' "
+                                             r"plays the family .*not the family 'two'.*heuristic"):
+            CoincheSingleAgentEnv(opponents="colver:maxi", rules=rules)
+        with pytest.raises(ValueError, match=r"opponent='colver:maxi': agent 'colver:maxi' plays "
+                                             r"the family .*not the family 'two'.*heuristic"):
+            V.CoincheVectorEnv(2, rules=rules, opponent="colver:maxi")
 
 
 # ------------------------------------------------------------------ vector opponents

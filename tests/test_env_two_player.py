@@ -385,8 +385,8 @@ def test_single_agent_same_seed_same_trajectory_and_opponent_policy():
     assert seen and set(seen) == {"player_1"}
     # an agent spec is built for belote for two players; one that does not play it is refused
     assert run("heuristic")[0] != h1
-    with pytest.raises(ValueError, match="agent 'nnsearch' plays the families"):
-        CoincheSingleAgentEnv(family="two", opponent="nnsearch")
+    with pytest.raises(ValueError, match="agent 'colver:maxi' plays the family coinche"):
+        CoincheSingleAgentEnv(family="two", opponent="colver:maxi")
     with pytest.raises(ValueError, match="seat"):
         CoincheSingleAgentEnv(family="two", seat=2)
 
@@ -521,6 +521,6 @@ def test_gym_vector_env_with_a_batched_policy_sees_only_public_states():
         obs, rew, term, trunc, infos = env.step(env.action_masks().argmax(axis=1))
     assert calls and set(calls) == {1}
     assert CoincheVectorEnv(2, family="two", opponent="heuristic").opponent_policy is not None
-    with pytest.raises(ValueError, match="agent 'nnsearch' plays the families"):
-        CoincheVectorEnv(2, family="two", opponent="nnsearch")
+    with pytest.raises(ValueError, match="agent 'colver:maxi' plays the family coinche"):
+        CoincheVectorEnv(2, family="two", opponent="colver:maxi")
 

@@ -264,7 +264,8 @@ def test_quit_and_end_of_input(tmp_path, monkeypatch, capsys):
     (["--opponents", "random", "heuristic"], "has one opponent: give one agent spec, not 2"),
     (["--seat", "2"], "your player (--seat) must be 0 or 1, not 2"),
     (["--dealer", "3"], "the dealer must be 0 or 1, not 3"),
-    (["--opponent", "nnsearch"], "agent 'nnsearch' plays the families coinche, classic, not the family 'two'"),
+    (["--opponent", "colver:maxi"],
+     "agent 'colver:maxi' plays the family coinche, not the family 'two'"),
     (["--opponent", "nosuchagent"], "nosuchagent"),
 ])
 def test_cli_errors_before_playing(argv, message, monkeypatch, capsys):

@@ -159,10 +159,10 @@ def test_specs_and_the_family_checks():
     h = make_agent("heuristic:prise=3.5", "two")
     assert isinstance(h, TwoHeuristicAgent) and h.spec == "heuristic:prise=3.5"
     assert make_agent("random", family="two").spec == "random"
-    with pytest.raises(AgentSpecError, match="'nnsearch' plays the families coinche, classic, not "
+    with pytest.raises(AgentSpecError, match="'colver:maxi' plays the family coinche, not "
                                              "the family 'two'.*agents of the family 'two': "
-                                             "heuristic, nn, pimc, random"):
-        make_agent("nnsearch", "two")
+                                             "heuristic, nn, nnsearch, pimc, random"):
+        make_agent("colver:maxi", "two")
     assert make_agent("pimc:worlds=8", "two").worlds == 8
     assert type(make_agent("coinche_rl.agents.random_agent:RandomAgent", "two")) is RandomAgent
     with pytest.raises(AgentSpecError, match="plays the family two, not the family 'coinche'"):
@@ -241,8 +241,8 @@ def test_the_heuristic_beats_random_by_far_more_than_luck():
 
 
 def test_duplicate_errors():
-    with pytest.raises(AgentSpecError, match="'nnsearch' plays the families coinche, classic"):
-        arena.run_duplicate("nnsearch", "random", 10, "belote_a_deux")
+    with pytest.raises(AgentSpecError, match="'colver:maxi' plays the family coinche"):
+        arena.run_duplicate("colver:maxi", "random", 10, "belote_a_deux")
     # the arena's one path: what the game lacks (partners, an auction to skip) is refused
     # in one line; matches, targets and the knockout are the formats of every family
     # (tests/test_arena.py)
@@ -269,8 +269,8 @@ def test_cli_tournament_with_two_player_rules(capsys):
     (["--format", "rotating"], "(--format rotating) need partners"),
     (["--out", "/nonexistent/x.jsonl"], "--out /nonexistent/x.jsonl"),
     (["--frozen-contract"], "has a prise, not an auction to skip"),
-    (["--agents", "nnsearch", "random"], "agent 'nnsearch' plays the families coinche, "
-                                         "classic, not the family 'two'"),
+    (["--agents", "colver:maxi", "random"], "agent 'colver:maxi' plays the family coinche, "
+                                            "not the family 'two'"),
 ])
 def test_cli_two_player_errors_are_one_line(capsys, options, says):
     assert cli.main(["tournament", "--rules", "belote_a_deux", "--deals", "5",

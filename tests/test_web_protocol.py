@@ -462,7 +462,7 @@ def test_bad_two_player_messages_get_an_error_and_change_nothing(client):
         for msg, words in (({"seat": 2}, "seat: expected 0..1, got 2"),
                            ({"partner": "random"}, "has no partner"),
                            ({"opponents": ["random", "random"]}, "has one opponent"),
-                           ({"opponents": "nnsearch"}, "nnsearch"),
+                           ({"opponents": "colver:maxi"}, "colver:maxi"),
                            ({"rules": "belote_a_deux:target=-5"}, "rules:")):
             ws.send_text(json.dumps(dict({"type": "new", "rules": "belote_a_deux"}, **msg)))
             m = _recv(ws)
