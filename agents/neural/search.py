@@ -396,14 +396,14 @@ class SearchAgent(Agent):
 
 
 #: its place in ``coinche-rl warmup`` (:mod:`coinche_rl.cli.warmup`): after the sampler
-#: (in its chain), the solver's search and belote for two's PIMC, whose kernels its
-#: kernels call
-WARMUP_AFTER = ("coinche_rl.agents.sampler", "coinche_rl.solver:warmup_search",
-                "coinche_rl.agents.two_player_pimc")
+#: (in its chain) and the solver's search, whose kernels its kernels call
+WARMUP_AFTER = ("coinche_rl.agents.sampler", "coinche_rl.solver:warmup_search")
 
 
 def warmup() -> None:
-    """Compile the kernels of this module (both families' worlds and play-outs)."""
+    """Compile the kernels of this module (the play-outs' kernels serve both families;
+    belote for two's worlds, :func:`two_world_states`, compile at their first use, so that
+    a four-player warm-up does not wait for the two-player kernels)."""
     d = Deal("ffb", seed=0, dealer=3).with_contract(80, 1, taker=0)
     for _ in range(3):
         d.apply(int(d.legal_actions()[0]))
@@ -412,13 +412,3 @@ def warmup() -> None:
     agent.reset(view.seat, d.rules, 0)
     agent.net = agent.nn.net = MLP.random((4,), seed=0)
     agent.card_values(view)
-    from ...two_player import TwoPlayerDeal
-    t = TwoPlayerDeal("belote_a_deux", seed=1, dealer=0)
-    t.apply("take")
-    if t.phase == "exchange":
-        t.apply(t.legal_actions()[0])
-    while len(t.legal_actions()) < 2:
-        t.apply(t.legal_actions()[0])
-    agent.reset(t.current_player, t.rules, 0)
-    agent.net = agent.nn.net = MLP.random((4,), seed=0, inputs=net_family(t.rules).feature_size)
-    agent.card_values(t.view(t.current_player))
