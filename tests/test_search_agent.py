@@ -300,15 +300,14 @@ def test_two_player_search_does_not_see_hidden_cards():
 
 def test_two_player_late_decisions_are_pimcs():
     """With ``solve_from`` cards left or fewer the worlds are solved: the card and the
-    values are belote for two's pimc's (the card points won, the same worlds)."""
-    from coinche_rl.agents.two_player_pimc import TwoPimcAgent
+    values are pimc's (belote for two: the card points won, the same worlds)."""
     deal = _two_position("belote_decouverte", 1, 22)      # 11 tricks played: 5 cards left
     p = deal.current_player
     view = deal.view(p)
     agent = SearchAgent(worlds=6, solve_from=5)
     agent.reset(p, deal.rules, 3)
     best, actions, values = agent.card_values(view)
-    pimc = TwoPimcAgent(worlds=6, solve_from=0)
+    pimc = make_agent("pimc:worlds=6,solve_from=0", "two")
     pimc.reset(p, deal.rules, 3)
     pick, cards, sums, n = pimc.card_choice(view)
     assert best == pick and actions.tolist() == list(cards)

@@ -24,10 +24,10 @@ the family's batched play): one forward pass of the network per card left, for e
 play-out at once. ``time_ms`` bounds a decision: worlds are played in batches of
 ``batch`` until the budget is spent (at least one batch). With ``solve_from`` cards or
 fewer left to play, where a double-dummy solve costs little, the worlds are solved
-exactly instead (the family's PIMC: the same worlds and the same choice rule as
-``pimc``). The auction (the prise and the exchange) and every other decision are the
+exactly instead (``pimc``, which plays every family: the same worlds and the same
+choice rule). The auction (the prise and the exchange) and every other decision are the
 ``nn`` agent's. What differs between the families (the worlds, the cards left, the
-solver, the defaults of ``worlds`` and ``solve_from``) is one :class:`SearchFamily`
+defaults of ``worlds`` and ``solve_from``) is one :class:`SearchFamily`
 each (:data:`SEARCH_FAMILIES`); the rest is written once, over the engine's entry points.
 
 >>> from coinche_rl.game import Deal
@@ -61,8 +61,7 @@ from ...rules import CARDS_PER_HAND, N_SEATS, RuleSet
 from ..base import Agent, Param, PlayerView
 from ..numba_bots import BOT_HEURISTIC
 from ..pimc import PIMCAgent, PIMCError, WORLD_SOURCES, world_state_into
-from ..sampler import WorldSampler
-from ..two_player_pimc import TwoPimcAgent, hand_constraints, sample_world
+from ..sampler import WorldSampler, hand_constraints, sample_world
 from .agent import NeuralAgent
 from .batch_play import CARD_NET, DEFAULT_MARGIN, NET_CARD, play_states
 from .family import net_family
@@ -88,7 +87,7 @@ def four_world_states(pub, P, seat, worlds, out):
 @njit(cache=True)
 def two_world_states(V, P, me, unseen, hand_size, seed, stream, out):
     """``out[k]``: a world drawn from player ``me``'s public view ``V`` of belote for two
-    players (:func:`~coinche_rl.agents.two_player_pimc.sample_world`: the other hand's
+    players (:func:`~coinche_rl.agents.sampler.sample_world`: the other hand's
     unknown cards among those its plays allow, every face-down card), from the stream
     ``(seed, stream)``."""
     rng = np.zeros(1, dtype=np.uint64)
@@ -125,12 +124,10 @@ def side_differences(states, P, seat, out):
 class SearchFamily:
     """What the search reads of a family (one per key of
     :data:`~.family.NET_FAMILIES`): how to draw the worlds, how many cards the player has
-    left, and the PIMC agent that solves the late decisions."""
+    left, the defaults of ``worlds`` and ``solve_from`` and the time a deal takes."""
 
     #: the :class:`~.family.NetFamily` key: ``four`` or ``two``
     key: str
-    #: ``solver(agent)``: the family's PIMC agent with ``agent``'s worlds and world source
-    solver: Callable
     #: ``draw(agent, view, n, seed)``: int64[n, state size], the full states of ``n``
     #: worlds consistent with the view (the same for every card)
     draw: Callable
@@ -148,12 +145,6 @@ class SearchFamily:
     #: the tournaments' time estimate (:attr:`SearchAgent.seconds_per_deal`)
     decisions: float
     ms_per_world: float
-
-
-def _four_solver(agent: "SearchAgent") -> PIMCAgent:
-    return PIMCAgent(worlds=agent.n_worlds, worlds_from=agent.worlds_from,
-                     uniform_share=agent.uniform_share, belief_weights=agent.belief_weights,
-                     tt_bits=10 if not agent.n_solve else 14)
 
 
 def _four_draw(agent: "SearchAgent", view: PlayerView, n: int, seed: int) -> np.ndarray:
@@ -174,10 +165,6 @@ def _four_cards_left(view: PlayerView) -> int:
     return int(popcount(hand_of(view.public_state, view.seat)))
 
 
-def _two_solver(agent: "SearchAgent") -> TwoPimcAgent:
-    return TwoPimcAgent(worlds=agent.n_worlds, solve_from=0)
-
-
 def _two_draw(agent: "SearchAgent", view, n: int, seed: int) -> np.ndarray:
     out = np.empty((n, TWO_STATE_SIZE), dtype=np.int64)
     hand_size = view.other_hand_size - popcount(view.known_other)
@@ -196,10 +183,10 @@ def _two_cards_left(view) -> int:
 #: fewer worlds, and the solver from the tenth card left (benchmarks/RESULTS.md, belote
 #: for two players: the figures behind these defaults)
 SEARCH_FAMILIES: Dict[str, SearchFamily] = {
-    "four": SearchFamily("four", _four_solver, _four_draw, _four_cards_left, belief=True,
+    "four": SearchFamily("four", _four_draw, _four_cards_left, belief=True,
                          worlds=128, solve_from=6, decisions=2.5 * CARDS_PER_HAND,
                          ms_per_world=1.5),
-    "two": SearchFamily("two", _two_solver, _two_draw, _two_cards_left, belief=False,
+    "two": SearchFamily("two", _two_draw, _two_cards_left, belief=False,
                         worlds=64, solve_from=10, decisions=12.0, ms_per_world=1.0),
 }
 
@@ -215,7 +202,7 @@ class SearchAgent(Agent):
     the declare / belote choices, and on purpose is no
     :class:`~coinche_rl.agents.base.BatchedAgent`: tournaments must not replace its search
     by the batched network play of the ``nn`` agent. What differs between the families
-    (the worlds, the cards left, the exact solver) is read from :data:`SEARCH_FAMILIES`."""
+    (the worlds, the cards left, the defaults) is read from :data:`SEARCH_FAMILIES`."""
 
     #: what ``coinche-rl agents`` says of it
     DESCRIPTION = ("search over the networks: every legal card played out by the card-play net at "
@@ -288,8 +275,9 @@ class SearchAgent(Agent):
         #: worlds and ``solve_from`` it plays with (the parameters, or the family's defaults)
         self.family = None
         self._resolve(SEARCH_FAMILIES["four"])
-        #: the family's PIMC agent: the world source (four players) and the exact solve of
-        #: the late decisions (``solve_from``); one per family, kept between deals
+        #: the ``pimc`` agent of the family: the world source (four players) and the exact
+        #: solve of the late decisions (``solve_from``); one per family (its worlds), kept
+        #: between deals
         self.solver = None
         self._solvers = {}
         self._decisions = 0
@@ -328,7 +316,12 @@ class SearchAgent(Agent):
         self.nn.reset(seat, rules, seed)
         solver = self._solvers.get(self.family.key)
         if solver is None:
-            solver = self._solvers[self.family.key] = self.family.solver(self)
+            # pimc with this search's worlds, searching every card it is handed
+            # (solve_from=0: belote for two's first trick searched)
+            solver = self._solvers[self.family.key] = PIMCAgent(
+                worlds=self.n_worlds, solve_from=0, worlds_from=self.worlds_from,
+                uniform_share=self.uniform_share, belief_weights=self.belief_weights,
+                tt_bits=10 if not self.n_solve else 14)
         self.solver = solver
         solver.reset(seat, rules, seed)
         self.net = self.nn.net
@@ -342,9 +335,7 @@ class SearchAgent(Agent):
                 self._choice(view.public_state, view.params, CARD_NET) == NET_CARD:
             if self._solves(view):
                 a = self.solver.act(view)
-                # the four-player pimc counts its worlds (fewer where the information set
-                # has fewer); belote for two's solves them all
-                self.last_worlds = getattr(self.solver, "last_worlds", self.n_worlds)
+                self.last_worlds = self.solver.last_worlds
                 return a
             return self.card_values(view)[0]
         self.last_worlds = 0
