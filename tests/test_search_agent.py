@@ -197,6 +197,9 @@ def test_nnsearch_plays_whole_deals_of_belote_for_two(preset):
     agent.reset(0, deal.rules, 1)
     # the family's defaults (SEARCH_FAMILIES), the parameters kept as given
     assert (agent.n_worlds, agent.n_solve, agent.worlds, agent.solve_from) == (64, 10, 0, -1)
+    # a tournament of the family warms the family's solver too
+    assert "coinche_rl.solver_two" in make_agent("nnsearch", "two").kernel_modules()
+    assert make_agent("nnsearch").kernel_modules() == ("coinche_rl.agents.neural.search",)
 
 
 @pytest.mark.parametrize("preset", TWO)

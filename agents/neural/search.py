@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Callable, Dict
+from typing import Callable, Dict, Tuple
 
 import numpy as np
 from numba import njit
@@ -57,7 +57,7 @@ from ...engine.bits import seed_int64
 from ...engine.two import py as two_py
 from ...engine.two_layout import N_TRICKS_TWO, TWO_STATE_SIZE
 from ...game import Deal
-from ...rules import CARDS_PER_HAND, N_SEATS, RuleSet
+from ...rules import CARDS_PER_HAND, FAMILY_PRESETS, N_SEATS, RuleSet, get_rules
 from ..base import Agent, Param, PlayerView
 from ..numba_bots import BOT_HEURISTIC
 from ..pimc import PIMCAgent, PIMCError, WORLD_SOURCES, world_state_into
@@ -145,6 +145,9 @@ class SearchFamily:
     #: the tournaments' time estimate (:attr:`SearchAgent.seconds_per_deal`)
     decisions: float
     ms_per_world: float
+    #: the modules whose warm-ups compile its kernels besides this module's (and those
+    #: its warm-up follows): the family's solver
+    kernel_modules: Tuple[str, ...] = ()
 
 
 def _four_draw(agent: "SearchAgent", view: PlayerView, n: int, seed: int) -> np.ndarray:
@@ -187,7 +190,8 @@ SEARCH_FAMILIES: Dict[str, SearchFamily] = {
                          worlds=128, solve_from=6, decisions=2.5 * CARDS_PER_HAND,
                          ms_per_world=1.5),
     "two": SearchFamily("two", _two_draw, _two_cards_left, belief=False,
-                        worlds=64, solve_from=10, decisions=12.0, ms_per_world=1.0),
+                        worlds=64, solve_from=10, decisions=12.0, ms_per_world=1.0,
+                        kernel_modules=("coinche_rl.solver_two",)),
 }
 
 
@@ -273,7 +277,7 @@ class SearchAgent(Agent):
         self.belief_weights = belief_weights
         #: the family's search (:data:`SEARCH_FAMILIES`), set by :meth:`reset`, and the
         #: worlds and ``solve_from`` it plays with (the parameters, or the family's defaults)
-        self.family = None
+        self.search_family = None
         self._resolve(SEARCH_FAMILIES["four"])
         #: the ``pimc`` agent of the family: the world source (four players) and the exact
         #: solve of the late decisions (``solve_from``); one per family (its worlds), kept
@@ -285,6 +289,20 @@ class SearchAgent(Agent):
         #: worlds played out at the last card decision (0: a single legal card)
         self.last_worlds = 0
 
+    def _search_family(self) -> SearchFamily:
+        """The :class:`SearchFamily` of the last reset, else of the family the agent was
+        built for (:attr:`family`), else the four players'."""
+        if self.search_family is not None:
+            return self.search_family
+        if self.family:
+            return search_family(get_rules(FAMILY_PRESETS[self.family][0]))
+        return SEARCH_FAMILIES["four"]
+
+    def kernel_modules(self) -> Tuple[str, ...]:
+        """This module (the play-outs of both families, the four-player search after it)
+        and the family's solver (:attr:`SearchFamily.kernel_modules`)."""
+        return (type(self).__module__,) + self._search_family().kernel_modules
+
     def _resolve(self, fam: SearchFamily) -> None:
         """:attr:`n_worlds` and :attr:`n_solve`: the parameters, or ``fam``'s defaults."""
         self.n_worlds = self.worlds or fam.worlds
@@ -292,13 +310,13 @@ class SearchAgent(Agent):
 
     @property
     def seconds_per_deal(self) -> float:
-        """About ``ms_per_world`` per world and played-out card decision (the family's,
-        four players before :meth:`reset`; ``time_ms`` bounds it), a solved decision
-        about 5 ms."""
-        fam = self.family or SEARCH_FAMILIES["four"]
+        """About ``ms_per_world`` per world and played-out card decision (the family's:
+        :meth:`_search_family`; ``time_ms`` bounds it), a solved decision about 5 ms."""
+        fam = self._search_family()
         cards = N_TRICKS_TWO if fam.key == "two" else CARDS_PER_HAND
-        played_out = max(0, cards - self.n_solve) / cards
-        per_card = 0.001 * fam.ms_per_world * self.n_worlds
+        solve = self.solve_from if self.solve_from >= 0 else fam.solve_from
+        played_out = max(0, cards - solve) / cards
+        per_card = 0.001 * fam.ms_per_world * (self.worlds or fam.worlds)
         if self.time_ms > 0:
             per_card = min(per_card, 0.001 * self.time_ms)
         return fam.decisions * (per_card * played_out + 0.005 * (1 - played_out))
@@ -308,17 +326,18 @@ class SearchAgent(Agent):
             raise PIMCError("nnsearch plays the coinche family and belote for two players "
                             "(its networks and worlds), not the classic prise")
         super().reset(seat, rules, seed)
-        self.family = search_family(rules)
-        self._resolve(self.family)
-        if not self.family.belief and (self.worlds_from == "belief" or self.belief_weights):
+        self.search_family = search_family(rules)
+        self._resolve(self.search_family)
+        fam = self.search_family
+        if not fam.belief and (self.worlds_from == "belief" or self.belief_weights):
             raise PIMCError(f"nnsearch: no belief net for rules {rules.name!r} (the "
-                            f"{self.family.key}-player family): worlds_from=uniform or auto")
+                            f"{fam.key}-player family): worlds_from=uniform or auto")
         self.nn.reset(seat, rules, seed)
-        solver = self._solvers.get(self.family.key)
+        solver = self._solvers.get(self.search_family.key)
         if solver is None:
             # pimc with this search's worlds, searching every card it is handed
             # (solve_from=0: belote for two's first trick searched)
-            solver = self._solvers[self.family.key] = PIMCAgent(
+            solver = self._solvers[self.search_family.key] = PIMCAgent(
                 worlds=self.n_worlds, solve_from=0, worlds_from=self.worlds_from,
                 uniform_share=self.uniform_share, belief_weights=self.belief_weights,
                 tt_bits=10 if not self.n_solve else 14)
@@ -343,7 +362,7 @@ class SearchAgent(Agent):
 
     def _solves(self, view) -> bool:
         """Whether this decision is solved exactly (``solve_from``)."""
-        return self.n_solve > 0 and self.family.cards_left(view) <= self.n_solve
+        return self.n_solve > 0 and self.search_family.cards_left(view) <= self.n_solve
 
     def card_values(self, view):
         """``(best action, actions, mean values)``: each legal card's mean deal score
@@ -358,7 +377,7 @@ class SearchAgent(Agent):
         self._decisions += 1
         actions = np.ascontiguousarray(view.legal_actions, dtype=np.int64)
         seed = (self._seed * 1_000_003 + self._decisions) % (2 ** 63)
-        worlds = self.family.draw(self, view, self.n_worlds, seed)
+        worlds = self.search_family.draw(self, view, self.n_worlds, seed)
         P = view.params
         n_players = family_of(view.rules).n_players
         L = len(actions)
@@ -392,9 +411,7 @@ WARMUP_AFTER = ("coinche_rl.agents.sampler", "coinche_rl.solver:warmup_search")
 
 
 def warmup() -> None:
-    """Compile the kernels of this module (the play-outs' kernels serve both families;
-    belote for two's worlds, :func:`two_world_states`, compile at their first use, so that
-    a four-player warm-up does not wait for the two-player kernels)."""
+    """Compile the kernels of this module (the play-outs' kernels serve both families)."""
     d = Deal("ffb", seed=0, dealer=3).with_contract(80, 1, taker=0)
     for _ in range(3):
         d.apply(int(d.legal_actions()[0]))
@@ -403,3 +420,10 @@ def warmup() -> None:
     agent.reset(view.seat, d.rules, 0)
     agent.net = agent.nn.net = MLP.random((4,), seed=0)
     agent.card_values(view)
+    # belote for two's worlds (sample_world is the sampler's: warm before this module)
+    from ...two_player import TwoPlayerDeal
+    t = TwoPlayerDeal("belote_a_deux", seed=1, dealer=0)
+    t.apply("take")
+    v = t.view(t.current_player)
+    two_world_states(v.state, v.params, v.player, np.int64(v.unseen), np.int64(1),
+                     np.int64(0), np.int64(1), np.empty((1, len(v.state)), dtype=np.int64))
