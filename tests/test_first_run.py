@@ -131,11 +131,14 @@ def test_the_tournament_compiles_the_agents_kernels_in_parallel_chains(fresh, ca
         < out.index("kernels ready in")
 
 
-def test_a_two_player_tournament_compiles_the_two_player_kernels_only(fresh, capsys):
+def test_a_two_player_tournament_compiles_the_two_player_kernels_only(fresh, monkeypatch):
     """One PIMC agent for every family, whose kernels differ by family: a tournament of
     belote for two players compiles the two-player worlds and solver, not the four-player
-    search."""
-    from coinche_rl import arena
+    search (the chains only: the warm-ups themselves are not run here)."""
+    from coinche_rl import arena, solver_two
+    from coinche_rl.agents import sampler
+    for module in (arena, solver_two, sampler):
+        monkeypatch.setattr(module, "warmup", lambda *args: None)
     tournament._warm_agents(arena, ["random", "heuristic", "pimc"], "two")
     (chains,) = fresh
     warmed = [m for c in chains for m in c]
