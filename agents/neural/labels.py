@@ -48,7 +48,7 @@ from . import canonical as C
 from .bid_actions import input_scratch
 
 __all__ = ["generate_chunk", "LabelChunk", "label_chunk", "warmup", "KIND_ROLLOUT",
-           "KIND_SOLVER", "u01", "random_card", "deal_scratch"]
+           "KIND_SOLVER", "u01", "random_card", "rollout_targets", "deal_scratch"]
 
 KIND_ROLLOUT, KIND_SOLVER = 0, 1
 MAX_DECISIONS = N_SEATS * CARDS_PER_HAND       # a card decision per card dealt
@@ -104,6 +104,37 @@ def _playout_value(T, P, team, rngb, buf, counters):
     return team_score(T, team) - team_score(T, 1 - team)
 
 
+# The rollout targets are written once, over the family's rollout passed as an argument
+# (as numba_bots' play loop is): inlined into each family's cached label kernel, whose
+# signature holds arrays only, so that a family compiles its own bots only.
+_specialised = njit(_nrt=False, inline="always")
+
+
+@_specialised
+def rollout_targets(rollout, S, T, P, legal, p, side, out, V, rngb, buf, counters):
+    """The rollout target of each card of the mask ``legal`` at ``S`` (play phase, ``p``
+    the canonical order's code) into ``out`` (a row of targets, canonical cards):
+    ``rollout(T, P, card action, side, V, rngb, buf, counters)`` plays the card in ``T``
+    (a copy of ``S``) and the family's heuristic to the end, and returns ``side``'s
+    score difference."""
+    m = legal
+    while m:
+        c = lowest_card(m)
+        m &= m - 1
+        for i in range(S.shape[0]):
+            T[i] = S[i]
+        out[C.ACT_DST[p, A.CARD_BASE + c] - A.CARD_BASE] = rollout(
+            T, P, A.CARD_BASE + c, side, V, rngb, buf, counters)
+
+
+@_specialised
+def _rollout_four(T, P, a, team, _V, rngb, buf, counters):
+    """The four-player rollout of :func:`rollout_targets` (the heuristic reads the
+    state: no view)."""
+    apply_legal_action(T, P, a)
+    return _playout_value(T, P, team, rngb, buf, counters)
+
+
 @njit(cache=True)
 def deal_scratch():
     """The scratch arrays of a kernel that plays deals, new: two states ``S`` and ``T``,
@@ -157,14 +188,8 @@ def generate_chunk(P, cpt, rules_vec, seed, first_game, n_games, deals_per_game,
                             targets[k, ca] = out_v[i]
                         kinds[k] = KIND_SOLVER
                     else:
-                        m = legal
-                        while m:
-                            c = lowest_card(m)
-                            m &= m - 1
-                            T[:] = S
-                            apply_legal_action(T, P, A.CARD_BASE + c)
-                            v = _playout_value(T, P, team, rngb, buf, counters)
-                            targets[k, C.ACT_DST[p, A.CARD_BASE + c] - A.CARD_BASE] = v
+                        rollout_targets(_rollout_four, S, T, P, legal, p, team, targets[k], S,
+                                        rngb, buf, counters)
                         kinds[k] = KIND_ROLLOUT
                     tricks[k] = trick_number(S)
                     k += 1

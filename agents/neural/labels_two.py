@@ -43,7 +43,7 @@ from ...solver_two import card_values_two, new_generation, new_tables
 from ..numba_bots import BOT_HEURISTIC, _bot_action_two
 from . import canonical as C
 from . import canonical_two as C2
-from .labels import KIND_ROLLOUT, KIND_SOLVER, LabelChunk, random_card, u01
+from .labels import KIND_ROLLOUT, KIND_SOLVER, LabelChunk, random_card, rollout_targets, u01
 
 __all__ = ["generate_chunk", "label_chunk", "score_difference", "warmup", "MAX_DECISIONS"]
 
@@ -67,6 +67,19 @@ def _heuristic(S, P, V, rngb, buf):
     me = current_player(S)
     two_public_view_into(S, P, me, V)
     return _bot_action_two(np.int64(BOT_HEURISTIC), V, P, me, rngb, buf)
+
+
+@njit(_nrt=False, inline="always")
+def _rollout_two(U, P, a, me, V, rngb, buf, counters):
+    """The rollout of :func:`.labels.rollout_targets`: ``a`` played in ``U``, then the
+    heuristic for both players (each from his public view, ``V`` its scratch) to the end
+    of the deal; ``me``'s deal score minus the other's. ``counters[1]`` counts the
+    heuristic's decisions."""
+    two_apply(U, P, a)
+    while phase_of(U) != DONE:
+        two_apply(U, P, _heuristic(U, P, V, rngb, buf))
+        counters[1] += 1
+    return deal_score(U, me) - deal_score(U, other(me))
 
 
 @kernel
@@ -130,18 +143,8 @@ def generate_chunk(P, seed, first_game, n_games, epsilon, solver_cards, tt, work
                         targets[k, C.ACT_DST[p, A.CARD_BASE + c] - A.CARD_BASE] = v
                     kinds[k] = KIND_SOLVER
                 else:
-                    m = legal
-                    while m:
-                        c = lowest_card(m)
-                        m &= m - 1
-                        for i in range(S.shape[0]):
-                            U[i] = S[i]
-                        two_apply(U, P, A.CARD_BASE + c)
-                        while phase_of(U) != DONE:
-                            two_apply(U, P, _heuristic(U, P, V, rngb, buf))
-                            counters[1] += 1
-                        targets[k, C.ACT_DST[p, A.CARD_BASE + c] - A.CARD_BASE] = \
-                            deal_score(U, me) - deal_score(U, other(me))
+                    rollout_targets(_rollout_two, S, U, P, legal, p, me, targets[k], V, rngb,
+                                    buf, counters)
                     kinds[k] = KIND_ROLLOUT
                 tricks[k] = trick_number(S)
                 k += 1
