@@ -48,7 +48,7 @@ from . import canonical as C
 from .bid_actions import input_scratch
 
 __all__ = ["generate_chunk", "LabelChunk", "label_chunk", "warmup", "KIND_ROLLOUT",
-           "KIND_SOLVER", "u01", "random_card", "rollout_targets", "deal_scratch"]
+           "KIND_SOLVER", "u01", "random_card", "explore_card", "rollout_targets", "deal_scratch"]
 
 KIND_ROLLOUT, KIND_SOLVER = 0, 1
 MAX_DECISIONS = N_SEATS * CARDS_PER_HAND       # a card decision per card dealt
@@ -67,6 +67,16 @@ def random_card(rng, legal, n_legal):
     for _ in range(rng_below(rng, n_legal)):
         m &= m - 1
     return A.CARD_BASE + lowest_card(m)
+
+
+@kernel
+def explore_card(rng, legal, n_legal, epsilon):
+    """The label kernels' exploration: with probability ``epsilon``, when there is a
+    choice (``n_legal`` >= 2 cards in ``legal``), a uniformly random one
+    (:func:`random_card`); else -1 (the heuristic plays)."""
+    if n_legal >= 2 and u01(rng) < epsilon:
+        return random_card(rng, legal, n_legal)
+    return np.int64(-1)
 
 
 @kernel
@@ -193,9 +203,8 @@ def generate_chunk(P, cpt, rules_vec, seed, first_game, n_games, deals_per_game,
                         kinds[k] = KIND_ROLLOUT
                     tricks[k] = trick_number(S)
                     k += 1
-                if n_legal >= 2 and u01(rng) < epsilon:
-                    a = random_card(rng, legal, n_legal)
-                else:
+                a = explore_card(rng, legal, n_legal, epsilon)
+                if a < 0:
                     a = bot_action(np.int64(BOT_HEURISTIC), S, P, cur, rngb, buf)
                 apply_legal_action(S, P, a)
     return k

@@ -43,7 +43,7 @@ from ...solver_two import card_values_two, new_generation, new_tables
 from ..numba_bots import BOT_HEURISTIC, _bot_action_two
 from . import canonical as C
 from . import canonical_two as C2
-from .labels import KIND_ROLLOUT, KIND_SOLVER, LabelChunk, random_card, rollout_targets, u01
+from .labels import KIND_ROLLOUT, KIND_SOLVER, LabelChunk, explore_card, rollout_targets
 
 __all__ = ["generate_chunk", "label_chunk", "score_difference", "warmup", "MAX_DECISIONS"]
 
@@ -148,9 +148,8 @@ def generate_chunk(P, seed, first_game, n_games, epsilon, solver_cards, tt, work
                     kinds[k] = KIND_ROLLOUT
                 tricks[k] = trick_number(S)
                 k += 1
-            if n_legal >= 2 and u01(rng) < epsilon:
-                a = random_card(rng, legal, n_legal)
-            else:
+            a = explore_card(rng, legal, n_legal, epsilon)
+            if a < 0:
                 a = _heuristic(S, P, V, rngb, buf)
             two_apply(S, P, a)
     return k
