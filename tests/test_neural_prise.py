@@ -153,6 +153,12 @@ def test_the_agent_decides_the_prise_and_the_exchange_with_the_net(tmp_path):
     assert m["observation"]["family"] == "two" and m["rules"]["name"] == preset
     with pytest.raises(WeightsError, match="observation.family"):
         load_weights(path, get_rules("ffb"), kind="bid")
+    # the margin: the agent's bid_margin, else the one its manifest names, else 75
+    assert make_agent(f"nn:bid_weights={path}", "two").bid_net(rules).margin == 75.0
+    marked = str(tmp_path / "marked.npz")
+    save_weights(marked, net, {**net.manifest, "bid": {**net.manifest["bid"], "margin": 20.0}})
+    assert make_agent(f"nn:bid_weights={marked}", "two").bid_net(rules).margin == 20.0
+    assert make_agent(f"nn:bid_weights={marked},bid_margin=5", "two").bid_net(rules).margin == 5.0
     spec = f"nn:bid_weights={path},bid_margin=0"
     agent = make_agent(spec, "two")
     bid = BidNet(load_weights(path, kind="bid"), "nn", margin=0.0)

@@ -266,7 +266,8 @@ def test_the_arenas_batched_play_is_the_agents_play(tmp_path):
     from coinche_rl.agents.numba_bots import BOT_HEURISTIC, BOT_RANDOM
     preset = "belote_decouverte"
     rules = get_rules(preset)
-    spec = f"nn:weights={_weights(tmp_path, preset)}"
+    # the prise by the heuristic on both paths (a shipped prise net: tests/test_neural_prise.py)
+    spec = f"nn:weights={_weights(tmp_path, preset)},bidding=heuristic"
     net = make_agent(spec, "two").play_net(rules)
     ds = DealSet(preset, 3)
     states, seeds = ds.states(list(range(12)))

@@ -58,7 +58,7 @@ from ...rules import N_SEATS, RuleSet, get_rules, params_vector
 from ..base import BatchedAgent, Param, PlayerView
 from ..numba_bots import BOT_HEURISTIC, deal_states, game_bot_action
 from ..registry import make_agent
-from .batch_play import (BID_NET, CARD_NET, DEFAULT_MARGIN, NET_BID, NET_CARD, NOT_A_CARD,
+from .batch_play import (BID_NET, CARD_NET, NET_BID, NET_CARD, NOT_A_CARD,
                          BatchPolicy, BidNet, NetInputs, play_states)
 from .bid_actions import N_BID
 from .family import check_inputs, net_family
@@ -148,7 +148,7 @@ def check_trained_for(net: MLP, path: str, rules: RuleSet, what: str, verb: str)
 
 def load_bid_net(path: str = "", rules: Optional[RuleSet] = None, player: str = "nn",
                  check_rules: bool = True, required: bool = True,
-                 margin: float = DEFAULT_MARGIN) -> Optional[BidNet]:
+                 margin: Optional[float] = None) -> Optional[BidNet]:
     """The bidding net at ``path`` (default: shipped for ``rules``) with the heads of
     card player ``player``, loaded once per process and checked. With ``required``
     False a missing default file gives None (the heuristic bids)."""
@@ -206,7 +206,9 @@ class NeuralAgent(BatchedAgent):
                       choices=CARD_PLAYERS),
         "bid_margin": Param(float, doc="bid the heuristic's action unless the network "
                                                    "values another one more than this many points "
-                                                   "higher (0: the network's best action)",
+                                                   "higher (0: the network's best action; default: "
+                                                   "the margin chosen for the bidding net, its "
+                                                   "manifest's bid.margin, else 75)",
                             min=0.0),
     }
 
@@ -215,9 +217,9 @@ class NeuralAgent(BatchedAgent):
     seconds_per_deal = 0.0003
 
     def __init__(self, weights: str = "", any_rules: bool = False, bid_weights: str = "",
-                 bidding: str = "auto", play: str = "net", bid_margin: float = DEFAULT_MARGIN):
+                 bidding: str = "auto", play: str = "net", bid_margin: Optional[float] = None):
         super().__init__()
-        if not bid_margin >= 0:
+        if bid_margin is not None and not bid_margin >= 0:
             raise ValueError(f"nn: bid_margin={bid_margin!r}: expected a number of points >= 0")
         if bidding not in BIDDERS:
             raise ValueError(f"nn: bidding={bidding!r}: expected one of {', '.join(BIDDERS)}")
@@ -230,7 +232,7 @@ class NeuralAgent(BatchedAgent):
         self.bid_weights = bid_weights
         self.bidding = bidding
         self.play = play
-        self.bid_margin = float(bid_margin)
+        self.bid_margin = None if bid_margin is None else float(bid_margin)
         self.net: Optional[MLP] = None
         self.bidder: Optional[BidNet] = None
         self._inputs: Optional[NetInputs] = None

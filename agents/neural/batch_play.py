@@ -48,7 +48,8 @@ __all__ = ["NET_CARD", "NOT_A_CARD", "NET_BID", "CARD_NET", "BID_NET", "DEFAULT_
 NET_CARD, NOT_A_CARD, NET_BID = -1, -2, -3
 #: seat flags of the batched paths: plays its cards / bids with a network
 CARD_NET, BID_NET = 1, 2
-#: the ``bid_margin`` default, points: the shipped bidding net's trust region (the margin
+#: the ``bid_margin`` of a bidding net whose manifest names none (``bid.margin``), points:
+#: the shipped ffb bidding net's trust region (the margin
 #: chosen for it on validation deal sets, benchmarks/RESULTS.md)
 DEFAULT_MARGIN = 75.0
 
@@ -272,7 +273,7 @@ class BidNet:
     player. ``inputs``: the family's input buffers (:class:`NetInputs`,
     :class:`TwoNetInputs`: ``bid_compute`` and ``anchor_outputs``)."""
 
-    def __init__(self, net: MLP, player: str = "nn", margin: float = DEFAULT_MARGIN,
+    def __init__(self, net: MLP, player: str = "nn", margin: Optional[float] = None,
                  anchor: int = BOT_HEURISTIC):
         #: its family's outputs (:data:`~.bid_actions.BID_SPACES`: the auction, the prise)
         self.space = BID_SPACES[(net.manifest.get("observation") or {}).get("family", "four")]
@@ -280,6 +281,9 @@ class BidNet:
         if player not in players:
             raise NeuralError(f"the bidding net has heads for the card players {players}, "
                               f"not for {player!r}")
+        if margin is None:
+            # the margin chosen for the net (its manifest's bid.margin), else the default
+            margin = (net.manifest.get("bid") or {}).get("margin", DEFAULT_MARGIN)
         if not margin >= 0:
             raise ValueError(f"the bidding margin must be at least 0 points, not {margin!r}")
         self.net = net
