@@ -20,8 +20,8 @@ from numba import njit
 from ... import actions as A
 from . import canonical as C
 
-__all__ = ["BID_ACTIONS", "N_BID", "BID_INDEX", "PLAYERS", "bid_inputs", "input_scratch",
-           "PRISE_ACTIONS", "BidSpace", "BID_SPACES"]
+__all__ = ["BID_ACTIONS", "N_BID", "BID_INDEX", "PLAYERS", "label_players", "bid_inputs",
+           "input_scratch", "PRISE_ACTIONS", "BidSpace", "BID_SPACES"]
 
 #: the auction actions the bidding network scores (canonical ids), in output order:
 #: pass, the 66 numeric bids, the 6 capots, coinche, surcoinche, take, the 6 namings
@@ -33,6 +33,21 @@ BID_INDEX = np.full(A.N_ACTIONS, -1, dtype=np.int64)
 BID_INDEX[BID_ACTIONS] = np.arange(N_BID)
 #: the card players the network has heads for (those a label chunk can play out)
 PLAYERS = ("nn", "heuristic")
+
+
+def label_players(players, play_net) -> tuple:
+    """The card players of a label chunk (auction or prise), checked: each one of
+    :data:`PLAYERS`, and ``play_net`` (a card-play MLP) given for ``"nn"``.
+
+    :raises ValueError: an unknown player, or ``"nn"`` without ``play_net``.
+    """
+    players = tuple(players)
+    for pl in players:
+        if pl not in PLAYERS:
+            raise ValueError(f"unknown card player {pl!r}: expected one of {', '.join(PLAYERS)}")
+    if "nn" in players and play_net is None:
+        raise ValueError("the 'nn' card player needs play_net (a card-play MLP)")
+    return players
 #: the prise network's outputs (belote for two players), in order: pass, take, the four
 #: namings (canonical suits: slot 0 is the retourne's suit, never named), no exchange,
 #: exchange

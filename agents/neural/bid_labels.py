@@ -84,7 +84,7 @@ from ..evaluation import score_outcome, contract_levels
 from ..numba_bots import BOT_HEURISTIC, BOT_RANDOM, bot_action, play_deals
 from . import canonical as C
 from .batch_play import BidNet, NetInputs, play_states
-from .bid_actions import BID_ACTIONS, N_BID, PLAYERS, input_scratch
+from .bid_actions import BID_ACTIONS, N_BID, PLAYERS, input_scratch, label_players
 from .labels import deal_scratch, u01
 
 __all__ = ["BidChunk", "label_bid_chunk", "contract_mask", "playout_outcomes", "play_contracts",
@@ -609,12 +609,7 @@ def label_bid_chunk(rules: RuleSet, seed: int, first_game: int, n_games: int,
     the auctions and their continuations instead of the heuristic, as the ``nn`` agent
     bids, its trust region included: self-play; ``heuristic_share``, with ``bid_net``:
     the share of deals in which one team bids as the heuristic)."""
-    players = tuple(players)
-    for pl in players:
-        if pl not in PLAYERS:
-            raise ValueError(f"unknown card player {pl!r}: expected one of {', '.join(PLAYERS)}")
-    if "nn" in players and play_net is None:
-        raise ValueError("the 'nn' card player needs play_net (a card-play MLP)")
+    players = label_players(players, play_net)
     if heuristic_share > 0.0 and bid_net is None:
         raise ValueError("heuristic_share is a share of self-play deals (bid_net): without a "
                          "bidding net every seat bids as the heuristic")

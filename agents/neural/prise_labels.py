@@ -46,7 +46,7 @@ from ...rules import RuleSet, params_vector
 from ..numba_bots import BOT_HEURISTIC, _bot_action_two
 from . import canonical_two as C2
 from .batch_play import play_states_two
-from .bid_actions import BID_SPACES, PLAYERS
+from .bid_actions import BID_SPACES, label_players
 from .bid_labels import BidChunk
 from .labels import u01
 
@@ -148,12 +148,7 @@ def label_prise_chunk(rules: RuleSet, seed: int, first_game: int, n_games: int,
     player). The heuristic and the net are deterministic, so each label is the score of
     playing its action out from the position's state with :func:`~.batch_play.
     play_states_two` (the tests check it)."""
-    players = tuple(players)
-    for pl in players:
-        if pl not in PLAYERS:
-            raise ValueError(f"unknown card player {pl!r}: expected one of {', '.join(PLAYERS)}")
-    if "nn" in players and play_net is None:
-        raise ValueError("the 'nn' card player needs play_net (a card-play MLP)")
+    players = label_players(players, play_net)
     t0 = time.perf_counter()
     P = params_vector(rules)
     cap = MAX_POSITIONS * n_games
