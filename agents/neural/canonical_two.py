@@ -233,13 +233,22 @@ def prise_choices(V, P):
     return two_legal_mask(V, P, mask)
 
 
+@njit(_nrt=False, inline="always")
+def _views_with(inputs, views, P, players, match, feats, out, perms, scratch):
+    """``perms[j] = inputs(views[j], ..., feats[j], out[j])`` for each public view
+    ``views[j]`` of player ``players[j]``, with the scratch of :func:`input_scratch`:
+    the batched form of :func:`view_inputs` and :func:`prise_inputs` (inlined into
+    each, the input kernel an argument)."""
+    _V, obs, mask, cobs, keys, order = scratch
+    for j in range(views.shape[0]):
+        perms[j] = inputs(views[j], P, players[j], match, obs, mask, cobs, keys, order,
+                          feats[j], out[j])
+
+
 @njit(cache=True)
 def views_prise_inputs(views, P, players, match, feats, legal, perms):
     """:func:`prise_inputs` of ``views[j]`` (public views) for ``players[j]``."""
-    _V, obs, mask, cobs, keys, order = input_scratch()
-    for j in range(views.shape[0]):
-        perms[j] = prise_inputs(views[j], P, players[j], match, obs, mask, cobs, keys, order,
-                                feats[j], legal[j])
+    _views_with(prise_inputs, views, P, players, match, feats, legal, perms, input_scratch())
 
 
 @kernel
@@ -253,10 +262,7 @@ def state_inputs(S, P, me, match, V, obs, mask, cobs, keys, order, feats, cards)
 @njit(cache=True)
 def views_inputs(views, P, players, match, feats, cards, perms):
     """:func:`view_inputs` of ``views[j]`` (public views) for ``players[j]``."""
-    _V, obs, mask, cobs, keys, order = input_scratch()
-    for j in range(views.shape[0]):
-        perms[j] = view_inputs(views[j], P, players[j], match, obs, mask, cobs, keys, order,
-                               feats[j], cards[j])
+    _views_with(view_inputs, views, P, players, match, feats, cards, perms, input_scratch())
 
 
 @njit(cache=True)
