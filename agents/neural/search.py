@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Callable, Dict, Tuple
+from typing import Callable, Dict, Optional, Tuple
 
 import numpy as np
 from numba import njit
@@ -63,7 +63,7 @@ from ..numba_bots import BOT_HEURISTIC
 from ..pimc import PIMCAgent, PIMCError, WORLD_SOURCES, world_state_into
 from ..sampler import WorldSampler, hand_constraints, sample_world
 from .agent import NeuralAgent
-from .batch_play import CARD_NET, DEFAULT_MARGIN, NET_CARD, play_states
+from .batch_play import CARD_NET, NET_CARD, play_states
 from .family import net_family
 from .net import MLP
 
@@ -231,7 +231,7 @@ class SearchAgent(Agent):
         "bid_weights": Param(str, doc="bidding weights file (default: shipped)"),
         "bidding": Param(str, doc="net | heuristic | auto, as nn",
                          choices=("auto", "net", "heuristic")),
-        "bid_margin": Param(float, doc="as nn", min=0.0),
+        "bid_margin": Param(float, doc="as nn (default: the bidding net's margin)", min=0.0),
         "solve_from": Param(int, doc="with this many cards left to play or fewer (the hand; "
                             "belote for two players: the stacks' cards too), solve the worlds "
                             "exactly (pimc's double-dummy evaluation) instead of playing them "
@@ -243,7 +243,7 @@ class SearchAgent(Agent):
     def __init__(self, worlds: int = 0, time_ms: float = 0.0, batch: int = 16,
                  worlds_from: str = "auto", uniform_share: float = 0.1,
                  belief_weights: str = "", weights: str = "", any_rules: bool = False,
-                 bid_weights: str = "", bidding: str = "auto", bid_margin: float = DEFAULT_MARGIN,
+                 bid_weights: str = "", bidding: str = "auto", bid_margin: Optional[float] = None,
                  solve_from: int = -1):
         super().__init__()
         #: the ``nn`` agent behind every decision that is not a card with a choice
