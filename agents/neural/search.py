@@ -115,8 +115,9 @@ def branch_states(worlds, P, actions, out):
 def side_differences(states, P, seat, out):
     """``out[i]``: the deal score of ``seat``'s side (team, or the player) minus the
     other side's in the finished ``states[i]``."""
+    raw = False          # the deal score, not the raw card points (as the envs' kernels pass it)
     for i in range(states.shape[0]):
-        out[i] = np.int64(game_reward(states[i], P, seat, False))
+        out[i] = np.int64(game_reward(states[i], P, seat, raw))
 
 
 # ------------------------------------------------------------ the families
