@@ -240,3 +240,14 @@ def test_the_trainer_trains_a_prise_net_end_to_end(tmp_path):
     spec = f"nn:bid_weights={out},play=heuristic"
     play_deal(deal, [make_agent(spec, "two"), make_agent("heuristic", "two")], [1, 2])
     assert deal.is_terminal
+
+
+def test_the_shipped_prise_nets_load_for_their_preset_only():
+    from coinche_rl.agents.neural.agent import load_bid_net
+    for preset, other in (PRESETS, PRESETS[::-1]):
+        bid = load_bid_net(rules=get_rules(preset))
+        m = bid.net.manifest
+        assert m["rules"]["name"] == preset and m["action_map"] == SPACE.action_map
+        assert m["training"]["minutes"] > 0 and bid.margin == m["bid"]["margin"] == 15.0
+        with pytest.raises(NeuralError, match="trained"):
+            load_bid_net(default_weights_path(preset, "bid"), get_rules(other))
