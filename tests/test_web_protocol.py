@@ -540,7 +540,8 @@ def test_the_two_player_analysis_rows_are_the_library_values(client):
     from coinche_rl.solver_two import TwoPlayerSolver
     from coinche_rl.web.analysis import SEARCH_TRICKS, play_start
     deal, rec = _two_record("belote_a_deux")
-    # the prise: the hand evaluation of each option (heuristic play), no network row
+    # the prise: the hand evaluation of each option (heuristic play), and the shipped
+    # prise network's values (sorted by them, as the four-player auction by the bidding net's)
     a = client.post("/api/analyse", json={"record": rec, "step": 0, "worlds": 8,
                                           "seed": 2}).json()
     ev = evaluate_view(deal_at(rec, 0, 0).view(a["seat"]), samples=8, seed=2)
@@ -549,7 +550,8 @@ def test_the_two_player_analysis_rows_are_the_library_values(client):
     for act, (e, _) in ev.action_values().items():
         assert rows[act]["mc_ev"] == pytest.approx(e)
     _assert_nn_columns(a, deal_at(rec, 0, 0), 2)
-    assert a["sorted_by"] == "mc_ev" and a["evaluation"]["method"] == "heuristic"
+    assert a["sorted_by"] == "nn" and a["nn_by"] == "net"
+    assert a["evaluation"]["method"] == "heuristic"
     # the first tricks: no search, and the page is told from when
     first = play_start(deal)
     a = client.post("/api/analyse", json={"record": rec, "step": first}).json()
