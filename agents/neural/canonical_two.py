@@ -39,7 +39,7 @@ from numba import njit
 from ... import actions as A
 from ...cards import N_CARDS, N_RANKS, N_SUITS
 from ...engine import kernel, popcount
-from ...engine.two import (DONE, PLAY, T_RETOURNE, TWO_STATE_SIZE, current_player, phase_of,
+from ...engine.two import (DONE, PLAY, TWO_STATE_SIZE, current_player, phase_of, retourne_of,
                            two_apply, two_is_legal, two_legal_cards, two_legal_mask,
                            two_public_view_into)
 from ...envs import observation_two as O
@@ -217,7 +217,7 @@ def prise_inputs(V, P, me, match, obs, mask, cobs, keys, order, feats, legal):
     is equivariant to renaming them; returns the renaming ``p``."""
     encode_view(V, P, me, match, obs)
     two_legal_mask(V, P, mask)
-    p = _suit_order_from(obs, keys, order, V[T_RETOURNE] >> 3)
+    p = _suit_order_from(obs, keys, order, retourne_of(V) >> 3)
     for j in range(N_OBS):
         cobs[OBS_DST[p, j]] = obs[j]
     _features(cobs, feats)

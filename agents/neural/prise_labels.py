@@ -39,8 +39,7 @@ from numba import njit
 
 from ... import actions as A
 from ...engine import kernel, rng_below, rng_seed
-from ...engine.two import (EXCHANGE_PHASE, MADE_MADE, PRISE, T_MADE, T_SCORE, T_TAKER,
-                           TWO_STATE_SIZE, current_player, phase_of, two_apply, two_legal_mask,
+from ...engine.two import (EXCHANGE_PHASE, MADE_MADE, PRISE, TWO_STATE_SIZE, py, current_player, phase_of, two_apply, two_legal_mask,
                            two_public_view_into, two_random_deal)
 from ...rules import RuleSet, params_vector
 from ..numba_bots import BOT_HEURISTIC, _bot_action_two
@@ -178,12 +177,12 @@ def label_prise_chunk(rules: RuleSet, seed: int, first_game: int, n_games: int,
         states = cont.copy()
         net = play_net if pl == "nn" else None
         play_states_two(rules, states, seeds, [BOT_HEURISTIC] * 2, [net, net])
-        rows = np.arange(r)
-        d = (states[rows, T_SCORE + me] - states[rows, T_SCORE + 1 - me]).astype(np.float32)
+        s0, s1 = py.deal_scores(states, 0), py.deal_scores(states, 1)
+        d = np.where(me == 0, s0 - s1, s1 - s0).astype(np.float32)
         q[cont_pos, i, cont_out] = d
         ev[cont_pos[takes], i, cont_out[takes]] = d[takes]
-        made[cont_pos[takes], i, cont_out[takes]] = (states[takes, T_MADE] == MADE_MADE) & \
-            (states[takes, T_TAKER] == me[takes])
+        made[cont_pos[takes], i, cont_out[takes]] = (py.deals_made(states)[takes] == MADE_MADE) \
+            & (py.takers(states)[takes] == me[takes])
     ev_valid = np.zeros((k, N_PRISE), dtype=bool)
     ev_valid[cont_pos[takes], cont_out[takes]] = True
     return BidChunk(feats=feats[:k].astype(np.float16), legal=legal[:k].astype(bool), q=q,
