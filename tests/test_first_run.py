@@ -138,7 +138,7 @@ def test_a_two_player_tournament_compiles_the_two_player_kernels_only(fresh, mon
     from coinche_rl import arena, solver_two
     from coinche_rl.agents import sampler
     for module in (arena, solver_two, sampler):
-        monkeypatch.setattr(module, "warmup", lambda *args: None)
+        monkeypatch.setattr(module, "warmup", lambda *args, **kwargs: None)
     tournament._warm_agents(arena, ["random", "heuristic", "pimc"], "two")
     (chains,) = fresh
     warmed = [m for c in chains for m in c]

@@ -262,13 +262,13 @@ class PairPlay:
                 raise
             raise _illegal(specs[seat], seat, e.action, e.legal, where(), self.unit) from None
 
-    def warmup(self) -> None:
+    def warmup(self, python: bool = True, matches: bool = True) -> None:
         """Compile (or load from the numba cache) the kernels a tournament of the family
         uses: the numba bots' (whole deals in numba), the deal states of :mod:`.dealsets`
-        (deal pairs and match streams; frozen contracts where it has an auction), the Python
-        path of agents without kernels (a deal through
-        :func:`~coinche_rl.agents.play_deal`), the outcomes' kernels; not the random
-        simulator's, which no tournament plays."""
+        (deal pairs; frozen contracts where it has an auction), the outcomes' kernels;
+        with ``matches`` the match streams, with ``python`` the Python path of agents
+        without kernels (a deal through :func:`~coinche_rl.agents.play_deal`); not the
+        random simulator's, which no tournament plays."""
         # the first preset of every family of as many players (the four-player families
         # share their kernels): a frozen contract where the game has an auction to skip
         presets = [f.presets[0] for f in FAMILIES.values() if f.n_players == self.spec.n_players]
@@ -279,12 +279,15 @@ class PairPlay:
             states, _ = ds.states([0])
             _contracts(states, ds.params)
             _scores_into(states, ds.params, 0, np.empty((1, 2), dtype=np.int64))
-            for dealers in (None, [0]):          # the match streams, the later deals' dealer given
-                _deals(ds.rules, ds.params, 0, _SALT_MATCH, [0], dealers)
-            deal = game_classes(preset)[0](preset, seed=0)
-            play_deal(deal, [make_agent("random", self.family) for _ in range(self.spec.n_players)],
-                      seeds=list(range(self.spec.n_players)))
-            score_into_match([0, 0], 0, deal)            # the match's books
+            if matches:                          # the match streams, the later deals' dealer given
+                for dealers in (None, [0]):
+                    _deals(ds.rules, ds.params, 0, _SALT_MATCH, [0], dealers)
+            if python:
+                deal = game_classes(preset)[0](preset, seed=0)
+                play_deal(deal, [make_agent("random", self.family)
+                                 for _ in range(self.spec.n_players)],
+                          seeds=list(range(self.spec.n_players)))
+                score_into_match([0, 0], 0, deal)        # the match's books
 
 
 def _seatings(x, y, family):
@@ -456,29 +459,43 @@ _TASKS = {"pair": _task_pairs, "match": _task_matches, "knockout": _task_knockou
 
 def _run_task(task, warm: bool = True) -> dict:
     """Run one chunk ``(kind, config, indices)`` (the unit every executor ships).
-    ``warm``: compile the family's kernels first, so that ``seconds`` times the play
-    alone (workers skip it and load the kernels they use from the cache as they go)."""
+    ``warm``: compile the family's kernels first (those the chunk plays: a chunk of deal
+    pairs whose agents all play in numba needs no Python path), so that ``seconds`` times
+    the play alone (workers skip it and load the kernels they use from the cache as they
+    go)."""
     kind, cfg, indices = task
     if warm:
-        _ensure_warm(cfg_family(cfg))
+        family = cfg_family(cfg)
+        if kind == "pair":
+            play = pair_play(family)
+            fast = cfg.get("fast", True) and all(
+                play.fast(play.agent(s)) for s in (*cfg["x"], *cfg["y"]))
+            _ensure_warm(family, python=not fast, matches=False)
+        else:
+            _ensure_warm(family)
     t0 = time.perf_counter()
     out = _TASKS[kind](cfg, np.asarray(indices, dtype=np.int64))
     out["seconds"] = time.perf_counter() - t0
     return out
 
 
+#: ``(PairPlay, part)`` already warm: ``"core"``, ``"python"``, ``"matches"``
 _WARM: set = set()
 
 
-def warmup(family: Optional[str] = None) -> None:
+def warmup(family: Optional[str] = None, python: bool = True, matches: bool = True) -> None:
     """Compile (or load from the numba cache) the kernels a tournament of rule family
     ``family`` uses (:meth:`PairPlay.warmup`; None, ``"coinche"`` or ``"classic"``: the
-    four-player game's, both families; ``"two"``: belote for two players')."""
+    four-player game's, both families; ``"two"``: belote for two players'); ``python``:
+    the Python agents' path too, ``matches``: the match streams too."""
     play = pair_play(family)
-    play.warmup()
-    _WARM.add(play)
+    play.warmup(python=python, matches=matches)
+    _WARM.update((play, part) for part, on in (("core", True), ("python", python),
+                                               ("matches", matches)) if on)
 
 
-def _ensure_warm(family: Optional[str]) -> None:
-    if pair_play(family) not in _WARM:
-        warmup(family)
+def _ensure_warm(family: Optional[str], python: bool = True, matches: bool = True) -> None:
+    play = pair_play(family)
+    if any((play, part) not in _WARM for part, on in
+           (("core", True), ("python", python), ("matches", matches)) if on):
+        warmup(family, python, matches)

@@ -37,11 +37,14 @@ def _plot_path(path):
     return path, output_problem(path, "--plot")
 
 
-def _warm_agents(arena, agents, family: Optional[str] = None) -> None:
+def _warm_agents(arena, agents, family: Optional[str] = None, python: bool = True,
+                 matches: bool = True) -> None:
     """Compile (or load) the kernels of the tournament and of its agents before the
     progress bar starts, saying so: on a fresh numba cache this takes half a minute or
     more, and a bar standing still at 0 looks like a hang. ``family``: the rules' (the
-    tournament's kernels and the agents' registry are the family's)."""
+    tournament's kernels and the agents' registry are the family's); ``python``: some
+    deals go through the Python agents' path; ``matches``: the tournament plays
+    matches (:func:`coinche_rl.arena.warmup`)."""
     print("preparing the numba kernels (half a minute or more on a fresh cache, then "
           "seconds from the cache)...", flush=True)
     t0 = time.perf_counter()
@@ -57,7 +60,7 @@ def _warm_agents(arena, agents, family: Optional[str] = None) -> None:
     compile_in_processes([own[0]] + [
         m for m in modules if m.startswith("coinche_rl.") and m not in own
         and hasattr(sys.modules[m], "warmup")], None, here=True)
-    arena.warmup(family)
+    arena.warmup(family, python=python, matches=matches)
     for name, specs in modules.items():
         fn = getattr(importlib.import_module(name), "warmup", None)
         if fn is not None and name not in own:
@@ -193,7 +196,10 @@ def cmd_tournament(args) -> int:
         print(f"coinche-rl tournament: {args.format}, rules {rules_label(rules)!r}, seed {args.seed}, "
               f"backend {args.backend}" + (f" x{args.workers}" if args.workers else "")
               + f", agents: {', '.join(agents)}", flush=True)
-        _warm_agents(arena, agents, family)
+        _warm_agents(arena, agents, family,
+                     python=args.no_numba or not duplicate
+                     or not arena.formats._is_fast(agents, family),
+                     matches=bool(args.match) or not duplicate)
         common = dict(seed=args.seed, backend=args.backend, workers=args.workers, out=args.out,
                       append=args.append,
                       address=args.address, progress=progress, fast=not args.no_numba)
