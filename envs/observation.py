@@ -68,7 +68,7 @@ total; :data:`HIGH` the per-element upper bound (1 except ``points``, which reac
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Optional
+from typing import Optional, Tuple
 
 import numpy as np
 
@@ -79,7 +79,7 @@ from ..rules import team as team_of
 from .infoset import NO_CEILING, InformationSet
 
 __all__ = ["VERSION", "LAYOUT", "OFFSETS", "OBSERVATION_SIZE", "HIGH", "encode", "decode",
-           "slice_layout", "layout_offsets"]
+           "slice_layout", "layout_offsets", "layout_size", "layout_starts"]
 
 VERSION = 1
 
@@ -110,10 +110,20 @@ def slice_layout(parts) -> "OrderedDict[str, tuple]":
     return out
 
 
+def layout_size(layout) -> int:
+    """The length of the vector that ``layout``'s slices fill (the last one's stop)."""
+    return next(reversed(layout.values()))[1]
+
+
+def layout_starts(layout, *names: str) -> Tuple[int, ...]:
+    """The start of each slice ``names`` of ``layout``, in that order."""
+    return tuple(layout[name][0] for name in names)
+
+
 #: name -> (start, stop) of each slice, in order
 LAYOUT: "OrderedDict[str, tuple]" = slice_layout(_PARTS)
 #: length of the observation vector
-OBSERVATION_SIZE = next(reversed(LAYOUT.values()))[1]
+OBSERVATION_SIZE = layout_size(LAYOUT)
 
 
 def layout_offsets(layout) -> "OrderedDict[str, int]":

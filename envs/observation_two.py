@@ -87,7 +87,7 @@ from ..cards import popcount
 from ..engine import two as E2
 from ..engine.two_layout import MAX_PRISE, N_PLAYERS, N_STACKS, N_TRICKS_TWO, other
 from ..rules import DEAL_POINTS
-from .observation import _bits, _mask, layout_offsets, slice_layout
+from .observation import _bits, _mask, layout_offsets, layout_size, slice_layout
 
 __all__ = ["VERSION", "LAYOUT", "OBSERVATION_SIZE", "HIGH", "PHASES", "PRISE_ACTIONS",
            "encode", "decode"]
@@ -121,7 +121,7 @@ _PARTS = [
 #: name -> (start, stop) of each slice, in order
 LAYOUT: "OrderedDict[str, tuple]" = slice_layout(_PARTS)
 #: length of the observation vector
-OBSERVATION_SIZE = next(reversed(LAYOUT.values()))[1]
+OBSERVATION_SIZE = layout_size(LAYOUT)
 #: the offsets of :data:`LAYOUT`'s slices, also module-level names ``O_*``
 OFFSETS = layout_offsets(LAYOUT)
 globals().update(OFFSETS)

@@ -225,14 +225,10 @@ _FEATURE_PARTS = [("observation", N_OBS), ("unseen", N_CARDS), ("trick_winner_ca
 #: name -> (start, stop) of the network input
 FEATURE_LAYOUT = O.slice_layout(_FEATURE_PARTS)
 #: length of the network input
-FEATURE_SIZE = next(reversed(FEATURE_LAYOUT.values()))[1]
-F_UNSEEN = FEATURE_LAYOUT["unseen"][0]
-F_WCARD = FEATURE_LAYOUT["trick_winner_card"][0]
-F_WSEAT = FEATURE_LAYOUT["trick_winner"][0]
-F_NCARDS = FEATURE_LAYOUT["trick_cards"][0]
-F_TPTS = FEATURE_LAYOUT["trick_points"][0]
-F_LED = FEATURE_LAYOUT["led_suit"][0]
-F_PMASTER = FEATURE_LAYOUT["partner_master"][0]
+FEATURE_SIZE = O.layout_size(FEATURE_LAYOUT)
+F_UNSEEN, F_WCARD, F_WSEAT, F_NCARDS, F_TPTS, F_LED, F_PMASTER = O.layout_starts(
+    FEATURE_LAYOUT, "unseen", "trick_winner_card", "trick_winner", "trick_cards",
+    "trick_points", "led_suit", "partner_master")
 
 
 def layout_hash(tag: str, obs, canon_version: int, feature_layout: dict) -> str:

@@ -43,6 +43,7 @@ from ...engine.two import (DONE, PLAY, TWO_STATE_SIZE, current_player, phase_of,
                            two_apply, two_is_legal, two_legal_cards, two_legal_mask,
                            two_public_view_into)
 from ...envs import observation_two as O
+from ...envs.observation import layout_size, layout_starts
 from ...envs.encoder_two import encode_view
 from ...rules import ALL_CARD_POINTS, CARD_ORDER
 from ..numba_bots import _bot_action_two
@@ -107,12 +108,9 @@ _PARTS = [("observation", N_OBS), ("unseen", N_CARDS), ("mine", N_CARDS), ("thei
 #: name -> (start, stop) of the network input
 FEATURE_LAYOUT = O.slice_layout(_PARTS)
 #: length of the network input
-FEATURE_SIZE = next(reversed(FEATURE_LAYOUT.values()))[1]
-F_UNSEEN = FEATURE_LAYOUT["unseen"][0]
-F_MINE = FEATURE_LAYOUT["mine"][0]
-F_THEIRS = FEATURE_LAYOUT["theirs"][0]
-F_LED = FEATURE_LAYOUT["led_suit"][0]
-F_LED_POINTS = FEATURE_LAYOUT["led_points"][0]
+FEATURE_SIZE = layout_size(FEATURE_LAYOUT)
+F_UNSEEN, F_MINE, F_THEIRS, F_LED, F_LED_POINTS = layout_starts(
+    FEATURE_LAYOUT, "unseen", "mine", "theirs", "led_suit", "led_points")
 O_HAND, O_KNOWN, O_UP, O_PLAYED_BY = _a("hand"), _a("known_other"), _a("table_up"), _a("played_by")
 O_TRICK, O_TRUMP = _a("current_trick"), _a("trump")
 
