@@ -1123,16 +1123,18 @@ def _prise_evaluation(view, samples: int, seed: int, bot=None,
     """Belote for two players: the options of ``view.player`` at his turn in the prise
     (:func:`.evaluation_two.play_prise`) as a :class:`HandEvaluation`: one strain row per
     suit he may take or name, the one level ``take``, and the pass (``pass_scores``);
-    ``nn``: the cards played by the card-play network shipped for the rules."""
-    net = None
+    ``nn``: the cards played by the card-play network shipped for the rules, the rest of
+    the prise and the exchange by its prise network where one ships (as ``nn`` plays)."""
+    net = bid_net = None
     if nn:
         try:
             net = load_play_net("", view.rules)
+            bid_net = load_bid_net("", view.rules, required=False)
         except NeuralError as e:
             raise EvaluationError(f"method 'nn': {e}") from None
     try:
         strains, legal, diff, made, taker, pts, decks, hands, seconds = play_prise(
-            view, samples, seed, bot, net)
+            view, samples, seed, bot, net, bid_net)
     except ValueError as e:
         raise EvaluationError(str(e)) from None
     scores = diff[:, :-1].T[:, None, :].copy()          # [S, 1, N], as every evaluation

@@ -14,8 +14,9 @@ suit (during the first round "both pass, and I name it in the second round": wha
 take is worth if the prise comes back to him); or pass (the deal goes on). The deal is
 played out by the heuristic at both players (``agents.heuristic_two``, each deciding from
 his own view only), or, ``method="nn"``, with both players' cards played by the
-card-play network (:func:`~.neural.batch_play.play_states_two`; the heuristic decides the
-rest of the prise and the exchange), scored by the engine; the same worlds and bot seeds
+card-play network and the rest of the prise and the exchange by the prise network where one
+ships for the preset, as the ``nn`` agent plays (:func:`~.neural.batch_play.play_states_two`;
+else the heuristic decides them), scored by the engine; the same worlds and bot seeds
 serve every option. The worlds' states are built in one kernel (:func:`_world_states`),
 played out (:func:`_play_out`), then read (:func:`_outcomes`). The prise so far does not constrain the worlds. There is no double-dummy method:
 a whole-deal solve of the two-player game takes 0.6-9 s (``benchmarks/RESULTS.md``).
@@ -128,18 +129,18 @@ def _outcomes(states, player, n_opt, out_diff, out_made, out_taker, out_points):
         out_points[i, j] = final_card_points(T, player)
 
 
-def _play_out(rules: RuleSet, P, states, seeds, bot, net) -> None:
+def _play_out(rules: RuleSet, P, states, seeds, bot, net, bid_net=None) -> None:
     """Play ``states`` to their end in place: numba bot ``bot`` at both players for
     everything (``net`` None), or the card-play network ``net`` playing both players'
-    cards in lockstep batches and the bot the prise and the exchange
-    (:func:`~.neural.batch_play.play_states_two`)."""
+    cards in lockstep batches, the prise network ``bid_net`` (where given, else the bot)
+    the rest of the prise and the exchange (:func:`~.neural.batch_play.play_states_two`)."""
     bots = np.full(N_PLAYERS, bot, dtype=np.int64)
     if net is None:
         if play_deals(P, states, bots, seeds):
             raise ValueError("the heuristic chose an illegal action")
         return
     from .neural.batch_play import play_states_two
-    play_states_two(rules, states, seeds, bots, [net, net])
+    play_states_two(rules, states, seeds, bots, [net, net], [bid_net, bid_net])
 
 
 # --------------------------------------------------------------------- the deal's places
@@ -192,7 +193,8 @@ def _template(view: TwoPlayerView) -> Tuple[np.ndarray, np.ndarray]:
 
 
 # ------------------------------------------------------------------------ the options
-def play_prise(view: TwoPlayerView, samples: int, seed: int, bot=None, net=None):
+def play_prise(view: TwoPlayerView, samples: int, seed: int, bot=None, net=None,
+               bid_net=None):
     """Play ``view.player``'s options at his turn in the prise out in ``samples`` worlds
     (module docstring): the suits he may take or name (the retourne's first in the first
     round, where a named suit is legal only later: "if the prise comes back to me"), then
@@ -205,6 +207,9 @@ def play_prise(view: TwoPlayerView, samples: int, seed: int, bot=None, net=None)
         the heuristic's).
     :param net: the card-play network (an ``MLP`` of the rules): it plays both players'
         cards in every world, the bot the rest (default None: the bot plays everything).
+    :param bid_net: with ``net``, the prise network (a ``BidNet`` of the rules): it
+        decides the rest of the prise and the exchange for both players, as the ``nn``
+        agent does (default None: the bot).
     :raises ValueError: not the prise, or not his turn.
     """
     if view.phase != "prise" or view.current_player != view.player:
@@ -230,7 +235,8 @@ def play_prise(view: TwoPlayerView, samples: int, seed: int, bot=None, net=None)
         states = np.empty(((b - a) * n_opt, TWO_STATE_SIZE), dtype=np.int64)
         seeds = np.empty(((b - a) * n_opt, N_PLAYERS), dtype=np.int64)
         _world_states(*args, a, b - a, seed_int64(seed), states, seeds, decks[a:b], hands[a:b])
-        _play_out(view.rules, P, states, seeds, BOT_HEURISTIC if bot is None else bot, net)
+        _play_out(view.rules, P, states, seeds, BOT_HEURISTIC if bot is None else bot, net,
+                  bid_net)
         _outcomes(states, int(view.player), n_opt, diff[a:b], made[a:b], taker[a:b], pts[a:b])
     legal = [s == rs or not round1 for s in strains]
     return strains, legal, diff, made, taker, pts, decks, hands, time.perf_counter() - t0

@@ -150,7 +150,8 @@ def test_two_player_prise_with_the_network(capsys):
             "--seat", "1", "--dealer", "0", "--samples", "20", "--seed", "3", "--method", "nn"]
     assert main(args) == 0
     out = capsys.readouterr().out
-    for text in ("method nn (the card-play network plays the cards of every world)",
+    for text in ("method nn (the card-play network plays the cards of every world, a shipped prise "
+                 "network the rest of the prise)",
                  "P(make), network play", "pass: expected", "suggested bid:",
                  "network play: 20 worlds x 4 strains x 1 level"):
         assert text in out

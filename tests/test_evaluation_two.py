@@ -236,6 +236,22 @@ def test_nn_plays_the_same_worlds_with_the_card_play_network(preset):
     assert view_ev.method == "nn" and view_ev.nn_scores.shape[2] == 4
 
 
+def test_nn_plays_the_rest_of_the_prise_with_the_shipped_prise_network():
+    """method 'nn' plays every world as the nn agent does: the card-play network's cards,
+    and the rest of the prise and the exchange by the prise network that ships."""
+    from coinche_rl.agents.evaluation_two import play_prise
+    from coinche_rl.agents.neural.agent import load_bid_net, load_play_net
+    deal = TwoPlayerDeal("belote_a_deux", seed=2, dealer=0)
+    view = deal.view(deal.current_player)
+    ev = evaluate_view(view, samples=40, seed=3, method="nn")
+    net, bid = load_play_net("", view.rules), load_bid_net("", view.rules)
+    both = play_prise(view, 40, 3, net=net, bid_net=bid)
+    cards_only = play_prise(view, 40, 3, net=net)
+    assert np.array_equal(ev.pass_scores, both[2][:, -1])
+    assert np.array_equal(ev.nn_scores[:, 0, :], both[2][:, :-1].T)
+    assert not np.array_equal(both[2], cards_only[2])      # the prise net decides otherwise
+
+
 def test_nn_refuses_rules_its_network_was_not_trained_for():
     rules = get_rules("belote_a_deux", litige=True)
     with pytest.raises(EvaluationError, match="^method 'nn': the card-play net .* was trained "

@@ -58,7 +58,7 @@ def cmd_evaluate(args) -> int:
     net_play = ev.nn_points is not None
     if args.method == "nn" and net_play:
         print("coinche-rl evaluate: Monte Carlo evaluation, method nn (the card-play network "
-              "plays the cards of every world)")
+              "plays the cards of every world, a shipped prise network the rest of the prise)")
     elif args.method == "nn":
         print("coinche-rl evaluate: the bidding network's evaluation (no worlds: learned from "
               "real deals under real card play)")
