@@ -64,6 +64,8 @@ True
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 import os
 from functools import partial
 from typing import Dict, Optional, Tuple
@@ -270,13 +272,13 @@ def choose_action(sums, actions, k, strain, at_table):
 
 
 # ================================================================== the families' games
-class PimcGame:
+class PimcGame(ABC):
     """What PIMC reads of a family: how its worlds are drawn, how each is solved, the
     tie rule, which decisions are searched and who makes the others. One instance per
     family (:data:`PIMC_GAMES`), chosen by :meth:`PIMCAgent.reset` from the rules'
     :class:`~coinche_rl.engine.family.Family`; :class:`PIMCAgent` writes the card play
     once over it (draw, solve each world, sum, choose). The per-agent buffers live on the
-    agent (:meth:`prepare` makes them)."""
+    agent (:meth:`prepare` makes them). Each family implements the abstract methods."""
 
     #: the families it serves
     families: Tuple[str, ...] = ()
@@ -292,23 +294,23 @@ class PimcGame:
     def prepare(self, agent: "PIMCAgent") -> None:
         """Make ``agent``'s buffers for this family (once)."""
 
+    @abstractmethod
     def searched(self, agent: "PIMCAgent", view) -> bool:
         """Is the decision of ``view`` (with more than one legal action) PIMC's?"""
-        raise NotImplementedError
 
+    @abstractmethod
     def draw(self, agent: "PIMCAgent", view, rng: np.ndarray) -> int:
         """Draw the worlds of the decision of ``view`` from ``rng`` into ``agent``'s
         buffers; return how many."""
-        raise NotImplementedError
 
+    @abstractmethod
     def values(self, agent: "PIMCAgent", view, n: int):
         """``(actions, totals)``: the legal actions of ``view`` and each one's value
         summed over the ``n`` worlds drawn (each solved double dummy)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def choose(self, agent: "PIMCAgent", view, actions, totals) -> int:
         """The action PIMC plays from the sums (the best one; the family's tie rule)."""
-        raise NotImplementedError
 
     def best(self, agent: "PIMCAgent", view, n: int) -> int:
         """The action :meth:`choose` picks from :meth:`values`, for :meth:`PIMCAgent.act`
@@ -316,13 +318,13 @@ class PimcGame:
         actions, totals = self.values(agent, view, n)
         return self.choose(agent, view, actions, totals)
 
+    @abstractmethod
     def other(self, agent: "PIMCAgent", view) -> int:
         """The decisions PIMC does not search."""
-        raise NotImplementedError
 
+    @abstractmethod
     def seconds_per_deal(self, agent: "PIMCAgent") -> float:
         """The agent's thinking time per deal and seat, roughly (the arena's estimates)."""
-        raise NotImplementedError
 
 
 class FourPlayerPimc(PimcGame):
