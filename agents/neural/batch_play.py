@@ -499,14 +499,19 @@ class TwoNetInputs:
         self.perms = np.zeros(n, dtype=np.int64)
         self.bid_legal = np.zeros((n, BID_SPACES["two"].n), dtype=np.uint8)
 
-    def compute(self, views: np.ndarray, idx: np.ndarray, match=None):
-        """``(feats, legal, perms)`` of the players to act in the public views
-        ``views[idx]`` (each the view of the player to act)."""
+    def _waiting(self, views: np.ndarray, idx: np.ndarray):
+        """``(n, V, players)``: the public views ``views[idx]`` (contiguous) and their
+        players to act, the buffers grown to hold them."""
         n = len(idx)
         if n > len(self.perms):
             self._grow(max(n, 2 * len(self.perms)))
         V = np.ascontiguousarray(views[idx])
-        players = np.array([two_py.current_player(v) for v in V], dtype=np.int64)
+        return n, V, np.array([two_py.current_player(v) for v in V], dtype=np.int64)
+
+    def compute(self, views: np.ndarray, idx: np.ndarray, match=None):
+        """``(feats, legal, perms)`` of the players to act in the public views
+        ``views[idx]`` (each the view of the player to act)."""
+        n, V, players = self._waiting(views, idx)
         C2.views_inputs(V, self.params, players, self.match if match is None else match,
                         self.feats[:n], self.cards[:n], self.perms[:n])
         return self.feats[:n], self.cards[:n].astype(bool), self.perms[:n]
@@ -515,11 +520,7 @@ class TwoNetInputs:
         """``(feats, legal, perms)`` of the players to decide the prise or the exchange in
         the public views ``views[idx]`` (:func:`.canonical_two.prise_inputs`): ``legal``
         bool ``[n, 8]`` over :data:`~.bid_actions.PRISE_ACTIONS`."""
-        n = len(idx)
-        if n > len(self.perms):
-            self._grow(max(n, 2 * len(self.perms)))
-        V = np.ascontiguousarray(views[idx])
-        players = np.array([two_py.current_player(v) for v in V], dtype=np.int64)
+        n, V, players = self._waiting(views, idx)
         C2.views_prise_inputs(V, self.params, players, self.match if match is None else match,
                               self.feats[:n], self.bid_legal[:n], self.perms[:n])
         return self.feats[:n], self.bid_legal[:n].astype(bool), self.perms[:n]
