@@ -31,6 +31,8 @@ from coinche_rl.engine import two as E2
 from coinche_rl.rules import get_rules, params_vector
 from coinche_rl.two_player import TwoPlayerDeal
 
+from two_player_cases import renamed_action, renamed_deals
+
 PRESETS = ("belote_a_deux", "belote_decouverte")
 SPACE = BID_SPACES["two"]
 
@@ -43,15 +45,6 @@ def prise_inputs_of(S, P, me):
     legal = np.zeros(SPACE.n, dtype=np.uint8)
     p = C2.prise_inputs(V, P, me, np.zeros(5), obs, mask, cobs, keys, order, feats, legal)
     return feats, legal, int(p)
-
-
-def _renamed(a, slot_of):
-    if A.is_card(a):
-        c = a - A.CARD_BASE
-        return A.CARD_BASE + int(slot_of[c >> 3]) * 8 + (c & 7)
-    if A.NAME_BASE <= a < A.NAME_BASE + 4:
-        return A.NAME_BASE + int(slot_of[a - A.NAME_BASE])
-    return a
 
 
 def _prise_net(preset, hidden=(8,), seed=0, players=("nn",)):
@@ -72,11 +65,7 @@ def test_the_prise_input_puts_the_retourne_first_and_is_equivariant(preset):
     P = params_vector(get_rules(preset))
     rng = np.random.default_rng(3)
     seen = 0
-    for seed in range(8):
-        deal = TwoPlayerDeal(preset, seed=seed, dealer=seed % 2)
-        slot_of = rng.permutation(4)
-        deck = [int(slot_of[c >> 3]) * 8 + (c & 7) for c in deal.deck]
-        other = TwoPlayerDeal(preset, deck=deck, dealer=seed % 2)
+    for deal, other, slot_of in renamed_deals(preset, 8, rng):
         while deal.phase != "play" and not deal.is_terminal:
             legal = deal.legal_actions()
             me = deal.current_player
@@ -90,11 +79,11 @@ def test_the_prise_input_puts_the_retourne_first_and_is_equivariant(preset):
             assert sorted(int(SPACE.src[p1, j]) for j in np.flatnonzero(l1)) == \
                 sorted(int(a) for a in legal)
             for j in np.flatnonzero(l1):
-                assert _renamed(int(SPACE.src[p1, j]), slot_of) == int(SPACE.src[p2, j])
+                assert renamed_action(int(SPACE.src[p1, j]), slot_of) == int(SPACE.src[p2, j])
             seen += 1
             a = int(legal[rng.integers(len(legal))])
             deal.apply(a)
-            other.apply(_renamed(a, slot_of))
+            other.apply(renamed_action(a, slot_of))
     assert seen > 10
 
 

@@ -29,6 +29,8 @@ from coinche_rl.engine import two as E2
 from coinche_rl.rules import get_rules, params_vector
 from coinche_rl.two_player import TwoPlayerDeal
 
+from two_player_cases import renamed_action, renamed_deals
+
 PRESETS = ("belote_a_deux", "belote_decouverte")
 
 
@@ -100,25 +102,12 @@ def test_the_input_reads_the_players_information_set_only(preset):
     assert changed > 10
 
 
-def _renamed(a, slot_of):
-    if A.is_card(a):
-        c = a - A.CARD_BASE
-        return A.CARD_BASE + int(slot_of[c >> 3]) * 8 + (c & 7)
-    if A.NAME_BASE <= a < A.NAME_BASE + 4:
-        return A.NAME_BASE + int(slot_of[a - A.NAME_BASE])
-    return a
-
-
 @pytest.mark.parametrize("preset", PRESETS)
 def test_renaming_the_suits_leaves_the_input_unchanged(preset):
     P = params_vector(get_rules(preset))
     rng = np.random.default_rng(2)
     seen = 0
-    for seed in range(4):
-        deal = TwoPlayerDeal(preset, seed=seed, dealer=seed % 2)
-        slot_of = rng.permutation(4)
-        deck = [int(slot_of[c >> 3]) * 8 + (c & 7) for c in deal.deck]
-        other = TwoPlayerDeal(preset, deck=deck, dealer=seed % 2)
+    for deal, other, slot_of in renamed_deals(preset, 4, rng):
         while not deal.is_terminal:
             legal = deal.legal_actions()
             if deal.phase == "play" and len(legal) >= 2:
@@ -127,11 +116,11 @@ def test_renaming_the_suits_leaves_the_input_unchanged(preset):
                 f2, c2, p2 = inputs_of(other.state, P, me)
                 assert np.array_equal(f1, f2) and np.array_equal(c1, c2)
                 k = A.CARD_BASE + int(np.flatnonzero(c1)[0])
-                assert _renamed(int(C.ACT_SRC[p1, k]), slot_of) == int(C.ACT_SRC[p2, k])
+                assert renamed_action(int(C.ACT_SRC[p1, k]), slot_of) == int(C.ACT_SRC[p2, k])
                 seen += 1
             a = int(legal[rng.integers(len(legal))])
             deal.apply(a)
-            other.apply(_renamed(a, slot_of))
+            other.apply(renamed_action(a, slot_of))
         assert deal.scores == other.scores
     assert seen > 20
 

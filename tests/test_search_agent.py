@@ -14,6 +14,8 @@ from coinche_rl.envs.infoset import information_set
 from coinche_rl.game import Deal
 from coinche_rl.rules import PRESETS, get_rules
 
+from two_player_cases import hidden_cards_permuted
+
 COINCHE = [name for name, r in PRESETS.items() if r.family == "coinche"]
 
 
@@ -269,16 +271,7 @@ def test_two_player_search_does_not_see_hidden_cards():
         if d.phase == "exchange":
             d.apply(d.legal_actions()[0])
         p = d.current_player
-        o = 1 - p
-        known = d.view(p).known_other
-        hidden = d.table_down[0] | d.table_down[1] | (d.hands[o] & ~known)
-        other_pos = (list(range(0, 3)) + list(range(6, 9)) + list(range(13, 16))) \
-            if o == 1 - dealer else (list(range(3, 6)) + list(range(9, 12)) + list(range(16, 19)))
-        places = [i for i in other_pos + list(range(19, 25)) if hidden >> deck[i] & 1]
-        perm = [places[k] for k in rng.permutation(len(places))]
-        deck2 = list(deck)
-        for i, j in zip(places, perm):
-            deck2[i] = deck[j]
+        deck2 = hidden_cards_permuted(d, deck, dealer, rng)
         d2 = TwoPlayerDeal("belote_a_deux", deck=deck2, dealer=dealer)
         try:
             for a in d.history:

@@ -18,6 +18,8 @@ from coinche_rl.game import IllegalActionError
 from coinche_rl.rules import get_rules
 from coinche_rl.two_player import IllegalPlayError, TwoPlayerDeal
 
+from two_player_cases import hidden_cards_permuted
+
 PRESETS = ("belote_a_deux", "belote_decouverte")
 
 
@@ -84,7 +86,6 @@ def test_the_heuristic_reads_only_the_view(prise):
     for trial in range(40):
         deck = [int(c) for c in rng.permutation(32)]
         dealer = trial % 2
-        n = 1 - dealer
         d = TwoPlayerDeal("belote_a_deux", deck=deck, dealer=dealer)
         for a in prise:
             d.apply(a if a != "name" else d.legal_actions()[1])
@@ -92,15 +93,7 @@ def test_the_heuristic_reads_only_the_view(prise):
             continue
         p = d.current_player
         o = 1 - p
-        known = d.view(p).known_other
-        hidden = d.table_down[0] | d.table_down[1] | (d.hands[o] & ~known)
-        other_pos = (list(range(0, 3)) + list(range(6, 9)) + list(range(13, 16))) if o == n \
-            else (list(range(3, 6)) + list(range(9, 12)) + list(range(16, 19)))
-        places = [i for i in other_pos + list(range(19, 25)) if hidden >> deck[i] & 1]
-        perm = [places[k] for k in rng.permutation(len(places))]
-        deck2 = list(deck)
-        for i, j in zip(places, perm):
-            deck2[i] = deck[j]
+        deck2 = hidden_cards_permuted(d, deck, dealer, rng)
         d2 = TwoPlayerDeal("belote_a_deux", deck=deck2, dealer=dealer)
         try:
             for a in prise:

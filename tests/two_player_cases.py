@@ -591,3 +591,50 @@ MATCH_CASES: list[dict] = [
     {"name": "both_past_equal_go_on", "totals": [1010, 1010], "target": 1000, "winner": None},
     {"name": "other_target", "totals": [1499, 1500], "target": 1500, "winner": 1},
 ]
+
+
+# ------------------------------------------------------------------ deck helpers
+def hidden_cards_permuted(d, deck: list, dealer: int, rng) -> list:
+    """``deck`` (belote à deux, in dealing order) with the cards the player to act in
+    ``d`` cannot see (the other hand's unknown cards and every face-down card) permuted
+    among their deck places: a deal that player cannot tell from ``d``."""
+    p = d.current_player
+    o = 1 - p
+    hidden = d.table_down[0] | d.table_down[1] | (d.hands[o] & ~d.view(p).known_other)
+    other_pos = (list(range(0, 3)) + list(range(6, 9)) + list(range(13, 16))) \
+        if o == 1 - dealer else (list(range(3, 6)) + list(range(9, 12)) + list(range(16, 19)))
+    places = [i for i in other_pos + list(range(19, 25)) if hidden >> deck[i] & 1]
+    perm = [places[k] for k in rng.permutation(len(places))]
+    out = list(deck)
+    for i, j in zip(places, perm):
+        out[i] = deck[j]
+    return out
+
+
+def renamed_deck(deck, slot_of) -> list:
+    """``deck`` with suit ``s`` renamed ``slot_of[s]`` (ranks kept)."""
+    return [int(slot_of[c >> 3]) * 8 + (c & 7) for c in deck]
+
+
+def renamed_deals(preset: str, n: int, rng):
+    """``(deal, renamed, slot_of)`` for seeds ``0..n-1``: the seeded deal (dealer ``seed %
+    2``) and the same deal with its suits renamed by a permutation ``slot_of`` drawn from
+    ``rng``."""
+    from coinche_rl.two_player import TwoPlayerDeal
+    for seed in range(n):
+        deal = TwoPlayerDeal(preset, seed=seed, dealer=seed % 2)
+        slot_of = rng.permutation(4)
+        yield deal, TwoPlayerDeal(preset, deck=renamed_deck(deal.deck, slot_of),
+                                  dealer=seed % 2), slot_of
+
+
+def renamed_action(a: int, slot_of) -> int:
+    """Action ``a`` with suit ``s`` renamed ``slot_of[s]`` (a card, or naming a suit)."""
+    from coinche_rl import actions as A
+    if A.is_card(a):
+        c = a - A.CARD_BASE
+        return A.CARD_BASE + int(slot_of[c >> 3]) * 8 + (c & 7)
+    if A.NAME_BASE <= a < A.NAME_BASE + 4:
+        return A.NAME_BASE + int(slot_of[a - A.NAME_BASE])
+    return a
+
