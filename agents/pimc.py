@@ -76,7 +76,6 @@ from ..actions import (BID_BASE, CAPOT_BASE, CARD_BASE, COINCHE, NAME_BASE, N_AC
                        SURCOINCHE, TAKE, bid_strain, bid_value)
 from ..engine import belote_pairs as _belote_pairs
 from ..engine import seed_int64 as _int64
-from ..engine.bits import popcount
 from ..engine.two import TWO_STATE_SIZE
 from ..engine.two import py as py2
 from ..engine import (NO_DECK, PLAY, STATE_SIZE, determinize_into, hand_declarations, kernel,
@@ -99,8 +98,8 @@ from .neural.batch_play import NetInputs
 from .neural.belief import load_belief_net
 from .neural.net import NeuralError, default_weights_path
 from .numba_bots import BOT_HEURISTIC, game_bot_action
-from .sampler import (MAX_HOLDERS, build_table, hand_constraints, new_table, new_weights,
-                      sample_into, sample_mixed_into, sample_world, unrank_into, weigh_table)
+from .sampler import (MAX_HOLDERS, build_table, draw_view_worlds, new_table, new_weights,
+                      sample_into, sample_mixed_into, unrank_into, weigh_table)
 
 __all__ = ["PIMCAgent", "PIMCError", "PimcGame", "FourPlayerPimc", "TwoPlayerPimc",
            "PIMC_GAMES", "world_state_into", "world_state", "draw_worlds_into",
@@ -440,14 +439,8 @@ class TwoPlayerPimc(PimcGame):
     def draw(self, agent, view, rng) -> int:
         if view.phase != "play":
             raise PIMCError(f"PIMC values the cards of the play, not the {view.phase}")
-        V, P, me = view.state, view.params, view.player
-        unseen = np.int64(view.unseen)
-        hand_size = np.int64(view.other_hand_size - popcount(view.known_other))
-        allowed = hand_constraints(V, me)
         n = agent.worlds
-        for w in range(n):
-            sample_world(V, P, me, unseen, hand_size, allowed, rng, agent._worlds_two[w],
-                         agent._scratch)
+        draw_view_worlds(view, rng, agent._worlds_two[:n], agent._scratch)
         return n
 
     def values(self, agent, view, n):

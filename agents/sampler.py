@@ -82,7 +82,8 @@ __all__ = [
     "from_hand", "hand_information_set", "build_table", "sample_into", "unrank_into",
     "rank_world", "seed_rng", "new_table", "TABLE_SIZE", "STOCK", "warmup",
     "new_weights", "weigh_table", "sample_belief_into", "sample_mixed_into",
-    "marginals_into", "WEIGHTS_SIZE", "hand_constraints", "sample_world", "MAX_REDRAWS",
+    "marginals_into", "WEIGHTS_SIZE", "hand_constraints", "sample_world", "sample_worlds_two", "draw_view_worlds",
+    "MAX_REDRAWS",
 ]
 
 
@@ -740,6 +741,26 @@ def sample_world(V, P, me, unseen, hand_size, allowed, rng, T, scratch):
     return redraws
 
 
+@njit(cache=True)
+def sample_worlds_two(V, P, me, unseen, hand_size, rng, out, scratch):
+    """``out[k]`` := a world of :func:`sample_world` for each row ``k`` of ``out``, drawn
+    in turn from ``rng`` (the other hand's allowed cards read once)."""
+    allowed = hand_constraints(V, me)
+    for k in range(out.shape[0]):
+        sample_world(V, P, me, unseen, hand_size, allowed, rng, out[k], scratch)
+
+
+def draw_view_worlds(view, rng: np.ndarray, out: np.ndarray,
+                     scratch: Optional[np.ndarray] = None) -> np.ndarray:
+    """``out[k]`` := a world consistent with ``view`` (a two-player view: the player's,
+    in the play) for each row of ``out`` (int64[n, state size]), from the splitmix64
+    stream ``rng`` (uint64[1]); returns ``out``."""
+    sample_worlds_two(view.state, view.params, view.player, np.int64(view.unseen),
+                      np.int64(view.other_hand_size - popcount(view.known_other)), rng, out,
+                      np.empty(N_CARDS, dtype=np.int64) if scratch is None else scratch)
+    return out
+
+
 # ------------------------------------------------------------------ Python API
 CardsLike = Union[int, str, Sequence[int]]
 ConstraintLike = Union[None, Mapping[int, CardsLike], Sequence[CardsLike]]
@@ -1162,8 +1183,4 @@ def warmup() -> None:
     while len(d.plays) < 26:
         d.apply(d.legal_actions()[0])
     v = d.view(d.current_player)
-    rng = np.zeros(1, dtype=np.uint64)
-    sample_world(v.state, v.params, v.player, np.int64(v.unseen),
-                 np.int64(v.other_hand_size - popcount(v.known_other)),
-                 hand_constraints(v.state, v.player), rng, np.empty_like(v.state),
-                 np.empty(N_CARDS, dtype=np.int64))
+    draw_view_worlds(v, np.zeros(1, dtype=np.uint64), np.empty((1, len(v.state)), dtype=np.int64))

@@ -61,14 +61,14 @@ from ...rules import CARDS_PER_HAND, FAMILY_PRESETS, N_SEATS, RuleSet, get_rules
 from ..base import Agent, Param, PlayerView
 from ..numba_bots import BOT_HEURISTIC
 from ..pimc import PIMCAgent, PIMCError, WORLD_SOURCES, world_state_into
-from ..sampler import WorldSampler, hand_constraints, sample_world
+from ..sampler import WorldSampler, draw_view_worlds
 from .agent import NeuralAgent
 from .batch_play import CARD_NET, NET_CARD, play_states
 from .family import net_family
 from .net import MLP
 
 __all__ = ["SearchAgent", "SearchFamily", "SEARCH_FAMILIES", "branch_states",
-           "side_differences", "four_world_states", "two_world_states", "warmup"]
+           "side_differences", "four_world_states", "warmup"]
 
 
 # ------------------------------------------------------------------ kernels
@@ -82,20 +82,6 @@ def four_world_states(pub, P, seat, worlds, out):
         for s in range(N_SEATS):
             hands[s] = worlds[k, s]
         world_state_into(pub, P, seat, hands, out[k])
-
-
-@njit(cache=True)
-def two_world_states(V, P, me, unseen, hand_size, seed, stream, out):
-    """``out[k]``: a world drawn from player ``me``'s public view ``V`` of belote for two
-    players (:func:`~coinche_rl.agents.sampler.sample_world`: the other hand's
-    unknown cards among those its plays allow, every face-down card), from the stream
-    ``(seed, stream)``."""
-    rng = np.zeros(1, dtype=np.uint64)
-    rng_seed(rng, seed, stream)
-    scratch = np.empty(32, dtype=np.int64)
-    allowed = hand_constraints(V, me)
-    for k in range(out.shape[0]):
-        sample_world(V, P, me, unseen, hand_size, allowed, rng, out[k], scratch)
 
 
 @njit(cache=True)
@@ -170,11 +156,9 @@ def _four_cards_left(view: PlayerView) -> int:
 
 
 def _two_draw(agent: "SearchAgent", view, n: int, seed: int) -> np.ndarray:
-    out = np.empty((n, TWO_STATE_SIZE), dtype=np.int64)
-    hand_size = view.other_hand_size - popcount(view.known_other)
-    two_world_states(view.state, view.params, view.player, np.int64(view.unseen),
-                     np.int64(hand_size), np.int64(seed_int64(seed)), np.int64(1), out)
-    return out
+    rng = np.zeros(1, dtype=np.uint64)
+    rng_seed(rng, np.int64(seed_int64(seed)), np.int64(1))
+    return draw_view_worlds(view, rng, np.empty((n, TWO_STATE_SIZE), dtype=np.int64))
 
 
 def _two_cards_left(view) -> int:
@@ -426,5 +410,4 @@ def warmup() -> None:
     t = TwoPlayerDeal("belote_a_deux", seed=1, dealer=0)
     t.apply("take")
     v = t.view(t.current_player)
-    two_world_states(v.state, v.params, v.player, np.int64(v.unseen), np.int64(1),
-                     np.int64(0), np.int64(1), np.empty((1, len(v.state)), dtype=np.int64))
+    draw_view_worlds(v, np.zeros(1, dtype=np.uint64), np.empty((1, len(v.state)), dtype=np.int64))
