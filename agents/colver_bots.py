@@ -336,39 +336,33 @@ _SEED = Param(int, doc="mixed with the per-deal seed: the stream of sampled worl
               "colver's searches)", min=0)
 
 
-class ColverHeuristic(ColverAgent):
-    """``colver:heuristic``."""
+def _one_card_player(name: str, play: str, bid: str, description: str) -> type:
+    """The agent class ``name`` (spec ``colver:<play>``): colver's card player ``play``
+    after a colver bidder, ``bid`` by default; the parameters ``bid`` and ``seed``."""
+    default_bid = bid
 
-    DESCRIPTION = ("colver's heuristic bidder and heuristic card play (a perfect-information "
-                   "heuristic, given one world sampled from the seat's information set); needs "
-                   "pip install colver")
-    PARAMS = {"bid": _BID, "seed": _SEED}
+    def __init__(self, bid: str = default_bid, seed: int = 0):
+        ColverAgent.__init__(self, bid=bid, play=play, seed=seed)
 
-    def __init__(self, bid: str = "heuristic", seed: int = 0):
-        super().__init__(bid=bid, play="heuristic", seed=seed)
-
-
-class ColverMaxi(ColverAgent):
-    """``colver:maxi``."""
-
-    DESCRIPTION = ("colver's maxi convention bidder and maxi card play (perfect-information, "
-                   "given one world sampled from the seat's information set); needs pip "
-                   "install colver")
-    PARAMS = {"bid": _BID, "seed": _SEED}
-
-    def __init__(self, bid: str = "maxi", seed: int = 0):
-        super().__init__(bid=bid, play="maxi", seed=seed)
+    __init__.__qualname__ = f"{name}.__init__"
+    return type(name, (ColverAgent,), {
+        "__doc__": f"``colver:{play}``.", "__module__": __name__, "__qualname__": name,
+        "DESCRIPTION": description, "PARAMS": {"bid": _BID, "seed": _SEED},
+        "__init__": __init__})
 
 
-class ColverRule(ColverAgent):
-    """``colver:rule``."""
-
-    DESCRIPTION = ("colver's rule card player (own hand, trick, played cards, voids) after a "
-                   "colver bidder; needs pip install colver")
-    PARAMS = {"bid": _BID, "seed": _SEED}
-
-    def __init__(self, bid: str = "improved_v2", seed: int = 0):
-        super().__init__(bid=bid, play="rule", seed=seed)
+ColverHeuristic = _one_card_player(
+    "ColverHeuristic", "heuristic", "heuristic",
+    "colver's heuristic bidder and heuristic card play (a perfect-information heuristic, "
+    "given one world sampled from the seat's information set); needs pip install colver")
+ColverMaxi = _one_card_player(
+    "ColverMaxi", "maxi", "maxi",
+    "colver's maxi convention bidder and maxi card play (perfect-information, given one "
+    "world sampled from the seat's information set); needs pip install colver")
+ColverRule = _one_card_player(
+    "ColverRule", "rule", "improved_v2",
+    "colver's rule card player (own hand, trick, played cards, voids) after a colver "
+    "bidder; needs pip install colver")
 
 
 class ColverISMCTS(ColverAgent):
