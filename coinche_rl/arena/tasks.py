@@ -179,6 +179,14 @@ def _contracts(states: np.ndarray, P: np.ndarray) -> np.ndarray:
     return out
 
 
+#: the warm-up that compiles a family's tournament kernels in a process of its own on a
+#: fresh cache (``coinche-rl tournament``, beside the agents' warm-ups), by the players
+#: at the table: the module whose ``warmup()`` does it, the four-player game's whole
+#: tournament warm-up (:func:`warmup`), belote for two players' deal sets
+#: (:func:`.dealsets.warmup`, the chain of belote for two players)
+_PROCESS_WARMUPS = {N_SEATS: "coinche_rl.arena", 2: "coinche_rl.arena.dealsets"}
+
+
 class PairPlay:
     """How the rule family ``family`` (:class:`~coinche_rl.engine.family.Family`) plays a
     chunk of deal pairs: its seatings, its registry, the deals (in numba when it can),
@@ -187,7 +195,9 @@ class PairPlay:
     family's).
 
     ``unit`` (what sits at a place: ``"seat"``, ``"player"``), ``numba_chunk`` (deal pairs
-    per task when every agent plays in numba: a deal of two players is cheaper)."""
+    per task when every agent plays in numba: a deal of two players is cheaper),
+    ``process_warmup`` (the module whose ``warmup()`` compiles the family's tournament
+    kernels in a process of its own)."""
 
     def __init__(self, family: str = "coinche"):
         self.spec = FAMILIES[family]
@@ -195,6 +205,7 @@ class PairPlay:
         self.family = family
         self.unit = self.spec.who
         self.numba_chunk = 2048 * N_SEATS // self.spec.n_players
+        self.process_warmup = _PROCESS_WARMUPS[self.spec.n_players]
 
     def agent(self, spec: str):
         """A fresh agent of ``spec`` (this family's registry)."""

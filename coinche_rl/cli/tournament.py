@@ -49,9 +49,9 @@ def _warm_agents(arena, agents, family: Optional[str] = None, python: bool = Tru
           "seconds from the cache)...", flush=True)
     t0 = time.perf_counter()
     play = arena.tasks.pair_play(family)
-    # what the family's tournament warm-up (arena.warmup) compiles itself
-    own = ("coinche_rl.arena.dealsets" if family == "two" else "coinche_rl.arena",
-           "coinche_rl.agents.numba_bots")
+    # what the family's tournament warm-up (arena.warmup) compiles itself; the first in a
+    # process of its own on a fresh cache
+    own = (play.process_warmup, "coinche_rl.agents.numba_bots")
     modules: dict = {}                       # module -> the agents whose kernels it warms
     for spec in dict.fromkeys(agents):
         for name in play.agent(spec).kernel_modules():
