@@ -44,6 +44,7 @@ from numba import njit
 
 from .. import actions as A
 from .. import rules as R
+from .. import _numba_cache as nc
 from .._numba_cache import compile_notice
 from ..cards import N_CARDS, InvalidNotationError, cards_mask, format_hand, parse_card
 from ..engine import (OUTCOME_CAPOT, OUTCOME_CAPOT_AGAINST, OUTCOME_GENERALE, OUTCOME_NORMAL,
@@ -65,11 +66,13 @@ from ..solver import POINTS, SCORE, Solver, solve_keeping
 from .neural.agent import load_bid_net, load_play_net
 from .neural.bid_actions import bid_inputs
 from .neural.net import NeuralError
+from . import evaluation_two
 from .evaluation_two import play_prise, prise_view
 from .numba_bots import BOT_HEURISTIC, play_deals_four
 from .sampler import NoConsistentWorld, SamplerError, WorldSampler
 
 __all__ = ["EvaluationError", "HandEvaluation", "evaluate_hand", "evaluate_view",
+           "evaluation_methods", "prepare_evaluation",
            "contract_levels", "suggest_bid",
            "score_outcome",
            "warmup", "METHODS", "CAPOT", "TAKE_LEVEL"]
@@ -878,25 +881,42 @@ def evaluate_hand(rules: Union[str, RuleSet], seat: int, hand, dealer: int, samp
         rules = get_rules(rules)
     except TypeError as e:
         raise EvaluationError(str(e)) from None
-    if rules.family == "two":
-        unused = [name for name, v in (("strains", strains), ("holds", holds), ("lacks", lacks),
-                                       ("coinche", coinche), ("min_suit_length", min_suit_length),
-                                       ("bid_weights", bid_weights)) if v]
-        if method not in ("both", "heuristic", "nn"):
-            unused.append(f"method {method!r}")
-        if method == "nn" and nn_player != "nn":
-            unused.append(f"nn_player {nn_player!r}")
-        if unused:
-            raise EvaluationError(f"{', '.join(unused)}: not for belote for two players (its "
-                                  f"evaluation plays the prise's options out, by the heuristic "
-                                  f"or with method 'nn' the card-play network)")
-        samples = _check_int(samples, "samples", 1)
-        try:
-            view = prise_view(rules, seat, hand, dealer, retourne, other_up, _auction_ids(auction))
-        except ValueError as e:
-            raise EvaluationError(str(e)) from None
-        return _prise_evaluation(view, samples, _check_int(seed, "seed", 0, 2 ** 63 - 1),
-                                 nn=method == "nn")
+    return _EVALUATIONS[rules.family].hand(
+        rules, seat, hand, dealer, samples, seed, strains=strains, method=method, holds=holds,
+        lacks=lacks, auction=auction, progress=progress, coinche=coinche, retourne=retourne,
+        min_suit_length=min_suit_length, threads=threads, bid_weights=bid_weights,
+        nn_player=nn_player, other_up=other_up)
+
+
+def _prise_hand(rules: RuleSet, seat: int, hand, dealer: int, samples: int, seed: int, *,
+                method: str, auction: Sequence, retourne, nn_player: str, other_up, progress,
+                threads: int, **options) -> HandEvaluation:
+    """:func:`evaluate_hand` of belote for two players: the options of the prise (the
+    four-player ``options`` refused when given)."""
+    unused = [name for name, v in options.items() if v]
+    if method not in ("both", "heuristic", "nn"):
+        unused.append(f"method {method!r}")
+    if method == "nn" and nn_player != "nn":
+        unused.append(f"nn_player {nn_player!r}")
+    if unused:
+        raise EvaluationError(f"{', '.join(unused)}: not for belote for two players (its "
+                              f"evaluation plays the prise's options out, by the heuristic "
+                              f"or with method 'nn' the card-play network)")
+    samples = _check_int(samples, "samples", 1)
+    try:
+        view = prise_view(rules, seat, hand, dealer, retourne, other_up, _auction_ids(auction))
+    except ValueError as e:
+        raise EvaluationError(str(e)) from None
+    return _prise_evaluation(view, samples, _check_int(seed, "seed", 0, 2 ** 63 - 1),
+                             nn=method == "nn")
+
+
+def _auction_hand(rules: RuleSet, seat: int, hand, dealer: int, samples: int, seed: int, *,
+                  strains, method: str, holds, lacks, auction: Sequence, progress, coinche: int,
+                  retourne, min_suit_length: int, threads: int, bid_weights: str,
+                  nn_player: str, other_up) -> HandEvaluation:
+    """:func:`evaluate_hand` with four players: the contracts of the auction (the classic
+    prise's included)."""
     if other_up is not None:
         raise EvaluationError("other_up is for belote_decouverte (the other player's table cards)")
     seat = _seat(seat, "seat")
@@ -1097,17 +1117,27 @@ def evaluate_view(view, samples: int = 500, seed: int = 0, method: Optional[str]
     """
     from ..two_player import TwoPlayerView
     from .base import PlayerView
-    if isinstance(view, TwoPlayerView):
-        if method not in (None, "both", "heuristic", "nn") or set(options) - {"bot"}:
-            raise EvaluationError("belote for two players: the prise's evaluation is heuristic "
-                                  "or network play (methods heuristic, nn; options: samples, "
-                                  "seed, bot)")
-        return _prise_evaluation(view, _check_int(samples, "samples", 1),
-                                 _check_int(seed, "seed", 0, 2 ** 63 - 1), options.get("bot"),
-                                 nn=method == "nn")
-    if not isinstance(view, PlayerView):
+    if not isinstance(view, (PlayerView, TwoPlayerView)):
         raise EvaluationError(f"expected a player's view (PlayerView or TwoPlayerView), not "
                               f"{type(view).__name__}")
+    return _EVALUATIONS[view.rules.family].view(view, samples, seed, method, **options)
+
+
+def _prise_view(view, samples: int, seed: int, method: Optional[str],
+                **options) -> HandEvaluation:
+    """:func:`evaluate_view` of belote for two players: his options in the prise."""
+    if method not in (None, "both", "heuristic", "nn") or set(options) - {"bot"}:
+        raise EvaluationError("belote for two players: the prise's evaluation is heuristic "
+                              "or network play (methods heuristic, nn; options: samples, "
+                              "seed, bot)")
+    return _prise_evaluation(view, _check_int(samples, "samples", 1),
+                             _check_int(seed, "seed", 0, 2 ** 63 - 1), options.get("bot"),
+                             nn=method == "nn")
+
+
+def _auction_view(view, samples: int, seed: int, method: Optional[str],
+                  **options) -> HandEvaluation:
+    """:func:`evaluate_view` with four players: the seat's hand in the auction."""
     info = view.information_set
     if info.phase != "auction" or info.current_player != view.seat:
         raise EvaluationError(f"the evaluation is for a seat at its turn in the auction; this "
@@ -1176,6 +1206,63 @@ def _say_if_compiling(method: str) -> None:
                                                                    (_dd_chunk, _heur_chunk))
         compile_notice("the hand evaluation", main,
                        "about 15-30 s" if method == "heuristic" else "about 40-80 s")
+
+
+def _prepare_auction(method: str) -> None:
+    """:func:`prepare_evaluation` with four players: ``method="both"`` (double-dummy and
+    heuristic play) compiles its two sets of kernels in two processes at once (the
+    notice of one method is :func:`_say_if_compiling`'s, in the evaluation)."""
+    if method != "both" or nc.usable_cores() < 2 or not nc.needs_compiling(__name__):
+        return
+    compile_notice("the hand evaluation", (_dd_chunk, _heur_chunk),
+                   "about 30-60 s in two processes")
+    nc.warm_in_processes([[f"{__name__}:warmup_dd"], [f"{__name__}:warmup_heuristic"]])
+
+
+def _prepare_prise(method: str) -> None:
+    """:func:`prepare_evaluation` of belote for two players: the notice."""
+    compile_notice("the hand evaluation", (evaluation_two._world_states,
+                                           evaluation_two._outcomes), "about 10-30 s")
+
+
+@dataclass(frozen=True)
+class _FamilyEvaluation:
+    """How the decisions of a family's bidding are evaluated: ``hand`` and ``view`` do
+    :func:`evaluate_hand`'s and :func:`evaluate_view`'s work (the rules or the view of
+    the family), ``methods`` are the methods it takes, ``prepare`` is
+    :func:`prepare_evaluation`'s."""
+
+    hand: Callable[..., HandEvaluation]
+    view: Callable[..., HandEvaluation]
+    methods: Tuple[str, ...]
+    prepare: Callable[[str], None]
+
+
+_AUCTION = _FamilyEvaluation(_auction_hand, _auction_view, METHODS, _prepare_auction)
+#: the evaluation of each rule family
+_EVALUATIONS: Dict[str, _FamilyEvaluation] = {
+    "coinche": _AUCTION, "classic": _AUCTION,
+    "two": _FamilyEvaluation(_prise_hand, _prise_view, ("both", "heuristic", "nn"),
+                             _prepare_prise)}
+assert set(_EVALUATIONS) == set(R.FAMILY_PRESETS)
+
+
+def evaluation_methods(rules: Union[str, RuleSet]) -> Tuple[str, ...]:
+    """The ``method`` values :func:`evaluate_hand` takes under ``rules`` (belote for two
+    players: no double-dummy play).
+
+    >>> evaluation_methods("ffb"), evaluation_methods("belote_a_deux")
+    (('dd', 'heuristic', 'both', 'nn'), ('both', 'heuristic', 'nn'))
+    """
+    return _EVALUATIONS[get_rules(rules).family].methods
+
+
+def prepare_evaluation(rules: Union[str, RuleSet], method: str) -> None:
+    """On a fresh numba cache, before an evaluation under ``rules`` by ``method``
+    (``coinche-rl evaluate``): say that its kernels compile and, with four players and
+    ``method="both"`` on two cores or more, compile the two methods' kernels in two
+    processes at once."""
+    _EVALUATIONS[get_rules(rules).family].prepare(method)
 
 
 def _run_chunks(fn, starts, threads: int, done: Callable[[int], None]) -> None:

@@ -8,8 +8,6 @@ import json
 import os
 import sys
 
-from .. import _numba_cache as nc
-from .._numba_cache import compile_notice
 from ..engine.family import family_of
 from ..rules import get_rules
 from .common import RULES_HELP, int_range, nonnegative_int, positive_int, rules_arg, seat_int
@@ -28,7 +26,7 @@ def cmd_evaluate(args) -> int:
     """One path for every family: :func:`coinche_rl.agents.evaluation.evaluate_hand` takes
     the rules of each (belote for two players: its prise's options, ``--auction`` the prise
     so far) and refuses in one line an option the game has not."""
-    from ..agents.evaluation import evaluate_hand   # lazy: see the top
+    from ..agents.evaluation import evaluate_hand, prepare_evaluation   # lazy: see the top
     try:
         holds, lacks = {}, {}
         for option, items, out in (("--holds", args.holds, holds), ("--lacks", args.lacks, lacks)):
@@ -43,7 +41,7 @@ def cmd_evaluate(args) -> int:
     n_players = family_of(args.preset).n_players
     # default: the seat before --seat deals, so that --seat speaks first
     dealer = (args.seat - 1) % n_players if args.dealer is None else args.dealer
-    _compile_evaluation(args.method, args.preset)
+    prepare_evaluation(args.preset, args.method)   # on a fresh cache: the compile notice
     progress = not args.no_progress and sys.stderr.isatty()
     ev = _evaluation(lambda: evaluate_hand(
         args.preset, args.seat, args.hand, dealer, samples=args.samples, seed=args.seed,
@@ -96,24 +94,6 @@ def _evaluation(run, as_json: bool):
         print(json.dumps(ev.to_dict()))
         return 0
     return ev
-
-
-def _compile_evaluation(method: str, rules) -> None:
-    """On a fresh numba cache, say that the evaluation's kernels compile; those of
-    ``--method both`` (double-dummy and heuristic play, four players) compile in two
-    processes at once."""
-    from ..agents import evaluation, evaluation_two
-    if family_of(rules).n_players == 2:
-        compile_notice("the hand evaluation", (evaluation_two._world_states,
-                                                 evaluation_two._outcomes),
-                       "about 10-30 s")
-        return
-    if method != "both" or nc.usable_cores() < 2 or not nc.needs_compiling(evaluation.__name__):
-        return
-    compile_notice("the hand evaluation", (evaluation._dd_chunk, evaluation._heur_chunk),
-                   "about 30-60 s in two processes")
-    nc.warm_in_processes([[f"{evaluation.__name__}:warmup_dd"],
-                       [f"{evaluation.__name__}:warmup_heuristic"]])
 
 
 def add_parser(sub) -> None:
