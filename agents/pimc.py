@@ -88,8 +88,8 @@ from ..rules import (ALL_CARD_POINTS, CAPOT_POINTS, CAPOT_VALUE, CARD_ORDER, DEA
 from ..rules import CARDS_PER_HAND, N_SEATS, seat_after
 from ..rules import team as team_of
 from ..cards import N_CARDS
-from ..solver import OBJECTIVES, keep_table, move_values_into, new_workspace, nodes_of
-from ..solver_two import (OPT_DEFAULT, OPT_SHARE, best_card_two, card_values_two,
+from ..solver import OBJECTIVES, Solver, keep_table, move_values_into, new_workspace, nodes_of
+from ..solver_two import (OPT_DEFAULT, OPT_SHARE, TwoPlayerSolver, best_card_two, card_values_two,
                           new_generation, new_tables)
 from .base import Agent, Param, PlayerView
 from .evaluation import EvaluationError, evaluate_hand
@@ -289,9 +289,18 @@ class PimcGame(ABC):
     #: the searched decisions count, an analysis as one of them. Each family keeps the
     #: streams it always had, so that the same seeds give the same choices.
     stream_per_decision: bool = True
+    #: what :meth:`PIMCAgent.card_values` sums where it is not the ``objective``'s value
+    #: for the seat's team (the web page's PIMC column says it)
+    value_unit: Optional[str] = None
 
     def prepare(self, agent: "PIMCAgent") -> None:
         """Make ``agent``'s buffers for this family (once)."""
+
+    @abstractmethod
+    def solver(self, tt_bits: int):
+        """A double-dummy solver of the family's whole deals (every hand known), its Python
+        face: ``OBJECTIVES`` and ``move_values(deal, objective)`` (the web page's
+        columns); ``tt_bits``: the four-player solver's table size."""
 
     @abstractmethod
     def searched(self, agent: "PIMCAgent", view) -> bool:
@@ -337,6 +346,9 @@ class FourPlayerPimc(PimcGame):
     families = ("coinche", "classic")
     kernel_modules = (__name__,)
     stream_per_decision = True
+
+    def solver(self, tt_bits: int):
+        return Solver(tt_bits=tt_bits)
 
     def prepare(self, agent: "PIMCAgent") -> None:
         if agent._W is not None:
@@ -419,6 +431,10 @@ class TwoPlayerPimc(PimcGame):
     # the worlds' kernels and the solver's (this module's kernels are four-player)
     kernel_modules = ("coinche_rl.solver_two", "coinche_rl.agents.sampler")
     stream_per_decision = False
+    value_unit = "card points"
+
+    def solver(self, tt_bits: int):
+        return TwoPlayerSolver()             # its own table size
 
     def prepare(self, agent: "PIMCAgent") -> None:
         if agent._tt is not None:

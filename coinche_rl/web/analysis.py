@@ -74,15 +74,14 @@ import numpy as np
 from .. import actions as A
 from ..agents import AgentSpecError, available_agents, make_agent
 from ..agents.base import PRIVATE_ACTIONS
-from ..agents.evaluation import EvaluationError, evaluate_hand, evaluate_view
+from ..agents.evaluation import EvaluationError, evaluate_view, evaluation_methods
+from ..agents.pimc import PIMC_GAMES
 from ..engine.family import family_of
 from ..game import BaseDeal, IllegalActionError
 from ..records import (DEAL_FORMAT, MATCH_FORMAT, RecordError, deal_to_record, replay_deal,
                        replay_match)
 from ..agents.evaluation import CAPOT, TAKE_LEVEL
 from ..rules import STRAIN_NAMES, RuleSet
-from ..solver import Solver
-from ..solver_two import TwoPlayerSolver
 from .views import action_item, agent_view, contract_label
 
 __all__ = ["RecordError", "AnalysisError", "checked_deals", "deal_at", "timeline", "analyse",
@@ -253,29 +252,31 @@ class Analyser:
 
     def __init__(self, tt_bits: int = 18):
         self.tt_bits = tt_bits
-        self._solvers: Dict[int, Any] = {}
-        self._pimc: Dict[Tuple[str, int], Any] = {}
+        self._solvers: Dict[Any, Any] = {}
+        self._pimc: Dict[Tuple[Any, int], Any] = {}
         self._nn = None
 
     @property
-    def solver(self) -> Solver:
+    def solver(self):
         """The four-player solver."""
-        return self._solver(4)
+        return self._solver("coinche")
 
-    def _solver(self, n_players: int):
-        if n_players not in self._solvers:
-            self._solvers[n_players] = (Solver(tt_bits=self.tt_bits) if n_players == 4
-                                        else TwoPlayerSolver())
-        return self._solvers[n_players]
+    def _solver(self, family: str):
+        """The double-dummy solver of the rules family ``family`` (its PIMC game's,
+        :meth:`~coinche_rl.agents.pimc.PimcGame.solver`; one for the families of as many
+        players, which share it)."""
+        game = PIMC_GAMES[family]
+        if game not in self._solvers:
+            self._solvers[game] = game.solver(self.tt_bits)
+        return self._solvers[game]
 
     def pimc(self, worlds: int, rules: Optional[RuleSet] = None):
         """The PIMC agent of ``worlds`` worlds for the family of ``rules`` (default four
-        players; with two players it searches every trick it is asked about)."""
-        family = "coinche" if rules is None else rules.family
-        key = (family, worlds)
+        players); its values at a card are PIMC's whatever the trick
+        (:meth:`~coinche_rl.agents.pimc.PIMCAgent.card_choice`)."""
+        key = (None if rules is None else rules.family, worlds)
         if key not in self._pimc:
-            spec = f"pimc:worlds={worlds}" + (",solve_from=0" if family == "two" else "")
-            self._pimc[key] = make_agent(spec, rules)
+            self._pimc[key] = make_agent(f"pimc:worlds={worlds}", rules)
         return self._pimc[key]
 
     def nn(self):
@@ -299,7 +300,7 @@ class Analyser:
         out: Dict[str, Any] = {"seat": seat, "team": fam.side(seat), "phase": deal.phase,
                                "worlds": None, "nn_by": None, "notes": [], "seconds": {},
                                "choices": {}, "evaluation": None,
-                               "pimc_unit": "card points" if fam.n_players == 2 else None}
+                               "pimc_unit": PIMC_GAMES[fam.name].value_unit}
         view = agent_view(deal, seat)
         names = _agent_names(deal.rules)
         if deal.phase == "play" and not searched(deal):
@@ -311,7 +312,7 @@ class Analyser:
         bids = {a: bid_contract(a, deal) for a in legal} if deal.phase == fam.phases[0] else {}
         if any(c is not None for c in bids.values()):
             t0 = time.perf_counter()
-            self._evaluate(deal, seat, view, bids, rows, out, worlds, seed)
+            self._evaluate(deal, view, rows, out, worlds, seed)
             out["seconds"]["evaluation"] = time.perf_counter() - t0
         if "nn" in names:                    # the networks' values, where they play
             t0 = time.perf_counter()
@@ -357,7 +358,7 @@ class Analyser:
         """The double-dummy and PIMC columns of the play."""
         seat = deal.current_player
         t0 = time.perf_counter()
-        solver = self._solver(family_of(deal.rules).n_players)
+        solver = self._solver(deal.rules.family)
         for key, objective in (("dd", "score"), ("dd_points", "points")):
             if objective in solver.OBJECTIVES:
                 acts, vals = solver.move_values(deal, objective)
@@ -375,35 +376,24 @@ class Analyser:
         out["seconds"]["pimc"] = time.perf_counter() - t0
 
     @staticmethod
-    def _evaluate(deal: BaseDeal, seat: int, view, bids, rows, out, worlds: int,
-                  seed: int) -> None:
-        """The hand evaluation's columns of the bids (``mc_ev``, ``mc_p_made``): the
-        four-player evaluation of each contract, or the two-player one of each option of
-        the prise (take, name, pass; heuristic play, as ``coinche-rl evaluate``)."""
+    def _evaluate(deal: BaseDeal, view, rows, out, worlds: int, seed: int) -> None:
+        """The hand evaluation's columns of the bids (``mc_ev``, ``mc_p_made``) from what
+        the seat knows (:func:`~coinche_rl.agents.evaluation.evaluate_view`): each contract
+        of the auction, or each option of the prise (take, name, pass), by
+        :data:`EVAL_METHOD` where the rules' evaluation has it (four players), else by the
+        evaluation's own default (belote for two players: heuristic play, as
+        ``coinche-rl evaluate``)."""
+        method = EVAL_METHOD if EVAL_METHOD in evaluation_methods(deal.rules) else None
         try:
-            if family_of(deal.rules).n_players == 2:
-                ev2 = evaluate_view(view, samples=worlds, seed=seed)
-                out["evaluation"] = {"samples": ev2.samples, "method": "heuristic",
-                                     "seed": ev2.seed}
-                for a, (e, pm) in ev2.action_values().items():
-                    if a in rows:
-                        rows[a]["mc_ev"] = e
-                        rows[a]["mc_p_made"] = None if pm != pm else pm
-                return
-            ev = evaluate_hand(deal.rules, seat, deal.hands[seat], deal.dealer, samples=worlds,
-                               seed=seed, method=EVAL_METHOD, auction=deal.auction,
-                               retourne=deal.retourne if deal.rules.family == "classic" else None)
+            ev = evaluate_view(view, samples=worlds, seed=seed, method=method)
         except EvaluationError as e:
             out["notes"].append(f"hand evaluation: {e}")
             return
         out["evaluation"] = {"samples": ev.samples, "method": ev.primary, "seed": ev.seed}
-        levels = [int(v) for v in ev.levels]
-        for a, c in bids.items():
-            if c is None or c[1] not in ev.strains or c[0] not in levels:
-                continue
-            j, k = ev.strains.index(c[1]), levels.index(c[0])
-            rows[a]["mc_ev"] = float(ev.expected_score[j, k])
-            rows[a]["mc_p_made"] = float(ev.p_make[j, k])
+        for a, (e, pm) in ev.action_values().items():
+            if a in rows:
+                rows[a]["mc_ev"] = e
+                rows[a]["mc_p_made"] = None if pm != pm else pm
 
 
 class AnalyserPool:
