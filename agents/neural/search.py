@@ -132,6 +132,8 @@ class SearchFamily:
     #: the tournaments' time estimate (:attr:`SearchAgent.seconds_per_deal`)
     decisions: float
     ms_per_world: float
+    #: the cards a player plays in a deal
+    cards: int
     #: the modules whose warm-ups compile its kernels besides this module's (and those
     #: its warm-up follows): the family's solver
     kernel_modules: Tuple[str, ...] = ()
@@ -173,10 +175,10 @@ def _two_cards_left(view) -> int:
 SEARCH_FAMILIES: Dict[str, SearchFamily] = {
     "four": SearchFamily("four", _four_draw, _four_cards_left, belief=True,
                          worlds=128, solve_from=6, decisions=2.5 * CARDS_PER_HAND,
-                         ms_per_world=1.5),
+                         ms_per_world=1.5, cards=CARDS_PER_HAND),
     "two": SearchFamily("two", _two_draw, _two_cards_left, belief=False,
                         worlds=64, solve_from=10, decisions=12.0, ms_per_world=1.0,
-                        kernel_modules=("coinche_rl.solver_two",)),
+                        cards=N_TRICKS_TWO, kernel_modules=("coinche_rl.solver_two",)),
 }
 
 
@@ -298,9 +300,8 @@ class SearchAgent(Agent):
         """About ``ms_per_world`` per world and played-out card decision (the family's:
         :meth:`_search_family`; ``time_ms`` bounds it), a solved decision about 5 ms."""
         fam = self._search_family()
-        cards = N_TRICKS_TWO if fam.key == "two" else CARDS_PER_HAND
         solve = self.solve_from if self.solve_from >= 0 else fam.solve_from
-        played_out = max(0, cards - solve) / cards
+        played_out = max(0, fam.cards - solve) / fam.cards
         per_card = 0.001 * fam.ms_per_world * (self.worlds or fam.worlds)
         if self.time_ms > 0:
             per_card = min(per_card, 0.001 * self.time_ms)
