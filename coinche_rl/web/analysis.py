@@ -256,11 +256,6 @@ class Analyser:
         self._pimc: Dict[Tuple[Any, int], Any] = {}
         self._nn = None
 
-    @property
-    def solver(self):
-        """The four-player solver."""
-        return self._solver("coinche")
-
     def _solver(self, family: str):
         """The double-dummy solver of the rules family ``family`` (its PIMC game's,
         :meth:`~coinche_rl.agents.pimc.PimcGame.solver`; one for the families of as many
