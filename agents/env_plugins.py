@@ -20,6 +20,7 @@ import numpy as np
 
 from typing import Optional, Union
 
+from ..engine.family import family_of
 from ..rules import RuleSet, get_rules
 from .base import PRIVATE_ACTIONS, Agent, BatchedAgent, agent_view
 from .numba_bots import BOT_RANDOM, batch_bot_actions, bot_kind
@@ -101,12 +102,8 @@ def vector_opponent(spec: str, rules: RuleSet):
     if bot is not None:
         raise ValueError(f"agent {agent.spec!r} draws random numbers: use the vector env's "
                          f"own opponents='random' (inside numba, one stream per game)")
-    if rules.family == "two":
-        raise ValueError(f"agent {agent.spec!r} has no batched form for the vector env of "
-                         f"belote for two players; opponents there: 'random', "
-                         f"'heuristic[:params]' or a callable f(public_states, params, "
-                         f"players) -> actions")
-    raise ValueError(f"agent {agent.spec!r} has no batched form for the vector env; "
-                     f"opponents there: 'random', 'heuristic[:params]', 'nn[:params]' or a "
-                     f"callable f(public_states, params, seats) -> actions (play "
-                     f"{agent.spec!r} in CoincheSingleAgentEnv(opponents={agent.spec!r}))")
+    raise ValueError(f"agent {agent.spec!r} has no batched form for the vector env (rules "
+                     f"{rules.name!r}); opponents there: 'random', 'heuristic[:params]', "
+                     f"'nn[:params]' or a callable f(public_states, params, "
+                     f"{family_of(rules).who}s) -> actions (play {agent.spec!r} in "
+                     f"CoincheSingleAgentEnv(rules={rules.name!r}, opponents={agent.spec!r}))")
