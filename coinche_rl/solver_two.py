@@ -32,9 +32,11 @@ exhaustive minimax through the engine, and with every enhancement off):
   decisions of the deal);
 * **bounds from the remaining points**: 0 and the points still to win, tightened by the
   top trumps one player holds (each wins the trick it falls in, so its points are his)
-  and by the leader's **quick tricks** (his playable trumps above the other's, then,
-  once those have drawn every trump of the other, his playable cards above the other's
-  in their plain suits: each wins and keeps the lead);
+  and by the leader's **quick tricks** (his playable cards above the other's in each
+  plain suit, as many as the other has playable cards there to follow with, the other's
+  cheapest cards of the suit falling in them; his playable trumps above the other's;
+  then, once those have drawn every trump of the other, the rest of his playable cards
+  above the other's in their plain suits: each wins and keeps the lead);
 * **equivalent cards searched once**: two cards of one player, of one suit, worth the
   same points, with no card still in play between them and neither covering a
   face-down card play alike;
@@ -43,6 +45,9 @@ exhaustive minimax through the engine, and with every enhancement off):
   throw the cheapest card); replies by the same rule;
 * an **enhanced transposition cut-off**: from five tricks left, a reply whose position
   the table already bounds past the window refutes the lead before any search;
+* the table's buckets of a lead's replies are **prefetched** (an LLVM prefetch hint)
+  when their keys are computed, before the first reply is searched, and the keys are
+  handed to the replies' searches;
 * the root's value is found by **null-window tests with iterative widening**: the first
   test at a guess (the previous card's value, or the middle), each test moves one bound
   of the value's interval, the next test goes beyond it by a step that doubles while
@@ -64,6 +69,9 @@ from typing import Tuple
 
 import numpy as np
 from numba import njit
+from numba.core import cgutils, types
+from numba.extending import intrinsic
+from llvmlite import ir
 
 from .actions import CARD_BASE
 from .engine import FlatLayout
@@ -163,8 +171,9 @@ _W = FlatLayout()
 W_NODES, W_GEN, W_STRAIN, W_OPT, W_MASK, W_COVERS, W_MAPMAX, W_LASTCOV = _W.words(8)
 W_UNDER = _W.block(32)
 W_MV = _W.block(32 * (N_TRICKS_TWO + 1))
+W_CK = _W.block(64 * (N_TRICKS_TWO + 1))
 W_SIZE = _W.size
-assert (W_UNDER, W_MV, W_SIZE) == (8, 40, 584)
+assert (W_UNDER, W_MV, W_CK, W_SIZE) == (8, 40, 584, 1672)
 
 ALL = np.int64(0xFFFFFFFF)
 _GEN_MAX = (1 << 30) - 1
@@ -201,6 +210,26 @@ def new_generation(tt, work):
         for k in range(tt.shape[0]):
             tt[k] = 0
         work[W_GEN] = 1
+
+
+@intrinsic
+def _prefetch(typingctx, arr, idx):
+    """Ask the processor to fetch ``arr[idx]``'s cache line (LLVM's prefetch: a hint,
+    no effect on the values)."""
+    sig = types.void(arr, idx)
+
+    def codegen(context, builder, signature, args):
+        aryty = signature.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]],
+                                       wraparound=False)
+        i8p = builder.bitcast(ptr, ir.IntType(8).as_pointer())
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [i8p.type, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        builder.call(fn, [i8p, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+    return sig, codegen
 
 
 # ------------------------------------------------------------------ card play on solver ids
@@ -373,14 +402,23 @@ def _sure_bounds(W, own0, rest, rem, strain, prow):
 @njit(cache=True, _nrt=False, inline="always")
 def _quick_tricks(avL, ownO, avO, strain, prow, n, rem):
     """Card points the player to lead surely wins from a trick's start by cashing his
-    quick tricks, whatever the other does: first his playable trumps above every trump
-    the other owns (each wins, and the other must play a playable trump to it); then,
-    once the other owns no trump (all of them playable and forced out by those leads),
-    his playable cards above every card the other owns in their plain suit (the other
-    follows lower or discards). Each lead wins and keeps the lead; the other's cards
-    falling in them count only where forced (his trumps), and all the tricks won: all
-    the points still to win (``rem``). ``avL``: the leader's playable cards, ``ownO`` /
-    ``avO``: the other's cards and playable ones (solver ids)."""
+    quick tricks, whatever the other does (the leads in this order; each wins and keeps
+    the lead):
+
+    1. in each plain suit, as many of his playable cards above every card the other
+       owns in it (the highest) as the other has playable cards of it: the other must
+       follow (his cheapest cards of the suit at least fall in them), so he cannot trump;
+    2. his playable trumps above every trump the other owns (each wins, and the other
+       must play a playable trump to it: where those leads outnumber the other's trumps,
+       all playable, they draw every one);
+    3. once the other owns no trump, his other playable cards above every card the
+       other owns in their plain suit (the other follows lower or discards).
+
+    The points are his cards' and the other's forced ones (his trumps drawn, his cheapest
+    cards of the suits he follows), or all the points still to win (``rem``) where the
+    quick tricks are all the tricks left. ``avL``: the leader's playable cards, ``ownO``
+    / ``avO``: the other's cards and playable ones (solver ids; plain suits' points grow
+    with the card's strength)."""
     tsh = 8 * strain
     to = (ownO >> tsh) & 0xFF
     sure = (avL >> tsh) & 0xFF
@@ -393,9 +431,9 @@ def _quick_tricks(avL, ownO, avO, strain, prow, n, rem):
         b = lowest_card(m)
         m &= m - 1
         pts += IPTS.flat[prow + tsh + b]
-    if to:
-        if popcount(to) > k or (to & ~((avO >> tsh) & 0xFF)) != 0:
-            return pts
+    drawn = to == 0
+    if to and popcount(to) <= k and (to & ~((avO >> tsh) & 0xFF)) == 0:
+        drawn = True
         m = to
         while m:
             b = lowest_card(m)
@@ -409,10 +447,23 @@ def _quick_tricks(avL, ownO, avO, strain, prow, n, rem):
         ml = (avL >> sh) & 0xFF
         if mo:
             ml &= ~((np.int64(2) << highest_card(mo)) - 1)
-        k += popcount(ml)
-        while ml:
-            b = lowest_card(ml)
-            ml &= ml - 1
+        if ml == 0:
+            continue
+        kl = popcount(ml)
+        # the other's forced cards: as many as he has playable ones (at most kl)
+        f = popcount((avO >> sh) & 0xFF)
+        if f > kl:
+            f = kl
+        for _ in range(f):
+            b = lowest_card(mo)
+            mo &= mo - 1
+            pts += IPTS.flat[prow + sh + b]
+        # the cashed tops, the highest first (the most points)
+        c = kl if drawn else f
+        k += c
+        for _ in range(c):
+            b = highest_card(ml)
+            ml &= ~(np.int64(1) << b)
             pts += IPTS.flat[prow + sh + b]
     if k >= n:
         return rem
@@ -548,19 +599,8 @@ def _tt_entry(tt, b, k1, tag):
     return False, np.int64(0)
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def _probe(W, tt, own0, own1, dn, leader, strain, gf):
-    """``(found, lo, hi)``: the table's interval of the position at a trick's start
-    (``gf``: its :func:`_gen_field`)."""
-    k1, tag, b = _tt_key(W, own0, own1, dn, leader, strain, gf)
-    found, d = _tt_entry(tt, b, k1, tag)
-    if found:
-        return True, d & 0xFF, (d >> 8) & 0xFF
-    return False, np.int64(0), np.int64(0)
-
-
 @njit(cache=True, _nrt=False)
-def _ab(W, tt, av0, av1, dn0, dn1, leader, rem, only, alpha, beta, gf):
+def _ab(W, tt, av0, av1, dn0, dn1, leader, rem, only, alpha, beta, gf, k1, tag, b):
     """Card points player 0 wins in the remaining tricks, ``leader`` to lead (exact when
     inside ``(alpha, beta)``, else a bound on the right side; fail-soft). ``av*``:
     playable cards, ``dn*``: face-down cards (solver ids), ``rem``: the card points still
@@ -600,14 +640,12 @@ def _ab(W, tt, av0, av1, dn0, dn1, leader, rem, only, alpha, beta, gf):
     if lo >= beta:
         return lo
     use_tt = (opt & OPT_TT) != 0 and only == ALL
-    k1 = np.int64(0)
-    tag = np.int64(0)
-    b = np.int64(0)
     tt_best = np.int64(-1)
     if use_tt:
         if gf < 0:
             gf = _gen_field(W, rest, strain)
-        k1, tag, b = _tt_key(W, own0, own1, dn0 | dn1, leader, strain, gf)
+        if b < 0:
+            k1, tag, b = _tt_key(W, own0, own1, dn0 | dn1, leader, strain, gf)
         found, d = _tt_entry(tt, b, k1, tag)
         if found:
             tlo = d & 0xFF
@@ -679,22 +717,38 @@ def _ab(W, tt, av0, av1, dn0, dn1, leader, rem, only, alpha, beta, gf):
         inner = np.int64(1 << 20) if maximize else np.int64(-1)
         ia = a
         ib = bb
-        if (opt & OPT_ETC) and n >= ETC_FROM and nf > 1 and (opt & OPT_TT):
-            # a reply whose position the table already bounds past the window: the lead
-            # is refuted without a search (enhanced transposition cut-off)
+        ck = W_CK + 64 * n
+        keyed = n > 2 and (opt & OPT_TT) != 0
+        if keyed:
+            # the children's table keys, their buckets asked of the memory before any
+            # is searched
             if gf < 0:
                 gf = _gen_field(W, rest, strain)
             for j in range(nf):
                 f = W[mf + j] & 31
                 fb = np.int64(1) << f
-                pts, win, gain = _trick_result(lead, plead, f, leader, strain, prow)
+                win = other(leader) if _beats(f, lead, strain) else leader
                 nav0, nav1, ndn0, ndn1 = _collect(W, av0, av1, dn0, dn1, leader, lead, f)
                 # the child's key field is this one's unless a cover was played
                 cgf = gf
                 if ((lb | fb) & W[W_COVERS]) != 0:
                     cgf = _gen_field(W, rest & ~(lb | fb), strain)
-                found, tlo, thi = _probe(W, tt, nav0 | ndn0, nav1 | ndn1, ndn0 | ndn1, win,
-                                         strain, cgf)
+                ck1, ctag, cb = _tt_key(W, nav0 | ndn0, nav1 | ndn1, ndn0 | ndn1, win, strain,
+                                        cgf)
+                _prefetch(tt, cb)
+                W[ck + 4 * j] = ck1
+                W[ck + 4 * j + 1] = ctag
+                W[ck + 4 * j + 2] = cb
+                W[ck + 4 * j + 3] = cgf
+        if keyed and (opt & OPT_ETC) and n >= ETC_FROM and nf > 1:
+            # a reply whose position the table already bounds past the window: the lead
+            # is refuted without a search (enhanced transposition cut-off)
+            for j in range(nf):
+                f = W[mf + j] & 31
+                pts, win, gain = _trick_result(lead, plead, f, leader, strain, prow)
+                found, d = _tt_entry(tt, W[ck + 4 * j + 2], W[ck + 4 * j], W[ck + 4 * j + 1])
+                tlo = d & 0xFF
+                thi = (d >> 8) & 0xFF
                 if found:
                     if maximize and gain + thi <= ia:
                         inner = gain + thi
@@ -715,10 +769,15 @@ def _ab(W, tt, av0, av1, dn0, dn1, leader, rem, only, alpha, beta, gf):
                 f2 = lowest_card(nav1 if win == 0 else nav0)
                 w2 = other(win) if _beats(f2, l2, strain) else win
                 v = gain + (rem - pts if w2 == 0 else np.int64(0))
+            elif keyed:
+                v = gain + _ab(W, tt, nav0, nav1, ndn0, ndn1, win, rem - pts, ALL,
+                               ia - gain, ib - gain, W[ck + 4 * j + 3], W[ck + 4 * j],
+                               W[ck + 4 * j + 1], W[ck + 4 * j + 2])
             else:
                 v = gain + _ab(W, tt, nav0, nav1, ndn0, ndn1, win, rem - pts, ALL,
                                ia - gain, ib - gain,
-                               gf if ((lb | fb) & W[W_COVERS]) == 0 else np.int64(-1))
+                               gf if ((lb | fb) & W[W_COVERS]) == 0 else np.int64(-1),
+                               np.int64(0), np.int64(0), np.int64(-1))
             if maximize:                  # the follower minimises
                 if v < inner:
                     inner = v
@@ -837,7 +896,8 @@ def _root_value(W, tt, av0, av1, dn0, dn1, leader, rem, lead, card, alpha, beta)
     follower replying ``card``."""
     if lead < 0:
         only = ALL if card < 0 else np.int64(1) << card
-        return _ab(W, tt, av0, av1, dn0, dn1, leader, rem, only, alpha, beta, np.int64(-1))
+        return _ab(W, tt, av0, av1, dn0, dn1, leader, rem, only, alpha, beta, np.int64(-1),
+                   np.int64(0), np.int64(0), np.int64(-1))
     strain = W[W_STRAIN]
     prow = 32 * strain
     pts = IPTS.flat[prow + lead] + IPTS.flat[prow + card]
@@ -847,7 +907,7 @@ def _root_value(W, tt, av0, av1, dn0, dn1, leader, rem, lead, card, alpha, beta)
     gain = pts if win == 0 else np.int64(0)
     nav0, nav1, ndn0, ndn1 = _collect(W, av0, av1, dn0, dn1, leader, lead, card)
     return gain + _ab(W, tt, nav0, nav1, ndn0, ndn1, win, rem - pts, ALL, alpha - gain,
-                      beta - gain, np.int64(-1))
+                      beta - gain, np.int64(-1), np.int64(0), np.int64(0), np.int64(-1))
 
 
 @njit(cache=True, _nrt=False)

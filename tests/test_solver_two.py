@@ -145,8 +145,10 @@ def test_a_lead_worse_than_the_quick_tricks_is_valued_exactly():
 def test_the_quick_tricks_bound_never_exceeds_the_leaders_points(preset):
     """At a trick's start with 2 to 4 tricks left, the points the leader surely wins by
     cashing his quick tricks are at most what he wins with both playing perfectly
-    (exhaustive minimax), and the bound is reached in some positions."""
-    tight = checked = 0
+    (exhaustive minimax), and the bound is reached in some positions; also where it
+    owes its points to the plain suits the other must follow (the bound is then above
+    the one computed as if the other had no playable plain card)."""
+    tight = checked = plain = 0
     work = S2.new_tables(10)[1]
     for seed in range(60):
         d = endgame(preset, 400 + seed, 24 + 2 * (seed % 3))
@@ -156,14 +158,17 @@ def test_the_quick_tricks_bound_never_exceeds_the_leaders_points(preset):
         strain = int(work[S2.W_STRAIN])
         own = (av0 | dn0, av1 | dn1)
         av = (av0, av1)
-        q = S2._quick_tricks(av[leader], own[1 - leader], av[1 - leader], strain, 32 * strain,
-                             bin(own[0]).count("1"), rem)
+        args = (strain, 32 * strain, bin(own[0]).count("1"), rem)
+        q = S2._quick_tricks(av[leader], own[1 - leader], av[1 - leader], *args)
+        q_trumps = S2._quick_tricks(av[leader], own[1 - leader],
+                                    av[1 - leader] & (0xFF << (8 * strain)), *args)
         v0 = brute(d)
         mine = (v0 if leader == 0 else 162 - v0) - d.card_points_won[leader]
         assert 0 <= q <= mine, (seed, q, mine)
         tight += q == mine and q > 0
+        plain += q == mine and q > q_trumps
         checked += 1
-    assert checked >= 30 and tight >= 1
+    assert checked >= 30 and tight >= 1 and plain >= 1
 
 
 def test_positions_with_few_face_down_cards_are_shared_by_the_worlds():
