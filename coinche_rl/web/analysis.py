@@ -20,9 +20,9 @@ figures, for the team of the seat to act:
   the card network's, or in the auction the bidding network's ``q`` with its heads
   ``ev`` (expected deal score) and ``p_made`` (probability that the contract is made);
 * in the auction, ``mc_ev`` and ``mc_p_made`` of each bid: the Monte Carlo hand
-  evaluation of the seat's hand (:func:`coinche_rl.agents.evaluation.evaluate_hand`,
-  method :data:`EVAL_METHOD`, as many worlds as the PIMC column, the analysis seed, the
-  auction so far): the expected deal score of the seat's team and the share of worlds
+  evaluation of the seat's hand (:func:`coinche_rl.agents.evaluation.evaluate_view`: his
+  hand and the auction so far; method :data:`EVAL_METHOD`, as many worlds as the PIMC
+  column, the analysis seed): the expected deal score of the seat's team and the share of worlds
   where the contract is made, were that bid the contract;
 * the action each agent of a list would choose there (``heuristic``, ``nn``, the PIMC
   agent...): a fresh agent, reset at the seat with the analysis seed, told every public
