@@ -52,7 +52,7 @@ from . import actions as A
 from . import engine as E
 from . import rules as R
 from .cards import N_CARDS
-from .engine.bits import take_best
+from .engine.bits import take_best, window_update
 from .engine import (PLAY, STATE_SIZE, FlatLayout, apply_legal_action, card_play_rule,
                      highest_card, kernel, lowest_card, popcount)
 from .engine import (belote_decided_seats, belote_holder_seats, cards_in_trick, contract_of,
@@ -1228,22 +1228,9 @@ def _ds(W, leader, n, led, win, wseat, tpts, flag, rem, past, vec, alpha, beta):
             c = lowest_card(cand)
         cand &= ~(1 << c)
         v = _ds_child(W, leader, n, led, win, wseat, tpts, flag, rem, past, vec, c, alpha, beta)
-        if maxnode:
-            if v > best:
-                best = v
-                best_c = c
-                if v > alpha:
-                    alpha = v
-                    if alpha >= beta:
-                        break
-        else:
-            if v < best:
-                best = v
-                best_c = c
-                if v < beta:
-                    beta = v
-                    if alpha >= beta:
-                        break
+        best, best_c, alpha, beta, cut = window_update(maxnode, v, c, best, best_c, alpha, beta)
+        if cut:
+            break
     if tt_on:
         _tt_save(W, k1, k2, k3, ncards, best, a0, b0, best, best, best_c)
     return best

@@ -75,7 +75,7 @@ from llvmlite import ir
 
 from .actions import CARD_BASE
 from .engine import FlatLayout
-from .engine.bits import highest_card, lowest_card, popcount, take_best
+from .engine.bits import highest_card, lowest_card, popcount, take_best, window_update
 from .engine.play import card_play_rule
 from .engine.two import (DIX_DE_DER, N_TRICKS_TWO, PLAY, card_points_won, cards_in_trick,
                          cards_under, current_leader, face_down_cards, led_card, other,
@@ -778,36 +778,11 @@ def _ab(W, tt, av0, av1, dn0, dn1, leader, rem, only, alpha, beta, gf, k1, tag, 
                                ia - gain, ib - gain,
                                gf if ((lb | fb) & W[W_COVERS]) == 0 else np.int64(-1),
                                np.int64(0), np.int64(0), np.int64(-1))
-            if maximize:                  # the follower minimises
-                if v < inner:
-                    inner = v
-                    if inner < ib:
-                        ib = inner
-                    if inner <= ia:
-                        break
-            else:
-                if v > inner:
-                    inner = v
-                    if inner > ia:
-                        ia = inner
-                    if inner >= ib:
-                        break
-        if maximize:
-            if inner > best:
-                best = inner
-                best_c = lead
-                if best > a:
-                    a = best
-                if best >= bb:
-                    done = True
-        else:
-            if inner < best:
-                best = inner
-                best_c = lead
-                if best < bb:
-                    bb = best
-                if best <= a:
-                    done = True
+            # the follower minimises where the leader maximises
+            inner, _, ia, ib, cut = window_update(not maximize, v, f, inner, f, ia, ib)
+            if cut:
+                break
+        best, best_c, a, bb, done = window_update(maximize, inner, lead, best, best_c, a, bb)
     if use_tt:
         nlo = lo
         nhi = hi

@@ -109,6 +109,25 @@ def take_best(W, start, n):
     return bk & 31
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def window_update(maxnode, v, c, best, best_c, alpha, beta):
+    """A fail-soft alpha-beta node's update after its move ``c`` searched to ``v`` (the
+    solvers' one copy): ``(best, best_c, alpha, beta, cut)``, the best value and move
+    so far, the window narrowed by a better value, and whether it closed (a cut-off)."""
+    if maxnode:
+        if v > best:
+            best = v
+            best_c = c
+            if v > alpha:
+                alpha = v
+    elif v < best:
+        best = v
+        best_c = c
+        if v < beta:
+            beta = v
+    return best, best_c, alpha, beta, alpha >= beta
+
+
 @kernel
 def rng_next(rng):
     """splitmix64 step on ``rng`` (uint64 array of 1); returns a uint64."""
