@@ -28,7 +28,8 @@ coinche and surcoinche from the expected card points against the bid,
 *Belote for two players* (:class:`TwoPlayerPimc`): the worlds of
 :func:`coinche_rl.agents.sampler.sample_world` (the other hand's unknown cards and every
 face-down card, under the other player's voids, trump ceilings and announced
-declaration), solved by :mod:`coinche_rl.solver_two` for the card points the player wins
+declaration; the other hand from the belief net where its weights ship, ``belote_a_deux``,
+with ``worlds_from`` and ``uniform_share`` as above: :func:`draw_two_player_worlds`), solved by :mod:`coinche_rl.solver_two` for the card points the player wins
 in the whole deal; ties go to the lowest card. :meth:`PIMCAgent.card_values` computes
 every sum exactly (the web page's analysis shows them); :meth:`~PIMCAgent.act` finds the
 same card with less search (:func:`coinche_rl.solver_two.best_card_two`). The search is
@@ -36,7 +37,7 @@ exact but its cost grows quickly with the tricks left (``benchmarks/RESULTS.md``
 heuristic plays the cards before trick ``solve_from`` (0-based, default 4), the prise and
 the exchange.
 
-The parameters of one game only (``bid_*``, ``worlds_from``, ... for four players,
+The parameters of one game only (``bid_*``, ``objective``, ... for four players,
 ``solve_from`` for two) are refused in the other family by
 :func:`~coinche_rl.agents.registry.make_agent`.
 
@@ -98,10 +99,12 @@ from .neural.batch_play import NetInputs
 from .neural.belief import load_belief_net
 from .neural.net import NeuralError, default_weights_path
 from .numba_bots import BOT_HEURISTIC, game_bot_action
-from .sampler import (MAX_HOLDERS, build_table, draw_view_worlds, new_table, new_weights,
+from .sampler import (MAX_HOLDERS, build_table, draw_view_worlds, hand_odds, new_table,
+                      new_weights,
                       sample_into, sample_mixed_into, unrank_into, weigh_table)
 
 __all__ = ["PIMCAgent", "PIMCError", "PimcGame", "FourPlayerPimc", "TwoPlayerPimc",
+           "draw_two_player_worlds",
            "PIMC_GAMES", "world_state_into", "world_state", "draw_worlds_into",
            "world_sums_into", "choose_action", "warmup"]
 
@@ -444,6 +447,7 @@ class TwoPlayerPimc(PimcGame):
         agent._tt, agent._work = new_tables(options=OPT_DEFAULT | OPT_SHARE)
         agent._worlds_two = np.empty((agent.worlds, TWO_STATE_SIZE), dtype=np.int64)
         agent._scratch = np.empty(32, dtype=np.int64)
+        agent._odds = np.empty(32, dtype=np.float64)
         agent._vals = np.empty(32, dtype=np.int64)
         agent._bounds = np.empty((2, agent.worlds, 32), dtype=np.int64)
         agent._bot_rng = np.zeros(1, dtype=np.uint64)
@@ -456,7 +460,8 @@ class TwoPlayerPimc(PimcGame):
         if view.phase != "play":
             raise PIMCError(f"PIMC values the cards of the play, not the {view.phase}")
         n = agent.worlds
-        draw_view_worlds(view, rng, agent._worlds_two[:n], agent._scratch)
+        draw_two_player_worlds(agent, view, rng, agent._worlds_two[:n], agent._scratch,
+                               agent._odds)
         return n
 
     def values(self, agent, view, n):
@@ -486,6 +491,27 @@ class TwoPlayerPimc(PimcGame):
         # heuristic, on one core of the 2-core test machine; a search from an earlier
         # trick takes longer than this says
         return 0.3 * agent.worlds / 32
+
+
+def draw_two_player_worlds(agent: "PIMCAgent", view, rng: np.ndarray, out: np.ndarray,
+                           scratch: Optional[np.ndarray] = None,
+                           odds: Optional[np.ndarray] = None) -> np.ndarray:
+    """``out`` := worlds of the two-player ``view`` (the player's, in the play) drawn from
+    the splitmix64 stream ``rng`` as ``agent`` draws them (``worlds_from``): uniformly
+    (:func:`~coinche_rl.agents.sampler.draw_view_worlds`), or from its belief net (the first
+    ``round(uniform_share * n)`` worlds uniformly, the rest with the other hand drawn in
+    proportion to the product of its cards' odds, exactly under the rules' constraints:
+    :func:`~coinche_rl.agents.sampler.hand_odds`). ``nnsearch`` draws its worlds here too."""
+    belief = agent.belief_net(view.rules)
+    if belief is None:
+        return draw_view_worlds(view, rng, out, scratch)
+    n = len(out)
+    u = int(round(agent.uniform_share * n))
+    odds = np.empty(N_CARDS, dtype=np.float64) if odds is None else odds
+    hand_odds(view.state, np.int64(view.player), belief.other_hand(view), odds)
+    draw_view_worlds(view, rng, out[:u], scratch)
+    draw_view_worlds(view, rng, out[u:], scratch, odds)
+    return out
 
 
 #: the game of each rule family
@@ -575,12 +601,12 @@ class PIMCAgent(Agent):
         "worlds_from": Param(str, doc="'belief': worlds drawn in proportion to the belief "
                              "net's card probabilities (exactly, under every constraint of the "
                              "information set); 'uniform': uniformly; 'auto' (default): 'belief' "
-                             "where belief weights ship for the preset (ffb)",
-                             choices=WORLD_SOURCES, families=_FOUR),
+                             "where belief weights ship for the preset (ffb, belote_a_deux)",
+                             choices=WORLD_SOURCES),
         "uniform_share": Param(float, doc="with belief worlds, the share of worlds drawn "
-                               "uniformly instead", min=0.0, max=1.0, families=_FOUR),
+                               "uniformly instead", min=0.0, max=1.0),
         "belief_weights": Param(str, doc="a belief weights file (coinche-rl train belief); "
-                                "default: the weights shipped for the preset", families=_FOUR),
+                                "default: the weights shipped for the preset"),
     }
 
     def __init__(self, worlds: int = 32, solve_from: int = 4, objective: str = "score",
@@ -737,8 +763,9 @@ class PIMCAgent(Agent):
         rules ship)."""
         if self.worlds_from == "uniform" or rules.family == "classic":
             if self.worlds_from == "belief":
-                raise PIMCError("pimc: worlds_from=belief is for the coinche family; the "
-                                "belief net does not read the classic prise")
+                raise PIMCError("pimc: worlds_from=belief is for the coinche family and "
+                                "belote for two players; the belief net does not read the "
+                                "classic prise")
             return None
         if self._belief_rules is rules:
             return self._belief

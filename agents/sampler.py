@@ -82,7 +82,8 @@ __all__ = [
     "from_hand", "hand_information_set", "build_table", "sample_into", "unrank_into",
     "rank_world", "seed_rng", "new_table", "TABLE_SIZE", "STOCK", "warmup",
     "new_weights", "weigh_table", "sample_belief_into", "sample_mixed_into",
-    "marginals_into", "WEIGHTS_SIZE", "hand_constraints", "sample_world", "sample_worlds_two", "draw_view_worlds",
+    "marginals_into", "WEIGHTS_SIZE", "hand_constraints", "sample_world", "sample_world_from", "sample_worlds_two", "hand_odds",
+    "draw_view_worlds",
     "MAX_REDRAWS",
 ]
 
@@ -686,6 +687,69 @@ def sample_world(V, P, me, unseen, hand_size, allowed, rng, T, scratch):
     them lie in the other hand, ``allowed`` the cards that hand may hold (from
     :func:`hand_constraints`). ``scratch``: int64[32]. Returns the number of redraws
     used."""
+    return sample_world_from(V, P, me, unseen, hand_size, allowed, np.empty(0), rng, T,
+                             scratch, np.empty((0, 0)))
+
+
+@kernel
+def _draw_uniform(pool, hand_size, rng):
+    """``hand_size`` cards of ``pool``, uniformly."""
+    hand = np.int64(0)
+    for _ in range(hand_size):
+        k = rng_below(rng, _popcount(pool))
+        m = pool
+        for _ in range(k):
+            m &= m - 1
+        c = lowest_card(m)
+        hand |= np.int64(1) << c
+        pool &= ~(np.int64(1) << c)
+    return hand
+
+
+@kernel
+def _draw_hand(pool, hand_size, odds, rng, E):
+    """``hand_size`` cards of ``pool``: uniformly (``odds`` empty), or the set ``H`` with
+    probability proportional to the product of ``odds[c]`` over ``H`` (``odds``:
+    float64[32], >= 0), exactly: card by card in the pool's order, each taken with
+    probability ``odds[c] * E[i + 1, j - 1] / E[i, j]``, ``E[i, j]`` the sum of those
+    products over the ``j``-card subsets of the pool's cards ``i..`` (``E``:
+    float64[33, 33] scratch). Uniformly too when no such set has a positive weight."""
+    if odds.shape[0] == 0:
+        return _draw_uniform(pool, hand_size, rng)
+    n = _popcount(pool)
+    for j in range(1, hand_size + 1):
+        E[n, j] = 0.0
+    E[n, 0] = 1.0
+    i = n
+    for c in range(N_CARDS - 1, -1, -1):
+        if (pool >> c) & 1:
+            i -= 1
+            E[i, 0] = 1.0
+            for j in range(1, hand_size + 1):
+                E[i, j] = E[i + 1, j] + odds[c] * E[i + 1, j - 1]
+    if not E[0, hand_size] > 0.0:
+        return _draw_uniform(pool, hand_size, rng)
+    hand = np.int64(0)
+    j = hand_size
+    i = 0
+    for c in range(N_CARDS):
+        if j == 0:
+            break
+        if (pool >> c) & 1:
+            if _u01(rng) * E[i, j] < odds[c] * E[i + 1, j - 1]:
+                hand |= np.int64(1) << c
+                j -= 1
+            i += 1
+    return hand
+
+
+@njit(cache=True)
+def sample_world_from(V, P, me, unseen, hand_size, allowed, odds, rng, T, scratch, E):
+    """:func:`sample_world`, the other hand drawn by :func:`_draw_hand` (``odds``: the
+    belief's odds that each card lies in that hand, or empty: uniformly; ``E`` its
+    scratch, float64[33, 33] when ``odds`` is given). The face-down places get the rest
+    uniformly in both cases: no decision ever reads a face-down card, so given the other
+    hand every placement of the rest is equally likely."""
     o = other(me)
     announced = declaration_points(V, o)
     declared = P[P_DECLARATIONS] != 0 and phase_of(V) == PLAY and \
@@ -693,19 +757,11 @@ def sample_world(V, P, me, unseen, hand_size, allowed, rng, T, scratch):
     strain = trump_of(V)
     redraws = 0
     while True:
-        # the other hand: hand_size cards uniformly among the allowed unseen ones
+        # the other hand: hand_size cards among the allowed unseen ones
         pool = unseen & allowed
         if _popcount(pool) < hand_size:
             pool = unseen                  # inconsistent constraints: drop them
-        hand = np.int64(0)
-        for _ in range(hand_size):
-            k = rng_below(rng, _popcount(pool))
-            m = pool
-            for _ in range(k):
-                m &= m - 1
-            c = lowest_card(m)
-            hand |= np.int64(1) << c
-            pool &= ~(np.int64(1) << c)
+        hand = _draw_hand(pool, hand_size, odds, rng, E)
         if declared and redraws < MAX_REDRAWS:
             start = _other_start_holding(V, me, hand | hand_of(V, o))
             if best_single_declaration(start, strain)[0] != announced:
@@ -742,23 +798,48 @@ def sample_world(V, P, me, unseen, hand_size, allowed, rng, T, scratch):
 
 
 @njit(cache=True)
-def sample_worlds_two(V, P, me, unseen, hand_size, rng, out, scratch):
-    """``out[k]`` := a world of :func:`sample_world` for each row ``k`` of ``out``, drawn
-    in turn from ``rng`` (the other hand's allowed cards read once)."""
+def sample_worlds_two(V, P, me, unseen, hand_size, odds, rng, out, scratch):
+    """``out[k]`` := a world of :func:`sample_world_from` (``odds``: empty for uniform
+    worlds) for each row ``k`` of ``out``, drawn in turn from ``rng`` (the other hand's
+    allowed cards read once)."""
     allowed = hand_constraints(V, me)
+    E = np.empty((N_CARDS + 1, N_CARDS + 1)) if odds.shape[0] else np.empty((0, 0))
     for k in range(out.shape[0]):
-        sample_world(V, P, me, unseen, hand_size, allowed, rng, out[k], scratch)
+        sample_world_from(V, P, me, unseen, hand_size, allowed, odds, rng, out[k], scratch, E)
+
+
+@njit(cache=True)
+def hand_odds(V, me, probs, out):
+    """``out`` (float64[32]) := the odds ``p / (1 - p)`` that each card lies in the other
+    hand, from the belief's probabilities ``probs`` (float64[32], physical cards) for
+    player ``me`` in his public view ``V``: 0 for a card the rules rule out of that hand
+    (:func:`hand_constraints`) or that he sees, clipped to [1e-9, 1e9] elsewhere."""
+    allowed = hand_constraints(V, me)
+    for c in range(N_CARDS):
+        if (allowed >> c) & 1:
+            p = min(max(probs[c], 1e-9), 1.0 - 1e-9)
+            out[c] = min(max(p / (1.0 - p), 1e-9), 1e9)
+        else:
+            out[c] = 0.0
 
 
 def draw_view_worlds(view, rng: np.ndarray, out: np.ndarray,
-                     scratch: Optional[np.ndarray] = None) -> np.ndarray:
+                     scratch: Optional[np.ndarray] = None,
+                     odds: Optional[np.ndarray] = None) -> np.ndarray:
     """``out[k]`` := a world consistent with ``view`` (a two-player view: the player's,
     in the play) for each row of ``out`` (int64[n, state size]), from the splitmix64
-    stream ``rng`` (uint64[1]); returns ``out``."""
-    sample_worlds_two(view.state, view.params, view.player, np.int64(view.unseen),
-                      np.int64(view.other_hand_size - popcount(view.known_other)), rng, out,
-                      np.empty(N_CARDS, dtype=np.int64) if scratch is None else scratch)
+    stream ``rng`` (uint64[1]); the other hand uniformly, or with ``odds``
+    (:func:`hand_odds`) in proportion to the product of its cards' odds, exactly
+    conditioned on its size and on every card ruled out of it; returns ``out``."""
+    unseen = int(view.unseen)
+    odds = _EMPTY if odds is None else np.ascontiguousarray(odds, dtype=np.float64)
+    sample_worlds_two(view.state, view.params, view.player, np.int64(unseen),
+                      np.int64(view.other_hand_size - popcount(view.known_other)), odds, rng,
+                      out, np.empty(N_CARDS, dtype=np.int64) if scratch is None else scratch)
     return out
+
+
+_EMPTY = np.empty(0, dtype=np.float64)
 
 
 # ------------------------------------------------------------------ Python API

@@ -313,9 +313,9 @@ def test_two_player_late_decisions_are_pimcs():
     assert agent.act(view) == pimc.act(view)
 
 
-def test_two_player_worlds_have_no_belief():
-    deal = _two_position("belote_a_deux", 1, 2)
-    with pytest.raises(PIMCError, match="no belief net for rules 'belote_a_deux'"):
+def test_belote_decouverte_worlds_have_no_belief():
+    deal = _two_position("belote_decouverte", 1, 2)
+    with pytest.raises(PIMCError, match="rules 'belote_decouverte' have no belief net"):
         SearchAgent(worlds_from="belief").reset(deal.current_player, deal.rules, 0)
     with pytest.raises(PIMCError, match="no belief net"):
         make_agent("nnsearch:belief_weights=x.npz", "two").reset(0, deal.rules, 0)

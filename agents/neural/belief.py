@@ -36,6 +36,7 @@ True
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Optional
 
@@ -58,10 +59,11 @@ from ..sampler import WorldSampler
 from . import canonical as C
 from .agent import load_bid_net, load_checked, load_play_net
 from .batch_play import BID_NET, CARD_NET, NetInputs, advance, seed_streams
-from .net import MLP, N_BELIEF_OUT, NeuralError
+from .family import check_inputs, net_family
+from .net import BELIEF_OUTPUTS, MLP, N_BELIEF_OUT, NeuralError
 
-__all__ = ["BeliefNet", "Positions", "generate_positions", "position_labels",
-           "load_belief_net", "belief_report", "N_BELIEF", "warmup", "PLAYER_NN", "PLAYER_HEURISTIC",
+__all__ = ["BeliefNet", "Positions", "generate_positions", "position_labels", "card_actions",
+           "load_belief_net", "belief_report", "four_positions", "uniform_loss_four", "N_BELIEF", "warmup", "PLAYER_NN", "PLAYER_HEURISTIC",
            "PLAYER_RANDOM", "DEFAULT_MIX"]
 
 #: outputs: 32 canonical cards x 3 relative seats (left, partner, right)
@@ -132,24 +134,41 @@ class Positions:
     tricks: np.ndarray
     deals: int
 
+    @classmethod
+    def joined(cls, feats, labels, tricks, deals: int, n_features: int) -> "Positions":
+        """The positions of the lists of blocks ``feats``, ``labels``, ``tricks``."""
+        if not feats:
+            return cls(np.zeros((0, n_features), np.float16), np.zeros((0, N_CARDS), np.int8),
+                       np.zeros(0, np.int8), deals)
+        return cls(np.concatenate(feats), np.concatenate(labels), np.concatenate(tricks), deals)
+
 
 def generate_positions(rules: RuleSet, seed: int, first_game: int, n_games: int,
                        mix: Optional[dict] = None, play_net: Optional[MLP] = None,
                        bid_net=None) -> Positions:
     """Play games ``first_game .. first_game + n_games - 1`` of ``seed`` in lockstep (see
     the module docstring; ``mix`` as :data:`DEFAULT_MIX`) and return every card decision
-    with two or more legal cards as a position. A pure function of its arguments.
+    with two or more legal cards as a position (the family's generator,
+    :attr:`~.family.NetFamily.belief_positions`: four players' here, belote for two
+    players' in :mod:`.labels_two`). A pure function of its arguments.
 
     ``play_net`` / ``bid_net``: the networks of the ``nn`` seats (default: the weights
     shipped for ``rules``; without them the heuristic takes their share)."""
     mix = dict(DEFAULT_MIX, **(mix or {}))
-    P = params_vector(rules)
-    inputs = NetInputs(rules, n_games)
     if play_net is None:
         play_net = _shipped(lambda: load_play_net("", rules))
     if bid_net is None:
         bid_net = _shipped(lambda: load_bid_net("", rules, "nn", required=False))
     rng = np.random.default_rng([seed, first_game, 0xBE11EF])
+    return net_family(rules).belief_positions_of(rules, seed, first_game, n_games, mix,
+                                                 play_net, bid_net, rng)
+
+
+def four_positions(rules: RuleSet, seed: int, first_game: int, n_games: int, mix: dict,
+                   play_net: Optional[MLP], bid_net, rng) -> Positions:
+    """:func:`generate_positions` for four players (``rng``: the population's stream)."""
+    P = params_vector(rules)
+    inputs = NetInputs(rules, n_games)
     players = rng.choice(3, size=(n_games, N_SEATS), p=np.asarray(mix["players"], dtype=float))
     if play_net is None:
         players[players == PLAYER_NN] = PLAYER_HEURISTIC
@@ -196,31 +215,38 @@ def generate_positions(rules: RuleSet, seed: int, first_game: int, n_games: int,
             out_f.append(feats.astype(np.float16))
             out_l.append(labels)
             out_t.append(_tricks(feats))
-            seat = current_seats(states, c)
-            who = players[c, seat]
-            rand = (who == PLAYER_RANDOM) | (rng.random(len(c)) < eps)
-            a = np.empty(len(c), dtype=np.int64)
-            net = (who == PLAYER_NN) & ~rand
-            if net.any():
-                q = play_net.forward(feats[net])
-                q[~legal[net]] = -np.inf
-                a[net] = C.ACT_SRC[perms[net], A.CARD_BASE + q.argmax(axis=1)]
-            heur = (who == PLAYER_HEURISTIC) & ~rand
-            if heur.any():
-                h = np.empty(int(heur.sum()), dtype=np.int64)
-                bot_actions_at(states, P, c[heur], rngs, BOT_HEURISTIC, h)
-                a[heur] = h
-            if rand.any():
-                lg = legal[rand]
-                u = rng.random(lg.shape) * lg
-                a[rand] = C.ACT_SRC[perms[rand], A.CARD_BASE + u.argmax(axis=1)]
-            acts[~bidding] = a
+
+            def heuristic(rows):
+                h = np.empty(int(np.count_nonzero(rows)), dtype=np.int64)
+                bot_actions_at(states, P, c[rows], rngs, BOT_HEURISTIC, h)
+                return h
+            acts[~bidding] = card_actions(rng, players[c, current_seats(states, c)], eps,
+                                          feats, legal, perms, play_net, heuristic)
         apply_at(states, P, idx, k, acts)
-    if not out_f:
-        return Positions(np.zeros((0, C.FEATURE_SIZE), np.float16), np.zeros((0, N_CARDS), np.int8),
-                         np.zeros(0, np.int8), n_games)
-    return Positions(np.concatenate(out_f), np.concatenate(out_l), np.concatenate(out_t),
-                     n_games)
+    return Positions.joined(out_f, out_l, out_t, n_games, C.FEATURE_SIZE)
+
+
+def card_actions(rng, who, eps: float, feats, legal, perms, play_net, heuristic) -> np.ndarray:
+    """The physical card actions of the training population at card decisions with a
+    choice: ``who`` each decision's card player (:data:`PLAYER_NN`, ...), a uniformly
+    random legal card with probability ``eps`` (``rng``), the net's best legal card from
+    the inputs ``feats`` / ``legal`` / ``perms``, or ``heuristic(rows)`` (the heuristic's
+    actions at the boolean ``rows``)."""
+    rand = (who == PLAYER_RANDOM) | (rng.random(len(who)) < eps)
+    a = np.empty(len(who), dtype=np.int64)
+    net = (who == PLAYER_NN) & ~rand
+    if net.any():
+        q = play_net.forward(feats[net])
+        q[~legal[net]] = -np.inf
+        a[net] = C.ACT_SRC[perms[net], A.CARD_BASE + q.argmax(axis=1)]
+    heur = (who == PLAYER_HEURISTIC) & ~rand
+    if heur.any():
+        a[heur] = heuristic(heur)
+    if rand.any():
+        lg = legal[rand]
+        u = rng.random(lg.shape) * lg
+        a[rand] = C.ACT_SRC[perms[rand], A.CARD_BASE + u.argmax(axis=1)]
+    return a
 
 
 def _shipped(load):
@@ -245,18 +271,36 @@ class BeliefNet:
     position as physical ``[4, 32]`` marginals."""
 
     def __init__(self, net: MLP):
-        if net.outputs != N_BELIEF:
-            raise ValueError(f"a belief net has {N_BELIEF} outputs, not {net.outputs}")
+        key = ((net.manifest or {}).get("observation") or {}).get("family", "four")
+        self.places = BELIEF_OUTPUTS[key][1]
+        if net.outputs != N_CARDS * self.places:
+            raise ValueError(f"a belief net of the {key} players' family has "
+                             f"{N_CARDS * self.places} outputs, not {net.outputs}")
         self.net = net
         self.manifest = net.manifest
         self._inputs = {}
 
     def logits(self, feats: np.ndarray) -> np.ndarray:
-        """float32 ``[n, 32, 3]``: canonical card x relative seat."""
-        return self.net.forward(feats).reshape(len(feats), N_CARDS, N_SEATS - 1)
+        """float32 ``[n, 32, places]``: canonical card x place (the three other seats;
+        for two players the other hand, face down)."""
+        return self.net.forward(feats).reshape(len(feats), N_CARDS, self.places)
+
+    def other_hand(self, view) -> np.ndarray:
+        """Belote for two players: float64 ``[32]``, the net's probability that each
+        physical card lies in the other hand, for the player to play a card in ``view``
+        (his :class:`~coinche_rl.two_player.TwoPlayerView`: the net reads his public view
+        only; the cards he sees and those the rules rule out are his sampler's business,
+        :func:`~coinche_rl.agents.sampler.hand_odds`)."""
+        inp = self._inputs.get(view.rules)
+        if inp is None:
+            inp = self._inputs[view.rules] = net_family(view.rules).inputs_class(view.rules, 1)
+        feats, _legal, perms = inp.compute(np.ascontiguousarray(view.state[None, :]),
+                                           np.zeros(1, dtype=np.int64))
+        cards = np.arange(N_CARDS)
+        return self.canonical_probs(feats)[0, C.PERMS[int(perms[0]), cards >> 3] * 8 + (cards & 7), 0]
 
     def canonical_probs(self, feats: np.ndarray) -> np.ndarray:
-        """Softmax of :meth:`logits` over the three seats (float64 ``[n, 32, 3]``)."""
+        """Softmax of :meth:`logits` over the places (float64 ``[n, 32, places]``)."""
         z = self.logits(feats).astype(np.float64)
         z -= z.max(axis=2, keepdims=True)
         np.exp(z, out=z)
@@ -322,10 +366,22 @@ class BeliefNet:
 def load_belief_net(path: str = "", rules: Optional[RuleSet] = None,
                     check_rules: bool = True) -> BeliefNet:
     """The belief net at ``path`` (default: the weights shipped for ``rules``), checked
-    against its manifest (:func:`~.net.load_weights`, ``kind="belief"``)."""
+    against its manifest (:func:`~.net.load_weights`, ``kind="belief"``; a net of another
+    family's input is refused even without ``check_rules``)."""
     rules = rules or get_rules("ffb")
-    return BeliefNet(load_checked(path, rules, "belief", "belief", "use",
-                                  "Pass belief_weights=PATH or worlds_from=uniform", check_rules))
+    missing = net_family(rules).belief_missing(rules)
+    if missing:
+        raise NeuralError(missing)
+    net = load_checked(path, rules, "belief", "belief", "use",
+                       "Pass belief_weights=PATH or worlds_from=uniform", check_rules)
+    check_inputs(net, rules, path)
+    return BeliefNet(net)
+
+
+def uniform_loss_four(labels) -> float:
+    """The trainer's baseline for four players: guessing among the three other seats
+    (log 3 nats per hidden card)."""
+    return math.log(N_SEATS - 1)
 
 
 #: its place in ``coinche-rl warmup`` (:mod:`coinche_rl.cli.warmup`): the networks' chain

@@ -77,6 +77,17 @@ class NetFamily:
     #: the optional settings of ``coinche-rl train bid`` its bidding labels have (the
     #: others must keep their defaults)
     bid_options: tuple = ()
+    #: the belief net's positions, ``"module:function"`` (in this package; named for the
+    #: same reason as :attr:`bid_labels`): the function has the arguments of
+    #: :func:`~.belief.four_positions` and returns :class:`~.belief.Positions`; ``""``:
+    #: the family has no belief net
+    belief_positions: str = ""
+    #: the places a hidden card may lie in, the belief net's outputs per card
+    #: (:data:`.net.BELIEF_OUTPUTS`)
+    belief_places: int = 0
+    #: ``"module:function"``: the mean log-loss per labelled hidden card of the uniform
+    #: worlds' marginals, from a block of labels (the trainer's baseline)
+    belief_uniform: str = ""
 
     @property
     def feature_size(self) -> int:
@@ -85,8 +96,26 @@ class NetFamily:
     def bid_label_chunk(self, *args, **options):
         """A :class:`~.bid_labels.BidChunk` of the family's bidding labels
         (:attr:`bid_labels`)."""
-        module, function = self.bid_labels.split(":")
-        return getattr(importlib.import_module(module, __package__), function)(*args, **options)
+        return _named(self.bid_labels)(*args, **options)
+
+    def belief_missing(self, rules: RuleSet) -> str:
+        """Why ``rules`` have no belief net (``""``: they have one)."""
+        if not self.belief_positions:
+            return f"the {self.key} players' family has no belief net"
+        if self.key == "two" and not rules.hand_cards:
+            return (f"rules {rules.name!r} have no belief net: every card hidden from a "
+                    f"player lies face down, unknown to both players, and no decision reads "
+                    f"it, so the uniform worlds are exactly the believed ones "
+                    f"(worlds_from=uniform)")
+        return ""
+
+    def belief_positions_of(self, *args):
+        """:attr:`belief_positions` called with ``args``."""
+        return _named(self.belief_positions)(*args)
+
+    def belief_uniform_loss(self, labels) -> float:
+        """:attr:`belief_uniform` of ``labels``."""
+        return _named(self.belief_uniform)(labels)
 
     def warm_bid_labels(self) -> None:
         """Compile the family's bidding label kernels."""
@@ -95,6 +124,12 @@ class NetFamily:
     def other_action(self, bot, S, P, seat, rng, buf) -> int:
         """The numba bot's action where the networks do not decide."""
         return game_bot_action(bot, S, P, seat, rng, buf)
+
+
+def _named(name: str):
+    """The function ``"module:function"`` of this package."""
+    module, function = name.split(":")
+    return getattr(importlib.import_module(module, __package__), function)
 
 
 def _four_labels(rules, seed, first_game, n_games, frozen, epsilon, solver_cards):
@@ -123,12 +158,16 @@ NET_FAMILIES = {
                       batch_policy=BatchPolicy, play_states=play_states,
                       bid_space=BID_SPACES["four"], bid_labels=".bid_labels:label_bid_chunk",
                       bid_options=("random_share", "strong_share", "bid_net",
-                                   "heuristic_share")),
+                                   "heuristic_share"),
+                      belief_positions=".belief:four_positions", belief_places=3,
+                      belief_uniform=".belief:uniform_loss_four"),
     "two": NetFamily("two", INPUTS["two"], TwoNetInputs, _two_labels, _warm_two,
                      solver_cards=24, frozen=False, selfplay=False,
                      default_preset="belote_a_deux", batch_policy=TwoBatchPolicy,
                      play_states=play_states_two, bid_space=BID_SPACES["two"],
-                     bid_labels=".prise_labels:label_prise_chunk"),
+                     bid_labels=".prise_labels:label_prise_chunk",
+                     belief_positions=".labels_two:belief_positions", belief_places=2,
+                     belief_uniform=".labels_two:uniform_loss_two"),
 }
 
 

@@ -36,16 +36,20 @@ from ... import actions as A
 from ...cards import N_CARDS
 from ...engine import kernel, lowest_card, popcount, rng_seed
 from ...engine.two import (DONE, PLAY, TWO_STATE_SIZE, current_player, deal_score,
-                           score_with_points, face_down_cards, face_up_cards, hand_of, other, phase_of, trick_number,
+                           score_with_points, face_down_cards, face_up_cards, hand_of,
+                           known_cards, other, phase_of, py, trick_number,
                            two_apply, two_legal_mask, two_public_view_into, two_random_deal)
 from ...rules import RuleSet, params_vector
 from ...solver_two import card_values_two, new_generation, new_tables
-from ..numba_bots import BOT_HEURISTIC, _bot_action_two
+from ..numba_bots import BOT_HEURISTIC, _bot_action_two, batch_bot_actions
+from ..sampler import hand_constraints
 from . import canonical as C
 from . import canonical_two as C2
 from .labels import KIND_ROLLOUT, KIND_SOLVER, LabelChunk, explore_card, rollout_targets
 
-__all__ = ["generate_chunk", "label_chunk", "score_difference", "warmup", "MAX_DECISIONS"]
+__all__ = ["generate_chunk", "label_chunk", "score_difference", "warmup", "MAX_DECISIONS",
+           "belief_labels", "belief_positions", "uniform_loss_two", "IN_HAND", "FACE_DOWN",
+           "FACE_DOWN_FORCED"]
 
 #: a card decision per card dealt
 MAX_DECISIONS = N_CARDS
@@ -196,3 +200,149 @@ def warmup() -> None:
                     np.array([deal.current_player], dtype=np.int64), np.zeros(5),
                     np.zeros((1, C2.FEATURE_SIZE), dtype=np.float32),
                     np.zeros((1, N_CARDS), dtype=np.uint8), np.zeros(1, dtype=np.int64))
+
+
+# ---------------------------------------------------------------- the belief net's labels
+# Where a card hidden from the player to act lies: in the other hand (unknown to him), or
+# face down (under one of the stacks, his own or the other's: a face-down card is unknown
+# to both players, RULES.md §12). Which face-down place holds it is not a class: no
+# decision ever reads a face-down card, so given the other hand every placement of the
+# rest over the face-down places is equally likely, and the sampler draws it uniformly
+# (:func:`coinche_rl.agents.sampler.sample_world_from`). The belief net of the family
+# therefore gives each hidden card's probability of lying in the other hand.
+#: a hidden card's labels: in the other hand, face down (it might have been in the other
+#: hand), face down and ruled out of that hand by the rules (no loss: its place is known)
+IN_HAND, FACE_DOWN, FACE_DOWN_FORCED = 1, 2, 3
+
+
+@njit(cache=True)
+def belief_labels(states, views, idx, perms, out):
+    """``out[j, c]`` (int8[n, 32]) for the player to act in ``states[idx[j]]`` (his public
+    view ``views[j]``, renaming ``perms[j]``): for canonical card ``c``, :data:`IN_HAND`,
+    :data:`FACE_DOWN` or :data:`FACE_DOWN_FORCED` when it is hidden from him (the
+    constraints his view puts on the other hand: :func:`~coinche_rl.agents.sampler.
+    hand_constraints`), 0 when he sees it."""
+    for j in range(idx.shape[0]):
+        S = states[idx[j]]
+        me = current_player(S)
+        o = other(me)
+        allowed = hand_constraints(views[j], me)
+        known = known_cards(S, me)
+        p = perms[j]
+        for c in range(N_CARDS):
+            out[j, c] = 0
+        hidden_hand = hand_of(S, o) & ~known
+        down = face_down_cards(S, 0) | face_down_cards(S, 1)
+        for c in range(N_CARDS):
+            bit = np.int64(1) << c
+            k = C.PERMS[p, c >> 3] * 8 + (c & 7)
+            if hidden_hand & bit:
+                out[j, k] = IN_HAND
+            elif down & bit:
+                out[j, k] = FACE_DOWN if allowed & bit else FACE_DOWN_FORCED
+
+
+@njit(cache=True)
+def deal_games(states, P, seed, first_game):
+    """Deal game ``g`` of ``states`` from sub-stream ``first_game + g`` of ``seed``: a
+    random deal and dealer."""
+    rng = np.zeros(1, dtype=np.uint64)
+    deck = np.zeros(N_CARDS, dtype=np.int64)
+    for g in range(states.shape[0]):
+        rng_seed(rng, seed, first_game + g)
+        two_random_deal(states[g], P, rng, np.int64(-1), deck)
+
+
+def belief_positions(rules: RuleSet, seed: int, first_game: int, n_games: int, mix: dict,
+                     play_net, bid_net, rng) -> "Positions":
+    """The belief net's positions of belote for two players
+    (:func:`~.belief.generate_positions`): each player of each deal is the shipped ``nn``
+    card player, the heuristic or a random player (``mix["players"]``), each card
+    decision random with probability ``mix["epsilon"]``; the prise and the exchange are
+    the prise net's in the deals ``mix["auction"]`` gives to the bidding net, else the
+    heuristic's (a void deal gives no position). A position is every card decision with a
+    choice where the other hand holds a card the player cannot see and at least one
+    face-down card might be there instead (else nothing is uncertain in the labels)."""
+    from .batch_play import BID_NET, CARD_NET, TwoNetInputs, seed_streams
+    from .belief import PLAYER_HEURISTIC, PLAYER_NN, Positions, card_actions
+    P = params_vector(rules)
+    inputs = TwoNetInputs(rules, n_games)
+    players = rng.choice(3, size=(n_games, 2), p=np.asarray(mix["players"], dtype=float))
+    if play_net is None:
+        players[players == PLAYER_NN] = PLAYER_HEURISTIC
+    share = np.asarray(mix["auction"], dtype=float)[:2]
+    net_prise = rng.random(n_games) < (share[0] / share.sum() if bid_net is not None else 0.0)
+    states = np.zeros((n_games, TWO_STATE_SIZE), dtype=np.int64)
+    deal_games(states, P, np.uint64(seed), first_game)
+    seeds = np.zeros((n_games, 4), dtype=np.int64)
+    seeds[:, :2] = (np.int64(seed) * 1_000_003 + first_game + np.arange(n_games, dtype=np.int64)
+                    )[:, None] * 2 + np.arange(2)
+    rngs = np.zeros((n_games, 4), dtype=np.uint64)
+    seed_streams(seeds, rngs)
+    views = np.zeros_like(states)
+    out_f, out_l, out_t = [], [], []
+    for idx in _decisions(states, P, rngs, CARD_NET | BID_NET):
+        k = len(idx)
+        V = views[:k]
+        C2.public_views(states, P, idx, V)
+        me = np.array([py.current_player(S) for S in states[idx]], dtype=np.int64)
+        prise = np.array([py.phase_of(S) != PLAY for S in states[idx]], dtype=bool)
+        acts = np.empty(k, dtype=np.int64)
+        if prise.any():
+            rows = np.flatnonzero(prise)
+            acts[rows] = _heuristic_actions(V, P, rows, me)
+            net = rows[net_prise[idx[rows]]]
+            if len(net):
+                acts[net] = bid_net.actions(inputs, V, net)
+        if (~prise).any():
+            rows = np.flatnonzero(~prise)
+            feats, legal, perms = inputs.compute(V, rows)
+            feats, legal, perms = feats.copy(), legal.copy(), perms.copy()
+            labels = np.empty((len(rows), N_CARDS), dtype=np.int8)
+            belief_labels(states, np.ascontiguousarray(V[rows]), idx[rows], perms, labels)
+            keep = (labels == IN_HAND).any(1) & (labels == FACE_DOWN).any(1)
+            out_f.append(feats[keep].astype(np.float16))
+            out_l.append(labels[keep])
+            out_t.append(np.array([py.trick_number(S) for S in states[idx[rows[keep]]]],
+                                  dtype=np.int8))
+            acts[rows] = card_actions(rng, players[idx[rows], me[rows]], float(mix["epsilon"]),
+                                      feats, legal, perms, play_net,
+                                      lambda sel: _heuristic_actions(V, P, rows[sel], me))
+        C2.apply_actions(states, P, idx, acts)
+    return Positions.joined(out_f, out_l, out_t, n_games, C2.FEATURE_SIZE)
+
+
+def _decisions(states, P, rngs, flag):
+    """The deals of ``states`` waiting for a decision with a choice, batch after batch
+    (:func:`.canonical_two.advance` with ``flag`` for both players, the heuristic for the
+    decisions without a choice), until every deal is over; the caller applies their
+    actions between batches."""
+    waiting = np.zeros(len(states), dtype=np.int64)
+    flags = np.full(2, flag, dtype=np.int64)
+    bots = np.full(2, BOT_HEURISTIC, dtype=np.int64)
+    while (k := C2.advance(states, P, bots, flags, rngs, waiting)) != 0:
+        if k < 0:
+            raise RuntimeError(f"a numba bot chose an illegal action in deal {-k - 1}")
+        yield waiting[:k].copy()
+
+
+def _heuristic_actions(V, P, rows, me):
+    """The heuristic's actions in the public views ``V[rows]`` of players ``me[rows]``."""
+    out = np.empty(len(rows), dtype=np.int64)
+    batch_bot_actions(np.int64(BOT_HEURISTIC), np.ascontiguousarray(V[rows]), P,
+                      np.ascontiguousarray(me[rows]), out)
+    return out
+
+
+def uniform_loss_two(labels) -> float:
+    """The mean log-loss per labelled hidden card (:data:`IN_HAND`, :data:`FACE_DOWN`) of
+    the uniform worlds' marginals: each of the ``n`` cards that may lie in the other hand
+    does with probability ``h / n`` (``h`` the hand's hidden cards), the announced
+    declaration aside."""
+    labels = np.asarray(labels)
+    h = (labels == IN_HAND).sum(1).astype(float)
+    n = h + (labels == FACE_DOWN).sum(1)
+    ok = (h > 0) & (h < n)
+    h, n = h[ok], n[ok]
+    total = -(h * np.log(h / n) + (n - h) * np.log1p(-h / n)).sum()
+    return float(total / max(1.0, n.sum()))

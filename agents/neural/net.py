@@ -69,6 +69,10 @@ BID_HEADS = ("q", "ev", "made")
 #: the belief net's outputs: 32 canonical cards x the 3 other seats (left, partner, right)
 BELIEF_ACTION_MAP = "canonical-cards-32x3-seats"
 N_BELIEF_OUT = 96
+#: the belief net's outputs of each input family: ``(action map, places per card)``: the
+#: three other seats; belote for two players' two places of a hidden card, the other hand
+#: or face down (:mod:`.labels_two`)
+BELIEF_OUTPUTS = {"four": (BELIEF_ACTION_MAP, 3), "two": ("canonical-cards-32x2-places", 2)}
 
 
 #: the networks' input of each family of the environments (:func:`coinche_rl.envs.family.
@@ -98,7 +102,8 @@ def _outputs(kind: str, manifest: dict, path, key: str = "four") -> tuple:
     """``(action map, outputs)`` a net of ``kind`` must have (``key``: its input
     family)."""
     if kind == "belief":
-        return BELIEF_ACTION_MAP, N_BELIEF_OUT
+        action_map, places = BELIEF_OUTPUTS[key]
+        return action_map, N_OUT * places
     if kind != "bid":
         return ACTION_MAP, N_OUT
     bid = manifest.get("bid") or {}
@@ -215,7 +220,7 @@ def make_manifest(net: MLP, rules, training: dict, evaluation: Optional[dict] = 
     extra = {}
     M = input_module(rules)
     action_map = {"bid": BID_SPACES[input_key(rules)].action_map,
-                  "belief": BELIEF_ACTION_MAP}.get(kind, ACTION_MAP)
+                  "belief": BELIEF_OUTPUTS[input_key(rules)][0]}.get(kind, ACTION_MAP)
     if kind == "bid":
         extra["bid"] = {"players": list(players), "heads": list(BID_HEADS)}
     return {**extra,

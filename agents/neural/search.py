@@ -1,10 +1,9 @@
 """Search over the networks: the ``nnsearch`` agent (``coinche_rl.agents.neural.search``).
 
 At a card decision with a choice, the player draws ``worlds`` worlds of the hidden cards
-(four players: the other hands, from the belief net where one ships, exactly as
-:mod:`coinche_rl.agents.pimc` does, or uniformly; belote for two players: the other
-hand and every face-down card, uniformly among those the plays allow, as the family's
-PIMC draws them), and plays **every legal card out in every world**: the card, then the
+(four players: the other hands; belote for two players: the other hand and every
+face-down card; from the belief net where one ships, exactly as
+:mod:`coinche_rl.agents.pimc` draws them, or uniformly among those the plays allow), and plays **every legal card out in every world**: the card, then the
 rest of the deal with the card-play network at every seat, each deciding on his own
 information (the network reads the player's public view of the world, never its other
 hand nor its face-down cards) and the heuristic for the declare / belote choices. The
@@ -60,7 +59,8 @@ from ...game import Deal
 from ...rules import CARDS_PER_HAND, FAMILY_PRESETS, N_SEATS, RuleSet, get_rules
 from ..base import Agent, Param, PlayerView
 from ..numba_bots import BOT_HEURISTIC
-from ..pimc import PIMCAgent, PIMCError, WORLD_SOURCES, world_state_into
+from ..pimc import (PIMCAgent, PIMCError, WORLD_SOURCES, draw_two_player_worlds,
+                    world_state_into)
 from ..sampler import WorldSampler, draw_view_worlds
 from .agent import NeuralAgent
 from .batch_play import CARD_NET, NET_CARD, play_states
@@ -121,8 +121,6 @@ class SearchFamily:
     #: ``cards_left(view)``: the cards the player to act still has to play (his hand;
     #: with two players his stacks' cards too)
     cards_left: Callable
-    #: ``worlds_from=belief`` is possible (a belief net exists for the family)
-    belief: bool
     #: the default of ``worlds`` (``worlds=0``)
     worlds: int
     #: the default of ``solve_from`` (``solve_from=-1``)
@@ -160,7 +158,8 @@ def _four_cards_left(view: PlayerView) -> int:
 def _two_draw(agent: "SearchAgent", view, n: int, seed: int) -> np.ndarray:
     rng = np.zeros(1, dtype=np.uint64)
     rng_seed(rng, np.int64(seed_int64(seed)), np.int64(1))
-    return draw_view_worlds(view, rng, np.empty((n, TWO_STATE_SIZE), dtype=np.int64))
+    return draw_two_player_worlds(agent.solver, view, rng,
+                                  np.empty((n, TWO_STATE_SIZE), dtype=np.int64))
 
 
 def _two_cards_left(view) -> int:
@@ -173,10 +172,10 @@ def _two_cards_left(view) -> int:
 #: fewer worlds, and the solver from the tenth card left (benchmarks/RESULTS.md, belote
 #: for two players: the figures behind these defaults)
 SEARCH_FAMILIES: Dict[str, SearchFamily] = {
-    "four": SearchFamily("four", _four_draw, _four_cards_left, belief=True,
+    "four": SearchFamily("four", _four_draw, _four_cards_left,
                          worlds=128, solve_from=6, decisions=2.5 * CARDS_PER_HAND,
                          ms_per_world=1.5, cards=CARDS_PER_HAND),
-    "two": SearchFamily("two", _two_draw, _two_cards_left, belief=False,
+    "two": SearchFamily("two", _two_draw, _two_cards_left,
                         worlds=64, solve_from=10, decisions=12.0, ms_per_world=1.0,
                         cards=N_TRICKS_TWO, kernel_modules=("coinche_rl.solver_two",)),
 }
@@ -208,8 +207,8 @@ class SearchAgent(Agent):
         "batch": Param(int, doc="worlds played out together (one batch at least)", min=1,
                        max=4096),
         "worlds_from": Param(str, doc="as pimc: 'belief', 'uniform', or 'auto' (the "
-                             "belief where weights ship for the preset; belote for two "
-                             "players: uniform)", choices=WORLD_SOURCES),
+                             "belief where weights ship for the preset: ffb, "
+                             "belote_a_deux)", choices=WORLD_SOURCES),
         "uniform_share": Param(float, doc="with belief worlds, the share drawn uniformly",
                                min=0.0, max=1.0),
         "belief_weights": Param(str, doc="a belief weights file (default: shipped)"),
@@ -315,9 +314,9 @@ class SearchAgent(Agent):
         self.search_family = search_family(rules)
         self._resolve(self.search_family)
         fam = self.search_family
-        if not fam.belief and (self.worlds_from == "belief" or self.belief_weights):
-            raise PIMCError(f"nnsearch: no belief net for rules {rules.name!r} (the "
-                            f"{fam.key}-player family): worlds_from=uniform or auto")
+        missing = net_family(rules).belief_missing(rules)
+        if missing and (self.worlds_from == "belief" or self.belief_weights):
+            raise PIMCError(f"nnsearch: {missing}")
         self.nn.reset(seat, rules, seed)
         solver = self._solvers.get(self.search_family.key)
         if solver is None:

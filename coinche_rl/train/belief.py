@@ -45,9 +45,9 @@ from typing import List, Optional
 
 import numpy as np
 
-from ..agents.neural import canonical as C
 from ..agents.neural.agent import load_bid_net, load_play_net
-from ..agents.neural.belief import N_BELIEF, generate_positions
+from ..agents.neural.belief import generate_positions
+from ..agents.neural.family import net_family
 from ..agents.neural.net import NeuralError, rules_hash
 from ..rules import get_rules
 from .common import (Logger, RunClock, RunProgress, RunSettings, TrainingProgress, atomic_write,
@@ -96,7 +96,11 @@ def check_args(args: Args) -> None:
     """Refuse bad settings before anything is written, naming the setting."""
     rules = get_rules(args.rules)
     if rules.family == "classic":
-        bad_setting(args, "rules", "the belief net is for the coinche family (8-card hands)")
+        bad_setting(args, "rules", "the belief net is for the coinche family (8-card hands) "
+                    "and belote for two players")
+    missing = net_family(rules).belief_missing(rules)
+    if missing:
+        bad_setting(args, "rules", missing)
     check_common(args, unit=("epsilon",))
 
 
@@ -186,11 +190,14 @@ class Replay:
 
 # ------------------------------------------------------------------ loss
 def belief_loss(logits, labels):
-    """Mean cross-entropy over the hidden cards: ``logits`` ``[n, 96]`` (card x seat),
-    ``labels`` int ``[n, 32]`` (1..3 the holder's relative seat, 0 no label)."""
+    """Mean cross-entropy over the hidden cards: ``logits`` ``[n, 32 * places]`` (card x
+    place), ``labels`` int ``[n, 32]`` (``1..places`` the card's place: the holder's
+    relative seat, or for two players the other hand / face down; 0 or above ``places``
+    no loss: seen, or placed by the rules)."""
     import torch
-    z = logits.view(-1, 32, 3)
-    hidden = labels > 0
+    places = logits.shape[1] // 32
+    z = logits.view(-1, 32, places)
+    hidden = (labels > 0) & (labels <= places)
     return torch.nn.functional.cross_entropy(z[hidden], (labels[hidden] - 1).long())
 
 
@@ -199,27 +206,33 @@ def _eval_set(args: Args, population: Population):
     return pos.feats.astype(np.float32), pos.labels
 
 
-def _evaluate(model, feats, labels) -> dict:
+def _evaluate(model, feats, labels, baseline: float) -> dict:
     """Mean log-loss (nats) and top-1 accuracy per hidden card on held-out positions,
-    beside uniform guessing among the three seats (log 3)."""
+    beside the uniform worlds' (``baseline``, the family's
+    :attr:`~coinche_rl.agents.neural.family.NetFamily.belief_uniform`; for four players
+    guessing among the three seats, log 3)."""
     import torch
     with torch.inference_mode():
-        z = model(torch.from_numpy(feats)).view(-1, 32, 3)
+        out = model(torch.from_numpy(feats))
+        places = out.shape[1] // 32
+        z = out.view(-1, 32, places)
         lab = torch.from_numpy(labels.astype(np.int64))
-        hidden = lab > 0
+        hidden = (lab > 0) & (lab <= places)
         logp = torch.log_softmax(z[hidden], dim=1)
         y = lab[hidden] - 1
         nll = float(-logp.gather(1, y[:, None]).mean())
         acc = float((logp.argmax(1) == y).float().mean())
-    return {"log_loss": nll, "accuracy": acc, "log_loss_uniform3": math.log(3.0),
-            "positions": int(len(labels)), "hidden_cards": int(hidden.sum())}
+    out = {"log_loss": nll, "accuracy": acc, "log_loss_uniform": round(baseline, 6),
+           "positions": int(len(labels)), "hidden_cards": int(hidden.sum())}
+    if places == 3:
+        out["log_loss_uniform3"] = math.log(3.0)        # the name of the earlier runs' figure
+    return out
 
 
 # ==================================================================== the loop
 def train(args: Args) -> dict:
     """Run (or resume) a training run; returns the final figures."""
     import torch
-    from ..agents.neural.torch_net import PlayNet       # torch: the nn extra
 
     check_args(args)
     torch.set_num_threads(args.torch_threads)
@@ -228,8 +241,9 @@ def train(args: Args) -> dict:
     rules = population.rules
     weights_path = os.path.join(args.out, "weights.npz")
 
-    model, optim, rng = new_training(args, lambda: PlayNet(args.hidden, outputs=N_BELIEF))
-    replay = Replay(args.buffer_size, C.FEATURE_SIZE)
+    fam = net_family(rules)
+    model, optim, rng = new_training(args, lambda: _model(args.hidden, fam))
+    replay = Replay(args.buffer_size, fam.feature_size)
     run = RunProgress()                 # its ``labelled``: the positions
     if args.init and not args.resume:   # checked (kind, rules, widths) before anything is written
         run = init_from_weights(args, model, kind="belief")
@@ -259,7 +273,7 @@ def train(args: Args) -> dict:
 
     def evaluate():
         model.eval()
-        ev = _evaluate(model, eval_feats, eval_labels)
+        ev = _evaluate(model, eval_feats, eval_labels, eval_baseline)
         model.train()
         ev.update(updates=run.updates, minutes=round(clock.minutes(), 2),
                   positions_seen=run.labelled)
@@ -268,6 +282,7 @@ def train(args: Args) -> dict:
         return ev
 
     eval_feats, eval_labels = _eval_set(args, population)
+    eval_baseline = fam.belief_uniform_loss(eval_labels)
     logger = Logger(args.out, use_tb=False)
     with interruptible() as interrupted:
         clock = RunClock(args, run.elapsed)
@@ -341,9 +356,15 @@ def _result(run: RunProgress, minutes: float, weights_path: str, interrupted: bo
 def export_run(run: str, path: str, float32: bool = False) -> str:
     """Write the torch-free belief weights of the checkpoint in ``run`` to ``path``
     (:func:`.common.export_checkpoint`)."""
-    from ..agents.neural.torch_net import PlayNet       # torch: the nn extra
-    return export_checkpoint(run, path, lambda args: PlayNet(args["hidden"], outputs=N_BELIEF),
+    return export_checkpoint(run, path,
+                             lambda args: _model(args["hidden"], net_family(args["rules"])),
                              float32, kind="belief", counted="positions")
+
+
+def _model(hidden, fam):
+    """The torch belief net of family ``fam``: its input, 32 cards x its places."""
+    from ..agents.neural.torch_net import PlayNet       # torch: the nn extra
+    return PlayNet(hidden, inputs=fam.feature_size, outputs=32 * fam.belief_places)
 
 
 def main(argv=None) -> int:
