@@ -34,8 +34,9 @@ in the whole deal; ties go to the lowest card. :meth:`PIMCAgent.card_values` com
 every sum exactly (the web page's analysis shows them); :meth:`~PIMCAgent.act` finds the
 same card with less search (:func:`coinche_rl.solver_two.best_card_two`). The search is
 exact but its cost grows quickly with the tricks left (``benchmarks/RESULTS.md``), so the
-heuristic plays the cards before trick ``solve_from`` (0-based, default 4), the prise and
-the exchange.
+heuristic plays the cards before trick ``solve_from`` (0-based, default 3: searching from
+trick 3 beats searching from trick 4 in both presets, a decision there taking about half a
+second; from trick 2, three seconds), the prise and the exchange.
 
 The parameters of one game only (``bid_*``, ``objective``, ... for four players,
 ``solve_from`` for two) are refused in the other family by
@@ -486,11 +487,11 @@ class TwoPlayerPimc(PimcGame):
                                agent._bot_rng, agent._buf)
 
     def seconds_per_deal(self, agent) -> float:
-        # about 0.3 s per deal with 32 worlds from trick 4 (the default), in proportion to
-        # the worlds: 0.24 s in belote à deux and 0.35 s in belote découverte against the
-        # heuristic, on one core of the 2-core test machine; a search from an earlier
-        # trick takes longer than this says
-        return 0.3 * agent.worlds / 32
+        # about 0.4 s per deal with 32 worlds from trick 3 (the default), in proportion to
+        # the worlds: 0.21 s in belote à deux and 0.57 s in belote découverte against the
+        # heuristic (CPU time, 20 deals each, on the loaded 2-core test machine); a search
+        # from an earlier trick takes longer than this says
+        return 0.4 * agent.worlds / 32
 
 
 def draw_two_player_worlds(agent: "PIMCAgent", view, rng: np.ndarray, out: np.ndarray,
@@ -609,7 +610,7 @@ class PIMCAgent(Agent):
                                 "default: the weights shipped for the preset"),
     }
 
-    def __init__(self, worlds: int = 32, solve_from: int = 4, objective: str = "score",
+    def __init__(self, worlds: int = 32, solve_from: int = 3, objective: str = "score",
                  bid_samples: int = 128, bid_method: str = "auto", bid_rule: str = "best",
                  bid_margin: float = 0.0, coinche_margin: float = 50.0, coinche_length: int = 4,
                  seed: int = 0, tt_bits: int = 17, taper: str = "none", bid_weights: str = "",

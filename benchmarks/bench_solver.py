@@ -35,7 +35,8 @@ final JSON object (PIMC and sampler figures can live here too).
 solved from its first card (the heuristic's prise); the same with 12 and 8 tricks left
 (``_solve_12_left_``, ``_solve_8_left_``); ``two_<preset>_pimc32_first_trick_decision_ms_median``
 a PIMC-32 decision at the first trick (``solve_from=0``; 3 positions with ``--quick``, 8
-without) and ``_trick4_`` one at trick 4 (0-based, ``solve_from=4``, the default).
+without), ``_trick3_`` one at trick 3 (0-based, ``solve_from=3``, the default) and
+``_trick4_`` one at trick 4 (``solve_from=4``, the default until 2026-12-07).
 ``two_player_run`` takes the solver and PIMC classes, so that an older copy can be timed
 in the same run.
 
@@ -240,7 +241,7 @@ def two_player_run(n: int, n_first: int, solver_cls, make_pimc) -> dict:
     """The two-player figures with the solver class ``solver_cls`` and the PIMC-32 agents
     ``make_pimc(solve_from)`` (the current ones, or an older copy to compare with in the
     same run): CPU-time medians over seeded positions of both presets (``n_first`` 0:
-    no PIMC decision at the first trick); at trick 4 both the decision (``act``) and
+    no PIMC decision at the first trick); at tricks 3 and 4 both the decision (``act``) and
     every card's exact sum (``card_values``, the web page's analysis)."""
     solver = solver_cls()
     out = {}
@@ -259,8 +260,9 @@ def two_player_run(n: int, n_first: int, solver_cls, make_pimc) -> dict:
             if left == 16:
                 out[f"two_{key}_solve_whole_ms_p90"] = round(float(np.percentile(ms, 90)), 2)
         # a PIMC-32 decision at the first trick (searched: solve_from=0) and the first
-        # one with a choice from trick 4 on (0-based, solve_from=4)
-        for trick, count in ((0, n_first), (4, n)):
+        # one with a choice from trick 3 on (0-based, solve_from=3, the default), and from
+        # trick 4 on (solve_from=4)
+        for trick, count in ((0, n_first), (3, n), (4, n)):
             if count == 0:
                 continue
             pimc = make_pimc(trick)
@@ -288,8 +290,8 @@ def two_player_run(n: int, n_first: int, solver_cls, make_pimc) -> dict:
 def two_player_figures(args) -> dict:
     """Belote for two players (``coinche_rl.solver_two``): a whole solve from the first
     card, and of played-out positions with 12 and 8 tricks left (ms, nodes), a PIMC-32
-    decision at the first trick (searched) and at trick 4 (0-based, ``solve_from`` 4),
-    both presets."""
+    decision at the first trick (searched), at trick 3 (0-based, ``solve_from`` 3, the
+    default) and at trick 4, both presets."""
     from coinche_rl.agents import make_agent
     from coinche_rl.solver_two import TwoPlayerSolver, warmup as two_warmup
     two_warmup()

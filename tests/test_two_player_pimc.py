@@ -183,7 +183,7 @@ def test_the_four_player_parameters_are_refused_for_two_players_and_back():
         make_agent("pimc:solve_from=2")
     assert make_agent("pimc:solve_from=2,seed=3", "two").solve_from == 2
     # the arena's estimate is the family's, read before any deal (the family built for)
-    assert make_agent("pimc", "two").seconds_per_deal == pytest.approx(0.3)
+    assert make_agent("pimc", "two").seconds_per_deal == pytest.approx(0.4)
     assert make_agent("pimc").seconds_per_deal == pytest.approx(0.12)
     two, four = (describe_agents(f).split("\npimc: ")[1].split("\n") for f in ("two", "coinche"))
     params = [[line.split()[0] for line in takewhile(lambda x: x.startswith("    "), text[1:])]
