@@ -176,7 +176,8 @@ def test_the_four_player_parameters_are_refused_for_two_players_and_back():
     with pytest.raises(AgentSpecError, match=r"agent 'pimc': the parameter 'bid_samples' is for "
                                              r"the families coinche, classic, not the family "
                                              r"'two' .*; its parameters there: worlds, "
-                                             r"solve_from, seed"):
+                                             r"solve_from, seed, worlds_from, uniform_share, "
+                                             r"belief_weights"):
         make_agent("pimc:bid_samples=8", "two")
     with pytest.raises(AgentSpecError, match=r"the parameter 'solve_from' is for the family two, "
                                              r"not the family 'coinche'"):
@@ -188,5 +189,6 @@ def test_the_four_player_parameters_are_refused_for_two_players_and_back():
     two, four = (describe_agents(f).split("\npimc: ")[1].split("\n") for f in ("two", "coinche"))
     params = [[line.split()[0] for line in takewhile(lambda x: x.startswith("    "), text[1:])]
               for text in (two, four)]
-    assert params[0] == ["worlds", "solve_from", "seed"]
+    assert params[0] == ["worlds", "solve_from", "seed", "worlds_from", "uniform_share",
+                         "belief_weights"]
     assert "bid_samples" in params[1] and "solve_from" not in params[1]
