@@ -211,15 +211,14 @@ def test_nn_plays_both_presets_deterministically(tmp_path, preset):
     assert av.choice == values.act(view)
 
 
-def test_the_trainer_trains_resumes_and_refuses_self_play_labels(tmp_path):
+def test_the_trainer_trains_resumes_and_takes_self_play_labels(tmp_path):
     pytest.importorskip("torch")
-    from coinche_rl.train.play import Args, train
+    from coinche_rl.train.play import Args, check_args, train
     kw = dict(rules="belote_decouverte", out=str(tmp_path / "run"), hidden=[8], chunk_deals=2,
               workers=0, solver_cards=8, updates_per_chunk=2, batch_size=16, min_buffer=16,
               buffer_size=500, eval_minutes=0.0, checkpoint_minutes=1e9, log_seconds=1e9,
               progress=False, anneal_updates=50, seed=1)
-    with pytest.raises(ValueError, match="labels"):
-        train(Args(**{**kw, "labels": "selfplay"}))
+    check_args(Args(**{**kw, "labels": "selfplay"}))       # accepted (tests/test_selfplay.py)
     train(Args(**kw, max_chunks=2))
     res = train(Args(**kw, max_chunks=4, resume=True))
     assert res["chunks"] == 4 and res["updates"] > 0

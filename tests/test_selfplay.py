@@ -4,7 +4,11 @@
 * a chunk is a pure function of its arguments and the weights;
 * only the learner's seats are labelled; the tables follow the pool's shares;
 * every target is the value of the card played out on the true deal by the deal's table:
-  checked against a plain one-decision-at-a-time play-out (no lockstep batches);
+  checked against a plain one-decision-at-a-time play-out (no lockstep batches), in
+  coinche and in belote for two players;
+* belote for two players: a chunk is a pure function of its arguments, both players'
+  decisions are labelled in self-play, and the learner's inputs are his public view's
+  (the cards he cannot see permuted, the inputs do not move);
 * ``train play --labels selfplay``: generations are written and labelled from, the
   learning curve has one evaluation per generation, ``--init`` takes a weights file, and
   an interrupted and resumed run ends with the same weights as an uninterrupted one.
@@ -22,22 +26,29 @@ from coinche_rl import actions as A
 from coinche_rl import engine as E
 from coinche_rl.agents.neural import canonical as C
 from coinche_rl.agents.neural.agent import load_bid_net
-from coinche_rl.agents.neural.batch_play import NetInputs
+from coinche_rl.agents.neural.batch_play import BID_NET, CARD_NET, NET_BID, NET_CARD, NOT_A_CARD
+from coinche_rl.agents.neural.family import net_family
 from coinche_rl.agents.neural.net import MLP
 from coinche_rl.agents.neural.selfplay import (OPPONENTS, P_HEURISTIC, P_LEARNER, P_PAST,
-                                               P_RANDOM, SelfPlayTable, parse_opponents,
-                                               play_trajectories, selfplay_chunk,
-                                               value_positions)
-from coinche_rl.agents.numba_bots import bot_action
+                                               P_RANDOM, SelfPlayTable, legal_cards,
+                                               parse_opponents, play_trajectories,
+                                               selfplay_chunk, value_positions)
+from coinche_rl.agents.numba_bots import game_bot_action
 from coinche_rl.rules import get_rules, params_vector
+from coinche_rl.two_player import IllegalPlayError, TwoPlayerDeal
+
+from two_player_cases import hidden_cards_permuted
 
 RULES = get_rules("ffb")
+TWO = get_rules("belote_a_deux")
 
 
-def _table(past=1, bid=True):
-    net = MLP.random(hidden=(24,), seed=1)
-    return SelfPlayTable(net, load_bid_net(rules=RULES, required=False) if bid else None,
-                         [MLP.random(hidden=(24,), seed=2 + k) for k in range(past)])
+def _table(past=1, bid=True, rules=RULES):
+    n_in = net_family(rules).feature_size
+    net = MLP.random(hidden=(24,), seed=1, inputs=n_in)
+    return SelfPlayTable(net, load_bid_net(rules=rules, required=False) if bid else None,
+                         [MLP.random(hidden=(24,), seed=2 + k, inputs=n_in)
+                          for k in range(past)])
 
 
 # --------------------------------------------------------------- the opponent pool
@@ -95,59 +106,126 @@ def test_only_the_learners_seats_are_labelled_and_the_tables_follow_the_pool():
             assert set(E.current_seat(S) for S in pos) == {0, 1, 2, 3}
 
 
-def _play_out(S, seats, table, P, inputs, bid_net):
-    """The play-out of ``S`` one decision at a time (the oracle of the lockstep path):
-    a network seat's card decision with a choice is its network's, its auction the
-    bidding network's; everything else the player's numba bot (deterministic here: no
-    random player)."""
-    nets = table.card_nets()
-    bots = table.bots()
+def _play_out(S, seats, table, P, inputs):
+    """The play-out of ``S`` one decision at a time (the oracle of the lockstep path), in
+    every family: a network player's card decision with a choice is its network's (from
+    what :meth:`readable` gives it), its auction (prise, exchange) the bidding
+    network's; everything else the player's numba bot on his public view
+    (deterministic here: no random player)."""
+    nets, bids, bots = table.card_nets(), table.bid_nets(), table.bots()
     buf = np.zeros(A.N_ACTIONS, dtype=np.uint8)
     rng = np.zeros(1, dtype=np.uint64)
-    while E.phase_of(S) != E.DONE:
-        cur = E.current_seat(S)
+    V = np.zeros_like(S)
+    while E.game_phase(S, P) != E.PHASE_DONE:
+        cur = E.game_to_act(S, P)
         p = int(seats[cur])
-        one = S[None, :].copy()
-        if nets[p] is not None and E.phase_of(S) == E.PLAY and E.pending_choice(S, P) == 0 \
-                and E.popcount(E.legal_play_mask(S, P)) >= 2:
-            a = int(inputs.net_actions(nets[p], one, np.zeros(1, dtype=np.int64))[0])
-        elif nets[p] is not None and bid_net is not None and E.phase_of(S) == E.AUCTION:
-            a = int(bid_net.actions(inputs, one, np.zeros(1, dtype=np.int64))[0])
-        else:
-            a = int(bot_action(bots[p], S, P, cur, rng, buf))
-        assert E.is_legal(S, P, a)
-        E.apply_legal_action(S, P, a)
+        flag = (CARD_NET if nets[p] is not None else 0) | (BID_NET if bids[p] is not None else 0)
+        X, rows = inputs.readable(S[None, :].copy(), np.zeros(1, dtype=np.int64))
+        a = int(inputs.choice(X[0], P, flag))
+        if a == NET_CARD:
+            a = int(inputs.net_actions(nets[p], X, rows)[0])
+        elif a == NET_BID:
+            a = int(bids[p].actions(inputs, X, rows)[0])
+        elif a == NOT_A_CARD:
+            E.game_public_view_into(S, P, cur, V)
+            a = int(game_bot_action(bots[p], V, P, cur, rng, buf))
+        assert E.game_is_legal(S, P, a)
+        E.game_apply(S, P, a)
     return S
 
 
-def test_every_target_is_the_cards_play_out_by_the_deals_table():
-    table = _table(past=1)
-    P = params_vector(RULES)
-    pos, tables = play_trajectories(RULES, 11, 0, 6, table,
+@pytest.mark.parametrize("preset, games, step", [("ffb", 6, 3), ("belote_a_deux", 4, 3)])
+def test_every_target_is_the_cards_play_out_by_the_deals_table(preset, games, step):
+    rules = get_rules(preset)
+    table = _table(past=1, rules=rules)
+    P = params_vector(rules)
+    pos, tables = play_trajectories(rules, 11, 0, games, table,
                                     parse_opponents("self=1,heuristic=1,past=1"),
                                     frozen=0.5, epsilon=0.2)
-    feats, legal, targets, nb = value_positions(RULES, pos, tables, table, 11, 0)
-    assert nb == int(legal.sum()) and len(pos) > 20
-    inputs = NetInputs(RULES, 1)
+    feats, legal, targets, nb = value_positions(rules, pos, tables, table, 11, 0)
+    assert nb == int(legal.sum()) and len(pos) > 15
+    inputs = net_family(rules).inputs_class(rules, 1)
     checked = 0
-    for i in range(0, len(pos), 3):
+    for i in range(0, len(pos), step):
         S = pos[i]
-        seat = E.current_seat(S)
-        team = seat & 1
-        perm = int(inputs.compute(S[None, :].copy(), np.zeros(1, dtype=np.int64))[2][0])
-        m = E.legal_play_mask(S, P)
+        side = E.game_side(P, E.game_to_act(S, P))
+        perm = int(inputs.compute(*inputs.readable(S[None, :].copy(),
+                                                   np.zeros(1, dtype=np.int64)))[2][0])
+        m = legal_cards(S, P)
         while m:
             c = E.lowest_card(m)
             m &= m - 1
             T = S.copy()
-            E.apply_legal_action(T, P, A.CARD_BASE + c)
-            _play_out(T, tables[i], table, P, inputs, table.bid_net)
-            want = E.team_score(T, team) - E.team_score(T, 1 - team)
+            E.game_apply(T, P, A.CARD_BASE + c)
+            _play_out(T, tables[i], table, P, inputs)
+            want = E.game_score(T, P, side) - E.game_score(T, P, 1 - side)
             j = C.ACT_DST[perm, A.CARD_BASE + c] - A.CARD_BASE
             assert legal[i, j]
             assert targets[i, j] == want, (i, c)
             checked += 1
     assert checked > 40
+
+
+# ------------------------------------------------------------ belote for two players
+def test_two_player_chunks_are_pure_and_label_both_players_in_self_play():
+    table = _table(rules=TWO)
+    shares = parse_opponents("self=1,heuristic=1,random=1,past=1")
+    a = selfplay_chunk(TWO, 5, 0, 4, table, shares)
+    b = selfplay_chunk(TWO, 5, 0, 4, table, shares)
+    c = selfplay_chunk(TWO, 6, 0, 4, table, shares)
+    assert len(a) > 30 and a.feats.shape[1] == net_family(TWO).feature_size
+    for x, y in ((a.feats, b.feats), (a.cards, b.cards), (a.targets, b.targets),
+                 (a.tricks, b.tricks)):
+        assert np.array_equal(x, y)
+    assert not (len(c) == len(a) and np.array_equal(c.targets, a.targets))
+    assert (a.cards.sum(1) >= 2).all() and (a.targets[~a.cards] == 0).all()
+    assert a.tricks.min() >= 0 and a.tricks.max() <= 15
+    P = params_vector(TWO)
+    pos, tables = play_trajectories(TWO, 3, 0, 6, table, parse_opponents("self=1"),
+                                    epsilon=0.0)
+    assert {int(E.game_to_act(S, P)) for S in pos} == {0, 1}      # both players'
+    assert (tables[:, :2] == P_LEARNER).all()
+    pos, tables = play_trajectories(TWO, 3, 0, 6, table, parse_opponents("heuristic=1"),
+                                    epsilon=0.0)
+    for S, t in zip(pos, tables):
+        me = int(E.game_to_act(S, P))
+        assert t[me] == P_LEARNER and t[1 - me] == P_HEURISTIC
+
+
+def test_the_two_player_learners_inputs_are_his_public_view():
+    """Two deals that differ only in the cards the player to act cannot see (the other
+    hand's unseen cards, every face-down card): the same inputs and legal cards."""
+    rng = np.random.default_rng(7)
+    table = _table(rules=TWO)
+    compared = 0
+    for trial in range(12):
+        deck = [int(x) for x in rng.permutation(32)]
+        dealer = trial % 2
+        d = TwoPlayerDeal("belote_a_deux", deck=deck, dealer=dealer)
+        played = ["take", "no-exchange"]
+        for a in played:
+            d.apply(a)
+        for _ in range(int(rng.integers(0, 6))):              # a few cards into the play
+            played.append(d.legal_actions()[0])
+            d.apply(played[-1])
+        if len(d.legal_actions()) < 2:
+            continue
+        d2 = TwoPlayerDeal("belote_a_deux", deck=hidden_cards_permuted(d, deck, dealer, rng),
+                           dealer=dealer)
+        try:
+            for a in played:
+                d2.apply(a)
+        except IllegalPlayError:
+            continue                    # the 7 of trump moved: another exchange there
+        if d2.state.tolist() == d.state.tolist() or \
+                not (d.view(d.current_player).state == d2.view(d.current_player).state).all():
+            continue
+        pos = np.stack([d.state, d2.state]).astype(np.int64)
+        tables = np.zeros((2, 4), dtype=np.int64)
+        feats, legal, _targets, _ = value_positions(TWO, pos, tables, table, 1, 0)
+        assert np.array_equal(feats[0], feats[1]) and np.array_equal(legal[0], legal[1])
+        compared += 1
+    assert compared >= 5
 
 
 # ------------------------------------------------------------------- the trainer

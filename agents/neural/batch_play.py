@@ -25,15 +25,19 @@ from ...engine import (AUCTION, DONE, PLAY, STATE_SIZE, pending_choice, apply_le
                        set_auction_action, set_contract_strain, set_hand, set_initial_hand,
                        set_retourne, kernel)
 from ...cards import N_SUITS
-from ...rules import CAPOT_VALUE, N_SEATS, RuleSet, card_points_table, params_vector
-from ...engine import public_view_into
-from ...engine.two import EXCHANGE_PHASE, PRISE, two_legal_cards
+from ...rules import (CAPOT_VALUE, FAMILY_TWO, N_SEATS, P_FAMILY, RuleSet, card_points_table,
+                     params_vector)
+from ...engine import (public_view_into, game_apply, game_is_legal, game_phase, game_to_act,
+                       PHASE_BIDDING, PHASE_DONE, PHASE_EXCHANGE)
+from ...engine.two import EXCHANGE_PHASE, PRISE, two_legal_cards, two_legal_mask
+from ...engine.two import phase_of as two_phase_of
 from ...engine.two import PLAY as TWO_PLAY
 from ...engine.two import py as two_py
-from ...envs.kernels import apply_at, rules_vector
-from ..numba_bots import BOT_HEURISTIC, batch_bot_actions, bot_action
+from ...envs.kernels import apply_at, public_states_of, rules_vector
+from ..numba_bots import BOT_HEURISTIC, _act_four, _act_two, batch_bot_actions, bot_action
 from . import canonical as C
 from . import canonical_two as C2
+from .labels import random_card, u01
 from .bid_actions import BID_INDEX, BID_SPACES, N_BID, bid_inputs
 from .net import MLP, NeuralError, input_key
 
@@ -41,13 +45,17 @@ __all__ = ["NET_CARD", "NOT_A_CARD", "NET_BID", "CARD_NET", "BID_NET", "DEFAULT_
            "card_choice", "net_choice", "advance", "advance_until", "canonical_auction_state",
            "anchor_actions",
            "seed_streams", "NetInputs", "BidNet", "play_states", "policy_actions",
-           "BatchPolicy", "TwoNetInputs", "TwoBatchPolicy", "play_states_two"]
+           "BatchPolicy", "TwoNetInputs", "TwoBatchPolicy", "play_states_two", "EXPLORE",
+           "advance_players", "play_players"]
 
 #: :func:`net_choice`: the card network chooses / the decision is not for a network /
 #: the bidding network chooses
 NET_CARD, NOT_A_CARD, NET_BID = -1, -2, -3
 #: seat flags of the batched paths: plays its cards / bids with a network
 CARD_NET, BID_NET = 1, 2
+#: a game's streams in :func:`advance_players`: its seats' bots (``rngs[i, :N_SEATS]``),
+#: then the exploration stream
+EXPLORE = N_SEATS
 #: the ``bid_margin`` of a bidding net whose manifest names none (``bid.margin``), points:
 #: the shipped ffb bidding net's trust region (the margin
 #: chosen for it on validation deal sets, benchmarks/RESULTS.md)
@@ -207,6 +215,14 @@ class NetInputs:
         C.play_inputs(states, self.params, idx, self.cpt, self.rules_vec, m,
                       self.feats[:n], self.cards[:n], self.perms[:n])
         return self.feats[:n], self.cards[:n].astype(bool), self.perms[:n]
+
+    @staticmethod
+    def readable(states: np.ndarray, idx: np.ndarray):
+        """``(X, rows)``: what the networks read of the seats to act in the full states
+        ``states[idx]`` (:func:`play_players`), for :meth:`net_actions` and
+        :meth:`BidNet.actions`: the states themselves (:meth:`compute` reads each seat's
+        information only)."""
+        return states, idx
 
     def bid_compute(self, states: np.ndarray, idx: np.ndarray, match=None):
         """``(feats, legal, perms)`` of the seats to bid in ``states[idx]``: ``legal``
@@ -508,6 +524,16 @@ class TwoNetInputs:
         V = np.ascontiguousarray(views[idx])
         return n, V, np.array([two_py.current_player(v) for v in V], dtype=np.int64)
 
+    def readable(self, states: np.ndarray, idx: np.ndarray):
+        """``(views, rows)``: the public views of the players to act in the full states
+        ``states[idx]`` (row ``j`` for ``idx[j]``), what the networks read
+        (:func:`play_players`)."""
+        k = len(idx)
+        views = np.zeros((k, states.shape[1]), dtype=np.int64)
+        public_states_of(states, self.params, np.ascontiguousarray(idx, dtype=np.int64), k,
+                         views, np.zeros(k, dtype=np.int64))
+        return views, np.arange(k, dtype=np.int64)
+
     def compute(self, views: np.ndarray, idx: np.ndarray, match=None):
         """``(feats, legal, perms)`` of the players to act in the public views
         ``views[idx]`` (each the view of the player to act)."""
@@ -606,52 +632,194 @@ def play_states_two(rules: RuleSet, states: np.ndarray, seeds: np.ndarray, bots,
     (full states) to their end **in place**, player ``p`` playing his cards with
     ``nets[p]`` when given, deciding the prise and the exchange with ``bid_nets[p]``
     when given (a prise :class:`BidNet`; in lockstep: one forward pass per network for
-    every deal waiting for it) and everything else with numba bot ``bots[p]`` (seeded
-    from ``seeds[i, p]``)."""
+    every deal waiting for it, :func:`play_players`) and everything else with numba bot
+    ``bots[p]`` (seeded from ``seeds[i, p]``)."""
     bid_nets = list(bid_nets)[:2] if bid_nets is not None else [None, None]
     if until is not None and until != DONE:            # the four-player DONE: the end
         raise ValueError("belote for two players' batched play goes to the end of the deal")
     n = len(states)
     if n == 0:
         return
-    P = params_vector(rules)
-    bots = np.asarray(bots, dtype=np.int64)[:2]
-    flags = np.array([(CARD_NET if nets[p] is not None else 0)
-                      | (BID_NET if bid_nets[p] is not None else 0) for p in range(2)],
-                     dtype=np.int64)
-    seeds4 = np.zeros((n, 4), dtype=np.int64)
+    seeds4 = np.zeros((n, N_SEATS), dtype=np.int64)
     seeds4[:, :2] = np.asarray(seeds, dtype=np.int64)[:, :2]
-    rngs = np.zeros((n, 4), dtype=np.uint64)
+    rngs = np.zeros((n, N_SEATS), dtype=np.uint64)
     seed_streams(seeds4, rngs)
-    inputs = TwoNetInputs(rules, n)
+    players = np.broadcast_to(np.arange(N_SEATS, dtype=np.int64), (n, N_SEATS))
+    play_players(rules, states, np.ascontiguousarray(players), rngs,
+                 np.asarray(bots, dtype=np.int64)[:2], list(nets)[:2], bid_nets,
+                 TwoNetInputs(rules, n))
+
+
+# ============================================== the lockstep play, for every family
+@njit(_nrt=False, inline="always")
+def _choice_four(S, P, flag, buf):
+    return net_choice(S, P, flag)
+
+
+@njit(_nrt=False, inline="always")
+def _choice_two(S, P, flag, buf):
+    phase = two_phase_of(S)
+    if flag & CARD_NET != 0 and phase == TWO_PLAY and popcount(two_legal_cards(S)) >= 2:
+        return NET_CARD
+    if flag & BID_NET != 0 and phase != TWO_PLAY and two_legal_mask(S, P, buf) >= 2:
+        return NET_BID
+    return NOT_A_CARD
+
+
+@njit(_nrt=False, inline="always")
+def _cards_four(S, P):
+    return legal_play_mask(S, P)
+
+
+@njit(_nrt=False, inline="always")
+def _cards_two(S, P):
+    return two_legal_cards(S)
+
+
+@njit(_nrt=False, inline="always")
+def _advance_with(act, choice, cards, states, P, seats, flags, bots, rngs, waiting, epsilon,
+                  record, rec, rec_game, n_rec, buf, V):
+    """The body of :func:`advance_players` with the family's bots ``act`` (numba_bots'
+    ``_act_*``), network decisions ``choice(S, P, flag, buf)`` (:data:`NET_CARD`,
+    :data:`NET_BID`, a forced card, :data:`NOT_A_CARD`) and legal cards ``cards(S, P)``
+    (a mask); ``buf`` (uint8[N_ACTIONS]) and ``V`` (a state) are scratch."""
+    k = 0
+    for i in range(states.shape[0]):
+        S = states[i]
+        while game_phase(S, P) != PHASE_DONE:
+            cur = game_to_act(S, P)
+            p = seats[i, cur]
+            a = choice(S, P, flags[p], buf)
+            if a == NET_CARD or a == NET_BID:
+                if record and p == 0 and a == NET_CARD:
+                    r = n_rec[0]
+                    for j in range(S.shape[0]):
+                        rec[r, j] = S[j]
+                    rec_game[r] = i
+                    n_rec[0] = r + 1
+                    if epsilon > 0.0 and u01(rngs[i, EXPLORE:EXPLORE + 1]) < epsilon:
+                        legal = cards(S, P)
+                        game_apply(S, P, random_card(rngs[i, EXPLORE:EXPLORE + 1], legal,
+                                                     popcount(legal)))
+                        continue
+                waiting[k] = i
+                k += 1
+                break
+            if a == NOT_A_CARD:
+                a = act(bots[p], S, P, cur, rngs[i, cur:cur + 1], buf, V)
+                if a < 0 or not game_is_legal(S, P, a):
+                    return -(i + 1)
+            game_apply(S, P, a)
+    return k
+
+
+@njit(cache=True)
+def advance_players_four(states, P, seats, flags, bots, rngs, waiting, epsilon, record, rec,
+                         rec_game, n_rec, buf, V):
+    """:func:`advance_players` of the four-player game."""
+    return _advance_with(_act_four, _choice_four, _cards_four, states, P, seats, flags, bots,
+                         rngs, waiting, epsilon, record, rec, rec_game, n_rec, buf, V)
+
+
+@njit(cache=True)
+def advance_players_two(states, P, seats, flags, bots, rngs, waiting, epsilon, record, rec,
+                        rec_game, n_rec, buf, V):
+    """:func:`advance_players` of belote for two players (the bots read their public
+    views)."""
+    return _advance_with(_act_two, _choice_two, _cards_two, states, P, seats, flags, bots,
+                         rngs, waiting, epsilon, record, rec, rec_game, n_rec, buf, V)
+
+
+def advance_players(states, P, seats, flags, bots, rngs, waiting, epsilon=0.0, record=None,
+                    rec_game=None, n_rec=None) -> int:
+    """Play every game of ``states`` (full states of the family of ``P``) until the seat
+    to act faces a decision of a network (the flags ``flags[p]`` of its player ``p =
+    seats[i, seat]``: :data:`CARD_NET` a card with a choice, :data:`BID_NET` an auction,
+    prise or exchange decision with a choice) or the deal is over; a forced card is
+    played as is, every other decision is the player's numba bot ``bots[p]``'s
+    (stream ``rngs[i, seat]``; belote for two players' bots read the public view). With
+    ``record`` (int64 ``[capacity, state size]``) each card decision with a choice of
+    player 0 is first copied into ``record[n_rec[0]]`` (its game into ``rec_game``),
+    then with probability ``epsilon`` (stream ``rngs[i, EXPLORE]``) a uniformly random
+    legal card is played instead of the network's. The games waiting go into
+    ``waiting``; returns how many, or ``-(i + 1)`` when a bot chose an illegal action in
+    game ``i`` (never expected)."""
+    two = bool(P[P_FAMILY] == FAMILY_TWO)
+    kernel_ = advance_players_two if two else advance_players_four
+    on = record is not None
+    if not on:
+        record = np.zeros((1, states.shape[1]), dtype=np.int64)
+        rec_game = np.zeros(1, dtype=np.int64)
+        n_rec = np.zeros(1, dtype=np.int64)
+    return int(kernel_(states, P, seats, flags, bots, rngs, waiting, float(epsilon), on,
+                       record, rec_game, n_rec, np.zeros(A.N_ACTIONS, dtype=np.uint8),
+                       np.zeros(states.shape[1], dtype=np.int64)))
+
+
+@njit(cache=True)
+def deciders(states, P, idx, seats, bidding):
+    """``seats[j]``: the seat (player) to act in ``states[idx[j]]``; ``bidding[j]``:
+    whether the decision is the auction's (the prise's, the exchange's)."""
+    for j in range(idx.shape[0]):
+        S = states[idx[j]]
+        seats[j] = game_to_act(S, P)
+        ph = game_phase(S, P)
+        bidding[j] = ph == PHASE_BIDDING or ph == PHASE_EXCHANGE
+
+
+def play_players(rules: RuleSet, states: np.ndarray, seats: np.ndarray, rngs: np.ndarray,
+                 bots, card_nets, bid_nets, inputs, epsilon: float = 0.0,
+                 record: Optional[np.ndarray] = None):
+    """Play ``states`` (full states of the family of ``rules``) to their end **in
+    place**, the player ``p = seats[i, seat]`` deciding at each seat: his cards with the
+    card network ``card_nets[p]`` when given, his auction (prise, exchange) with the
+    bidding network ``bid_nets[p]`` when given, the rest with numba bot ``bots[p]``
+    (streams ``rngs[i, seat]``; :func:`advance_players`). In lockstep: numba steps
+    every game to its next network decision, then one forward pass per network for
+    every game waiting for it, each reading its player's information only (``inputs``:
+    the family's :class:`NetInputs` or :class:`TwoNetInputs`, whose
+    :meth:`~NetInputs.readable` gives the states the networks read). With ``record``,
+    player 0's card decisions with a choice are recorded first (and ``epsilon``
+    explores, :func:`advance_players`); returns ``(n_recorded, games of the
+    records)``."""
+    P = params_vector(rules)
+    n = len(states)
+    card_nets, bid_nets = list(card_nets), list(bid_nets)
+    flags = np.array([(CARD_NET if c is not None else 0) | (BID_NET if b is not None else 0)
+                      for c, b in zip(card_nets, bid_nets)], dtype=np.int64)
+    bots = np.asarray(bots, dtype=np.int64)
+    seats = np.ascontiguousarray(seats, dtype=np.int64)
     waiting = np.zeros(n, dtype=np.int64)
-    views = np.zeros_like(states)
+    cap = 1 if record is None else len(record)
+    rec_game = np.zeros(cap, dtype=np.int64)
+    n_rec = np.zeros(1, dtype=np.int64)
+    to_act = np.zeros(n, dtype=np.int64)
+    bidding = np.zeros(n, dtype=np.bool_)
     while True:
-        k = C2.advance(states, P, bots, flags, rngs, waiting)
+        k = advance_players(states, P, seats, flags, bots, rngs, waiting, epsilon, record,
+                            rec_game, n_rec)
         if k < 0:
-            raise RuntimeError(f"a numba bot chose an illegal action in deal {-k - 1}")
+            raise RuntimeError(f"a numba bot chose an illegal action in game {-k - 1}")
         if k == 0:
-            return
+            m = int(n_rec[0])
+            return m, rec_game[:m]
         idx = waiting[:k].copy()
-        C2.public_views(states, P, idx, views[:k])
-        players = np.array([two_py.current_player(states[i]) for i in idx], dtype=np.int64)
-        prise = np.array([int(two_py.phase_of(states[i])) != TWO_PLAY for i in idx], dtype=bool)
-        for which, group in ((prise, bid_nets), (~prise, nets)):
-            for p in range(2):
-                if group[p] is None:
+        deciders(states, P, idx, to_act[:k], bidding[:k])
+        player = seats[idx, to_act[:k]]
+        X, rows = inputs.readable(states, idx)
+        acts = np.empty(k, dtype=np.int64)
+        for which, nets, cards in ((bidding[:k], bid_nets, False),
+                                   (~bidding[:k], card_nets, True)):
+            done = []                           # one forward pass per distinct network
+            for p in np.unique(player[which]):
+                net = nets[p]
+                if any(net is d for d in done):
                     continue
-                mine = np.flatnonzero(which & (players == p))
-                if group[1 - p] is group[p]:
-                    mine = np.flatnonzero(which)
-                if len(mine):
-                    if group is nets:
-                        acts = inputs.net_actions(group[p], views[:k], mine)
-                    else:
-                        acts = group[p].actions(inputs, views[:k], mine)
-                    C2.apply_actions(states, P, idx[mine],
-                                     np.ascontiguousarray(acts, dtype=np.int64))
-                if group[1 - p] is group[p]:
-                    break
+                done.append(net)
+                sel = which & np.isin(player, [q for q, m in enumerate(nets) if m is net])
+                acts[sel] = (inputs.net_actions(net, X, rows[sel]) if cards
+                             else net.actions(inputs, X, rows[sel]))
+        apply_at(states, P, idx, k, acts)
 
 
 #: each family's batched play (:func:`play_states`), by :func:`.net.input_key`

@@ -25,10 +25,6 @@ observation, then features derived from it alone: the cards not seen (face down 
 the other hand unseen), the cards the player can still play (hand and face-up table
 cards), the other's cards he can see (shown, face-up), the led suit and the led card's
 points. The outputs: the 32 canonical cards.
-
-The batched play of the arena (:func:`advance`, :func:`public_views`,
-:func:`apply_actions`; :func:`.family.play_states_two`) is here too: deals in lockstep,
-each player's network deciding for every deal waiting for it in one forward pass.
 """
 
 from __future__ import annotations
@@ -270,50 +266,3 @@ def input_scratch():
     return (np.zeros(TWO_STATE_SIZE, dtype=np.int64), np.zeros(N_OBS, dtype=np.float32),
             np.zeros(A.N_ACTIONS, dtype=np.uint8), np.zeros(N_OBS, dtype=np.float32),
             np.zeros((N_SUITS, KEY_SIZE), dtype=np.float32), np.zeros(N_SUITS, dtype=np.int64))
-
-
-# ================================================================ the batched play
-@njit(cache=True)
-def advance(states, P, bots, flags, rngs, waiting):
-    """Play every deal of ``states`` (full states) until its player to act faces a card
-    decision with a choice and plays his cards with a network (``flags[player] & 1``),
-    or a prise or exchange decision with a choice and decides them with a network
-    (``flags[player] & 2``), or the deal is over; every other decision is the numba bot ``bots[player]``'s, from
-    his public view, drawing from ``rngs[i, player]`` (seeded as
-    :func:`~.batch_play.seed_streams` does). The deals waiting go into ``waiting``;
-    returns how many, or ``-(i + 1)`` when a bot chose an illegal action in deal ``i``."""
-    V = np.zeros(TWO_STATE_SIZE, dtype=np.int64)
-    buf = np.zeros(A.N_ACTIONS, dtype=np.uint8)
-    k = 0
-    for i in range(states.shape[0]):
-        S = states[i]
-        while phase_of(S) != DONE:
-            cur = current_player(S)
-            if (flags[cur] & 1 != 0 and phase_of(S) == PLAY
-                    and popcount(two_legal_cards(S)) >= 2) or \
-                    (flags[cur] & 2 != 0 and phase_of(S) != PLAY
-                     and two_legal_mask(S, P, buf) >= 2):
-                waiting[k] = i
-                k += 1
-                break
-            two_public_view_into(S, P, cur, V)
-            a = _bot_action_two(bots[cur], V, P, cur, rngs[i, cur:cur + 1], buf)
-            if a < 0 or not two_is_legal(S, P, a):
-                return -(i + 1)
-            two_apply(S, P, a)
-    return k
-
-
-@njit(cache=True)
-def public_views(states, P, idx, out):
-    """``out[j]`` := the public view of the player to act in ``states[idx[j]]``."""
-    for j in range(idx.shape[0]):
-        S = states[idx[j]]
-        two_public_view_into(S, P, current_player(S), out[j])
-
-
-@njit(cache=True)
-def apply_actions(states, P, idx, actions):
-    """Apply ``actions[j]`` (legal) to ``states[idx[j]]``."""
-    for j in range(idx.shape[0]):
-        two_apply(states[idx[j]], P, actions[j])

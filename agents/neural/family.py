@@ -162,7 +162,7 @@ NET_FAMILIES = {
                       belief_positions=".belief:four_positions", belief_places=3,
                       belief_uniform=".belief:uniform_loss_four"),
     "two": NetFamily("two", INPUTS["two"], TwoNetInputs, _two_labels, _warm_two,
-                     solver_cards=24, frozen=False, selfplay=False,
+                     solver_cards=24, frozen=False, selfplay=True,
                      default_preset="belote_a_deux", batch_policy=TwoBatchPolicy,
                      play_states=play_states_two, bid_space=BID_SPACES["two"],
                      bid_labels=".prise_labels:label_prise_chunk",

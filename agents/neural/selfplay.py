@@ -1,12 +1,13 @@
 """Self-play labels for card play: Monte Carlo policy iteration
 (``coinche_rl.agents.neural.selfplay``).
 
-A chunk plays real deals with a **table of players** at the four seats and labels every
-card decision with a choice of the *learner* (the current generation's card network) with
+A chunk plays real deals with a **table of players** at the seats (four, or the two
+players of belote for two) and labels every card decision with a choice of the *learner* (the current generation's card network) with
 the value of **every legal card on the true deal**: the card is played, then the rest of
-the deal is played out by the same four players (each seat deciding on its own
-information: a network reads the seat's observation, never the other hands), and the
-target is the acting team's deal score minus the other team's. Every card of a decision
+the deal is played out by the same players (each seat deciding on its own information: a
+network reads the seat's observation, never the other hands; with two players his public
+view, never a face-down card), and the target is the acting side's deal score minus the
+other side's. Every card of a decision
 is played out on the same deal, so the luck of the deal cancels between them; averaged
 over the real distribution of the hidden cards (the training deals are real deals), the
 targets are one step of policy improvement over the table: the network trained on them
@@ -15,25 +16,29 @@ every legal card rolled out on the true deal by the current nets at all seats).
 
 The players of a chunk (:class:`SelfPlayTable`): player 0 is the learner (the
 generation's card network, and the shipped bidding network where one ships for the preset,
-else the heuristic's auction); then the numba heuristic, the numba random bot, and the
-past generations' card networks (with the same bidding network). In each deal one team
-(drawn) is the learner's; the other team is one player of the **opponent pool**
-(``shares``: the learner itself, i.e. pure self-play, the heuristic, random play, a past
-generation), both seats the same. The learner's seats are labelled, so in a self-play
-deal all four seats are. The continuations keep the deal's table, so the targets are
+else the heuristic's auction; with two players the prise network decides the prise and
+the exchange); then the numba heuristic, the numba random bot, and the
+past generations' card networks (with the same bidding network). In each deal one side
+(drawn: a team, or one of the two players) is the learner's; the other side is one
+player of the **opponent pool** (``shares``: the learner itself, i.e. pure self-play, the
+heuristic, random play, a past generation), both seats of a team the same. The learner's
+seats are labelled, so in a self-play deal every seat is. The continuations keep the deal's table, so the targets are
 the value of a card *against the opponents actually met*: a net trained on them learns
 to punish weak play instead of assuming the heuristic.
 
 The auction is played by the same players (the learner and past generations bid with
 the bidding network, the bots with their own auction), or skipped with probability
 ``frozen`` for the arena's frozen contract (a random seat takes the minimum bid in its
-longest suit). A deal whose four seats pass gives no label. With probability
+longest suit; four players only). A deal that every seat passes gives no label. With probability
 ``epsilon`` a learner's card decision in the labelled trajectory (not in the
 continuations) is a uniformly random legal card, after it is labelled (exploration).
 
-Everything runs in lockstep batches (:func:`play_table`): numba steps every game to its
-next network decision, then one forward pass per network labels the waiting decisions of
-all games at once. A chunk depends only on ``(seed, first_game, n_games, frozen, epsilon,
+Everything runs in lockstep batches (:func:`play_table`, the family's
+:func:`~.batch_play.play_players`, which the arena's batched play of belote for two
+players uses too): numba steps every game to its next network decision, then one forward
+pass per network labels the waiting decisions of all games at once. The kernels here are
+written once over the engine's entry points (:mod:`coinche_rl.engine.entry`), the
+family's network input from :mod:`.family`. A chunk depends only on ``(seed, first_game, n_games, frozen, epsilon,
 shares)`` and the networks' weights: game ``g`` draws from sub-stream ``first_game + g``
 of ``seed``.
 """
@@ -48,18 +53,18 @@ import numpy as np
 from numba import njit
 
 from ... import actions as A
-from ...engine import (AUCTION, DONE, STATE_SIZE, apply_legal_action, current_seat,
-                       current_seats, legal_play_mask, lowest_card, phase_of, phases_of,
-                       popcount, deal_into, rng_below, rng_next, rng_seed,
-                       set_contract, team_score, trick_number, frozen_strain)
+from ...engine import (family_of, game_apply, game_new_deal, game_score, game_side,
+                       game_to_act, kernel, legal_play_mask, lowest_card, rng_below, rng_next,
+                       rng_seed, set_contract, trick_number, frozen_strain)
+from ...engine import two
 from ...cards import N_CARDS
-from ...rules import CARDS_PER_HAND, N_SEATS, N_TEAMS, P_MIN_BID, RuleSet, params_vector
-from ...rules import team as team_of
-from ...envs.kernels import apply_at
-from ..numba_bots import BOT_HEURISTIC, BOT_RANDOM, bot_action
+from ...rules import (CARDS_PER_HAND, FAMILY_TWO, N_SEATS, N_TEAMS, P_FAMILY, P_MIN_BID,
+                      RuleSet, params_vector)
+from ..numba_bots import BOT_HEURISTIC, BOT_RANDOM
 from . import canonical as C
-from .batch_play import BID_NET, CARD_NET, NET_CARD, BidNet, NetInputs, net_choice
-from .labels import KIND_ROLLOUT, LabelChunk, random_card, u01
+from .batch_play import EXPLORE, BidNet, NetInputs, play_players
+from .family import net_family
+from .labels import KIND_ROLLOUT, LabelChunk, u01
 from .net import MLP
 
 __all__ = ["SelfPlayTable", "OPPONENTS", "parse_opponents", "selfplay_chunk", "play_table",
@@ -71,8 +76,6 @@ OPPONENTS = ("self", "heuristic", "random", "past")
 P_LEARNER, P_HEURISTIC, P_RANDOM, P_PAST = 0, 1, 2, 3
 #: sub-streams of a chunk's seed: the games, and the bots of the continuations
 _CONTINUATIONS = 1 << 40
-#: a game's streams: its seats' bots (``rngs[g, :N_SEATS]``), then the exploration stream
-EXPLORE = N_SEATS
 
 
 def parse_opponents(text: str) -> np.ndarray:
@@ -119,11 +122,9 @@ class SelfPlayTable:
     def card_nets(self) -> list:
         return [self.net, None, None, *self.past]
 
-    def flags(self) -> np.ndarray:
-        """Each player's network flags (:data:`~.agent.CARD_NET` | :data:`~.agent.BID_NET`)."""
-        bid = BID_NET if self.bid_net is not None else 0
-        return np.array([CARD_NET | bid, 0, 0] + [CARD_NET | bid] * len(self.past),
-                        dtype=np.int64)
+    def bid_nets(self) -> list:
+        """Each player's bidding network (None: his numba bot's auction)."""
+        return [self.bid_net, None, None] + [self.bid_net] * len(self.past)
 
     def bots(self) -> np.ndarray:
         """Each player's numba bot (the bots' decisions, and the networks' declare /
@@ -133,24 +134,25 @@ class SelfPlayTable:
 
 
 @njit(cache=True)
-def setup_games(P, seed, first_game, frozen, cum_shares, n_past, states, seats, rngs):
+def setup_games(P, seed, first_game, frozen, cum_shares, n_past, n_players, states, seats,
+                rngs):
     """Deal game ``g`` of ``states`` from sub-stream ``first_game + g`` of ``seed``: a
-    random deal and dealer, the frozen contract with probability ``frozen``; the
-    learner's team and the opponents' player (``cum_shares``: cumulative shares of
-    :data:`OPPONENTS`; ``past`` draws one of the ``n_past`` generations uniformly, or
-    the learner when there is none) into ``seats[g]``; the bots' streams ``rngs[g, :4]``
-    and the exploration stream ``rngs[g, 4]``."""
+    random deal and dealer, the frozen contract with probability ``frozen`` (four
+    players); the learner's side and the opponents' player (``cum_shares``: cumulative
+    shares of :data:`OPPONENTS`; ``past`` draws one of the ``n_past`` generations
+    uniformly, or the learner when there is none) into ``seats[g, :n_players]``; the
+    bots' streams ``rngs[g, :4]`` and the exploration stream ``rngs[g, EXPLORE]``."""
     hands = np.zeros(N_SEATS, dtype=np.int64)
     deck = np.zeros(N_CARDS, dtype=np.int64)
     rng = np.zeros(1, dtype=np.uint64)
     for g in range(states.shape[0]):
         rng_seed(rng, seed, first_game + g)
         S = states[g]
-        deal_into(S, P, rng, np.int64(-1), hands, deck)
+        game_new_deal(S, P, rng, np.int64(-1), hands, deck)
         if u01(rng) < frozen:
             taker = rng_below(rng, N_SEATS)
             set_contract(S, P, P[P_MIN_BID], frozen_strain(hands[taker]), np.int64(0), taker)
-        learner_team = rng_below(rng, N_TEAMS)
+        learner_side = rng_below(rng, N_TEAMS)
         u = u01(rng)
         kind = 0                             # the index in OPPONENTS = the player
         while kind < 3 and u >= cum_shares[kind]:
@@ -158,50 +160,18 @@ def setup_games(P, seed, first_game, frozen, cum_shares, n_past, states, seats, 
         other = kind
         if kind == P_PAST:                   # one past generation, or the learner
             other = P_PAST + rng_below(rng, n_past) if n_past > 0 else P_LEARNER
-        for s in range(N_SEATS):
-            seats[g, s] = 0 if team_of(s) == learner_team else other
-        for j in range(N_SEATS + 1):
+        for s in range(n_players):
+            seats[g, s] = 0 if game_side(P, s) == learner_side else other
+        for j in range(EXPLORE + 1):
             rngs[g, j] = rng_next(rng)
 
 
-@njit(cache=True)
-def advance_table(states, P, seats, flags, bots, rngs, waiting, epsilon, record, rec,
-                  rec_game, n_rec):
-    """Play every game of ``states`` until the seat to act faces a decision of a
-    network (:func:`~.agent.net_choice` with the flags of its player ``seats[i, seat]``)
-    or the deal is over; the other decisions are the player's numba bot's (stream
-    ``rngs[i, seat]``). With ``record``, each card decision with a choice of the learner
-    (player 0) is first copied into ``rec[n_rec[0]]`` (its game into ``rec_game``),
-    then with probability ``epsilon`` (stream ``rngs[i, 4]``) a uniformly random legal
-    card is played instead of the network's. The games waiting for a network go into
-    ``waiting``; returns how many."""
-    buf = np.zeros(A.N_ACTIONS, dtype=np.uint8)
-    k = 0
-    for i in range(states.shape[0]):
-        S = states[i]
-        while phase_of(S) != DONE:
-            cur = current_seat(S)
-            p = seats[i, cur]
-            a = net_choice(S, P, flags[p])
-            if a == NET_CARD:
-                if record and p == 0:
-                    r = n_rec[0]
-                    for j in range(STATE_SIZE):
-                        rec[r, j] = S[j]
-                    rec_game[r] = i
-                    n_rec[0] = r + 1
-                    if epsilon > 0.0 and u01(rngs[i, EXPLORE:EXPLORE + 1]) < epsilon:
-                        legal = legal_play_mask(S, P)
-                        apply_legal_action(S, P, random_card(rngs[i, EXPLORE:EXPLORE + 1], legal,
-                                                             popcount(legal)))
-                        continue
-                waiting[k] = i
-                k += 1
-                break
-            if a < 0:
-                a = bot_action(bots[p], S, P, cur, rngs[i, cur:cur + 1], buf)
-            apply_legal_action(S, P, a)
-    return k
+@kernel
+def legal_cards(S, P):
+    """The legal cards (a mask) of the seat to play a card in ``S``, in every family."""
+    if P[P_FAMILY] == FAMILY_TWO:
+        return two.two_legal_cards(S)
+    return legal_play_mask(S, P)
 
 
 @njit(cache=True)
@@ -214,19 +184,18 @@ def branch_out(rec, rec_game, n, P, seed, first_branch, seats, out_states, out_s
     rng = np.zeros(1, dtype=np.uint64)
     j = 0
     for r in range(n):
-        legal = legal_play_mask(rec[r], P)
-        m = legal
+        m = legal_cards(rec[r], P)
         while m:
             c = lowest_card(m)
             m &= m - 1
             o = out_states[j]
-            for t in range(STATE_SIZE):
+            for t in range(rec.shape[1]):
                 o[t] = rec[r, t]
-            apply_legal_action(o, P, A.CARD_BASE + c)
-            for s in range(N_SEATS):
+            game_apply(o, P, A.CARD_BASE + c)
+            for s in range(seats.shape[1]):
                 out_seats[j, s] = seats[rec_game[r], s]
             rng_seed(rng, seed, first_branch + j)
-            for s in range(N_SEATS + 1):
+            for s in range(EXPLORE + 1):
                 out_rngs[j, s] = rng_next(rng)
             out_row[j] = r
             out_card[j] = c
@@ -235,90 +204,79 @@ def branch_out(rec, rec_game, n, P, seed, first_branch, seats, out_states, out_s
 
 
 @njit(cache=True)
-def branch_values(states, rec, out_row, n, values):
-    """``values[j]``: the deal score of the team that played branch ``j``'s card (the
-    seat to act in its decision ``rec[out_row[j]]``) minus the other team's."""
+def branch_values(states, rec, out_row, n, P, values):
+    """``values[j]``: the deal score of the side that played branch ``j``'s card (the
+    seat to act in its decision ``rec[out_row[j]]``) minus the other side's."""
     for j in range(n):
-        team = team_of(current_seat(rec[out_row[j]]))
-        values[j] = team_score(states[j], team) - team_score(states[j], 1 - team)
+        side = game_side(P, game_to_act(rec[out_row[j]], P))
+        values[j] = game_score(states[j], P, side) - game_score(states[j], P, 1 - side)
 
 
 @njit(cache=True)
-def tricks_of(states, out):
-    """``out[i]``: the trick number (0..7) of ``states[i]``."""
+def tricks_of(states, P, out):
+    """``out[i]``: the trick number of ``states[i]`` (from 0)."""
     for i in range(states.shape[0]):
-        out[i] = trick_number(states[i])
+        out[i] = two.trick_number(states[i]) if P[P_FAMILY] == FAMILY_TWO \
+            else trick_number(states[i])
 
 
 def play_table(rules: RuleSet, states: np.ndarray, seats: np.ndarray, rngs: np.ndarray,
-               table: SelfPlayTable, inputs: NetInputs, epsilon: float = 0.0,
+               table: SelfPlayTable, inputs, epsilon: float = 0.0,
                record: Optional[np.ndarray] = None):
     """Play ``states`` to their end **in place** with the players ``seats[i, s]`` of
-    ``table``, in lockstep (one forward pass per network for every game waiting for
-    it). With ``record`` (an int64 ``[capacity, STATE_SIZE]`` array) the learner's card
+    ``table``, in lockstep (:func:`~.batch_play.play_players`: one forward pass per
+    network for every game waiting for it; ``inputs``: the family's input buffers).
+    With ``record`` (an int64 ``[capacity, state size]`` array) the learner's card
     decisions with a choice are recorded first (and ``epsilon`` explores); returns
     ``(n_recorded, games of the records)``."""
-    P = params_vector(rules)
-    n = len(states)
-    flags, bots = table.flags(), table.bots()
-    card_nets = table.card_nets()
-    waiting = np.zeros(n, dtype=np.int64)
-    rec = record if record is not None else np.zeros((1, STATE_SIZE), dtype=np.int64)
-    rec_game = np.zeros(len(rec), dtype=np.int64)
-    n_rec = np.zeros(1, dtype=np.int64)
-    while True:
-        k = advance_table(states, P, seats, flags, bots, rngs, waiting, float(epsilon),
-                          record is not None, rec, rec_game, n_rec)
-        if k == 0:
-            return int(n_rec[0]), rec_game[:int(n_rec[0])]
-        idx = waiting[:k]
-        player = seats[idx, current_seats(states, idx)]
-        bidding = phases_of(states, idx) == AUCTION
-        acts = np.empty(k, dtype=np.int64)
-        if bidding.any():
-            acts[bidding] = table.bid_net.actions(inputs, states, idx[bidding])
-        for p in np.unique(player[~bidding]):
-            sel = (~bidding) & (player == p)
-            acts[sel] = inputs.net_actions(card_nets[p], states, idx[sel])
-        apply_at(states, P, idx, k, acts)
+    return play_players(rules, states, seats, rngs, table.bots(), table.card_nets(),
+                        table.bid_nets(), inputs, epsilon, record)
+
+
+def _inputs(rules: RuleSet, n: int):
+    return net_family(rules).inputs_class(rules, n)
 
 
 def play_trajectories(rules: RuleSet, seed: int, first_game: int, n_games: int,
                       table: SelfPlayTable, shares: Sequence[float], frozen: float = 0.5,
-                      epsilon: float = 0.05, inputs: Optional[NetInputs] = None):
+                      epsilon: float = 0.05, inputs=None):
     """Play the ``n_games`` deals of a chunk with their tables (see the module
     docstring); returns ``(positions, tables)``: the learner's card decisions with a
-    choice (int64 ``[n, STATE_SIZE]`` full states, before the card) and the players at
-    the four seats of each one's deal (int64 ``[n, 4]``)."""
+    choice (int64 ``[n, state size]`` full states, before the card) and the players at
+    the seats of each one's deal (int64 ``[n, 4]``; two players: the first two). A
+    family without the frozen contract (belote for two players) ignores ``frozen``."""
     P = params_vector(rules)
+    fam = family_of(rules)
+    if not net_family(rules).frozen:
+        frozen = 0.0
     cum = np.cumsum(np.asarray(shares, dtype=np.float64))
-    states = np.zeros((n_games, STATE_SIZE), dtype=np.int64)
+    states = np.zeros((n_games, fam.state_size), dtype=np.int64)
     seats = np.zeros((n_games, N_SEATS), dtype=np.int64)
-    rngs = np.zeros((n_games, N_SEATS + 1), dtype=np.uint64)
+    rngs = np.zeros((n_games, EXPLORE + 1), dtype=np.uint64)
     setup_games(P, np.int64(seed), np.int64(first_game), float(frozen), cum,
-                np.int64(len(table.past)), states, seats, rngs)
-    inputs = inputs or NetInputs(rules, n_games)
-    record = np.zeros((n_games * N_CARDS, STATE_SIZE), dtype=np.int64)
+                np.int64(len(table.past)), np.int64(fam.n_players), states, seats, rngs)
+    inputs = inputs or _inputs(rules, n_games)
+    record = np.zeros((n_games * N_CARDS, fam.state_size), dtype=np.int64)
     n_rec, rec_game = play_table(rules, states, seats, rngs, table, inputs, epsilon, record)
     return record[:n_rec], seats[rec_game]
 
 
 def value_positions(rules: RuleSet, positions: np.ndarray, tables: np.ndarray,
-                    table: SelfPlayTable, seed: int, first_branch: int,
-                    inputs: Optional[NetInputs] = None):
+                    table: SelfPlayTable, seed: int, first_branch: int, inputs=None):
     """Every legal card of every position played out by its table (the players
     ``tables[i]`` of :class:`SelfPlayTable` ``table``; the bots' streams of branch ``j``
     from sub-stream ``first_branch + j`` of ``seed``); returns ``(feats, legal,
-    targets, branches)``: the canonical network inputs, legal canonical cards and
-    targets (the acting team's deal score minus the other's after each card) of the
-    positions, and the number of play-outs."""
+    targets, branches)``: the canonical network inputs (of the player's information
+    only: :meth:`~.batch_play.NetInputs.readable`), legal canonical cards and targets
+    (the acting side's deal score minus the other's after each card) of the positions,
+    and the number of play-outs."""
     P = params_vector(rules)
     n = len(positions)
-    inputs = inputs or NetInputs(rules, n)
-    cap = CARDS_PER_HAND * n                     # at most a hand of legal cards a decision
-    b_states = np.zeros((cap, STATE_SIZE), dtype=np.int64)
+    inputs = inputs or _inputs(rules, n)
+    cap = family_of(rules).cards_per_player * n   # at most a player's cards a decision
+    b_states = np.zeros((cap, positions.shape[1]), dtype=np.int64)
     b_seats = np.zeros((cap, N_SEATS), dtype=np.int64)
-    b_rngs = np.zeros((cap, N_SEATS + 1), dtype=np.uint64)
+    b_rngs = np.zeros((cap, EXPLORE + 1), dtype=np.uint64)
     b_row = np.zeros(cap, dtype=np.int64)
     b_card = np.zeros(cap, dtype=np.int64)
     nb = branch_out(positions, np.arange(n, dtype=np.int64), n, P, np.int64(seed),
@@ -328,8 +286,9 @@ def value_positions(rules: RuleSet, positions: np.ndarray, tables: np.ndarray,
     b_row, b_card = b_row[:nb], b_card[:nb]
     play_table(rules, b_states, b_seats, b_rngs, table, inputs)
     values = np.zeros(nb, dtype=np.float32)
-    branch_values(b_states, positions, b_row, nb, values)
-    feats, legal, perms = inputs.compute(positions, np.arange(n, dtype=np.int64))
+    branch_values(b_states, positions, b_row, nb, P, values)
+    X, rows = inputs.readable(positions, np.arange(n, dtype=np.int64))
+    feats, legal, perms = inputs.compute(X, rows)
     feats, legal, perms = feats.copy(), legal.copy(), perms.copy()
     targets = np.zeros((n, N_CARDS), dtype=np.float32)
     targets[b_row, C.ACT_DST[perms[b_row], A.CARD_BASE + b_card] - A.CARD_BASE] = values
@@ -342,17 +301,18 @@ def selfplay_chunk(rules: RuleSet, seed: int, first_game: int, n_games: int,
     """Label one chunk of ``n_games`` deals (the module docstring): the learner's card
     decisions with a choice (:func:`play_trajectories`), every legal card valued by its
     play-out with the deal's table (:func:`value_positions`); a pure function of its
-    arguments and the networks' weights. The rows are in the canonical suit order, as
-    :func:`.labels.label_chunk`'s (kind :data:`~.labels.KIND_ROLLOUT`)."""
+    arguments and the networks' weights. The rows are in the family's canonical suit
+    order, as :func:`.labels.label_chunk`'s (kind :data:`~.labels.KIND_ROLLOUT`)."""
     t0 = time.perf_counter()
-    inputs = NetInputs(rules, n_games)
+    inputs = _inputs(rules, n_games)
     positions, tables = play_trajectories(rules, seed, first_game, n_games, table, shares,
                                           frozen, epsilon, inputs)
     feats, legal, targets, nb = value_positions(
-        rules, positions, tables, table, seed, _CONTINUATIONS + first_game * N_CARDS * CARDS_PER_HAND, inputs)
+        rules, positions, tables, table, seed,
+        _CONTINUATIONS + first_game * N_CARDS * CARDS_PER_HAND, inputs)
     n = len(positions)
     tricks = np.zeros(n, dtype=np.int8)
-    tricks_of(positions, tricks)
+    tricks_of(positions, params_vector(rules), tricks)
     return LabelChunk(feats.astype(np.float16), legal, targets,
                       np.full(n, KIND_ROLLOUT, dtype=np.int8), tricks, n_games,
                       time.perf_counter() - t0, n, nb)
@@ -362,10 +322,10 @@ def selfplay_chunk(rules: RuleSet, seed: int, first_game: int, n_games: int,
 WARMUP_CHAIN = "networks"
 
 
-def warmup() -> None:
-    """Compile the self-play kernels (cached on disk)."""
+def warmup(preset: str = "ffb") -> None:
+    """Compile the self-play kernels (cached on disk) of the family of ``preset``."""
     from ...rules import get_rules
-    rules = get_rules("ffb")
-    net = MLP.random(hidden=(8,), seed=0)
+    rules = get_rules(preset)
+    net = MLP.random(hidden=(8,), seed=0, inputs=net_family(rules).feature_size)
     selfplay_chunk(rules, 0, 0, 2, SelfPlayTable(net, past=[net]),
                    parse_opponents("self=1,heuristic=1,random=1,past=1"))

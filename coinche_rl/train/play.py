@@ -46,6 +46,7 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass
+from functools import partial
 from typing import List, Optional
 
 import numpy as np
@@ -189,9 +190,9 @@ def _selfplay_job(rules_name, seed, c, chunk_deals, frozen, epsilon, opponents, 
     return (ch.feats, ch.cards, ch.targets, ch.kinds, ch.tricks, ch.deals, ch.seconds)
 
 
-def _warm_selfplay():
-    warm_labels()
-    warm_selfplay()
+def _warm_selfplay(preset="ffb"):
+    net_family(get_rules(preset)).warm_labels()
+    warm_selfplay(preset)
 
 
 class PlayLabelSource(LabelSource):
@@ -204,7 +205,8 @@ class PlayLabelSource(LabelSource):
     def __init__(self, args: "Args", start: int):
         self.selfplay = args.labels == "selfplay"
         if self.selfplay:
-            self.job, self.warm = _selfplay_job, _warm_selfplay
+            self.job = _selfplay_job
+            self.warm = partial(_warm_selfplay, args.rules)
         else:
             self.warm = net_family(get_rules(args.rules)).warm_labels
         super().__init__(args, start)
