@@ -37,7 +37,6 @@ True
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Optional
 
 import numpy as np
@@ -60,6 +59,7 @@ from . import canonical as C
 from .agent import load_bid_net, load_checked, load_play_net
 from .batch_play import BID_NET, CARD_NET, NetInputs, advance, seed_streams
 from .family import check_inputs, net_family
+from .labels import PLAYER_HEURISTIC, PLAYER_NN, PLAYER_RANDOM, Positions, card_actions
 from .net import BELIEF_OUTPUTS, MLP, N_BELIEF_OUT, NeuralError
 
 __all__ = ["BeliefNet", "Positions", "generate_positions", "position_labels", "card_actions",
@@ -68,8 +68,6 @@ __all__ = ["BeliefNet", "Positions", "generate_positions", "position_labels", "c
 
 #: outputs: 32 canonical cards x 3 relative seats (left, partner, right)
 N_BELIEF = N_BELIEF_OUT
-#: card players of the training population
-PLAYER_NN, PLAYER_HEURISTIC, PLAYER_RANDOM = 0, 1, 2
 #: the default population: P(nn), P(heuristic), P(random) card player per seat; the
 #: auction: P(bidding net), P(heuristic), P(frozen contract); epsilon: random cards
 DEFAULT_MIX = {"players": (0.55, 0.4, 0.05), "auction": (0.4, 0.3, 0.3), "epsilon": 0.05}
@@ -124,25 +122,6 @@ def deal_games(states, P, seed, first_game, frozen):
 
 
 # ------------------------------------------------------------------ positions
-@dataclass
-class Positions:
-    """Training positions: ``feats`` float16[n, FEATURE_SIZE] (the net input),
-    ``labels`` int8[n, 32] (:func:`position_labels`), ``tricks`` int8[n] (the trick
-    number, 0..7), ``deals`` (deals played)."""
-    feats: np.ndarray
-    labels: np.ndarray
-    tricks: np.ndarray
-    deals: int
-
-    @classmethod
-    def joined(cls, feats, labels, tricks, deals: int, n_features: int) -> "Positions":
-        """The positions of the lists of blocks ``feats``, ``labels``, ``tricks``."""
-        if not feats:
-            return cls(np.zeros((0, n_features), np.float16), np.zeros((0, N_CARDS), np.int8),
-                       np.zeros(0, np.int8), deals)
-        return cls(np.concatenate(feats), np.concatenate(labels), np.concatenate(tricks), deals)
-
-
 def generate_positions(rules: RuleSet, seed: int, first_game: int, n_games: int,
                        mix: Optional[dict] = None, play_net: Optional[MLP] = None,
                        bid_net=None) -> Positions:
@@ -224,29 +203,6 @@ def four_positions(rules: RuleSet, seed: int, first_game: int, n_games: int, mix
                                           feats, legal, perms, play_net, heuristic)
         apply_at(states, P, idx, k, acts)
     return Positions.joined(out_f, out_l, out_t, n_games, C.FEATURE_SIZE)
-
-
-def card_actions(rng, who, eps: float, feats, legal, perms, play_net, heuristic) -> np.ndarray:
-    """The physical card actions of the training population at card decisions with a
-    choice: ``who`` each decision's card player (:data:`PLAYER_NN`, ...), a uniformly
-    random legal card with probability ``eps`` (``rng``), the net's best legal card from
-    the inputs ``feats`` / ``legal`` / ``perms``, or ``heuristic(rows)`` (the heuristic's
-    actions at the boolean ``rows``)."""
-    rand = (who == PLAYER_RANDOM) | (rng.random(len(who)) < eps)
-    a = np.empty(len(who), dtype=np.int64)
-    net = (who == PLAYER_NN) & ~rand
-    if net.any():
-        q = play_net.forward(feats[net])
-        q[~legal[net]] = -np.inf
-        a[net] = C.ACT_SRC[perms[net], A.CARD_BASE + q.argmax(axis=1)]
-    heur = (who == PLAYER_HEURISTIC) & ~rand
-    if heur.any():
-        a[heur] = heuristic(heur)
-    if rand.any():
-        lg = legal[rand]
-        u = rng.random(lg.shape) * lg
-        a[rand] = C.ACT_SRC[perms[rand], A.CARD_BASE + u.argmax(axis=1)]
-    return a
 
 
 def _shipped(load):

@@ -29,6 +29,8 @@ any chunk and the same seeds give the same data.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from numba import njit
 
@@ -48,7 +50,8 @@ from . import canonical as C
 from .bid_actions import input_scratch
 
 __all__ = ["generate_chunk", "LabelChunk", "label_chunk", "warmup", "KIND_ROLLOUT",
-           "KIND_SOLVER", "u01", "random_card", "explore_card", "rollout_targets", "deal_scratch"]
+           "KIND_SOLVER", "u01", "random_card", "explore_card", "rollout_targets", "deal_scratch",
+           "Positions", "card_actions", "PLAYER_NN", "PLAYER_HEURISTIC", "PLAYER_RANDOM"]
 
 KIND_ROLLOUT, KIND_SOLVER = 0, 1
 MAX_DECISIONS = N_SEATS * CARDS_PER_HAND       # a card decision per card dealt
@@ -271,3 +274,52 @@ def warmup() -> None:
     """Compile the label kernels (cached on disk)."""
     from ...rules import get_rules
     label_chunk(get_rules("ffb"), 0, 0, 1)
+
+
+# ------------------------------------------------------------------ belief positions
+# (the belief nets' training positions, :mod:`.belief`, of both families: here, below
+# the agent and the family table, so that each family's position generator reads them)
+#: card players of the training population
+PLAYER_NN, PLAYER_HEURISTIC, PLAYER_RANDOM = 0, 1, 2
+
+
+@dataclass
+class Positions:
+    """Training positions: ``feats`` float16[n, FEATURE_SIZE] (the net input),
+    ``labels`` int8[n, 32] (:func:`.belief.position_labels`), ``tricks`` int8[n] (the trick
+    number, 0..7), ``deals`` (deals played)."""
+    feats: np.ndarray
+    labels: np.ndarray
+    tricks: np.ndarray
+    deals: int
+
+    @classmethod
+    def joined(cls, feats, labels, tricks, deals: int, n_features: int) -> "Positions":
+        """The positions of the lists of blocks ``feats``, ``labels``, ``tricks``."""
+        if not feats:
+            return cls(np.zeros((0, n_features), np.float16), np.zeros((0, N_CARDS), np.int8),
+                       np.zeros(0, np.int8), deals)
+        return cls(np.concatenate(feats), np.concatenate(labels), np.concatenate(tricks), deals)
+
+
+def card_actions(rng, who, eps: float, feats, legal, perms, play_net, heuristic) -> np.ndarray:
+    """The physical card actions of the training population at card decisions with a
+    choice: ``who`` each decision's card player (:data:`PLAYER_NN`, ...), a uniformly
+    random legal card with probability ``eps`` (``rng``), the net's best legal card from
+    the inputs ``feats`` / ``legal`` / ``perms``, or ``heuristic(rows)`` (the heuristic's
+    actions at the boolean ``rows``)."""
+    rand = (who == PLAYER_RANDOM) | (rng.random(len(who)) < eps)
+    a = np.empty(len(who), dtype=np.int64)
+    net = (who == PLAYER_NN) & ~rand
+    if net.any():
+        q = play_net.forward(feats[net])
+        q[~legal[net]] = -np.inf
+        a[net] = C.ACT_SRC[perms[net], A.CARD_BASE + q.argmax(axis=1)]
+    heur = (who == PLAYER_HEURISTIC) & ~rand
+    if heur.any():
+        a[heur] = heuristic(heur)
+    if rand.any():
+        lg = legal[rand]
+        u = rng.random(lg.shape) * lg
+        a[rand] = C.ACT_SRC[perms[rand], A.CARD_BASE + u.argmax(axis=1)]
+    return a

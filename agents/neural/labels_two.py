@@ -45,7 +45,8 @@ from ..numba_bots import BOT_HEURISTIC, _bot_action_two, batch_bot_actions
 from ..sampler import hand_constraints
 from . import canonical as C
 from . import canonical_two as C2
-from .labels import KIND_ROLLOUT, KIND_SOLVER, LabelChunk, explore_card, rollout_targets
+from .labels import (KIND_ROLLOUT, KIND_SOLVER, PLAYER_HEURISTIC, PLAYER_NN, LabelChunk, Positions,
+                     card_actions, explore_card, rollout_targets)
 
 __all__ = ["generate_chunk", "label_chunk", "score_difference", "warmup", "MAX_DECISIONS",
            "belief_labels", "belief_positions", "uniform_loss_two", "IN_HAND", "FACE_DOWN",
@@ -264,7 +265,6 @@ def belief_positions(rules: RuleSet, seed: int, first_game: int, n_games: int, m
     choice where the other hand holds a card the player cannot see and at least one
     face-down card might be there instead (else nothing is uncertain in the labels)."""
     from .batch_play import BID_NET, CARD_NET, TwoNetInputs, seed_streams
-    from .belief import PLAYER_HEURISTIC, PLAYER_NN, Positions, card_actions
     P = params_vector(rules)
     inputs = TwoNetInputs(rules, n_games)
     players = rng.choice(3, size=(n_games, 2), p=np.asarray(mix["players"], dtype=float))
