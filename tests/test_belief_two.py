@@ -261,3 +261,13 @@ def test_nnsearch_draws_the_believed_worlds_of_pimc(tmp_path):
                                    uniform_share=0.0), uniform)
     assert np.array_equal(draw(worlds_from="belief", belief_weights=path, uniform_share=1.0),
                           uniform)
+
+
+def test_the_shipped_belief_of_belote_a_deux_beats_the_uniform_worlds():
+    from coinche_rl.agents.neural.net import default_weights_path
+    rules = get_rules(A_DEUX)
+    m = load_weights(default_weights_path(A_DEUX, "belief"), rules, kind="belief").manifest
+    final = m["evaluation"]["final"]
+    assert m["rules"]["name"] == A_DEUX and m["training"]["minutes"] > 0
+    assert final["log_loss"] < final["log_loss_uniform"]
+    assert make_agent("pimc", "two").belief_net(rules) is not None     # auto: the believed worlds
