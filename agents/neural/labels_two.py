@@ -39,6 +39,7 @@ from ...engine.two import (DONE, PLAY, TWO_STATE_SIZE, current_player, deal_scor
                            score_with_points, face_down_cards, face_up_cards, hand_of,
                            known_cards, other, phase_of, py, trick_number,
                            two_apply, two_legal_mask, two_public_view_into, two_random_deal)
+from ...envs.kernels import apply_at
 from ...rules import RuleSet, params_vector
 from ...solver_two import card_values_two, new_generation, new_tables
 from ..numba_bots import BOT_HEURISTIC, _bot_action_two, batch_bot_actions
@@ -279,12 +280,10 @@ def belief_positions(rules: RuleSet, seed: int, first_game: int, n_games: int, m
                     )[:, None] * 2 + np.arange(2)
     rngs = np.zeros((n_games, 4), dtype=np.uint64)
     seed_streams(seeds, rngs)
-    views = np.zeros_like(states)
     out_f, out_l, out_t = [], [], []
     for idx in _decisions(states, P, rngs, CARD_NET | BID_NET):
         k = len(idx)
-        V = views[:k]
-        C2.public_views(states, P, idx, V)
+        V, _rows = inputs.readable(states, idx)
         me = np.array([py.current_player(S) for S in states[idx]], dtype=np.int64)
         prise = np.array([py.phase_of(S) != PLAY for S in states[idx]], dtype=bool)
         acts = np.empty(k, dtype=np.int64)
@@ -308,19 +307,22 @@ def belief_positions(rules: RuleSet, seed: int, first_game: int, n_games: int, m
             acts[rows] = card_actions(rng, players[idx[rows], me[rows]], float(mix["epsilon"]),
                                       feats, legal, perms, play_net,
                                       lambda sel: _heuristic_actions(V, P, rows[sel], me))
-        C2.apply_actions(states, P, idx, acts)
+        apply_at(states, P, idx, k, acts)
     return Positions.joined(out_f, out_l, out_t, n_games, C2.FEATURE_SIZE)
 
 
 def _decisions(states, P, rngs, flag):
     """The deals of ``states`` waiting for a decision with a choice, batch after batch
-    (:func:`.canonical_two.advance` with ``flag`` for both players, the heuristic for the
-    decisions without a choice), until every deal is over; the caller applies their
-    actions between batches."""
-    waiting = np.zeros(len(states), dtype=np.int64)
+    (:func:`.batch_play.advance_players` with ``flag`` for both players, the heuristic
+    for the decisions without a choice), until every deal is over; the caller applies
+    their actions between batches."""
+    from .batch_play import advance_players
+    n = len(states)
+    waiting = np.zeros(n, dtype=np.int64)
     flags = np.full(2, flag, dtype=np.int64)
     bots = np.full(2, BOT_HEURISTIC, dtype=np.int64)
-    while (k := C2.advance(states, P, bots, flags, rngs, waiting)) != 0:
+    seats = np.ascontiguousarray(np.broadcast_to(np.arange(4, dtype=np.int64), (n, 4)))
+    while (k := advance_players(states, P, seats, flags, bots, rngs, waiting)) != 0:
         if k < 0:
             raise RuntimeError(f"a numba bot chose an illegal action in deal {-k - 1}")
         yield waiting[:k].copy()
