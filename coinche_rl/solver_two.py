@@ -399,7 +399,9 @@ def _sure_bounds(W, own0, rest, rem, strain, prow):
     return lo, hi
 
 
-@njit(cache=True, _nrt=False, inline="always")
+# not inlined (nor _canonical): inlined into the search they made it compile a quarter
+# longer for 3 % of its speed (benchmarks/RESULTS.md)
+@njit(cache=True, _nrt=False)
 def _quick_tricks(avL, ownO, avO, strain, prow, n, rem):
     """Card points the player to lead surely wins from a trick's start by cashing his
     quick tricks, whatever the other does (the leads in this order; each wins and keeps
@@ -470,7 +472,7 @@ def _quick_tricks(avL, ownO, avO, strain, prow, n, rem):
     return pts
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False)
 def _canonical(W, own0, own1, dn, strain):
     """``(own0, own1, flags)``: the cards each player owns, where in each suit whose
     remaining cards worth nothing at the bottom (:data:`LOW`) are all free (face up,
@@ -769,15 +771,19 @@ def _ab(W, tt, av0, av1, dn0, dn1, leader, rem, only, alpha, beta, gf, k1, tag, 
                 f2 = lowest_card(nav1 if win == 0 else nav0)
                 w2 = other(win) if _beats(f2, l2, strain) else win
                 v = gain + (rem - pts if w2 == 0 else np.int64(0))
-            elif keyed:
-                v = gain + _ab(W, tt, nav0, nav1, ndn0, ndn1, win, rem - pts, ALL,
-                               ia - gain, ib - gain, W[ck + 4 * j + 3], W[ck + 4 * j],
-                               W[ck + 4 * j + 1], W[ck + 4 * j + 2])
             else:
+                if keyed:
+                    cgf = W[ck + 4 * j + 3]
+                    ck1 = W[ck + 4 * j]
+                    ctag = W[ck + 4 * j + 1]
+                    cb = W[ck + 4 * j + 2]
+                else:
+                    cgf = gf if ((lb | fb) & W[W_COVERS]) == 0 else np.int64(-1)
+                    ck1 = np.int64(0)
+                    ctag = np.int64(0)
+                    cb = np.int64(-1)
                 v = gain + _ab(W, tt, nav0, nav1, ndn0, ndn1, win, rem - pts, ALL,
-                               ia - gain, ib - gain,
-                               gf if ((lb | fb) & W[W_COVERS]) == 0 else np.int64(-1),
-                               np.int64(0), np.int64(0), np.int64(-1))
+                               ia - gain, ib - gain, cgf, ck1, ctag, cb)
             # the follower minimises where the leader maximises
             inner, _, ia, ib, cut = window_update(not maximize, v, f, inner, f, ia, ib)
             if cut:
