@@ -43,16 +43,13 @@ from __future__ import annotations
 from typing import Tuple, Union
 
 import numpy as np
-from llvmlite import ir
 from numba import njit, types
-from numba.core import cgutils
-from numba.extending import intrinsic
 
 from . import actions as A
 from . import engine as E
 from . import rules as R
 from .cards import N_CARDS
-from .engine.bits import take_best, window_update
+from .engine.bits import prefetch, take_best, window_update
 from .engine import (PLAY, STATE_SIZE, FlatLayout, apply_legal_action, card_play_rule,
                      highest_card, kernel, lowest_card, popcount)
 from .engine import (belote_decided_seats, belote_holder_seats, cards_in_trick, contract_of,
@@ -589,27 +586,6 @@ def _mix(k1, k2, k3):
     return h
 
 
-@intrinsic
-def _prefetch(typingctx, arr, idx):
-    """Ask the CPU to bring ``arr[idx]``'s cache line in (LLVM's ``prefetch``: a hint,
-    no effect on any value)."""
-    if not isinstance(arr, types.Array) or not isinstance(idx, types.Integer):
-        return None
-
-    def codegen(context, builder, signature, args):
-        aryty = signature.args[0]
-        ary = context.make_array(aryty)(context, builder, args[0])
-        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]],
-                                       wraparound=False)
-        i32 = ir.IntType(32)
-        fnty = ir.FunctionType(ir.VoidType(), [ptr.type, i32, i32, i32])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
-        # read, high temporal locality, data cache
-        builder.call(fn, [ptr, i32(0), i32(3), i32(1)])
-        return context.get_dummy_value()
-    return types.void(arr, idx), codegen
-
-
 @njit(cache=True, _nrt=False)
 def _tt_key3(W, leader, flag):
     """Third word of the TT key of a trick boundary (:func:`_ab`): leader, history flag,
@@ -880,9 +856,9 @@ def _ab(W, leader, n, led, win, wseat, tpts, flag, rem, past, alpha, beta):
             ws = cur if _beats(c, win, strain) else wseat
             q3 = _tt_key3(W, ws, _new_flag(flag, leader, ws))
             if cur < 2:
-                _prefetch(W, _tt_bucket(W, q1 ^ x, q2, q3))
+                prefetch(W, _tt_bucket(W, q1 ^ x, q2, q3))
             else:
-                _prefetch(W, _tt_bucket(W, q1, q2 ^ x, q3))
+                prefetch(W, _tt_bucket(W, q1, q2 ^ x, q3))
     mv = W_MV + 8 * pos
     nmv = -1               # ordered moves not computed yet
     first = True

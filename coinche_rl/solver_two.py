@@ -69,13 +69,10 @@ from typing import Tuple
 
 import numpy as np
 from numba import njit
-from numba.core import cgutils, types
-from numba.extending import intrinsic
-from llvmlite import ir
 
 from .actions import CARD_BASE
 from .engine import FlatLayout
-from .engine.bits import highest_card, lowest_card, popcount, take_best, window_update
+from .engine.bits import highest_card, lowest_card, popcount, prefetch, take_best, window_update
 from .engine.play import card_play_rule
 from .engine.two import (DIX_DE_DER, N_TRICKS_TWO, PLAY, card_points_won, cards_in_trick,
                          cards_under, current_leader, face_down_cards, led_card, other,
@@ -210,26 +207,6 @@ def new_generation(tt, work):
         for k in range(tt.shape[0]):
             tt[k] = 0
         work[W_GEN] = 1
-
-
-@intrinsic
-def _prefetch(typingctx, arr, idx):
-    """Ask the processor to fetch ``arr[idx]``'s cache line (LLVM's prefetch: a hint,
-    no effect on the values)."""
-    sig = types.void(arr, idx)
-
-    def codegen(context, builder, signature, args):
-        aryty = signature.args[0]
-        ary = context.make_array(aryty)(context, builder, args[0])
-        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]],
-                                       wraparound=False)
-        i8p = builder.bitcast(ptr, ir.IntType(8).as_pointer())
-        i32 = ir.IntType(32)
-        fnty = ir.FunctionType(ir.VoidType(), [i8p.type, i32, i32, i32])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
-        builder.call(fn, [i8p, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
-        return context.get_dummy_value()
-    return sig, codegen
 
 
 # ------------------------------------------------------------------ card play on solver ids
@@ -737,7 +714,7 @@ def _ab(W, tt, av0, av1, dn0, dn1, leader, rem, only, alpha, beta, gf, k1, tag, 
                     cgf = _gen_field(W, rest & ~(lb | fb), strain)
                 ck1, ctag, cb = _tt_key(W, nav0 | ndn0, nav1 | ndn1, ndn0 | ndn1, win, strain,
                                         cgf)
-                _prefetch(tt, cb)
+                prefetch(tt, cb)
                 W[ck + 4 * j] = ck1
                 W[ck + 4 * j + 1] = ctag
                 W[ck + 4 * j + 2] = cb
