@@ -83,7 +83,7 @@ __all__ = [
     "rank_world", "seed_rng", "new_table", "TABLE_SIZE", "STOCK", "warmup",
     "new_weights", "weigh_table", "sample_belief_into", "sample_mixed_into",
     "marginals_into", "WEIGHTS_SIZE", "hand_constraints", "sample_world", "sample_world_from", "sample_worlds_two", "hand_odds",
-    "draw_view_worlds",
+    "draw_view_worlds", "hand_marginals_two", "view_hand_marginals",
     "MAX_REDRAWS",
 ]
 
@@ -707,15 +707,10 @@ def _draw_uniform(pool, hand_size, rng):
 
 
 @kernel
-def _draw_hand(pool, hand_size, odds, rng, E):
-    """``hand_size`` cards of ``pool``: uniformly (``odds`` empty), or the set ``H`` with
-    probability proportional to the product of ``odds[c]`` over ``H`` (``odds``:
-    float64[32], >= 0), exactly: card by card in the pool's order, each taken with
-    probability ``odds[c] * E[i + 1, j - 1] / E[i, j]``, ``E[i, j]`` the sum of those
-    products over the ``j``-card subsets of the pool's cards ``i..`` (``E``:
-    float64[33, 33] scratch). Uniformly too when no such set has a positive weight."""
-    if odds.shape[0] == 0:
-        return _draw_uniform(pool, hand_size, rng)
+def _subset_weights(pool, hand_size, odds, E):
+    """``E[i, j]`` (``j <= hand_size``) := the sum of the products of ``odds[c]`` over the
+    ``j``-card subsets of the pool's cards ``i..`` (in card order; ``E[n, 0] = 1`` past
+    the last)."""
     n = _popcount(pool)
     for j in range(1, hand_size + 1):
         E[n, j] = 0.0
@@ -727,6 +722,19 @@ def _draw_hand(pool, hand_size, odds, rng, E):
             E[i, 0] = 1.0
             for j in range(1, hand_size + 1):
                 E[i, j] = E[i + 1, j] + odds[c] * E[i + 1, j - 1]
+
+
+@kernel
+def _draw_hand(pool, hand_size, odds, rng, E):
+    """``hand_size`` cards of ``pool``: uniformly (``odds`` empty), or the set ``H`` with
+    probability proportional to the product of ``odds[c]`` over ``H`` (``odds``:
+    float64[32], >= 0), exactly: card by card in the pool's order, each taken with
+    probability ``odds[c] * E[i + 1, j - 1] / E[i, j]``, ``E[i, j]`` the sum of those
+    products over the ``j``-card subsets of the pool's cards ``i..`` (``E``:
+    float64[33, 33] scratch). Uniformly too when no such set has a positive weight."""
+    if odds.shape[0] == 0:
+        return _draw_uniform(pool, hand_size, rng)
+    _subset_weights(pool, hand_size, odds, E)
     if not E[0, hand_size] > 0.0:
         return _draw_uniform(pool, hand_size, rng)
     hand = np.int64(0)
@@ -741,6 +749,15 @@ def _draw_hand(pool, hand_size, odds, rng, E):
                 j -= 1
             i += 1
     return hand
+
+
+@kernel
+def _hand_pool(unseen, hand_size, allowed):
+    """The cards the other hand's unknown ``hand_size`` cards are drawn from: the unseen
+    ones the plays allow there (all the unseen ones where the constraints leave too few:
+    inconsistent constraints are dropped)."""
+    pool = unseen & allowed
+    return pool if _popcount(pool) >= hand_size else unseen
 
 
 @njit(cache=True)
@@ -758,10 +775,7 @@ def sample_world_from(V, P, me, unseen, hand_size, allowed, odds, rng, T, scratc
     redraws = 0
     while True:
         # the other hand: hand_size cards among the allowed unseen ones
-        pool = unseen & allowed
-        if _popcount(pool) < hand_size:
-            pool = unseen                  # inconsistent constraints: drop them
-        hand = _draw_hand(pool, hand_size, odds, rng, E)
+        hand = _draw_hand(_hand_pool(unseen, hand_size, allowed), hand_size, odds, rng, E)
         if declared and redraws < MAX_REDRAWS:
             start = _other_start_holding(V, me, hand | hand_of(V, o))
             if best_single_declaration(start, strain)[0] != announced:
@@ -809,6 +823,43 @@ def sample_worlds_two(V, P, me, unseen, hand_size, odds, rng, out, scratch):
 
 
 @njit(cache=True)
+def hand_marginals_two(V, me, unseen, hand_size, odds, out):
+    """``out[c]`` (float64[32]) := the probability that card ``c`` lies in the other hand
+    in the worlds :func:`sample_worlds_two` draws with the same arguments (``odds`` empty:
+    uniformly, ``hand_size / n`` for each of the ``n`` cards of the pool), exactly, the
+    announced declaration's redraws aside (0 for the cards outside the pool). For the
+    ``k``-th card of the pool, ``odds[c]`` times the weight of the ``hand_size - 1``-card
+    subsets of the others (those before it, ``F``, times those after it, ``E``),
+    over the weight of every ``hand_size``-card subset."""
+    pool = _hand_pool(unseen, hand_size, hand_constraints(V, me))
+    for c in range(N_CARDS):
+        out[c] = 0.0
+    n = _popcount(pool)
+    if hand_size <= 0 or n == 0:
+        return
+    E = np.empty((N_CARDS + 1, N_CARDS + 1))
+    weighted = odds.shape[0] > 0
+    if weighted:
+        _subset_weights(pool, hand_size, odds, E)
+        weighted = E[0, hand_size] > 0.0        # no set of positive weight: uniform
+    F = np.zeros(N_CARDS + 1)                   # F[j]: the j-subsets of the cards before
+    F[0] = 1.0
+    i = 0
+    for c in range(N_CARDS):
+        if (pool >> c) & 1:
+            if not weighted:
+                out[c] = min(hand_size, n) / n
+                continue
+            s = 0.0
+            for k in range(hand_size):
+                s += F[k] * E[i + 1, hand_size - 1 - k]
+            out[c] = odds[c] * s / E[0, hand_size]
+            for j in range(hand_size, 0, -1):
+                F[j] += odds[c] * F[j - 1]
+            i += 1
+
+
+@njit(cache=True)
 def hand_odds(V, me, probs, out):
     """``out`` (float64[32]) := the odds ``p / (1 - p)`` that each card lies in the other
     hand, from the belief's probabilities ``probs`` (float64[32], physical cards) for
@@ -840,6 +891,18 @@ def draw_view_worlds(view, rng: np.ndarray, out: np.ndarray,
 
 
 _EMPTY = np.empty(0, dtype=np.float64)
+
+
+def view_hand_marginals(view, odds: Optional[np.ndarray] = None) -> np.ndarray:
+    """float64[32]: the probability that each card lies in the other hand in the worlds
+    :func:`draw_view_worlds` draws for ``view`` with the same ``odds`` (None: uniform
+    worlds), exactly (:func:`hand_marginals_two`: the announced declaration's redraws
+    aside); 0 for the cards the player sees or the rules rule out of that hand."""
+    out = np.empty(N_CARDS, dtype=np.float64)
+    odds = _EMPTY if odds is None else np.ascontiguousarray(odds, dtype=np.float64)
+    hand_marginals_two(view.state, np.int64(view.player), np.int64(int(view.unseen)),
+                       np.int64(view.other_hand_size - popcount(view.known_other)), odds, out)
+    return out
 
 
 # ------------------------------------------------------------------ Python API
@@ -1265,3 +1328,4 @@ def warmup() -> None:
         d.apply(d.legal_actions()[0])
     v = d.view(d.current_player)
     draw_view_worlds(v, np.zeros(1, dtype=np.uint64), np.empty((1, len(v.state)), dtype=np.int64))
+    view_hand_marginals(v)

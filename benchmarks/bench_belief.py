@@ -9,7 +9,7 @@ Figures:
   net's calibration by decile.
 * ``frozen_belief_vs_uniform_*``: ``pimc`` drawing its worlds from the belief against
   ``pimc:worlds_from=uniform``, both 32 worlds, the auction frozen (card play only),
-  duplicate under ``ffb``: margin per deal of the belief side with its 95% interval.
+  duplicate under ``--rules``: margin per deal of the belief side with its 95% interval.
   ``frozen_belief16_vs_uniform32_*``: the belief with half the worlds.
   ``full_belief_vs_uniform_*``: whole deals (both bid with the bidding net).
 * ``decision_ms_*``: median CPU time of one 32-world decision at the first trick,
@@ -17,10 +17,14 @@ Figures:
 
 Every matchup is a duplicate (both seatings of every deal). ``--out FILE`` keeps the
 finished deal pairs (resume). ``--workers K`` (default 2). ``--sections`` picks
-``report``, ``frozen``, ``few``, ``full``, ``timing``.
+``report``, ``frozen``, ``few``, ``full``, ``timing`` (default: every section the rules
+have). ``--rules`` (default ``ffb``): any preset with a belief net, ``belote_a_deux``
+included (the report scores there whether each card the player cannot see lies in the
+other hand or face down; the frozen sections need an auction to freeze and the timing
+section takes four-player positions, so those rules have ``report`` and ``full``).
 
-Usage: ``python benchmarks/bench_belief.py [--quick] [--workers K] [--out FILE]``. The last
-line of output is one JSON object.
+Usage: ``python benchmarks/bench_belief.py [--quick] [--rules PRESET] [--workers K]
+[--out FILE]``. The last line of output is one JSON object.
 """
 
 from __future__ import annotations
@@ -35,10 +39,24 @@ import numpy as np
 from bench_arena import machine
 from bench_lib import pimc_decision_ms
 from coinche_rl.arena import run_duplicate, shutdown_pool, warmup
+from coinche_rl.engine import family_of
+from coinche_rl.rules import get_rules
 
 #: (report deals, frozen pairs, few-worlds pairs, full pairs, timing positions)
 SIZES = {"quick": (4, 6, 4, 4, 4), "full": (150, 2000, 600, 300, 40)}
 SECTIONS = ("report", "timing", "frozen", "few", "full")
+
+
+def sections_of(rules) -> tuple:
+    """The sections ``rules`` have: ``frozen`` and ``few`` where the family's deals have
+    the arena's frozen contract, ``timing`` with four players (its positions)."""
+    from coinche_rl.agents.neural.family import net_family
+    out = ["report"]
+    if family_of(rules).n_players == 4:
+        out.append("timing")
+    if net_family(rules).frozen:
+        out += ["frozen", "few"]
+    return tuple(s for s in SECTIONS if s in out + ["full"])
 
 
 def _figures(prefix: str, r) -> dict:
@@ -55,23 +73,37 @@ def main(argv=None) -> dict:
     ap.add_argument("--out", default=None, help="JSON-lines file of finished deal pairs (resume)")
     ap.add_argument("--seed", type=int, default=7, help="the deal sets")
     ap.add_argument("--belief", default="", help="belief weights (default: shipped)")
-    ap.add_argument("--sections", nargs="+", default=list(SECTIONS), choices=SECTIONS)
+    ap.add_argument("--rules", default="ffb", help="the preset (default ffb)")
+    ap.add_argument("--report-deals", type=int, default=None,
+                    help="deals of the report (default: 4 with --quick, else 150)")
+    ap.add_argument("--sections", nargs="+", default=None, choices=SECTIONS,
+                    help="default: every section the rules have")
     args = ap.parse_args(argv)
+    rules = get_rules(args.rules)
+    have = sections_of(rules)
+    if args.sections is None:
+        args.sections = list(have)
+    elif set(args.sections) - set(have):
+        ap.error(f"--rules {rules.name}: no section {', '.join(sorted(set(args.sections) - set(have)))} "
+                 f"(its sections: {', '.join(have)})")
     n_report, n_frozen, n_few, n_full, n_pos = SIZES["quick" if args.quick else "full"]
+    n_report = n_report if args.report_deals is None else args.report_deals
     backend = "serial" if args.workers <= 1 else "pool"
     workers = None if args.workers <= 1 else args.workers
     extra = f",belief_weights={args.belief}" if args.belief else ""
     belief = "pimc:worlds_from=belief" + extra
     uniform = "pimc:worlds_from=uniform"
     t_all = time.perf_counter()
-    warmup()
+    warmup(rules.family)
     out = {"bench": "belief", "quick": args.quick, "machine": machine(), "seed": args.seed,
+           "rules": rules.name,
            "workers": args.workers, "belief_spec": belief, "uniform_spec": uniform}
 
     if "report" in args.sections:
         from coinche_rl.agents.neural.belief import belief_report, load_belief_net
         t0 = time.perf_counter()
-        rep = belief_report(load_belief_net(args.belief), n_deals=n_report, seed=args.seed)
+        rep = belief_report(load_belief_net(args.belief, rules), rules, n_deals=n_report,
+                            seed=args.seed)
         out.update({f"report_{k}": v for k, v in rep.items()})
         out["report_seconds"] = round(time.perf_counter() - t0, 1)
         print(f"belief log-loss per hidden card: uniform sampler {rep['log_loss_uniform']:.4f}, "
@@ -84,7 +116,7 @@ def main(argv=None) -> dict:
             out[f"decision_ms_{name}"] = round(float(np.median(ms)), 1)
 
     def duel(a, b, n, frozen):
-        r = run_duplicate(a, b, n, preset="ffb", seed=args.seed, backend=backend,
+        r = run_duplicate(a, b, n, preset=rules.name, seed=args.seed, backend=backend,
                           workers=workers, out=args.out, frozen_contract=frozen,
                           append=True)
         print(f"{a} vs {b} ({'frozen auction' if frozen else 'whole deals'}): "

@@ -394,3 +394,15 @@ def test_cli_train_belief_and_export(tmp_path, capsys):
     assert load_weights(out, kind="belief").manifest["kind"] == "belief"
     assert main(["train", "belief", "--out", run, "--max-chunks", "1"]) == 2
     assert "already holds a run" in capsys.readouterr().err
+
+
+def test_the_belief_report_of_four_players(tmp_path):
+    net = B.load_belief_net(_belief_file(tmp_path))
+    rep = B.belief_report(net, n_deals=1, seed=2, frozen=True)
+    assert rep["rules"] == "ffb" and rep["players"] == ["nn", "heuristic"] * 2
+    assert rep["positions"] > 0 and set(rep["by_trick"]) <= {str(t) for t in range(1, 9)}
+    # the uniform sampler's marginals: each hidden card's holder among the seats it may be at
+    assert 0.0 < rep["log_loss_uniform"] <= np.log(3) + 1e-9
+    assert sum(b["n"] for b in rep["calibration"]) > 0
+    with pytest.raises(ValueError, match="2 players given"):
+        B.belief_report(net, n_deals=1, players=("nn", "heuristic"))

@@ -18,7 +18,8 @@ from coinche_rl.agents.neural.labels_two import (FACE_DOWN, FACE_DOWN_FORCED, IN
 from coinche_rl.agents.neural.net import (MLP, NeuralError, WeightsError, load_weights,
                                           make_manifest, save_weights)
 from coinche_rl.agents.pimc import PIMCError
-from coinche_rl.agents.sampler import _draw_hand, draw_view_worlds, hand_constraints, hand_odds
+from coinche_rl.agents.sampler import (_draw_hand, draw_view_worlds, hand_constraints, hand_odds,
+                                       view_hand_marginals)
 from coinche_rl.engine import two as E2
 from coinche_rl.engine.bits import rng_seed
 from coinche_rl.rules import get_rules
@@ -191,6 +192,57 @@ def test_view_worlds_keep_every_hard_constraint(tmp_path):
         rng_seed(rng, np.uint64(seed), 0)
         again = draw_view_worlds(v, rng, np.empty_like(worlds), odds=odds)
         assert np.array_equal(worlds, again)
+
+
+def test_hand_marginals_are_those_of_the_draws_exactly(tmp_path):
+    """view_hand_marginals against every hand of the pool weighed by its odds' product."""
+    net = B.load_belief_net(_belief_file(tmp_path, seed=3), get_rules(A_DEUX))
+    checked = 0
+    for seed, cards in ((13, 10), (15, 14), (3, 12)):
+        d = _in_play(seed, cards)
+        if d.phase != "play":
+            continue
+        p, o = d.current_player, 1 - d.current_player
+        v = d.view(p)
+        pool = v.unseen & int(hand_constraints(v.state, p))
+        h = bin(d.hands[o] & ~v.known_other).count("1")
+        odds = np.empty(32)
+        hand_odds(v.state, np.int64(p), net.other_hand(v), odds)
+        members = [c for c in range(32) if pool >> c & 1]
+        want, total = np.zeros(32), 0.0
+        for hand in itertools.combinations(members, h):
+            w = np.prod([odds[c] for c in hand])
+            total += w
+            want[list(hand)] += w
+        assert np.allclose(view_hand_marginals(v, odds), want / total, atol=1e-9)
+        uniform = view_hand_marginals(v)
+        assert np.allclose(uniform[members], h / len(members)) and uniform.sum() == \
+            pytest.approx(h)
+        checked += 1
+    assert checked >= 2
+
+
+def test_the_belief_report_of_belote_a_deux(tmp_path):
+    rules = get_rules(A_DEUX)
+    net = B.load_belief_net(_belief_file(tmp_path, seed=4), rules)
+    rep = B.belief_report(net, rules, n_deals=2, seed=1)
+    assert rep["rules"] == A_DEUX and rep["players"] == ["nn", "heuristic"]
+    assert rep["positions"] > 0 and set(rep["by_trick"]) <= {str(t) for t in range(1, 17)}
+    assert all(0.0 < rep[f"log_loss_{k}"] < 5.0 for k in ("uniform", "net", "worlds"))
+    assert sum(b["n"] for b in rep["calibration"]) > 0
+    # a position's uniform score is the trainer's baseline of its labels
+    d = _in_play(3, 12)
+    v = d.view(d.current_player)
+    losses, trick, p, y = B.net_family(A_DEUX).belief_scores_of(net, d, d.current_player, v)
+    assert losses["uniform"] == pytest.approx(uniform_loss_two(_labels(d)[0][None, :]))
+    assert trick == E2.py.trick_number(d.state) and len(p) == len(y) == (_labels(d)[0] > 0).sum() \
+        - (_labels(d)[0] == FACE_DOWN_FORCED).sum()
+    with pytest.raises(NeuralError, match="face down"):
+        B.belief_report(net, "belote_decouverte", n_deals=1)
+    with pytest.raises(ValueError, match="no auction to freeze"):
+        B.belief_report(net, rules, n_deals=1, frozen=True)
+    with pytest.raises(ValueError, match="4 players given"):
+        B.belief_report(net, rules, n_deals=1, players=("nn", "heuristic") * 2)
 
 
 # ------------------------------------------------------------------ load checks

@@ -50,8 +50,6 @@ from ...cards import N_CARDS, N_SUITS
 from ...rules import N_SEATS, N_TRICKS, P_MIN_BID, RuleSet, get_rules, params_vector, seat_after
 from ...envs.infoset import information_set
 from ...envs.kernels import apply_at
-from ...game import Deal
-from ..base import PlayerView
 from ..numba_bots import BOT_HEURISTIC, bot_action
 from ..registry import make_agent
 from ..sampler import WorldSampler
@@ -63,7 +61,7 @@ from .labels import PLAYER_HEURISTIC, PLAYER_NN, PLAYER_RANDOM, Positions, card_
 from .net import BELIEF_OUTPUTS, MLP, N_BELIEF_OUT, NeuralError
 
 __all__ = ["BeliefNet", "Positions", "generate_positions", "position_labels", "card_actions",
-           "load_belief_net", "belief_report", "four_positions", "uniform_loss_four", "N_BELIEF", "warmup", "PLAYER_NN", "PLAYER_HEURISTIC",
+           "load_belief_net", "belief_report", "four_belief_scores", "four_positions", "uniform_loss_four", "N_BELIEF", "warmup", "PLAYER_NN", "PLAYER_HEURISTIC",
            "PLAYER_RANDOM", "DEFAULT_MIX"]
 
 #: outputs: 32 canonical cards x 3 relative seats (left, partner, right)
@@ -247,13 +245,19 @@ class BeliefNet:
         (his :class:`~coinche_rl.two_player.TwoPlayerView`: the net reads his public view
         only; the cards he sees and those the rules rule out are his sampler's business,
         :func:`~coinche_rl.agents.sampler.hand_odds`)."""
+        feats, perm = self.view_inputs(view)
+        cards = np.arange(N_CARDS)
+        return self.canonical_probs(feats)[0, C.PERMS[perm, cards >> 3] * 8 + (cards & 7), 0]
+
+    def view_inputs(self, view):
+        """``(feats, perm)``: the network input (one row) of the player to play a card in
+        ``view`` (a view of belote for two players), and its suit renaming."""
         inp = self._inputs.get(view.rules)
         if inp is None:
             inp = self._inputs[view.rules] = net_family(view.rules).inputs_class(view.rules, 1)
         feats, _legal, perms = inp.compute(np.ascontiguousarray(view.state[None, :]),
                                            np.zeros(1, dtype=np.int64))
-        cards = np.arange(N_CARDS)
-        return self.canonical_probs(feats)[0, C.PERMS[int(perms[0]), cards >> 3] * 8 + (cards & 7), 0]
+        return feats.copy(), int(perms[0])
 
     def canonical_probs(self, feats: np.ndarray) -> np.ndarray:
         """Softmax of :meth:`logits` over the places (float64 ``[n, 32, places]``)."""
@@ -351,12 +355,14 @@ def warmup() -> None:
 
 # ------------------------------------------------------------------ the report
 def belief_report(belief: BeliefNet, rules=None, n_deals: int = 100, seed: int = 0,
-                  players=("nn", "heuristic", "nn", "heuristic"), frozen: bool = False) -> dict:
+                  players=None, frozen: bool = False) -> dict:
     """How good the belief is, on the card decisions (two or more legal cards) of
-    ``n_deals`` deals of ``seed`` played by the agent specs ``players`` (whole deals, or
-    with ``frozen`` the arena's frozen contract). For every hidden card of every
-    position, three predictions of its holder are scored by their mean log-loss
-    (nats per hidden card; lower is better):
+    ``n_deals`` deals of ``seed`` played by the agent specs ``players`` (one per seat;
+    default ``nn`` and the heuristic in turn) under ``rules`` (default ``ffb``; whole
+    deals, or with ``frozen`` the arena's frozen contract, where the family has one). For
+    every hidden card of every position, three predictions of where it lies are scored
+    by their mean log-loss (nats per hidden card, averaged over the positions; lower is
+    better):
 
     * ``uniform``: the exact marginals of the uniform world sampler (every world the
       information set allows equally likely: what plain PIMC assumes);
@@ -367,18 +373,47 @@ def belief_report(belief: BeliefNet, rules=None, n_deals: int = 100, seed: int =
       constraint, :meth:`~coinche_rl.agents.sampler.WorldSampler.marginals`), no
       uniform share.
 
-    Also by trick (``by_trick``), by phase (``first_trick``: right after the auction;
-    ``mid_play``: tricks 2-5; ``late``: 6-8), and the net's calibration by decile of
-    predicted probability (mean predicted vs observed frequency over every (hidden
-    card, candidate seat))."""
+    What a position and its scores are is the family's
+    (:attr:`~.family.NetFamily.belief_scores`): for four players each hidden card's
+    holder among the three other seats (:func:`four_belief_scores`); for belote for two
+    players whether each card the player cannot see lies in the other hand or face down,
+    on the positions the belief net trains on
+    (:func:`~coinche_rl.agents.neural.labels_two.belief_scores`). Rules without a belief
+    net (belote découverte) are refused, saying why.
+
+    Also by trick (``by_trick``, 1-based), by phase (``first_trick``: right after the
+    auction; ``mid_play``; ``late``: the last three eighths of the tricks, 6-8 of 8),
+    and the net's calibration by decile of predicted probability (mean predicted vs
+    observed frequency over every (hidden card, candidate place))."""
+    from ...envs.family import env_family
+    from ...engine import family_of
+    from ..base import agent_view
     rules = get_rules(rules or "ffb") if not isinstance(rules, RuleSet) else rules
+    fam = net_family(rules)
+    missing = fam.belief_missing(rules)
+    if missing:
+        raise NeuralError(missing)
+    if frozen and not fam.frozen:
+        raise ValueError(f"belief_report: rules {rules.name!r} have no auction to freeze "
+                         f"(frozen=True is for the four players' families)")
+    game = family_of(rules)
+    n_players = game.n_players
+    if players is None:
+        players = ("nn", "heuristic") * (n_players // 2)
+    players = tuple(players)
+    if len(players) != n_players:
+        raise ValueError(f"belief_report: {len(players)} players given, rules "
+                         f"{rules.name!r} have {n_players}")
+    scores = fam.belief_scores_of
+    deal_class = env_family(rules).deal
     rows = {"uniform": [], "net": [], "worlds": []}
     tricks = []
     cal_p, cal_y = [], []
     rng = np.random.default_rng([seed, 0xCA1])
     for i in range(n_deals):
-        deal = Deal(rules, seed=int(rng.integers(2 ** 62)), dealer=int(rng.integers(N_SEATS)))
-        agents = [make_agent(p) for p in players]
+        deal = deal_class(rules, seed=int(rng.integers(2 ** 62)),
+                          dealer=int(rng.integers(n_players)))
+        agents = [make_agent(p, rules) for p in players]
         for s, a in enumerate(agents):
             a.reset(s, rules, int(rng.integers(2 ** 31)))
         if frozen:
@@ -387,37 +422,27 @@ def belief_report(belief: BeliefNet, rules=None, n_deals: int = 100, seed: int =
             deal = deal.with_contract(rules.min_bid, int(np.argmax(lengths)), taker=0)
         while not deal.is_terminal:
             seat = deal.current_player
-            view = PlayerView.from_deal(deal)
-            if deal.phase == "play" and bin(int(deal.legal_cards())).count("1") >= 2 \
-                    and not deal.legal_actions()[0] < A.CARD_BASE:
-                info = information_set(deal, seat)
-                sampler = WorldSampler(info)
-                hidden = [(c, s) for s in range(N_SEATS) if s != seat
-                          for c in range(N_CARDS) if (deal.hands[s] >> c) & 1
-                          and not (info.known[s] >> c) & 1]
-                if hidden:
-                    uni = sampler.marginals()
-                    net = belief.probabilities(info, view.public_state)
-                    worlds = sampler.marginals(net)
-                    for name, m in (("uniform", uni), ("net", net), ("worlds", worlds)):
-                        rows[name].append(float(np.mean([-np.log(max(m[s, c], 1e-12))
-                                                         for c, s in hidden])))
-                    tricks.append(bin(int(info.played)).count("1") // N_SEATS)
-                    for c, s in hidden:
-                        for t in range(N_SEATS):
-                            if t != seat and 0.0 < net[t, c] < 1.0:
-                                cal_p.append(net[t, c])
-                                cal_y.append(1.0 if t == s else 0.0)
+            view = agent_view(deal, seat)
+            scored = scores(belief, deal, seat, view)
+            if scored is not None:
+                losses, trick, p, y = scored
+                for name in rows:
+                    rows[name].append(losses[name])
+                tricks.append(trick)
+                cal_p.extend(p)
+                cal_y.extend(y)
             deal.apply(agents[seat].act(view))
     tricks = np.asarray(tricks)
-    out = {"positions": int(len(tricks)), "deals": n_deals, "players": list(players),
-           "frozen": bool(frozen)}
+    out = {"rules": rules.name, "positions": int(len(tricks)), "deals": n_deals,
+           "players": list(players), "frozen": bool(frozen)}
     for name, v in rows.items():
         out[f"log_loss_{name}"] = round(float(np.mean(v)), 4) if v else None
+    n_tricks = game.n_tricks
     out["by_trick"] = {str(t + 1): {name: round(float(np.mean(np.asarray(v)[tricks == t])), 4)
                                     for name, v in rows.items()}
-                       for t in range(N_TRICKS) if (tricks == t).any()}
-    phases = {"first_trick": (0, 0), "mid_play": (1, 4), "late": (5, N_TRICKS - 1)}
+                       for t in range(n_tricks) if (tricks == t).any()}
+    late = n_tricks - 3 * n_tricks // 8
+    phases = {"first_trick": (0, 0), "mid_play": (1, late - 1), "late": (late, n_tricks - 1)}
     out["by_phase"] = {ph: {name: round(float(np.mean(np.asarray(v)[(tricks >= lo) & (tricks <= hi)])), 4)
                             for name, v in rows.items()}
                        for ph, (lo, hi) in phases.items() if ((tricks >= lo) & (tricks <= hi)).any()}
@@ -431,3 +456,34 @@ def belief_report(belief: BeliefNet, rules=None, n_deals: int = 100, seed: int =
                             "observed": round(float(y[sel].mean()), 4)})
     out["calibration"] = deciles
     return out
+
+
+def four_belief_scores(belief: BeliefNet, deal, seat: int, view):
+    """:func:`belief_report`'s scores of the decision of ``seat`` (his ``view``) in the
+    four-player ``deal``: None unless it is a card decision with two or more legal cards
+    and a card hidden from him; else ``(losses, trick, p, y)``: the mean log-loss per
+    hidden card of the uniform sampler's, the net's and the believed worlds' marginals
+    (``losses["uniform"]``, ``["net"]``, ``["worlds"]``), the trick (0-based), and the
+    net's calibration pairs (its probability that a candidate seat holds a hidden card,
+    whether it does)."""
+    if deal.phase != "play" or bin(int(deal.legal_cards())).count("1") < 2 \
+            or deal.legal_actions()[0] < A.CARD_BASE:
+        return None
+    info = information_set(deal, seat)
+    hidden = [(c, s) for s in range(N_SEATS) if s != seat
+              for c in range(N_CARDS) if (deal.hands[s] >> c) & 1
+              and not (info.known[s] >> c) & 1]
+    if not hidden:
+        return None
+    sampler = WorldSampler(info)
+    net = belief.probabilities(info, view.public_state)
+    margs = {"uniform": sampler.marginals(), "net": net, "worlds": sampler.marginals(net)}
+    losses = {name: float(np.mean([-np.log(max(m[s, c], 1e-12)) for c, s in hidden]))
+              for name, m in margs.items()}
+    p, y = [], []
+    for c, s in hidden:
+        for t in range(N_SEATS):
+            if t != seat and 0.0 < net[t, c] < 1.0:
+                p.append(net[t, c])
+                y.append(1.0 if t == s else 0.0)
+    return losses, bin(int(info.played)).count("1") // N_SEATS, p, y

@@ -88,6 +88,10 @@ class NetFamily:
     #: ``"module:function"``: the mean log-loss per labelled hidden card of the uniform
     #: worlds' marginals, from a block of labels (the trainer's baseline)
     belief_uniform: str = ""
+    #: ``"module:function"``: the scores of one decision for the belief's report
+    #: (:func:`~.belief.belief_report`), with the arguments and result of
+    #: :func:`~.belief.four_belief_scores`
+    belief_scores: str = ""
 
     @property
     def feature_size(self) -> int:
@@ -112,6 +116,11 @@ class NetFamily:
     def belief_positions_of(self, *args):
         """:attr:`belief_positions` called with ``args``."""
         return _named(self.belief_positions)(*args)
+
+    @property
+    def belief_scores_of(self) -> Callable:
+        """The function :attr:`belief_scores` names."""
+        return _named(self.belief_scores)
 
     def belief_uniform_loss(self, labels) -> float:
         """:attr:`belief_uniform` of ``labels``."""
@@ -160,14 +169,16 @@ NET_FAMILIES = {
                       bid_options=("random_share", "strong_share", "bid_net",
                                    "heuristic_share"),
                       belief_positions=".belief:four_positions", belief_places=3,
-                      belief_uniform=".belief:uniform_loss_four"),
+                      belief_uniform=".belief:uniform_loss_four",
+                      belief_scores=".belief:four_belief_scores"),
     "two": NetFamily("two", INPUTS["two"], TwoNetInputs, _two_labels, _warm_two,
                      solver_cards=24, frozen=False, selfplay=True,
                      default_preset="belote_a_deux", batch_policy=TwoBatchPolicy,
                      play_states=play_states_two, bid_space=BID_SPACES["two"],
                      bid_labels=".prise_labels:label_prise_chunk",
                      belief_positions=".labels_two:belief_positions", belief_places=2,
-                     belief_uniform=".labels_two:uniform_loss_two"),
+                     belief_uniform=".labels_two:uniform_loss_two",
+                     belief_scores=".labels_two:belief_scores"),
 }
 
 

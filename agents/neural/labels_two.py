@@ -43,14 +43,14 @@ from ...envs.kernels import apply_at
 from ...rules import RuleSet, params_vector
 from ...solver_two import card_values_two, new_generation, new_tables
 from ..numba_bots import BOT_HEURISTIC, _bot_action_two, batch_bot_actions
-from ..sampler import hand_constraints
+from ..sampler import hand_constraints, hand_odds, view_hand_marginals
 from . import canonical as C
 from . import canonical_two as C2
 from .labels import (KIND_ROLLOUT, KIND_SOLVER, PLAYER_HEURISTIC, PLAYER_NN, LabelChunk, Positions,
                      card_actions, explore_card, rollout_targets)
 
 __all__ = ["generate_chunk", "label_chunk", "score_difference", "warmup", "MAX_DECISIONS",
-           "belief_labels", "belief_positions", "uniform_loss_two", "IN_HAND", "FACE_DOWN",
+           "belief_labels", "belief_positions", "belief_scores", "uniform_loss_two", "IN_HAND", "FACE_DOWN",
            "FACE_DOWN_FORCED"]
 
 #: a card decision per card dealt
@@ -348,3 +348,52 @@ def uniform_loss_two(labels) -> float:
     h, n = h[ok], n[ok]
     total = -(h * np.log(h / n) + (n - h) * np.log1p(-h / n)).sum()
     return float(total / max(1.0, n.sum()))
+
+
+def belief_scores(belief, deal, player: int, view):
+    """The belief's report's scores (:func:`~.belief.belief_report`) of the decision of
+    ``player`` (his ``view``) in ``deal`` (a :class:`~coinche_rl.two_player.TwoPlayerDeal`):
+    None unless it is a position of the belief net (a card decision with a choice where a
+    card he cannot see lies in the other hand and one that might be there lies face
+    down: :func:`belief_positions`'s); else ``(losses, trick, p, y)`` as
+    :func:`~.belief.four_belief_scores`: the mean log-loss per labelled card
+    (:data:`IN_HAND` or :data:`FACE_DOWN`: in the other hand or not) of the uniform
+    worlds' marginals, of the net's and of the believed worlds' (``losses["uniform"]``,
+    ``["net"]``, ``["worlds"]``: the exact probability that each card lies in the other
+    hand in the worlds :func:`~coinche_rl.agents.sampler.draw_view_worlds` draws, without
+    and with the belief's odds, :func:`~coinche_rl.agents.sampler.view_hand_marginals`;
+    the announced declaration's redraws aside, as in the trainer's baseline
+    :func:`uniform_loss_two`), the trick (0-based), and the net's calibration pairs (its
+    probability that each labelled card lies in the other hand, whether it does)."""
+    if deal.phase != "play" or bin(int(deal.legal_cards())).count("1") < 2:
+        return None
+    feats, perm = belief.view_inputs(view)
+    labels = np.empty((1, N_CARDS), dtype=np.int8)
+    belief_labels(np.ascontiguousarray(deal.state[None, :]),
+                  np.ascontiguousarray(view.state[None, :]), np.zeros(1, dtype=np.int64),
+                  np.array([perm], dtype=np.int64), labels)
+    lab = labels[0]
+    if not ((lab == IN_HAND).any() and (lab == FACE_DOWN).any()):
+        return None
+    scored = (lab == IN_HAND) | (lab == FACE_DOWN)
+    there = lab[scored] == IN_HAND
+    cards = np.arange(N_CARDS)
+    canon = C.PERMS[perm, cards >> 3] * 8 + (cards & 7)       # physical -> canonical
+    odds = np.empty(N_CARDS, dtype=np.float64)
+    hand_odds(view.state, np.int64(player), belief.other_hand(view), odds)
+    probs = {"uniform": view_hand_marginals(view), "worlds": view_hand_marginals(view, odds)}
+    p_net = belief.canonical_probs(feats)[0, :, 0]
+    losses = {"net": _loss(p_net[scored], there)}
+    for name, phys in probs.items():
+        q = np.zeros(N_CARDS)
+        q[canon] = phys
+        losses[name] = _loss(q[scored], there)
+    return ({k: losses[k] for k in ("uniform", "net", "worlds")},
+            int(py.trick_number(deal.state)), p_net[scored].tolist(), there.astype(float).tolist())
+
+
+def _loss(p, there) -> float:
+    """Mean log-loss of the probabilities ``p`` that cards lie in the other hand, where
+    ``there`` says which do."""
+    q = np.where(there, p, 1.0 - p)
+    return float(np.mean(-np.log(np.maximum(q, 1e-12))))
