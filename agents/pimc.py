@@ -487,11 +487,18 @@ class TwoPlayerPimc(PimcGame):
                                agent._bot_rng, agent._buf)
 
     def seconds_per_deal(self, agent) -> float:
-        # about 0.4 s per deal with 32 worlds from trick 3 (the default), in proportion to
-        # the worlds: 0.21 s in belote à deux and 0.57 s in belote découverte against the
-        # heuristic (CPU time, 20 deals each, on the loaded 2-core test machine); a search
-        # from an earlier trick takes longer than this says
-        return 0.4 * agent.worlds / 32
+        # CPU seconds per deal of one pimc seat with 32 worlds against the heuristic, by
+        # solve_from (2-core test VM, 2026-12-07; mean of 3-20 deals of each preset, belote
+        # à deux / découverte): from trick 0 11.3 / 4.5, 1: 4.7 / 3.2, 2: 2.7 / 1.3, 3 (the
+        # default) 0.34 / 0.48; each later trick halves it. In proportion to the worlds.
+        s = agent.solve_from
+        base = _SECONDS_FROM[s] if s < len(_SECONDS_FROM) else \
+            _SECONDS_FROM[-1] * 0.5 ** (s - len(_SECONDS_FROM) + 1)
+        return base * agent.worlds / 32
+
+
+#: :meth:`TwoPlayerPimc.seconds_per_deal` by ``solve_from`` 0, 1, 2, 3
+_SECONDS_FROM = (8.0, 4.0, 2.0, 0.4)
 
 
 def draw_two_player_worlds(agent: "PIMCAgent", view, rng: np.ndarray, out: np.ndarray,

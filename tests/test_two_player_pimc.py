@@ -186,6 +186,10 @@ def test_the_four_player_parameters_are_refused_for_two_players_and_back():
     # the arena's estimate is the family's, read before any deal (the family built for)
     assert make_agent("pimc", "two").seconds_per_deal == pytest.approx(0.4)
     assert make_agent("pimc").seconds_per_deal == pytest.approx(0.12)
+    # an earlier search costs more (measured by solve_from), fewer worlds less
+    costs = [make_agent(f"pimc:solve_from={s}", "two").seconds_per_deal for s in range(6)]
+    assert costs == pytest.approx([8.0, 4.0, 2.0, 0.4, 0.2, 0.1])
+    assert make_agent("pimc:worlds=16,solve_from=0", "two").seconds_per_deal == pytest.approx(4.0)
     two, four = (describe_agents(f).split("\npimc: ")[1].split("\n") for f in ("two", "coinche"))
     params = [[line.split()[0] for line in takewhile(lambda x: x.startswith("    "), text[1:])]
               for text in (two, four)]
