@@ -1328,4 +1328,6 @@ def warmup() -> None:
         d.apply(d.legal_actions()[0])
     v = d.view(d.current_player)
     draw_view_worlds(v, np.zeros(1, dtype=np.uint64), np.empty((1, len(v.state)), dtype=np.int64))
-    view_hand_marginals(v)
+    odds = np.empty(N_CARDS, dtype=np.float64)
+    hand_odds(v.state, np.int64(v.player), np.full(N_CARDS, 0.5), odds)
+    view_hand_marginals(v, odds)

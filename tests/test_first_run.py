@@ -146,6 +146,35 @@ def test_a_two_player_tournament_compiles_the_two_player_kernels_only(fresh, mon
     assert not [m for m in warmed if m.startswith(("coinche_rl.solver:", "coinche_rl.agents.pimc"))]
 
 
+def _compiled() -> dict:
+    """Every kernel of the package imported so far, with the signatures it compiled
+    itself in this process (numba's cache misses; those loaded from the cache are hits)."""
+    from numba.core.registry import CPUDispatcher
+    out = {}
+    for name, mod in list(sys.modules.items()):
+        if name.startswith("coinche_rl") and mod is not None:
+            for obj in list(vars(mod).values()):
+                if isinstance(obj, CPUDispatcher):
+                    out[obj] = sum(obj.stats.cache_misses.values())
+    return out
+
+
+def test_a_two_player_tournament_of_the_networks_compiles_nothing_after_its_warm_up(capsys):
+    """The tournament's warm-up (its kernels and its agents' declared warm-ups, with what
+    they build on) compiles every kernel that a belote à deux tournament of nn and
+    nnsearch calls, for its argument types: its deals then compile nothing (the nn
+    agent's choices one at a time and the pairs' scores once compiled on first use)."""
+    from coinche_rl import arena
+    from coinche_rl.arena.executors import one_blas_thread
+    tournament._warm_agents(arena, ["nn", "nnsearch:worlds=4"], "two")
+    before = _compiled()
+    with one_blas_thread():             # small forward passes: two threads only wait
+        r = arena.run_duplicate("nn", "nnsearch:worlds=4", 2, "belote_a_deux", seed=5,
+                                backend="serial")
+    assert r.n == 2
+    assert not [k.py_func.__qualname__ for k, n in _compiled().items() if n > before.get(k, 0)]
+
+
 def test_warmup_compiles_every_module_in_chains(fresh, capsys):
     assert cli.main(["warmup", "--jobs", "3"]) == 0
     (chains,) = fresh

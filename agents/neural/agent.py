@@ -418,3 +418,8 @@ def warmup() -> None:
     states2 = deal_states(two, 2, seed=0)
     play_states(two, states2, np.arange(4, dtype=np.int64).reshape(2, 2),
                 [BOT_HEURISTIC] * 2, [net2, None], [BidNet(bid2), None])
+    # the agent's own decisions, one at a time (a tournament's Python path: the choice of
+    # network, the inputs of one view), in a deal of belote à deux played by the shipped nets
+    from ...two_player import TwoPlayerDeal
+    from ..base import play_deal
+    play_deal(TwoPlayerDeal(two, seed=1, dealer=0), [NeuralAgent(), NeuralAgent()], seeds=[0, 1])

@@ -349,8 +349,14 @@ WARMUP_CHAIN = "networks"
 
 
 def warmup() -> None:
-    """Compile the kernels of the position generator."""
-    generate_positions(get_rules("ffb"), 0, 0, 2, play_net=MLP.random((4,), seed=0))
+    """Compile the kernels of the position generator of every family with a belief net
+    (at the family's default preset)."""
+    from .family import NET_FAMILIES
+    for fam in NET_FAMILIES.values():
+        if fam.belief_positions:
+            rules = get_rules(fam.default_preset)
+            generate_positions(rules, 1, 0, 2,     # seed 1: deals played (not void)
+                               play_net=MLP.random((4,), seed=0, inputs=fam.feature_size))
 
 
 # ------------------------------------------------------------------ the report

@@ -369,9 +369,8 @@ def belief_scores(belief, deal, player: int, view):
         return None
     feats, perm = belief.view_inputs(view)
     labels = np.empty((1, N_CARDS), dtype=np.int8)
-    belief_labels(np.ascontiguousarray(deal.state[None, :]),
-                  np.ascontiguousarray(view.state[None, :]), np.zeros(1, dtype=np.int64),
-                  np.array([perm], dtype=np.int64), labels)
+    belief_labels(np.array(deal.state[None, :]), np.array(view.state[None, :]),  # writable,
+                  np.zeros(1, dtype=np.int64), np.array([perm], dtype=np.int64), labels)  # as trained
     lab = labels[0]
     if not ((lab == IN_HAND).any() and (lab == FACE_DOWN).any()):
         return None

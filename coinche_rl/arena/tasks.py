@@ -237,8 +237,10 @@ class PairPlay:
                                                           int(idx[i]), t))
         n = len(idx)
         scores = np.empty((n, 2, 2), dtype=np.int64)
-        _scores_into(states, ds.params, 0, scores[:, 0])
-        _scores_into(other, ds.params, 1, scores[:, 1])
+        for t, st in enumerate((states, other)):
+            seating = np.empty((n, 2), dtype=np.int64)     # contiguous: the warm-up's type
+            _scores_into(st, ds.params, t, seating)
+            scores[:, t] = seating
         return {"index": idx, "dealer": dealers, "scores": scores,
                 "contracts": np.stack([_contracts(states, ds.params),
                                        _contracts(other, ds.params)], axis=1)}
