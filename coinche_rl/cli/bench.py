@@ -11,7 +11,8 @@ BENCHMARKS = {"engine": "bench_engine.py", "env": "bench_env.py", "arena": "benc
               "solver": "bench_solver.py", "strength": "bench_strength.py",
               "neural": "bench_neural.py", "belief": "bench_belief.py",
               "selfplay": "bench_selfplay.py", "web": "bench_web.py",
-              "two_player": "bench_two_player.py", "two_player_env": "bench_two_player_env.py"}
+              "two_player": "bench_two_player.py", "two_player_env": "bench_two_player_env.py",
+              "decisions": "bench_decisions.py"}
 
 
 def cmd_bench(args) -> int:
