@@ -80,6 +80,10 @@ def main(argv=None) -> dict:
                     help="default: every section the rules have")
     args = ap.parse_args(argv)
     rules = get_rules(args.rules)
+    from coinche_rl.agents.neural.family import net_family
+    missing = net_family(rules).belief_missing(rules)
+    if missing:
+        ap.error(f"--rules {rules.name}: {missing}")
     have = sections_of(rules)
     if args.sections is None:
         args.sections = list(have)
