@@ -36,7 +36,9 @@ same card with less search (:func:`coinche_rl.solver_two.best_card_two`). The se
 exact but its cost grows quickly with the tricks left (``benchmarks/RESULTS.md``), so the
 heuristic plays the cards before trick ``solve_from`` (0-based, default 3: searching from
 trick 3 beats searching from trick 4 in both presets, a decision there taking about half a
-second; from trick 2, three seconds), the prise and the exchange.
+second; from trick 2, three seconds; ``solve_from=0``, every trick searched, is stronger
+still in both presets at ten to thirty times the time per deal, ``docs/pimc.md``), the
+prise and the exchange.
 
 The parameters of one game only (``bid_*``, ``objective``, ... for four players,
 ``solve_from`` for two) are refused in the other family by
@@ -572,7 +574,9 @@ class PIMCAgent(Agent):
                         "players: every world once when the information set allows at most "
                         "this many", min=1, max=4096),
         "solve_from": Param(int, doc="the first trick (0-based) played by the search; the "
-                            "heuristic plays the ones before", min=0, max=15, families=_TWO),
+                            "heuristic plays the ones before (0: every trick searched, "
+                            "stronger and about ten times slower)", min=0, max=15,
+                            families=_TWO),
         "objective": Param(str, doc="what the solver maximises in each world: 'score' (the deal "
                            "score difference for the team) or 'points' (its card points; belote "
                            "for two players: always the player's card points)",
