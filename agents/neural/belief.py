@@ -246,8 +246,7 @@ class BeliefNet:
         only; the cards he sees and those the rules rule out are his sampler's business,
         :func:`~coinche_rl.agents.sampler.hand_odds`)."""
         feats, perm = self.view_inputs(view)
-        cards = np.arange(N_CARDS)
-        return self.canonical_probs(feats)[0, C.PERMS[perm, cards >> 3] * 8 + (cards & 7), 0]
+        return self.canonical_probs(feats)[0, C.CARD_DST[perm], 0]
 
     def view_inputs(self, view):
         """``(feats, perm)``: the network input (one row) of the player to play a card in
@@ -274,10 +273,8 @@ class BeliefNet:
         pc = self.canonical_probs(feats)
         n = len(feats)
         out = np.zeros((n, N_SEATS, N_CARDS), dtype=np.float64)
-        cards = np.arange(N_CARDS)
         for j in range(n):
-            p = int(perms[j])
-            canon = C.PERMS[p, cards >> 3] * 8 + (cards & 7)
+            canon = C.CARD_DST[int(perms[j])]
             for r in range(1, N_SEATS):
                 out[j, seat_after(int(seats[j]), r)] = pc[j, canon, r - 1]
         return out

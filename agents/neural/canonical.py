@@ -182,6 +182,9 @@ OBS_DST = np.stack([_obs_dst(PERMS[p]) for p in range(24)])
 ACT_DST = np.stack([_act_dst(PERMS[p]) for p in range(24)])
 #: ``ACT_SRC[p, a]``: the physical action of canonical action ``a`` (inverse of ACT_DST)
 ACT_SRC = np.argsort(ACT_DST, axis=1).astype(np.int64)
+#: ``CARD_DST[p, c]``: the canonical card of physical card ``c`` under renaming ``p`` (for
+#: the Python code: the kernels compute ``PERMS[p, c >> 3] * 8 + (c & 7)`` card by card)
+CARD_DST = (PERMS[:, np.arange(N_CARDS) >> 3] * 8 + (np.arange(N_CARDS) & 7)).astype(np.int64)
 
 
 def _key_sources():

@@ -376,12 +376,11 @@ def belief_scores(belief, deal, player: int, view):
         return None
     scored = (lab == IN_HAND) | (lab == FACE_DOWN)
     there = lab[scored] == IN_HAND
-    cards = np.arange(N_CARDS)
-    canon = C.PERMS[perm, cards >> 3] * 8 + (cards & 7)       # physical -> canonical
-    odds = np.empty(N_CARDS, dtype=np.float64)
-    hand_odds(view.state, np.int64(player), belief.other_hand(view), odds)
-    probs = {"uniform": view_hand_marginals(view), "worlds": view_hand_marginals(view, odds)}
+    canon = C.CARD_DST[perm]                                  # physical -> canonical
     p_net = belief.canonical_probs(feats)[0, :, 0]
+    odds = np.empty(N_CARDS, dtype=np.float64)
+    hand_odds(view.state, np.int64(player), p_net[canon], odds)   # belief.other_hand(view)
+    probs = {"uniform": view_hand_marginals(view), "worlds": view_hand_marginals(view, odds)}
     losses = {"net": _loss(p_net[scored], there)}
     for name, phys in probs.items():
         q = np.zeros(N_CARDS)
