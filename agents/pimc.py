@@ -575,7 +575,7 @@ class PIMCAgent(Agent):
                         "this many", min=1, max=4096),
         "solve_from": Param(int, doc="the first trick (0-based) played by the search; the "
                             "heuristic plays the ones before (0: every trick searched, "
-                            "stronger and about ten times slower)", min=0, max=15,
+                            "stronger, ten to thirty times slower)", min=0, max=15,
                             families=_TWO),
         "objective": Param(str, doc="what the solver maximises in each world: 'score' (the deal "
                            "score difference for the team) or 'points' (its card points; belote "
