@@ -277,7 +277,8 @@ def test_pimc_draws_believed_worlds_for_two_players(tmp_path):
 
 # ------------------------------------------------------------------ the trainer
 def test_train_belief_two_resumes_exactly(tmp_path):
-    """About 3 s: two runs of two chunks, one of them interrupted and resumed."""
+    """About 3 s: two runs of two chunks, one of them interrupted and resumed; the
+    manifest's population, also through ``export_run``."""
     pytest.importorskip("torch")
     from coinche_rl.train import belief as T
     common = ["--rules", A_DEUX, "--chunk-games", "4", "--batch-size", "32", "--eval-games",
@@ -293,6 +294,14 @@ def test_train_belief_two_resumes_exactly(tmp_path):
     assert all(np.array_equal(x, y) for (x, _), (y, _) in zip(wa.layers, wb.layers))
     assert wa.manifest["action_map"] == "canonical-cards-32x2-places"
     assert "log_loss_uniform" in ra["final"]
+    # the manifest names the card player whose deals it learnt from: the shipped nn net
+    from coinche_rl.agents.neural.agent import load_play_net
+    shipped = load_play_net("", get_rules(A_DEUX)).manifest["training"]
+    pop = wa.manifest["training"]["population"]
+    assert (pop["play"]["run"], pop["play"]["updates"]) == (shipped["run"], shipped["updates"])
+    assert wb.manifest["training"]["population"] == pop
+    out = T.export_run(b, str(tmp_path / "x.npz"))
+    assert load_weights(out, kind="belief").manifest["training"]["population"] == pop
     with pytest.raises(ValueError, match="face down"):
         T.check_args(T.parse_args(["--rules", "belote_decouverte", "--out", a]))
 

@@ -29,7 +29,10 @@ uniform sampler's marginals, calibration, by trick) is
 
 Outputs in ``--out``: ``metrics.jsonl``, ``checkpoint.pt`` (atomic, every
 ``checkpoint_minutes`` and on Ctrl-C) and ``weights.npz``, the torch-free weights with
-their manifest (``kind: "belief"``).
+their manifest (``kind: "belief"``), whose ``training.population`` names the networks that
+played the training deals (each one's run and updates, as the checkpoint records them):
+the shipped ``nn`` nets of the preset when the run started, so a belief net says which
+card player's positions it learnt from.
 """
 
 from __future__ import annotations
@@ -125,7 +128,8 @@ class Population:
         self.bid_net = load_bid_net("", self.rules, "nn", required=False)
 
     def nets(self) -> dict:
-        """The population's networks (their manifests' hashes go in the checkpoint)."""
+        """The population's networks: each one's run and updates (in the checkpoint, checked
+        on ``--resume``, and in the manifest's ``training.population``)."""
         out = {}
         for name, net in (("play", self.play_net),
                           ("bid", self.bid_net.net if self.bid_net is not None else None)):
@@ -281,6 +285,9 @@ def train(args: Args) -> dict:
         logger.log(run.updates, {"eval/log_loss": ev["log_loss"], "eval/accuracy": ev["accuracy"]})
         return ev
 
+    def facts(total_s):
+        return {**run_facts(args, run, total_s), "population": population.nets()}
+
     eval_feats, eval_labels = _eval_set(args, population)
     eval_baseline = fam.belief_uniform_loss(eval_labels)
     logger = Logger(args.out, use_tb=False)
@@ -327,8 +334,7 @@ def train(args: Args) -> dict:
                     loss_acc, loss_n, win_pos, win_t, clock.last_log = 0.0, 0, 0, now, now
                 if clock.eval_due(now, run.updates):
                     evaluate()
-                    export_weights(model, rules, weights_path, run_facts(args, run, clock.total()),
-                                   kind="belief")
+                    export_weights(model, rules, weights_path, facts(clock.total()), kind="belief")
                     clock.last_eval = time.perf_counter()
                 if clock.checkpoint_due(now):
                     save_checkpoint()
@@ -338,7 +344,7 @@ def train(args: Args) -> dict:
     if not history or history[-1]["updates"] != run.updates:
         evaluate()                          # the figures of the weights written below
     save_checkpoint()
-    info = run_facts(args, run, clock.total())
+    info = facts(clock.total())
     export_weights(model, rules, weights_path, info, evaluation_entry(history), kind="belief")
     logger.close()
     return _result(run, info["minutes"], weights_path, bool(interrupted), None)
@@ -355,10 +361,12 @@ def _result(run: RunProgress, minutes: float, weights_path: str, interrupted: bo
 
 def export_run(run: str, path: str, float32: bool = False) -> str:
     """Write the torch-free belief weights of the checkpoint in ``run`` to ``path``
-    (:func:`.common.export_checkpoint`)."""
+    (:func:`.common.export_checkpoint`; the manifest's ``training.population`` as the run
+    writes it)."""
     return export_checkpoint(run, path,
                              lambda args: _model(args["hidden"], net_family(args["rules"])),
-                             float32, kind="belief", counted="positions")
+                             float32, kind="belief", counted="positions",
+                             extra=lambda ck: {"population": json.loads(ck["population"])})
 
 
 def _model(hidden, fam):

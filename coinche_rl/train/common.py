@@ -944,12 +944,14 @@ def main_of(parse_args, train, argv=None) -> int:
 
 
 def export_checkpoint(run: str, path: str, make_model, float32: bool = False,
-                      kind: str = "play", counted: str = "labelled", players=None) -> str:
+                      kind: str = "play", counted: str = "labelled", players=None,
+                      extra=None) -> str:
     """Write the torch-free weights of the checkpoint in the run folder ``run`` to
     ``path``, with the run's training facts and evaluation history in the manifest: the
     one exporter of every trainer. ``make_model(settings)`` builds the torch net the
     checkpoint holds, ``counted`` names the checkpoint's count of training examples,
-    ``players(settings)`` gives a bidding net's card players."""
+    ``players(settings)`` gives a bidding net's card players, ``extra(checkpoint)`` more
+    entries of the manifest's ``training``."""
     import torch
     from ..agents.neural.torch_net import to_numpy      # torch: the nn extra
     check_output_path(path)
@@ -964,6 +966,8 @@ def export_checkpoint(run: str, path: str, make_model, float32: bool = False,
     training = training_facts(run, float(ck["elapsed"]), int(ck["updates"]), int(ck["chunk"]),
                                int(ck[counted]), int(ck["deals"]), args,
                                json.loads(ck.get("init", "null")))
+    if extra is not None:
+        training.update(extra(ck))
     heads = None
     if players is not None:
         heads = training["players"] = players(args)
