@@ -80,6 +80,7 @@ from ..rules import partner as partner_of
 from ..rules import team as team_of
 from ..cards import N_CARDS, N_RANKS, N_SUITS
 from ..inference import inferred_voids_ceilings
+from ..records import game_classes
 from .base import Agent, Param, PlayerView
 from .chance import is_master as _is_master, keep_master_trump, p_miss
 from . import heuristic_two
@@ -1167,6 +1168,15 @@ def batch_bot_actions(bot, states, P, seats, out) -> None:
     kernel_(bot, states, P, seats, out, *_scratch(states.shape[1]))
 
 
+def _warmup_states(rules, n: int, seed: int = 0) -> np.ndarray:
+    """``n`` fresh states of ``rules`` dealt by the family's deal class (the game API's
+    :func:`~coinche_rl.records.game_classes`), not :func:`deal_states`: its entry point
+    :func:`~coinche_rl.engine.game_new_deal` would compile every family's dealing for a
+    warm-up of one family's bots (a first run of belote for two players paid 1.2 s for it)."""
+    deal_class = game_classes(rules)[0]
+    return np.stack([np.array(deal_class(rules, seed=seed + i).state) for i in range(n)])
+
+
 def warmup(rules_names=("ffb", "classic")) -> None:
     """Compile (or load from the cache) :func:`bot_action`, :func:`play_deals`,
     :func:`deal_states` and :func:`batch_bot_actions` (the vector env's ``heuristic``
@@ -1174,7 +1184,7 @@ def warmup(rules_names=("ffb", "classic")) -> None:
     :func:`warmup_two`: belote for two players')."""
     for rules in rules_names:
         P = params_vector(get_rules(rules))
-        states = deal_states(rules, 2, seed=0)
+        states = _warmup_states(rules, 2)
         n = family_of(rules).n_players
         seats = np.array([game_to_act(S, P) for S in states], dtype=np.int64)
         if n == N_SEATS:     # two players: on first use by a vector env's opponents
@@ -1183,7 +1193,7 @@ def warmup(rules_names=("ffb", "classic")) -> None:
         bots = np.array([BOT_HEURISTIC, BOT_RANDOM, BOT_HEURISTIC, BOT_RANDOM][:n], dtype=np.int64)
         play_deals(P, states, bots, np.zeros((2, n), dtype=np.int64))
         if n == N_SEATS:
-            S = deal_states(rules, 1, seed=1)[0]
+            S = _warmup_states(rules, 1, seed=2)[0]
             rng = np.zeros(1, dtype=np.uint64)
             buf = np.zeros(N_ACTIONS, dtype=np.uint8)
             bot_action(BOT_HEURISTIC, S, P, int(current_seat(S)), rng, buf)

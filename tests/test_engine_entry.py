@@ -189,3 +189,34 @@ def test_families():
         (2, two.TWO_STATE_SIZE, 16, 16)
     assert [four.side(s) for s in range(4)] == [0, 1, 0, 1] and two_.side(1) == 1
     assert two_.phases[E.PHASE_EXCHANGE] == "exchange" and E.FAMILIES["classic"].phases[0] == "auction"
+
+
+@pytest.mark.parametrize("preset", ["ffb", "classic", "belote_a_deux", "belote_decouverte"])
+def test_family_reads_the_outcome_the_kernels_answer(preset):
+    """``Family.scores`` / ``Family.contracts`` (numpy over the state slots, what the
+    arena reads) answer as the kernels' accessors, void deals included."""
+    P = params_vector(get_rules(preset))
+    fam = E.family_of(preset)
+    hands = np.zeros(4, dtype=np.int64)
+    deck = np.zeros(32, dtype=np.int64)
+    buf = np.zeros(N_ACTIONS, dtype=np.uint8)
+    rng = np.zeros(1, np.uint64)
+    states = np.stack([fam.new_state() for _ in range(60)])
+    for i, S in enumerate(states):
+        E.rng_seed(rng, np.int64(11), np.int64(i))
+        E.game_new_deal(S, P, rng, np.int64(-1), hands, deck)
+        E.game_random_playout(S, P, rng, buf, 0.8 if i % 2 else 0.2)
+    contracts = fam.contracts(states)
+    voids = 0
+    for i, S in enumerate(states):
+        for side in (0, 1):
+            assert fam.scores(states, side)[i] == E.game_score(S, P, np.int64(side))
+        if fam.name == "two":
+            void = two.deal_void(S) == 1
+            want = (0, two.trump_of(S), two.taker_of(S), 0, two.deal_made(S))
+        else:
+            void = E.deal_void(S) == 1
+            want = (*E.contract_of(S), E.coinche_level(S), E.deal_made(S))
+        voids += void
+        assert tuple(contracts[i]) == ((0, 0, -1, 0, -1) if void else want), i
+    assert 0 < voids < len(states)          # both kinds of outcome were read

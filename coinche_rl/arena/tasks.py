@@ -24,11 +24,10 @@ from ..actions import action_to_str
 from ..agents import BatchedAgent, make_agent, numba_bots, play_deal
 from ..agents.neural.batch_play import play_states
 from ..agents.numba_bots import play_deals
-from ..engine import two as E2
 from ..engine.family import FAMILIES, family_of
 from ..game import IllegalActionError, score_into_match
 from ..records import game_classes, rules_from_record
-from ..rules import FAMILY_TWO, N_SEATS, P_FAMILY, RuleSet, params_vector
+from ..rules import N_SEATS, RuleSet, params_vector
 from .dealsets import (FROZEN_MODES, _MATCH_STRIDE, _MAX_MATCH_DEALS, _SALT_KNOCKOUT, _SALT_MATCH, DealSet,
                        _deals)
 from .errors import ArenaError
@@ -142,43 +141,6 @@ def _play_states(rules: RuleSet, P: np.ndarray, states: np.ndarray, seeds: np.nd
         states[i] = deal.state
 
 
-@E.kernel
-def _contracts_into(states, P, out):
-    """``out[i]``: value, strain, taker, coinche, made of finished state ``states[i]``
-    (void: 0, 0, -1, 0, -1); belote for two players: 0, trump, taker, 0, made."""
-    two = P[P_FAMILY] == FAMILY_TWO
-    for i in range(states.shape[0]):
-        S = states[i]
-        if two:
-            if E2.deal_void(S) == 1:
-                out[i, 0], out[i, 1], out[i, 2], out[i, 3], out[i, 4] = 0, 0, -1, 0, -1
-            else:
-                out[i, 0], out[i, 1], out[i, 2] = 0, E2.trump_of(S), E2.taker_of(S)
-                out[i, 3], out[i, 4] = 0, E2.deal_made(S)
-        elif E.deal_void(S) == 1:
-            out[i, 0], out[i, 1], out[i, 2], out[i, 3], out[i, 4] = 0, 0, -1, 0, -1
-        else:
-            out[i, 0], out[i, 1], out[i, 2] = E.contract_of(S)
-            out[i, 3] = E.coinche_level(S)
-            out[i, 4] = E.deal_made(S)
-
-
-@E.kernel
-def _scores_into(states, P, first, out):
-    """``out[i]``: the deal scores of side ``first`` then of the other side in state
-    ``states[i]`` (``engine.game_score``, every family)."""
-    for i in range(states.shape[0]):
-        out[i, 0] = E.game_score(states[i], P, first)
-        out[i, 1] = E.game_score(states[i], P, 1 - first)
-
-
-def _contracts(states: np.ndarray, P: np.ndarray) -> np.ndarray:
-    """``(n, 5)``: value, strain, taker, coinche, made of finished states (void: taker -1)."""
-    out = np.empty((len(states), 5), dtype=np.int64)
-    _contracts_into(states, P, out)
-    return out
-
-
 #: the warm-up that compiles a family's tournament kernels in a process of its own on a
 #: fresh cache (``coinche-rl tournament``, beside the agents' warm-ups), by the players
 #: at the table: the module whose ``warmup()`` does it, the four-player game's whole
@@ -235,15 +197,12 @@ class PairPlay:
             _play_states(rules, ds.params, st, seeds, specs, fast,
                          where=lambda i, t=t: _deal_where(rules, cfg["seed"], cfg["frozen"],
                                                           int(idx[i]), t))
-        n = len(idx)
-        scores = np.empty((n, 2, 2), dtype=np.int64)
-        for t, st in enumerate((states, other)):
-            seating = np.empty((n, 2), dtype=np.int64)     # contiguous: the warm-up's type
-            _scores_into(st, ds.params, t, seating)
-            scores[:, t] = seating
+        # seating t puts X at side t: X's score then Y's, read from the states' slots
+        scores = np.stack([np.stack([self.spec.scores(st, t), self.spec.scores(st, 1 - t)], axis=1)
+                           for t, st in enumerate((states, other))], axis=1)
         return {"index": idx, "dealer": dealers, "scores": scores,
-                "contracts": np.stack([_contracts(states, ds.params),
-                                       _contracts(other, ds.params)], axis=1)}
+                "contracts": np.stack([self.spec.contracts(states),
+                                       self.spec.contracts(other)], axis=1)}
 
     def replay(self, cfg: dict, index: int) -> list:
         """Deal pair ``index`` played again through the Python agents
@@ -278,8 +237,8 @@ class PairPlay:
     def warmup(self, python: bool = True, matches: bool = True) -> None:
         """Compile (or load from the numba cache) the kernels a tournament of the family
         uses: the numba bots' (whole deals in numba), the deal states of :mod:`.dealsets`
-        (deal pairs; frozen contracts where it has an auction), the outcomes' kernels;
-        with ``matches`` the match streams, with ``python`` the Python path of agents
+        (deal pairs; frozen contracts where it has an auction; the outcomes are read from
+        the states' slots, :meth:`~coinche_rl.engine.family.Family.scores`); with ``matches`` the match streams, with ``python`` the Python path of agents
         without kernels (a deal through :func:`~coinche_rl.agents.play_deal`); not the
         random simulator's, which no tournament plays."""
         # the first preset of every family of as many players (the four-player families
@@ -289,9 +248,7 @@ class PairPlay:
         frozen = FROZEN_MODES if self.spec.n_players == N_SEATS else ("",) * len(presets)
         for preset, mode in zip(presets, frozen):
             ds = DealSet(preset, 0, mode)
-            states, _ = ds.states([0])
-            _contracts(states, ds.params)
-            _scores_into(states, ds.params, 0, np.empty((1, 2), dtype=np.int64))
+            ds.states([0])
             if matches:                          # the match streams, the later deals' dealer given
                 for dealers in (None, [0]):
                     _deals(ds.rules, ds.params, 0, _SALT_MATCH, [0], dealers)

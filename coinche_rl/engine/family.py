@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Mapping, Tuple, Union
+from typing import Mapping, Optional, Tuple, Union
 
 import numpy as np
 
@@ -30,6 +30,8 @@ from ..cards import N_CARDS
 from ..rules import (FAMILY_PRESETS, N_SEATS, N_TRICKS, P_FAMILY, RuleSet, _CHOICES, get_rules,
                      team)
 from .entry import HIDDEN_SIZE
+from . import layout as L4
+from . import two_layout as L2
 from .layout import STATE_SIZE
 from .two_layout import N_PLAYERS, N_TRICKS_TWO, TWO_STATE_SIZE
 
@@ -63,6 +65,13 @@ class Family:
     who: str = "seat"
     #: the places in words (``"0..3"``, ``"0 or 1"``)
     seats: str = "0..3"
+    #: where a finished deal's outcome lies in the state (the layouts' slots): side 0's
+    #: score (side 1's follows it), the void flag, and the contract's value, strain,
+    #: taker, coinche level and made flag (None: the game has none, read as 0)
+    score_slot: int = L4.S_SCORE
+    void_slot: int = L4.S_VOID
+    contract_slots: Tuple[Optional[int], ...] = (L4.S_BID_VALUE, L4.S_BID_STRAIN, L4.S_BID_SEAT,
+                                                 L4.S_COINCHE, L4.S_MADE)
 
     @property
     def cards_per_player(self) -> int:
@@ -78,6 +87,24 @@ class Family:
         """The side ``seat`` scores for (its team; a player of two is his own side):
         :func:`.entry.game_side`."""
         return int(seat) if self.n_players == 2 else team(int(seat))
+
+    def scores(self, states: np.ndarray, side: int) -> np.ndarray:
+        """The deal score of ``side`` in each finished state of ``states`` (``(n, state
+        size)``): what :func:`.entry.game_score` answers, read as numpy (no kernel to
+        compile); a view."""
+        return states[:, self.score_slot + int(side)]
+
+    def contracts(self, states: np.ndarray) -> np.ndarray:
+        """``(n, 5)``: the contract of each finished state of ``states``: value, strain,
+        taker, coinche level, made (a void deal: 0, 0, -1, 0, -1; belote for two
+        players: 0, the trump, the taker, 0, made)."""
+        out = np.zeros((len(states), len(self.contract_slots)), dtype=np.int64)
+        for k, slot in enumerate(self.contract_slots):
+            if slot is not None:
+                out[:, k] = states[:, slot]
+        void = states[:, self.void_slot] == 1
+        out[void] = (0, 0, -1, 0, -1)
+        return out
 
     def new_state(self) -> np.ndarray:
         """A zeroed state vector of the family (a deal is dealt into it by
@@ -99,7 +126,9 @@ FAMILIES: Mapping[str, Family] = MappingProxyType({
     "two": Family(name="two", id=_CHOICES["family"].index("two"), n_players=N_PLAYERS,
                   n_tricks=N_TRICKS_TWO, n_actions=N_ACTIONS, state_size=TWO_STATE_SIZE,
                   hidden_size=HIDDEN_SIZE, phases=("prise", "play", "done", "exchange"),
-                  presets=FAMILY_PRESETS["two"], who="player", seats="0 or 1"),
+                  presets=FAMILY_PRESETS["two"], who="player", seats="0 or 1",
+                  score_slot=L2.T_SCORE, void_slot=L2.T_VOID,
+                  contract_slots=(None, L2.T_TRUMP, L2.T_TAKER, None, L2.T_MADE)),
 })
 assert tuple(FAMILIES) == _CHOICES["family"]
 assert all(f.id == i for i, f in enumerate(FAMILIES.values()))
