@@ -1178,10 +1178,11 @@ def _warmup_states(rules, n: int, seed: int = 0) -> np.ndarray:
 
 
 def warmup(rules_names=("ffb", "classic")) -> None:
-    """Compile (or load from the cache) :func:`bot_action`, :func:`play_deals`,
-    :func:`deal_states` and :func:`batch_bot_actions` (the vector env's ``heuristic``
-    opponents) for the families of ``rules_names`` (the four-player game's by default;
-    :func:`warmup_two`: belote for two players')."""
+    """Compile (or load from the cache) :func:`bot_action`, :func:`play_deals` and
+    :func:`batch_bot_actions` (the vector env's ``heuristic`` opponents) for the families
+    of ``rules_names`` (the four-player game's by default; :func:`warmup_two`: belote for
+    two players'), on deals of the family's deal class (:func:`deal_states` compiles on
+    first use, or in the networks' warm-up)."""
     for rules in rules_names:
         P = params_vector(get_rules(rules))
         states = _warmup_states(rules, 2)

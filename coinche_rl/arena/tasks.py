@@ -237,10 +237,11 @@ class PairPlay:
     def warmup(self, python: bool = True, matches: bool = True) -> None:
         """Compile (or load from the numba cache) the kernels a tournament of the family
         uses: the numba bots' (whole deals in numba), the deal states of :mod:`.dealsets`
-        (deal pairs; frozen contracts where it has an auction; the outcomes are read from
-        the states' slots, :meth:`~coinche_rl.engine.family.Family.scores`); with ``matches`` the match streams, with ``python`` the Python path of agents
-        without kernels (a deal through :func:`~coinche_rl.agents.play_deal`); not the
-        random simulator's, which no tournament plays."""
+        (deal pairs; frozen contracts where it has an auction); with ``matches`` the match
+        streams, with ``python`` the Python path of agents without kernels (a deal through
+        :func:`~coinche_rl.agents.play_deal`); not the random simulator's, which no
+        tournament plays. The outcomes need no kernel: :meth:`play` reads them from the
+        states' slots (:meth:`~coinche_rl.engine.family.Family.scores`)."""
         # the first preset of every family of as many players (the four-player families
         # share their kernels): a frozen contract where the game has an auction to skip
         presets = [f.presets[0] for f in FAMILIES.values() if f.n_players == self.spec.n_players]
