@@ -331,4 +331,8 @@ def test_the_shipped_belief_of_belote_a_deux_beats_the_uniform_worlds():
     final = m["evaluation"]["final"]
     assert m["rules"]["name"] == A_DEUX and m["training"]["minutes"] > 0
     assert final["log_loss"] < final["log_loss_uniform"]
+    # it says whose deals it learnt from: a card-play net of the preset
+    from coinche_rl.agents.neural.net import rules_hash
+    play = m["training"]["population"]["play"]
+    assert play["rules"] == rules_hash(rules) and play["run"] and play["updates"] > 0
     assert make_agent("pimc", "two").belief_net(rules) is not None     # auto: the believed worlds
