@@ -1172,7 +1172,8 @@ def _warmup_states(rules, n: int, seed: int = 0) -> np.ndarray:
     """``n`` fresh states of ``rules`` dealt by the family's deal class (the game API's
     :func:`~coinche_rl.records.game_classes`), not :func:`deal_states`: its entry point
     :func:`~coinche_rl.engine.game_new_deal` would compile every family's dealing for a
-    warm-up of one family's bots (a first run of belote for two players paid 1.2 s for it)."""
+    warm-up of one family's bots (a first run of belote for two players paid about 0.7 s
+    of compile for the four-player dealing)."""
     deal_class = game_classes(rules)[0]
     return np.stack([np.array(deal_class(rules, seed=seed + i).state) for i in range(n)])
 

@@ -12,7 +12,6 @@ import importlib
 import io
 import logging
 import sys
-import textwrap
 import time
 
 import pytest
@@ -162,8 +161,8 @@ def _compiled() -> dict:
 def test_a_two_player_tournament_of_the_networks_compiles_nothing_after_its_warm_up(capsys):
     """The tournament's warm-up (its kernels and its agents' declared warm-ups, with what
     they build on) compiles every kernel that a belote à deux tournament of nn and
-    nnsearch calls, for its argument types: its deals then compile nothing (the nn
-    agent's choices one at a time and the pairs' scores once compiled on first use)."""
+    nnsearch calls, for its argument types: its deals then compile nothing (before
+    0d3183f the nn agent's choices one at a time compiled on first use)."""
     from coinche_rl import arena
     from coinche_rl.arena.executors import one_blas_thread
     tournament._warm_agents(arena, ["nn", "nnsearch:worlds=4"], "two")
